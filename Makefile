@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make demo` runs the platform, `make test` runs the tests.
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+
+.PHONY: venv demo test test-fast bench serve worker clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip uv
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+## The platform: a CODI-CRAC 2021 competition with real data, SQLite, in-process scoring.
+demo: venv
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py demo_setup
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+## Every test: scorer conformance, platform (embedded and PostgreSQL/Redis/Celery), browser.
+test: venv
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: venv
+	$(BIN)/python -m bench
+
+worker: venv
+	$(BIN)/celery -A config worker --loglevel=info
+
+clean:
+	rm -rf $(VENV) db.sqlite3 media staticfiles

@@ -1,0 +1,31 @@
+"""Errors the scoring library raises. Nothing below the command line prints or exits."""
+
+from __future__ import annotations
+
+
+class ScoringError(Exception):
+    """Base class of every error the scoring library raises on purpose."""
+
+
+class UsageError(ScoringError):
+    """Options that are unknown or conflict: the message lists what is valid."""
+
+
+class ScoringInputError(ScoringError):
+    """Bad input: ``str(error)`` is ``FILE:LINE: what is wrong (what was expected)``."""
+
+    def __init__(self, path: str, line: int | None, message: str, *, code: str = "invalid",
+                 document: str | None = None) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        self.code = code
+        self.document = document
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+FormatError = ScoringInputError

@@ -1,0 +1,98 @@
+"""The document model: what every reader produces and everything downstream consumes.
+
+A reader turns one file into a list of `Document`s. A document holds its tokens and three
+annotation layers exactly as annotated (identity markables, discourse-deixis markables and
+bridging links); no scoring mode has been applied yet. Modes (singletons, split antecedents,
+non-referring, minimum spans) are applied later, when a document is turned into the integer
+arrays the metrics work on.
+
+Token positions are 0-based indices of the document's word tokens, in file order. Zeros (empty
+nodes, exploded-format IDs such as ``5.1``) are not word tokens: a zero markable sits at the
+position of the next word and carries ``zero = k`` (its 1-based rank among the zeros written
+before that word).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Span = tuple[int, int]
+"""An inclusive interval of token positions, ``(start, end)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Markable:
+    """One annotated mention (a markable) of one annotation layer.
+
+    ``entity_id`` is the cluster label exactly as written (``"12"``, ``"12-Pseudo"``,
+    ``"3-DD"``); labels are only compared within one file. ``parts`` holds the mention's
+    contiguous pieces, sorted; a contiguous mention has one part. ``min_span`` is the
+    minimum span (``Min=`` in exploded files), ``head`` the head token (compact files), both
+    as 0-based token positions. ``element_of`` lists the plural entities this markable's
+    entity is an element of (split antecedents). ``line`` is the 1-based file line where the
+    markable opens, for error messages.
+    """
+
+    markable_id: str
+    entity_id: str
+    parts: tuple[Span, ...]
+    line: int
+    min_span: Span | None = None
+    head: int | None = None
+    element_of: tuple[str, ...] = ()
+    zero: int = 0
+    attributes: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def start(self) -> int:
+        return self.parts[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.parts[-1][1]
+
+    @property
+    def non_referring(self) -> bool:
+        """Non-referring status comes only from the ``-Pseudo`` suffix (spec Q25)."""
+        return self.entity_id.endswith("-Pseudo")
+
+
+@dataclass(frozen=True, slots=True)
+class BridgingLink:
+    """A bridging annotation: the anaphor markable refers to (an entity of) the anchor."""
+
+    anaphor: str  # MarkableID of the anaphor
+    anchor: str  # MarkableID of the anchor (MentionAnchor)
+    relation: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """Layout a writer needs to reproduce a file: comment lines and raw token rows.
+
+    ``rows`` keeps every token line's fields as read (zeros included), so a converter can
+    write the other format without losing columns the scorer does not use.
+    """
+
+    comments: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(slots=True)
+class Document:
+    """One document of a key or response file, as annotated."""
+
+    name: str
+    path: str
+    line: int  # 1-based line of the document's first line (``# newdoc``)
+    tokens: tuple[str, ...]  # word forms, zeros excluded
+    identity: tuple[Markable, ...] = ()
+    discourse_deixis: tuple[Markable, ...] = ()
+    bridging: tuple[BridgingLink, ...] = ()
+    token_lines: tuple[int, ...] = ()  # file line of each word token
+    sentences: tuple[Sentence, ...] = ()  # filled by readers that support conversion
+    metadata: dict[str, str] = field(default_factory=dict)  # e.g. global.columns, format
+
+    def layer(self, discourse_deixis: bool = False) -> tuple[Markable, ...]:
+        return self.discourse_deixis if discourse_deixis else self.identity
