@@ -1,0 +1,3 @@
+"""Health endpoints (mounted at /health/)."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""REST API routes (mounted at /api/)."""
+
+urlpatterns: list = []
