@@ -23,9 +23,13 @@ demo: venv
 	$(BIN)/python manage.py demo_setup
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## Every test: scorer conformance, platform (embedded and PostgreSQL/Redis/Celery), browser.
+## Every test. Pass 1: embedded configuration (SQLite, in-process Celery), everything but
+## the `services` tests. Pass 2: PostgreSQL + Redis + real `celery worker` processes.
+SERVICES_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
+	CELERY_BROKER_URL=redis://127.0.0.1:6379/15
 test: venv
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -m "not services" $(PYTEST_ARGS)
+	$(SERVICES_ENV) $(BIN)/python -m pytest -m services $(PYTEST_ARGS)
 
 bench: venv
 	$(BIN)/python -m bench
