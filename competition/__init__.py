@@ -1,0 +1,1 @@
+"""Django app of competitions, tasks, phases, sub-corpora, teams and submissions."""

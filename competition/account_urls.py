@@ -1,0 +1,3 @@
+"""Sign up, log in, log out (mounted at /accounts/)."""
+
+urlpatterns: list = []

@@ -1,0 +1,357 @@
+"""Competition domain: competitions, tasks, phases, sub-corpora, teams, submissions, scores.
+
+Models hold data and small read-only helpers only. Every write with a rule behind it lives in
+``competition.services``; every read a page needs lives in ``competition.selectors``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+def new_invite_code() -> str:
+    """A random, URL-safe team invite code (about 96 bits)."""
+    return secrets.token_urlsafe(12)
+
+
+class Competition(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    website = models.URLField(blank=True)
+    organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="organized_competitions"
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created", "slug"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Task(models.Model):
+    class Kind(models.TextChoices):
+        IDENTITY = "identity", "Identity anaphora"
+        BRIDGING = "bridging", "Bridging"
+        DISCOURSE_DEIXIS = "discourse_deixis", "Discourse deixis"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tasks")
+    slug = models.SlugField(max_length=100)
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    scorer_options = models.JSONField(default=list, blank=True)
+    primary_metric = models.CharField(max_length=64)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["competition", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "slug"], name="task_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.competition.slug}/{self.slug}"
+
+
+class Phase(models.Model):
+    class Kind(models.TextChoices):
+        DEVELOPMENT = "development", "Development"
+        TEST_PREDICTED = "test_predicted", "Test (predicted mentions)"
+        TEST_GOLD = "test_gold", "Test (gold mentions)"
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "Public"
+        HIDDEN = "hidden", "Hidden until revealed"
+
+    class Counts(models.TextChoices):
+        BEST = "best", "Best submission"
+        LATEST = "latest", "Latest submission"
+        CHOSEN = "chosen", "Submission chosen by the team"
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="phases")
+    slug = models.SlugField(max_length=100)
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    title = models.CharField(max_length=300)
+    start = models.DateTimeField()
+    end = models.DateTimeField(null=True, blank=True)
+    leaderboard_visibility = models.CharField(
+        max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    # A hidden leaderboard is shown from this moment on (set by phase_reveal; may be in the future).
+    revealed_at = models.DateTimeField(null=True, blank=True)
+    show_own_scores_when_hidden = models.BooleanField(default=False)
+    daily_limit = models.PositiveIntegerField(default=5)
+    total_limit = models.PositiveIntegerField(default=100)
+    counts = models.CharField(max_length=16, choices=Counts.choices, default=Counts.BEST)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["task", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "slug"], name="phase_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task}/{self.slug}"
+
+    def is_open(self, *, at: datetime) -> bool:
+        """Submissions are accepted from ``start`` up to ``end`` (inclusive), if any."""
+        return self.start <= at and (self.end is None or at <= self.end)
+
+    def status(self, *, at: datetime) -> str:
+        """'upcoming', 'open' or 'closed' at the given moment."""
+        if at < self.start:
+            return "upcoming"
+        return "open" if self.is_open(at=at) else "closed"
+
+    def leaderboard_is_public(self, *, at: datetime) -> bool:
+        """Whether anyone may see the leaderboard and every team's scores at ``at``."""
+        if self.leaderboard_visibility == self.Visibility.PUBLIC:
+            return True
+        return self.revealed_at is not None and self.revealed_at <= at
+
+
+class SubCorpus(models.Model):
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="subcorpora")
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100)
+    available = models.BooleanField(default=True)
+    # Path of the gold key, relative to settings.PRIVATE_ROOT. Never served.
+    key_file = models.CharField(max_length=500, blank=True)
+    sha256 = models.CharField(max_length=64, blank=True)
+    # [{"name": document name, "tokens": number of word tokens}], in file order.
+    documents = models.JSONField(default=list, blank=True)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["phase", "order", "id"]
+        verbose_name_plural = "sub-corpora"
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "slug"], name="subcorpus_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phase}/{self.name}"
+
+    @property
+    def key_path(self):
+        """Absolute path of the gold key file."""
+        from pathlib import Path
+
+        return Path(settings.PRIVATE_ROOT) / self.key_file
+
+
+class Team(models.Model):
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(max_length=100)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="Membership",
+        through_fields=("team", "user"),
+        related_name="teams",
+    )
+    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    is_organizer_team = models.BooleanField(default=False)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["competition", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "name"], name="team_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    """A user in a team. ``competition`` repeats the team's, so the database can enforce one
+    team per user per competition."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="memberships"
+    )
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["team", "joined_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["competition", "user"], name="membership_one_team_per_competition"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team}"
+
+
+class Submission(models.Model):
+    class Status(models.TextChoices):
+        UPLOADED = "uploaded", "Uploaded"
+        VALIDATED = "validated", "Validated"
+        QUEUED = "queued", "Queued"
+        SCORING = "scoring", "Scoring"
+        SCORED = "scored", "Scored"
+        REJECTED = "rejected", "Rejected"
+        FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
+
+    FINAL_STATUSES = (Status.SCORED, Status.REJECTED, Status.FAILED, Status.CANCELLED)
+    PENDING_STATUSES = (Status.UPLOADED, Status.VALIDATED, Status.QUEUED, Status.SCORING)
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="submissions")
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="submissions",
+    )
+    run_name = models.CharField(max_length=100, blank=True)
+    description = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.UPLOADED)
+    is_baseline = models.BooleanField(default=False)
+    is_chosen = models.BooleanField(default=False)
+    disqualified = models.BooleanField(default=False)
+    disqualified_reason = models.TextField(blank=True)
+    # Scoring attempts started (claims). The sweep fails a submission after SCORING_MAX_ATTEMPTS.
+    attempts = models.PositiveIntegerField(default=0)
+    claimed_by = models.CharField(max_length=255, blank=True)  # Celery task id
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True)
+    # True when a failure is the platform's fault (time/memory limit, lost job, crash): such a
+    # submission does not count against the team's limits.
+    platform_failure = models.BooleanField(default=False)
+    scorer_version = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)  # uploaded
+    validated_at = models.DateTimeField(null=True, blank=True)
+    queued_at = models.DateTimeField(null=True, blank=True)
+    scoring_started_at = models.DateTimeField(null=True, blank=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["phase", "status"], name="submission_phase_status"),
+            models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
+            models.Index(fields=["status", "queued_at"], name="submission_status_queued"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.team} → {self.phase}"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL_STATUSES
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in self.PENDING_STATUSES
+
+
+class SubmissionFile(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="files")
+    subcorpus = models.ForeignKey(SubCorpus, on_delete=models.CASCADE, related_name="files")
+    # Relative to settings.MEDIA_ROOT: submissions/<submission id>/<subcorpus slug>.conllua
+    path = models.CharField(max_length=500)
+    original_name = models.CharField(max_length=255)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["submission", "subcorpus__order", "subcorpus_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "subcorpus"], name="submissionfile_unique_subcorpus"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}/{self.subcorpus.name}: {self.original_name}"
+
+    @property
+    def absolute_path(self):
+        from pathlib import Path
+
+        return Path(settings.MEDIA_ROOT) / self.path
+
+
+class ScoringRun(models.Model):
+    """One scoring of a submission. Re-scoring adds a run and makes it current; old runs stay."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
+    scorer_version = models.CharField(max_length=64)
+    # {mode name: [scorer option words]}, e.g. {"task": ["keep_bridging", "--per-doc"]}
+    options = models.JSONField(default=dict)
+    task_id = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    is_current = models.BooleanField(default=True)
+
+    class Meta:
+        ordering = ["submission", "-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["submission", "is_current"], name="run_submission_current"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission"],
+                condition=Q(is_current=True),
+                name="run_one_current_per_submission",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.pk} of submission {self.submission_id} ({self.scorer_version})"
+
+
+class Score(models.Model):
+    """One number triple: run × sub-corpus × mode × metric × document ("" = whole sub-corpus)."""
+
+    TASK_MODE = "task"
+
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="scores")
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="scores")
+    subcorpus = models.ForeignKey(SubCorpus, on_delete=models.CASCADE, related_name="scores")
+    mode = models.CharField(max_length=100, default=TASK_MODE)
+    metric = models.CharField(max_length=64)
+    document = models.CharField(max_length=255, blank=True, default="")
+    recall = models.FloatField()
+    precision = models.FloatField()
+    f1 = models.FloatField()
+    counts = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["run", "subcorpus", "mode", "metric", "document"]
+        indexes = [
+            models.Index(
+                fields=["metric", "mode", "document", "subcorpus"], name="score_leaderboard"
+            ),
+            models.Index(fields=["submission", "mode", "document"], name="score_submission"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "subcorpus", "mode", "metric", "document"],
+                name="score_unique_cell",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        where = f"{self.subcorpus.name}/{self.document}" if self.document else self.subcorpus.name
+        return f"{self.metric}[{self.mode}] {where}: F1 {self.f1:.4f}"

@@ -1,0 +1,4 @@
+"""Pages of the competition app."""
+
+app_name = "competition"
+urlpatterns: list = []

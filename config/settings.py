@@ -1,0 +1,210 @@
+"""Settings of the CODI-CRAC platform, read from environment variables.
+
+With no variables set, the platform runs embedded: a SQLite file in the repository root and
+Celery tasks executed in-process (``task_always_eager``), so ``make demo`` works on a bare
+machine. ``DATABASE_URL`` selects another database (dj-database-url) and
+``CELERY_BROKER_URL`` a real broker with separate ``celery -A config worker`` processes.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value not in (None, "") else default
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    value = os.environ.get(name)
+    if value in (None, ""):
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+# --- Core -------------------------------------------------------------------------------
+SECRET_KEY = os.environ.get(
+    "SECRET_KEY", "django-insecure-codi-crac-embedded-default-change-me-in-production"
+)
+DEBUG = env_bool("DEBUG", True)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "competition",
+    "leaderboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database ---------------------------------------------------------------------------
+DATABASES = {
+    "default": dj_database_url.config(
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=0
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Wait for a writer instead of failing at once: the embedded mode scores in-process.
+    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Auth -------------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "competition:home"
+LOGOUT_REDIRECT_URL = "competition:home"
+
+# --- Internationalisation ---------------------------------------------------------------
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Files ------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+# Uploaded runs live under MEDIA_ROOT/submissions/<id>/ and are never served by a URL.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+MEDIA_URL = "media/"
+# Gold keys: copied here by load_competition, never served.
+PRIVATE_ROOT = Path(os.environ.get("PRIVATE_ROOT", BASE_DIR / "media" / "private"))
+
+# --- Uploads and scoring limits ----------------------------------------------------------
+SUBMISSION_MAX_UPLOAD_BYTES = env_int("SUBMISSION_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int(
+    "SUBMISSION_MAX_UNCOMPRESSED_BYTES", 200 * 1024 * 1024
+)
+SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+
+SCORING_SOFT_TIME_LIMIT = env_int("SCORING_SOFT_TIME_LIMIT", 600)  # seconds
+SCORING_HARD_TIME_LIMIT = env_int("SCORING_HARD_TIME_LIMIT", 660)  # seconds
+SCORING_MEMORY_LIMIT_MB = env_int("SCORING_MEMORY_LIMIT_MB", 2048)  # per worker child
+# A submission queued or scoring for longer than this is re-queued by the sweep ...
+SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 900)  # seconds
+# ... at most this many times in all; then it is failed with a message.
+SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
+SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60)  # seconds between sweeps (celery beat)
+
+# --- Celery -----------------------------------------------------------------------------
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = False
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = SCORING_MEMORY_LIMIT_MB * 1024  # kilobytes
+CELERY_TASK_SOFT_TIME_LIMIT = SCORING_SOFT_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = SCORING_HARD_TIME_LIMIT
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # Must exceed the longest job, or Redis redelivers a running job (harmless, but wasteful).
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", SCORING_HARD_TIME_LIMIT + 300),
+}
+if os.environ.get("CELERY_UNACKED_RESTORE_INTERVAL"):
+    CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_interval"] = env_int(
+        "CELERY_UNACKED_RESTORE_INTERVAL", 60
+    )
+    CELERY_BROKER_TRANSPORT_OPTIONS["unacked_restore_throttle"] = env_int(
+        "CELERY_UNACKED_RESTORE_INTERVAL", 60
+    )
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-submissions": {
+        "task": "tasks.scoring.sweep_stuck_submissions",
+        "schedule": timedelta(seconds=SWEEP_INTERVAL),
+    },
+}
+
+# --- REST framework ---------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "CODI-CRAC shared-task platform API",
+    "DESCRIPTION": "Competitions, phases, submissions and leaderboards of the CODI-CRAC "
+    "shared tasks on anaphora in dialogue.",
+    "VERSION": "1.0.0",
+}
+
+# --- Logging ----------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
