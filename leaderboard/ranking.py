@@ -1,0 +1,283 @@
+"""Pure leaderboard ranking: which run represents a team, macro-averages, ranks, order.
+
+Nothing here touches Django. The selector (`leaderboard.selectors`) turns score rows into
+`Entry` values, and this module decides everything a board shows:
+
+- the macro-average of every score field over the *available* sub-corpora (an entry that misses
+  one of them has no average);
+- which entry represents a team (`counts`: best by the primary macro-average F1, latest, or the
+  team's chosen run);
+- ranks: competition ranking ("1, 2, 2, 4") where values equal within ``TIE_EPSILON`` share a
+  rank; baselines, disqualified, failed and incomplete entries get no rank and are never placed
+  above a ranked entry that has a value;
+- the display order for any sortable column, ascending or descending.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Literal
+
+TIE_EPSILON = 1e-9
+"""Scores closer than this are equal: they share a rank (CodaLab v1 used 1e-12)."""
+
+FIELDS = ("recall", "precision", "f1")
+AVERAGE = "avg"
+"""Column group of the macro-average over the available sub-corpora."""
+
+CountsRule = Literal["best", "latest", "chosen"]
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """Recall, precision and F1 of one metric on one sub-corpus, as fractions in [0, 1]."""
+
+    recall: float
+    precision: float
+    f1: float
+
+    def get(self, name: str) -> float:
+        return getattr(self, name)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One run as the board sees it: its identity and its scores per sub-corpus slug."""
+
+    submission_id: int
+    team: str
+    run_name: str
+    submitted_at: datetime
+    status: str = "scored"
+    is_baseline: bool = False
+    is_chosen: bool = False
+    disqualified: bool = False
+    team_id: int | None = None
+    scores: Mapping[str, Score] = field(default_factory=dict)
+    """Scores of the displayed metric, by sub-corpus slug."""
+    primary: Mapping[str, Score] = field(default_factory=dict)
+    """Scores of the task's primary metric, by sub-corpus slug (used to pick the best run)."""
+
+    @property
+    def is_scored(self) -> bool:
+        return self.status == "scored"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One line of a board: an entry, its averages and its rank (None: not ranked)."""
+
+    entry: Entry
+    average: Score | None
+    rank: int | None = None
+    group: str | None = None
+    """Marker of a statistically tied group (set by the significance step), e.g. "a"."""
+
+    def value(self, column: str) -> float | None:
+        """Value of a sortable column: ``avg.f1``, ``<slug>.recall``, ... (None if absent)."""
+        group, _, name = column.partition(".")
+        if name not in FIELDS:
+            return None
+        if group == AVERAGE:
+            return None if self.average is None else self.average.get(name)
+        score = self.entry.scores.get(group)
+        return None if score is None else score.get(name)
+
+    @property
+    def rankable(self) -> bool:
+        entry = self.entry
+        return entry.is_scored and not entry.is_baseline and not entry.disqualified
+
+
+def macro_average(scores: Mapping[str, Score], available: Sequence[str]) -> Score | None:
+    """Unweighted mean of each field over the available sub-corpora; None if one is missing.
+
+    >>> macro_average({"a": Score(1.0, 0.5, 0.6), "b": Score(0.0, 0.5, 0.2)}, ["a", "b"])
+    Score(recall=0.5, precision=0.5, f1=0.4)
+    >>> macro_average({"a": Score(1.0, 0.5, 0.6)}, ["a", "b"]) is None
+    True
+    """
+    if not available or any(slug not in scores for slug in available):
+        return None
+    n = len(available)
+    return Score(
+        *(math.fsum(scores[slug].get(name) for slug in available) / n for name in FIELDS)
+    )
+
+
+def _primary_key(entry: Entry, available: Sequence[str]) -> tuple[int, float]:
+    average = macro_average(entry.primary, available) if entry.is_scored else None
+    return (0, 0.0) if average is None else (1, average.f1)
+
+
+def select_team_entries(
+    entries: Iterable[Entry], *, counts: CountsRule, available: Sequence[str]
+) -> list[Entry]:
+    """The entry that represents each team, per the phase's counts rule; baselines all stay.
+
+    - ``best``: the highest primary macro-average F1; equal (within ``TIE_EPSILON``): the
+      earlier run. A run with no average (missing sub-corpus, not scored) loses to any with one.
+    - ``latest``: the most recent scored run.
+    - ``chosen``: the run the team chose; if it chose none, its most recent scored run.
+
+    Teams with no scored run are left out: they have nothing to show. Disqualified runs never
+    represent a team (the selector decides separately whether organizers see them).
+    """
+    by_team: dict[object, list[Entry]] = {}
+    baselines: list[Entry] = []
+    for entry in entries:
+        if entry.is_baseline:
+            baselines.append(entry)
+        elif entry.is_scored and not entry.disqualified:
+            by_team.setdefault(entry.team_id if entry.team_id is not None else entry.team,
+                               []).append(entry)
+    chosen_entries: list[Entry] = []
+    for runs in by_team.values():
+        runs.sort(key=lambda e: (e.submitted_at, e.submission_id))
+        if counts == "best":
+            best = runs[0]
+            best_key = _primary_key(best, available)
+            for run in runs[1:]:
+                key = _primary_key(run, available)
+                if key[0] > best_key[0] or (
+                    key[0] == best_key[0] and key[1] > best_key[1] + TIE_EPSILON
+                ):
+                    best, best_key = run, key
+            chosen_entries.append(best)
+        elif counts == "chosen":
+            picked = [run for run in runs if run.is_chosen]
+            chosen_entries.append(picked[-1] if picked else runs[-1])
+        elif counts == "latest":
+            chosen_entries.append(runs[-1])
+        else:
+            raise ValueError(f"unknown counts rule {counts!r}: expected best, latest or chosen")
+    return chosen_entries + baselines
+
+
+def rank_rows(
+    entries: Iterable[Entry],
+    *,
+    available: Sequence[str],
+    sort: str = "avg.f1",
+    descending: bool = True,
+) -> list[Row]:
+    """Rows with averages and ranks, in display order for ``sort``.
+
+    Ranks go by the sort column's value, best (highest) first, whatever the display direction;
+    a non-score sort column (``team``, ``submitted``) ranks by ``avg.f1``. Values equal within
+    ``TIE_EPSILON`` of the first entry of their tie group share its rank; the next distinct value
+    gets rank = 1 + the number of ranked entries above it.
+
+    Entries without a value in the ranking column (failed, incomplete) and unrankable ones
+    (baselines, disqualified) get rank None. In display order, entries with a value come first
+    (baselines sit among them at their score, as in the CODI-CRAC tables); entries without a
+    value always come last, in either direction. Equal values keep submission order, so a later
+    run never displaces an earlier one with the same score.
+    """
+    rows = [Row(entry=e, average=macro_average(e.scores, available) if e.is_scored else None)
+            for e in entries]
+    rank_column = sort if _is_score_column(sort) else f"{AVERAGE}.f1"
+
+    # Ranks: over rankable rows with a value, best first, stable in submission order.
+    def chrono(row: Row) -> tuple[datetime, int]:
+        return (row.entry.submitted_at, row.entry.submission_id)
+
+    rankable = [r for r in rows if r.rankable and r.value(rank_column) is not None]
+    rankable.sort(key=chrono)
+    rankable.sort(key=lambda r: r.value(rank_column), reverse=True)
+    ranks: dict[int, int] = {}
+    leader: float | None = None
+    current = 0
+    for position, row in enumerate(rankable, start=1):
+        value = row.value(rank_column)
+        if leader is None or leader - value > TIE_EPSILON:
+            leader, current = value, position
+        ranks[id(row)] = current
+    rows = [replace(r, rank=ranks.get(id(r))) for r in rows]
+
+    # Display order.
+    rows.sort(key=chrono)
+    if _is_score_column(sort):
+        with_value = [r for r in rows if r.value(sort) is not None]
+        without = [r for r in rows if r.value(sort) is None]
+        return _tie_sorted(with_value, sort, descending=descending) + without
+    if sort == "team":
+        rows.sort(key=lambda r: r.entry.team.casefold(), reverse=descending)
+        return rows
+    if sort == "submitted":
+        return rows[::-1] if descending else rows
+    raise ValueError(f"unknown sort column {sort!r}")
+
+
+def _tie_sorted(rows: list[Row], column: str, *, descending: bool) -> list[Row]:
+    """Rows (in submission order) sorted by value; values within ``TIE_EPSILON`` of their
+    group's first value form one group that keeps submission order in either direction."""
+    by_value = sorted(rows, key=lambda r: r.value(column), reverse=True)
+    groups: list[list[Row]] = []
+    leader: float | None = None
+    for row in by_value:
+        value = row.value(column)
+        if leader is None or leader - value > TIE_EPSILON:
+            groups.append([])
+            leader = value
+        groups[-1].append(row)
+    if not descending:
+        groups.reverse()
+    position = {id(r): i for i, r in enumerate(rows)}
+    return [row for group in groups for row in sorted(group, key=lambda r: position[id(r)])]
+
+
+def _is_score_column(column: str) -> bool:
+    group, _, name = column.partition(".")
+    return bool(group) and name in FIELDS
+
+
+def sort_columns(subcorpora: Sequence[str]) -> list[str]:
+    """Every column a board may be sorted by, average first."""
+    columns = [f"{AVERAGE}.{name}" for name in FIELDS]
+    columns += [f"{slug}.{name}" for slug in subcorpora for name in FIELDS]
+    return columns + ["team", "submitted"]
+
+
+@dataclass(frozen=True, slots=True)
+class GapRow:
+    """One team in the predicted-versus-gold comparison (averages as fractions)."""
+
+    team: str
+    predicted: float | None
+    gold: float | None
+
+    @property
+    def gap(self) -> float | None:
+        """Predicted minus gold: how much the team loses by detecting its own mentions."""
+        if self.predicted is None or self.gold is None:
+            return None
+        return self.predicted - self.gold
+
+
+def predicted_vs_gold(predicted: Sequence[Row], gold: Sequence[Row]) -> list[GapRow]:
+    """Pair the teams of two boards (already one row per team); best gold average first.
+
+    Baselines pair by run name; teams present on only one board keep None on the other side.
+    """
+
+    def key(row: Row) -> str:
+        return f"baseline:{row.entry.run_name}" if row.entry.is_baseline else row.entry.team
+
+    def average(row: Row | None) -> float | None:
+        return None if row is None or row.average is None else row.average.f1
+
+    pred_by = {key(r): r for r in predicted}
+    gold_by = {key(r): r for r in gold}
+    names = list(dict.fromkeys([*gold_by, *pred_by]))
+    out = []
+    for name in names:
+        p, g = pred_by.get(name), gold_by.get(name)
+        label = (p or g).entry.team if not (p or g).entry.is_baseline else (p or g).entry.run_name
+        out.append(GapRow(team=label, predicted=average(p), gold=average(g)))
+    out.sort(key=lambda r: (r.gold is None, -(r.gold or 0.0), r.predicted is None,
+                            -(r.predicted or 0.0)))
+    return out

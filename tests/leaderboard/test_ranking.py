@@ -1,0 +1,192 @@
+"""Pure ranking: team selection, macro-averages, shared ranks, unranked entries last."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from leaderboard.ranking import (
+    Entry,
+    Score,
+    macro_average,
+    predicted_vs_gold,
+    rank_rows,
+    select_team_entries,
+    sort_columns,
+)
+
+T0 = datetime(2021, 7, 1, tzinfo=timezone.utc)
+SUBS = ["light", "ami"]
+
+
+def entry(sid, team, f1s, *, minutes=0, **kwargs):
+    """An entry whose displayed and primary metric both have F1 = f1s[slug] (R = P = F1)."""
+    scores = {slug: Score(v, v, v) for slug, v in f1s.items()}
+    return Entry(
+        submission_id=sid,
+        team=team,
+        run_name=f"run{sid}",
+        submitted_at=T0 + timedelta(minutes=minutes or sid),
+        scores=scores,
+        primary=scores,
+        **kwargs,
+    )
+
+
+def order(rows):
+    return [(r.entry.submission_id, r.rank) for r in rows]
+
+
+def test_macro_average_is_the_unweighted_mean_over_available_subcorpora():
+    """An unavailable sub-corpus does not count; a missing available one voids the average."""
+    scores = {"light": Score(0.2, 0.4, 0.3), "ami": Score(0.4, 0.6, 0.5)}
+    average = macro_average(scores, ["light", "ami"])
+    assert (average.recall, average.precision, average.f1) == pytest.approx((0.3, 0.5, 0.4))
+    assert macro_average(scores, ["light"]) == Score(0.2, 0.4, 0.3)
+    assert macro_average(scores, ["light", "ami", "swbd"]) is None
+
+
+def test_it_ranks_by_macro_average_best_first():
+    rows = rank_rows(
+        [entry(1, "A", {"light": 0.5, "ami": 0.5}), entry(2, "B", {"light": 0.9, "ami": 0.3}),
+         entry(3, "C", {"light": 0.7, "ami": 0.7})],
+        available=SUBS,
+    )
+    assert order(rows) == [(3, 1), (2, 2), (1, 3)]
+
+
+def test_ties_within_1e_9_share_a_rank_and_the_next_rank_skips():
+    """Competition ranking 1, 1, 3; the earlier run is listed first among equals."""
+    rows = rank_rows(
+        [entry(2, "B", {"light": 0.6, "ami": 0.6 + 4e-10}), entry(1, "A", {"light": 0.6,
+                                                                          "ami": 0.6}),
+         entry(3, "C", {"light": 0.5, "ami": 0.5})],
+        available=SUBS,
+    )
+    assert order(rows) == [(1, 1), (2, 1), (3, 3)]
+
+
+def test_values_further_apart_than_1e_9_do_not_tie():
+    rows = rank_rows(
+        [entry(1, "A", {"light": 0.6, "ami": 0.6}),
+         entry(2, "B", {"light": 0.6, "ami": 0.6 + 1e-8})],
+        available=SUBS,
+    )
+    assert order(rows) == [(2, 1), (1, 2)]
+
+
+def test_an_entry_missing_a_subcorpus_has_no_average_and_sorts_last_unranked():
+    """Like DFKI's 0.00 on AMI in the CODI-CRAC 2021 tables, but with the score absent."""
+    rows = rank_rows(
+        [entry(1, "A", {"light": 0.99}), entry(2, "B", {"light": 0.1, "ami": 0.1})],
+        available=SUBS,
+    )
+    assert order(rows) == [(2, 1), (1, None)]
+    assert rows[1].average is None
+
+
+def test_failed_entries_are_never_ranked_above_scored_ones_in_either_direction():
+    failed = entry(1, "A", {}, status="failed")
+    scored = [entry(2, "B", {"light": 0.1, "ami": 0.1}), entry(3, "C", {"light": 0.2,
+                                                                       "ami": 0.2})]
+    for descending in (True, False):
+        rows = rank_rows([failed, *scored], available=SUBS, descending=descending)
+        assert rows[-1].entry.submission_id == 1
+        assert rows[-1].rank is None
+    ascending = rank_rows([failed, *scored], available=SUBS, descending=False)
+    assert order(ascending) == [(2, 2), (3, 1), (1, None)]
+
+
+def test_baselines_and_disqualified_runs_sit_at_their_score_without_a_rank():
+    rows = rank_rows(
+        [entry(1, "A", {"light": 0.8, "ami": 0.8}),
+         entry(2, "Organizers", {"light": 0.9, "ami": 0.9}, is_baseline=True),
+         entry(3, "C", {"light": 0.85, "ami": 0.85}, disqualified=True),
+         entry(4, "D", {"light": 0.5, "ami": 0.5})],
+        available=SUBS,
+    )
+    assert order(rows) == [(2, None), (3, None), (1, 1), (4, 2)]
+
+
+def test_sorting_by_a_subcorpus_column_ranks_by_that_column():
+    rows = rank_rows(
+        [entry(1, "A", {"light": 0.9, "ami": 0.1}), entry(2, "B", {"light": 0.2, "ami": 0.8})],
+        available=SUBS,
+        sort="ami.f1",
+    )
+    assert order(rows) == [(2, 1), (1, 2)]
+    by_team = rank_rows(
+        [entry(1, "b", {"light": 0.9, "ami": 0.3}), entry(2, "A", {"light": 0.2, "ami": 0.8})],
+        available=SUBS,
+        sort="team",
+        descending=False,
+    )
+    assert order(by_team) == [(2, 2), (1, 1)]
+
+
+def test_an_unknown_sort_column_is_refused():
+    with pytest.raises(ValueError, match="unknown sort column"):
+        rank_rows([entry(1, "A", {"light": 0.9})], available=SUBS, sort="rank; drop")
+
+
+def test_sort_columns_lists_the_average_first():
+    assert sort_columns(["light"])[:3] == ["avg.recall", "avg.precision", "avg.f1"]
+    assert "light.f1" in sort_columns(["light"])
+
+
+def test_best_keeps_each_teams_highest_primary_average_and_the_earlier_of_equals():
+    entries = [
+        entry(1, "A", {"light": 0.5, "ami": 0.5}),
+        entry(2, "A", {"light": 0.7, "ami": 0.7}),
+        entry(3, "A", {"light": 0.7, "ami": 0.7}),
+        entry(4, "A", {"light": 0.99}),  # incomplete: no average, never best
+        entry(5, "A", {"light": 1.0, "ami": 1.0}, status="failed"),
+        entry(6, "A", {"light": 1.0, "ami": 1.0}, disqualified=True),
+        entry(7, "B", {"light": 0.1, "ami": 0.1}),
+        entry(8, "Organizers", {"light": 0.3, "ami": 0.3}, is_baseline=True),
+        entry(9, "Organizers", {"light": 0.4, "ami": 0.4}, is_baseline=True),
+    ]
+    picked = select_team_entries(entries, counts="best", available=SUBS)
+    assert sorted(e.submission_id for e in picked) == [2, 7, 8, 9]
+
+
+def test_best_uses_the_primary_metric_not_the_displayed_one():
+    low_primary = Entry(1, "A", "r1", T0, scores={"light": Score(1, 1, 1)},
+                        primary={"light": Score(0.1, 0.1, 0.1)})
+    high_primary = Entry(2, "A", "r2", T0 + timedelta(1), scores={"light": Score(0, 0, 0)},
+                         primary={"light": Score(0.9, 0.9, 0.9)})
+    picked = select_team_entries([low_primary, high_primary], counts="best",
+                                 available=["light"])
+    assert [e.submission_id for e in picked] == [2]
+
+
+def test_latest_and_chosen_rules():
+    entries = [
+        entry(1, "A", {"light": 0.9, "ami": 0.9}, is_chosen=True),
+        entry(2, "A", {"light": 0.1, "ami": 0.1}),
+        entry(3, "A", {}, status="failed"),
+        entry(4, "B", {"light": 0.3, "ami": 0.3}),
+        entry(5, "B", {"light": 0.2, "ami": 0.2}),
+    ]
+    latest = select_team_entries(entries, counts="latest", available=SUBS)
+    assert sorted(e.submission_id for e in latest) == [2, 5]
+    chosen = select_team_entries(entries, counts="chosen", available=SUBS)
+    assert sorted(e.submission_id for e in chosen) == [1, 5]
+
+
+def test_teams_are_told_apart_by_id_when_given():
+    """Two teams with the same display name in different competitions never merge."""
+    a = entry(1, "Same", {"light": 0.1, "ami": 0.1}, team_id=1)
+    b = entry(2, "Same", {"light": 0.2, "ami": 0.2}, team_id=2)
+    assert len(select_team_entries([a, b], counts="best", available=SUBS)) == 2
+
+
+def test_predicted_vs_gold_pairs_teams_and_computes_the_gap():
+    pred = rank_rows([entry(1, "A", {"light": 0.4, "ami": 0.4}),
+                      entry(2, "B", {"light": 0.2, "ami": 0.2})], available=SUBS)
+    gold = rank_rows([entry(3, "A", {"light": 0.6, "ami": 0.6}),
+                      entry(4, "C", {"light": 0.5, "ami": 0.5})], available=SUBS)
+    gaps = {g.team: g for g in predicted_vs_gold(pred, gold)}
+    assert gaps["A"].gap == pytest.approx(-0.2)
+    assert gaps["B"].gold is None and gaps["B"].gap is None
+    assert gaps["C"].predicted is None
+    assert [g.team for g in predicted_vs_gold(pred, gold)] == ["A", "C", "B"]
