@@ -42,6 +42,11 @@ class Markable:
     element_of: tuple[str, ...] = ()
     zero: int = 0
     attributes: tuple[tuple[str, str], ...] = ()
+    # Compact (CorefUD) files: empty nodes inside a mention of several words, as
+    # ``(position, rank)`` pairs in the sense of ``zero``; ``head_zero = k > 0`` means the
+    # head is the zero of rank k at position ``head`` (an empty node, not a word).
+    zeros: tuple[tuple[int, int], ...] = ()
+    head_zero: int = 0
 
     @property
     def start(self) -> int:
