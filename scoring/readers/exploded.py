@@ -1,0 +1,630 @@
+"""Reader of the exploded CONLL-UA format, as the CODI-CRAC files write it.
+
+One token per line, fields separated by any run of whitespace (the real files pad with spaces),
+missing trailing fields read as ``_``, LF or CRLF line ends. Comment lines start with ``#``;
+``# newdoc id = NAME`` starts a document (``# newdoc id=NAME`` and ``#newdoc id = NAME`` are
+read the same way: the name is everything after the first ``=``, stripped; the reference
+scorer's ``line[14:]`` would cut the unspaced spelling to a shifted name, spec Q2).
+
+Three annotation columns are read: IDENTITY, BRIDGING and DISCOURSE_DEIXIS. Their positions
+come from ``# global.columns`` when the file has it (so the UA v1.0 layout with a SPLIT column
+works), else from the CODI-CRAC layout (0-based 10, 11, 12).
+
+Bracket cells (IDENTITY and DISCOURSE_DEIXIS) write closings first, then openings:
+``)``, ``))``, ``)(EntityID=1|MarkableID=m_2)``, ``(…(…``. A bare ``)`` closes the most recently
+opened markable. A closing may also name its markable (``m_1)``, the UA 2.0 spelling): it must
+then close the innermost open markable, unless crossing markables were allowed
+(``--allow-boundary-crossing``), in which case it closes the named one.
+
+Zeros (token lines whose ID contains a dot, e.g. ``5.1``) are not word tokens: a markable on a
+zero line must open and close there; it sits at the position of the next word, with
+``zero = k`` for the k-th zero since the previous word (see `scoring.model`).
+
+Every problem is a `ScoringInputError` ``FILE:LINE: what is wrong (what was expected)`` with a
+stable ``code`` and the document name. Pass ``collect=[]`` to gather problems instead of
+raising the first one (the platform shows them all); the bad cell or line is then skipped.
+
+Codes: ``undecodable``, ``empty_file``, ``wrong_format``, ``no_newdoc``, ``bad_newdoc``,
+``tokens_before_newdoc``, ``duplicate_document``, ``too_few_columns``, ``too_many_columns``,
+``bad_columns_header``, ``bad_cell``, ``close_after_open``, ``unbalanced``, ``crossing``,
+``unclosed``, ``missing_entity_id``, ``missing_markable_id``, ``duplicate_markable_id``,
+``zero_in_span``, ``bad_min``, ``bridging_incomplete``, ``bridging_without_parens``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+
+from scoring.errors import ScoringInputError
+from scoring.model import BridgingLink, Document, Markable, Sentence
+
+FORMAT = "ua"
+
+IDENTITY = "IDENTITY"
+BRIDGING = "BRIDGING"
+DISCOURSE_DEIXIS = "DISCOURSE_DEIXIS"
+LAYERS = {"identity": IDENTITY, "bridging": BRIDGING, "discourse_deixis": DISCOURSE_DEIXIS}
+"""Layer names (as callers pass them) and the column each is read from."""
+
+CODI_CRAC_COLUMNS = {IDENTITY: 10, BRIDGING: 11, DISCOURSE_DEIXIS: 12}
+"""0-based column positions when a file has no ``# global.columns`` line."""
+
+NEWDOC = re.compile(r"#\s*newdoc\b\s*(.*)$")
+NEWDOC_ID = re.compile(r"id\s*=\s*(.*)$")
+_NEWDOC_BYTES = re.compile(rb"^[ \t]*#[ \t]*newdoc\b[^\n]*", re.M)
+_NAMED_CLOSINGS = re.compile(r"(?:[^()]*\))+")
+_EXPECTED_MARKABLE = "'(EntityID=…|MarkableID=…)'; attribute names are case-sensitive"
+
+
+def sniff(text_head: str) -> bool:
+    """True if the start of a file looks like exploded CONLL-UA."""
+    for line in text_head.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("# global.columns") and IDENTITY in stripped:
+            return True
+        if not stripped or stripped.startswith("#"):
+            continue
+        cells = stripped.split()
+        return len(cells) >= 11 and (cells[10] == "_" or "(" in cells[10] or ")" in cells[10])
+    return False
+
+
+def other_format(text_head: str) -> str | None:
+    """Name the format a file is in if it is clearly not exploded CONLL-UA, with its ``-f``."""
+    for line in text_head.splitlines()[:200]:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("#begin document") or stripped.startswith("#end document"):
+            return "a CoNLL-2012 file; use -f conll"
+        if stripped.startswith("# global.Entity"):
+            return "a compact CONLL-U (CorefUD) file; use -f corefud"
+        if stripped.startswith("<"):
+            return "an SGML (MUC-7) file; use -f muc7"
+        if stripped.startswith("#"):
+            continue
+        cells = stripped.split("\t") if "\t" in stripped else stripped.split()
+        if len(cells) == 10 and ("Entity=" in cells[9] or cells[9] == "_"):
+            return "a compact CONLL-U (CorefUD) file with 10 columns; use -f corefud"
+        return None
+    return None
+
+
+@dataclass(slots=True)
+class _Open:
+    """A markable being read: one start per part, one end per closed part."""
+
+    markable_id: str
+    entity_id: str
+    line: int
+    min_text: str | None
+    element_of: tuple[str, ...]
+    zero: int
+    attributes: tuple[tuple[str, str], ...]
+    starts: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+
+
+class _Layer:
+    """Bracket state of one markable column within one document."""
+
+    __slots__ = ("column", "name", "opened", "stack")
+
+    def __init__(self, name: str, column: int) -> None:
+        self.name = name
+        self.column = column
+        self.opened: dict[str, _Open] = {}
+        self.stack: list[str] = []
+
+
+def parse_attributes(text: str) -> dict[str, str]:
+    """``EntityID=1|MarkableID=m|Min=3`` → dict. Parts without ``=`` are ignored."""
+    attributes = {}
+    for part in text.split("|"):
+        key, eq, value = part.partition("=")
+        if eq:
+            attributes[key.strip()] = value.strip()
+    return attributes
+
+
+class _Reader:
+    """One pass over one file; yields documents as they end."""
+
+    def __init__(self, path: str, *, collect: list | None, layers: Collection[str] | None,
+                 check_min: bool, discontinuous: bool, allow_crossing: bool,
+                 layout: bool) -> None:
+        self.path = str(path)
+        self.collect = collect
+        unknown = set(layers or ()) - set(LAYERS)
+        if unknown:
+            raise ValueError(f"unknown layers {sorted(unknown)}; valid: {sorted(LAYERS)}")
+        self.layers = None if layers is None else {LAYERS[name] for name in layers}
+        self.check_min = check_min
+        self.discontinuous = discontinuous
+        self.allow_crossing = allow_crossing
+        self.layout = layout
+        self.columns = dict(CODI_CRAC_COLUMNS)
+        self.declared: int | None = None  # number of columns in # global.columns
+        self.header: str | None = None
+        self.names: set[str] = set()
+        self.doc: _Doc | None = None
+        self.lineno = 0
+        self.any_line = False
+
+    # -- problems ---------------------------------------------------------------------------
+    def problem(self, line: int | None, message: str, code: str) -> None:
+        error = ScoringInputError(self.path, line, message, code=code,
+                                  document=self.doc.name if self.doc else None)
+        if self.collect is None:
+            raise error
+        self.collect.append(error)
+
+    # -- the pass ---------------------------------------------------------------------------
+    def run(self) -> Iterator[Document]:
+        try:
+            handle = open(self.path, "rb")
+        except OSError as exc:
+            raise ScoringInputError(self.path, None, f"cannot open the file ({exc.strerror})",
+                                    code="unreadable") from None
+        with handle:
+            for raw in handle:
+                self.lineno += 1
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    self.problem(self.lineno, f"byte 0x{raw[exc.start]:02x} at column "
+                                 f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
+                                 "undecodable")
+                    line = raw.decode("utf-8", errors="replace")
+                if self.lineno == 1 and line.startswith("\ufeff"):
+                    line = line[1:]
+                cells = line.split()
+                if not cells:
+                    if self.doc is not None:
+                        self.doc.end_sentence()
+                    continue
+                self.any_line = True
+                if cells[0][0] == "#":
+                    finished = self.comment(line.strip())
+                    if finished is not None:
+                        yield finished
+                    continue
+                self.token(cells, line)
+        if not self.any_line:
+            self.problem(1, "the file is empty (expected exploded CONLL-UA: a "
+                         "'# newdoc id = NAME' line and token lines)", "empty_file")
+            return
+        if self.doc is None:
+            self.problem(1, "no '# newdoc id = NAME' line (expected one before the first "
+                         "token line of each document)", "no_newdoc")
+            return
+        finished = self.finish()
+        if finished is not None:
+            yield finished
+
+    def comment(self, text: str) -> Document | None:
+        match = NEWDOC.match(text)
+        if match is not None:
+            finished = self.finish() if self.doc is not None else None
+            id_match = NEWDOC_ID.match(match.group(1))
+            name = id_match.group(1).strip() if id_match else ""
+            if not name:
+                self.problem(self.lineno, f"'{text}' names no document (expected "
+                             "'# newdoc id = NAME')", "bad_newdoc")
+                name = f"<unnamed document at line {self.lineno}>"
+            elif name in self.names:
+                self.problem(self.lineno, f"document '{name}' appears twice in the file "
+                             "(expected unique '# newdoc id' names)", "duplicate_document")
+            self.names.add(name)
+            self.doc = _Doc(self, name, self.lineno)
+            self.doc.comments.append(text)
+            return finished
+        if text.startswith("# global.columns"):
+            self.read_header(text)
+            return None
+        if text.startswith("#begin document") or text.startswith("# global.Entity"):
+            kind = other_format(text)
+            self.problem(self.lineno, f"this looks like {kind} (expected exploded CONLL-UA)",
+                         "wrong_format")
+            if self.collect is not None:
+                raise _Abort
+        if self.doc is not None:
+            self.doc.comments.append(text)
+        return None
+
+    def read_header(self, text: str) -> None:
+        self.header = text
+        _, _, value = text.partition("=")
+        names = value.split()
+        self.declared = len(names)
+        if IDENTITY not in names:
+            self.problem(self.lineno, f"'# global.columns' has no IDENTITY column (expected "
+                         "e.g. '# global.columns = ID FORM … IDENTITY BRIDGING "
+                         "DISCOURSE_DEIXIS')", "bad_columns_header")
+        self.columns = {name: names.index(name) if name in names else None
+                        for name in (IDENTITY, BRIDGING, DISCOURSE_DEIXIS)}
+        needed = self.layers if self.layers is not None else ()
+        for name in needed:
+            if self.columns[name] is None:
+                self.problem(self.lineno, f"'# global.columns' has no {name} column, which "
+                             "this scoring mode reads (expected it among the column names)",
+                             "bad_columns_header")
+
+    def token(self, cells: list[str], line: str) -> None:
+        if self.doc is None:
+            kind = other_format(line)
+            if kind is not None:
+                self.problem(self.lineno, f"this looks like {kind} (expected exploded "
+                             "CONLL-UA)", "wrong_format")
+                if self.collect is not None:
+                    raise _Abort
+            self.problem(self.lineno, "token line before the first '# newdoc id = NAME' "
+                         "line (expected every token inside a document)",
+                         "tokens_before_newdoc")
+            self.doc = _Doc(self, f"<tokens before line {self.lineno}>", self.lineno)
+        self.doc.token(cells)
+
+    def finish(self) -> Document | None:
+        built = self.doc.build()
+        self.doc = None
+        return built
+
+
+class _Abort(Exception):
+    """Stop collecting: the file is in another format, further problems would be noise."""
+
+
+class _Doc:
+    """The document being read."""
+
+    def __init__(self, reader: _Reader, name: str, line: int) -> None:
+        self.reader = reader
+        self.name = name
+        self.line = line
+        self.tokens: list[str] = []
+        self.token_lines: list[int] = []
+        self.zeros = 0  # zeros since the last word
+        self.sentences: list[Sentence] = []
+        self.comments: list[str] = []
+        self.rows: list[tuple[str, ...]] = []
+        wanted = reader.layers
+        columns = reader.columns
+        self.identity = self._layer(IDENTITY, columns, wanted)
+        self.dd = self._layer(DISCOURSE_DEIXIS, columns, wanted)
+        column = columns.get(BRIDGING)
+        self.bridging_column = (column if column is not None
+                                and (wanted is None or BRIDGING in wanted) else None)
+        self.bridging: list[BridgingLink] = []
+        self.needed = max([layer.column for layer in (self.identity, self.dd) if layer]
+                          + [self.bridging_column or 0, 1]) + 1
+        self.strict = wanted is not None
+
+    @staticmethod
+    def _layer(name: str, columns: dict, wanted: set[str] | None) -> _Layer | None:
+        column = columns.get(name)
+        if column is None or (wanted is not None and name not in wanted):
+            return None
+        return _Layer(name, column)
+
+    def problem(self, message: str, code: str, line: int | None = None) -> None:
+        self.reader.problem(self.reader.lineno if line is None else line,
+                            f"document '{self.name}': {message}", code)
+
+    def end_sentence(self) -> None:
+        if self.rows or self.comments:
+            if self.reader.layout:
+                self.sentences.append(Sentence(tuple(self.comments), tuple(self.rows)))
+            self.comments = []
+            self.rows = []
+
+    # -- token lines ------------------------------------------------------------------------
+    def token(self, cells: list[str]) -> None:
+        reader = self.reader
+        count = len(cells)
+        if reader.layout:
+            self.rows.append(tuple(cells))
+        if count < self.needed:
+            if count < 2 or self.strict:
+                missing = self._missing_column(count)
+                self.problem(f"the token line has {count} column{'s' if count != 1 else ''}; "
+                             f"{missing} (expected at least {self.needed} whitespace-separated "
+                             "columns, '_' for an empty one)", "too_few_columns")
+                return
+            cells = cells + ["_"] * (self.needed - count)
+        elif reader.declared is not None and count > reader.declared:
+            self.problem(f"the token line has {count} columns but '# global.columns' declares "
+                         f"{reader.declared} (expected no spaces inside a field)",
+                         "too_many_columns")
+            return
+        is_zero = "." in cells[0]
+        if is_zero:
+            self.zeros += 1
+            position, zero = len(self.tokens), self.zeros
+        else:
+            position, zero = len(self.tokens), 0
+        for layer in (self.identity, self.dd):
+            if layer is not None:
+                cell = cells[layer.column]
+                if cell != "_":
+                    self.cell(layer, cell, position, zero)
+        if self.bridging_column is not None:
+            cell = cells[self.bridging_column]
+            if cell != "_":
+                self.bridging_cell(cell)
+        if not is_zero:
+            self.tokens.append(sys.intern(cells[1]))
+            self.token_lines.append(reader.lineno)
+            self.zeros = 0
+
+    def _missing_column(self, count: int) -> str:
+        if count < 2:
+            return "the FORM column is missing"
+        columns = [(layer.column, layer.name) for layer in (self.identity, self.dd) if layer]
+        if self.bridging_column is not None:
+            columns.append((self.bridging_column, BRIDGING))
+        names = [name for column, name in sorted(columns) if column >= count]
+        return f"the {', '.join(names)} column{'s are' if len(names) > 1 else ' is'} missing"
+
+    def cell(self, layer: _Layer, cell: str, position: int, zero: int) -> None:
+        start = cell.find("(")
+        prefix = cell if start < 0 else cell[:start]
+        if prefix:
+            if zero:
+                self.problem(f"{layer.name} cell '{cell}' closes a markable on a zero token "
+                             "(expected markables on zeros to open and close there)",
+                             "zero_in_span")
+                return
+            if prefix.count(")") == len(prefix):
+                for _ in range(len(prefix)):
+                    if not self.close(layer, None, position, cell):
+                        return
+            elif _NAMED_CLOSINGS.fullmatch(prefix):
+                for name in prefix.split(")")[:-1]:
+                    if not self.close(layer, name.strip() or None, position, cell):
+                        return
+            else:
+                self.problem(f"{layer.name} cell '{cell}' starts with '{prefix}' (expected "
+                             "closing brackets ')' before any '(', or '_')", "bad_cell")
+                return
+        if start < 0:
+            return
+        for piece in cell[start + 1:].split("("):
+            single = piece.endswith(")")
+            body = piece[:-1] if single else piece
+            if ")" in body:
+                if body.endswith(")"):
+                    self.problem(f"{layer.name} cell '{cell}' has ')' after an opening (expected "
+                                 "closings first, e.g. ')(EntityID=…|MarkableID=…)')",
+                                 "close_after_open")
+                else:
+                    self.problem(f"{layer.name} cell '{cell}' has ')' inside an opening "
+                                 f"(expected {_EXPECTED_MARKABLE})", "bad_cell")
+                return
+            if zero and not single:
+                self.problem(f"{layer.name} cell '{cell}' opens a markable on a zero token "
+                             "that does not close there (expected '(…)' on zeros)",
+                             "zero_in_span")
+                return
+            self.open(layer, body, position, zero, single)
+
+    def open(self, layer: _Layer, body: str, position: int, zero: int, single: bool) -> None:
+        attributes = parse_attributes(body)
+        markable_id = attributes.get("MarkableID")
+        entity_id = attributes.get("EntityID")
+        if not markable_id:
+            self.problem(f"{layer.name} markable '({body}' has no MarkableID (expected "
+                         f"{_EXPECTED_MARKABLE})", "missing_markable_id")
+            return
+        if not entity_id:
+            self.problem(f"{layer.name} markable '{markable_id}' has no EntityID (expected "
+                         f"{_EXPECTED_MARKABLE})", "missing_entity_id")
+            return
+        existing = layer.opened.get(markable_id)
+        if existing is not None:
+            if not self.discontinuous_part(layer, existing, entity_id):
+                return
+            entry = existing
+        else:
+            element_of = attributes.get("ElementOf")
+            entry = _Open(
+                markable_id, sys.intern(entity_id), self.reader.lineno, attributes.get("Min"),
+                tuple(e.strip() for e in element_of.split(",") if e.strip())
+                if element_of else (), zero,
+                tuple((k, v) for k, v in attributes.items()
+                      if k not in ("MarkableID", "EntityID", "Min", "ElementOf")))
+            layer.opened[markable_id] = entry
+        entry.starts.append(position)
+        if single:
+            entry.ends.append(position)
+        else:
+            layer.stack.append(markable_id)
+
+    def discontinuous_part(self, layer: _Layer, existing: _Open, entity_id: str) -> bool:
+        if not self.reader.discontinuous:
+            self.problem(f"MarkableID '{existing.markable_id}' is used twice in the "
+                         f"{layer.name} column (first at line {existing.line}; expected "
+                         "unique MarkableIDs; the v2 options, e.g. -s, read a repeated "
+                         "MarkableID as one discontinuous markable)", "duplicate_markable_id")
+            return False
+        if existing.entity_id != entity_id:
+            self.problem(f"MarkableID '{existing.markable_id}' has EntityID={entity_id} here but "
+                         f"EntityID={existing.entity_id} at line {existing.line} (expected the "
+                         "parts of a discontinuous markable to share one EntityID)",
+                         "duplicate_markable_id")
+            return False
+        if len(existing.ends) < len(existing.starts):
+            self.problem(f"MarkableID '{existing.markable_id}' opens again before its part "
+                         f"from line {existing.line} is closed (expected the parts of a "
+                         "discontinuous markable one after another)", "duplicate_markable_id")
+            return False
+        return True
+
+    def close(self, layer: _Layer, name: str | None, position: int, cell: str) -> bool:
+        stack = layer.stack
+        if not stack:
+            self.problem(f"{layer.name} cell '{cell}' closes a markable but none is open "
+                         "(expected as many ')' as open markables)", "unbalanced")
+            return False
+        if name is None or name == stack[-1]:
+            markable_id = stack.pop()
+        elif name in stack:
+            if not self.reader.allow_crossing:
+                inner = layer.opened[stack[-1]]
+                self.problem(f"{layer.name} cell '{cell}' closes '{name}' while '{inner.markable_id}'"
+                             f" (opened at line {inner.line}) is still open inside it: crossing "
+                             "markables (expected nested markables; --allow-boundary-crossing "
+                             "reads crossing ones)", "crossing")
+                return False
+            stack.remove(name)
+            markable_id = name
+        else:
+            self.problem(f"{layer.name} cell '{cell}' closes '{name}', which is not open "
+                         "(expected the MarkableID of an open markable before ')')", "unbalanced")
+            return False
+        layer.opened[markable_id].ends.append(position)
+        return True
+
+    def bridging_cell(self, cell: str) -> None:
+        start = cell.find("(")
+        if start < 0:
+            if cell.count(")") != len(cell):
+                self.problem(f"BRIDGING cell '{cell}' has no '(' (expected "
+                             "'(MarkableID=…|Rel=…|MentionAnchor=…)', ')' or '_')",
+                             "bridging_without_parens")
+            return
+        for piece in cell[start + 1:].split("("):
+            attributes = parse_attributes(piece.rstrip(")"))
+            anaphor = attributes.get("MarkableID")
+            anchor = attributes.get("MentionAnchor")
+            if not anaphor or not anchor:
+                missing = "MarkableID" if not anaphor else "MentionAnchor"
+                self.problem(f"bridging annotation '({piece}' has no {missing} (expected "
+                             "'(MarkableID=ANAPHOR|Rel=…|MentionAnchor=ANCHOR)')",
+                             "bridging_incomplete")
+                continue
+            self.bridging.append(BridgingLink(anaphor, anchor, attributes.get("Rel", ""),
+                                              self.reader.lineno))
+
+    # -- the end of the document ------------------------------------------------------------
+    def build(self) -> Document:
+        self.end_sentence()
+        reader = self.reader
+        metadata = {"format": FORMAT}
+        if reader.header is not None:
+            metadata["global.columns"] = reader.header
+        return Document(
+            name=self.name, path=reader.path, line=self.line, tokens=tuple(self.tokens),
+            identity=self.markables(self.identity), discourse_deixis=self.markables(self.dd),
+            bridging=tuple(self.bridging), token_lines=tuple(self.token_lines),
+            sentences=tuple(self.sentences), metadata=metadata)
+
+    def markables(self, layer: _Layer | None) -> tuple[Markable, ...]:
+        if layer is None:
+            return ()
+        built = []
+        n_words = len(self.tokens)
+        for entry in layer.opened.values():
+            if len(entry.ends) < len(entry.starts):
+                self.problem(f"{layer.name} markable '{entry.markable_id}' opened here is never "
+                             "closed (expected a ')' on this or a later token of the document)",
+                             "unclosed", line=entry.line)
+                continue
+            parts = tuple(sorted(zip(entry.starts, entry.ends)))
+            built.append(Markable(
+                markable_id=entry.markable_id, entity_id=entry.entity_id, parts=parts,
+                line=entry.line, min_span=self.min_span(layer, entry, n_words),
+                element_of=entry.element_of, zero=entry.zero, attributes=entry.attributes))
+        return tuple(built)
+
+    def min_span(self, layer: _Layer, entry: _Open, n_words: int) -> tuple[int, int] | None:
+        text = entry.min_text
+        if text is None:
+            return None
+        values = text.split(",")
+        bounds = None
+        if 1 <= len(values) <= 2 and all(v.strip().isdigit() for v in values):
+            first, last = int(values[0]), int(values[-1])
+            if 1 <= first <= last <= n_words:
+                bounds = (first - 1, last - 1)
+        if bounds is None and self.reader.check_min:
+            self.problem(f"{layer.name} markable '{entry.markable_id}' has Min={text} (expected "
+                         f"Min=I or Min=I,J with 1 ≤ I ≤ J ≤ {n_words}, the document's "
+                         "token numbers)", "bad_min", line=entry.line)
+        return bounds
+
+
+def iter_documents(path: str, *, collect: list | None = None,
+                   layers: Collection[str] | None = None, check_min: bool = False,
+                   discontinuous: bool = False, allow_crossing: bool = False,
+                   layout: bool = True) -> Iterator[Document]:
+    """Yield the documents of an exploded CONLL-UA file one by one, reading it lazily.
+
+    Parameters
+    ----------
+    collect : list or None
+        None: raise the first problem. A list: append every problem and go on.
+    layers : subset of {"identity", "bridging", "discourse_deixis"} or None
+        The columns a scoring mode reads. Only these are parsed and checked, and a token line
+        that lacks one of them is an error. None reads every column the file has, missing
+        trailing columns as ``_``.
+    check_min : bool
+        Make a malformed ``Min`` (``1-2``) or one outside the document an error. Otherwise it
+        reads as no Min (the reference scorers read Min only in MIN modes).
+    discontinuous : bool
+        Read a MarkableID that opens again (same EntityID) as one more part of a discontinuous
+        markable, as UA scorer v2 does. Otherwise a repeated MarkableID is an error.
+    allow_crossing : bool
+        Let a named closing (``m_1)``) close a markable that is not the innermost one.
+    layout : bool
+        Keep comments and raw rows in ``Document.sentences`` (for converters).
+    """
+    reader = _Reader(path, collect=collect, layers=layers, check_min=check_min,
+                     discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout)
+    try:
+        yield from reader.run()
+    except _Abort:
+        return
+
+
+def read(path: str, *, collect: list | None = None, **settings) -> list[Document]:
+    """Read every document of an exploded CONLL-UA file (see `iter_documents`)."""
+    return list(iter_documents(path, collect=collect, **settings))
+
+
+def document_names(path: str) -> list[tuple[str, int]]:
+    """``(name, line)`` of every ``# newdoc`` line, found by a fast scan of the raw bytes.
+
+    Uses the same name rule as the reader; a file the reader rejects may still scan.
+    """
+    found = []
+    line = 1
+    tail = b""
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(1 << 22)
+            if not chunk:
+                break
+            data = tail + chunk
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                tail = data
+                continue
+            block, tail = data[:cut], data[cut:]
+            line = _scan(block, line, found)
+        if tail:
+            _scan(tail, line, found)
+    return found
+
+
+def _scan(block: bytes, line: int, found: list[tuple[str, int]]) -> int:
+    previous = 0
+    for match in _NEWDOC_BYTES.finditer(block):
+        line += block.count(b"\n", previous, match.start())
+        previous = match.start()
+        text = match.group(0).decode("utf-8", errors="replace").strip()
+        id_match = NEWDOC_ID.match(NEWDOC.match(text).group(1))
+        found.append((id_match.group(1).strip() if id_match else "", line))
+    return line + block.count(b"\n", previous)
