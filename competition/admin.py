@@ -1,0 +1,179 @@
+"""Django admin for every model of the competition app.
+
+Actions that change state go through the services (re-score, cancel, disqualify, reveal), so
+the admin follows the same rules as the pages.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+
+from competition import models, services
+from competition.errors import CompetitionError
+
+
+class TaskInline(admin.TabularInline):
+    model = models.Task
+    extra = 0
+    fields = ["slug", "kind", "title", "primary_metric", "scorer_options", "order"]
+
+
+class PhaseInline(admin.TabularInline):
+    model = models.Phase
+    extra = 0
+    fields = ["slug", "kind", "title", "start", "end", "leaderboard_visibility", "daily_limit",
+              "total_limit", "counts", "order"]
+
+
+class SubCorpusInline(admin.TabularInline):
+    model = models.SubCorpus
+    extra = 0
+    fields = ["name", "slug", "available", "key_file", "sha256", "order"]
+    readonly_fields = ["sha256"]
+
+
+class MembershipInline(admin.TabularInline):
+    model = models.Membership
+    extra = 0
+    fields = ["user", "competition", "joined_at"]
+    raw_id_fields = ["user"]
+
+
+class SubmissionFileInline(admin.TabularInline):
+    model = models.SubmissionFile
+    extra = 0
+    fields = ["subcorpus", "original_name", "size", "sha256", "path"]
+    readonly_fields = fields
+    can_delete = False
+
+
+class ScoringRunInline(admin.TabularInline):
+    model = models.ScoringRun
+    extra = 0
+    fields = ["created_at", "scorer_version", "options", "is_current", "task_id"]
+    readonly_fields = fields
+    can_delete = False
+
+
+@admin.register(models.Competition)
+class CompetitionAdmin(admin.ModelAdmin):
+    list_display = ["slug", "title", "created"]
+    search_fields = ["slug", "title"]
+    filter_horizontal = ["organizers"]
+    inlines = [TaskInline]
+
+
+@admin.register(models.Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "kind", "title", "primary_metric", "order"]
+    list_filter = ["competition", "kind"]
+    inlines = [PhaseInline]
+
+
+@admin.action(description="Reveal the leaderboard now")
+def reveal_phases(modeladmin, request, queryset):
+    for phase in queryset:
+        services.phase_reveal(phase=phase)
+
+
+@admin.action(description="Hide the leaderboard")
+def hide_phases(modeladmin, request, queryset):
+    for phase in queryset:
+        services.phase_hide(phase=phase)
+
+
+@admin.action(description="Re-score every scored submission (keeps history)")
+def rescore_phases(modeladmin, request, queryset):
+    total = sum(len(services.phase_rescore(phase=phase)) for phase in queryset)
+    messages.info(request, f"{total} submissions queued for re-scoring.")
+
+
+@admin.register(models.Phase)
+class PhaseAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "kind", "start", "end", "leaderboard_visibility", "revealed_at",
+                    "daily_limit", "total_limit", "counts"]
+    list_filter = ["task__competition", "kind", "leaderboard_visibility"]
+    inlines = [SubCorpusInline]
+    actions = [reveal_phases, hide_phases, rescore_phases]
+
+
+@admin.register(models.SubCorpus)
+class SubCorpusAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "available", "key_file", "sha256"]
+    list_filter = ["phase__task__competition", "available"]
+
+
+@admin.register(models.Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ["name", "competition", "is_organizer_team", "invite_code", "created"]
+    list_filter = ["competition", "is_organizer_team"]
+    search_fields = ["name"]
+    inlines = [MembershipInline]
+
+
+@admin.register(models.Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ["user", "team", "competition", "joined_at"]
+    list_filter = ["competition"]
+    raw_id_fields = ["user", "team"]
+
+
+@admin.action(description="Re-score (new run, history kept)")
+def rescore_submissions(modeladmin, request, queryset):
+    for submission in queryset:
+        try:
+            services.submission_rescore(submission=submission)
+        except CompetitionError as exc:
+            messages.error(request, f"#{submission.pk}: {exc}")
+
+
+@admin.action(description="Cancel")
+def cancel_submissions(modeladmin, request, queryset):
+    for submission in queryset:
+        try:
+            services.submission_cancel(submission=submission, user=request.user)
+        except CompetitionError as exc:
+            messages.error(request, f"#{submission.pk}: {exc}")
+
+
+@admin.action(description="Disqualify (reason: set by organizer in admin)")
+def disqualify_submissions(modeladmin, request, queryset):
+    for submission in queryset:
+        services.submission_disqualify(
+            submission=submission, reason=submission.disqualified_reason or "Disqualified by the organizers."
+        )
+
+
+@admin.register(models.Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ["id", "team", "phase", "run_name", "status", "is_baseline", "is_chosen",
+                    "disqualified", "attempts", "created_at", "scored_at"]
+    list_filter = ["status", "phase__task__competition", "phase", "is_baseline", "disqualified"]
+    search_fields = ["team__name", "run_name"]
+    raw_id_fields = ["team", "submitted_by"]
+    readonly_fields = ["claimed_by", "claimed_at", "attempts", "created_at", "validated_at",
+                       "queued_at", "scoring_started_at", "scored_at", "failed_at",
+                       "cancelled_at", "updated_at", "scorer_version"]
+    inlines = [SubmissionFileInline, ScoringRunInline]
+    actions = [rescore_submissions, cancel_submissions, disqualify_submissions]
+
+
+@admin.register(models.SubmissionFile)
+class SubmissionFileAdmin(admin.ModelAdmin):
+    list_display = ["submission", "subcorpus", "original_name", "size", "sha256"]
+    raw_id_fields = ["submission"]
+
+
+@admin.register(models.ScoringRun)
+class ScoringRunAdmin(admin.ModelAdmin):
+    list_display = ["id", "submission", "scorer_version", "is_current", "created_at"]
+    list_filter = ["is_current", "scorer_version"]
+    raw_id_fields = ["submission"]
+
+
+@admin.register(models.Score)
+class ScoreAdmin(admin.ModelAdmin):
+    list_display = ["submission", "subcorpus", "mode", "metric", "document", "recall",
+                    "precision", "f1"]
+    list_filter = ["mode", "metric", "subcorpus__phase"]
+    raw_id_fields = ["run", "submission", "subcorpus"]

@@ -1,0 +1,84 @@
+"""The competition app's one domain error.
+
+A service that refuses raises ``CompetitionError`` (or a subclass) with a stable ``code`` and
+``params``; pages and the API show ``message`` and map ``code`` to a status, tests match ``code``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MESSAGES: dict[str, str] = {
+    # submissions
+    "phase_closed": "The phase {phase} is not open for submissions.",
+    "not_a_member": "You are not a member of the team {team}.",
+    "team_competition": "The team {team} does not take part in this competition.",
+    "daily_limit": "Your team has used its {limit} submissions for today (UTC); "
+    "the next one is possible after midnight UTC.",
+    "total_limit": "Your team has used all {limit} submissions of this phase.",
+    "no_files": "No files were uploaded.",
+    "upload_too_large": "The upload {name} is {size} bytes; the limit is {limit} bytes.",
+    "missing_files": "A response file is missing for: {subcorpora}.",
+    "unknown_files": "These files do not name a sub-corpus of the phase: {names} "
+    "(expected: {expected}).",
+    "duplicate_files": "More than one file was given for: {subcorpora}.",
+    "bad_zip": "The zip archive cannot be read: {reason}.",
+    "unsafe_zip": "The zip archive was refused: {reason}.",
+    "invalid_files": "The response files do not match the gold keys; nothing was stored "
+    "and nothing was counted.",
+    "not_utf8": "{name} is not UTF-8 text.",
+    "scorer_config": "The scorer options of this task are invalid ({reason}); please tell the "
+    "organizers.",
+    "invalid_status": "Submission #{submission} is {status}; this action needs {expected}.",
+    "not_chosen_phase": "The phase {phase} does not let teams choose their submission.",
+    # teams
+    "already_in_team": "You are already in the team {team} of this competition.",
+    "team_name_taken": "A team named {name} already exists in this competition.",
+    "bad_invite_code": "No team of this competition has that invite code.",
+    "empty_team_name": "A team needs a name.",
+    # accounts
+    "username_taken": "The user name {username} is taken.",
+    "invalid_signup": "{reason}",
+    # competitions
+    "invalid_definition": "{path}: {reason}",
+}
+
+
+class CompetitionError(Exception):
+    """A rule of the competition refused an action. ``code`` is stable, ``params`` explain it."""
+
+    def __init__(self, code: str, **params: Any) -> None:
+        self.code = code
+        self.params = params
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        template = MESSAGES.get(self.code, self.code)
+        try:
+            return template.format(**self.params)
+        except (KeyError, IndexError):
+            return template
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class SubmissionRejected(CompetitionError):
+    """An upload was refused. ``problems`` (a list of ``Problem``) lists file, document and line
+    when the files themselves are at fault."""
+
+    @property
+    def problems(self) -> list:
+        return list(self.params.get("problems", []))
+
+
+class TeamError(CompetitionError):
+    """A team action was refused."""
+
+
+class DefinitionError(CompetitionError):
+    """A competition definition file is invalid."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__("invalid_definition", path=path, reason=reason)

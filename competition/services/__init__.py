@@ -1,0 +1,45 @@
+"""Write paths of the competition app: every action on an entity is a function here.
+
+Services take keyword-only, typed arguments, check the rules first and raise one domain error
+(``competition.errors.CompetitionError`` and its subclasses, with a stable ``code``).
+"""
+
+from competition.services.accounts import user_signup
+from competition.services.definitions import competition_load
+from competition.services.phases import phase_hide, phase_reveal
+from competition.services.scoring import (
+    ScoreValue,
+    ScoringResults,
+    SweepReport,
+    phase_rescore,
+    report_to_scores,
+    scoring_modes,
+    submission_claim,
+    submission_compute,
+    submission_fail,
+    submission_record,
+    submission_rescore,
+    submission_sweep,
+)
+from competition.services.submissions import (
+    Problem,
+    Quota,
+    submission_cancel,
+    submission_choose,
+    submission_create,
+    submission_disqualify,
+    submission_member_check,
+    submission_quota,
+    submissions_counted,
+)
+from competition.services.teams import organizer_team_get_or_create, team_create, team_join
+
+__all__ = [
+    "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport", "competition_load",
+    "organizer_team_get_or_create", "phase_hide", "phase_rescore", "phase_reveal",
+    "report_to_scores", "scoring_modes", "submission_cancel", "submission_choose",
+    "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
+    "submission_fail", "submission_member_check", "submission_quota", "submission_record",
+    "submission_rescore", "submission_sweep", "submissions_counted", "team_create",
+    "team_join", "user_signup",
+]

@@ -1,0 +1,298 @@
+"""Loading a competition from its YAML definition (docs/competition-definition.md).
+
+Loading is idempotent: objects are matched by slug and updated, never duplicated, and a
+baseline already submitted under the same name is not submitted again. Gold keys are copied
+into ``PRIVATE_ROOT/keys/`` under their SHA-256 (the same key used by several phases is stored
+once) and read with the scorer's own reader to record their documents and token counts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.files import File
+from django.db import transaction
+from django.utils.dateparse import parse_datetime
+from django.utils.text import slugify
+
+from competition.errors import DefinitionError, SubmissionRejected
+from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from competition.services.submissions import submission_create
+from competition.services.teams import organizer_team_get_or_create
+from competition.uploads import subcorpus_for_name
+
+DEFAULT_OPTIONS = {
+    Task.Kind.IDENTITY: [],
+    Task.Kind.BRIDGING: ["keep_bridging"],
+    Task.Kind.DISCOURSE_DEIXIS: ["evaluate_discourse_deixis"],
+}
+DEFAULT_PRIMARY_METRIC = {
+    Task.Kind.IDENTITY: "conll",
+    Task.Kind.BRIDGING: "bridging_entity",
+    Task.Kind.DISCOURSE_DEIXIS: "conll",
+}
+
+
+class _Reader:
+    """Typed access to one mapping of the definition, with errors that say where."""
+
+    def __init__(self, data: Any, where: str, source: Path) -> None:
+        if not isinstance(data, Mapping):
+            raise DefinitionError(str(source), f"{where} must be a mapping")
+        self.data, self.where, self.source = data, where, source
+
+    def fail(self, reason: str) -> DefinitionError:
+        return DefinitionError(str(self.source), f"{self.where}: {reason}")
+
+    def str(self, key: str, default: str | None = None) -> str:
+        value = self.data.get(key, default)
+        if value is None:
+            raise self.fail(f"'{key}' is required")
+        if not isinstance(value, (str, int, float)):
+            raise self.fail(f"'{key}' must be text")
+        return str(value).strip()
+
+    def choice(self, key: str, choices: list[str], default: str | None = None) -> str:
+        value = self.str(key, default)
+        if value not in choices:
+            raise self.fail(f"'{key}' is {value!r}; expected one of {', '.join(choices)}")
+        return value
+
+    def int(self, key: str, default: int) -> int:
+        value = self.data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.fail(f"'{key}' must be a whole number >= 0, not {value!r}")
+        return value
+
+    def bool(self, key: str, default: bool) -> bool:
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(f"'{key}' must be true or false, not {value!r}")
+        return value
+
+    def datetime(self, key: str, *, required: bool) -> datetime | None:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(f"'{key}' is required")
+            return None
+        parsed = value if isinstance(value, datetime) else parse_datetime(str(value))
+        if parsed is None or parsed.tzinfo is None:
+            raise self.fail(f"'{key}' must be an ISO 8601 date and time with a time zone, "
+                            f"like 2021-04-01T00:00:00Z, not {value!r}")
+        return parsed
+
+    def list(self, key: str, *, required: bool = False) -> list:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(f"'{key}' is required")
+            return []
+        if not isinstance(value, list):
+            raise self.fail(f"'{key}' must be a list")
+        return value
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1024 * 1024):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class _KeyStore:
+    """Copies gold keys into PRIVATE_ROOT once per content and reads their documents once."""
+
+    def __init__(self, source: Path) -> None:
+        self.source = source
+        self.seen: dict[Path, tuple[str, str, list[dict]]] = {}
+
+    def put(self, relative: str, where: str) -> tuple[str, str, list[dict]]:
+        path = (self.source.parent / relative).resolve()
+        if path in self.seen:
+            return self.seen[path]
+        if not path.is_file():
+            raise DefinitionError(str(self.source), f"{where}: key file {relative} not found "
+                                  f"(looked for {path})")
+        sha = _sha256(path)
+        stored = Path("keys") / f"{sha}.conllua"
+        target = Path(settings.PRIVATE_ROOT) / stored
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            partial = target.with_suffix(".part")
+            shutil.copyfile(path, partial)
+            partial.replace(target)
+        documents = _documents_of(path, where=where, source=self.source)
+        self.seen[path] = (stored.as_posix(), sha, documents)
+        return self.seen[path]
+
+
+def _documents_of(path: Path, *, where: str, source: Path) -> list[dict]:
+    from scoring import read_documents
+    from scoring.errors import ScoringError
+
+    try:
+        documents = read_documents(str(path))
+    except ScoringError as exc:
+        raise DefinitionError(str(source), f"{where}: the key file does not read: {exc}") from None
+    return [{"name": doc.name, "tokens": len(doc.tokens)} for doc in documents]
+
+
+def competition_load(*, path: str | Path, with_baselines: bool = True) -> Competition:
+    """Create or update the competition a YAML definition describes; returns it.
+
+    Raises ``DefinitionError`` naming the file and the place in it that is wrong.
+    """
+    source = Path(path).resolve()
+    try:
+        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DefinitionError(str(source), "file not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DefinitionError(str(source), f"not valid YAML: {exc}") from None
+    top = _Reader(data, "the file", source)
+    keys = _KeyStore(source)
+    with transaction.atomic():
+        competition = _load_structure(top, keys=keys)
+    if with_baselines:
+        _load_baselines(top, competition=competition)
+    return competition
+
+
+def _load_structure(top: _Reader, *, keys: _KeyStore) -> Competition:
+    slug = top.str("slug")
+    if slugify(slug) != slug:
+        raise top.fail(f"'slug' must be a URL slug (letters, digits, -, _), not {slug!r}")
+    competition, _ = Competition.objects.update_or_create(
+        slug=slug,
+        defaults={"title": top.str("title"), "description": top.str("description", ""),
+                  "website": top.str("website", "")},
+    )
+    usernames = [str(name) for name in top.list("organizers")]
+    User = get_user_model()
+    users = list(User.objects.filter(username__in=usernames))
+    if missing := sorted(set(usernames) - {user.username for user in users}):
+        raise top.fail(f"organizers {', '.join(missing)} do not exist (create the users first)")
+    competition.organizers.add(*users)
+    tasks = top.list("tasks", required=True)
+    if not tasks:
+        raise top.fail("'tasks' must list at least one task")
+    for task_order, raw_task in enumerate(tasks):
+        _load_task(_Reader(raw_task, f"tasks[{task_order}]", top.source),
+                   competition=competition, order=task_order, keys=keys)
+    return competition
+
+
+def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _KeyStore) -> None:
+    slug = reader.str("slug")
+    kind = reader.choice("kind", list(Task.Kind.values))
+    options = reader.data.get("scorer_options", DEFAULT_OPTIONS[kind])
+    if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
+        raise reader.fail("'scorer_options' must be a list of scorer option words")
+    task, _ = Task.objects.update_or_create(
+        competition=competition, slug=slug,
+        defaults={"kind": kind, "title": reader.str("title"),
+                  "description": reader.str("description", ""),
+                  "scorer_options": list(options),
+                  "primary_metric": reader.str("primary_metric", DEFAULT_PRIMARY_METRIC[kind]),
+                  "order": order},
+    )
+    for phase_order, raw_phase in enumerate(reader.list("phases", required=True)):
+        _load_phase(_Reader(raw_phase, f"{reader.where}.phases[{phase_order}]", reader.source),
+                    task=task, order=phase_order, keys=keys)
+
+
+def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore) -> None:
+    start = reader.datetime("start", required=True)
+    end = reader.datetime("end", required=False)
+    if end is not None and end < start:
+        raise reader.fail("'end' is before 'start'")
+    phase, _ = Phase.objects.update_or_create(
+        task=task, slug=reader.str("slug"),
+        defaults={
+            "kind": reader.choice("kind", list(Phase.Kind.values)),
+            "title": reader.str("title"),
+            "start": start, "end": end,
+            "leaderboard_visibility": reader.choice("leaderboard", list(Phase.Visibility.values),
+                                                    Phase.Visibility.PUBLIC),
+            "show_own_scores_when_hidden": reader.bool("show_own_scores_when_hidden", False),
+            "daily_limit": reader.int("daily_limit", 5),
+            "total_limit": reader.int("total_limit", 100),
+            "counts": reader.choice("counts", list(Phase.Counts.values), Phase.Counts.BEST),
+            "order": order,
+        },
+    )
+    names: set[str] = set()
+    for sc_order, raw in enumerate(reader.list("subcorpora", required=True)):
+        sub = _Reader(raw, f"{reader.where}.subcorpora[{sc_order}]", reader.source)
+        name = sub.str("name")
+        slug = slugify(name)
+        if not slug or slug in names:
+            raise sub.fail(f"sub-corpus name {name!r} is empty or used twice in the phase")
+        names.add(slug)
+        available = sub.bool("available", True)
+        key_file, sha, documents = "", "", []
+        if available:
+            key_file, sha, documents = keys.put(sub.str("key"), sub.where)
+        SubCorpus.objects.update_or_create(
+            phase=phase, slug=slug,
+            defaults={"name": name, "available": available, "key_file": key_file,
+                      "sha256": sha, "documents": documents, "order": sc_order},
+        )
+
+
+def _load_baselines(top: _Reader, *, competition: Competition) -> list[Submission]:
+    created: list[Submission] = []
+    raw_baselines = top.list("baselines")
+    if not raw_baselines:
+        return created
+    team = organizer_team_get_or_create(competition=competition)
+    for index, raw in enumerate(raw_baselines):
+        reader = _Reader(raw, f"baselines[{index}]", top.source)
+        name = reader.str("name")
+        task_slug, _, phase_slug = reader.str("phase").partition("/")
+        phase = Phase.objects.filter(task__competition=competition, task__slug=task_slug,
+                                     slug=phase_slug).select_related("task").first()
+        if phase is None:
+            raise reader.fail(f"phase {reader.str('phase')!r} is not defined (task/phase)")
+        done = Submission.objects.filter(team=team, phase=phase, run_name=name,
+                                         is_baseline=True).exclude(
+            status__in=[Submission.Status.FAILED, Submission.Status.CANCELLED])
+        if done.exists():
+            continue
+        files = reader.data.get("files")
+        if not isinstance(files, Mapping) or not files:
+            raise reader.fail("'files' must map sub-corpus names to response files")
+        available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+        handles = []
+        try:
+            uploads = {}
+            for label, relative in files.items():
+                slug = subcorpus_for_name(str(label), available)
+                if slug is None:
+                    raise reader.fail(f"{label!r} is not an available sub-corpus of the phase")
+                file_path = (top.source.parent / str(relative)).resolve()
+                if not file_path.is_file():
+                    raise reader.fail(f"file {relative} not found")
+                handle = open(file_path, "rb")
+                handles.append(handle)
+                uploads[slug] = File(handle, name=file_path.name)
+            created.append(submission_create(
+                team=team, phase=phase, user=None, files=uploads, run_name=name,
+                description=reader.str("description", ""), is_baseline=True))
+        except SubmissionRejected as exc:
+            details = "; ".join(str(problem) for problem in exc.problems[:5])
+            raise reader.fail(f"baseline {name!r} was refused: {exc.message} {details}") from None
+        finally:
+            for handle in handles:
+                handle.close()
+    return created

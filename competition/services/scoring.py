@@ -1,0 +1,327 @@
+"""Scoring a submission: claim, compute, record, fail; re-score; sweep stuck jobs.
+
+Every step is safe to run twice. ``submission_claim`` takes a submission without locks (one
+conditional UPDATE; whoever updates the row owns the job). ``submission_compute`` runs the
+scorer and writes nothing. ``submission_record`` writes a new current ``ScoringRun`` with all
+its ``Score`` rows and the status ``scored`` in one transaction, and only for the task that
+holds the claim, so a redelivered or duplicated job never records twice.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from competition.errors import CompetitionError
+from competition.models import Phase, Score, ScoringRun, Submission, SubmissionFile, Task
+from competition.services.dispatch import scoring_enqueue
+
+logger = logging.getLogger(__name__)
+Status = Submission.Status
+
+TASK_MODE = Score.TASK_MODE
+# Analysis modes scored besides the task's own mode (identity tasks only).
+ANALYSIS_MODES: dict[str, tuple[tuple[str, ...], ...]] = {
+    Task.Kind.IDENTITY: (("remove_singletons", "remove_split_antecedent"),
+                         ("only_split_antecedent",)),
+}
+BRIDGING_METRICS = {"anaphora_recognition": "bridging_ar", "mention": "bridging_mention",
+                    "entity": "bridging_entity"}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreValue:
+    subcorpus_id: int
+    mode: str
+    metric: str
+    document: str
+    recall: float
+    precision: float
+    f1: float
+    counts: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringResults:
+    scorer_version: str
+    options: dict[str, list[str]]  # mode name -> option words
+    scores: tuple[ScoreValue, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def scoring_modes(task: Task) -> dict[str, list[str]]:
+    """{mode name: scorer options} for a task: its own mode (with per-document scores) and,
+    for identity tasks, the analysis modes."""
+    base = [str(word) for word in task.scorer_options]
+    modes = {TASK_MODE: [*base, "--per-doc"]}
+    for words in ANALYSIS_MODES.get(task.kind, ()):
+        modes[" ".join(words)] = [*words]
+    return modes
+
+
+# --- claim ------------------------------------------------------------------------------
+
+def submission_claim(*, submission_id: int, task_id: str) -> Submission | None:
+    """Take the job of scoring a submission, or None if it is done, cancelled or held by a
+    live task. A redelivered message keeps its task id and may take its own claim again.
+
+    Each claim counts as an attempt; a job claimed ``SCORING_MAX_ATTEMPTS`` times (a message
+    that kills its worker every time) is failed instead of being tried again.
+    """
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.SCORING_HARD_TIME_LIMIT)
+    claimable = (Q(status=Status.QUEUED) | Q(status=Status.SCORING, claimed_by=task_id)
+                 | Q(status=Status.SCORING, claimed_at__lt=stale))
+    updated = (
+        Submission.objects.filter(claimable, pk=submission_id,
+                                  attempts__lt=settings.SCORING_MAX_ATTEMPTS)
+        .update(status=Status.SCORING, claimed_by=task_id, claimed_at=now,
+                scoring_started_at=now, attempts=F("attempts") + 1, updated_at=now)
+    )
+    if updated == 1:
+        return Submission.objects.select_related("phase__task").get(pk=submission_id)
+    exhausted = Submission.objects.filter(
+        claimable, pk=submission_id, attempts__gte=settings.SCORING_MAX_ATTEMPTS).first()
+    if exhausted is not None:
+        submission_fail(submission=exhausted, reason=attempts_message(exhausted.attempts),
+                        platform_failure=True)
+    return None
+
+
+def attempts_message(attempts: int) -> str:
+    return (f"Scoring did not finish after {attempts} attempts. This is a problem of the "
+            "platform, not of your files; the run does not count against your limits and the "
+            "organizers can re-score it.")
+
+
+# --- compute ----------------------------------------------------------------------------
+
+def submission_compute(*, submission: Submission) -> ScoringResults:
+    """Score every sub-corpus of a submission in every mode of its task. Writes nothing.
+
+    Raises ``scoring.ScoringError`` when the scorer refuses the input.
+    """
+    import scoring
+
+    task = submission.phase.task
+    modes = scoring_modes(task)
+    files = SubmissionFile.objects.filter(submission=submission, subcorpus__available=True)
+    files = files.select_related("subcorpus").order_by("subcorpus__order", "subcorpus_id")
+    scores: list[ScoreValue] = []
+    warnings: list[str] = []
+    for submitted in files:
+        key = str(submitted.subcorpus.key_path)
+        response = str(submitted.absolute_path)
+        for mode, options in modes.items():
+            report = scoring.score_files(key, response, list(options))
+            scores.extend(report_to_scores(report, subcorpus_id=submitted.subcorpus_id,
+                                           mode=mode, per_document=mode == TASK_MODE))
+            for warning in report.get("warnings") or ():
+                text = str(warning).replace(key, f"gold key of {submitted.subcorpus.name}")
+                warnings.append(text.replace(response, submitted.original_name))
+    return ScoringResults(scorer_version=str(getattr(scoring, "__version__", "unknown")),
+                          options=modes, scores=tuple(scores), warnings=tuple(warnings))
+
+
+def _number(value: Any) -> float:
+    number = float(value) if value is not None else 0.0
+    return number if math.isfinite(number) else 0.0
+
+
+def _prf(raw: Any) -> tuple[float, float, float, dict] | None:
+    """(recall, precision, f1, counts) from a report cell, or None if absent."""
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping):
+        if not {"recall", "precision", "f1"} & raw.keys():
+            return None
+        counts = raw.get("counts") or {}
+        return (_number(raw.get("recall")), _number(raw.get("precision")),
+                _number(raw.get("f1")), dict(counts) if isinstance(counts, Mapping) else {})
+    if isinstance(raw, (int, float)):
+        return None
+    return None
+
+
+def report_to_scores(report: Mapping[str, Any], *, subcorpus_id: int, mode: str,
+                     per_document: bool) -> list[ScoreValue]:
+    """Score rows from the scorer's ``--json`` report.
+
+    Sub-corpus rows (document "") for every metric of the report: the coreference metrics,
+    ``conll`` (F1 = the CoNLL average; recall and precision = the averages of MUC, B³ and
+    CEAFe), ``non_referring``, ``bridging_ar``/``bridging_mention``/``bridging_entity`` and
+    ``bridging_entity:<relation>``; per-document rows when asked.
+    """
+    rows: list[ScoreValue] = []
+
+    def add(metric: str, raw: Any, document: str = "") -> None:
+        if (cell := _prf(raw)) is not None:
+            rows.append(ScoreValue(subcorpus_id, mode, metric, document, *cell))
+
+    metrics = report.get("metrics") or {}
+    for name, raw in metrics.items():
+        add(str(name), raw)
+    conll = _conll_row(report.get("conll"), metrics)
+    if conll is not None:
+        rows.append(ScoreValue(subcorpus_id, mode, "conll", "", *conll))
+    add("non_referring", report.get("non_referring"))
+    bridging = report.get("bridging") or {}
+    for name, metric in BRIDGING_METRICS.items():
+        add(metric, bridging.get(name))
+    for relation, raw in (bridging.get("by_relation") or {}).items():
+        add(f"bridging_entity:{relation}", raw)
+    if per_document:
+        for document, cells in (report.get("per_document") or {}).items():
+            for name, raw in (cells or {}).items():
+                add(str(name), raw, document=str(document))
+            if "conll" not in (cells or {}):
+                conll = _conll_row(None, cells or {})
+                if conll is not None:
+                    rows.append(ScoreValue(subcorpus_id, mode, "conll", str(document), *conll))
+    return rows
+
+
+def _conll_row(raw: Any, metrics: Mapping[str, Any]) -> tuple[float, float, float, dict] | None:
+    parts = [_prf(metrics.get(name)) for name in ("muc", "bcub", "ceafe")]
+    if isinstance(raw, Mapping) and (cell := _prf(raw)) is not None:
+        return cell
+    if any(part is None for part in parts):
+        if isinstance(raw, (int, float)):
+            return (0.0, 0.0, _number(raw), {})
+        return None
+    recall = sum(p[0] for p in parts) / 3
+    precision = sum(p[1] for p in parts) / 3
+    f1 = _number(raw) if isinstance(raw, (int, float)) else sum(p[2] for p in parts) / 3
+    return (recall, precision, f1, {})
+
+
+# --- record -----------------------------------------------------------------------------
+
+def submission_record(*, submission: Submission, results: ScoringResults,
+                      task_id: str) -> bool:
+    """Store a scoring as the submission's new current run and mark it scored.
+
+    One transaction: the claim is checked under a row lock, older runs stop being current
+    (they stay as history), the new run's rows are written, the status becomes ``scored``.
+    Returns False (and writes nothing) when this task no longer holds the claim.
+    """
+    with transaction.atomic():
+        held = (Submission.objects.select_for_update()
+                .filter(pk=submission.pk, status=Status.SCORING, claimed_by=task_id).first())
+        if held is None:
+            return False
+        now = timezone.now()
+        ScoringRun.objects.filter(submission=held, is_current=True).update(is_current=False)
+        run = ScoringRun.objects.create(submission=held, scorer_version=results.scorer_version,
+                                        options=results.options, task_id=task_id,
+                                        created_at=now, is_current=True)
+        Score.objects.bulk_create(
+            [Score(run=run, submission=held, subcorpus_id=value.subcorpus_id, mode=value.mode,
+                   metric=value.metric, document=value.document, recall=value.recall,
+                   precision=value.precision, f1=value.f1, counts=value.counts)
+             for value in results.scores],
+            batch_size=1000,
+        )
+        Submission.objects.filter(pk=held.pk).update(
+            status=Status.SCORED, scored_at=now, scorer_version=results.scorer_version,
+            error="\n".join(results.warnings)[:10000], platform_failure=False, updated_at=now)
+    return True
+
+
+def submission_fail(*, submission: Submission, reason: str, platform_failure: bool,
+                    task_id: str | None = None) -> bool:
+    """Mark a pending submission failed with a message the team can read.
+
+    ``platform_failure`` says whose fault it is: the platform's (time or memory limit, lost
+    job) — then the run does not count against the team's limits — or the files'.
+    With ``task_id``, only the task that holds the claim may fail it.
+    """
+    pending = Submission.objects.filter(pk=submission.pk,
+                                        status__in=[Status.QUEUED, Status.SCORING])
+    if task_id is not None:
+        pending = pending.filter(claimed_by=task_id)
+    now = timezone.now()
+    updated = pending.update(status=Status.FAILED, failed_at=now, error=reason[:10000],
+                             platform_failure=platform_failure, updated_at=now)
+    return updated == 1
+
+
+# --- re-score ---------------------------------------------------------------------------
+
+def submission_rescore(*, submission: Submission) -> Submission:
+    """Queue a scored or failed submission to be scored again; its current run stays current
+    (and the old runs stay as history) until the new run is recorded."""
+    with transaction.atomic():
+        current = Submission.objects.select_for_update().get(pk=submission.pk)
+        if current.status not in (Status.SCORED, Status.FAILED):
+            raise CompetitionError("invalid_status", submission=current.pk,
+                                   status=current.get_status_display().lower(),
+                                   expected="scored or failed")
+        now = timezone.now()
+        Submission.objects.filter(pk=current.pk).update(
+            status=Status.QUEUED, queued_at=now, claimed_by="", claimed_at=None, attempts=0,
+            error="", platform_failure=False, failed_at=None, updated_at=now)
+        scoring_enqueue(submission_id=current.pk)
+    current.refresh_from_db()
+    return current
+
+
+def phase_rescore(*, phase: Phase) -> list[Submission]:
+    """Re-score every scored (or platform-failed) submission of a phase, keeping history."""
+    ids = list(Submission.objects.filter(phase=phase).filter(
+        Q(status=Status.SCORED) | Q(status=Status.FAILED, platform_failure=True)
+    ).values_list("pk", flat=True))
+    return [submission_rescore(submission=Submission(pk=pk)) for pk in ids]
+
+
+# --- sweep ------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SweepReport:
+    requeued: tuple[int, ...]
+    failed: tuple[int, ...]
+
+
+def submission_sweep(*, now: datetime | None = None) -> SweepReport:
+    """Re-queue submissions left in ``queued`` or ``scoring`` past ``SWEEP_STUCK_AFTER``
+    seconds; fail (as the platform's fault, with a message) those that used all their attempts.
+    """
+    now = now or timezone.now()
+    limit = now - timedelta(seconds=settings.SWEEP_STUCK_AFTER)
+    stuck = Submission.objects.filter(
+        Q(status=Status.QUEUED, queued_at__lt=limit)
+        | Q(status=Status.SCORING, claimed_at__lt=limit)
+    ).values_list("pk", "status", "attempts", "queued_at", "claimed_at")
+    requeued: list[int] = []
+    failed: list[int] = []
+    for pk, status, attempts, queued_at, claimed_at in stuck:
+        # An attempt whose message was lost before any worker claimed it counts too.
+        attempts_used = attempts + (1 if status == Status.QUEUED else 0)
+        condition = Q(pk=pk, status=status, attempts=attempts)
+        if attempts_used >= settings.SCORING_MAX_ATTEMPTS:
+            updated = Submission.objects.filter(condition).update(
+                status=Status.FAILED, failed_at=now, error=attempts_message(attempts_used),
+                platform_failure=True, attempts=attempts_used, updated_at=now)
+            if updated:
+                failed.append(pk)
+            continue
+        with transaction.atomic():
+            updated = Submission.objects.filter(condition).update(
+                status=Status.QUEUED, queued_at=now, claimed_by="", claimed_at=None,
+                attempts=attempts_used, updated_at=now)
+            if updated:
+                scoring_enqueue(submission_id=pk)
+                requeued.append(pk)
+    if requeued or failed:
+        logger.warning("sweep: re-queued %s, failed %s", requeued, failed)
+    return SweepReport(requeued=tuple(requeued), failed=tuple(failed))
+

@@ -1,0 +1,315 @@
+"""Submissions: upload, validate, count, queue; cancel, choose, disqualify.
+
+The order of ``submission_create`` is the point: everything that can reject an upload (phase
+dates, membership, limits, zip safety, validation with the scorer's own reader) runs before
+anything is written, so a rejected upload stores nothing and spends no quota. The limit check
+is repeated under a lock on the team row so that concurrent uploads cannot exceed a limit.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from competition.errors import CompetitionError, SubmissionRejected
+from competition.models import Membership, Phase, Submission, SubmissionFile, SubCorpus, Team
+from competition.services.dispatch import scoring_enqueue
+from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
+
+logger = logging.getLogger(__name__)
+Status = Submission.Status
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an uploaded response file, as shown to the team."""
+
+    file: str  # the name the team uploaded
+    subcorpus: str
+    document: str | None
+    line: int | None
+    message: str
+    code: str
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        doc = f" [document {self.document}]" if self.document else ""
+        return f"{where}{doc}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    daily_used: int
+    daily_limit: int
+    total_used: int
+    total_limit: int
+    resets_at: datetime
+
+    @property
+    def remaining(self) -> int:
+        return max(0, min(self.daily_limit - self.daily_used, self.total_limit - self.total_used))
+
+
+def upload_limits() -> UploadLimits:
+    return UploadLimits(
+        max_upload_bytes=settings.SUBMISSION_MAX_UPLOAD_BYTES,
+        max_uncompressed_bytes=settings.SUBMISSION_MAX_UNCOMPRESSED_BYTES,
+        max_compression_ratio=settings.SUBMISSION_MAX_COMPRESSION_RATIO,
+    )
+
+
+def utc_day_start(at: datetime) -> datetime:
+    """Midnight UTC of the day ``at`` falls in: daily limits reset there."""
+    return at.astimezone(dt_timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def submissions_counted(*, team: Team, phase: Phase) -> QuerySet[Submission]:
+    """Submissions that count against the limits: validated, not cancelled, not failed by the
+    platform, not baselines."""
+    return (
+        Submission.objects.filter(team=team, phase=phase, validated_at__isnull=False,
+                                  is_baseline=False)
+        .exclude(status__in=[Status.CANCELLED, Status.REJECTED])
+        .exclude(status=Status.FAILED, platform_failure=True)
+    )
+
+
+def submission_quota(*, team: Team, phase: Phase, at: datetime | None = None) -> Quota:
+    """How much of its daily (UTC day) and total limits the team has used in the phase."""
+    at = at or timezone.now()
+    day_start = utc_day_start(at)
+    counted = submissions_counted(team=team, phase=phase)
+    return Quota(
+        daily_used=counted.filter(validated_at__gte=day_start,
+                                  validated_at__lt=day_start + timedelta(days=1)).count(),
+        daily_limit=phase.daily_limit,
+        total_used=counted.count(),
+        total_limit=phase.total_limit,
+        resets_at=day_start + timedelta(days=1),
+    )
+
+
+def _check_limits(*, team: Team, phase: Phase, at: datetime) -> None:
+    quota = submission_quota(team=team, phase=phase, at=at)
+    if quota.total_used >= quota.total_limit:
+        raise SubmissionRejected("total_limit", limit=quota.total_limit)
+    if quota.daily_used >= quota.daily_limit:
+        raise SubmissionRejected("daily_limit", limit=quota.daily_limit)
+
+
+def _check_may_submit(*, team: Team, phase: Phase, user, is_baseline: bool, at: datetime) -> None:
+    if team.competition_id != phase.task.competition_id:
+        raise SubmissionRejected("team_competition", team=team.name)
+    if is_baseline:
+        if not team.is_organizer_team:
+            raise SubmissionRejected("not_a_member", team=team.name)
+        return
+    if user is None or not Membership.objects.filter(team=team, user=user).exists():
+        raise SubmissionRejected("not_a_member", team=team.name)
+    if not phase.is_open(at=at):
+        raise SubmissionRejected("phase_closed", phase=phase.title)
+    _check_limits(team=team, phase=phase, at=at)
+
+
+def scorer_options_for_validation(phase: Phase) -> list[str]:
+    return [str(word) for word in phase.task.scorer_options]
+
+
+def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
+                         subcorpora: Mapping[str, SubCorpus]) -> list[Problem]:
+    """Validate every response file against its gold key with the scorer's own reader.
+
+    Messages about the gold key's side never name the key's path or line: the team sees only
+    "gold key of <sub-corpus>".
+    """
+    from scoring import validate_response
+    from scoring.errors import ScoringInputError, UsageError
+
+    options = scorer_options_for_validation(phase)
+    problems: list[Problem] = []
+    for slug, response in received.items():
+        subcorpus = subcorpora[slug]
+        key_path = subcorpus.key_path
+        try:
+            found = validate_response(str(key_path), str(response.path), options,
+                                      max_problems=50)
+        except UsageError as exc:
+            logger.error("scorer options of %s are invalid: %s", phase, exc)
+            raise CompetitionError("scorer_config", reason=str(exc)) from None
+        except ScoringInputError as exc:  # a reader may raise instead of returning
+            found = [exc]
+        for error in found:
+            problems.append(_problem_from(error, response=response, subcorpus=subcorpus,
+                                          key_path=Path(key_path)))
+    return problems
+
+
+def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
+                  key_path: Path) -> Problem:
+    path = str(getattr(error, "path", ""))
+    message = str(getattr(error, "message", error))
+    # Never show private or server paths: name files as the team knows them.
+    message = message.replace(str(key_path), f"gold key of {subcorpus.name}")
+    message = message.replace(str(response.path), response.original_name)
+    on_key_side = bool(path) and Path(path) == key_path
+    return Problem(
+        file=f"gold key of {subcorpus.name}" if on_key_side else response.original_name,
+        subcorpus=subcorpus.name,
+        document=getattr(error, "document", None),
+        line=None if on_key_side else getattr(error, "line", None),
+        message=message,
+        code=str(getattr(error, "code", "invalid")),
+    )
+
+
+def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
+             subcorpora: Mapping[str, SubCorpus], workdir: Path) -> dict[str, ReceivedFile]:
+    names = {slug: sc.name for slug, sc in subcorpora.items()}
+    files = {key: value for key, value in (files or {}).items() if value is not None}
+    if archive is not None and files:
+        raise SubmissionRejected("duplicate_files", subcorpora="give either one zip or one file "
+                                 "per sub-corpus, not both")
+    if archive is not None:
+        received = receive_zip(archive=archive, subcorpora=names, workdir=workdir,
+                               limits=upload_limits())
+    elif files:
+        received = receive_files(files=files, subcorpora=names, workdir=workdir,
+                                 limits=upload_limits())
+    else:
+        raise SubmissionRejected("no_files")
+    missing = [sc.name for slug, sc in subcorpora.items() if slug not in received]
+    if missing:
+        raise SubmissionRejected("missing_files", subcorpora=", ".join(missing))
+    return received
+
+
+def _store(*, submission: Submission, received: Mapping[str, ReceivedFile],
+           subcorpora: Mapping[str, SubCorpus]) -> Path:
+    folder = Path(settings.MEDIA_ROOT) / "submissions" / str(submission.pk)
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for slug, response in received.items():
+        relative = Path("submissions") / str(submission.pk) / f"{slug}.conllua"
+        shutil.copyfile(response.path, Path(settings.MEDIA_ROOT) / relative)
+        rows.append(SubmissionFile(submission=submission, subcorpus=subcorpora[slug],
+                                   path=relative.as_posix(), original_name=response.original_name,
+                                   size=response.size, sha256=response.sha256))
+    SubmissionFile.objects.bulk_create(rows)
+    return folder
+
+
+def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upload] | None = None,
+                      archive: Upload | None = None, run_name: str = "", description: str = "",
+                      is_baseline: bool = False) -> Submission:
+    """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
+    one zip whose members are named by sub-corpus.
+
+    Raises ``SubmissionRejected`` (nothing stored, nothing counted) when the phase is closed,
+    the user is not in the team, a limit is reached, the upload is unsafe or a file does not
+    validate against its gold key (``problems`` then lists file, document and line).
+    Baselines (organizer team only) skip dates and limits.
+    """
+    now = timezone.now()
+    _check_may_submit(team=team, phase=phase, user=user, is_baseline=is_baseline, at=now)
+    subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
+    with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
+        received = _receive(files=files, archive=archive, subcorpora=subcorpora,
+                            workdir=Path(tmp))
+        if problems := response_files_check(phase=phase, received=received,
+                                            subcorpora=subcorpora):
+            raise SubmissionRejected("invalid_files", problems=problems)
+        return _submission_commit(team=team, phase=phase, user=user, received=received,
+                                  subcorpora=subcorpora, run_name=run_name,
+                                  description=description, is_baseline=is_baseline)
+
+
+def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,
+                       description: str, is_baseline: bool) -> Submission:
+    folder: Path | None = None
+    try:
+        with transaction.atomic():
+            Team.objects.select_for_update().get(pk=team.pk)  # serialise limit checks
+            now = timezone.now()
+            if not is_baseline:
+                if not phase.is_open(at=now):
+                    raise SubmissionRejected("phase_closed", phase=phase.title)
+                _check_limits(team=team, phase=phase, at=now)
+            submission = Submission.objects.create(
+                team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
+                description=description.strip(), is_baseline=is_baseline,
+                status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
+            )
+            folder = _store(submission=submission, received=received, subcorpora=subcorpora)
+            scoring_enqueue(submission_id=submission.pk)
+    except BaseException:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return submission
+
+
+def _require_status(submission: Submission, allowed: tuple[str, ...]) -> None:
+    if submission.status not in allowed:
+        raise CompetitionError("invalid_status", submission=submission.pk,
+                               status=submission.get_status_display().lower(),
+                               expected=" or ".join(str(s) for s in allowed))
+
+
+@transaction.atomic
+def submission_cancel(*, submission: Submission, user=None) -> Submission:
+    """Cancel a submission that has not been scored yet; it no longer counts."""
+    submission = Submission.objects.select_for_update().get(pk=submission.pk)
+    _require_status(submission, tuple(Submission.PENDING_STATUSES))
+    submission.status = Status.CANCELLED
+    submission.cancelled_at = timezone.now()
+    submission.claimed_by = ""
+    submission.save(update_fields=["status", "cancelled_at", "claimed_by", "updated_at"])
+    return submission
+
+
+@transaction.atomic
+def submission_disqualify(*, submission: Submission, reason: str) -> Submission:
+    """Mark a submission disqualified (organizers); leaderboards leave it out."""
+    Submission.objects.filter(pk=submission.pk).update(
+        disqualified=True, disqualified_reason=reason.strip(), updated_at=timezone.now())
+    submission.refresh_from_db()
+    return submission
+
+
+@transaction.atomic
+def submission_choose(*, submission: Submission, user=None) -> Submission:
+    """Make this scored submission the one that represents its team (phases with counts=chosen)."""
+    phase = submission.phase
+    if phase.counts != Phase.Counts.CHOSEN:
+        raise CompetitionError("not_chosen_phase", phase=phase.title)
+    Team.objects.select_for_update().get(pk=submission.team_id)
+    submission = Submission.objects.get(pk=submission.pk)
+    _require_status(submission, (Status.SCORED,))
+    Submission.objects.filter(team_id=submission.team_id, phase=phase, is_chosen=True).exclude(
+        pk=submission.pk).update(is_chosen=False)
+    Submission.objects.filter(pk=submission.pk).update(is_chosen=True)
+    submission.is_chosen = True
+    return submission
+
+
+def submission_member_check(*, submission: Submission, user) -> bool:
+    """Whether ``user`` belongs to the submission's team."""
+    return bool(user and user.is_authenticated and Membership.objects.filter(
+        team_id=submission.team_id, user=user).exists())
+
+
+__all__ = [
+    "Problem", "Quota", "submission_create", "submission_cancel", "submission_choose",
+    "submission_disqualify", "submission_quota", "submissions_counted",
+]

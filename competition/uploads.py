@@ -1,0 +1,197 @@
+"""Receiving response files: size caps, zip safety, matching files to sub-corpora.
+
+Uploads are untrusted data. Nothing here executes or interprets them beyond reading bytes:
+every file is streamed into a private working folder with a byte counter, and a zip archive is
+checked member by member (no absolute paths, no ``..``, no symlinks, no nested archives, no
+encryption, no duplicate or unknown names, capped sizes and compression ratio) before a single
+byte of it is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import zipfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, Protocol
+
+from competition.errors import SubmissionRejected
+
+CHUNK = 1024 * 1024
+ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
+ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"7z\xbc\xaf",
+                 b"Rar!", b"\x28\xb5\x2f\xfd")
+
+
+class Upload(Protocol):
+    """What we need of an uploaded file (Django's UploadedFile has it)."""
+
+    name: str
+    size: int
+
+    def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class UploadLimits:
+    max_upload_bytes: int
+    max_uncompressed_bytes: int
+    max_compression_ratio: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedFile:
+    """One response file, written to the working folder, for one sub-corpus."""
+
+    subcorpus_slug: str
+    original_name: str
+    path: Path
+    size: int
+    sha256: str
+
+
+def subcorpus_for_name(name: str, subcorpora: Mapping[str, str]) -> str | None:
+    """The slug of the sub-corpus a file name stands for, or None.
+
+    ``subcorpora`` maps slug → display name. A name matches when its stem (the part before the
+    first dot) equals a slug or a name, ignoring case: ``LIGHT.CONLLUA``, ``light.conllua`` and
+    ``light`` all name the sub-corpus ``light`` (LIGHT).
+    """
+    stem = PurePosixPath(name).name.split(".", 1)[0].strip().lower()
+    for slug, display in subcorpora.items():
+        if stem in {slug.lower(), display.lower()}:
+            return slug
+    return None
+
+
+def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int, name: str) -> tuple[int, str]:
+    """Write chunks to ``target`` with a byte counter; returns (size, sha256)."""
+    digest = hashlib.sha256()
+    size = 0
+    with open(target, "wb") as out:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                raise SubmissionRejected("upload_too_large", name=name, size=f"over {limit}",
+                                         limit=limit)
+            digest.update(chunk)
+            out.write(chunk)
+    return size, digest.hexdigest()
+
+
+def _looks_like_archive(head: bytes, name: str) -> bool:
+    return name.lower().endswith(ARCHIVE_SUFFIXES) or head.startswith(ARCHIVE_MAGIC)
+
+
+def receive_files(*, files: Mapping[str, Upload], subcorpora: Mapping[str, str],
+                  workdir: Path, limits: UploadLimits) -> dict[str, ReceivedFile]:
+    """Write one uploaded file per sub-corpus (keyed by slug) into ``workdir``."""
+    unknown = sorted(key for key in files if key not in subcorpora)
+    if unknown:
+        raise SubmissionRejected("unknown_files", names=", ".join(unknown),
+                                 expected=", ".join(subcorpora.values()))
+    received: dict[str, ReceivedFile] = {}
+    for slug, upload in files.items():
+        if upload.size is not None and upload.size > limits.max_upload_bytes:
+            raise SubmissionRejected("upload_too_large", name=upload.name, size=upload.size,
+                                     limit=limits.max_upload_bytes)
+        target = workdir / f"{slug}.conllua"
+        size, sha = _write_stream(upload.chunks(), target, limit=limits.max_upload_bytes,
+                                  name=upload.name)
+        with open(target, "rb") as fh:
+            head = fh.read(8)
+        if _looks_like_archive(head, upload.name):
+            raise SubmissionRejected("unsafe_zip", reason=f"{upload.name} is an archive; upload "
+                                     "CONLL-UA text files, or one zip of them")
+        received[slug] = ReceivedFile(slug, upload.name, target, size, sha)
+    return received
+
+
+def _zip_member_problem(info: zipfile.ZipInfo) -> str | None:
+    """Why a zip member is unsafe, or None."""
+    name = info.filename
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        return f"{name!r} has an absolute path"
+    if "\\" in name:
+        return f"{name!r} uses backslashes in its path"
+    if any(part == ".." for part in PurePosixPath(name).parts):
+        return f"{name!r} points outside the archive (..)"
+    mode = info.external_attr >> 16
+    if stat.S_ISLNK(mode):
+        return f"{name!r} is a symbolic link"
+    if info.flag_bits & 0x1:
+        return f"{name!r} is encrypted"
+    if name.lower().endswith(ARCHIVE_SUFFIXES):
+        return f"{name!r} is a nested archive"
+    return None
+
+
+def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path,
+                limits: UploadLimits) -> dict[str, ReceivedFile]:
+    """Check a zip archive of response files, then write its members into ``workdir``."""
+    if archive.size is not None and archive.size > limits.max_upload_bytes:
+        raise SubmissionRejected("upload_too_large", name=archive.name, size=archive.size,
+                                 limit=limits.max_upload_bytes)
+    zip_path = workdir / "upload.zip"
+    _write_stream(archive.chunks(), zip_path, limit=limits.max_upload_bytes, name=archive.name)
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            return _extract_checked(zf, subcorpora=subcorpora, workdir=workdir, limits=limits)
+    except zipfile.BadZipFile as exc:
+        raise SubmissionRejected("bad_zip", reason=str(exc)) from None
+    finally:
+        zip_path.unlink(missing_ok=True)
+
+
+def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], workdir: Path,
+                     limits: UploadLimits) -> dict[str, ReceivedFile]:
+    members = [info for info in zf.infolist() if not info.is_dir()]
+    if not members:
+        raise SubmissionRejected("no_files")
+    by_slug: dict[str, zipfile.ZipInfo] = {}
+    unknown: list[str] = []
+    duplicates: set[str] = set()
+    total = 0
+    for info in members:
+        if problem := _zip_member_problem(info):
+            raise SubmissionRejected("unsafe_zip", reason=problem)
+        total += info.file_size
+        if total > limits.max_uncompressed_bytes:
+            raise SubmissionRejected("unsafe_zip", reason="its uncompressed size exceeds "
+                                     f"{limits.max_uncompressed_bytes} bytes")
+        if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
+            raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is compressed "
+                                     f"more than {limits.max_compression_ratio}:1")
+        slug = subcorpus_for_name(info.filename, subcorpora)
+        if slug is None:
+            unknown.append(info.filename)
+        elif slug in by_slug:
+            duplicates.add(subcorpora[slug])
+        else:
+            by_slug[slug] = info
+    if unknown:
+        raise SubmissionRejected("unknown_files", names=", ".join(sorted(unknown)),
+                                 expected=", ".join(subcorpora.values()))
+    if duplicates:
+        raise SubmissionRejected("duplicate_files", subcorpora=", ".join(sorted(duplicates)))
+    received: dict[str, ReceivedFile] = {}
+    for slug, info in by_slug.items():
+        target = workdir / f"{slug}.conllua"
+        with zf.open(info) as member:
+            head = member.peek(8)[:8] if hasattr(member, "peek") else b""
+            if _looks_like_archive(head, info.filename):
+                raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is a nested "
+                                         "archive")
+            # Never trust the header's sizes: count what actually comes out.
+            limit = min(info.file_size, limits.max_uncompressed_bytes)
+            size, sha = _write_stream(_read_chunks(member), target, limit=limit,
+                                      name=info.filename)
+        received[slug] = ReceivedFile(slug, PurePosixPath(info.filename).name, target, size, sha)
+    return received
+
+
+def _read_chunks(stream: IO[bytes]) -> Iterable[bytes]:
+    while chunk := stream.read(CHUNK):
+        yield chunk

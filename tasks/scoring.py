@@ -1,0 +1,92 @@
+"""Scoring jobs.
+
+``score_submission_task`` is safe to run twice: it claims the submission (a redelivered
+message keeps its task id and may re-take its own claim), computes without writing, and
+records in one transaction only while it holds the claim. Messages are acknowledged late and
+re-queued when a worker dies, each job has soft and hard time limits, and each worker child
+has a memory cap. ``sweep_stuck_submissions`` (celery beat) re-queues jobs whose message was
+lost and fails, with a message, those that used all their attempts.
+"""
+
+from __future__ import annotations
+
+import logging
+import resource
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from celery.signals import worker_process_init
+from django.conf import settings
+from django.db import OperationalError
+
+logger = logging.getLogger(__name__)
+
+TIME_LIMIT_MESSAGE = ("Scoring stopped at the time limit of {seconds} s. This is a limit of "
+                      "the platform: the run does not count against your limits.")
+MEMORY_LIMIT_MESSAGE = ("Scoring stopped at the memory limit of {mb} MB. This is a limit of "
+                        "the platform: the run does not count against your limits.")
+CRASH_MESSAGE = ("An internal error stopped the scoring. This is a problem of the platform, "
+                 "not of your files: the run does not count against your limits, and the "
+                 "organizers can re-score it.")
+
+
+@worker_process_init.connect
+def limit_child_memory(**_: object) -> None:
+    """Cap the data segment of every worker child: a runaway job raises MemoryError (and
+    fails with a message) instead of taking the machine down."""
+    limit = settings.SCORING_MEMORY_LIMIT_MB * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    except (ValueError, OSError):  # pragma: no cover - platform without RLIMIT_DATA
+        logger.warning("could not set a memory limit of %s MB", settings.SCORING_MEMORY_LIMIT_MB)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True,
+             autoretry_for=(OperationalError,), retry_backoff=True, retry_backoff_max=60,
+             max_retries=5)
+def score_submission_task(self, submission_id: int) -> str:
+    """Score one submission. A redelivered message is harmless: claim, compute, replace."""
+    from competition import services
+    from scoring.errors import ScoringError, ScoringInputError
+
+    task_id = self.request.id or f"local-{submission_id}"
+    submission = services.submission_claim(submission_id=submission_id, task_id=task_id)
+    if submission is None:
+        return "skipped"  # done already, cancelled, or another task holds it
+
+    def fail(reason: str, *, platform: bool) -> str:
+        services.submission_fail(submission=submission, reason=reason,
+                                 platform_failure=platform, task_id=task_id)
+        return "failed"
+
+    try:
+        results = services.submission_compute(submission=submission)
+    except ScoringInputError as exc:  # the files: expected, no retry
+        return fail(str(exc), platform=False)
+    except ScoringError as exc:  # the scorer's configuration: expected, no retry
+        return fail(f"The scorer refused the task's options: {exc}", platform=True)
+    except SoftTimeLimitExceeded:
+        return fail(TIME_LIMIT_MESSAGE.format(seconds=settings.SCORING_SOFT_TIME_LIMIT),
+                    platform=True)
+    except MemoryError:
+        return fail(MEMORY_LIMIT_MESSAGE.format(mb=settings.SCORING_MEMORY_LIMIT_MB),
+                    platform=True)
+    except OperationalError:
+        raise  # the database: retried with backoff, under the same task id
+    except Exception:
+        # Containment: mark the submission so it is not left "scoring", then re-raise so the
+        # crash is logged by the worker.
+        fail(CRASH_MESSAGE, platform=True)
+        raise
+    recorded = services.submission_record(submission=submission, results=results,
+                                          task_id=task_id)
+    return "scored" if recorded else "skipped"
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def sweep_stuck_submissions() -> dict[str, list[int]]:
+    """Re-queue submissions stuck in queued/scoring; fail those out of attempts."""
+    from competition import services
+
+    report = services.submission_sweep()
+    return {"requeued": list(report.requeued), "failed": list(report.failed)}
