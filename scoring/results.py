@@ -71,6 +71,9 @@ class MetricResult:
     name: str
     prf: PRF
     counts: tuple[PRCounts, ...]
+    # only_split_antecedent counters (spec §5), one per entry of ``counts``; ``prf`` is
+    # computed from them in that mode
+    split_counts: tuple[PRCounts, ...] = ()
 
 
 @dataclass(slots=True)
@@ -79,6 +82,8 @@ class DocumentResult:
     metrics: dict[str, MetricResult] = field(default_factory=dict)
     non_referring: TPCounts | None = None
     bridging: dict[str, TPCounts] | None = None  # anaphora_recognition, mention, entity
+    bridging_by_relation: dict[str, dict[str, TPCounts]] | None = None  # key relation → levels
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
