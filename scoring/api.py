@@ -1,0 +1,306 @@
+"""The scorer's Python interface: what the command line and the platform call.
+
+- `score_files(key_path, response_path, options)` → the ``--json`` object (a dict);
+- `read_documents(path, format="auto")` → list of `Document`;
+- `validate_response(key_path, response_path, options)` → every problem that would stop
+  scoring, for the platform's upload check (the same readers and checks as `score_files`,
+  so the validator and the scorer never disagree).
+
+Nothing here prints or exits: bad input raises `ScoringInputError`, bad options `UsageError`.
+Exploded files are streamed document by document, so a large corpus never sits in memory
+whole (the engine is handed a lazy sequence of document pairs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from scoring.errors import ScoringInputError
+from scoring.model import Document
+from scoring.options import Invocation, ScoringOptions, mode_dict, parse_options
+from scoring.readers import FORMATS, detect_format, read_head, reader_module
+from scoring.readers import exploded
+from scoring.results import CorpusResult, DocumentResult, PRCounts, TPCounts
+from scoring.validate import (bridging_warnings, compare_tokens, document_checks,
+                              document_pairing)
+
+__all__ = ["read_documents", "score_files", "validate_response"]
+
+BRIDGING_KINDS = ("anaphora_recognition", "mention", "entity")
+
+
+# -- reading ---------------------------------------------------------------------------------
+def read_documents(path: str, format: str = "auto", *,
+                   collect: list | None = None) -> list[Document]:
+    """Every document of a file, with every annotation layer and the layout.
+
+    ``format`` is a ``-f`` name (ua, corefud, conll, muc7) or ``auto``, which picks the first
+    format whose reader recognises the file (exploded CONLL-UA when none does). With
+    ``collect`` a list, exploded files report every problem there instead of raising.
+    """
+    if format == "auto":
+        format = detect_format(path) or "ua"
+    if format == "ua":
+        return exploded.read(path, collect=collect)
+    return _read_other(path, format, collect)
+
+
+def _read_other(path: str, format: str, collect: list | None) -> list[Document]:
+    try:
+        module = reader_module(format)
+    except ImportError:
+        raise ScoringInputError(path, None, f"the {format} reader is not available",
+                                code="unsupported_format") from None
+    try:
+        return list(module.read(path))
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+        return []
+
+
+def _file_format(path: str, options: ScoringOptions) -> str:
+    """The format to read ``path`` in: the ``-f`` one, or exploded CONLL-UA for ``auto``.
+
+    ``auto`` never reads another format silently (the reference printed zeros for CoNLL-2012
+    files, UA scorer issue #2): a file that is clearly another format is an error naming the
+    ``-f`` to use.
+    """
+    if options.format != "auto":
+        if options.format not in FORMATS:
+            raise ScoringInputError(path, None, f"unknown format {options.format!r} "
+                                    f"(expected one of {', '.join(FORMATS)})",
+                                    code="unsupported_format")
+        return options.format
+    kind = exploded.other_format(read_head(path))
+    if kind is not None:
+        raise ScoringInputError(path, 1, f"this looks like {kind} (expected exploded "
+                                "CONLL-UA, the default format)", code="wrong_format")
+    return "ua"
+
+
+def _exploded_settings(options: ScoringOptions, side: str) -> dict[str, Any]:
+    """Reader settings for one side of a scoring run: only the layers the mode reads."""
+    if options.discourse_deixis:
+        layers = ["discourse_deixis"]
+    else:
+        layers = ["identity"] + (["bridging"] if options.keep_bridging else [])
+    uses_min = (options.matching == "partial-corefud" and side == "key"
+                or options.matching == "head")
+    return {"layers": layers, "check_min": uses_min, "discontinuous": options.style == "v2",
+            "allow_crossing": options.allow_boundary_crossing, "layout": False}
+
+
+class _Pairing:
+    """Key and response documents, paired by name, checked, and handed out one by one."""
+
+    def __init__(self, key_path: str, response_path: str, options: ScoringOptions) -> None:
+        self.key_path = str(key_path)
+        self.response_path = str(response_path)
+        self.options = options
+        self.warnings: list[str] = []
+        self.scored: list[str] = []
+        self.key_format = _file_format(self.key_path, options)
+        self.response_format = _file_format(self.response_path, options)
+
+    # names first, so a missing document is reported before anything is scored
+    def names(self, path: str, format: str) -> list[tuple[str, int]]:
+        if format == "ua":
+            names = exploded.document_names(path)
+            if not names:  # let the reader say what is wrong (empty file, no newdoc, ...)
+                for _ in exploded.iter_documents(path, layout=False):
+                    pass
+            return names
+        docs = self.loaded.setdefault(path, _read_other(path, format, None))
+        return [(doc.name, doc.line) for doc in docs]
+
+    def documents(self, path: str, format: str, side: str) -> Iterator[Document]:
+        if format == "ua":
+            return exploded.iter_documents(path, **_exploded_settings(self.options, side))
+        return iter(self.loaded[path])
+
+    def prepare(self) -> None:
+        self.loaded: dict[str, list[Document]] = {}
+        self.key_names = self.names(self.key_path, self.key_format)
+        self.response_names = self.names(self.response_path, self.response_format)
+        errors, warnings = document_pairing(self.key_path, self.key_names, self.response_path,
+                                            self.response_names,
+                                            self.options.missing_documents)
+        if errors:
+            raise errors[0]
+        self.warnings.extend(warnings)
+
+    def pairs(self) -> Iterator[tuple[Document, Document]]:
+        """(key, response) per scored key document, in key order; checks each pair."""
+        options = self.options
+        response_set = {name for name, _ in self.response_names}
+        key_set = {name for name, _ in self.key_names}
+        common_response = [name for name, _ in self.response_names if name in key_set]
+        common_key = [name for name, _ in self.key_names if name in response_set]
+        responses = self.documents(self.response_path, self.response_format, "response")
+        lookup: dict[str, Document] | None = None
+        if common_key != common_response:  # different order: index the response once
+            lookup = {doc.name: doc for doc in responses}
+        for key_doc in self.documents(self.key_path, self.key_format, "key"):
+            if key_doc.name in response_set:
+                if lookup is not None:
+                    response_doc = lookup.pop(key_doc.name)
+                else:
+                    response_doc = next(doc for doc in responses if doc.name == key_doc.name)
+            elif options.missing_documents == "empty":
+                response_doc = Document(name=key_doc.name, path=self.response_path, line=0,
+                                        tokens=key_doc.tokens, token_lines=key_doc.token_lines)
+            else:
+                continue
+            self.check(key_doc, response_doc)
+            self.scored.append(key_doc.name)
+            yield key_doc, response_doc
+
+    def check(self, key_doc: Document, response_doc: Document) -> None:
+        if (problem := compare_tokens(key_doc, response_doc)) is not None:
+            raise problem
+        for doc in (key_doc, response_doc):
+            problems = document_checks(doc, self.options)
+            if problems:
+                raise problems[0]
+            if self.options.keep_bridging and not self.options.discourse_deixis:
+                self.warnings.extend(bridging_warnings(doc))
+
+
+# -- scoring ---------------------------------------------------------------------------------
+def score_files(key_path: str, response_path: str, options: Sequence[str] = ()) -> dict:
+    """Score a response file against a key file; return the ``--json`` object.
+
+    ``options`` are the command-line words after KEY and RESPONSE (v1 bare words or v2 dash
+    options, plus ``--per-doc`` and ``--missing-documents``; ``--json`` is accepted and has
+    no effect here). The result (docs/scorer.md, "JSON output")::
+
+        {"mode": {...effective flags...},
+         "metrics": {"muc": {"recall": r, "precision": p, "f1": f}, ...selected only...},
+         "conll": fraction or None,
+         "non_referring": None or {"recall", "precision", "f1"},
+         "bridging": None or {"anaphora_recognition": {...}, "mention": {...},
+                              "entity": {...}, "by_relation": {rel: {...}}},
+         "documents": [names scored], "warnings": [...],
+         "per_document": {...}}        # only with --per-doc
+
+    Raises `UsageError` for bad options and `ScoringInputError` for bad input.
+    """
+    invocation = parse_options(options)
+    return score_invocation(key_path, response_path, invocation)
+
+
+def score_invocation(key_path: str, response_path: str, invocation: Invocation) -> dict:
+    """`score_files` for options parsed already."""
+    from scoring.engine import score_corpus
+
+    pairing = _Pairing(key_path, response_path, invocation.options)
+    pairing.prepare()
+    result = score_corpus(pairing.pairs(), invocation.options)
+    warnings = list(invocation.notes) + pairing.warnings
+    for warning in result.warnings:
+        if warning not in warnings:
+            warnings.append(warning)
+    return result_dict(result, invocation, documents=pairing.scored, warnings=warnings)
+
+
+def result_dict(result: CorpusResult, invocation: Invocation, *, documents: list[str],
+                warnings: list[str]) -> dict:
+    """The ``--json`` object of a `CorpusResult`."""
+    options = invocation.options
+    wanted = list(options.metrics) + list(options.extra_metrics)
+    out: dict[str, Any] = {
+        "mode": mode_dict(options),
+        "metrics": {name: result.metrics[name].prf.as_dict()
+                    for name in wanted if name in result.metrics},
+        "conll": result.conll,
+        "non_referring": (result.non_referring.as_dict()
+                          if options.keep_non_referring and result.non_referring is not None
+                          else None),
+        "bridging": None,
+        "documents": list(documents),
+        "warnings": list(warnings),
+    }
+    if options.keep_bridging and result.bridging is not None:
+        bridging = {kind: result.bridging[kind].as_dict() for kind in BRIDGING_KINDS
+                    if kind in result.bridging}
+        bridging["by_relation"] = {
+            relation: {kind: prf.as_dict() for kind, prf in scores.items()}
+            for relation, scores in (result.bridging_by_relation or {}).items()}
+        out["bridging"] = bridging
+    if invocation.per_doc:
+        out["per_document"] = {doc.name: _document_dict(doc, wanted, options)
+                               for doc in result.documents}
+    return out
+
+
+def _counts(counts: PRCounts) -> dict[str, float]:
+    return {"p_num": counts.p_num, "p_den": counts.p_den, "r_num": counts.r_num,
+            "r_den": counts.r_den}
+
+
+def _tp(counts: TPCounts) -> dict[str, Any]:
+    return {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, **counts.prf().as_dict()}
+
+
+def _document_dict(doc: DocumentResult, wanted: list[str], options: ScoringOptions) -> dict:
+    out: dict[str, Any] = {}
+    for name in wanted:
+        metric = doc.metrics.get(name)
+        if metric is None:
+            continue
+        use_split = options.only_split_antecedent and metric.split_counts
+        counts = [_counts(c) for c in (metric.split_counts if use_split else metric.counts)]
+        out[name] = {**metric.prf.as_dict(),
+                     "counts": counts[0] if len(counts) == 1 else counts}
+    if options.keep_non_referring and doc.non_referring is not None:
+        out["non_referring"] = _tp(doc.non_referring)
+    if options.keep_bridging and doc.bridging is not None:
+        out["bridging"] = {kind: _tp(counts) for kind, counts in doc.bridging.items()}
+    return out
+
+
+# -- validation ------------------------------------------------------------------------------
+def validate_response(key_path: str, response_path: str, options: Sequence[str] = (),
+                      max_problems: int = 50) -> list[ScoringInputError]:
+    """Every problem that would stop `score_files` (up to ``max_problems``), in file order.
+
+    Parse errors of either file, missing and extra documents, token mismatches and ElementOf
+    cycles. An empty list means the pair scores. `UsageError` is raised for bad options.
+    """
+    invocation = parse_options(options)
+    opts = invocation.options
+    problems: list[ScoringInputError] = []
+    docs: dict[str, list[Document]] = {}
+    for side, path in (("key", key_path), ("response", response_path)):
+        try:
+            fmt = _file_format(str(path), opts)
+        except ScoringInputError as problem:
+            problems.append(problem)
+            continue
+        if fmt == "ua":
+            docs[side] = list(exploded.iter_documents(
+                str(path), collect=problems, **_exploded_settings(opts, side)))
+        else:
+            docs[side] = _read_other(str(path), fmt, problems)
+    if len(docs) < 2 or len(problems) >= max_problems:
+        return problems[:max_problems]
+    key_docs, response_docs = docs["key"], docs["response"]
+    errors, _ = document_pairing(
+        str(key_path), [(d.name, d.line) for d in key_docs], str(response_path),
+        [(d.name, d.line) for d in response_docs], opts.missing_documents)
+    problems.extend(errors)
+    by_name = {doc.name: doc for doc in response_docs}
+    for key_doc in key_docs:
+        problems.extend(document_checks(key_doc, opts))
+        response_doc = by_name.get(key_doc.name)
+        if response_doc is None:
+            continue
+        if (problem := compare_tokens(key_doc, response_doc)) is not None:
+            problems.append(problem)
+        problems.extend(document_checks(response_doc, opts))
+        if len(problems) >= max_problems:
+            break
+    return problems[:max_problems]

@@ -1,0 +1,195 @@
+"""Checks across documents and files that a reader alone cannot make.
+
+The readers check one file line by line. This module checks what needs a whole document, both
+files or the scoring mode: ElementOf cycles (the reference scorers loop forever, Q13), the
+pairing of key and response documents (missing or extra documents, Q16), equal tokens, and
+bridging links whose markables the identity layer lacks (the reference skips them with a
+message). Every problem is a `ScoringInputError` with a stable ``code``:
+
+``elementof_cycle``, ``missing_documents``, ``extra_documents``, ``token_count``,
+``token_mismatch``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from scoring.errors import ScoringInputError
+from scoring.model import Document, Markable
+from scoring.options import ScoringOptions
+
+LISTED = 10
+"""How many document names an error message lists before "and N more"."""
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:LISTED])
+    return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
+
+
+def elementof_cycles(doc: Document, markables: Sequence[Markable],
+                     layer: str = "IDENTITY") -> list[ScoringInputError]:
+    """One error per ElementOf cycle among mentioned entities (self-membership included).
+
+    Entity E "is an element of" P when a markable of E carries ``ElementOf=…P…`` and P has a
+    markable of its own (ElementOf to an unmentioned entity is dropped, spec Q12). A cycle
+    in that relation would make the accommodated set of P contain P itself.
+
+    >>> from scoring.model import Markable as M
+    >>> doc = Document("d", "f", 1, ("a", "b"))
+    >>> ms = (M("m1", "1", ((0, 0),), 3, element_of=("2",)), M("m2", "2", ((1, 1),), 4,
+    ...       element_of=("1",)))
+    >>> [e.code for e in elementof_cycles(doc, ms)]
+    ['elementof_cycle']
+    """
+    mentioned = {m.entity_id for m in markables}
+    edges: dict[str, list[str]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for markable in markables:
+        for plural in markable.element_of:
+            if plural in mentioned:
+                targets = edges.setdefault(markable.entity_id, [])
+                if plural not in targets:
+                    targets.append(plural)
+                    first_line[(markable.entity_id, plural)] = markable.line
+    problems = []
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    for root in edges:
+        if state.get(root):
+            continue
+        path: list[str] = []
+        stack: list[tuple[str, int]] = [(root, 0)]
+        while stack:
+            node, index = stack.pop()
+            if index == 0:
+                state[node] = 1
+                path.append(node)
+            targets = edges.get(node, ())
+            if index < len(targets):
+                stack.append((node, index + 1))
+                target = targets[index]
+                if state.get(target) == 1:
+                    cycle = path[path.index(target):] + [target]
+                    line = first_line[(node, target)]
+                    if len(cycle) == 2:
+                        what = f"entity {target} is an element of itself (ElementOf={target})"
+                    else:
+                        what = "ElementOf cycle " + " → ".join(cycle)
+                    problems.append(ScoringInputError(
+                        doc.path, line, f"document '{doc.name}': {layer} {what} (expected "
+                        "split antecedents to be elements of other entities, without cycles)",
+                        code="elementof_cycle", document=doc.name))
+                elif not state.get(target):
+                    stack.append((target, 0))
+            else:
+                state[node] = 2
+                path.pop()
+    return problems
+
+
+def layer_of(doc: Document, options: ScoringOptions) -> tuple[tuple[Markable, ...], str]:
+    """The markables a mode scores and the column they come from."""
+    if options.discourse_deixis:
+        return doc.discourse_deixis, "DISCOURSE_DEIXIS"
+    return doc.identity, "IDENTITY"
+
+
+def document_checks(doc: Document, options: ScoringOptions) -> list[ScoringInputError]:
+    """Problems of one document that only the scoring mode makes fatal (cycles)."""
+    if not (options.keep_split_antecedents or options.only_split_antecedent
+            or options.discourse_deixis):
+        return []  # without split antecedents ElementOf is not followed (Q13 is harmless)
+    markables, layer = layer_of(doc, options)
+    return elementof_cycles(doc, markables, layer)
+
+
+def bridging_warnings(doc: Document) -> list[str]:
+    """Bridging links naming a MarkableID that the identity layer lacks (they are skipped)."""
+    if not doc.bridging:
+        return []
+    known = {m.markable_id for m in doc.identity}
+    warnings = []
+    for link in doc.bridging:
+        absent = [name for name in (link.anaphor, link.anchor) if name not in known]
+        if absent:
+            warnings.append(
+                f"{doc.path}:{link.line}: document '{doc.name}': bridging pair (anaphor "
+                f"{link.anaphor}, anchor {link.anchor}) skipped: {', '.join(absent)} "
+                f"{'is' if len(absent) == 1 else 'are'} not a MarkableID of the IDENTITY column")
+    return warnings
+
+
+def compare_tokens(key: Document, response: Document) -> ScoringInputError | None:
+    """The first difference between the word tokens of a key and a response document."""
+    if key.tokens == response.tokens:
+        return None
+    n_key, n_response = len(key.tokens), len(response.tokens)
+    for index in range(min(n_key, n_response)):
+        if key.tokens[index] != response.tokens[index]:
+            key_line = key.token_lines[index] if index < len(key.token_lines) else None
+            line = response.token_lines[index] if index < len(response.token_lines) else None
+            return ScoringInputError(
+                response.path, line,
+                f"document '{response.name}': token {index + 1} is '{response.tokens[index]}' "
+                f"but the key has '{key.tokens[index]}' (line {key_line}) (expected the key's "
+                "tokens, in the same order)", code="token_mismatch", document=response.name)
+    line = response.line
+    return ScoringInputError(
+        response.path, line,
+        f"document '{response.name}' has {n_response} tokens but the key document has "
+        f"{n_key} (expected the key's tokens, in the same order)", code="token_count",
+        document=response.name)
+
+
+def document_pairing(key_path: str, key_names: Sequence[tuple[str, int]], response_path: str,
+                     response_names: Sequence[tuple[str, int]], policy: str
+                     ) -> tuple[list[ScoringInputError], list[str]]:
+    """Missing and extra documents under ``--missing-documents`` ``policy``.
+
+    Returns (errors, warnings). ``error`` (the default) refuses both missing and extra
+    documents; ``skip`` scores the common documents (UA scorer v1); ``empty`` scores a missing
+    document as an empty response. With ``skip`` and ``empty`` extra documents are ignored,
+    with a warning.
+    """
+    response_set = {name for name, _ in response_names}
+    key_set = {name for name, _ in key_names}
+    missing = [name for name, _ in key_names if name not in response_set]
+    extra = [name for name, _ in response_names if name not in key_set]
+    errors: list[ScoringInputError] = []
+    warnings: list[str] = []
+    if policy == "error":
+        if missing:
+            errors.append(ScoringInputError(
+                response_path, None, f"{len(missing)} key document"
+                f"{'s are' if len(missing) > 1 else ' is'} missing from the response: "
+                f"{_names(missing)} (expected every document of {key_path}; "
+                "--missing-documents skip|empty scores without them)",
+                code="missing_documents"))
+        if extra:
+            line = dict(response_names)[extra[0]]
+            errors.append(ScoringInputError(
+                response_path, line, f"{len(extra)} response document"
+                f"{'s are' if len(extra) > 1 else ' is'} not in the key: {_names(extra)} "
+                f"(expected only documents of {key_path}, named as there)",
+                code="extra_documents"))
+        return errors, warnings
+    if missing:
+        how = "skipped" if policy == "skip" else "scored as empty responses"
+        warnings.append(f"{response_path}: {len(missing)} key document"
+                        f"{'s' if len(missing) > 1 else ''} missing from the response, {how}: "
+                        f"{_names(missing)}")
+    if extra:
+        warnings.append(f"{response_path}: {len(extra)} response document"
+                        f"{'s' if len(extra) > 1 else ''} not in the key, ignored: "
+                        f"{_names(extra)}")
+    return errors, warnings
+
+
+def first_problems(problems: Iterable[ScoringInputError], limit: int) -> list[ScoringInputError]:
+    """At most ``limit`` problems, in the order found."""
+    out = []
+    for problem in problems:
+        if len(out) >= limit:
+            break
+        out.append(problem)
+    return out
