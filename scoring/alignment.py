@@ -1,0 +1,205 @@
+"""Mention alignment: which response mention stands for which key mention (options.matching).
+
+The result is one map, response span code → key span code, applied to the response clusters
+before any metric runs, so every coreference metric sees the same alignment (UA scorer v2's
+design; v1's ``min`` reached only some metrics, Q11). Mentions with the same span align
+exactly and are not in the map. The remaining key and response mentions are aligned one to
+one, maximising the total score with Kuhn–Munkres (`linear_sum_assignment`), separately on
+each connected component of the candidate graph:
+
+* ``partial-corefud`` (v1 ``min``, scoring policy): key k with a Min, response s with
+  ``Min(k) ⊆ s ⊆ k``; score ``|s ∩ k| / |k|``.
+* ``head``: k and s have the same head (compact files: the head token; exploded files: the
+  Min span, where v2 crashes); score ``|s ∩ k| / |k|``. A response mention without any head
+  annotation matches when the key head lies inside it.
+* ``partial-craft`` (CRAFT 2019): a part of s lies inside the first part of k; score
+  ``|s ∩ k| / |k|``. v2 aligns greedily and gives up when the first key it tries is taken;
+  we use the optimal one-to-one alignment (docs/scoring-deviations.md).
+
+Rows and columns of each component are ordered by (start, end, length), as v2 sorts them, so
+ties go to earlier mentions. Zero mentions align exactly only.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from scoring.clusters import MentionKey
+
+Span = tuple[int, int]
+
+
+def _tokens(parts) -> set[int]:
+    out: set[int] = set()
+    for a, b in parts:
+        out.update(range(a, b + 1))
+    return out
+
+
+def _length(parts) -> int:
+    return sum(b - a + 1 for a, b in parts)
+
+
+def _overlap(p, q) -> int:
+    if len(p) == 1 and len(q) == 1:
+        (a, b), (c, d) = p[0], q[0]
+        return max(0, min(b, d) - max(a, c) + 1)
+    return len(_tokens(p) & _tokens(q))
+
+
+def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iterable[int],
+                   keys: list[MentionKey], *, key_min: dict[int, Span],
+                   key_heads: dict[int, int], response_min: dict[int, Span],
+                   response_heads: dict[int, int], warnings: list[str] | None = None,
+                   where: str = "") -> dict[int, int]:
+    """Response code → key code for the mentions aligned beyond exact spans."""
+    if matching == "exact":
+        return {}
+    key_set = set(key_codes)
+    resp_set = set(response_codes)
+    k_rest = sorted((k for k in key_set - resp_set if not keys[k][1]), key=lambda c: _order(keys[c]))
+    s_rest = sorted((s for s in resp_set - key_set if not keys[s][1]), key=lambda c: _order(keys[c]))
+    if not k_rest or not s_rest:
+        return {}
+    if matching == "partial-corefud":
+        pairs = _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where)
+    elif matching == "head":
+        pairs = _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads)
+    elif matching == "partial-craft":
+        pairs = _craft(k_rest, s_rest, keys)
+    else:
+        raise ValueError(f"unknown matching {matching!r}")
+    return _assign(pairs, keys)
+
+
+def _order(key: MentionKey):
+    parts = key[0]
+    return parts[0][0], parts[-1][1], _length(parts)
+
+
+def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where):
+    starts = [keys[s][0][0][0] for s in s_rest]
+    pairs: dict[tuple[int, int], float] = {}
+    outside = 0
+    for k in k_rest:
+        mn = key_min.get(k)
+        if mn is None:
+            continue
+        kparts = keys[k][0]
+        kstart, kend = kparts[0][0], kparts[-1][1]
+        contiguous = len(kparts) == 1
+        ktok = None if contiguous else _tokens(kparts)
+        if contiguous and not (kstart <= mn[0] and mn[1] <= kend):
+            outside += 1
+            continue
+        if not contiguous and not set(range(mn[0], mn[1] + 1)) <= ktok:
+            outside += 1
+            continue
+        klen = _length(kparts)
+        lo, hi = bisect_left(starts, kstart), bisect_right(starts, mn[0])
+        for s in s_rest[lo:hi]:
+            sparts = keys[s][0]
+            if contiguous and len(sparts) == 1:
+                e, f = sparts[0]
+                if mn[1] <= f <= kend:
+                    pairs[(k, s)] = (f - e + 1) / klen
+            else:
+                stok = _tokens(sparts)
+                ktoks = ktok if ktok is not None else _tokens(kparts)
+                if set(range(mn[0], mn[1] + 1)) <= stok <= ktoks:
+                    pairs[(k, s)] = len(stok) / klen
+    if outside and warnings is not None:
+        warnings.append(f"{where}: {outside} key mention(s) have a Min outside their span "
+                        f"and can only match exactly")
+    return pairs
+
+
+def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads):
+    def head_of(code, heads, mins) -> Span | None:
+        h = heads.get(code)
+        if h is not None:
+            return (h, h)
+        return mins.get(code)
+
+    by_head: dict[Span, list[int]] = {}
+    headless: list[int] = []
+    for s in s_rest:
+        hs = head_of(s, response_heads, response_min)
+        if hs is None:
+            headless.append(s)
+        else:
+            by_head.setdefault(hs, []).append(s)
+    pairs: dict[tuple[int, int], float] = {}
+    for k in k_rest:
+        hk = head_of(k, key_heads, key_min)
+        if hk is None:
+            continue
+        kparts = keys[k][0]
+        klen = _length(kparts)
+        cands = list(by_head.get(hk, ()))
+        for s in headless:
+            sp = keys[s][0]
+            if sp[0][0] <= hk[0] and hk[1] <= sp[-1][1] and set(range(hk[0], hk[1] + 1)) <= _tokens(sp):
+                cands.append(s)
+        for s in cands:
+            ov = _overlap(kparts, keys[s][0])
+            if ov:
+                pairs[(k, s)] = ov / klen
+    return pairs
+
+
+def _craft(k_rest, s_rest, keys):
+    index = sorted((a, b, s) for s in s_rest for a, b in keys[s][0])
+    starts = [a for a, _, _ in index]
+    pairs: dict[tuple[int, int], float] = {}
+    for k in k_rest:
+        kparts = keys[k][0]
+        c0, d0 = kparts[0]
+        klen = _length(kparts)
+        lo, hi = bisect_left(starts, c0), bisect_right(starts, d0)
+        for a, b, s in index[lo:hi]:
+            if b <= d0 and (k, s) not in pairs:
+                pairs[(k, s)] = _overlap(kparts, keys[s][0]) / klen
+    return pairs
+
+
+def _assign(pairs: dict[tuple[int, int], float], keys: list[MentionKey]) -> dict[int, int]:
+    """One-to-one alignment maximising the total score, per connected component."""
+    parent: dict[int, int] = {}
+
+    def find(x: int) -> int:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    for k, s in pairs:
+        a, b = find(k), find(~s)
+        if a != b:
+            parent[a] = b
+    components: dict[int, list[tuple[int, int]]] = {}
+    for ks in pairs:
+        components.setdefault(find(ks[0]), []).append(ks)
+    rename: dict[int, int] = {}
+    order: Callable = lambda c: _order(keys[c])  # noqa: E731
+    for members in components.values():
+        if len(members) == 1:
+            k, s = members[0]
+            rename[s] = k
+            continue
+        rows = sorted({k for k, _ in members}, key=order)
+        cols = sorted({s for _, s in members}, key=order)
+        ri = {k: n for n, k in enumerate(rows)}
+        ci = {s: n for n, s in enumerate(cols)}
+        matrix = np.zeros((len(rows), len(cols)))
+        for k, s in members:
+            matrix[ri[k], ci[s]] = pairs[(k, s)]
+        r, c = linear_sum_assignment(-matrix)
+        for a, b in zip(r.tolist(), c.tolist()):
+            if matrix[a, b] > 0:
+                rename[cols[b]] = rows[a]
+    return rename

@@ -1,0 +1,235 @@
+"""Mode processing: one annotation layer of one document → the clusters the metrics score.
+
+This module owns spec §2.6 (and the policy decisions that replace the reference's crashes):
+
+1. markables are grouped by entity id, clusters in order of first appearance, mentions in
+   opening order; a mention is an integer *span code* (see `SpanCoder`), so equal spans of
+   the key and the response document get the same code;
+2. the same span twice in one entity is counted once, with a warning (policy; the reference
+   keeps both copies when split antecedents are off, Q21);
+3. with split antecedents, each plural entity P gets an *accommodated set*: the atomic
+   entities reached from P through ``ElementOf`` (nested plurals flattened), each as the
+   tuple of its mention codes. The walk keeps a visited set; a cycle is a `ScoringInputError`
+   (the reference loops forever, Q13);
+4. non-referring clusters (``-Pseudo``) leave coreference scoring; every one of their
+   mentions is kept for non-referring identification (policy, instead of the first one, Q14);
+5. without singletons, clusters of size one are dropped, an accommodated set counting as a
+   mention (policy, instead of the AssertionError of Q19);
+6. clusters whose accommodated sets are identical are merged (plural test PA-8).
+
+A span annotated in two entities stays in both (spec §2.6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scoring.errors import ScoringInputError
+from scoring.model import Markable
+from scoring.options import ScoringOptions
+
+MentionKey = tuple[tuple[tuple[int, int], ...], int]
+"""What makes two markables the same mention: their token parts and their zero rank."""
+
+
+class SpanCoder:
+    """Gives every distinct mention of one document pair a small integer code."""
+
+    __slots__ = ("codes", "keys")
+
+    def __init__(self) -> None:
+        self.codes: dict[MentionKey, int] = {}
+        self.keys: list[MentionKey] = []
+
+    def code(self, markable: Markable) -> int:
+        key = (markable.parts, markable.zero)
+        code = self.codes.get(key)
+        if code is None:
+            code = self.codes[key] = len(self.keys)
+            self.keys.append(key)
+        return code
+
+
+@dataclass(frozen=True, slots=True)
+class AccommodatedSet:
+    """The antecedent set of a plural entity (Paun et al.; spec §2.6 step 1, §5).
+
+    ``members`` holds one tuple of mention codes per atomic member entity. ``identity`` is
+    what makes two sets "the same set" (equal member tuples, before any partial alignment),
+    used to merge plurals within a file and to look a set up on the other side.
+    """
+
+    members: tuple[tuple[int, ...], ...]
+    identity: frozenset[tuple[int, ...]]
+
+
+@dataclass(slots=True)
+class Partition:
+    """The scored clusters of one side of one document.
+
+    ``clusters[i]`` are the regular mention codes of cluster i (no duplicates, file order);
+    ``sets[i]`` is its accommodated set or None. A set counts as one mention of its cluster
+    (Q23), so ``sizes[i] = len(clusters[i]) + (sets[i] is not None)``.
+    """
+
+    clusters: list[list[int]]
+    sets: list[AccommodatedSet | None]
+    sizes: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.sizes:
+            self.sizes = [len(c) + (s is not None) for c, s in zip(self.clusters, self.sets)]
+
+    @property
+    def has_sets(self) -> bool:
+        return any(s is not None for s in self.sets)
+
+    def renamed(self, rename: dict[int, int]) -> Partition:
+        """The same partition with mention codes replaced through ``rename`` (an alignment)."""
+        if not rename:
+            return self
+        get = rename.get
+        clusters = [[get(m, m) for m in c] for c in self.clusters]
+        sets: list[AccommodatedSet | None] = [
+            None if s is None else AccommodatedSet(
+                tuple(tuple(get(m, m) for m in member) for member in s.members), s.identity)
+            for s in self.sets]
+        return Partition(clusters, sets, list(self.sizes))
+
+
+@dataclass(slots=True)
+class ProcessedLayer:
+    """Everything the engine needs from one side of one document after mode processing."""
+
+    partition: Partition
+    non_referring: set[int]  # codes of the mentions of non-referring entities
+    entity_ids: list[str]  # entity id of each scored cluster (the first one when merged)
+    min_spans: dict[int, tuple[int, int]]  # code → Min span (first markable that has one)
+    heads: dict[int, int]  # code → head token (first markable that has one)
+
+
+def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder: SpanCoder,
+                  *, path: str, document: str, warnings: list[str]) -> ProcessedLayer:
+    """Apply the scoring mode (spec §2.6, policy) to one annotation layer."""
+    code_of = coder.code
+    groups: dict[str, list[int]] = {}
+    raw: dict[str, list[int]] = {}  # every markable's code, duplicates included
+    first: dict[str, Markable] = {}
+    seen: dict[str, set[int]] = {}
+    min_spans: dict[int, tuple[int, int]] = {}
+    heads: dict[int, int] = {}
+    split_lists: dict[str, list[str]] = {}
+    duplicates: list[str] = []
+    for m in markables:
+        code = code_of(m)
+        eid = m.entity_id
+        codes = groups.get(eid)
+        if codes is None:
+            codes = groups[eid] = []
+            raw[eid] = []
+            seen[eid] = set()
+            first[eid] = m
+        raw[eid].append(code)
+        if code in seen[eid]:
+            duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
+        else:
+            seen[eid].add(code)
+            codes.append(code)
+        if m.min_span is not None and code not in min_spans:
+            min_spans[code] = m.min_span
+        if m.head is not None and code not in heads:
+            heads[code] = m.head
+        for plural in m.element_of:
+            split_lists.setdefault(plural, []).append(eid)
+    if duplicates:
+        warnings.append(
+            f"{path}: document {document}: the same span is annotated twice in one entity, "
+            f"counted once: {', '.join(duplicates[:5])}"
+            + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""))
+
+    keep_split = options.keep_split_antecedents
+    clusters: list[list[int]] = []
+    sets: list[AccommodatedSet | None] = []
+    eids: list[str] = []
+    non_referring: set[int] = set()
+    for eid, codes in groups.items():
+        acc = None
+        if keep_split and split_lists.get(eid):
+            acc = _accommodated_set(eid, raw, split_lists, first, path)
+        if first[eid].non_referring:
+            non_referring.update(codes)
+            continue
+        if not options.keep_singletons and len(codes) + (acc is not None) == 1:
+            continue
+        if not options.keep_zeros:
+            codes = [c for c in codes if not coder.keys[c][1]]
+            if not codes and acc is None:
+                continue
+        clusters.append(codes)
+        sets.append(acc)
+        eids.append(eid)
+
+    if keep_split and any(s is not None for s in sets):
+        clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
+    return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads)
+
+
+def _accommodated_set(plural: str, groups: dict[str, list[int]],
+                      split_lists: dict[str, list[str]], first: dict[str, Markable],
+                      path: str) -> AccommodatedSet | None:
+    """The atomic members reached from ``plural`` through ElementOf lists.
+
+    An entity whose split list is not empty is itself a plural and is expanded (nested
+    plurals are flattened); any other entity is an atomic member, taken as the tuple of its
+    mention codes. An entity reached again while it is being expanded is a cycle: an error
+    naming the entities, never an endless loop (Q13).
+    """
+    members: list[tuple[int, ...]] = []
+    member_seen: set[str] = set()
+    done: set[str] = set()
+    path_stack: list[str] = []
+
+    def expand(eid: str) -> None:
+        path_stack.append(eid)
+        for sub in split_lists[eid]:
+            if sub in path_stack:
+                chain = " -> ".join([*path_stack[path_stack.index(sub):], sub])
+                raise ScoringInputError(
+                    path, first[sub].line,
+                    f"ElementOf cycle: {chain} (expected plural entities that are not "
+                    f"elements of themselves)", code="elementof_cycle")
+            if split_lists.get(sub):
+                if sub not in done:
+                    expand(sub)
+            elif sub not in member_seen:
+                member_seen.add(sub)
+                members.append(tuple(groups[sub]))
+        path_stack.pop()
+        done.add(eid)
+
+    expand(plural)
+    if not members:
+        return None
+    return AccommodatedSet(tuple(members), frozenset(members))
+
+
+def _merge_identical_sets(clusters: list[list[int]], sets: list[AccommodatedSet | None],
+                          eids: list[str]):
+    """Union clusters whose accommodated sets are equal into the earliest of them."""
+    out_c: list[list[int]] = []
+    out_s: list[AccommodatedSet | None] = []
+    out_e: list[str] = []
+    where: dict[frozenset, int] = {}
+    for codes, acc, eid in zip(clusters, sets, eids):
+        if acc is not None and acc.identity in where:
+            target = out_c[where[acc.identity]]
+            present = set(target)
+            target.extend(c for c in codes if c not in present)
+            continue
+        if acc is not None:
+            where[acc.identity] = len(out_c)
+        out_c.append(list(codes))
+        out_s.append(acc)
+        out_e.append(eid)
+    return out_c, out_s, out_e
