@@ -161,6 +161,7 @@ class _Reader:
         self.comments: list[str] = []
         self.rows: list[tuple[str, ...]] = []
         self.unnamed = 0
+        self.globals: dict[str, str] = {}
 
     # one physical line
     def line(self, number: int, raw: str) -> None:
@@ -195,7 +196,9 @@ class _Reader:
             self.set_fields(number, match.group(1))
             return
         if self.doc is None and line.startswith("# global."):
-            return  # file-level header comments
+            key, _, value = line[1:].partition("=")
+            self.globals[key.strip()] = value.strip()  # file-level header comments
+            return
         self.comments.append(line)
 
     def set_fields(self, number: int, header: str) -> None:
@@ -216,6 +219,7 @@ class _Reader:
             name = str(len(self.documents) + 1)
         self.doc = _DocumentBuilder(self.path, name, number, self.fields, self.header,
                                     self.warnings)
+        self.doc.globals = dict(self.globals)
 
     def end_sentence(self) -> None:
         if self.rows:
@@ -242,6 +246,7 @@ class _DocumentBuilder:
         self.name = name
         self.line = line
         self.warnings = warnings
+        self.globals: dict[str, str] = {}
         self.set_fields(fields, header)
         self.tokens: list[str] = []
         self.token_lines: list[int] = []
@@ -320,8 +325,8 @@ class _DocumentBuilder:
 
     def open_mention(self, number: int, index: int, content: str, layer: str) -> _Mention:
         values = content.split("-")
-        fields = {name: unescape(values[i]) if i < len(values) else ""
-                  for i, name in enumerate(self.fields)}
+        fields = {name: (values[i] if name == "ua" else unescape(values[i]))
+                  if i < len(values) else "" for i, name in enumerate(self.fields)}
         raw_id = values[0]
         part, total = 1, 1
         if match := _PART.match(raw_id):
@@ -455,7 +460,7 @@ class _DocumentBuilder:
             name=self.name, path=self.path, line=self.line, tokens=tuple(self.tokens),
             identity=identity, discourse_deixis=deixis, bridging=tuple(bridging),
             token_lines=tuple(self.token_lines), sentences=tuple(self.sentences),
-            metadata={"format": FORMAT, "global.Entity": self.header})
+            metadata={**self.globals, "format": FORMAT, "global.Entity": self.header})
 
     def markable(self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], _Node]
                  ) -> tuple[Markable, tuple[str, ...], list[tuple[str, str]]]:
