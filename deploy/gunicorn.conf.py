@@ -1,0 +1,25 @@
+"""Gunicorn settings of the web process: `gunicorn -c deploy/gunicorn.conf.py config.wsgi`.
+
+Every value can be changed from the environment (deploy/.env.example). Scoring never runs
+in the web process when a broker is configured, so requests stay short; uploads are
+validated in the request (the scorer's readers), which the timeout leaves room for.
+"""
+
+import multiprocessing
+import os
+
+bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
+workers = int(os.environ.get("GUNICORN_WORKERS", 2 * multiprocessing.cpu_count() + 1))
+threads = int(os.environ.get("GUNICORN_THREADS", 1))
+timeout = int(os.environ.get("GUNICORN_TIMEOUT", 120))
+graceful_timeout = 30
+keepalive = 5
+# Recycle workers now and then, so a slow leak cannot grow without bound.
+max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", 2000))
+max_requests_jitter = 200
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# nginx in front sets X-Forwarded-*; trust it only from the addresses named here.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+accesslog = "-"
+errorlog = "-"
+loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
