@@ -22,8 +22,7 @@ from scoring.options import Invocation, ScoringOptions, mode_dict, parse_options
 from scoring.readers import FORMATS, detect_format, read_head, reader_module
 from scoring.readers import exploded
 from scoring.results import CorpusResult, DocumentResult, PRCounts, TPCounts
-from scoring.validate import (bridging_warnings, compare_tokens, document_checks,
-                              document_pairing)
+from scoring.validate import compare_tokens, document_checks, document_pairing
 
 __all__ = ["read_documents", "score_files", "validate_response"]
 
@@ -165,8 +164,6 @@ class _Pairing:
             problems = document_checks(doc, self.options)
             if problems:
                 raise problems[0]
-            if self.options.keep_bridging and not self.options.discourse_deixis:
-                self.warnings.extend(bridging_warnings(doc))
 
 
 # -- scoring ---------------------------------------------------------------------------------

@@ -2,9 +2,7 @@
 
 The readers check one file line by line. This module checks what needs a whole document, both
 files or the scoring mode: ElementOf cycles (the reference scorers loop forever, Q13), the
-pairing of key and response documents (missing or extra documents, Q16), equal tokens, and
-bridging links whose markables the identity layer lacks (the reference skips them with a
-message). Every problem is a `ScoringInputError` with a stable ``code``:
+pairing of key and response documents (missing or extra documents, Q16) and equal tokens. Every problem is a `ScoringInputError` with a stable ``code``:
 
 ``elementof_cycle``, ``missing_documents``, ``extra_documents``, ``token_count``,
 ``token_mismatch``.
@@ -101,22 +99,6 @@ def document_checks(doc: Document, options: ScoringOptions) -> list[ScoringInput
         return []  # without split antecedents ElementOf is not followed (Q13 is harmless)
     markables, layer = layer_of(doc, options)
     return elementof_cycles(doc, markables, layer)
-
-
-def bridging_warnings(doc: Document) -> list[str]:
-    """Bridging links naming a MarkableID that the identity layer lacks (they are skipped)."""
-    if not doc.bridging:
-        return []
-    known = {m.markable_id for m in doc.identity}
-    warnings = []
-    for link in doc.bridging:
-        absent = [name for name in (link.anaphor, link.anchor) if name not in known]
-        if absent:
-            warnings.append(
-                f"{doc.path}:{link.line}: document '{doc.name}': bridging pair (anaphor "
-                f"{link.anaphor}, anchor {link.anchor}) skipped: {', '.join(absent)} "
-                f"{'is' if len(absent) == 1 else 'are'} not a MarkableID of the IDENTITY column")
-    return warnings
 
 
 def compare_tokens(key: Document, response: Document) -> ScoringInputError | None:

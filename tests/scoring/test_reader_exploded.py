@@ -1,0 +1,236 @@
+"""The exploded CONLL-UA reader on hand-written files: layout, brackets, attributes, layers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scoring.errors import ScoringInputError
+from scoring.readers import exploded
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+FIXTURES = SHARED / "conformance" / "ua-fixtures"
+HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
+          "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM")
+
+
+def row(number: str, form: str, identity: str = "_", bridging: str = "_", dd: str = "_",
+        sep: str = "\t") -> str:
+    return sep.join([number, form] + ["_"] * 8 + [identity, bridging, dd, "_", "_"])
+
+
+def write(tmp_path: Path, lines: list[str], name: str = "f.conllua", newline: str = "\n",
+          header: str | None = HEADER) -> str:
+    path = tmp_path / name
+    text = newline.join(([header] if header else []) + lines) + newline
+    path.write_bytes(text.encode("utf-8"))
+    return str(path)
+
+
+def spans(doc, layer: str = "identity") -> dict[str, tuple]:
+    return {m.markable_id: m.parts for m in getattr(doc, layer)}
+
+
+def test_it_reads_closings_first_and_nested_single_token_markables(tmp_path):
+    """`)(…)` closes the outer markable, then opens and closes a one-token one."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "the", "(EntityID=4|MarkableID=m7|Min=2|SemType=dn"),
+        row("2", "car", ")(EntityID=5|MarkableID=m8|Min=2)"),
+        row("3", "of", "(EntityID=6|MarkableID=m9(EntityID=7|MarkableID=m10"),
+        row("4", "it", "))"),
+    ])
+    [doc] = exploded.read(path)
+    assert spans(doc) == {"m7": ((0, 1),), "m8": ((1, 1),), "m9": ((2, 3),),
+                          "m10": ((2, 3),)}
+    assert doc.tokens == ("the", "car", "of", "it")
+    assert doc.token_lines == (3, 4, 5, 6)
+    assert {m.markable_id: m.min_span for m in doc.identity}["m7"] == (1, 1)
+
+
+def test_it_splits_on_runs_of_spaces_and_reads_missing_trailing_columns_as_empty(tmp_path):
+    """The CODI-CRAC files pad with spaces and often lack the last column; CRLF is fine."""
+    lines = ["# newdoc id = d",
+             "1   a     _ _ _ _ _ _ _ _  (EntityID=1|MarkableID=m1|Min=1,2   _  _  _",
+             "2   dog   _ _ _ _ _ _ _ _  )                                   _  _"]
+    path = write(tmp_path, lines, newline="\r\n")
+    [doc] = exploded.read(path)
+    assert spans(doc) == {"m1": ((0, 1),)}
+    assert doc.identity[0].min_span == (0, 1)
+
+
+@pytest.mark.parametrize("newdoc", ["# newdoc id = abc/def", "# newdoc id=abc/def",
+                                    "#newdoc id = abc/def", "# newdoc id =abc/def  "])
+def test_it_reads_every_spelling_of_newdoc_to_the_same_name(tmp_path, newdoc):
+    """The name is what follows ``id =``, however spaced (the reference cut line[14:])."""
+    path = write(tmp_path, [newdoc, row("1", "a")])
+    assert [doc.name for doc in exploded.read(path)] == ["abc/def"]
+
+
+def test_the_newdoc_no_spaces_fixture_keeps_its_full_name():
+    """Fixture newdoc_no_spaces: the reference names the document 'cdef'; we read 'abcdef'."""
+    if not FIXTURES.is_dir():
+        pytest.skip(f"conformance pack not found at {FIXTURES}")
+    [doc] = exploded.read(str(FIXTURES / "newdoc_no_spaces" / "key.conllua"))
+    assert doc.name == "abcdef"
+
+
+def test_it_reads_attributes_non_referring_and_split_antecedents(tmp_path):
+    """EntityID keeps its -Pseudo suffix; ElementOf is a comma list; other attributes stay."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "it", "(EntityID=3-Pseudo|MarkableID=m1|SemType=expletive)"),
+        row("2", "she", "(EntityID=1|MarkableID=m2|ElementOf=5,6)"),
+        row("3", "they", "(EntityID=5|MarkableID=m3)"),
+    ])
+    [doc] = exploded.read(path)
+    by_id = {m.markable_id: m for m in doc.identity}
+    assert by_id["m1"].non_referring and not by_id["m2"].non_referring
+    assert by_id["m2"].element_of == ("5", "6")
+    assert ("SemType", "expletive") in by_id["m1"].attributes
+    assert by_id["m1"].line == 3
+
+
+def test_it_reads_bridging_links_and_the_dd_layer(tmp_path):
+    """BRIDGING cells give (anaphor, anchor, Rel); DISCOURSE_DEIXIS is its own layer."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "house", "(EntityID=1|MarkableID=m1)", "_",
+            "(EntityID=2-DD|MarkableID=dd1|Min=1,2"),
+        row("2", "door", "(EntityID=2|MarkableID=m2)",
+            "(MarkableID=m2|Rel=poss|MentionAnchor=m1|EntityAnchor=1)", ")"),
+        row("3", "that", "(EntityID=3|MarkableID=m3)", "_", "(EntityID=2-DD|MarkableID=m3)"),
+    ])
+    [doc] = exploded.read(path)
+    [link] = doc.bridging
+    assert (link.anaphor, link.anchor, link.relation, link.line) == ("m2", "m1", "poss", 4)
+    assert spans(doc, "discourse_deixis") == {"dd1": ((0, 1),), "m3": ((2, 2),)}
+    assert doc.discourse_deixis[0].min_span == (0, 1)
+
+
+def test_it_takes_column_positions_from_global_columns(tmp_path):
+    """The UA v1.0 layout has a SPLIT column before BRIDGING: positions follow the header."""
+    header = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC "
+              "IDENTITY SPLIT BRIDGING DISCOURSE_DEIXIS")
+    cells = ["_"] * 8
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        "\t".join(["1", "house", *cells, "(EntityID=1|MarkableID=m1)", "_", "_", "_"]),
+        "\t".join(["2", "door", *cells, "(EntityID=2|MarkableID=m2)", "_",
+                   "(MarkableID=m2|Rel=poss|MentionAnchor=m1)", "_"]),
+    ], header=header)
+    [doc] = exploded.read(path, layers=["identity", "bridging"])
+    assert [(b.anaphor, b.anchor) for b in doc.bridging] == [("m2", "m1")]
+
+
+def test_it_reads_codi_crac_positions_without_a_header(tmp_path):
+    """No ``# global.columns``: IDENTITY, BRIDGING, DISCOURSE_DEIXIS are columns 11-13."""
+    path = write(tmp_path, ["# newdoc id = d", row("1", "a", "(EntityID=1|MarkableID=m1)")],
+                 header=None)
+    assert spans(exploded.read(path)[0]) == {"m1": ((0, 0),)}
+
+
+def test_zeros_are_not_word_tokens_and_sit_before_the_next_word(tmp_path):
+    """A ``5.1`` line is a zero: no token; its markable is at the next word, zero = rank."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "came", "(EntityID=1|MarkableID=m1)"),
+        row("1.1", "_", "(EntityID=2|MarkableID=z1)"),
+        row("1.2", "_", "(EntityID=2|MarkableID=z2)"),
+        row("2", "home", "(EntityID=2|MarkableID=m2)"),
+    ])
+    [doc] = exploded.read(path)
+    assert doc.tokens == ("came", "home")
+    assert {m.markable_id: (m.parts, m.zero) for m in doc.identity} == {
+        "m1": (((0, 0),), 0), "z1": (((1, 1),), 1), "z2": (((1, 1),), 2),
+        "m2": (((1, 1),), 0)}
+
+
+def test_a_repeated_markable_id_is_one_discontinuous_markable_when_asked(tmp_path):
+    """v2 reads the same MarkableID opened twice as one markable of two parts."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "a", "(EntityID=1|MarkableID=m1)"),
+        row("2", "b"),
+        row("3", "c", "(EntityID=1|MarkableID=m1"),
+        row("4", "d", ")"),
+    ])
+    [doc] = exploded.read(path, discontinuous=True)
+    assert spans(doc) == {"m1": ((0, 0), (2, 3))}
+    with pytest.raises(ScoringInputError) as error:
+        exploded.read(path)
+    assert (error.value.code, error.value.line) == ("duplicate_markable_id", 5)
+
+
+def test_named_closings_close_crossing_markables_only_when_allowed(tmp_path):
+    """``m1)`` closes m1 by name; crossing m1/m2 needs --allow-boundary-crossing."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "a", "(EntityID=1|MarkableID=m1"),
+        row("2", "b", "(EntityID=2|MarkableID=m2"),
+        row("3", "c", "m1)"),
+        row("4", "d", "m2)"),
+    ])
+    [doc] = exploded.read(path, allow_crossing=True)
+    assert spans(doc) == {"m1": ((0, 2),), "m2": ((1, 3),)}
+    with pytest.raises(ScoringInputError) as error:
+        exploded.read(path)
+    assert (error.value.code, error.value.line) == ("crossing", 5)
+
+
+def test_it_keeps_the_layout_for_converters(tmp_path):
+    """Comments and raw rows are kept per sentence, the header in the metadata."""
+    path = write(tmp_path, [
+        "# newdoc id = d", "# sent_id = d-1", row("1", "a"), "",
+        "# sent_id = d-2", row("2", "b"), row("3", "c"),
+    ])
+    [doc] = exploded.read(path)
+    assert [s.comments for s in doc.sentences] == [("# newdoc id = d", "# sent_id = d-1"),
+                                                   ("# sent_id = d-2",)]
+    assert [len(s.rows) for s in doc.sentences] == [1, 2]
+    assert doc.sentences[1].rows[0][:2] == ("2", "b")
+    assert doc.metadata["global.columns"] == HEADER
+    assert exploded.read(path, layout=False)[0].sentences == ()
+
+
+def test_only_the_layers_asked_for_are_read(tmp_path):
+    """A scoring mode reads only its columns: the DD mode ignores a broken IDENTITY cell."""
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "a", "x(broken", "_", "(EntityID=1-DD|MarkableID=d1)"),
+    ])
+    [doc] = exploded.read(path, layers=["discourse_deixis"])
+    assert spans(doc, "discourse_deixis") == {"d1": ((0, 0),)} and doc.identity == ()
+    with pytest.raises(ScoringInputError):
+        exploded.read(path, layers=["identity"])
+
+
+def test_document_names_scans_the_names_and_lines_the_reader_sees(tmp_path):
+    """The fast byte scan agrees with the reader on names and their lines."""
+    path = write(tmp_path, ["# newdoc id = a", row("1", "x"), "", "#newdoc id=b/c",
+                            row("1", "y")], newline="\r\n")
+    assert exploded.document_names(path) == [("a", 2), ("b/c", 5)]
+    assert [(d.name, d.line) for d in exploded.read(path)] == [("a", 2), ("b/c", 5)]
+
+
+def test_iter_documents_yields_documents_one_at_a_time(tmp_path):
+    """The reader is lazy: the first document arrives before the file's end is parsed."""
+    path = write(tmp_path, ["# newdoc id = a", row("1", "x"), "# newdoc id = b",
+                            row("1", "y", ")")])
+    documents = exploded.iter_documents(path)
+    assert next(documents).name == "a"
+    with pytest.raises(ScoringInputError) as error:
+        next(documents)
+    assert error.value.code == "unbalanced"
+
+
+def test_sniff_and_other_format_tell_exploded_files_from_the_rest():
+    """Exploded heads sniff True; CoNLL-2012, compact and SGML heads are named."""
+    assert exploded.sniff(HEADER + "\n# newdoc id = d\n")
+    assert exploded.sniff(row("1", "a", "(EntityID=1|MarkableID=m)"))
+    assert not exploded.sniff("#begin document (x); part 000\n")
+    assert "CoNLL-2012" in exploded.other_format("#begin document (x); part 000\n")
+    assert "corefud" in exploded.other_format("# global.Entity = eid-etype-head-other\n")
+    assert "muc7" in exploded.other_format("<DOC>\n")
+    assert exploded.other_format(HEADER + "\n") is None
