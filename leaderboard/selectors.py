@@ -27,6 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from competition.selectors import user_is_organizer
 from competition.models import Membership, Phase, Score, Submission, SubCorpus, Task
 from leaderboard import significance
 from leaderboard.models import BoardSnapshot
@@ -83,12 +84,8 @@ def metric_label(metric: str) -> str:
 
 
 def viewer_is_organizer(*, competition, user) -> bool:
-    """Staff, or an organizer of this competition."""
-    if user is None or not user.is_authenticated:
-        return False
-    if user.is_staff or user.is_superuser:
-        return True
-    return competition.organizers.filter(pk=user.pk).exists()
+    """Staff, or an organizer of this competition (the competition app's one rule)."""
+    return user_is_organizer(competition=competition, user=user)
 
 
 def viewer_team_ids(*, competition, user) -> set[int]:

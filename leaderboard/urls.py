@@ -1,3 +1,32 @@
-"""HTML pages of the leaderboard app."""
+"""HTML pages and downloads of the leaderboard app (mounted at the site root).
 
-urlpatterns: list = []
+Phase pages share the competition app's prefix ``competitions/<slug>/<task>/<phase>/``;
+submission pages share ``submissions/<id>/``.
+"""
+
+from django.urls import path
+
+from leaderboard import views
+
+app_name = "leaderboard"
+
+PHASE = "competitions/<slug:competition>/<slug:task>/<slug:phase>/"
+
+urlpatterns = [
+    path("competitions/<slug:competition>/leaderboards/", views.competition_boards,
+         name="competition"),
+    path(PHASE + "leaderboard/", views.board, name="board"),
+    path(PHASE + "leaderboard.csv", views.board_export, {"fmt": "csv"}, name="board_csv"),
+    path(PHASE + "leaderboard.json", views.board_export, {"fmt": "json"}, name="board_json"),
+    path(PHASE + "organize/", views.organize_phase, name="organize_phase"),
+    path(PHASE + "final-submissions.zip", views.final_submissions_zip,
+         name="final_submissions"),
+    path("submissions/<int:submission_id>/analysis/", views.analysis, name="analysis"),
+    path("submissions/<int:submission_id>/documents.csv", views.documents_export,
+         {"fmt": "csv"}, name="documents_csv"),
+    path("submissions/<int:submission_id>/documents.json", views.documents_export,
+         {"fmt": "json"}, name="documents_json"),
+    path("submissions/<int:submission_id>/organize/", views.organize_submission,
+         name="organize_submission"),
+    path("compare/", views.compare, name="compare"),
+]

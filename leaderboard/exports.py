@@ -1,0 +1,106 @@
+"""CSV and JSON exports of boards and per-document scores, built with pandas.
+
+Exports take what the selectors return (a `Board`, an `Analysis`), so they show exactly what the
+page shows to the same viewer: nothing hidden leaks through a download. Scores are fractions in
+[0, 1] with full precision (the pages round to two decimals of a percent).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from leaderboard.ranking import FIELDS
+from leaderboard.selectors import Analysis, Board
+
+
+def board_frame(board: Board) -> pd.DataFrame:
+    """One line per board row, in display order; columns ``<slug>.<field>`` then ``avg.*``."""
+    records = []
+    for row in board.rows:
+        entry = row.entry
+        record = {
+            "rank": row.rank,
+            "group": row.group,
+            "team": entry.team,
+            "run_name": entry.run_name,
+            "submission_id": entry.submission_id,
+            "submitted_at": entry.submitted_at.isoformat(),
+            "status": entry.status,
+            "baseline": entry.is_baseline,
+            "disqualified": entry.disqualified,
+        }
+        for column in board.columns:
+            score = entry.scores.get(column.slug)
+            for name in FIELDS:
+                record[f"{column.slug}.{name}"] = None if score is None else score.get(name)
+        for name in FIELDS:
+            record[f"avg.{name}"] = None if row.average is None else row.average.get(name)
+        records.append(record)
+    columns = ["rank", "group", "team", "run_name", "submission_id", "submitted_at", "status",
+               "baseline", "disqualified"]
+    columns += [f"{c.slug}.{name}" for c in board.columns for name in FIELDS]
+    columns += [f"avg.{name}" for name in FIELDS]
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    return frame.astype({"rank": "Int64"})
+
+
+def board_meta(board: Board) -> dict:
+    phase = board.phase
+    return {
+        "competition": phase.task.competition.slug,
+        "task": phase.task.slug,
+        "phase": phase.slug,
+        "phase_id": phase.pk,
+        "mode": board.mode,
+        "metric": board.metric,
+        "runs": "all" if board.runs else "teams",
+        "sort": board.sort,
+        "order": "desc" if board.descending else "asc",
+        "hidden": board.hidden,
+        "frozen_at": board.snapshot.created_at.isoformat() if board.snapshot else None,
+        "group_samples": board.group_samples or None,
+        "subcorpora": [
+            {"slug": c.slug, "name": c.name, "available": c.available} for c in board.columns
+        ],
+    }
+
+
+def board_csv(board: Board) -> str:
+    return board_frame(board).to_csv(index=False, float_format="%.10g")
+
+
+def board_json(board: Board) -> str:
+    """``{"board": meta, "rows": [records]}`` as a JSON string."""
+    import json
+
+    rows = json.loads(board_frame(board).to_json(orient="records", double_precision=15))
+    return json.dumps({"board": board_meta(board), "rows": rows}, indent=1)
+
+
+def documents_frame(analysis: Analysis) -> pd.DataFrame:
+    """Per-document scores of the analysed metric (task mode), one line per document."""
+    records = [
+        {
+            "submission_id": analysis.submission.pk,
+            "metric": analysis.document_metric,
+            "subcorpus": d.subcorpus,
+            "document": d.document,
+            "recall": d.recall,
+            "precision": d.precision,
+            "f1": d.f1,
+        }
+        for d in analysis.documents
+    ]
+    return pd.DataFrame.from_records(
+        records,
+        columns=["submission_id", "metric", "subcorpus", "document", "recall", "precision",
+                 "f1"],
+    )
+
+
+def documents_csv(analysis: Analysis) -> str:
+    return documents_frame(analysis).to_csv(index=False, float_format="%.10g")
+
+
+def documents_json(analysis: Analysis) -> str:
+    return documents_frame(analysis).to_json(orient="records", double_precision=15, indent=1)

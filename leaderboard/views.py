@@ -1,0 +1,338 @@
+"""HTML pages and downloads of the leaderboard app. Views stay thin: parse, select, render.
+
+Organizer pages answer 404 to everyone who is not an organizer of the competition (or staff),
+so they do not even reveal that the page exists.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET, require_POST
+
+from competition import services as competition_services
+from competition.errors import CompetitionError
+from competition.models import Competition, Phase, Submission
+from competition.selectors import competition_detail, phase_get
+from leaderboard import charts, exports, services
+from leaderboard.models import BoardSnapshot
+from leaderboard.params import board_params
+from leaderboard.selectors import (
+    TASK_MODE,
+    BoardQueryError,
+    metric_label,
+    leaderboard_board,
+    phase_final_submissions,
+    submission_analysis,
+    submission_compare,
+    task_gap_table,
+    viewer_is_organizer,
+)
+from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
+
+MAX_COMPARE_SAMPLES = 20_000
+
+
+def _phase_or_404(competition: str, task: str, phase: str) -> Phase:
+    try:
+        return phase_get(competition_slug=competition, task_slug=task, phase_slug=phase)
+    except Phase.DoesNotExist:
+        raise Http404("No such phase.") from None
+
+
+def _submission_or_404(submission_id: int) -> Submission:
+    submission = (Submission.objects.select_related("team", "phase__task__competition")
+                  .filter(pk=submission_id).first())
+    if submission is None:
+        raise Http404("No such submission.")
+    return submission
+
+
+@require_GET
+def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
+    """Every task and phase of a competition, with the predicted-versus-gold tables."""
+    try:
+        comp = competition_detail(slug=competition)
+    except Competition.DoesNotExist:
+        raise Http404("No such competition.") from None
+    tasks = [
+        {"task": task, "phases": list(task.phases.all()),
+         "gap": task_gap_table(task=task, viewer=request.user)}
+        for task in comp.tasks.all()
+    ]
+    return render(request, "leaderboard/competition.html", {
+        "competition": comp, "tasks": tasks,
+        "is_organizer": viewer_is_organizer(competition=comp, user=request.user),
+    })
+
+
+@require_GET
+def board(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:
+    phase_obj = _phase_or_404(competition, task, phase)
+    try:
+        params = board_params(request.GET)
+        result = leaderboard_board(phase=phase_obj, viewer=request.user, groups=True,
+                                   **params.as_kwargs())
+        error = None
+    except BoardQueryError as exc:
+        result, error = None, str(exc)
+    gap = (task_gap_table(task=phase_obj.task, viewer=request.user)
+           if phase_obj.kind != Phase.Kind.DEVELOPMENT else None)
+    context = {
+        "phase": phase_obj,
+        "task": phase_obj.task,
+        "competition": phase_obj.task.competition,
+        "siblings": list(phase_obj.task.phases.all()),
+        "board": result,
+        "error": error,
+        "gap": gap,
+        "query": request.GET,
+        "is_organizer": viewer_is_organizer(competition=phase_obj.task.competition,
+                                            user=request.user),
+        "chart": _board_chart(result) if result else None,
+    }
+    return render(request, "leaderboard/board.html", context, status=400 if error else 200)
+
+
+def _board_chart(result) -> charts.BarChart | None:
+    ranked = [r for r in result.rows if r.average is not None][:12]
+    if not ranked:
+        return None
+    values = [(r.entry.run_name if r.entry.is_baseline else r.entry.team, r.average.f1)
+              for r in ranked]
+    return charts.bar_chart(values, width=max(320, 70 * len(values) + 40), height=200)
+
+
+@require_GET
+def board_export(request: HttpRequest, competition: str, task: str, phase: str,
+                 fmt: str) -> HttpResponse:
+    """The same board as the page (same parameters, same viewer) as CSV or JSON."""
+    phase_obj = _phase_or_404(competition, task, phase)
+    try:
+        params = board_params(request.GET)
+        result = leaderboard_board(phase=phase_obj, viewer=request.user,
+                                   groups=request.GET.get("groups") == "1",
+                                   **params.as_kwargs())
+    except BoardQueryError as exc:
+        return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
+    name = f"{competition}-{task}-{phase}-{result.mode.replace(' ', '_')}-{result.metric}"
+    if fmt == "csv":
+        response = HttpResponse(exports.board_csv(result), content_type="text/csv; charset=utf-8")
+    else:
+        response = HttpResponse(exports.board_json(result), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{slugify(name)}.{fmt}"'
+    return response
+
+
+@require_GET
+def analysis(request: HttpRequest, submission_id: int) -> HttpResponse:
+    submission = _submission_or_404(submission_id)
+    result = submission_analysis(submission=submission, viewer=request.user,
+                                 document_metric=request.GET.get("metric"))
+    if result is None:
+        raise Http404("No scores to show.")
+    return render(request, "leaderboard/analysis.html", {
+        "analysis": result,
+        "submission": submission,
+        **analysis_charts(result),
+        "is_organizer": viewer_is_organizer(competition=submission.phase.task.competition,
+                                            user=request.user),
+    })
+
+
+def analysis_charts(result) -> dict:
+    """The two charts of the analysis: primary F1 per sub-corpus, F1 per metric (average)."""
+    primary = result.line(result.primary)
+    per_subcorpus = None
+    if primary is not None:
+        values = [(c.name, primary.cells[c.slug].f1 if c.slug in primary.cells else None)
+                  for c in result.columns if c.available]
+        values.append(("Average", primary.average.f1 if primary.average else None))
+        per_subcorpus = charts.bar_chart(values, width=max(320, 90 * len(values) + 40))
+    profile_values = [(line.label, line.average.f1 if line.average else None)
+                      for line in result.lines if line.mode == TASK_MODE
+                      and ":" not in line.metric]
+    profile = (charts.bar_chart(profile_values, width=max(320, 70 * len(profile_values) + 40))
+               if profile_values else None)
+    return {"subcorpus_chart": per_subcorpus, "profile_chart": profile,
+            "primary_label": metric_label(result.primary)}
+
+
+@require_GET
+def documents_export(request: HttpRequest, submission_id: int, fmt: str) -> HttpResponse:
+    submission = _submission_or_404(submission_id)
+    result = submission_analysis(submission=submission, viewer=request.user,
+                                 document_metric=request.GET.get("metric"))
+    if result is None:
+        raise Http404("No scores to show.")
+    if fmt == "csv":
+        response = HttpResponse(exports.documents_csv(result),
+                                content_type="text/csv; charset=utf-8")
+    else:
+        response = HttpResponse(exports.documents_json(result), content_type="application/json")
+    name = f"submission-{submission.pk}-documents-{result.document_metric}"
+    response["Content-Disposition"] = f'attachment; filename="{slugify(name)}.{fmt}"'
+    return response
+
+
+def _int_param(request: HttpRequest, name: str, default: int | None = None) -> int | None:
+    raw = request.GET.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+@require_GET
+def compare(request: HttpRequest) -> HttpResponse:
+    """Paired significance of two runs of one phase: ``?a=ID&b=ID[&metric=&samples=&seed=]``."""
+    a_id, b_id = _int_param(request, "a"), _int_param(request, "b")
+    samples = _int_param(request, "samples", DEFAULT_SAMPLES)
+    seed = _int_param(request, "seed", DEFAULT_SEED)
+    if None in (a_id, b_id, samples, seed) or not 1 <= samples <= MAX_COMPARE_SAMPLES:
+        return render(request, "leaderboard/compare.html", {
+            "error": f"Give two submission ids (?a=ID&b=ID); samples between 1 and "
+                     f"{MAX_COMPARE_SAMPLES}."}, status=400)
+    a, b = _submission_or_404(a_id), _submission_or_404(b_id)
+    metric = request.GET.get("metric") or None
+    results = submission_compare(a=a, b=b, viewer=request.user, metric=metric, samples=samples,
+                                 seed=seed)
+    if results is None:
+        raise Http404("These runs cannot be compared.")
+    return render(request, "leaderboard/compare.html", {
+        "a": a, "b": b, "results": results, "samples": samples, "seed": seed,
+        "metric": metric or a.phase.task.primary_metric,
+        "metric_label": metric_label(metric or a.phase.task.primary_metric),
+    })
+
+
+# --- organizers -----------------------------------------------------------------------------
+
+
+def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
+                            phase: str) -> Phase:
+    phase_obj = _phase_or_404(competition, task, phase)
+    if not viewer_is_organizer(competition=phase_obj.task.competition, user=request.user):
+        raise Http404("No such page.")
+    return phase_obj
+
+
+def organize_phase(request: HttpRequest, competition: str, task: str,
+                   phase: str) -> HttpResponse:
+    """GET: the phase's organizer page. POST ``action``: rescore, reveal, hide, freeze,
+    unfreeze."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        try:
+            message = _phase_action(request, phase_obj, action)
+        except CompetitionError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, message)
+        return redirect(request.path)
+    submissions = (Submission.objects.filter(phase=phase_obj)
+                   .select_related("team").prefetch_related("runs")
+                   .order_by("-created_at", "-id")[:500])
+    return render(request, "leaderboard/organize.html", {
+        "phase": phase_obj,
+        "task": phase_obj.task,
+        "competition": phase_obj.task.competition,
+        "submissions": submissions,
+        "snapshots": BoardSnapshot.objects.filter(phase=phase_obj).select_related("created_by"),
+        "is_public": phase_obj.leaderboard_is_public(at=_now()),
+    })
+
+
+def _now():
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+def _phase_action(request: HttpRequest, phase: Phase, action: str) -> str:
+    if action == "rescore":
+        queued = competition_services.phase_rescore(phase=phase)
+        return f"{len(queued)} submissions queued for re-scoring; earlier scores are kept."
+    if action == "reveal":
+        competition_services.phase_reveal(phase=phase)
+        return "The leaderboard is now public."
+    if action == "hide":
+        competition_services.phase_hide(phase=phase)
+        return "The leaderboard is hidden from participants."
+    if action == "freeze":
+        snapshot = services.board_freeze(phase=phase, user=request.user,
+                                         note=request.POST.get("note", ""))
+        return f"The board was frozen at {snapshot.created_at:%Y-%m-%d %H:%M} UTC."
+    if action == "unfreeze":
+        services.board_unfreeze(phase=phase)
+        return "The live board is shown again; the frozen boards are kept."
+    return f"Unknown action {action!r}."
+
+
+@require_POST
+def organize_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
+    """POST ``action``: rescore, cancel, disqualify (with ``reason``)."""
+    submission = _submission_or_404(submission_id)
+    phase = submission.phase
+    if not viewer_is_organizer(competition=phase.task.competition, user=request.user):
+        raise Http404("No such page.")
+    action = request.POST.get("action", "")
+    try:
+        if action == "rescore":
+            competition_services.submission_rescore(submission=submission)
+            messages.success(request, f"Submission #{submission.pk} queued for re-scoring.")
+        elif action == "cancel":
+            competition_services.submission_cancel(submission=submission, user=request.user)
+            messages.success(request, f"Submission #{submission.pk} cancelled.")
+        elif action == "disqualify":
+            competition_services.submission_disqualify(
+                submission=submission, reason=request.POST.get("reason", ""))
+            messages.success(request, f"Submission #{submission.pk} disqualified.")
+        else:
+            messages.error(request, f"Unknown action {action!r}.")
+    except CompetitionError as exc:
+        messages.error(request, exc.message)
+    return redirect(reverse("leaderboard:organize_phase", kwargs={
+        "competition": phase.task.competition.slug, "task": phase.task.slug,
+        "phase": phase.slug}))
+
+
+@require_GET
+def final_submissions_zip(request: HttpRequest, competition: str, task: str,
+                          phase: str) -> HttpResponse:
+    """Every team's final run of the phase (the counts rule) as one zip: the response files
+    teams uploaded and a manifest. Gold keys are never included."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    buffer = io.BytesIO()
+    manifest = ["team,submission_id,run_name,subcorpus,file,sha256"]
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for submission in phase_final_submissions(phase=phase_obj):
+            folder = f"{slugify(submission.team.name) or 'team'}-{submission.pk}"
+            for f in submission.files.all():
+                path = Path(f.absolute_path)
+                if not path.is_file():
+                    continue
+                member = f"{folder}/{f.subcorpus.slug}.CONLLUA"
+                archive.write(path, member)
+                manifest.append(",".join([
+                    _csv_cell(submission.team.name), str(submission.pk),
+                    _csv_cell(submission.run_name), f.subcorpus.slug, member, f.sha256]))
+        archive.writestr("MANIFEST.csv", "\n".join(manifest) + "\n")
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    name = slugify(f"{competition}-{task}-{phase}-final-submissions")
+    response["Content-Disposition"] = f'attachment; filename="{name}.zip"'
+    return response
+
+
+def _csv_cell(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'

@@ -1,0 +1,227 @@
+"""Pages and downloads: what each viewer gets, and that hidden scores never leak."""
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from django.urls import reverse
+
+from competition.models import SubmissionFile, Submission
+from leaderboard.models import BoardSnapshot
+
+
+@pytest.fixture
+def world(make):
+    organizer = make.user("org")
+    alice = make.user("alice")
+    bob = make.user("bob")
+    competition = make.competition(slug="codi", organizers=[organizer])
+    task = make.task(competition, slug="identity")
+    phase = make.phase(task, slug="dev")
+    team_a = make.team(competition, "Alpha", members=[alice])
+    team_b = make.team(competition, "Bravo", members=[bob])
+    docs = {"light": [(8, 10), (7, 10), (9, 10)], "ami": [(5, 10), (6, 10)]}
+    a = make.run(phase, team_a, documents=docs, run_name="primary")
+    b = make.run(phase, team_b, {"light": 0.31, "ami": 0.42}, run_name="bravo-run")
+    return locals()
+
+
+def url(world, name="board", **kwargs):
+    return reverse(f"leaderboard:{name}", kwargs={"competition": "codi", "task": "identity",
+                                                  "phase": world["phase"].slug, **kwargs})
+
+
+def hide(phase, own=False):
+    phase.leaderboard_visibility = "hidden"
+    phase.show_own_scores_when_hidden = own
+    phase.save()
+
+
+def test_board_page_shows_teams_ranks_and_a_chart(client, world):
+    response = client.get(url(world))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert html.index("Alpha") < html.index("Bravo")
+    assert "80.00" in html  # Alpha light: 24/30; ami: 11/20 = 55.00; average 67.50
+    assert "67.50" in html and "36.50" in html
+    assert 'data-value="0.675"' in html
+    board = response.context["board"]
+    assert [r.rank for r in board.rows] == [1, 2]
+
+
+def test_board_sorts_by_any_column_and_rejects_unknown_ones(client, world):
+    response = client.get(url(world), {"sort": "light.f1", "order": "asc"})
+    assert [r.entry.team for r in response.context["board"].rows] == ["Bravo", "Alpha"]
+    bad = client.get(url(world), {"sort": "nope.f1"})
+    assert bad.status_code == 400 and "unknown sort column" in bad.content.decode()
+
+
+def test_board_csv_and_json_exports_match_the_page(client, world):
+    csv = client.get(url(world, "board_csv"))
+    assert csv["Content-Type"].startswith("text/csv")
+    frame = pd.read_csv(io.StringIO(csv.content.decode()))
+    assert list(frame["team"]) == ["Alpha", "Bravo"]
+    assert frame.loc[0, "avg.f1"] == pytest.approx(0.675)
+    assert frame.loc[1, "light.recall"] == pytest.approx(0.31)
+    data = json.loads(client.get(url(world, "board_json"), {"runs": "all"}).content)
+    assert data["board"]["runs"] == "all" and data["board"]["metric"] == "conll"
+    assert [r["team"] for r in data["rows"]] == ["Alpha", "Bravo"]
+    assert data["rows"][0]["rank"] == 1
+
+
+@pytest.mark.parametrize("name", ["board", "board_csv", "board_json"])
+def test_hidden_scores_do_not_leak_through_page_or_exports(client, world, name):
+    hide(world["phase"])
+    for user in (None, world["alice"]):
+        if user:
+            client.force_login(user)
+        body = client.get(url(world, name), {"runs": "all"}).content.decode()
+        assert "Alpha" not in body and "Bravo" not in body
+        assert "0.675" not in body and "67.50" not in body and "0.31" not in body
+
+
+def test_own_scores_when_hidden_show_only_ones_own_team(client, world):
+    hide(world["phase"], own=True)
+    client.force_login(world["alice"])
+    body = client.get(url(world, "board_json")).content.decode()
+    assert "Alpha" in body and "Bravo" not in body and "0.31" not in body
+    assert json.loads(body)["rows"][0]["rank"] is None
+
+
+def test_analysis_page_has_metrics_documents_and_svg_bars(client, world):
+    a = world["a"]
+    client.force_login(world["alice"])
+    response = client.get(reverse("leaderboard:analysis", args=[a.pk]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="documents"' in html and "light_doc2" in html
+    assert html.count("<rect") >= 3
+    assert 'data-value="0.8"' in html  # LIGHT bar: 24/30
+    docs = pd.read_csv(io.StringIO(client.get(
+        reverse("leaderboard:documents_csv", args=[a.pk])).content.decode()))
+    assert len(docs) == 5 and set(docs["subcorpus"]) == {"light", "ami"}
+    assert docs["f1"].max() == pytest.approx(0.9)
+
+
+def test_analysis_and_document_exports_404_when_hidden(client, world):
+    hide(world["phase"])
+    client.force_login(world["bob"])
+    a = world["a"]
+    for name in ("analysis", "documents_csv", "documents_json"):
+        assert client.get(reverse(f"leaderboard:{name}", args=[a.pk])).status_code == 404
+    client.force_login(world["alice"])  # own team, but the phase does not show own scores
+    assert client.get(reverse("leaderboard:analysis", args=[a.pk])).status_code == 404
+
+
+def test_compare_page_shows_p_values_and_samples(client, world, make):
+    other = make.run(world["phase"], world["team_b"],
+                     documents={"light": [(1, 10)] * 3, "ami": [(1, 10)] * 2})
+    response = client.get(reverse("leaderboard:compare"),
+                          {"a": world["a"].pk, "b": other.pk, "samples": 500, "seed": 7})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "500 samples" in html and "seed 7" in html
+    results = {r.subcorpus: r.comparison for r in response.context["results"]}
+    assert results["avg"].samples == 500 and results["avg"].score_a > results["avg"].score_b
+    hide(world["phase"])
+    assert client.get(reverse("leaderboard:compare"),
+                      {"a": world["a"].pk, "b": other.pk}).status_code == 404
+    assert client.get(reverse("leaderboard:compare"), {"a": "x"}).status_code == 400
+
+
+def test_organizer_pages_are_404_for_everyone_else(client, world):
+    a = world["a"]
+    for user in (None, world["alice"]):
+        if user:
+            client.force_login(user)
+        assert client.get(url(world, "organize_phase")).status_code == 404
+        assert client.get(url(world, "final_submissions")).status_code == 404
+        assert client.post(url(world, "organize_phase"), {"action": "freeze"}).status_code == 404
+        assert client.post(reverse("leaderboard:organize_submission", args=[a.pk]),
+                           {"action": "disqualify"}).status_code == 404
+    assert not BoardSnapshot.objects.exists()
+    a.refresh_from_db()
+    assert not a.disqualified
+
+
+def test_organizer_freezes_reveals_hides_and_disqualifies(client, world, make):
+    client.force_login(world["organizer"])
+    phase = world["phase"]
+    assert client.get(url(world, "organize_phase")).status_code == 200
+    client.post(url(world, "organize_phase"), {"action": "freeze", "note": "official"})
+    snapshot = BoardSnapshot.objects.get(phase=phase, active=True)
+    assert snapshot.note == "official"
+    make.run(phase, world["team_b"], {"light": 0.99, "ami": 0.99})
+    client.logout()
+    page = client.get(url(world)).content.decode()
+    assert "Official results, frozen" in page and "99.00" not in page
+    client.force_login(world["organizer"])
+    assert "99.00" in client.get(url(world), {"live": "1"}).content.decode()
+
+    client.post(url(world, "organize_phase"), {"action": "hide"})
+    phase.refresh_from_db()
+    assert phase.leaderboard_visibility == "hidden" and phase.revealed_at is None
+    client.post(url(world, "organize_phase"), {"action": "reveal"})
+    phase.refresh_from_db()
+    assert phase.revealed_at is not None
+
+    client.post(reverse("leaderboard:organize_submission", args=[world["a"].pk]),
+                {"action": "disqualify", "reason": "used test data"})
+    world["a"].refresh_from_db()
+    assert world["a"].disqualified
+    organizer_view = client.get(url(world), {"live": "1"}).content.decode()
+    assert "lb-disqualified" in organizer_view
+    client.logout()
+    client.post(url(world, "organize_phase"), {"action": "unfreeze"})  # 404, ignored
+    assert BoardSnapshot.objects.filter(active=True).exists()
+
+
+def test_organizer_rescore_keeps_history_and_queues(client, world,
+                                                    django_capture_on_commit_callbacks):
+    client.force_login(world["organizer"])
+    with django_capture_on_commit_callbacks() as callbacks:
+        client.post(reverse("leaderboard:organize_submission", args=[world["a"].pk]),
+                    {"action": "rescore"})
+    world["a"].refresh_from_db()
+    assert world["a"].status == "queued" and len(callbacks) == 1
+    assert world["a"].runs.filter(is_current=True).count() == 1  # old scores stay until done
+    with django_capture_on_commit_callbacks() as callbacks:
+        client.post(url(world, "organize_phase"), {"action": "rescore"})
+    assert len(callbacks) == 1  # b (a is queued already)
+
+
+def test_final_submissions_zip_has_responses_and_never_keys(client, world, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    settings.PRIVATE_ROOT = tmp_path / "private"
+    (tmp_path / "private" / "keys").mkdir(parents=True)
+    (tmp_path / "private" / "keys" / "light.CONLLUA").write_text("GOLD KEY SECRET")
+    for submission, text in ((world["a"], "alpha response"), (world["b"], "bravo response")):
+        for sub in world["phase"].subcorpora.all():
+            rel = f"submissions/{submission.pk}/{sub.slug}.conllua"
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_text(f"{text} {sub.slug}")
+            SubmissionFile.objects.create(submission=submission, subcorpus=sub, path=rel,
+                                          original_name=f"{sub.slug}.conllua", size=10,
+                                          sha256="0" * 64)
+    client.force_login(world["organizer"])
+    response = client.get(url(world, "final_submissions"))
+    assert response["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    names = archive.namelist()
+    assert "MANIFEST.csv" in names and len(names) == 5
+    contents = b"".join(archive.read(n) for n in names)
+    assert b"alpha response light" in contents and b"GOLD KEY" not in contents
+
+
+def test_competition_overview_lists_phases_and_gap_table(client, world, make):
+    task = world["task"]
+    pred = make.phase(task, kind="test_predicted", slug="pred")
+    gold = make.phase(task, kind="test_gold", slug="gold")
+    make.run(pred, world["team_a"], {"light": 0.5, "ami": 0.5})
+    make.run(gold, world["team_a"], {"light": 0.7, "ami": 0.7})
+    html = client.get(reverse("leaderboard:competition", args=["codi"])).content.decode()
+    assert "Predicted versus gold" in html and "-20.00" in html
+    assert reverse("leaderboard:board", args=["codi", "identity", "pred"]) in html
