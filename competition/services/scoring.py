@@ -47,7 +47,7 @@ class ScoreValue:
     recall: float
     precision: float
     f1: float
-    counts: dict[str, Any] = field(default_factory=dict)
+    counts: Any = field(default_factory=dict)  # the scorer's numerators/denominators
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +111,7 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     Raises ``scoring.ScoringError`` when the scorer refuses the input.
     """
     import scoring
+    from scoring.errors import ScoringInputError
 
     task = submission.phase.task
     modes = scoring_modes(task)
@@ -122,7 +123,11 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
         key = str(submitted.subcorpus.key_path)
         response = str(submitted.absolute_path)
         for mode, options in modes.items():
-            report = scoring.score_files(key, response, list(options))
+            try:
+                report = scoring.score_files(key, response, list(options))
+            except ScoringInputError as exc:
+                raise _public_error(exc, key=key, response=response,
+                                    submitted=submitted) from None
             scores.extend(report_to_scores(report, subcorpus_id=submitted.subcorpus_id,
                                            mode=mode, per_document=mode == TASK_MODE))
             for warning in report.get("warnings") or ():
@@ -132,12 +137,25 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                           options=modes, scores=tuple(scores), warnings=tuple(warnings))
 
 
+def _public_error(exc, *, key: str, response: str, submitted: SubmissionFile):
+    """The same input error, naming files as the team knows them and never the gold key's
+    path or lines."""
+    from scoring.errors import ScoringInputError
+
+    on_key_side = exc.path == key
+    message = exc.message.replace(key, f"gold key of {submitted.subcorpus.name}")
+    message = message.replace(response, submitted.original_name)
+    return ScoringInputError(
+        f"gold key of {submitted.subcorpus.name}" if on_key_side else submitted.original_name,
+        None if on_key_side else exc.line, message, code=exc.code, document=exc.document)
+
+
 def _number(value: Any) -> float:
     number = float(value) if value is not None else 0.0
     return number if math.isfinite(number) else 0.0
 
 
-def _prf(raw: Any) -> tuple[float, float, float, dict] | None:
+def _prf(raw: Any) -> tuple[float, float, float, Any] | None:
     """(recall, precision, f1, counts) from a report cell, or None if absent."""
     if raw is None:
         return None
@@ -145,10 +163,10 @@ def _prf(raw: Any) -> tuple[float, float, float, dict] | None:
         if not {"recall", "precision", "f1"} & raw.keys():
             return None
         counts = raw.get("counts") or {}
+        if not isinstance(counts, (Mapping, list)):
+            counts = {}
         return (_number(raw.get("recall")), _number(raw.get("precision")),
-                _number(raw.get("f1")), dict(counts) if isinstance(counts, Mapping) else {})
-    if isinstance(raw, (int, float)):
-        return None
+                _number(raw.get("f1")), counts)
     return None
 
 
@@ -159,7 +177,8 @@ def report_to_scores(report: Mapping[str, Any], *, subcorpus_id: int, mode: str,
     Sub-corpus rows (document "") for every metric of the report: the coreference metrics,
     ``conll`` (F1 = the CoNLL average; recall and precision = the averages of MUC, B³ and
     CEAFe), ``non_referring``, ``bridging_ar``/``bridging_mention``/``bridging_entity`` and
-    ``bridging_entity:<relation>``; per-document rows when asked.
+    the same per bridging relation as ``bridging_entity:<relation>``; per-document rows (with
+    the scorer's counts) when asked.
     """
     rows: list[ScoreValue] = []
 
@@ -177,8 +196,9 @@ def report_to_scores(report: Mapping[str, Any], *, subcorpus_id: int, mode: str,
     bridging = report.get("bridging") or {}
     for name, metric in BRIDGING_METRICS.items():
         add(metric, bridging.get(name))
-    for relation, raw in (bridging.get("by_relation") or {}).items():
-        add(f"bridging_entity:{relation}", raw)
+    for relation, cells in (bridging.get("by_relation") or {}).items():
+        for name, metric in BRIDGING_METRICS.items():
+            add(f"{metric}:{relation}", (cells or {}).get(name))
     if per_document:
         for document, cells in (report.get("per_document") or {}).items():
             for name, raw in (cells or {}).items():

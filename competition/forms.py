@@ -1,0 +1,59 @@
+"""Forms of the competition pages. They parse input only; services hold the rules."""
+
+from __future__ import annotations
+
+from django import forms
+
+from competition.models import SubCorpus
+
+
+class SignupForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    email = forms.EmailField(required=False)
+    password1 = forms.CharField(label="Password", widget=forms.PasswordInput)
+    password2 = forms.CharField(label="Password (again)", widget=forms.PasswordInput)
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("password1") != cleaned.get("password2"):
+            raise forms.ValidationError("The two passwords differ.", code="password_mismatch")
+        return cleaned
+
+
+class TeamCreateForm(forms.Form):
+    name = forms.CharField(max_length=100, label="Team name")
+
+
+class TeamJoinForm(forms.Form):
+    invite_code = forms.CharField(max_length=32, label="Invite code")
+
+
+def file_field_name(subcorpus: SubCorpus) -> str:
+    return f"file_{subcorpus.slug}"
+
+
+class SubmissionForm(forms.Form):
+    """One optional file per available sub-corpus, or one zip; the service checks the set."""
+
+    run_name = forms.CharField(max_length=100, required=False,
+                               help_text="A short name for this run, e.g. primary.")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    archive = forms.FileField(required=False, label="Or one zip",
+                              help_text="Members named by sub-corpus, e.g. LIGHT.CONLLUA.")
+
+    def __init__(self, *args, subcorpora: list[SubCorpus], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.subcorpora = subcorpora
+        for subcorpus in subcorpora:
+            self.fields[file_field_name(subcorpus)] = forms.FileField(
+                required=False, label=f"{subcorpus.name} response file")
+        order = [file_field_name(sc) for sc in subcorpora] + ["archive", "run_name",
+                                                              "description"]
+        self.order_fields(order)
+
+    def file_fields(self):
+        return [self[file_field_name(sc)] for sc in self.subcorpora]
+
+    def files_by_slug(self) -> dict:
+        return {sc.slug: self.cleaned_data[file_field_name(sc)] for sc in self.subcorpora
+                if self.cleaned_data.get(file_field_name(sc))}

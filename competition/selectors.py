@@ -1,0 +1,133 @@
+"""Read paths of the competition app: what the pages show. Selectors write nothing.
+
+The visibility rules of hidden phases live here, once: a team sees its own scores of a hidden
+phase only when the phase says so, organizers and staff always, everybody else never.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+
+from competition.models import (
+    Competition,
+    Membership,
+    Phase,
+    Score,
+    SubCorpus,
+    Submission,
+    Task,
+    Team,
+)
+
+# Order in which a submission's metrics are listed.
+METRIC_ORDER = ["conll", "muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "non_referring",
+                "bridging_ar", "bridging_mention", "bridging_entity"]
+
+
+def competition_list() -> QuerySet[Competition]:
+    return Competition.objects.prefetch_related("tasks").order_by("-created", "slug")
+
+
+def competition_detail(*, slug: str) -> Competition:
+    """A competition with its tasks, phases and sub-corpora (raises DoesNotExist)."""
+    phases = Phase.objects.prefetch_related(
+        Prefetch("subcorpora", queryset=SubCorpus.objects.order_by("order", "id")))
+    tasks = Task.objects.prefetch_related(Prefetch("phases", queryset=phases))
+    return Competition.objects.prefetch_related(Prefetch("tasks", queryset=tasks)).get(slug=slug)
+
+
+def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str) -> Phase:
+    """Raises Phase.DoesNotExist."""
+    return Phase.objects.select_related("task__competition").get(
+        task__competition__slug=competition_slug, task__slug=task_slug, slug=phase_slug)
+
+
+def team_for_user(*, competition: Competition, user) -> Team | None:
+    if user is None or not user.is_authenticated:
+        return None
+    membership = (Membership.objects.filter(competition=competition, user=user)
+                  .select_related("team").first())
+    return membership.team if membership else None
+
+
+def team_members(*, team: Team) -> QuerySet[Membership]:
+    return team.memberships.select_related("user").order_by("joined_at")
+
+
+def user_is_organizer(*, competition: Competition, user) -> bool:
+    if user is None or not user.is_authenticated:
+        return False
+    return user.is_staff or competition.organizers.filter(pk=user.pk).exists()
+
+
+def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
+    return (Submission.objects.filter(team=team, phase=phase)
+            .select_related("submitted_by").order_by("-created_at", "-id"))
+
+
+def submission_for_viewer(*, submission_id: int, user) -> Submission | None:
+    """The submission if ``user`` may open it (a member of its team, an organizer of its
+    competition, staff), else None: others learn nothing, not even that it exists."""
+    submission = (Submission.objects.select_related("team", "phase__task__competition",
+                                                    "submitted_by")
+                  .filter(pk=submission_id).first())
+    if submission is None or user is None or not user.is_authenticated:
+        return None
+    competition = submission.phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return submission
+    if Membership.objects.filter(team_id=submission.team_id, user=user).exists():
+        return submission
+    return None
+
+
+def scores_visible_to(*, submission: Submission, user, at: datetime | None = None) -> bool:
+    """Whether ``user`` (who may open the submission) may see its scores now."""
+    phase = submission.phase
+    at = at or timezone.now()
+    if user_is_organizer(competition=phase.task.competition, user=user):
+        return True
+    return phase.leaderboard_is_public(at=at) or phase.show_own_scores_when_hidden
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreLine:
+    metric: str
+    cells: tuple[Score | None, ...]  # one per sub-corpus, in the order of the header
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreTable:
+    mode: str
+    subcorpora: tuple[SubCorpus, ...]
+    lines: tuple[ScoreLine, ...]
+
+
+def _metric_sort_key(metric: str) -> tuple[int, str]:
+    base = metric.split(":", 1)[0]
+    return (METRIC_ORDER.index(base) if base in METRIC_ORDER else len(METRIC_ORDER), metric)
+
+
+def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
+    """Sub-corpus scores of the submission's current run: one table per mode (the task's mode
+    first), rows = metrics, columns = sub-corpora. Per-document rows are left out."""
+    scores = list(Score.objects.filter(submission=submission, run__is_current=True, document="")
+                  .select_related("subcorpus"))
+    subcorpora = sorted({score.subcorpus for score in scores}, key=lambda sc: (sc.order, sc.pk))
+    column = {sc.pk: index for index, sc in enumerate(subcorpora)}
+    by_mode: dict[str, dict[str, list[Score | None]]] = {}
+    for score in scores:
+        cells = by_mode.setdefault(score.mode, {}).setdefault(score.metric,
+                                                               [None] * len(subcorpora))
+        cells[column[score.subcorpus_id]] = score
+    modes = sorted(by_mode, key=lambda mode: (mode != Score.TASK_MODE, mode))
+    return [
+        ScoreTable(mode=mode, subcorpora=tuple(subcorpora), lines=tuple(
+            ScoreLine(metric=metric, cells=tuple(by_mode[mode][metric]))
+            for metric in sorted(by_mode[mode], key=_metric_sort_key)))
+        for mode in modes
+    ]

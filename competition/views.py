@@ -1,0 +1,219 @@
+"""Pages of the competition app. Each view parses the request, calls one service or
+selector, and renders; the rules live in services and selectors."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from competition import selectors, services
+from competition.errors import CompetitionError, SubmissionRejected
+from competition.forms import SignupForm, SubmissionForm, TeamCreateForm, TeamJoinForm
+from competition.models import Competition, Phase, Submission
+
+
+def _competition_or_404(slug: str) -> Competition:
+    try:
+        return selectors.competition_detail(slug=slug)
+    except Competition.DoesNotExist:
+        raise Http404("No such competition.") from None
+
+
+def _phase_or_404(slug: str, task: str, phase: str) -> Phase:
+    try:
+        return selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase)
+    except Phase.DoesNotExist:
+        raise Http404("No such phase.") from None
+
+
+def _submission_or_404(request: HttpRequest, pk: int) -> Submission:
+    submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
+    if submission is None:
+        raise Http404("No such submission.")
+    return submission
+
+
+# --- accounts ---------------------------------------------------------------------------
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = services.user_signup(username=form.cleaned_data["username"],
+                                        password=form.cleaned_data["password1"],
+                                        email=form.cleaned_data["email"])
+        except CompetitionError as exc:
+            form.add_error(None, exc.message)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {user.username}.")
+            return redirect(request.GET.get("next") or "competition:home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+# --- competitions -----------------------------------------------------------------------
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "competition/home.html",
+                  {"competitions": selectors.competition_list()})
+
+
+@require_GET
+def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = _competition_or_404(slug)
+    return render(request, "competition/competition_detail.html", {
+        "competition": competition,
+        "team": selectors.team_for_user(competition=competition, user=request.user),
+        "is_organizer": selectors.user_is_organizer(competition=competition, user=request.user),
+        "now": timezone.now(),
+    })
+
+
+# --- teams ------------------------------------------------------------------------------
+
+@login_required
+def team(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = _competition_or_404(slug)
+    create_form = TeamCreateForm(request.POST if request.POST.get("action") == "create"
+                                 else None, prefix="create")
+    join_form = TeamJoinForm(request.POST if request.POST.get("action") == "join" else None,
+                             prefix="join")
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "create" and create_form.is_valid():
+                services.team_create(competition=competition, user=request.user,
+                                     name=create_form.cleaned_data["name"])
+                messages.success(request, "Your team was created.")
+                return redirect("competition:team", slug=slug)
+            if request.POST.get("action") == "join" and join_form.is_valid():
+                joined = services.team_join(competition=competition, user=request.user,
+                                            invite_code=join_form.cleaned_data["invite_code"])
+                messages.success(request, f"You joined {joined.name}.")
+                return redirect("competition:team", slug=slug)
+        except CompetitionError as exc:
+            messages.error(request, exc.message)
+    current = selectors.team_for_user(competition=competition, user=request.user)
+    return render(request, "competition/team.html", {
+        "competition": competition,
+        "team": current,
+        "members": selectors.team_members(team=current) if current else [],
+        "create_form": create_form,
+        "join_form": join_form,
+    })
+
+
+# --- submissions ------------------------------------------------------------------------
+
+@login_required
+def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
+    phase_obj = _phase_or_404(slug, task, phase)
+    competition = phase_obj.task.competition
+    current = selectors.team_for_user(competition=competition, user=request.user)
+    subcorpora = list(phase_obj.subcorpora.filter(available=True))
+    form = SubmissionForm(request.POST or None, request.FILES or None, subcorpora=subcorpora)
+    context = {"competition": competition, "phase": phase_obj, "team": current, "form": form,
+               "unavailable": phase_obj.subcorpora.filter(available=False),
+               "now": timezone.now()}
+    if current is None:
+        return render(request, "competition/submit.html", context)
+    if request.method == "POST" and form.is_valid():
+        try:
+            submission = services.submission_create(
+                team=current, phase=phase_obj, user=request.user,
+                files=form.files_by_slug(), archive=form.cleaned_data.get("archive"),
+                run_name=form.cleaned_data["run_name"],
+                description=form.cleaned_data["description"])
+        except SubmissionRejected as exc:
+            context["rejection"] = exc
+            context["quota"] = services.submission_quota(team=current, phase=phase_obj)
+            return render(request, "competition/submit.html", context, status=400)
+        except CompetitionError as exc:
+            messages.error(request, exc.message)
+        else:
+            messages.success(request, f"Submission #{submission.pk} was validated and queued.")
+            return redirect("competition:submission", pk=submission.pk)
+    context["quota"] = services.submission_quota(team=current, phase=phase_obj)
+    return render(request, "competition/submit.html", context)
+
+
+@login_required
+@require_GET
+def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
+    phase_obj = _phase_or_404(slug, task, phase)
+    competition = phase_obj.task.competition
+    current = selectors.team_for_user(competition=competition, user=request.user)
+    return render(request, "competition/submissions.html", {
+        "competition": competition, "phase": phase_obj, "team": current,
+        "submissions": (selectors.submissions_for_team(team=current, phase=phase_obj)
+                        if current else []),
+        "quota": (services.submission_quota(team=current, phase=phase_obj)
+                  if current else None),
+    })
+
+
+@login_required
+@require_GET
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _submission_or_404(request, pk)
+    visible = selectors.scores_visible_to(submission=submission, user=request.user)
+    return render(request, "competition/submission_detail.html", {
+        "submission": submission,
+        "phase": submission.phase,
+        "competition": submission.phase.task.competition,
+        "files": submission.files.select_related("subcorpus"),
+        "scores_visible": visible,
+        "tables": (selectors.submission_score_tables(submission=submission)
+                   if visible and submission.status == Submission.Status.SCORED else []),
+        "is_member": services.submission_member_check(submission=submission,
+                                                      user=request.user),
+    })
+
+
+@login_required
+@require_GET
+def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """The small JSON the submission page polls while a submission is queued or scoring.
+    It carries the status only, never scores."""
+    submission = _submission_or_404(request, pk)
+    return JsonResponse({
+        "id": submission.pk,
+        "status": submission.status,
+        "status_display": submission.get_status_display(),
+        "final": submission.is_final,
+        "error": submission.error if submission.status == Submission.Status.FAILED else "",
+        "attempts": submission.attempts,
+        "updated_at": submission.updated_at.isoformat(),
+    })
+
+
+@login_required
+@require_POST
+def submission_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _submission_or_404(request, pk)
+    try:
+        services.submission_cancel(submission=submission, user=request.user)
+        messages.success(request, f"Submission #{pk} was cancelled; it does not count.")
+    except CompetitionError as exc:
+        messages.error(request, exc.message)
+    return redirect("competition:submission", pk=pk)
+
+
+@login_required
+@require_POST
+def submission_choose(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _submission_or_404(request, pk)
+    if not services.submission_member_check(submission=submission, user=request.user):
+        raise Http404("No such submission.")
+    try:
+        services.submission_choose(submission=submission, user=request.user)
+        messages.success(request, f"Submission #{pk} now represents your team.")
+    except CompetitionError as exc:
+        messages.error(request, exc.message)
+    return redirect(reverse("competition:submission", kwargs={"pk": pk}))
