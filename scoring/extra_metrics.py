@@ -1,0 +1,145 @@
+"""The metrics UA scorer v2.0 adds to the six: mention overlap ratio (``mor``) and the
+anaphor-level zero score (``zero``). Pure functions over plain Python values.
+
+Both return `PRCounts`, so per-document counts add up to corpus counts like every other
+metric, and recall / precision / F come from the sums (`PRCounts.recall`, `.precision`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Container, Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from scoring.results import PRCounts
+
+
+def mor_counts(key_mentions: Sequence[Sequence[Any]],
+               response_mentions: Sequence[Sequence[Any]]) -> PRCounts:
+    """Mention overlap ratio, MOR (Findings of the CRAC 2022 shared task; v2 VE:317-373).
+
+    Parameters
+    ----------
+    key_mentions, response_mentions : sequences of mentions
+        Each mention is a non-empty collection of token keys (0-based positions, or any
+        totally ordered hashable keys such as ``(position, zero_rank)`` for zeros). Every
+        mention of every cluster is given, split-antecedent sets excluded (the reference
+        crashes on them).
+
+    All mentions are sorted by their first token and swept into groups of transitively
+    overlapping spans (a mention joins the group while its first token <= the group's right
+    bound). Within a group, Kuhn–Munkres pairs key and response mentions 1-to-1 so that the
+    total token overlap |k ∩ s| is maximal. Then::
+
+        p_num = r_num = Σ_pairs |k ∩ s|,   p_den = Σ |s|,   r_den = Σ |k|
+
+    over all mentions (unpaired ones add their size to their side's denominator only).
+    The score does not depend on the matching option (-a): it finds its own pairs.
+
+    >>> mor_counts([[0, 1, 2], [5]], [[1, 2], [5], [7, 8]])
+    PRCounts(p_num=3.0, p_den=5.0, r_num=3.0, r_den=4.0)
+    """
+    items = [(min(m), max(m), True, frozenset(m)) for m in key_mentions if len(m)]
+    items += [(min(m), max(m), False, frozenset(m)) for m in response_mentions if len(m)]
+    items.sort(key=lambda item: (item[0], item[1]))
+    overlap = 0.0
+    p_den = float(sum(len(s) for *_, is_key, s in items if not is_key))
+    r_den = float(sum(len(s) for *_, is_key, s in items if is_key))
+    group_keys: list[frozenset] = []
+    group_response: list[frozenset] = []
+    bound = None
+    for start, end, is_key, tokens in items:
+        if bound is not None and start > bound:
+            overlap += _best_overlap(group_keys, group_response)
+            group_keys, group_response, bound = [], [], None
+        (group_keys if is_key else group_response).append(tokens)
+        bound = end if bound is None else max(bound, end)
+    overlap += _best_overlap(group_keys, group_response)
+    return PRCounts(overlap, p_den, overlap, r_den)
+
+
+def _best_overlap(keys: list[frozenset], responses: list[frozenset]) -> float:
+    if not keys or not responses:
+        return 0.0
+    if len(keys) == 1 and len(responses) == 1:
+        return float(len(keys[0] & responses[0]))
+    matrix = np.array([[len(k & s) for s in responses] for k in keys], dtype=float)
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return float(matrix[rows, cols].sum())
+
+
+def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
+                response_clusters: Sequence[Sequence[Hashable]],
+                key_to_response: Mapping[Hashable, Hashable],
+                zeros: Container[Hashable],
+                order: Callable[[Hashable], Any] | None = None) -> PRCounts:
+    """Anaphor-level score of zero anaphors (CRAC 2022; v2 ``zero``, VE:402-466).
+
+    Parameters
+    ----------
+    key_clusters, response_clusters : sequences of clusters of mention keys
+        Mention keys are hashable; a key mention and a response mention with the same key
+        are the same mention (exact match).
+    key_to_response : mapping
+        The alignment of the matching option for key mentions that have no identical
+        response mention (partial, head or zero-dependency matches); empty for exact.
+    zeros : container
+        The mention keys (key or response) that are zeros.
+    order : callable, optional
+        Sort key putting the mentions of a cluster in document order (default: the keys'
+        own order, e.g. ``(start, end)`` tuples).
+
+    Each cluster is put in document order. Each non-first key mention that is a zero is
+    an anaphor; its counterpart is the identical response mention or its aligned one:
+
+    * fn if there is no counterpart, or the counterpart is the first mention of a response
+      cluster;
+    * wl (wrong link) if the counterpart's cluster is not the cluster of any counterpart of
+      an earlier mention of the key cluster;
+    * tp otherwise.
+
+    A non-first response zero that is the counterpart of no key anaphor is fp. Then::
+
+        p_num = r_num = tp,   p_den = tp + fp + wl,   r_den = tp + fn + wl
+
+    >>> zero_counts([[(0, 0), (3, 3)]], [[(0, 0), (3, 3)]], {}, {(3, 3)})
+    PRCounts(p_num=1, p_den=1, r_num=1, r_den=1)
+    >>> zero_counts([[(0, 0), (3, 3)]], [[(3, 3)], [(0, 0)]], {}, {(3, 3)})
+    PRCounts(p_num=0, p_den=0, r_num=0, r_den=1)
+    """
+    key_clusters = [sorted(c, key=order) for c in key_clusters]
+    response_clusters = [sorted(c, key=order) for c in response_clusters]
+    first_mentions = {c[0] for c in response_clusters if c}
+    cluster_of: dict[Hashable, int] = {}
+    for index, cluster in enumerate(response_clusters):
+        for mention in cluster:
+            cluster_of[mention] = index
+    tp = fp = fn = wl = 0
+    covered: set[Hashable] = set()
+    for cluster in key_clusters:
+        earlier: set[int] = set()
+        for i, mention in enumerate(cluster):
+            counterpart = None
+            if mention in cluster_of:
+                counterpart = mention
+            elif mention in key_to_response:
+                counterpart = key_to_response[mention]
+            target = cluster_of.get(counterpart) if counterpart is not None else None
+            if i and mention in zeros:
+                if counterpart is None or counterpart in first_mentions:
+                    fn += 1
+                elif target not in earlier:
+                    wl += 1
+                else:
+                    tp += 1
+                if counterpart is not None:
+                    covered.add(counterpart)
+            if target is not None:
+                earlier.add(target)
+    for cluster in response_clusters:
+        for mention in cluster:
+            if mention not in first_mentions and mention not in covered and mention in zeros:
+                fp += 1
+    return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
