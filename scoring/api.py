@@ -105,11 +105,13 @@ class _Pairing:
         self.response_format = _file_format(self.response_path, options)
 
     # names first, so a missing document is reported before anything is scored
-    def names(self, path: str, format: str) -> list[tuple[str, int]]:
+    def names(self, path: str, format: str, side: str) -> list[tuple[str, int]]:
         if format == "ua":
             names = exploded.document_names(path)
-            if not names:  # let the reader say what is wrong (empty file, no newdoc, ...)
-                for _ in exploded.iter_documents(path, layout=False):
+            plain = [name for name, _ in names]
+            if not names or "" in plain or len(set(plain)) < len(plain):
+                # let the reader say what is wrong (empty file, no newdoc, duplicates, ...)
+                for _ in exploded.iter_documents(path, **_exploded_settings(self.options, side)):
                     pass
             return names
         docs = self.loaded.setdefault(path, _read_other(path, format, None))
@@ -122,8 +124,8 @@ class _Pairing:
 
     def prepare(self) -> None:
         self.loaded: dict[str, list[Document]] = {}
-        self.key_names = self.names(self.key_path, self.key_format)
-        self.response_names = self.names(self.response_path, self.response_format)
+        self.key_names = self.names(self.key_path, self.key_format, "key")
+        self.response_names = self.names(self.response_path, self.response_format, "response")
         errors, warnings = document_pairing(self.key_path, self.key_names, self.response_path,
                                             self.response_names,
                                             self.options.missing_documents)

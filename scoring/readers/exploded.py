@@ -445,7 +445,7 @@ class _Doc:
     def discontinuous_part(self, layer: _Layer, existing: _Open, entity_id: str) -> bool:
         if not self.reader.discontinuous:
             self.problem(f"MarkableID '{existing.markable_id}' is used twice in the "
-                         f"{layer.name} column (first at line {existing.line}; expected "
+                         f"{layer.name} column, first at line {existing.line} (expected "
                          "unique MarkableIDs; the v2 options, e.g. -s, read a repeated "
                          "MarkableID as one discontinuous markable)", "duplicate_markable_id")
             return False
