@@ -1,0 +1,201 @@
+"""The compact CorefUD / CONLL-UA reader (scoring.readers.compact)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from scoring.errors import ScoringInputError
+from scoring.readers import compact
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+GUM = SHARED / "data" / "gum-compact-samples"
+COREFUD_TESTS = SHARED / "data" / "corefud-scorer-tests" / "tests-corefud"
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
+
+HEADER = "# newdoc id = d\n# global.Entity = eid-etype-head-other\n# sent_id = d-1\n"
+
+
+def row(token_id: str, misc: str = "_", form: str | None = None, deps: str = "_") -> str:
+    return "\t".join([token_id, form or f"w{token_id}", "_", "_", "_", "_", "0", "_", deps,
+                      misc]) + "\n"
+
+
+def write(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
+    path = tmp_path / "file.conllu"
+    path.write_text(header + "".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+# -- real files ----------------------------------------------------------------------------
+
+@needs_shared
+@pytest.mark.parametrize("name", ["GUM_bio_byron", "GUM_interview_cyclone",
+                                  "GUM_interview_gaming", "GUM_news_homeopathic",
+                                  "GUM_voyage_coron"])
+def test_it_reads_every_word_and_mention_of_the_gum_samples(name):
+    """Words are the integer-ID lines; every '(' in an Entity value is one mention."""
+    path = GUM / f"{name}.conllu"
+    text = path.read_text(encoding="utf-8")
+    words = len(re.findall(r"^\d+\t", text, re.M))
+    openings = sum(value.count("(") for value in re.findall(r"Entity=([^|\t\n]*)", text))
+    bridges = sum(len(v.split(",")) for v in re.findall(r"Bridge=([^|\t\n]*)", text))
+    warnings: list[str] = []
+    [doc] = compact.read(path, warnings=warnings)
+    assert doc.name == name
+    assert len(doc.tokens) == words
+    assert len(doc.identity) == openings
+    assert len(doc.bridging) == bridges
+    assert warnings == []
+    assert all(0 <= m.start <= m.end < words for m in doc.identity)
+    ids = {m.markable_id for m in doc.identity}
+    assert len(ids) == len(doc.identity)
+    assert all(link.anaphor in ids and link.anchor in ids for link in doc.bridging)
+
+
+@needs_shared
+def test_it_reads_gum_split_antecedents_as_element_of_on_the_antecedents():
+    """GUM_bio_byron has SplitAnte=4<19,8<19: entities 4 and 8 are elements of 19."""
+    [doc] = compact.read(GUM / "GUM_bio_byron.conllu")
+    members = {m.entity_id for m in doc.identity if "19" in m.element_of}
+    assert members == {"4", "8"}
+    # one markable per antecedent entity carries it (the entity's first mention)
+    firsts = {}
+    for m in doc.identity:
+        firsts.setdefault(m.entity_id, m)
+    assert all(firsts[m.entity_id] is m for m in doc.identity if m.element_of)
+
+
+@needs_shared
+def test_it_resolves_a_gum_bridge_to_the_nearest_preceding_anchor_mention():
+    """Bridge=54<57 on 'My' (GUM_bio_byron line 391): anaphor opens there, anchor precedes."""
+    [doc] = compact.read(GUM / "GUM_bio_byron.conllu")
+    by_id = {m.markable_id: m for m in doc.identity}
+    [link] = [b for b in doc.bridging if by_id[b.anaphor].entity_id == "57"]
+    anaphor, anchor = by_id[link.anaphor], by_id[link.anchor]
+    assert anaphor.line == 391
+    candidates = [m for m in doc.identity if m.entity_id == "54" and m.start < anaphor.start]
+    assert anchor == max(candidates, key=lambda m: (m.start, m.end))
+
+
+@needs_shared
+def test_it_reads_every_file_of_the_corefud_scorer_suite():
+    files = sorted(p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response"))
+    assert len(files) > 100
+    for path in files:
+        assert compact.read(path), path
+
+
+@needs_shared
+def test_it_sniffs_compact_files_and_not_the_others():
+    assert compact.sniff((GUM / "GUM_bio_byron.conllu").read_text(encoding="utf-8")[:4000])
+    conll = SHARED / "conformance" / "conll-reference" / "TC-A-1" / "key.conll"
+    assert not compact.sniff(conll.read_text(encoding="utf-8"))
+    exploded = next((SHARED / "data" / "codi-crac22-corpus").glob("*.CONLLUA"))
+    assert not compact.sniff(exploded.read_text(encoding="utf-8")[:4000])
+
+
+# -- hand-made inputs ----------------------------------------------------------------------
+
+def test_it_reads_nested_single_word_and_closing_mentions(tmp_path):
+    path = write(tmp_path, row("1", "Entity=(e1-person-2-(e2-place-1-)"), row("2"),
+                 row("3", "Entity=e1)"), row("4", "Entity=(e1-person-1-)"))
+    [doc] = compact.read(path)
+    spans = sorted((m.entity_id, m.parts, m.head) for m in doc.identity)
+    assert spans == [("e1", ((0, 2),), 1), ("e1", ((3, 3),), 3), ("e2", ((0, 0),), 0)]
+    assert dict(doc.identity[0].attributes)["etype"] == "person"
+
+
+def test_it_joins_the_parts_of_a_discontinuous_mention(tmp_path):
+    path = write(tmp_path, row("1", "Entity=(e9[1/2]-x-1-"), row("2", "Entity=e9[1/2])"),
+                 row("3"), row("4", "Entity=(e9[2/2]-x-1-)"))
+    [doc] = compact.read(path)
+    [mention] = doc.identity
+    assert mention.parts == ((0, 1), (3, 3))
+
+
+def test_it_reads_empty_nodes_as_zeros_and_skips_multiword_ranges(tmp_path):
+    path = write(tmp_path, row("1-2", form="dont"), row("1", "Entity=(e1-x-1-)"), row("2"),
+                 row("2.1", "Entity=(e1-x-1-)", deps="2:nsubj"),
+                 row("2.2", "Entity=(e2-x-2-"), row("3", "Entity=e2)"))
+    [doc] = compact.read(path)
+    assert doc.tokens == ("w1", "w2", "w3")
+    zero, multi = [m for m in doc.identity if m.entity_id == "e1"][1], \
+        [m for m in doc.identity if m.entity_id == "e2"][0]
+    assert (zero.parts, zero.zero) == (((2, 2),), 1)
+    assert dict(zero.attributes)["deps"] == "1:nsubj"  # parent word 2 is position 1
+    # a mention of the second empty node and word 3, headed by word 3
+    assert (multi.parts, multi.zeros, multi.head, multi.head_zero) == (((2, 2),), ((2, 2),), 2, 0)
+
+
+def test_it_marks_a_zero_head_of_a_multi_word_mention(tmp_path):
+    path = write(tmp_path, row("1", "Entity=(e1-x-2-"), row("1.1"), row("2", "Entity=e1)"))
+    [doc] = compact.read(path)
+    [mention] = doc.identity
+    assert (mention.parts, mention.zeros, mention.head, mention.head_zero) == (
+        ((0, 1),), ((1, 1),), 1, 1)
+
+
+def test_it_takes_the_field_order_from_global_entity(tmp_path):
+    header = "# newdoc id = d\n# global.Entity = GRP-etype-infstat-minspan\n"
+    path = write(tmp_path, row("1", "Entity=(7-person-new-2,3"), row("2"),
+                 row("3", "Entity=7)"), header=header)
+    [doc] = compact.read(path)
+    [mention] = doc.identity
+    assert (mention.entity_id, mention.head, mention.min_span) == ("7", None, (1, 2))
+    assert ("infstat", "new") in mention.attributes
+
+
+def test_it_numbers_unnamed_documents_and_splits_at_newdoc(tmp_path):
+    text = "# newdoc\n" + row("1", "Entity=(e1-x-1-)") + "\n# newdoc\n" + row("1") + "\n"
+    path = tmp_path / "f.conllu"
+    path.write_text(text, encoding="utf-8")
+    docs = compact.read(path)
+    assert [d.name for d in docs] == ["1", "2"]
+    assert [len(d.identity) for d in docs] == [1, 0]
+
+
+def test_it_warns_about_dangling_and_one_antecedent_split_antecedents(tmp_path):
+    path = write(tmp_path, row("1", "Entity=(e1-x-1-)"), row("2", "Entity=(e2-x-1-)"),
+                 row("3", "Entity=(e3-x-1-)|SplitAnte=e1<e3,e1<e3,e9<e3"))
+    warnings: list[str] = []
+    [doc] = compact.read(path, warnings=warnings)
+    assert [m.element_of for m in doc.identity] == [("e3",), (), ()]
+    text = "\n".join(warnings)
+    assert "repeated" in text and "e9" in text and "one antecedent" in text
+    assert all(w.startswith(f"{path}:6: ") for w in warnings)
+
+
+@pytest.mark.parametrize("rows, line, code", [
+    ((row("1", "Entity=(e1-x-1-"), row("2")), 4, "unclosed"),
+    ((row("1"), row("2", "Entity=e5)")), 5, "unopened"),
+    ((row("1", "Entity=(e1-x-3-"), row("2", "Entity=e1)")), 4, "head"),
+    ((row("1", "Entity=(e1-x-1-)junk"),), 4, "brackets"),
+    (("1\tw\t_\t_\n",), 4, "columns"),
+    ((row("x1"),), 4, "token_id"),
+    ((row("1", "Entity=(e1[2/2]-x-1-)"),), 4, "brackets"),
+])
+def test_it_reports_bad_input_with_file_and_line(tmp_path, rows, line, code):
+    path = write(tmp_path, *rows)
+    with pytest.raises(ScoringInputError) as caught:
+        compact.read(path)
+    assert caught.value.code == code
+    assert caught.value.line == line
+    assert str(caught.value).startswith(f"{path}:{line}: ")
+
+
+def test_it_reports_bytes_that_are_not_utf8_with_their_line(tmp_path):
+    path = tmp_path / "bad.conllu"
+    path.write_bytes(HEADER.encode() + row("1").encode() + b"2\t\xff\t_\t_\t_\t_\t0\t_\t_\t_\n")
+    with pytest.raises(ScoringInputError) as caught:
+        compact.read(path)
+    assert (caught.value.code, caught.value.line) == ("encoding", 5)
+
+
+def test_it_escapes_and_unescapes_field_delimiters():
+    for value in ["12-Pseudo", "a,b:c", "(x)|y=z", "100%", "plain"]:
+        escaped = compact.escape(value)
+        assert not set("-,:()|=") & set(escaped)
+        assert compact.unescape(escaped) == value
