@@ -1,0 +1,217 @@
+"""REST API (mounted at /api/): read competitions and phases, submit runs, follow their
+status, read leaderboards. Token or session authentication; the same services and selectors
+as the pages, so the same rules apply (limits, validation, hidden phases).
+
+Errors are JSON ``{"code": ..., "detail": ..., "problems": [...]}`` with a stable ``code``.
+"""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from competition import services as competition_services
+from competition.errors import CompetitionError, SubmissionRejected
+from competition.models import Competition, Phase, Submission
+from competition.selectors import competition_detail, submission_for_viewer, team_for_user
+from leaderboard.params import board_params
+from leaderboard.selectors import BoardQueryError, leaderboard_board, submission_analysis
+from leaderboard.serializers import (
+    CompetitionListSerializer,
+    CompetitionSerializer,
+    PhaseSerializer,
+    SubmissionSerializer,
+    SubmitSerializer,
+    board_payload,
+)
+
+ERROR_STATUS = {
+    "phase_closed": status.HTTP_403_FORBIDDEN,
+    "not_a_member": status.HTTP_403_FORBIDDEN,
+    "team_competition": status.HTTP_403_FORBIDDEN,
+    "no_team": status.HTTP_403_FORBIDDEN,
+    "daily_limit": status.HTTP_429_TOO_MANY_REQUESTS,
+    "total_limit": status.HTTP_429_TOO_MANY_REQUESTS,
+    "upload_too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+}
+
+
+def error_response(code: str, detail: str, *, problems=None, http_status=None) -> Response:
+    body = {"code": code, "detail": detail}
+    if problems is not None:
+        body["problems"] = [
+            {"file": p.file, "subcorpus": p.subcorpus, "document": p.document, "line": p.line,
+             "message": p.message, "code": p.code} if not isinstance(p, dict) else p
+            for p in problems
+        ]
+    return Response(body, status=http_status or ERROR_STATUS.get(code, 400))
+
+
+class TokenView(ObtainAuthToken):
+    """POST ``username`` and ``password``; returns ``{"token": "..."}`` for the
+    ``Authorization: Token ...`` header."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        request=inline_serializer("TokenRequest", {"username": serializers.CharField(),
+                                                   "password": serializers.CharField()}),
+        responses=inline_serializer("TokenResponse", {"token": serializers.CharField()}),
+    )
+    def post(self, request, *args, **kwargs):
+        serializer = self.serializer_class(data=request.data, context={"request": request})
+        if not serializer.is_valid():
+            return error_response("invalid_credentials",
+                                  "Unable to log in with the given user name and password.",
+                                  http_status=status.HTTP_400_BAD_REQUEST)
+        from rest_framework.authtoken.models import Token
+
+        token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
+        return Response({"token": token.key, "username": token.user.get_username()})
+
+
+class CompetitionListView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=CompetitionListSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        competitions = Competition.objects.order_by("-created", "slug")
+        return Response(CompetitionListSerializer(competitions, many=True).data)
+
+
+class CompetitionDetailView(APIView):
+    """A competition with its tasks, phases and sub-corpora."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=CompetitionSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        try:
+            competition = competition_detail(slug=slug)
+        except Competition.DoesNotExist:
+            raise Http404 from None
+        return Response(CompetitionSerializer(competition).data)
+
+
+def _phase(phase_id: int) -> Phase:
+    phase = (Phase.objects.select_related("task__competition").prefetch_related("subcorpora")
+             .filter(pk=phase_id).first())
+    if phase is None:
+        raise Http404
+    return phase
+
+
+class PhaseDetailView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses=PhaseSerializer)
+    def get(self, request: Request, phase_id: int) -> Response:
+        return Response(PhaseSerializer(_phase(phase_id)).data)
+
+
+def _submission_data(submission: Submission, request: Request) -> dict:
+    analysis = submission_analysis(submission=submission, viewer=request.user)
+    return SubmissionSerializer(submission, context={"analysis": analysis}).data
+
+
+class PhaseSubmissionsView(APIView):
+    """GET: your team's submissions to the phase. POST (multipart): submit a run."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(responses=SubmissionSerializer(many=True))
+    def get(self, request: Request, phase_id: int) -> Response:
+        phase = _phase(phase_id)
+        team = team_for_user(competition=phase.task.competition, user=request.user)
+        if team is None:
+            return Response([])
+        submissions = (Submission.objects.filter(phase=phase, team=team)
+                       .select_related("team").prefetch_related("files__subcorpus")
+                       .order_by("-created_at", "-id"))
+        return Response([_submission_data(s, request) for s in submissions])
+
+    @extend_schema(
+        request={"multipart/form-data": SubmitSerializer},
+        responses={201: SubmissionSerializer, 400: OpenApiTypes.OBJECT,
+                   403: OpenApiTypes.OBJECT, 429: OpenApiTypes.OBJECT},
+        description="Either one zip in `archive` or one file field per available sub-corpus, "
+        "named by its slug. Invalid files are refused with 400 and a `problems` list "
+        "(file, document, line, message, code); nothing is stored or counted.",
+    )
+    def post(self, request: Request, phase_id: int) -> Response:
+        phase = _phase(phase_id)
+        team = team_for_user(competition=phase.task.competition, user=request.user)
+        if team is None:
+            return error_response("no_team", "Join or create a team of this competition "
+                                  "before submitting.")
+        form = SubmitSerializer(data=request.data)
+        if not form.is_valid():
+            return error_response("invalid_request", str(form.errors))
+        archive = request.FILES.get("archive")
+        files = {key: request.FILES[key] for key in request.FILES if key != "archive"}
+        try:
+            submission = competition_services.submission_create(
+                team=team, phase=phase, user=request.user, files=files or None,
+                archive=archive, run_name=form.validated_data.get("run_name", ""),
+                description=form.validated_data.get("description", ""),
+            )
+        except SubmissionRejected as exc:
+            return error_response(exc.code, exc.message, problems=exc.problems)
+        except CompetitionError as exc:
+            return error_response(exc.code, exc.message)
+        submission.refresh_from_db()
+        return Response(_submission_data(submission, request), status=status.HTTP_201_CREATED)
+
+
+class SubmissionDetailView(APIView):
+    """Status, error message and (when the phase lets you see them) scores of a submission
+    of your team. Others get 404."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=SubmissionSerializer)
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = submission_for_viewer(submission_id=submission_id, user=request.user)
+        if submission is None:
+            raise Http404
+        return Response(_submission_data(submission, request))
+
+
+class LeaderboardView(APIView):
+    """The phase's leaderboard, exactly as the page shows it to the same user."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("metric", str, description="any stored metric; default primary"),
+            OpenApiParameter("mode", str, description="scoring mode; default `task`"),
+            OpenApiParameter("sort", str, description="avg.f1, <slug>.recall|precision|f1, "
+                             "team, submitted"),
+            OpenApiParameter("order", str, enum=["asc", "desc"]),
+            OpenApiParameter("runs", str, enum=["teams", "all"]),
+            OpenApiParameter("groups", bool, description="mark statistically tied groups"),
+        ],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request, phase_id: int) -> Response:
+        phase = _phase(phase_id)
+        try:
+            params = board_params(request.query_params)
+            board = leaderboard_board(phase=phase, viewer=request.user,
+                                      groups=request.query_params.get("groups") in ("1", "true"),
+                                      **params.as_kwargs())
+        except BoardQueryError as exc:
+            return error_response("invalid_query", str(exc))
+        return Response(board_payload(board))
+
+

@@ -1,0 +1,139 @@
+"""REST API serializers. They expose public fields only: never a gold key path, never a
+checksum of a key, never another team's files."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from leaderboard.ranking import FIELDS
+
+
+class SubCorpusSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SubCorpus
+        fields = ["name", "slug", "available"]
+
+
+class PhaseSerializer(serializers.ModelSerializer):
+    competition = serializers.CharField(source="task.competition.slug", read_only=True)
+    task = serializers.CharField(source="task.slug", read_only=True)
+    subcorpora = SubCorpusSerializer(many=True, read_only=True)
+    leaderboard_public = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Phase
+        fields = ["id", "competition", "task", "slug", "kind", "title", "start", "end",
+                  "status", "leaderboard_visibility", "leaderboard_public", "revealed_at",
+                  "show_own_scores_when_hidden", "daily_limit", "total_limit", "counts",
+                  "subcorpora"]
+
+    def _now(self):
+        from django.utils import timezone
+
+        return timezone.now()
+
+    def get_leaderboard_public(self, phase: Phase) -> bool:
+        return phase.leaderboard_is_public(at=self._now())
+
+    def get_status(self, phase: Phase) -> str:
+        return phase.status(at=self._now())
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    phases = PhaseSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Task
+        fields = ["id", "slug", "kind", "title", "description", "primary_metric",
+                  "scorer_options", "phases"]
+
+
+class CompetitionSerializer(serializers.ModelSerializer):
+    tasks = TaskSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Competition
+        fields = ["slug", "title", "description", "website", "tasks"]
+
+
+class CompetitionListSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Competition
+        fields = ["slug", "title", "website"]
+
+
+class SubmitSerializer(serializers.Serializer):
+    """Multipart form: ``run_name``, ``description``, and either ``archive`` (one zip) or one
+    file field per sub-corpus, named by its slug (e.g. ``light``)."""
+
+    run_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    description = serializers.CharField(required=False, allow_blank=True)
+    archive = serializers.FileField(required=False)
+
+
+class ScoreCellSerializer(serializers.Serializer):
+    recall = serializers.FloatField()
+    precision = serializers.FloatField()
+    f1 = serializers.FloatField()
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    team = serializers.CharField(source="team.name", read_only=True)
+    phase_id = serializers.IntegerField(read_only=True)
+    is_final = serializers.BooleanField(read_only=True)
+    files = serializers.SerializerMethodField()
+    scores = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = ["id", "phase_id", "team", "run_name", "description", "status", "is_final",
+                  "error", "is_baseline", "is_chosen", "disqualified", "scorer_version",
+                  "created_at", "scored_at", "files", "scores"]
+
+    def get_files(self, submission: Submission) -> list[dict]:
+        return [{"subcorpus": f.subcorpus.slug, "name": f.original_name, "size": f.size}
+                for f in submission.files.all()]
+
+    def get_scores(self, submission: Submission) -> dict | None:
+        """{mode: {metric: {sub-corpus slug | "avg": {recall, precision, f1}}}}, or None while
+        not scored or while the phase hides them from this viewer."""
+        analysis = self.context.get("analysis")
+        if analysis is None:
+            return None
+        out: dict = {}
+        for line in analysis.lines:
+            cells = {slug: cell_dict(cell) for slug, cell in line.cells.items()}
+            if line.average is not None:
+                cells["avg"] = cell_dict(line.average)
+            out.setdefault(line.mode, {})[line.metric] = cells
+        return out
+
+
+def cell_dict(cell) -> dict[str, float]:
+    return {name: cell.get(name) for name in FIELDS}
+
+
+def board_payload(board) -> dict:
+    """The leaderboard as nested JSON: the same rows, order and ranks as the page."""
+    from leaderboard.exports import board_meta
+
+    rows = []
+    for row in board.rows:
+        entry = row.entry
+        rows.append({
+            "rank": row.rank,
+            "group": row.group,
+            "team": entry.team,
+            "run_name": entry.run_name,
+            "submission_id": entry.submission_id,
+            "submitted_at": entry.submitted_at.isoformat(),
+            "status": entry.status,
+            "baseline": entry.is_baseline,
+            "disqualified": entry.disqualified,
+            "average": None if row.average is None else cell_dict(row.average),
+            "scores": {slug: cell_dict(cell) for slug, cell in entry.scores.items()},
+        })
+    return {"board": board_meta(board), "metrics": board.metrics, "modes": board.modes,
+            "rows": rows}

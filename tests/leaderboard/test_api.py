@@ -1,0 +1,152 @@
+"""REST API: token, reads, submit with validation problems, status, leaderboard rules.
+
+Runs use the real upload, validation and (in-process) scoring path of the competition app,
+with the small CONLL-UA world of tests/conftest.py.
+"""
+
+import io
+import zipfile
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from competition.models import Submission
+
+
+@pytest.fixture
+def api(django_capture_on_commit_callbacks):
+    """An API client whose requests run their on-commit jobs (scoring, in-process)."""
+
+    class Client(APIClient):
+        def request(self, **kwargs):
+            with django_capture_on_commit_callbacks(execute=True):
+                return super().request(**kwargs)
+
+    return Client()
+
+
+def login(api, user):
+    token, _ = Token.objects.get_or_create(user=user)
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return token
+
+
+def submit(api, world, texts=None, **extra):
+    files = world.uploads(texts)
+    return api.post(f"/api/phases/{world.phase.pk}/submissions/", {**files, **extra},
+                    format="multipart")
+
+
+def test_token_endpoint_gives_a_token_for_good_credentials_only(api, world):
+    good = api.post("/api/token/", {"username": "alice", "password": "alice-pw-123!"})
+    assert good.status_code == 200 and good.json()["token"] == Token.objects.get(
+        user=world.alice).key
+    bad = api.post("/api/token/", {"username": "alice", "password": "nope"})
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid_credentials"
+
+
+def test_competition_and_phase_reads_never_expose_key_paths(api, world):
+    listing = api.get("/api/competitions/").json()
+    assert [c["slug"] for c in listing] == ["codi-test"]
+    detail = api.get("/api/competitions/codi-test/").json()
+    phase = detail["tasks"][0]["phases"][0]
+    assert phase["id"] == world.phase.pk and phase["status"] == "open"
+    assert [s["slug"] for s in phase["subcorpora"]] == ["light", "ami", "switchboard"]
+    body = api.get(f"/api/phases/{world.phase.pk}/").content.decode()
+    assert "keys/" not in body and "key_file" not in body and "sha256" not in body
+
+
+def test_submit_scores_and_shows_on_the_leaderboard(api, world):
+    login(api, world.alice)
+    response = submit(api, world, run_name="first")
+    assert response.status_code == 201, response.content
+    sid = response.json()["id"]
+    detail = api.get(f"/api/submissions/{sid}/").json()
+    assert detail["status"] == "scored", detail
+    conll = detail["scores"]["task"]["conll"]
+    assert conll["ami"]["f1"] == pytest.approx(1.0)
+    assert 0 < conll["light"]["f1"] < 1
+    board = api.get(f"/api/phases/{world.phase.pk}/leaderboard/").json()
+    (row,) = board["rows"]
+    assert row["team"] == "Alpha" and row["rank"] == 1 and row["submission_id"] == sid
+    assert row["average"]["f1"] == pytest.approx((conll["light"]["f1"] + 1.0) / 2)
+    assert board["board"]["subcorpora"][2] == {"slug": "switchboard", "name": "SWITCHBOARD",
+                                               "available": False}
+
+
+def test_submit_a_zip(api, world):
+    login(api, world.alice)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for slug in ("light", "ami"):
+            archive.writestr(f"{slug.upper()}.CONLLUA", world.response_text(slug))
+    upload = SimpleUploadedFile("run.zip", buffer.getvalue(), content_type="application/zip")
+    response = api.post(f"/api/phases/{world.phase.pk}/submissions/", {"archive": upload},
+                        format="multipart")
+    assert response.status_code == 201, response.content
+
+
+def test_invalid_files_give_400_with_problems_and_count_nothing(api, world):
+    login(api, world.alice)
+    broken = world.response_text("light").replace("light_2", "light_9")
+    response = submit(api, world, {"light": broken, "ami": world.response_text("ami")})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["code"] == "invalid_files"
+    problem = body["problems"][0]
+    assert set(problem) == {"file", "subcorpus", "document", "line", "message", "code"}
+    assert problem["subcorpus"] in ("light", "LIGHT")
+    assert not Submission.objects.exists()
+    # The problems never quote the gold key's content.
+    assert "knight" not in response.content.decode()
+
+
+def test_submit_needs_a_team_and_authentication(api, world):
+    assert submit(api, world).status_code in (401, 403)
+    login(api, world.mallory)
+    response = submit(api, world)
+    assert response.status_code == 403 and response.json()["code"] == "no_team"
+
+
+def test_daily_limit_is_429_with_its_code(api, make_world):
+    world = make_world(daily_limit=1)
+    login(api, world.alice)
+    assert submit(api, world).status_code == 201
+    response = submit(api, world)
+    assert response.status_code == 429 and response.json()["code"] == "daily_limit"
+
+
+def test_other_teams_submissions_are_404(api, world):
+    login(api, world.alice)
+    sid = submit(api, world).json()["id"]
+    login(api, world.bob)
+    assert api.get(f"/api/submissions/{sid}/").status_code == 404
+    assert api.get(f"/api/phases/{world.phase.pk}/submissions/").json() == []
+
+
+def test_hidden_phase_hides_scores_in_status_and_leaderboard(api, make_world):
+    world = make_world(visibility="hidden")
+    login(api, world.alice)
+    sid = submit(api, world).json()["id"]
+    detail = api.get(f"/api/submissions/{sid}/").json()
+    assert detail["status"] == "scored" and detail["scores"] is None
+    board = api.get(f"/api/phases/{world.phase.pk}/leaderboard/").json()
+    assert board["rows"] == [] and board["board"]["hidden"] is True
+    api.credentials()
+    assert api.get(f"/api/phases/{world.phase.pk}/leaderboard/?runs=all").json()["rows"] == []
+
+
+def test_leaderboard_query_errors_are_400(api, world):
+    response = api.get(f"/api/phases/{world.phase.pk}/leaderboard/?metric=nope")
+    assert response.status_code == 400 and response.json()["code"] == "invalid_query"
+    assert api.get("/api/phases/99999/leaderboard/").status_code == 404
+
+
+def test_schema_and_docs(api, world):
+    schema = api.get("/api/schema/")
+    assert schema.status_code == 200
+    text = schema.content.decode()
+    assert "/api/phases/{phase_id}/submissions/" in text and "/api/token/" in text
+    assert api.get("/api/docs/").status_code == 200
