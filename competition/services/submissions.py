@@ -9,6 +9,7 @@ is repeated under a lock on the team row so that concurrent uploads cannot excee
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -162,6 +163,8 @@ def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
     # Never show private or server paths: name files as the team knows them.
     message = message.replace(str(key_path), f"gold key of {subcorpus.name}")
     message = message.replace(str(response.path), response.original_name)
+    # Command-line advice means nothing on the platform, which always needs every document.
+    message = re.sub(r"; --missing-documents [^)]*", "", message)
     on_key_side = bool(path) and Path(path) == key_path
     return Problem(
         file=f"gold key of {subcorpus.name}" if on_key_side else response.original_name,

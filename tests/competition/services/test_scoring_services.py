@@ -1,0 +1,195 @@
+"""Scoring services: claim, compute, record, fail, re-score, sweep. Real scorer, real files."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+import scoring
+from django.utils import timezone
+
+from competition import services
+from competition.models import Score, ScoringRun, Submission
+
+pytestmark = pytest.mark.django_db
+Status = Submission.Status
+
+
+@pytest.fixture
+def queued(world) -> Submission:
+    return services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                      files=world.uploads())
+
+
+def score(submission: Submission, task_id: str = "task-1") -> Submission:
+    claimed = services.submission_claim(submission_id=submission.pk, task_id=task_id)
+    assert claimed is not None
+    results = services.submission_compute(submission=claimed)
+    assert services.submission_record(submission=claimed, results=results, task_id=task_id)
+    return Submission.objects.get(pk=submission.pk)
+
+
+def test_a_claim_is_taken_once(queued):
+    """Whoever updates the row owns the job; a second task gets nothing."""
+    first = services.submission_claim(submission_id=queued.pk, task_id="a")
+    assert first is not None and first.status == Status.SCORING and first.attempts == 1
+    assert services.submission_claim(submission_id=queued.pk, task_id="b") is None
+
+
+def test_a_redelivered_message_retakes_its_own_claim(queued):
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    again = services.submission_claim(submission_id=queued.pk, task_id="a")
+    assert again is not None and again.attempts == 2
+
+
+def test_a_stale_claim_can_be_taken_over(queued, settings):
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    stale = timezone.now() - timedelta(seconds=settings.SCORING_HARD_TIME_LIMIT + 1)
+    Submission.objects.filter(pk=queued.pk).update(claimed_at=stale)
+    assert services.submission_claim(submission_id=queued.pk, task_id="b") is not None
+
+
+def test_a_job_out_of_attempts_is_failed_instead_of_claimed(queued, settings):
+    """A message that kills its worker every time is not retried forever."""
+    settings.SCORING_MAX_ATTEMPTS = 2
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    assert services.submission_claim(submission_id=queued.pk, task_id="a") is None
+    queued.refresh_from_db()
+    assert queued.status == Status.FAILED and queued.platform_failure
+    assert "2 attempts" in queued.error
+
+
+def test_scoring_stores_every_metric_of_every_mode_per_sub_corpus(world, queued):
+    """Sub-corpus rows for the task mode and both analysis modes, per-document rows for the
+    task mode, and numbers equal to the scorer's on the same files."""
+    scored = score(queued)
+    assert scored.status == Status.SCORED and scored.scored_at is not None
+    assert scored.scorer_version == scoring.__version__
+    rows = Score.objects.filter(submission=scored, document="")
+    modes = set(rows.values_list("mode", flat=True))
+    assert modes == {"task", "remove_singletons remove_split_antecedent", "only_split_antecedent"}
+    task_metrics = set(rows.filter(mode="task", subcorpus__slug="light")
+                       .values_list("metric", flat=True))
+    assert {"muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "conll"} <= task_metrics
+    light = rows.get(mode="task", subcorpus__slug="light", metric="muc")
+    # MUC by hand: key chains {knight, he}, {dragon, it}, {my lady, she}; the response moves
+    # "it" into the knight's chain: recall = (1 + 0 + 1) / 3, precision = (1 + 0 + 1) / 3.
+    assert (light.recall, light.precision) == pytest.approx((2 / 3, 2 / 3), abs=1e-12)
+    ami = rows.get(mode="task", subcorpus__slug="ami", metric="conll")
+    assert ami.f1 == pytest.approx(1.0, abs=1e-12)
+    expected = scoring.score_files(str(world.key_dir / "light.conllua"),
+                                   str(scored.files.get(subcorpus__slug="light").absolute_path),
+                                   [])
+    conll = rows.get(mode="task", subcorpus__slug="light", metric="conll")
+    assert conll.f1 == pytest.approx(expected["conll"], abs=1e-9)
+    for name in ("bcub", "ceafe", "lea", "blanc"):
+        row = rows.get(mode="task", subcorpus__slug="light", metric=name)
+        assert row.f1 == pytest.approx(expected["metrics"][name]["f1"], abs=1e-9)
+    per_doc = Score.objects.filter(submission=scored, mode="task", subcorpus__slug="light",
+                                   metric="muc").exclude(document="")
+    assert set(per_doc.values_list("document", flat=True)) == {"light_1", "light_2"}
+    assert per_doc.get(document="light_2").f1 == pytest.approx(1.0)
+    assert per_doc.get(document="light_1").counts  # numerators and denominators kept
+    assert not Score.objects.filter(submission=scored, subcorpus__slug="switchboard").exists()
+    run = ScoringRun.objects.get(submission=scored)
+    assert run.is_current and run.options["task"] == ["--per-doc"]
+
+
+def test_recording_twice_writes_once(queued):
+    """A duplicated job that computed too is refused at record time: one run, one set of rows."""
+    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
+    results = services.submission_compute(submission=claimed)
+    assert services.submission_record(submission=claimed, results=results, task_id="a")
+    rows = Score.objects.filter(submission=queued).count()
+    assert not services.submission_record(submission=claimed, results=results, task_id="a")
+    assert ScoringRun.objects.filter(submission=queued).count() == 1
+    assert Score.objects.filter(submission=queued).count() == rows
+
+
+def test_a_task_that_lost_its_claim_records_nothing(queued):
+    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
+    results = services.submission_compute(submission=claimed)
+    Submission.objects.filter(pk=queued.pk).update(claimed_by="b")
+    assert not services.submission_record(submission=claimed, results=results, task_id="a")
+    assert not Score.objects.filter(submission=queued).exists()
+
+
+def test_rescoring_adds_a_current_run_and_keeps_history(queued, django_capture_on_commit_callbacks):
+    scored = score(queued)
+    first_run = ScoringRun.objects.get(submission=scored)
+    with django_capture_on_commit_callbacks() as callbacks:
+        again = services.submission_rescore(submission=scored)
+    assert len(callbacks) == 1
+    assert again.status == Status.QUEUED and again.attempts == 0
+    rescored = score(again, task_id="task-2")
+    runs = list(ScoringRun.objects.filter(submission=rescored).order_by("created_at", "id"))
+    assert [run.pk for run in runs][0] == first_run.pk and len(runs) == 2
+    assert [run.is_current for run in runs] == [False, True]
+    current = Score.objects.filter(submission=rescored, run__is_current=True).count()
+    assert current == Score.objects.filter(run=first_run).count()
+
+
+def test_rescoring_refuses_a_pending_submission(queued):
+    from competition.errors import CompetitionError
+
+    with pytest.raises(CompetitionError) as caught:
+        services.submission_rescore(submission=queued)
+    assert caught.value.code == "invalid_status"
+
+
+def test_phase_rescore_queues_scored_and_platform_failed_runs(world, queued):
+    score(queued)
+    failed = services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                        files=world.uploads())
+    services.submission_fail(submission=failed, reason="lost", platform_failure=True)
+    pending = services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                         files=world.uploads())
+    requeued = services.phase_rescore(phase=world.phase)
+    assert {s.pk for s in requeued} == {queued.pk, failed.pk}
+    pending.refresh_from_db()
+    assert pending.status == Status.QUEUED
+
+
+def test_fail_only_touches_pending_submissions_and_the_claim_holder(queued):
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    assert not services.submission_fail(submission=queued, reason="x", platform_failure=True,
+                                        task_id="b")
+    assert services.submission_fail(submission=queued, reason="x", platform_failure=True,
+                                    task_id="a")
+    assert not services.submission_fail(submission=queued, reason="y", platform_failure=True)
+    queued.refresh_from_db()
+    assert queued.status == Status.FAILED and queued.error == "x"
+
+
+def test_the_sweep_requeues_stuck_jobs(queued, settings, django_capture_on_commit_callbacks):
+    """A message lost before any worker claimed it, or a worker that died mid-job, leaves a
+    submission in queued/scoring: the sweep queues it again."""
+    old = timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 5)
+    Submission.objects.filter(pk=queued.pk).update(queued_at=old)
+    with django_capture_on_commit_callbacks() as callbacks:
+        report = services.submission_sweep()
+    assert report.requeued == (queued.pk,) and len(callbacks) == 1
+    queued.refresh_from_db()
+    assert queued.status == Status.QUEUED and queued.attempts == 1
+    assert services.submission_sweep().requeued == ()  # fresh again: left alone
+
+
+def test_the_sweep_fails_a_job_out_of_attempts_with_a_message(queued, settings):
+    settings.SCORING_MAX_ATTEMPTS = 2
+    old = timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 5)
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    services.submission_claim(submission_id=queued.pk, task_id="a")
+    Submission.objects.filter(pk=queued.pk).update(claimed_at=old)
+    report = services.submission_sweep()
+    assert report.failed == (queued.pk,)
+    queued.refresh_from_db()
+    assert queued.status == Status.FAILED and queued.platform_failure
+    assert "does not count against your limits" in queued.error
+
+
+def test_the_sweep_leaves_final_submissions_alone(queued, settings):
+    scored = score(queued)
+    Submission.objects.filter(pk=scored.pk).update(
+        queued_at=timezone.now() - timedelta(days=1), claimed_at=timezone.now() - timedelta(days=1))
+    assert services.submission_sweep() == services.SweepReport(requeued=(), failed=())

@@ -1,0 +1,192 @@
+"""submission_create: validation before anything counts, limits, storage, queueing."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from competition import services
+from competition.errors import SubmissionRejected
+from competition.models import Submission, SubmissionFile
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(world, user=None, files=None, **kwargs) -> Submission:
+    return services.submission_create(team=world.alpha, phase=world.phase,
+                                      user=user or world.alice,
+                                      files=world.uploads() if files is None else files,
+                                      **kwargs)
+
+
+def rejected(world, **kwargs) -> SubmissionRejected:
+    with pytest.raises(SubmissionRejected) as caught:
+        submit(world, **kwargs)
+    return caught.value
+
+
+def nothing_stored() -> bool:
+    media = Path(settings.MEDIA_ROOT) / "submissions"
+    return (not Submission.objects.exists() and not SubmissionFile.objects.exists()
+            and (not media.exists() or not any(media.iterdir())))
+
+
+def test_it_stores_a_valid_run_and_queues_it_after_commit(world, django_capture_on_commit_callbacks):
+    """One file per available sub-corpus is stored under MEDIA_ROOT/submissions/<id>/ and
+    the scoring job is queued only when the transaction commits."""
+    with django_capture_on_commit_callbacks() as callbacks:
+        submission = submit(world, run_name="primary")
+    assert submission.status == Submission.Status.QUEUED
+    assert submission.validated_at is not None and submission.queued_at is not None
+    assert len(callbacks) == 1
+    files = {f.subcorpus.slug: f for f in submission.files.select_related("subcorpus")}
+    assert set(files) == {"light", "ami"}
+    stored = Path(settings.MEDIA_ROOT) / files["light"].path
+    assert stored.parent.name == str(submission.pk)
+    assert stored.read_text(encoding="utf-8") == world.response_text("light")
+    assert files["light"].original_name == "LIGHT.CONLLUA"
+    assert len(files["light"].sha256) == 64
+
+
+def test_it_accepts_one_zip_named_by_sub_corpus(world):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("run/LIGHT.CONLLUA", world.response_text("light"))
+        zf.writestr("run/ami.conllua", world.response_text("ami"))
+    archive = SimpleUploadedFile("run.zip", buffer.getvalue())
+    submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                            user=world.alice, archive=archive)
+    assert submission.files.count() == 2
+
+
+def test_it_rejects_an_invalid_file_with_file_document_and_line(world):
+    """A response with a missing document and a broken markable is refused with a list of
+    problems naming the uploaded file, the document and the line; nothing is stored."""
+    broken = world.response_text("light").replace("(EntityID=1|MarkableID=markable_3|Min=6)",
+                                                  "(EntityID=1|MarkableID=markable_3|Min=6")
+    ami_missing_doc = world.response_text("ami").replace("ami_1", "ami_renamed")
+    exc = rejected(world, files=world.uploads({"light": broken, "ami": ami_missing_doc}))
+    assert exc.code == "invalid_files"
+    by_file = {p.file: p for p in exc.problems}
+    assert set(by_file) == {"LIGHT.CONLLUA", "AMI.CONLLUA"}
+    assert by_file["LIGHT.CONLLUA"].line is not None
+    assert by_file["LIGHT.CONLLUA"].subcorpus == "LIGHT"
+    assert any("ami_1" in p.message or p.document == "ami_1" for p in exc.problems)
+    assert nothing_stored()
+
+
+def test_it_never_shows_the_gold_key_path_in_problems(world):
+    exc = rejected(world, files=world.uploads({"light": world.response_text("ami"),
+                                               "ami": world.response_text("ami")}))
+    text = " ".join(str(p) for p in exc.problems)
+    assert str(settings.PRIVATE_ROOT) not in text
+    assert "gold key of LIGHT" in text or "light_1" in text
+
+
+def test_a_rejected_upload_spends_no_quota(world):
+    broken = world.response_text("light").replace("light_2", "light_x")
+    rejected(world, files=world.uploads({"light": broken, "ami": world.response_text("ami")}))
+    quota = services.submission_quota(team=world.alpha, phase=world.phase)
+    assert (quota.daily_used, quota.total_used) == (0, 0)
+
+
+def test_it_requires_a_file_for_every_available_sub_corpus(world):
+    exc = rejected(world, files=world.uploads({"light": world.response_text("light")}))
+    assert exc.code == "missing_files" and "AMI" in exc.message
+    assert nothing_stored()
+
+
+def test_it_refuses_a_file_for_an_unavailable_or_unknown_sub_corpus(world):
+    files = world.uploads()
+    files["switchboard"] = SimpleUploadedFile("SWITCHBOARD.CONLLUA", b"x")
+    exc = rejected(world, files=files)
+    assert exc.code == "unknown_files" and "switchboard" in exc.message
+
+
+def test_it_rejects_a_sixth_run_on_the_same_day(make_world):
+    world = make_world(daily_limit=5)
+    for _ in range(5):
+        submit(world)
+    exc = rejected(world)
+    assert exc.code == "daily_limit" and exc.params["limit"] == 5
+    assert Submission.objects.count() == 5
+
+
+def test_the_daily_limit_counts_the_current_utc_day_only(make_world):
+    world = make_world(daily_limit=1)
+    first = submit(world)
+    yesterday = timezone.now() - timedelta(days=1)
+    Submission.objects.filter(pk=first.pk).update(validated_at=yesterday, created_at=yesterday)
+    submit(world)  # yesterday's run does not count today
+    assert rejected(world).code == "daily_limit"
+
+
+def test_it_rejects_runs_over_the_total_limit(make_world):
+    world = make_world(daily_limit=10, total_limit=2)
+    submit(world)
+    submit(world)
+    assert rejected(world).code == "total_limit"
+
+
+def test_cancelled_and_platform_failed_runs_do_not_count(make_world):
+    world = make_world(daily_limit=2)
+    cancelled = submit(world)
+    services.submission_cancel(submission=cancelled, user=world.alice)
+    failed = submit(world)
+    services.submission_fail(submission=failed, reason="worker lost", platform_failure=True)
+    submit(world)
+    submit(world)
+    assert rejected(world).code == "daily_limit"
+
+
+def test_runs_failed_because_of_their_files_count(make_world):
+    world = make_world(daily_limit=1)
+    failed = submit(world)
+    services.submission_fail(submission=failed, reason="bad file", platform_failure=False)
+    assert rejected(world).code == "daily_limit"
+
+
+def test_limits_are_per_team(make_world):
+    world = make_world(daily_limit=1)
+    submit(world)
+    other = services.submission_create(team=world.beta, phase=world.phase, user=world.bob,
+                                       files=world.uploads())
+    assert other.team == world.beta
+
+
+def test_it_rejects_a_user_who_is_not_in_the_team(world):
+    assert rejected(world, user=world.bob).code == "not_a_member"
+    assert rejected(world, user=world.mallory).code == "not_a_member"
+    assert nothing_stored()
+
+
+def test_it_rejects_runs_outside_the_phase_dates(world):
+    world.phase.start = timezone.now() + timedelta(hours=1)
+    world.phase.save()
+    assert rejected(world).code == "phase_closed"
+    world.phase.start = timezone.now() - timedelta(days=2)
+    world.phase.end = timezone.now() - timedelta(days=1)
+    world.phase.save()
+    assert rejected(world).code == "phase_closed"
+
+
+def test_baselines_skip_dates_and_limits_but_only_for_the_organizer_team(make_world):
+    world = make_world(daily_limit=0)
+    world.phase.end = timezone.now() - timedelta(days=1)
+    world.phase.save()
+    organizers = services.organizer_team_get_or_create(competition=world.competition)
+    baseline = services.submission_create(team=organizers, phase=world.phase, user=None,
+                                          files=world.uploads(), run_name="All singletons",
+                                          is_baseline=True)
+    assert baseline.is_baseline and baseline.status == Submission.Status.QUEUED
+    with pytest.raises(SubmissionRejected) as caught:
+        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                   files=world.uploads(), is_baseline=True)
+    assert caught.value.code == "not_a_member"
