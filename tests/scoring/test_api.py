@@ -1,0 +1,155 @@
+"""The Python API the platform calls: score_files, read_documents, validate_response."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import scoring
+from scoring import read_documents, score_files, validate_response
+from scoring.errors import UsageError
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+CONFORMANCE = SHARED / "conformance"
+SEED = CONFORMANCE / "ua-generated" / "seed-017"  # 3 documents, split, NR, bridging, DD
+TOP_KEYS = {"mode", "metrics", "conll", "non_referring", "bridging", "documents", "warnings"}
+
+
+def seed_files() -> tuple[str, str]:
+    if not SEED.is_dir():
+        pytest.skip(f"conformance pack not found at {CONFORMANCE}")
+    return str(SEED / "key.conllua"), str(SEED / "sys.conllua")
+
+
+def test_the_result_has_the_documented_keys_and_only_selected_metrics():
+    """The JSON object: mode, selected metrics, conll, NR, bridging, documents, warnings."""
+    key, response = seed_files()
+    result = score_files(key, response, ["muc", "bcub"])
+    assert set(result) == TOP_KEYS
+    assert list(result["metrics"]) == ["muc", "bcub"] and result["conll"] is None
+    assert result["non_referring"] is None and result["bridging"] is None
+    assert result["mode"]["keep_singletons"] and result["mode"]["style"] == "v1"
+    assert result["documents"] == ["gen/s17/doc_0", "gen/s17/doc_1", "gen/s17/doc_2"]
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_it_matches_the_reference_numbers_of_a_three_document_case():
+    """MUC, B³, CEAF, CoNLL, NR and bridging of v1 `keep_non_referring keep_bridging`."""
+    key, response = seed_files()
+    mode = "keep_non_referring keep_bridging"
+    expected = json.loads((SEED / "expected-v1.json").read_text())["modes"][mode]
+    result = score_files(key, response, mode.split())
+    for name in ("muc", "bcub", "ceafe", "ceafm"):
+        for field in ("recall", "precision", "f1"):
+            assert result["metrics"][name][field] == pytest.approx(
+                expected["scores"][name][field], abs=1e-9)
+    assert result["conll"] == pytest.approx(expected["conll"], abs=1e-9)
+    for level in ("anaphora_recognition", "mention", "entity"):
+        assert result["bridging"][level] == pytest.approx(expected["bridging"][level],
+                                                          abs=1e-9)
+    assert set(result["bridging"]["by_relation"]) <= {"poss", "poss-inv", "subset", "subset-inv",
+                                                      "element", "element-inv", "other",
+                                                      "other-inv", "undersp-rel", "unknown",
+                                                      "part-of", "part-of-inv", ""}
+
+
+def test_per_document_counts_add_up_to_the_corpus_scores():
+    """--per-doc counts micro-sum to the corpus R and P; BLANC has two count sets."""
+    key, response = seed_files()
+    result = score_files(key, response, ["--per-doc", "keep_bridging", "keep_non_referring"])
+    per_doc = result["per_document"]
+    assert list(per_doc) == result["documents"]
+    for name in ("muc", "bcub", "ceafe", "ceafm"):
+        counts = [per_doc[doc][name]["counts"] for doc in per_doc]
+        r = sum(c["r_num"] for c in counts) / sum(c["r_den"] for c in counts)
+        p = sum(c["p_num"] for c in counts) / sum(c["p_den"] for c in counts)
+        assert (r, p) == pytest.approx((result["metrics"][name]["recall"],
+                                        result["metrics"][name]["precision"]), abs=1e-12)
+    assert all(len(per_doc[doc]["blanc"]["counts"]) == 2 for doc in per_doc)
+    tp = sum(per_doc[doc]["bridging"]["entity"]["tp"] for doc in per_doc)
+    fn = sum(per_doc[doc]["bridging"]["entity"]["fn"] for doc in per_doc)
+    assert tp / (tp + fn) == pytest.approx(result["bridging"]["entity"]["recall"])
+    nr = [per_doc[doc]["non_referring"] for doc in per_doc]
+    total = sum(c["tp"] for c in nr) + sum(c["fn"] for c in nr)
+    assert sum(c["tp"] for c in nr) / total == pytest.approx(
+        result["non_referring"]["recall"])
+
+
+def test_a_response_with_its_documents_in_another_order_scores_the_same(tmp_path):
+    """Documents pair by name, not position."""
+    key, response = seed_files()
+    text = Path(response).read_text(encoding="utf-8")
+    header, *docs = text.split("# newdoc")
+    shuffled = tmp_path / "shuffled.conllua"
+    shuffled.write_text(header + "".join("# newdoc" + d for d in reversed(docs)),
+                        encoding="utf-8")
+    options = ["keep_bridging", "--per-doc"]
+    assert score_files(key, str(shuffled), options) == score_files(key, response, options)
+
+
+def test_score_files_raises_usage_errors_for_bad_options():
+    """No printing, no exit: a UsageError."""
+    key, response = seed_files()
+    with pytest.raises(UsageError):
+        score_files(key, response, ["keep-bridging"])
+
+
+def test_read_documents_reads_every_layer_and_the_layout():
+    """read_documents on an exploded file: identity, bridging, DD and sentences."""
+    key, _ = seed_files()
+    docs = read_documents(key)
+    assert [d.name for d in docs] == ["gen/s17/doc_0", "gen/s17/doc_1", "gen/s17/doc_2"]
+    assert all(d.identity and d.sentences for d in docs)
+    assert any(d.bridging for d in docs) and any(d.discourse_deixis for d in docs)
+
+
+def test_read_documents_detects_a_compact_file():
+    """format="auto" hands a CorefUD file to the compact reader."""
+    gum = SHARED / "data" / "gum-compact-samples" / "GUM_voyage_coron.conllu"
+    if not gum.is_file():
+        pytest.skip(f"GUM samples not found at {gum.parent}")
+    docs = read_documents(str(gum))
+    assert len(docs) == 1 and docs[0].identity
+    assert len(docs[0].tokens) == 582
+
+
+def test_validate_response_accepts_a_good_pair():
+    """No problem: an empty list."""
+    key, response = seed_files()
+    assert validate_response(key, response, []) == []
+    assert validate_response(key, response, ["evaluate_discourse_deixis"]) == []
+
+
+def test_validate_response_lists_every_problem_in_both_files(tmp_path):
+    """Parse errors, token mismatches and missing documents together, capped."""
+    key, response = seed_files()
+    lines = Path(response).read_text(encoding="utf-8").splitlines()
+    broken, seen_tokens = [], 0
+    for text in lines:
+        if text.startswith("# newdoc id = gen/s17/doc_2"):
+            break  # drop the last document
+        cells = text.split("\t")
+        if len(cells) > 10 and not text.startswith("#"):
+            seen_tokens += 1
+            if seen_tokens == 3:
+                cells[1] = "CHANGED"
+            if seen_tokens == 5:
+                cells[10] = "x" + cells[10]
+            if seen_tokens == 7:
+                cells[10] = "(EntityID=1|MarkableId=oops)"
+        broken.append("\t".join(cells))
+    bad = tmp_path / "bad.conllua"
+    bad.write_text("\n".join(broken) + "\n", encoding="utf-8")
+    problems = validate_response(key, str(bad), [])
+    codes = [p.code for p in problems]
+    assert {"bad_cell", "missing_markable_id", "missing_documents",
+            "token_mismatch"} <= set(codes)
+    assert all(str(p).startswith(str(bad)) for p in problems)
+    assert len(validate_response(key, str(bad), [], max_problems=2)) == 2
+
+
+def test_the_version_is_exported():
+    """Score rows record scoring.__version__."""
+    assert isinstance(scoring.__version__, str) and scoring.__version__.count(".") == 2
