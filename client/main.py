@@ -1,0 +1,356 @@
+"""``codicrac``: the participant command line of the CODI-CRAC platform (REST API client).
+
+    codicrac login --server URL            store an API token in ~/.config/codicrac/config.json
+    codicrac submit --phase ID FILES...    one file per sub-corpus (named by it), or one zip
+    codicrac status ID [--wait]            status, errors and scores of a submission
+    codicrac leaderboard PHASE [--json]    the phase's leaderboard
+
+Exit codes: 0 done; 1 the server refused or failed (invalid files, limits, network, a run that
+ended failed); 2 usage errors (bad arguments, missing files, not logged in). Errors are one line
+on stderr (validation problems: one line each), never a traceback. No Django import here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import requests
+
+CONFIG_ENV = "CODICRAC_CONFIG"
+FINAL = ("scored", "rejected", "failed", "cancelled")
+TIMEOUT = 60  # seconds per HTTP request
+
+
+class CliError(Exception):
+    """A user-facing error: ``str`` is the one-line message, ``code`` the exit code."""
+
+    def __init__(self, message: str, code: int = 1, details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = list(details)
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+
+def config_path() -> Path:
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV])
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "codicrac" / "config.json"
+
+
+def load_config() -> dict[str, str]:
+    path = config_path()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CliError("not logged in: run `codicrac login --server URL` first", 2) from None
+    except (OSError, ValueError) as exc:
+        raise CliError(f"cannot read {path}: {exc}", 2) from None
+    if not data.get("server") or not data.get("token"):
+        raise CliError(f"{path} lacks server or token: run `codicrac login` again", 2)
+    return data
+
+
+def save_config(data: dict[str, str]) -> Path:
+    """Write the config readable by its owner only (0600), in a 0700 folder."""
+    path = config_path()
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=1)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+    return path
+
+
+# --- HTTP --------------------------------------------------------------------------------------
+
+
+class Api:
+    def __init__(self, server: str, token: str | None = None) -> None:
+        self.server = server.rstrip("/")
+        self.session = requests.Session()
+        if token:
+            self.session.headers["Authorization"] = f"Token {token}"
+
+    def request(self, method: str, path: str, **kwargs) -> Any:
+        url = f"{self.server}{path}"
+        try:
+            response = self.session.request(method, url, timeout=TIMEOUT, **kwargs)
+        except requests.RequestException as exc:
+            raise CliError(f"cannot reach {self.server}: {exc.__class__.__name__}") from None
+        if response.status_code == 401:
+            raise CliError("the server refused the token: run `codicrac login` again")
+        if response.status_code == 404:
+            raise CliError(f"not found: {path} (or you may not see it)")
+        try:
+            body = response.json()
+        except ValueError:
+            raise CliError(f"{method} {path}: HTTP {response.status_code}, not JSON") from None
+        if response.status_code >= 400:
+            detail = body.get("detail", body) if isinstance(body, dict) else body
+            code = body.get("code") if isinstance(body, dict) else None
+            problems = body.get("problems", []) if isinstance(body, dict) else []
+            raise CliError(f"{detail}" + (f" [{code}]" if code else ""),
+                           details=[format_problem(p) for p in problems])
+        return body
+
+
+def format_problem(problem: dict) -> str:
+    where = problem.get("file") or problem.get("subcorpus") or "?"
+    if problem.get("line"):
+        where += f":{problem['line']}"
+    document = f" [document {problem['document']}]" if problem.get("document") else ""
+    return f"{where}{document}: {problem.get('message')} ({problem.get('code')})"
+
+
+# --- commands ----------------------------------------------------------------------------------
+
+
+def cmd_login(args: argparse.Namespace) -> int:
+    username = args.username or input("User name: ").strip()
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("Password: ")
+    body = Api(args.server).request("POST", "/api/token/",
+                                    data={"username": username, "password": password})
+    path = save_config({"server": args.server.rstrip("/"), "token": body["token"],
+                        "username": username})
+    print(f"Logged in to {args.server} as {username}; token stored in {path}")
+    return 0
+
+
+def match_files(files: Sequence[Path], subcorpora: Sequence[dict]) -> dict[str, Path]:
+    """Map each file to the sub-corpus its name names (slug or name, any case), e.g.
+    ``LIGHT.CONLLUA``, ``light_test.CONLLUA`` or ``persuasion-run2.conllua``."""
+    available = [s for s in subcorpora if s["available"]]
+    out: dict[str, Path] = {}
+    for path in files:
+        stem = path.name.split(".")[0].lower()
+        tokens = set(re.split(r"[^a-z0-9]+", stem))
+        hits = [s["slug"] for s in available
+                if stem in (s["slug"].lower(), s["name"].lower())
+                or s["slug"].lower() in tokens or s["name"].lower() in tokens]
+        if len(hits) != 1:
+            names = ", ".join(s["name"] for s in available)
+            what = "names no" if not hits else "names more than one"
+            raise CliError(f"{path.name} {what} sub-corpus of the phase (expected one of: "
+                           f"{names})", 2)
+        if hits[0] in out:
+            raise CliError(f"two files for {hits[0]}: {out[hits[0]].name} and {path.name}", 2)
+        out[hits[0]] = path
+    missing = [s["name"] for s in available if s["slug"] not in out]
+    if missing:
+        raise CliError(f"no file for: {', '.join(missing)}", 2)
+    return out
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    config = load_config()
+    api = Api(config["server"], config["token"])
+    paths = [Path(f) for f in args.files]
+    for path in paths:
+        if not path.is_file():
+            raise CliError(f"{path}: no such file", 2)
+    data = {"run_name": args.run_name or "", "description": args.description or ""}
+    handles = []
+    try:
+        if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
+            handle = paths[0].open("rb")
+            handles.append(handle)
+            files = {"archive": (paths[0].name, handle, "application/zip")}
+        else:
+            phase = api.request("GET", f"/api/phases/{args.phase}/")
+            files = {}
+            for slug, path in match_files(paths, phase["subcorpora"]).items():
+                handle = path.open("rb")
+                handles.append(handle)
+                files[slug] = (path.name, handle, "text/plain")
+        body = api.request("POST", f"/api/phases/{args.phase}/submissions/", data=data,
+                           files=files)
+    finally:
+        for handle in handles:
+            handle.close()
+    print(f"Submitted #{body['id']} ({body['status']}). Follow it with: codicrac status "
+          f"{body['id']} --wait")
+    if args.wait:
+        return _status(api, body["id"], wait=True, timeout=args.timeout, as_json=False)
+    return 0
+
+
+def _status(api: Api, submission_id: int, *, wait: bool, timeout: float, as_json: bool,
+            interval: float = 1.0) -> int:
+    deadline = time.monotonic() + timeout
+    body = api.request("GET", f"/api/submissions/{submission_id}/")
+    while wait and body["status"] not in FINAL:
+        if time.monotonic() > deadline:
+            raise CliError(f"submission #{submission_id} is still {body['status']} after "
+                           f"{timeout:g} s")
+        time.sleep(interval)
+        interval = min(interval * 1.5, 10.0)
+        body = api.request("GET", f"/api/submissions/{submission_id}/")
+    if as_json:
+        print(json.dumps(body, indent=1))
+    else:
+        print(f"Submission #{body['id']} by {body['team']}"
+              + (f" ({body['run_name']})" if body.get("run_name") else "")
+              + f": {body['status']}")
+        if body.get("error"):
+            for line in body["error"].splitlines():
+                print(f"  {line}")
+        if body.get("scores"):
+            print(format_scores(body["scores"]))
+        elif body["status"] == "scored":
+            print("  Scores are hidden until the organizers reveal the leaderboard.")
+    # A run that ended without scores is a failure; a pending one (without --wait) is not.
+    return 1 if body["status"] in ("rejected", "failed", "cancelled") else 0
+
+
+def format_scores(scores: dict) -> str:
+    """The task-mode metrics as a table: one line per metric, F1 (%) per sub-corpus."""
+    task = scores.get("task") or next(iter(scores.values()), {})
+    slugs: list[str] = []
+    for cells in task.values():
+        for slug in cells:
+            if slug not in slugs:
+                slugs.append(slug)
+    slugs = [s for s in slugs if s != "avg"] + (["avg"] if any("avg" in c for c in
+                                                              task.values()) else [])
+    lines = ["  " + "metric".ljust(18) + "".join(s[:10].rjust(11) for s in slugs)]
+    for metric, cells in task.items():
+        values = "".join((f"{100 * cells[s]['f1']:.2f}" if s in cells else "-").rjust(11)
+                         for s in slugs)
+        lines.append("  " + metric[:18].ljust(18) + values)
+    return "\n".join(lines)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    config = load_config()
+    return _status(Api(config["server"], config["token"]), args.id, wait=args.wait,
+                   timeout=args.timeout, as_json=args.json)
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    try:
+        config = load_config()
+        api = Api(args.server or config["server"], config["token"])
+    except CliError:
+        if not args.server:
+            raise
+        api = Api(args.server)  # public boards need no login
+    params = {"runs": "all" if args.all_runs else "teams"}
+    if args.metric:
+        params["metric"] = args.metric
+    if args.sort:
+        params["sort"] = args.sort
+    body = api.request("GET", f"/api/phases/{args.phase}/leaderboard/", params=params)
+    if args.json:
+        print(json.dumps(body, indent=1))
+        return 0
+    print(format_board(body))
+    return 0
+
+
+def format_board(body: dict) -> str:
+    meta = body["board"]
+    columns = meta["subcorpora"]
+    head = f"{meta['competition']} / {meta['task']} / {meta['phase']} — {meta['metric']} F1 (%)"
+    if meta.get("frozen_at"):
+        head += f", frozen {meta['frozen_at'][:16]} UTC"
+    if meta.get("hidden"):
+        head += " — hidden until the organizers reveal it"
+    lines = [head]
+    widths = [max(8, len(c["name"]) + 1) for c in columns]
+    lines.append("rank".rjust(4) + "  " + "team".ljust(24)
+                 + "".join(c["name"].rjust(w) for c, w in zip(columns, widths))
+                 + "avg".rjust(9))
+    for row in body["rows"]:
+        rank = str(row["rank"]) if row["rank"] is not None else "-"
+        name = row["team"] + (f" [{row['run_name']}]" if row["baseline"] else "")
+        if row["disqualified"]:
+            name += " (disqualified)"
+        cells = "".join(
+            (f"{100 * row['scores'][c['slug']]['f1']:.2f}" if c["slug"] in row["scores"]
+             else ("n/a" if not c["available"] else "-")).rjust(w)
+            for c, w in zip(columns, widths))
+        avg = f"{100 * row['average']['f1']:.2f}" if row["average"] else "-"
+        lines.append(rank.rjust(4) + "  " + name[:24].ljust(24) + cells + avg.rjust(9))
+    if not body["rows"]:
+        lines.append("  (no rows)")
+    return "\n".join(lines)
+
+
+# --- entry point -------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="codicrac", description="CODI-CRAC platform client")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    login = commands.add_parser("login", help="get an API token and store it")
+    login.add_argument("--server", required=True, help="e.g. https://codicrac.example.org")
+    login.add_argument("--username")
+    login.add_argument("--password-stdin", action="store_true",
+                       help="read the password from standard input")
+    login.set_defaults(func=cmd_login)
+
+    submit = commands.add_parser("submit", help="submit a run to a phase")
+    submit.add_argument("--phase", type=int, required=True, help="phase id (see the phase page)")
+    submit.add_argument("--run-name", help="a name for the run, e.g. primary")
+    submit.add_argument("--description")
+    submit.add_argument("--wait", action="store_true", help="wait for the score")
+    submit.add_argument("--timeout", type=float, default=900.0)
+    submit.add_argument("files", nargs="+", help="one file per sub-corpus, or one .zip")
+    submit.set_defaults(func=cmd_submit)
+
+    status = commands.add_parser("status", help="status and scores of a submission")
+    status.add_argument("id", type=int)
+    status.add_argument("--wait", action="store_true", help="poll until it is final")
+    status.add_argument("--timeout", type=float, default=900.0)
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=cmd_status)
+
+    board = commands.add_parser("leaderboard", help="show a phase's leaderboard")
+    board.add_argument("phase", type=int)
+    board.add_argument("--json", action="store_true")
+    board.add_argument("--metric")
+    board.add_argument("--sort", help="avg.f1, <sub-corpus>.f1, team, submitted, ...")
+    board.add_argument("--all-runs", action="store_true", help="every run, not one per team")
+    board.add_argument("--server", help="read a public board without logging in")
+    board.set_defaults(func=cmd_leaderboard)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse printed the usage line
+        return 0 if exc.code == 0 else 2
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"codicrac: {exc}", file=sys.stderr)
+        for line in exc.details:
+            print(f"  {line}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        print("codicrac: interrupted", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

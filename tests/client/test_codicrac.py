@@ -1,0 +1,131 @@
+"""The `codicrac` command line against a live server (real API, upload, scoring)."""
+
+import io
+import json
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from client.main import CliError, main, match_files
+
+
+@pytest.fixture
+def config(tmp_path, monkeypatch):
+    path = tmp_path / "home" / "codicrac" / "config.json"
+    monkeypatch.setenv("CODICRAC_CONFIG", str(path))
+    return path
+
+
+@pytest.fixture
+def live_world(live_server, make_world):
+    return make_world()
+
+
+def login(monkeypatch, live_server, user="alice", password="alice-pw-123!"):
+    monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
+    return main(["login", "--server", live_server.url, "--username", user,
+                 "--password-stdin"])
+
+
+def write_run(world, folder: Path, names=("LIGHT_test.CONLLUA", "ami.conllua")) -> list[str]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for slug, name in zip(("light", "ami"), names):
+        (folder / name).write_text(world.response_text(slug), encoding="utf-8")
+        paths.append(str(folder / name))
+    return paths
+
+
+def test_login_stores_the_token_owner_readable_only(live_world, live_server, config,
+                                                    monkeypatch, capsys):
+    assert login(monkeypatch, live_server) == 0
+    data = json.loads(config.read_text())
+    assert data["server"] == live_server.url and len(data["token"]) == 40
+    assert stat.S_IMODE(os.stat(config).st_mode) == 0o600
+    assert "Logged in" in capsys.readouterr().out
+
+
+def test_login_with_a_wrong_password_fails_in_one_line(live_world, live_server, config,
+                                                       monkeypatch, capsys):
+    assert login(monkeypatch, live_server, password="wrong") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Unable to log in" in err and "Traceback" not in err
+    assert not config.exists()
+
+
+def test_submit_wait_status_and_leaderboard(live_world, live_server, config, monkeypatch,
+                                            capsys, tmp_path):
+    login(monkeypatch, live_server)
+    files = write_run(live_world, tmp_path / "run")
+    code = main(["submit", "--phase", str(live_world.phase.pk), "--run-name", "cli-run",
+                 "--wait", "--timeout", "60", *files])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "scored" in out and "conll" in out
+    sid = int(out.split("#")[1].split()[0])
+
+    assert main(["status", str(sid), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["status"] == "scored" and status["run_name"] == "cli-run"
+
+    assert main(["leaderboard", str(live_world.phase.pk)]) == 0
+    table = capsys.readouterr().out
+    assert "Alpha" in table and "SWITCHBOARD" in table
+    assert main(["leaderboard", str(live_world.phase.pk), "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    assert board["rows"][0]["submission_id"] == sid and board["rows"][0]["rank"] == 1
+
+
+def test_submit_a_zip(live_world, live_server, config, monkeypatch, capsys, tmp_path):
+    login(monkeypatch, live_server)
+    archive = tmp_path / "run.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for slug in ("light", "ami"):
+            zf.writestr(f"{slug.upper()}.CONLLUA", live_world.response_text(slug))
+    assert main(["submit", "--phase", str(live_world.phase.pk), str(archive)]) == 0
+    assert "Submitted #" in capsys.readouterr().out
+
+
+def test_invalid_files_print_one_line_per_problem_and_exit_1(live_world, live_server, config,
+                                                             monkeypatch, capsys, tmp_path):
+    login(monkeypatch, live_server)
+    files = write_run(live_world, tmp_path / "run")
+    Path(files[0]).write_text(live_world.response_text("light").replace("light_2", "light_x"))
+    code = main(["submit", "--phase", str(live_world.phase.pk), *files])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "invalid_files" in err and "LIGHT_test.CONLLUA" in err
+    assert "Traceback" not in err
+
+
+def test_usage_errors_exit_2(live_world, live_server, config, monkeypatch, capsys, tmp_path):
+    assert main(["status", "1"]) == 2  # not logged in
+    assert "not logged in" in capsys.readouterr().err
+    login(monkeypatch, live_server)
+    assert main(["submit", "--phase", str(live_world.phase.pk), "missing.conllua"]) == 2
+    files = write_run(live_world, tmp_path / "run", names=("other.conllua", "ami.conllua"))
+    assert main(["submit", "--phase", str(live_world.phase.pk), *files]) == 2
+    assert "names no sub-corpus" in capsys.readouterr().err
+    assert main(["frobnicate"]) == 2
+
+
+def test_unreachable_server_is_one_line_exit_1(config, capsys):
+    code = main(["leaderboard", "1", "--server", "http://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 1 and "cannot reach" in err and err.count("\n") == 1
+
+
+def test_file_names_map_to_subcorpora():
+    subcorpora = [{"slug": "light", "name": "LIGHT", "available": True},
+                  {"slug": "ami", "name": "AMI", "available": True},
+                  {"slug": "swbd", "name": "SWITCHBOARD", "available": False}]
+    mapping = match_files([Path("x/light_test.CONLLUA"), Path("AMI.conllua")], subcorpora)
+    assert mapping == {"light": Path("x/light_test.CONLLUA"), "ami": Path("AMI.conllua")}
+    with pytest.raises(CliError, match="no file for: AMI"):
+        match_files([Path("LIGHT.conllua")], subcorpora)
+    with pytest.raises(CliError, match="two files for light"):
+        match_files([Path("LIGHT.conllua"), Path("light-2.conllua"), Path("ami.c")],
+                    subcorpora)
