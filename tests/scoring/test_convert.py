@@ -1,0 +1,137 @@
+"""Conversion between exploded and compact CONLL-UA (scoring.writers, scoring.convert)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring import convert
+from scoring.model import Document, Markable
+from scoring.readers import compact, conll2012, exploded, muc7
+from scoring.writers import write_compact, write_exploded
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT / ".." / "shared"
+CODI = sorted((SHARED / "data").glob("codi-crac2*/*.CONLLUA")) if SHARED.is_dir() else []
+GUM = sorted((SHARED / "data" / "gum-compact-samples").glob("*.conllu")) if SHARED.is_dir() \
+    else []
+DATA = Path(__file__).resolve().parent / "data"
+needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
+
+
+def markable_key(m: Markable) -> tuple:
+    return (m.markable_id, m.entity_id, m.parts, m.min_span, tuple(sorted(m.element_of)),
+            m.zero, tuple(sorted(m.attributes)))
+
+
+def annotations(doc: Document) -> tuple:
+    """Everything the exploded format carries, independent of markable order."""
+    return (doc.name, doc.tokens, sorted(map(markable_key, doc.identity)),
+            sorted(map(markable_key, doc.discourse_deixis)),
+            sorted((b.anaphor, b.anchor, b.relation) for b in doc.bridging))
+
+
+def extra_columns(doc: Document) -> list[tuple[str, ...]]:
+    return [tuple(row[13:]) + ("_",) * (15 - max(len(row), 13))
+            for s in doc.sentences for row in s.rows]
+
+
+@needs_shared
+@pytest.mark.parametrize("path", CODI, ids=[p.name for p in CODI])
+def test_exploded_to_compact_to_exploded_keeps_every_annotation(path, tmp_path):
+    original = exploded.read(str(path))
+    with open(tmp_path / "c.conllu", "w", encoding="utf-8") as out:
+        write_compact(original, out)
+    middle = compact.read(tmp_path / "c.conllu")
+    assert [annotations(d)[:3] for d in middle] == [annotations(d)[:3] for d in original]
+    with open(tmp_path / "e.conllua", "w", encoding="utf-8") as out:
+        write_exploded(middle, out)
+    back = exploded.read(str(tmp_path / "e.conllua"))
+    assert [annotations(d) for d in back] == [annotations(d) for d in original]
+    assert [extra_columns(d) for d in back] == [extra_columns(d) for d in original]
+    assert [[s.comments for s in d.sentences] for d in back] == [
+        [s.comments for s in d.sentences] for d in original]
+
+
+def relations(doc: Document) -> tuple:
+    """Mentions, SplitAnte and Bridge by entity and span (markable ids are synthetic)."""
+    by_id = {m.markable_id: m for m in doc.identity}
+    mention = lambda m: (m.entity_id, m.parts, m.head, m.min_span)  # noqa: E731
+    split = sorted({(m.entity_id, p) for m in doc.identity for p in m.element_of})
+    bridges = sorted((mention(by_id[b.anaphor]), mention(by_id[b.anchor]), b.relation)
+                     for b in doc.bridging)
+    return doc.name, doc.tokens, sorted(map(mention, doc.identity)), split, bridges
+
+
+@needs_shared
+@pytest.mark.parametrize("path", GUM, ids=[p.stem for p in GUM])
+def test_compact_to_exploded_to_compact_keeps_mentions_split_antecedents_and_bridges(
+        path, tmp_path):
+    original = compact.read(path)
+    convert.convert(str(path), str(tmp_path / "e.conllua"), "exploded")
+    assert [relations(d)[:3] for d in exploded.read(str(tmp_path / "e.conllua"))] == [
+        relations(d)[:3] for d in original]
+    convert.convert(str(tmp_path / "e.conllua"), str(tmp_path / "c.conllu"), "compact")
+    back = compact.read(tmp_path / "c.conllu")
+    assert [relations(d) for d in back] == [relations(d) for d in original]
+    assert any(r[3] or r[4] for r in map(relations, original))
+
+
+def test_compact_heads_and_discontinuous_mentions_survive_a_round_trip(tmp_path):
+    row = lambda i, misc="_": "\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_",  # noqa
+                                         misc]) + "\n"
+    source = tmp_path / "s.conllu"
+    source.write_text("# newdoc id = d\n# global.Entity = eid-etype-head-other\n"
+                      + row("1", "Entity=(e1[1/2]-person-2-") + row("2", "Entity=e1[1/2])")
+                      + row("3") + row("4", "Entity=(e1[2/2]-person-")
+                      + row("5", "Entity=e1[2/2])(e2-place-1-)") + "\n", encoding="utf-8")
+    convert.convert(str(source), str(tmp_path / "c.conllu"), "compact")
+    [before], [after] = compact.read(source), compact.read(tmp_path / "c.conllu")
+    assert [(m.entity_id, m.parts, m.head) for m in after.identity] == [
+        (m.entity_id, m.parts, m.head) for m in before.identity] == [
+        ("e1", ((0, 1), (3, 4)), 1), ("e2", ((4, 4),), 4)]
+
+
+@needs_shared
+def test_conll_and_muc7_files_convert_to_compact(tmp_path):
+    conll = SHARED / "conformance" / "conll-reference" / "TC-A-1" / "key.conll"
+    for source, reader in ((conll, conll2012), (DATA / "muc7_key.sgml", muc7)):
+        target = tmp_path / f"{source.stem}.conllu"
+        convert.convert(str(source), str(target), "compact")
+        before, after = reader.read(source), compact.read(target)
+        assert [(d.name, d.tokens) for d in after] == [(d.name, d.tokens) for d in before]
+        assert [sorted((m.entity_id, m.parts) for m in d.identity) for d in after] == [
+            sorted((m.entity_id, m.parts) for m in d.identity) for d in before]
+
+
+def test_main_reports_a_bad_input_on_stderr_with_exit_2_and_writes_nothing(tmp_path, capsys):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("# newdoc id = d\n1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(e1-x-1-\n\n",
+                   encoding="utf-8")
+    out = tmp_path / "out.conllua"
+    assert convert.main(["--to", "exploded", str(bad), str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{bad}:2: ") and "never closed" in err
+    assert not out.exists() and list(tmp_path.iterdir()) == [bad]
+
+
+def test_main_refuses_missing_files_unknown_targets_and_overwriting_the_input(tmp_path, capsys):
+    assert convert.main(["--to", "compact", str(tmp_path / "nope"), str(tmp_path / "o")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert convert.main(["--to", "xml", str(DATA / "muc7_key.sgml"), str(tmp_path / "o")]) == 2
+    same = str(tmp_path / "same.sgml")
+    Path(same).write_text("<DOC></DOC>", encoding="utf-8")
+    assert convert.main(["--to", "compact", same, same]) == 2
+    assert "overwrite" in capsys.readouterr().err
+
+
+def test_python_m_scoring_convert_runs_the_converter(tmp_path):
+    out = tmp_path / "k.conllu"
+    done = subprocess.run([sys.executable, "-m", "scoring", "convert", "--to", "compact",
+                           str(DATA / "muc7_key.sgml"), str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [d.name for d in compact.read(out)] == ["nyt960214.0704", "nyt960214.0705"]
