@@ -1,0 +1,120 @@
+"""manage.py demo_setup: everything `make demo` needs after `migrate`, safe to run again.
+
+It creates the demo organizer and the demo participant (fixed, documented passwords: this is
+a demo), loads CODI-CRAC 2021 from fixtures/ through the competition loader (and CODI-CRAC
+2022 with ``--with-2022``), which submits the baseline runs the definition lists, gives the
+participant a team, and prints the credentials and where to go.
+
+Scoring follows the configuration: embedded (no CELERY_BROKER_URL), the baselines are scored
+in this process before the command ends; with a broker they are queued, and a
+``celery -A config worker`` must run to score them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.urls import NoReverseMatch, reverse
+
+from competition.errors import CompetitionError
+from competition.models import Competition, Membership, Submission
+from competition.services import competition_load, team_create
+
+FIXTURES = Path(settings.BASE_DIR) / "fixtures"
+DEFINITION_2021 = FIXTURES / "codi-crac-2021.yaml"
+DEFINITION_2022 = FIXTURES / "codi-crac-2022.yaml"
+
+ORGANIZER = ("organizer", "codicrac-organizer")
+PARTICIPANT = ("participant", "codicrac-participant")
+TEAM_NAME = "Demo Team"
+
+
+class Command(BaseCommand):
+    help = ("Set up the demo: demo organizer and participant, CODI-CRAC 2021 with its "
+            "baselines scored, a demo team. Idempotent.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--with-2022", action="store_true",
+                            help="also load CODI-CRAC 2022 (development keys, one AMI test "
+                                 "document)")
+        parser.add_argument("--definition", action="append", type=Path, metavar="YAML",
+                            help="load this competition definition instead of CODI-CRAC "
+                                 "2021 (repeatable)")
+        parser.add_argument("--url", default="http://127.0.0.1:8000/",
+                            help="the address the server will answer on, for the summary")
+
+    def handle(self, *args, with_2022: bool, definition: list[Path] | None, url: str,
+               **options) -> None:
+        definitions = definition or [DEFINITION_2021]
+        if with_2022:
+            definitions.append(DEFINITION_2022)
+        eager = bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
+
+        organizer = self.demo_user(*ORGANIZER, staff=True)
+        participant = self.demo_user(*PARTICIPANT, staff=False)
+        competitions = []
+        for path in definitions:
+            self.stdout.write(f"Loading {path.name} ("
+                              + ("scoring the baselines in this process; this takes a "
+                                 "minute or two" if eager else "queueing the baselines")
+                              + ") ...")
+            try:
+                competition = competition_load(path=path)
+            except CompetitionError as exc:
+                raise CommandError(exc.message) from None
+            competition.organizers.add(organizer)
+            self.demo_team(competition=competition, user=participant)
+            competitions.append(competition)
+        self.summary(competitions, url=url.rstrip("/") + "/", eager=eager)
+
+    def demo_user(self, username: str, password: str, *, staff: bool):
+        """Create the user, or reset it to the documented password and rights."""
+        User = get_user_model()
+        user, _ = User.objects.get_or_create(username=username)
+        user.set_password(password)
+        user.is_active = True
+        user.is_staff = user.is_superuser = staff
+        user.save()
+        return user
+
+    @transaction.atomic
+    def demo_team(self, *, competition: Competition, user) -> None:
+        if not Membership.objects.filter(competition=competition, user=user).exists():
+            team_create(competition=competition, name=TEAM_NAME, user=user)
+
+    def summary(self, competitions: list[Competition], *, url: str, eager: bool) -> None:
+        write, style = self.stdout.write, self.style
+        write("")
+        for competition in competitions:
+            baselines = Submission.objects.filter(team__competition=competition,
+                                                  is_baseline=True)
+            counts = {status: baselines.filter(status=status).count()
+                      for status in Submission.Status.values}
+            pending = sum(counts[s] for s in Submission.PENDING_STATUSES)
+            write(style.SUCCESS(
+                f"{competition.title}\n  {competition.tasks.count()} tasks, "
+                f"{baselines.count()} baseline runs: {counts['scored']} scored, "
+                f"{pending} waiting, {counts['failed'] + counts['rejected']} failed"))
+            for failed in baselines.filter(status__in=["failed", "rejected"])[:5]:
+                write(style.WARNING(f"  {failed.phase}: {failed.run_name}: {failed.error}"))
+            write(f"  {url.rstrip('/')}{self.competition_path(competition)}")
+        if not eager:
+            write(style.WARNING(
+                "\nA broker is configured: the baselines are queued. Start a worker to score "
+                "them:\n  .venv/bin/celery -A config worker --loglevel=info   (or: make worker)"))
+        write(f"\nOpen {url}\n"
+              f"  demo organizer:   {ORGANIZER[0]} / {ORGANIZER[1]}   (also admin: {url}admin/)\n"
+              f"  demo participant: {PARTICIPANT[0]} / {PARTICIPANT[1]}   (team "
+              f"\"{TEAM_NAME}\")\n"
+              "These passwords are public: never use this command on a real deployment.")
+
+    @staticmethod
+    def competition_path(competition: Competition) -> str:
+        try:
+            return reverse("competition:competition", kwargs={"slug": competition.slug})
+        except NoReverseMatch:
+            return "/"
