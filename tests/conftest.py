@@ -35,6 +35,11 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-sync", "--disable-dev-shm-usage"]
 
 
+def pytest_configure(config):
+    # WhiteNoise warns when STATIC_ROOT has not been collected yet; tests serve no static files.
+    config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     """Drive the distribution's Chromium (no browser download on this machine)."""
@@ -330,3 +335,14 @@ def wait():
 @pytest.fixture
 def shared_dir() -> Path:
     return SHARED
+
+
+@pytest.fixture
+def texts():
+    """CONLL-UA texts of the test sub-corpora: ``texts.key("light")``, ``texts.response(...)``,
+    and ``texts.conllua(docs)`` / ``texts.Doc`` to build others."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(conllua=conllua, Doc=Doc,
+                           key=lambda slug: conllua(KEY_DOCS[slug]),
+                           response=lambda slug: conllua(RESPONSE_DOCS[slug]))
