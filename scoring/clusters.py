@@ -112,36 +112,48 @@ class ProcessedLayer:
 def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder: SpanCoder,
                   *, path: str, document: str, warnings: list[str]) -> ProcessedLayer:
     """Apply the scoring mode (spec §2.6, policy) to one annotation layer."""
-    code_of = coder.code
+    codes_of = coder.codes
+    code_keys = coder.keys
     groups: dict[str, list[int]] = {}
-    raw: dict[str, list[int]] = {}  # every markable's code, duplicates included
     first: dict[str, Markable] = {}
-    seen: dict[str, set[int]] = {}
+    seen: set[tuple[str, int]] = set()
     min_spans: dict[int, tuple[int, int]] = {}
     heads: dict[int, int] = {}
     split_lists: dict[str, list[str]] = {}
     duplicates: list[str] = []
+    has_zeros = False
     for m in markables:
-        code = code_of(m)
+        key = (m.parts, m.zero)
+        code = codes_of.get(key)
+        if code is None:
+            code = codes_of[key] = len(code_keys)
+            code_keys.append(key)
         eid = m.entity_id
         codes = groups.get(eid)
         if codes is None:
             codes = groups[eid] = []
-            raw[eid] = []
-            seen[eid] = set()
             first[eid] = m
-        raw[eid].append(code)
-        if code in seen[eid]:
+        pair = (eid, code)
+        if pair in seen:
             duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
         else:
-            seen[eid].add(code)
+            seen.add(pair)
             codes.append(code)
         if m.min_span is not None and code not in min_spans:
             min_spans[code] = m.min_span
         if m.head is not None and code not in heads:
             heads[code] = m.head
-        for plural in m.element_of:
-            split_lists.setdefault(plural, []).append(eid)
+        if m.element_of:
+            for plural in m.element_of:
+                split_lists.setdefault(plural, []).append(eid)
+        if m.zero:
+            has_zeros = True
+    raw = groups
+    if duplicates and split_lists:
+        # members of accommodated sets keep every markable, duplicates included
+        raw = {}
+        for m in markables:
+            raw.setdefault(m.entity_id, []).append(codes_of[(m.parts, m.zero)])
     if duplicates:
         warnings.append(
             f"{path}: document {document}: the same span is annotated twice in one entity, "
@@ -149,6 +161,7 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
             + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""))
 
     keep_split = options.keep_split_antecedents
+    keep_singletons = options.keep_singletons
     clusters: list[list[int]] = []
     sets: list[AccommodatedSet | None] = []
     eids: list[str] = []
@@ -160,10 +173,10 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
         if first[eid].non_referring:
             non_referring.update(codes)
             continue
-        if not options.keep_singletons and len(codes) + (acc is not None) == 1:
+        if not keep_singletons and len(codes) + (acc is not None) == 1:
             continue
-        if not options.keep_zeros:
-            codes = [c for c in codes if not coder.keys[c][1]]
+        if has_zeros and not options.keep_zeros:
+            codes = [c for c in codes if not code_keys[c][1]]
             if not codes and acc is None:
                 continue
         clusters.append(codes)

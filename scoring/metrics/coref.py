@@ -137,15 +137,33 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
     the optimum is the sum of the optima of the connected components of that overlap
     graph; a component of one key and one response entity needs no assignment.
     """
-    pairs: dict[tuple[int, int], float] = {}
-    for i, row in enumerate(table.overlap):
-        for j, v in row.items():
-            pairs[(i, j)] = float(v)
-    for i, (j, f) in splits.f.items():
-        pairs[(i, j)] = pairs.get((i, j), 0.0) + f
-    if not pairs:
-        return 0.0
     ks, ss = table.key_sizes, table.sys_sizes
+    overlap = table.overlap
+    total = 0.0
+    pairs: dict[tuple[int, int], float] = {}
+    if not splits.f:
+        # fast path: a key entity that overlaps one response entity, itself overlapping no
+        # other key entity, is a component of its own
+        touched: dict[int, int] = {}
+        for row in overlap:
+            for j in row:
+                touched[j] = touched.get(j, 0) + 1
+        for i, row in enumerate(overlap):
+            if len(row) == 1:
+                ((j, v),) = row.items()
+                if touched[j] == 1:
+                    total += 2 * v / (ks[i] + ss[j]) if entity else float(v)
+                    continue
+            for j, v in row.items():
+                pairs[(i, j)] = float(v)
+    else:
+        for i, row in enumerate(overlap):
+            for j, v in row.items():
+                pairs[(i, j)] = float(v)
+        for i, (j, f) in splits.f.items():
+            pairs[(i, j)] = pairs.get((i, j), 0.0) + f
+    if not pairs:
+        return total
     if entity:
         for (i, j), v in pairs.items():
             pairs[(i, j)] = 2 * v / (ks[i] + ss[j])
@@ -167,7 +185,6 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
     components: dict[int, list[tuple[int, int]]] = {}
     for ij in pairs:
         components.setdefault(find(ij[0]), []).append(ij)
-    total = 0.0
     for members in components.values():
         if len(members) == 1:
             total += pairs[members[0]]
