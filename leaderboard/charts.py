@@ -66,15 +66,17 @@ def bar_chart(
     gap: float = 0.25,
     max_value: float = 1.0,
     ticks: int = 5,
+    max_bar_width: float | None = 64.0,
 ) -> BarChart:
     """Vertical bars, one per ``(label, value)``, over a value axis from 0 to ``max_value``.
 
     The plot area spans ``left``..``width`` horizontally and ``top``..``height - bottom``
     vertically; each bar gets an equal slot of which ``gap`` (a fraction) is left empty,
-    half on each side. Values are clipped to [0, max_value].
+    half on each side; a bar is never wider than ``max_bar_width`` (None: no cap) and stays
+    centred in its slot. Values are clipped to [0, max_value].
 
     >>> chart = bar_chart([("A", 0.5), ("B", None)], width=136, height=120, top=10, bottom=10,
-    ...                   left=36, gap=0.5)
+    ...                   left=36, gap=0.5, max_bar_width=None)
     >>> [(b.x, b.y, b.width, b.height, b.missing) for b in chart.bars]
     [(48.5, 60.0, 25.0, 50.0, False), (98.5, 110.0, 25.0, 0.0, True)]
     """
@@ -87,9 +89,11 @@ def bar_chart(
     plot_width = width - left
     slot = plot_width / len(values) if values else plot_width
     bar_width = slot * (1 - gap)
+    if max_bar_width is not None:
+        bar_width = min(bar_width, max_bar_width)
     bars = []
     for i, (label, value) in enumerate(values):
-        x = left + i * slot + slot * gap / 2
+        x = left + i * slot + (slot - bar_width) / 2
         if value is None:
             bars.append(Bar(label, None, x, plot_bottom, bar_width, 0.0, missing=True))
             continue

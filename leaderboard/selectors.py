@@ -590,6 +590,19 @@ class Analysis:
     scorer_version: str
     history: list[dict]
 
+    @property
+    def available_columns(self) -> list[Column]:
+        return [c for c in self.columns if c.available]
+
+    @property
+    def table_width(self) -> int:
+        """Columns of the metrics table: the metric, R/P/F1 per available sub-corpus and avg."""
+        return 1 + 3 * (len(self.available_columns) + 1)
+
+    @property
+    def unavailable_columns(self) -> list[Column]:
+        return [c for c in self.columns if not c.available]
+
     def line(self, metric: str, mode: str = TASK_MODE) -> MetricLine | None:
         for line in self.lines:
             if line.mode == mode and line.metric == metric:

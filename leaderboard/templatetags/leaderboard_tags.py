@@ -25,6 +25,13 @@ def signed_pct(value) -> str:
 
 
 @register.filter
+def metric_name(metric: str) -> str:
+    from leaderboard.selectors import metric_label
+
+    return metric_label(metric)
+
+
+@register.filter
 def cell(entry, slug):
     """The entry's score on sub-corpus ``slug`` (or None)."""
     return entry.scores.get(slug)

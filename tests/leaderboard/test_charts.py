@@ -7,7 +7,7 @@ from leaderboard.charts import bar_chart
 
 def test_bar_heights_are_proportional_to_values_and_stand_on_the_axis():
     chart = bar_chart([("a", 1.0), ("b", 0.25), ("c", 0.0)], width=336, height=240, top=20,
-                      bottom=20, left=36, gap=0.0)
+                      bottom=20, left=36, gap=0.0, max_bar_width=None)
     heights = [b.height for b in chart.bars]
     assert heights == pytest.approx([200.0, 50.0, 0.0])
     assert all(b.y + b.height == pytest.approx(chart.plot_bottom) for b in chart.bars)
@@ -39,3 +39,9 @@ def test_bad_geometry_is_refused():
         bar_chart([("a", 1)], max_value=0)
     with pytest.raises(ValueError, match="gap"):
         bar_chart([("a", 1)], gap=1)
+
+
+def test_wide_slots_get_capped_bars_centred_in_their_slot():
+    (bar,) = bar_chart([("only", 0.5)], width=536, left=36, gap=0.2, max_bar_width=50).bars
+    assert bar.width == 50
+    assert bar.center == pytest.approx(36 + 250)
