@@ -36,7 +36,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Collection, Iterator
-from dataclasses import dataclass, field
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -55,6 +54,7 @@ CODI_CRAC_COLUMNS = {IDENTITY: 10, BRIDGING: 11, DISCOURSE_DEIXIS: 12}
 NEWDOC = re.compile(r"#\s*newdoc\b\s*(.*)$")
 NEWDOC_ID = re.compile(r"id\s*=\s*(.*)$")
 _NEWDOC_BYTES = re.compile(rb"^[ \t]*#[ \t]*newdoc\b[^\n]*", re.M)
+_SCORED = frozenset(("MarkableID", "EntityID", "Min", "ElementOf"))
 _NAMED_CLOSINGS = re.compile(r"(?:[^()]*\))+")
 _EXPECTED_MARKABLE = "'(EntityID=…|MarkableID=…)'; attribute names are case-sensitive"
 
@@ -93,19 +93,24 @@ def other_format(text_head: str) -> str | None:
     return None
 
 
-@dataclass(slots=True)
 class _Open:
     """A markable being read: one start per part, one end per closed part."""
 
-    markable_id: str
-    entity_id: str
-    line: int
-    min_text: str | None
-    element_of: tuple[str, ...]
-    zero: int
-    attributes: tuple[tuple[str, str], ...]
-    starts: list[int] = field(default_factory=list)
-    ends: list[int] = field(default_factory=list)
+    __slots__ = ("attributes", "element_of", "ends", "entity_id", "line", "markable_id",
+                 "min_text", "starts", "zero")
+
+    def __init__(self, markable_id: str, entity_id: str, line: int, min_text: str | None,
+                 element_of: tuple[str, ...], zero: int,
+                 attributes: tuple[tuple[str, str], ...]) -> None:
+        self.markable_id = markable_id
+        self.entity_id = entity_id
+        self.line = line
+        self.min_text = min_text
+        self.element_of = element_of
+        self.zero = zero
+        self.attributes = attributes
+        self.starts: list[int] = []
+        self.ends: list[int] = []
 
 
 class _Layer:
@@ -122,12 +127,8 @@ class _Layer:
 
 def parse_attributes(text: str) -> dict[str, str]:
     """``EntityID=1|MarkableID=m|Min=3`` → dict. Parts without ``=`` are ignored."""
-    attributes = {}
-    for part in text.split("|"):
-        key, eq, value = part.partition("=")
-        if eq:
-            attributes[key.strip()] = value.strip()
-    return attributes
+    return {key: value for key, eq, value in (part.partition("=") for part in text.split("|"))
+            if eq}
 
 
 class _Reader:
@@ -170,29 +171,62 @@ class _Reader:
             raise ScoringInputError(self.path, None, f"cannot open the file ({exc.strerror})",
                                     code="unreadable") from None
         with handle:
+            doc: _Doc | None = None
+            lineno = 0
             for raw in handle:
-                self.lineno += 1
+                lineno += 1
+                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]  # a byte-order mark
                 try:
                     line = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    self.problem(self.lineno, f"byte 0x{raw[exc.start]:02x} at column "
+                    self.lineno = lineno
+                    self.problem(lineno, f"byte 0x{raw[exc.start]:02x} at column "
                                  f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
                                  "undecodable")
                     line = raw.decode("utf-8", errors="replace")
-                if self.lineno == 1 and line.startswith("\ufeff"):
-                    line = line[1:]
                 cells = line.split()
                 if not cells:
-                    if self.doc is not None:
-                        self.doc.end_sentence()
+                    if doc is not None and (doc.rows or doc.comments):
+                        doc.end_sentence()
                     continue
-                self.any_line = True
-                if cells[0][0] == "#":
+                self.lineno = lineno
+                first = cells[0]
+                if first[0] == "#":
+                    self.any_line = True
                     finished = self.comment(line.strip())
+                    doc = self.doc
                     if finished is not None:
                         yield finished
                     continue
-                self.token(cells, line)
+                if doc is None or doc.slow:
+                    self.any_line = True
+                    self.token(cells, line)
+                    doc = self.doc
+                    continue
+                # the hot path: a token line of a well-formed layout
+                n = len(cells)
+                if n < doc.needed or n > doc.most:
+                    doc.token(cells)
+                    continue
+                position = len(doc.tokens)
+                if "." in first:
+                    doc.zeros += 1
+                    zero = doc.zeros
+                else:
+                    zero = 0
+                for layer in doc.active:
+                    cell = cells[layer.column]
+                    if cell != "_":
+                        doc.cell(layer, cell, position, zero)
+                if doc.bridging_column is not None:
+                    cell = cells[doc.bridging_column]
+                    if cell != "_":
+                        doc.bridging_cell(cell)
+                if not zero:
+                    doc.tokens.append(cells[1])
+                    doc.token_lines.append(lineno)
+                    doc.zeros = 0
         if not self.any_line:
             self.problem(1, "the file is empty (expected exploded CONLL-UA: a "
                          "'# newdoc id = NAME' line and token lines)", "empty_file")
@@ -301,6 +335,9 @@ class _Doc:
         self.needed = max([layer.column for layer in (self.identity, self.dd) if layer]
                           + [self.bridging_column or 0, 1]) + 1
         self.strict = wanted is not None
+        self.active = [layer for layer in (self.identity, self.dd) if layer is not None]
+        self.most = reader.declared if reader.declared is not None else 1 << 30
+        self.slow = reader.layout  # keep raw rows: every line takes `token`
 
     @staticmethod
     def _layer(name: str, columns: dict, wanted: set[str] | None) -> _Layer | None:
@@ -345,11 +382,10 @@ class _Doc:
             position, zero = len(self.tokens), self.zeros
         else:
             position, zero = len(self.tokens), 0
-        for layer in (self.identity, self.dd):
-            if layer is not None:
-                cell = cells[layer.column]
-                if cell != "_":
-                    self.cell(layer, cell, position, zero)
+        for layer in self.active:
+            cell = cells[layer.column]
+            if cell != "_":
+                self.cell(layer, cell, position, zero)
         if self.bridging_column is not None:
             cell = cells[self.bridging_column]
             if cell != "_":
@@ -429,12 +465,13 @@ class _Doc:
             entry = existing
         else:
             element_of = attributes.get("ElementOf")
+            if element_of:
+                element_of = tuple(e for e in element_of.split(",") if e)
             entry = _Open(
-                markable_id, sys.intern(entity_id), self.reader.lineno, attributes.get("Min"),
-                tuple(e.strip() for e in element_of.split(",") if e.strip())
-                if element_of else (), zero,
-                tuple((k, v) for k, v in attributes.items()
-                      if k not in ("MarkableID", "EntityID", "Min", "ElementOf")))
+                markable_id, entity_id, self.reader.lineno, attributes.get("Min"),
+                element_of or (), zero,
+                tuple((k, v) for k, v in attributes.items() if k not in _SCORED)
+                if self.reader.layout else ())
             layer.opened[markable_id] = entry
         entry.starts.append(position)
         if single:
@@ -532,21 +569,26 @@ class _Doc:
                              "closed (expected a ')' on this or a later token of the document)",
                              "unclosed", line=entry.line)
                 continue
-            parts = tuple(sorted(zip(entry.starts, entry.ends)))
+            starts = entry.starts
+            parts = (((starts[0], entry.ends[0]),) if len(starts) == 1
+                     else tuple(sorted(zip(starts, entry.ends))))
             built.append(Markable(
                 markable_id=entry.markable_id, entity_id=entry.entity_id, parts=parts,
-                line=entry.line, min_span=self.min_span(layer, entry, n_words),
-                element_of=entry.element_of, zero=entry.zero, attributes=entry.attributes))
+                line=entry.line, element_of=entry.element_of, zero=entry.zero,
+                attributes=entry.attributes,
+                min_span=None if entry.min_text is None else self.min_span(layer, entry,
+                                                                            n_words)))
         return tuple(built)
 
     def min_span(self, layer: _Layer, entry: _Open, n_words: int) -> tuple[int, int] | None:
         text = entry.min_text
         if text is None:
             return None
-        values = text.split(",")
+        first, comma, last = text.partition(",")
         bounds = None
-        if 1 <= len(values) <= 2 and all(v.strip().isdigit() for v in values):
-            first, last = int(values[0]), int(values[-1])
+        if first.isdigit() and (not comma or last.isdigit()):
+            first = int(first)
+            last = int(last) if comma else first
             if 1 <= first <= last <= n_words:
                 bounds = (first - 1, last - 1)
         if bounds is None and self.reader.check_min:
