@@ -1,0 +1,151 @@
+"""Engine behaviour: modes, policy decisions, mention alignment, non-referring and bridging."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoring.engine import score_corpus, score_document
+from scoring.errors import ScoringInputError
+from scoring.options import ScoringOptions
+
+SIX = ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc")
+
+
+def f1s(result):
+    return {name: result.metrics[name].prf.f1 for name in result.metrics}
+
+
+def test_it_collapses_a_span_written_twice_in_one_entity_and_warns(make_doc):
+    """Policy: one mention, a warning; v1 would divide by zero in BLANC here (Q21)."""
+    key = make_doc({"1": [0, 0], "2": [3]})
+    response = make_doc({"1": [0], "2": [3]})
+    options = ScoringOptions(keep_split_antecedents=False)
+    result = score_corpus([(key, response)], options)
+    assert any("same span is annotated twice" in w for w in result.warnings)
+    assert result.metrics["ceafe"].prf.f1 == 1.0
+    assert result.metrics["blanc"].counts[1].r_den == 1
+
+
+def test_it_rejects_an_elementof_cycle_instead_of_looping(make_doc):
+    """Q13: self-membership is a clear error naming the entities."""
+    doc = make_doc({"1": [0, 2]}, element_of={"1": ("1",)})
+    with pytest.raises(ScoringInputError) as caught:
+        score_corpus([(doc, doc)], ScoringOptions())
+    assert caught.value.code == "elementof_cycle"
+    assert "1 -> 1" in str(caught.value)
+
+
+def test_it_accepts_a_nested_plural_reached_twice(make_doc):
+    """A diamond of plurals is not a cycle: P ∋ Q, R and Q, R ∋ S."""
+    doc = make_doc({"s": [0], "t": [1], "q": [2], "r": [3], "p": [4, 5]},
+                   element_of={"s": ("q", "r"), "t": ("q",), "q": ("p",), "r": ("p",)})
+    result = score_corpus([(doc, doc)], ScoringOptions())
+    assert result.metrics["ceafe"].prf.f1 == 1.0
+
+
+def test_it_keeps_split_antecedents_when_removing_singletons(make_doc):
+    """Policy: sets are built, then one-mention clusters go; "they" + its set survives."""
+    doc = make_doc({"1": [0], "2": [2], "3": [4]}, element_of={"1": ("3",), "2": ("3",)})
+    result = score_corpus([(doc, doc)], ScoringOptions(keep_singletons=False))
+    assert result.metrics["ceafe"].counts[0].r_den == 1  # only the plural cluster
+    assert result.metrics["ceafm"].counts[0].r_den == 2  # "they" and its set
+    assert all(v == pytest.approx(1.0) for v in f1s(result).values())
+
+
+def test_it_scores_the_discourse_deixis_layer(make_doc):
+    """DD mode reads the DISCOURSE_DEIXIS layer; the identity layer is ignored."""
+    key = make_doc({"1-DD": [0, 5]}, dd=True)
+    response = make_doc({"1-DD": [0, 5]}, dd=True)
+    result = score_corpus([(key, response)], ScoringOptions(discourse_deixis=True))
+    assert result.metrics["muc"].prf.f1 == 1.0
+    assert score_corpus([(key, response)], ScoringOptions()).metrics["muc"].counts[0].r_den == 0
+
+
+def test_partial_corefud_credits_min_matches_in_every_metric(make_doc):
+    """Fixture min_hash: v1 `min` credits only CEAF; partial-corefud aligns once: all 1.0."""
+    key = make_doc({"1": [(0, 2), 4], "2": [6]}, min_spans={(0, 2): (1, 1)})
+    response = make_doc({"1": [1, 4], "2": [6]})
+    exact = score_corpus([(key, response)], ScoringOptions())
+    assert exact.metrics["muc"].prf.f1 == 0
+    partial = score_corpus([(key, response)], ScoringOptions(matching="partial-corefud"))
+    assert all(v == pytest.approx(1.0) for name, v in f1s(partial).items() if name != "muc")
+    assert partial.metrics["muc"].prf.f1 == pytest.approx(1.0)
+    assert partial.metrics["bcub"].counts[0].r_num == pytest.approx(3.0)
+
+
+def test_partial_corefud_is_one_to_one(make_doc):
+    """Repro min_many: one response mention cannot stand for two key mentions (v1: P 1.5)."""
+    key = make_doc({"E1": [(0, 2), (1, 2)], "E2": [3]}, min_spans={(0, 2): (2, 2), (1, 2): (2, 2)})
+    response = make_doc({"E1": [2], "E2": [3]})
+    result = score_corpus([(key, response)], ScoringOptions(matching="partial-corefud"))
+    ceafm = result.metrics["ceafm"].prf
+    assert (ceafm.recall, ceafm.precision) == pytest.approx((2 / 3, 1.0))
+    assert result.metrics["ceafe"].prf.f1 == pytest.approx(5 / 6)
+
+
+def test_partial_corefud_prefers_exact_then_warns_on_min_outside(make_doc):
+    """Repro min_outside: exact spans align first, even when Min lies outside the span."""
+    key = make_doc({"1": [(0, 1), 2]}, min_spans={(0, 1): (4, 4)})
+    result = score_corpus([(key, key)], ScoringOptions(matching="partial-corefud"))
+    assert result.metrics["muc"].prf.f1 == 1.0
+    response = make_doc({"1": [0, 2]})
+    result = score_corpus([(key, response)], ScoringOptions(matching="partial-corefud"))
+    assert result.metrics["muc"].prf.f1 == 0
+    assert any("Min outside" in w for w in result.warnings)
+
+
+def test_partial_craft_aligns_optimally_where_v2_gives_up(make_doc):
+    """Repro craft: v2's greedy alignment leaves K2 unmatched (MUC .5); ours finds 1.0."""
+    key = make_doc({"E1": [(0, 3), 4], "E2": [(1, 2), 5]})
+    response = make_doc({"E1": [1, 4], "E2": [2, 5]})
+    assert score_corpus([(key, response)], ScoringOptions()).metrics["muc"].prf.f1 == 0
+    result = score_corpus([(key, response)], ScoringOptions(matching="partial-craft"))
+    assert result.metrics["muc"].prf.f1 == pytest.approx(1.0)
+    assert result.metrics["bcub"].prf.recall == pytest.approx(1.0)
+
+
+def test_head_matching_uses_min_as_the_head_on_exploded_files(make_doc):
+    """`-a head` on exploded files: Min is the head span; same head → aligned."""
+    key = make_doc({"1": [(0, 2), 5]}, min_spans={(0, 2): (2, 2), (5, 5): (5, 5)})
+    response = make_doc({"1": [(1, 3), 5]}, min_spans={(1, 3): (2, 2), (5, 5): (5, 5)})
+    assert score_corpus([(key, response)], ScoringOptions()).metrics["muc"].prf.f1 == 0
+    result = score_corpus([(key, response)], ScoringOptions(matching="head"))
+    assert result.metrics["muc"].prf.f1 == pytest.approx(1.0)
+
+
+def test_every_pseudo_markable_is_scored(make_doc):
+    """Policy (not Q14): both markables of a -Pseudo entity count; coreference ignores them."""
+    key = make_doc({"1-Pseudo": [0, 2], "2": [4]})
+    response = make_doc({"5-Pseudo": [2], "2": [4]})
+    result = score_corpus([(key, response)], ScoringOptions(keep_non_referring=True))
+    nr = result.non_referring
+    assert (nr.recall, nr.precision) == (0.5, 1.0)
+    assert result.documents[0].non_referring.fn == 1
+    assert result.metrics["ceafe"].counts[0].r_den == 1
+
+
+def test_bridging_levels_and_relations(make_doc):
+    """Fixture bridging_basic in small: a wrong anchor of the right entity is entity-level tp."""
+    spec = {"1": [0, 2], "2": [4], "3": [6], "4": [8]}
+    key = make_doc(spec, bridging=[("m4", "m1", "part-of"), ("m5", "m3", "poss")])
+    response = make_doc(spec, bridging=[("m4", "m2", "part-of"), ("m3", "m1", "other")])
+    result = score_corpus([(key, response)], ScoringOptions(keep_bridging=True))
+    assert result.bridging["anaphora_recognition"].recall == 0.5
+    assert result.bridging["mention"].recall == 0.0
+    assert result.bridging["entity"].recall == 0.5
+    by_rel = result.bridging_by_relation
+    assert by_rel["part-of"]["entity"].f1 == 1.0
+    assert by_rel["poss"]["anaphora_recognition"].recall == 0.0
+    assert by_rel["other"]["anaphora_recognition"].precision == 0.0
+
+
+def test_score_document_returns_the_counts_the_corpus_sums(make_doc):
+    """Per-document results are the building blocks of the corpus numbers."""
+    a = (make_doc({"1": [0, 1, 2]}, name="a"), make_doc({"1": [0, 1], "2": [2, 3]}, name="a"))
+    b = (make_doc({"1": [0, 4]}, name="b"), make_doc({"1": [0, 4]}, name="b"))
+    options = ScoringOptions()
+    corpus = score_corpus([a, b], options)
+    for name in SIX:
+        summed = score_document(*a, options).metrics[name].counts[0]
+        summed = summed + score_document(*b, options).metrics[name].counts[0]
+        assert corpus.metrics[name].counts[0] == summed
