@@ -1,0 +1,131 @@
+"""``python -m bench``: scorer speed and memory against the targets, one fresh process per run.
+
+For each case a seeded corpus is generated (bench/corpus.py), then measured twice in fresh
+processes: scoring it (`scoring.score_files`) and, as the baseline of the same run, only
+reading it (both files streamed through the reader, no scoring). The table gives wall seconds
+and peak RSS, each as a ratio to its target where the project sets one (5,000 documents ≤ 6 s
+and ≤ 250 MiB; a 20,000-mention document ≤ 1 s) and the time as a ratio to the baseline.
+Nothing is asserted: the numbers are printed, to be read.
+
+    python -m bench                          # every case at full size
+    python -m bench --scale 0.1 --cases docs-5000,mentions-20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bench.corpus import Shape, write_pair
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    shape: Shape
+    options: tuple[str, ...] = ()
+    target_seconds: float | None = None
+    target_mib: float | None = None
+    note: str = ""
+
+
+CASES = (
+    Case("docs-1000", Shape(documents=1000)),
+    Case("docs-5000", Shape(documents=5000), target_seconds=6.0, target_mib=250.0),
+    Case("mentions-5000", Shape(documents=1, tokens=42000, mentions=5000)),
+    Case("mentions-20000", Shape(documents=1, tokens=167000, mentions=20000),
+         target_seconds=1.0),
+    Case("split-heavy", Shape(documents=1000, split_share=0.15),
+         note="15% plural entities, default mode"),
+    Case("bridging-dd", Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
+         options=("keep_bridging", "keep_non_referring"), note="identity + NR + bridging"),
+    Case("dd", Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
+         options=("evaluate_discourse_deixis",), note="the DD column"),
+)
+
+
+def scaled(shape: Shape, scale: float) -> Shape:
+    if shape.documents > 1:
+        return replace(shape, documents=max(1, round(shape.documents * scale)))
+    return replace(shape, tokens=max(50, round(shape.tokens * scale)),
+                   mentions=max(6, round(shape.mentions * scale)))
+
+
+def measure(what: str, key: Path, response: Path, options: tuple[str, ...]) -> dict:
+    """Run bench.measure in a fresh interpreter; its JSON line."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-m", "bench.measure", what, str(key), str(response),
+                           *options], capture_output=True, text=True, cwd=root, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench.measure {what} failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def ratio(value: float, target: float | None) -> str:
+    return f"{value / target:.2f}" if target else "-"
+
+
+def run(cases: list[Case], scale: float, out) -> list[dict]:
+    """Generate, measure and print every case; targets apply at full size only."""
+    rows = []
+    header = (f"{'case':<15} {'docs':>5} {'tokens':>8} {'mentions':>8} {'score s':>8} "
+              f"{'read s':>7} {'×read':>6} {'×target s':>9} {'peak MiB':>9} {'×target MiB':>11}"
+              "  note")
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    with tempfile.TemporaryDirectory(prefix="ua-bench-") as directory:
+        generated: dict[Shape, tuple[Path, Path]] = {}
+        for case in cases:
+            shape = scaled(case.shape, scale)
+            if shape not in generated:
+                generated[shape] = write_pair(Path(directory), shape, name=case.name)
+            key, response = generated[shape]
+            scored = measure("score", key, response, case.options)
+            read = measure("read", key, response, case.options)
+            if scale != 1:
+                case = replace(case, target_seconds=None, target_mib=None)
+            row = {"case": case.name, "documents": shape.documents,
+                   "tokens": shape.tokens * shape.documents,
+                   "mentions": shape.mentions * shape.documents, "score": scored, "read": read,
+                   "target_seconds": case.target_seconds, "target_mib": case.target_mib}
+            rows.append(row)
+            print(f"{case.name:<15} {shape.documents:>5} {row['tokens']:>8} {row['mentions']:>8} "
+                  f"{scored['seconds']:>8.2f} {read['seconds']:>7.2f} "
+                  f"{scored['seconds'] / max(read['seconds'], 1e-9):>6.2f} "
+                  f"{ratio(scored['seconds'], case.target_seconds):>9} "
+                  f"{scored['peak_mib']:>9.1f} {ratio(scored['peak_mib'], case.target_mib):>11}"
+                  f"  {case.note}", file=out, flush=True)
+    print("\nscore s: score_files wall time after imports; read s: the same files only read "
+          "(baseline, same run);\n×target: ratio to the target at full size (≤ 1 meets it; '-' when "
+          "scaled or none); peak MiB: "
+          "ru_maxrss of the scoring process (imports included).", file=out)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
+    parser.add_argument("--cases", default=",".join(c.name for c in CASES),
+                        help="comma-separated case names")
+    parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = parser.parse_args(argv)
+    by_name = {case.name: case for case in CASES}
+    unknown = [name for name in args.cases.split(",") if name not in by_name]
+    if unknown:
+        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}")
+    rows = run([by_name[name] for name in args.cases.split(",")], args.scale, sys.stdout)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

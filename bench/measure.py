@@ -1,0 +1,46 @@
+"""One measurement in a fresh process: ``python -m bench.measure score|read KEY RESPONSE [options]``.
+
+Prints one JSON line: the seconds the work took (after imports), the peak resident set size of
+the whole process and the size right after the imports, both in MiB (``ru_maxrss``).
+``score`` runs `scoring.score_files`; ``read`` streams both files through the reader with the
+same settings and no scoring: the baseline.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+
+def peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def main(argv: list[str]) -> int:
+    what, key, response, *options = argv
+    import scoring.engine  # noqa: F401  (imported before the clock starts, as in a worker)
+    from scoring.api import _exploded_settings, score_files
+    from scoring.options import parse_options
+    from scoring.readers import exploded
+
+    imported = peak_mib()
+    start = time.perf_counter()
+    if what == "score":
+        result = score_files(key, response, options)
+        documents = len(result["documents"])
+    else:
+        settings = parse_options(options).options
+        documents = 0
+        for path, side in ((key, "key"), (response, "response")):
+            for _ in exploded.iter_documents(path, **_exploded_settings(settings, side)):
+                documents += side == "key"
+    seconds = time.perf_counter() - start
+    print(json.dumps({"seconds": seconds, "peak_mib": peak_mib(), "import_mib": imported,
+                      "documents": documents}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

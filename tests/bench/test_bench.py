@@ -1,0 +1,38 @@
+"""Smoke test of the benchmark: it generates, measures in fresh processes and prints a table.
+
+Nothing about speed is asserted here; `make bench` prints the numbers.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from bench.__main__ import CASES, run
+from bench.corpus import Shape, write_pair
+from scoring import score_files, validate_response
+
+
+def test_the_generated_corpus_is_valid_and_scores_below_perfect(tmp_path):
+    """The generator writes a well-formed pair with every layer; the response has errors."""
+    key, response = write_pair(tmp_path, Shape(documents=5, split_share=0.1,
+                                                bridging_share=0.1, dd_per_document=2))
+    for words in ([], ["keep_bridging", "keep_non_referring"], ["evaluate_discourse_deixis"]):
+        assert validate_response(str(key), str(response), words) == []
+        result = score_files(str(key), str(response), words)
+        assert 0.3 < result["conll"] < 1.0
+    assert write_pair(tmp_path / ".." / tmp_path.name, Shape(documents=5, split_share=0.1,
+                      bridging_share=0.1, dd_per_document=2))[0].read_bytes() == key.read_bytes()
+
+
+@pytest.mark.slow
+def test_the_bench_prints_a_row_per_case_at_a_tiny_size():
+    """One case end to end at 1% size: score and read baseline in fresh processes."""
+    out = io.StringIO()
+    [case] = [c for c in CASES if c.name == "bridging-dd"]
+    [row] = run([case], scale=0.005, out=out)
+    assert row["score"]["seconds"] > 0 and row["read"]["seconds"] > 0
+    assert row["score"]["peak_mib"] >= row["score"]["import_mib"] > 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("case") and lines[2].startswith("bridging-dd")
