@@ -13,7 +13,8 @@ GUM ``GRP-etype-infstat-salience-centering-minspan-link-identity``, or the order
 converter writes, ``eid-etype-head-other-mid-min-ua`` (see docs/formats.md). The first field
 is the entity id. ``head`` is the 1-based position of the head among the mention's nodes,
 empty nodes included; ``minspan`` (GUM) lists 1-based positions inside the mention, whose
-hull becomes ``min_span``; ``min`` and ``mid`` (our converter) carry an exploded file's
+hull becomes ``min_span``; without either, a word head is the ``min_span`` (CorefUD partial
+matching: the response must contain the key's head, UA scorer v2 VCM); ``min`` and ``mid`` (our converter) carry an exploded file's
 ``Min`` (1-based document token ids) and ``MarkableID``; ``ua`` carries the remaining exploded
 attributes as ``Key:Value`` pairs. Every other field is kept in ``Markable.attributes``.
 
@@ -512,6 +513,8 @@ class _DocumentBuilder:
                 raise self.fail(mention.line, f"min {fields['min']!r} (expected a token number "
                                 "or two joined by a comma)", "min") from None
             min_span = (bounds[0], bounds[-1])
+        if min_span is None and head is not None and not head_zero:
+            min_span = (head, head)  # CorefUD partial matching: the head is the minimum
         for name, value in fields.items():
             if name in _SPECIAL_FIELDS or name == self.fields[0] or name.startswith("_"):
                 continue
