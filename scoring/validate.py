@@ -108,13 +108,12 @@ def compare_tokens(key: Document, response: Document) -> ScoringInputError | Non
     n_key, n_response = len(key.tokens), len(response.tokens)
     for index in range(min(n_key, n_response)):
         if key.tokens[index] != response.tokens[index]:
-            key_line = key.token_lines[index] if index < len(key.token_lines) else None
             line = response.token_lines[index] if index < len(response.token_lines) else None
             return ScoringInputError(
                 response.path, line,
                 f"document '{response.name}': token {index + 1} is '{response.tokens[index]}' "
-                f"but the key has '{key.tokens[index]}' (line {key_line}) (expected the key's "
-                "tokens, in the same order)", code="token_mismatch", document=response.name)
+                f"but the key has '{key.tokens[index]}' (expected the key's tokens, in the "
+                "same order)", code="token_mismatch", document=response.name)
     line = response.line
     return ScoringInputError(
         response.path, line,
