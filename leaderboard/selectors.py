@@ -27,8 +27,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from competition.selectors import user_is_organizer
 from competition.models import Membership, Phase, Score, Submission, SubCorpus, Task
+from competition.selectors import user_is_organizer
 from leaderboard import significance
 from leaderboard.models import BoardSnapshot
 from leaderboard.ranking import (
@@ -36,6 +36,7 @@ from leaderboard.ranking import (
     Entry,
     GapRow,
     Row,
+    macro_average,
     predicted_vs_gold,
     rank_rows,
     select_team_entries,
@@ -634,8 +635,6 @@ def submission_analysis(
                 doc_rows[metric].append(DocumentLine(slug, document, r, p, f))
         else:
             sub_rows[(mode, metric)][slug] = Cell(r, p, f)
-    from leaderboard.ranking import macro_average
-
     lines = []
     for mode in ordered_modes(m for m, _ in sub_rows):
         for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):

@@ -3,13 +3,12 @@
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
 from django.urls import reverse
 
-from competition.models import SubmissionFile, Submission
+from competition.models import SubmissionFile
 from leaderboard.models import BoardSnapshot
 
 
@@ -225,3 +224,40 @@ def test_competition_overview_lists_phases_and_gap_table(client, world, make):
     html = client.get(reverse("leaderboard:competition", args=["codi"])).content.decode()
     assert "Predicted versus gold" in html and "-20.00" in html
     assert reverse("leaderboard:board", args=["codi", "identity", "pred"]) in html
+
+
+def test_a_disqualified_run_is_404_for_other_participants_but_not_its_team(client, world):
+    a = world["a"]
+    a.disqualified = True
+    a.save()
+    client.force_login(world["bob"])
+    assert client.get(reverse("leaderboard:analysis", args=[a.pk])).status_code == 404
+    assert "Alpha" not in client.get(url(world, "board_csv"), {"runs": "all"}).content.decode()
+    client.force_login(world["alice"])
+    assert client.get(reverse("leaderboard:analysis", args=[a.pk])).status_code == 200
+
+
+def test_a_hidden_gold_phase_shows_no_gold_numbers_in_the_gap_table(client, world, make):
+    task = world["task"]
+    pred = make.phase(task, kind="test_predicted", slug="pred")
+    gold = make.phase(task, kind="test_gold", slug="gold", visibility="hidden")
+    make.run(pred, world["team_a"], {"light": 0.5, "ami": 0.5})
+    make.run(gold, world["team_a"], {"light": 0.77, "ami": 0.77})
+    for page in (reverse("leaderboard:competition", args=["codi"]),
+                 reverse("leaderboard:board", args=["codi", "identity", "pred"])):
+        html = client.get(page).content.decode()
+        assert "50.00" in html and "77.00" not in html
+
+
+def test_the_analysis_block_tag_renders_for_the_submission_page(rf, world):
+    from django.contrib.auth.models import AnonymousUser
+    from django.template import Context, Template
+
+    request = rf.get("/")
+    request.user = AnonymousUser()
+    template = Template("{% load leaderboard_tags %}{% submission_analysis_block s %}")
+    html = template.render(Context({"request": request, "s": world["a"]}))
+    assert 'id="metrics"' in html and 'id="documents"' in html and "<rect" in html
+    hide(world["phase"])
+    assert 'id="metrics"' not in template.render(Context({"request": request,
+                                                         "s": world["a"]}))
