@@ -656,7 +656,6 @@ EXPECTED: dict[str, list[tuple]] = {
     ],
 }
 
-CONLL = "tests-conll/TestCases.README"
 ZEROS = "tests-corefud/zeros/ZeroTestCases.README"
 OVERLAP_CU = "tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README"
 OVERLAP_UA = "tests-ua/partial-match-corefud/overlapping_mentions/OverlappingMentionsTestCases.README"
@@ -672,9 +671,6 @@ _OLMC2 = ("README values corrected in v2's unittests ('the test case seems not c
 _OLMC = "v2's own unittests skip TC-OLMC-5/6/7 as 'errors in the test'"
 _DEDUP = ("the README de-duplicates a span repeated in two entities, as scorer.pl does; in "
           "UA files the span stays in both entities (UA scorer v1 and v2, scoring policy)")
-_BLANC_V2 = ("UA scorer v2 averages in a BLANC sub-metric that has no key links when the "
-             "response has some (its unittests assert half the README value); v2 binds for "
-             "UA files (scoring policy)")
 _LINEAR = ("the README repeats the dependent-match values under '_linear' while saying "
            "'linear zero match fails'; v2's unittests expect 2/3, as we score")
 _P2 = ("UA scorer v2 reads the repeated MarkableID as one discontinuous mention; its [i-jl] "
@@ -687,16 +683,12 @@ NOT_REPRODUCED: dict[tuple[str, int], str] = {
     **{(readme, line): _OLMC for readme in (OVERLAP_CU, OVERLAP_UA)
        for line in (134, 135, 136, 137, 138, 143, 144, 145, 146, 147, 152, 153, 154, 155, 156)},
     **{(ORIGINAL_UA, line): _DEDUP for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)},
-    **{(ORIGINAL_UA, line): _BLANC_V2 for line in (329, 351, 376, 399)},
     **{(ZEROS, line): _LINEAR for line in (182, 183, 194, 195)},
     (CRAFT, 433): _P2,
 }
 """README values that we do not reproduce on purpose, with the reason."""
 
 PENDING: dict[tuple[str, int], str] = {
-    **{(CONLL, line): "BLANC of CoNLL files needs scorer.pl's rule: a sub-metric counts when "
-       "the key has links of its kind (engine change requested)"
-       for line in (329, 351, 376, 399)},
     **{(ZEROS, line): "zeros inside multi-word mentions and zero heads (Markable.zeros, "
        "head_zero) are not used by the engine's matching yet"
        for line in (112, 113, 118, 119, 143, 144)},
