@@ -27,6 +27,9 @@ from scoring.validate import compare_tokens, document_checks, document_pairing
 __all__ = ["read_documents", "score_files", "validate_response"]
 
 BRIDGING_KINDS = ("anaphora_recognition", "mention", "entity")
+FORM_CHECKED = ("ua", "corefud")
+"""Formats whose key and response must have the same word forms (as UA scorer v2 checks);
+the others need the same number of tokens per document."""
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -160,7 +163,8 @@ class _Pairing:
             yield key_doc, response_doc
 
     def check(self, key_doc: Document, response_doc: Document) -> None:
-        if (problem := compare_tokens(key_doc, response_doc)) is not None:
+        forms = self.key_format in FORM_CHECKED
+        if (problem := compare_tokens(key_doc, response_doc, forms=forms)) is not None:
             raise problem
         for doc in (key_doc, response_doc):
             problems = document_checks(doc, self.options)
@@ -273,9 +277,11 @@ def validate_response(key_path: str, response_path: str, options: Sequence[str] 
     opts = invocation.options
     problems: list[ScoringInputError] = []
     docs: dict[str, list[Document]] = {}
+    forms = True
     for side, path in (("key", key_path), ("response", response_path)):
         try:
             fmt = _file_format(str(path), opts)
+            forms = forms and fmt in FORM_CHECKED
         except ScoringInputError as problem:
             problems.append(problem)
             continue
@@ -297,7 +303,7 @@ def validate_response(key_path: str, response_path: str, options: Sequence[str] 
         response_doc = by_name.get(key_doc.name)
         if response_doc is None:
             continue
-        if (problem := compare_tokens(key_doc, response_doc)) is not None:
+        if (problem := compare_tokens(key_doc, response_doc, forms=forms)) is not None:
             problems.append(problem)
         problems.extend(document_checks(response_doc, opts))
         if len(problems) >= max_problems:

@@ -101,12 +101,17 @@ def document_checks(doc: Document, options: ScoringOptions) -> list[ScoringInput
     return elementof_cycles(doc, markables, layer)
 
 
-def compare_tokens(key: Document, response: Document) -> ScoringInputError | None:
-    """The first difference between the word tokens of a key and a response document."""
-    if key.tokens == response.tokens:
-        return None
+def compare_tokens(key: Document, response: Document, *,
+                   forms: bool = True) -> ScoringInputError | None:
+    """The first difference between the word tokens of a key and a response document.
+
+    ``forms=False`` compares only the number of tokens: CoNLL-2012 and MUC-7 scoring aligns
+    by position, and the CoNLL-2012 reference test responses change word forms.
+    """
     n_key, n_response = len(key.tokens), len(response.tokens)
-    for index in range(min(n_key, n_response)):
+    if key.tokens == response.tokens or (not forms and n_key == n_response):
+        return None
+    for index in range(min(n_key, n_response) if forms else 0):
         if key.tokens[index] != response.tokens[index]:
             line = response.token_lines[index] if index < len(response.token_lines) else None
             return ScoringInputError(
