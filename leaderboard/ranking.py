@@ -242,6 +242,24 @@ def sort_columns(subcorpora: Sequence[str]) -> list[str]:
     return columns + ["team", "submitted"]
 
 
+def column_leaders(rows: Sequence[Row], subcorpora: Sequence[str],
+                   name: str = "f1") -> dict[str, set[int]]:
+    """For each sub-corpus slug and ``avg``: the submission ids of the ranked rows holding the
+    best value (ties within ``TIE_EPSILON`` all lead), for bold cells as in the CODI-CRAC
+    result tables."""
+    leaders: dict[str, set[int]] = {}
+    ranked = [r for r in rows if r.rank is not None]
+    for group in [*subcorpora, AVERAGE]:
+        column = f"{group}.{name}"
+        values = [(r.value(column), r.entry.submission_id) for r in ranked
+                  if r.value(column) is not None]
+        if not values:
+            continue
+        best = max(v for v, _ in values)
+        leaders[group] = {sid for v, sid in values if best - v <= TIE_EPSILON}
+    return leaders
+
+
 @dataclass(frozen=True, slots=True)
 class GapRow:
     """One team in the predicted-versus-gold comparison (averages as fractions)."""

@@ -505,6 +505,8 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     if len(ranked) < 2:
         return {}
     rank_column = board.sort if board.sort.partition(".")[2] else f"{AVERAGE}.f1"
+    if not rank_column.endswith(".f1"):
+        return {}  # the test is on F1: ranks by recall or precision get no groups
     subcorpora = (board.available if rank_column.startswith(f"{AVERAGE}.")
                   else [rank_column.partition(".")[0]])
     found = document_counts(submission_ids=[r.entry.submission_id for r in ranked],

@@ -24,6 +24,7 @@ from competition.selectors import competition_detail, phase_get
 from leaderboard import charts, exports, services
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
+from leaderboard.ranking import column_leaders
 from leaderboard.selectors import (
     TASK_MODE,
     BoardQueryError,
@@ -97,6 +98,8 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         "is_organizer": viewer_is_organizer(competition=phase_obj.task.competition,
                                             user=request.user),
         "chart": _board_chart(result) if result else None,
+        "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
+        if result else {},
     }
     return render(request, "leaderboard/board.html", context, status=400 if error else 200)
 

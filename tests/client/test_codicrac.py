@@ -129,3 +129,20 @@ def test_file_names_map_to_subcorpora():
     with pytest.raises(CliError, match="two files for light"):
         match_files([Path("LIGHT.conllua"), Path("light-2.conllua"), Path("ami.c")],
                     subcorpora)
+
+
+def test_status_of_a_failed_run_prints_its_error_and_exits_1(live_world, live_server, config,
+                                                             monkeypatch, capsys):
+    from competition.models import Submission
+
+    failed = Submission.objects.create(team=live_world.alpha, phase=live_world.phase,
+                                       status="failed", error="the scorer ran out of time")
+    login(monkeypatch, live_server)
+    capsys.readouterr()
+    assert main(["status", str(failed.pk), "--wait", "--timeout", "5"]) == 1
+    out = capsys.readouterr().out
+    assert "failed" in out and "the scorer ran out of time" in out
+    # Bob is in another team: the same id is "not found" for him.
+    login(monkeypatch, live_server, "bob", "bob-pw-123!")
+    assert main(["status", str(failed.pk)]) == 1
+    assert "not found" in capsys.readouterr().err

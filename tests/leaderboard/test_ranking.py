@@ -190,3 +190,16 @@ def test_predicted_vs_gold_pairs_teams_and_computes_the_gap():
     assert gaps["B"].gold is None and gaps["B"].gap is None
     assert gaps["C"].predicted is None
     assert [g.team for g in predicted_vs_gold(pred, gold)] == ["A", "C", "B"]
+
+
+def test_column_leaders_are_the_best_ranked_rows_per_column_ties_included():
+    from leaderboard.ranking import column_leaders
+
+    rows = rank_rows(
+        [entry(1, "A", {"light": 0.9, "ami": 0.2}), entry(2, "B", {"light": 0.5, "ami": 0.8}),
+         entry(3, "C", {"light": 0.9 + 1e-12, "ami": 0.1}),
+         entry(4, "Org", {"light": 0.99, "ami": 0.99}, is_baseline=True)],
+        available=SUBS,
+    )
+    leaders = column_leaders(rows, SUBS)
+    assert leaders == {"light": {1, 3}, "ami": {2}, "avg": {2}}  # the baseline never leads
