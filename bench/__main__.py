@@ -103,8 +103,8 @@ def run(cases: list[Case], scale: float, out) -> list[dict]:
                   f"{scored['peak_mib']:>9.1f} {ratio(scored['peak_mib'], case.target_mib):>11}"
                   f"  {case.note}", file=out, flush=True)
     print("\nscore s: score_files wall time after imports; read s: the same files only read "
-          "(baseline, same run);\n×target: ratio to the target at full size (≤ 1 meets it; '-' when "
-          "scaled or none); peak MiB: "
+          "(baseline, same run);\n×target: ratio to the target at full size (≤ 1 meets it; "
+          "'-' when scaled or none); peak MiB: "
           "ru_maxrss of the scoring process (imports included).", file=out)
     return rows
 

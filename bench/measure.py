@@ -1,4 +1,6 @@
-"""One measurement in a fresh process: ``python -m bench.measure score|read KEY RESPONSE [options]``.
+"""One measurement in a fresh process.
+
+``python -m bench.measure score|read KEY RESPONSE [options]``
 
 Prints one JSON line: the seconds the work took (after imports), the peak resident set size of
 the whole process and the size right after the imports, both in MiB (``ru_maxrss``).

@@ -294,8 +294,9 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
              if key not in ("words", "shared_task") and value not in (None, False)}
     if args.shared_task:
         if given:
+            named = ", ".join("--" + key.replace("_", "-") for key in given)
             raise UsageError(f"-t {args.shared_task} sets every scoring option; it cannot be "
-                             f"combined with {', '.join('--' + k.replace('_', '-') for k in given)}")
+                             f"combined with {named}")
         settings = dict(PRESETS[args.shared_task])
     else:
         settings = given

@@ -2,7 +2,8 @@
 
 The readers check one file line by line. This module checks what needs a whole document, both
 files or the scoring mode: ElementOf cycles (the reference scorers loop forever, Q13), the
-pairing of key and response documents (missing or extra documents, Q16) and equal tokens. Every problem is a `ScoringInputError` with a stable ``code``:
+pairing of key and response documents (missing or extra documents, Q16) and equal tokens.
+Every problem is a `ScoringInputError` with a stable ``code``:
 
 ``elementof_cycle``, ``missing_documents``, ``extra_documents``, ``token_count``,
 ``token_mismatch``.

@@ -510,8 +510,9 @@ class _Doc:
         elif name in stack:
             if not self.reader.allow_crossing:
                 inner = layer.opened[stack[-1]]
-                self.problem(f"{layer.name} cell '{cell}' closes '{name}' while '{inner.markable_id}'"
-                             f" (opened at line {inner.line}) is still open inside it: crossing "
+                self.problem(f"{layer.name} cell '{cell}' closes '{name}' while "
+                             f"'{inner.markable_id}' (opened at line {inner.line}) is still "
+                             "open inside it: crossing "
                              "markables (expected nested markables; --allow-boundary-crossing "
                              "reads crossing ones)", "crossing")
                 return False

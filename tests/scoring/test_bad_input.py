@@ -68,7 +68,8 @@ RESPONSE_CASES = [
      ["-a", "head"], "bad_min", 3),
     ("bridging_without_anchor", document(GOOD_CELLS, bridging={2: "(MarkableID=m2|Rel=poss)"}),
      ["keep_bridging"], "bridging_incomplete", 5),
-    ("bridging_without_parens", document(GOOD_CELLS, bridging={2: "MarkableID=m2|MentionAnchor=m1"}),
+    ("bridging_without_parens",
+     document(GOOD_CELLS, bridging={2: "MarkableID=m2|MentionAnchor=m1"}),
      ["keep_bridging"], "bridging_without_parens", 5),
     ("tokens_before_newdoc", [row(0)] + document(GOOD_CELLS), [], "tokens_before_newdoc", 2),
     ("too_many_columns", document(GOOD_CELLS)[:2] + [row(2, form="two words")]
