@@ -7,6 +7,8 @@ ua-v1-v2-differences.md §6.5) and work on any Document here. They return a new 
 * `np_only`: a mention whose constituent in the **key's** parse is a VP is pruned. Within a
   cluster that lost a mention, the rest is kept when at least two mentions remain ("partial
   VP-chain pruning"); otherwise the whole cluster goes, even when singletons are kept.
+* `drop_unmarked_optional`: MUC-7 optional key markables (``STATUS="OPT"``) count only
+  when the response marks their string.
 * `remove_nested_mentions`: a mention nested in another mention of the same cluster, in the
   same sentence, is dropped (identical spans are not nested). Whether a cluster reduced to
   one mention survives is then the singleton rule's business. Deviation: with singletons
@@ -50,6 +52,28 @@ def np_only(key_doc: Document, doc: Document) -> Document:
 def remove_nested_mentions(doc: Document) -> Document:
     """``doc`` without mentions nested in another mention of their cluster."""
     return replace(doc, identity=_remove_nested(doc.identity, _sentence_of(doc)))
+
+
+def drop_unmarked_optional(key_doc: Document, response_doc: Document) -> Document:
+    """``key_doc`` without its optional markables (MUC-7 ``STATUS="OPT"``) that the response
+    does not mark.
+
+    MUC-7 task definition: "The evaluation software will not score a string that is marked
+    OPT in the key unless the response has markup on that string." A response markable marks
+    the key's string when it lies inside the key markable and covers its minimum span
+    (``MIN``), or has exactly its span when the key markable has no MIN.
+    """
+    spans = [(m.start, m.end) for m in response_doc.identity]
+
+    def marked(key: Markable) -> bool:
+        low, high = key.min_span or (key.start, key.end)
+        if key.min_span is None:
+            return (key.start, key.end) in spans
+        return any(key.start <= a <= low and high <= b <= key.end for a, b in spans)
+
+    kept = tuple(m for m in key_doc.identity
+                 if dict(m.attributes).get("STATUS") != "OPT" or marked(m))
+    return key_doc if len(kept) == len(key_doc.identity) else replace(key_doc, identity=kept)
 
 
 # ---------------------------------------------------------------------------------------

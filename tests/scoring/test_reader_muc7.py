@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from scoring import filters
 from scoring.errors import ScoringInputError
 from scoring.readers import muc7
 
@@ -95,3 +96,23 @@ def test_it_reports_bad_markup_with_file_and_line(tmp_path, text, line, code):
 def test_it_sniffs_coref_markup():
     assert muc7.sniff(KEY.read_text(encoding="utf-8"))
     assert not muc7.sniff("# newdoc id = x\n1\ta\n")
+
+
+def test_optional_key_markables_count_only_where_the_response_marks_them():
+    """'the company' (OPT) is unmarked in the response: dropped; nothing else changes."""
+    key, response = muc7.read(KEY), muc7.read(RESPONSE)
+    kept = filters.drop_unmarked_optional(key[0], response[0]).identity
+    assert [m.markable_id for m in kept] == ["1", "2", "3", "4", "5", "7"]
+    assert filters.drop_unmarked_optional(key[0], key[0]) is key[0]
+    # 'Livingston Street' (OPT, doc 2) is unmarked too
+    assert [m.markable_id for m in
+            filters.drop_unmarked_optional(key[1], response[1]).identity] == ["1", "2"]
+
+
+def test_an_optional_markable_with_min_is_marked_by_any_span_between_min_and_it(tmp_path):
+    key = write(tmp_path, '<DOC><COREF ID="1" MIN="dog" STATUS="OPT">the big dog</COREF> '
+                'barks</DOC>')
+    response = tmp_path / "r.sgml"
+    response.write_text('<DOC>the <COREF ID="9">big dog</COREF> barks</DOC>', encoding="utf-8")
+    [k], [r] = muc7.read(key), muc7.read(response)
+    assert len(filters.drop_unmarked_optional(k, r).identity) == 1
