@@ -65,7 +65,10 @@ def _columns(doc: Document) -> tuple[str, ...]:
     return CODI_CRAC_COLUMNS if doc.metadata.get("format") == "ua" else CONLLU_COLUMNS
 
 
-def _layout(doc: Document) -> list[tuple[tuple[str, ...], list[tuple[Node | None, tuple[str, ...]]]]]:
+Row = tuple[Node | None, tuple[str, ...]]
+
+
+def _layout(doc: Document) -> list[tuple[tuple[str, ...], list[Row]]]:
     """Sentences as (comments, [(node, row)]); rows are synthesised when the reader kept none."""
     fmt = doc.metadata.get("format")
     sentences: Iterable[Sentence] = doc.sentences if fmt in ("ua", "corefud") else ()
@@ -202,7 +205,8 @@ def _write_compact_document(doc: Document, out: TextIO) -> None:
                 item for item in fields[9].split("|")
                 if item.partition("=")[0] not in _OWN_MISC]
             for key, texts in (items.get(node, {}) if node is not None else {}).items():
-                misc.append(f"{key}={''.join(texts) if key in ('Entity', 'DiscourseDeixis') else ','.join(texts)}")
+                joiner = "" if key in ("Entity", "DiscourseDeixis") else ","
+                misc.append(f"{key}={joiner.join(texts)}")
             for index, name in extra:
                 if index < len(row) and row[index] != "_":
                     misc.append(f"{EXTRA_PREFIX}{name}={misc_escape(row[index])}")

@@ -14,8 +14,9 @@ converter writes, ``eid-etype-head-other-mid-min-ua`` (see docs/formats.md). The
 is the entity id. ``head`` is the 1-based position of the head among the mention's nodes,
 empty nodes included; ``minspan`` (GUM) lists 1-based positions inside the mention, whose
 hull becomes ``min_span``; without either, a word head is the ``min_span`` (CorefUD partial
-matching: the response must contain the key's head, UA scorer v2 VCM); ``min`` and ``mid`` (our converter) carry an exploded file's
-``Min`` (1-based document token ids) and ``MarkableID``; ``ua`` carries the remaining exploded
+matching: the response must contain the key's head, UA scorer v2 VCM); ``min`` and ``mid``
+(our converter) carry an exploded file's ``Min`` (1-based document token ids) and
+``MarkableID``; ``ua`` carries the remaining exploded
 attributes as ``Key:Value`` pairs. Every other field is kept in ``Markable.attributes``.
 
 Token positions are 0-based document positions of words (integer IDs). Multiword-token
@@ -260,7 +261,8 @@ class _DocumentBuilder:
         self.pending: dict[tuple[str, str, int], list[_Mention]] = {}
         self.mentions: list[_Mention] = []
         self.split_ante: list[tuple[str, str, int]] = []  # (antecedent, plural, line)
-        self.bridges: list[tuple[str, str, str, int, int]] = []  # (anchor, anaphor, rel, line, node)
+        # (anchor, anaphor, relation, line, node index)
+        self.bridges: list[tuple[str, str, str, int, int]] = []
 
     def set_fields(self, fields: tuple[str, ...], header: str) -> None:
         self.fields = fields
@@ -320,8 +322,9 @@ class _DocumentBuilder:
                 if match.group(2):
                     self.close_part(number, index, mention, layer)
         if pos != len(value) or not value:
-            raise self.fail(number, f"cannot read {'Entity' if layer == 'identity' else 'DiscourseDeixis'}"
-                            f"={value!r} (expected openings '(e1-…', single-word mentions "
+            key = "Entity" if layer == "identity" else "DiscourseDeixis"
+            raise self.fail(number, f"cannot read {key}={value!r} (expected openings "
+                            "'(e1-…', single-word mentions "
                             "'(e1-…)' and closings 'e1)')", "brackets")
 
     def open_mention(self, number: int, index: int, content: str, layer: str) -> _Mention:
@@ -365,7 +368,8 @@ class _DocumentBuilder:
     def close(self, number: int, index: int, content: str, layer: str) -> None:
         raw_id = content.split("-")[0]
         if match := _PART.match(raw_id):
-            entity, part, total = unescape(match.group(1)), int(match.group(2)), int(match.group(3))
+            entity = unescape(match.group(1))
+            part, total = int(match.group(2)), int(match.group(3))
             stack = self.parts_open.get((layer, entity, part, total))
             if not stack:
                 raise self.fail(number, f"closing '{content})' has no open part [{part}/{total}] "

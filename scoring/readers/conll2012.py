@@ -8,11 +8,11 @@
     <blank line between sentences>
     #end document
 
-Columns are split on any whitespace. The word is column 4 (index 3; ``_`` in files of fewer than five columns, such as the
-two-column files of the reference suite); coreference is the last
-column: ``-`` or ``_`` for none, otherwise brackets ``(1`` (opens a mention of entity 1),
-``1)`` (closes the newest open mention of entity 1), ``(1)``, written together or joined by
-``|`` (``(1|(2``, ``(1(3``, ``3)1)``). The document name is everything after
+Columns are split on any whitespace. The word is column 4 (index 3; ``_`` in files of fewer
+than five columns, such as the two-column files of the reference suite); coreference is the
+last column: ``-`` or ``_`` for none, otherwise brackets ``(1`` (opens a mention of entity
+1), ``1)`` (closes the newest open mention of entity 1), ``(1)``, written together or joined
+by ``|`` (``(1|(2``, ``(1(3``, ``3)1)``). The document name is everything after
 ``#begin document`` (``(nw/xinhua/00/chtb_0009); part 000``), as scorer.pl names documents.
 Every mention counts, singletons included; there are no split antecedents, zeros or bridging.
 
@@ -103,7 +103,8 @@ class _Builder:
         self.rows: list[tuple[str, ...]] = []
         self.sentences: list[Sentence] = []
         self.open: dict[str, list[tuple[int, int, int]]] = {}  # entity -> [(start, line, order)]
-        self.mentions: list[tuple[int, str, int, int, int]] = []  # (order, entity, start, end, line)
+        # (order, entity, start, end, line)
+        self.mentions: list[tuple[int, str, int, int, int]] = []
         self.opened = 0
 
     def fail(self, line: int, message: str, code: str) -> ScoringInputError:
@@ -112,7 +113,8 @@ class _Builder:
     def token(self, number: int, fields: tuple[str, ...]) -> None:
         if len(fields) < MIN_COLUMNS:
             raise self.fail(number, f"{len(fields)} columns (expected at least {MIN_COLUMNS}: "
-                            "document, ..., coreference; the word is column 4 when there are 5 or more)",
+                            "document, ..., coreference; the word is column 4 when there are "
+                            "5 or more)",
                             "columns")
         position = len(self.tokens)
         self.tokens.append(fields[WORD] if len(fields) > WORD + 1 else "_")

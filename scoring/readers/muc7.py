@@ -100,7 +100,8 @@ def read(path: str | Path, *, warnings: list[str] | None = None) -> list[Documen
             if closing:
                 doc.close(line)
             else:
-                doc.open(line, {m.group(1).upper(): next(g for g in m.groups()[1:] if g is not None)
+                doc.open(line, {m.group(1).upper(): next(g for g in m.groups()[1:]
+                                                         if g is not None)
                                 for m in _ATTRIBUTE.finditer(rest)})
     if doc is not None:
         doc.text(text[pos:], line_of(pos), False)
@@ -122,7 +123,8 @@ class _Builder:
         self.token_lines: list[int] = []
         self.names: list[str] = []
         self.stack: list[tuple[dict[str, str], int, int]] = []  # (attributes, start, line)
-        self.markables: list[tuple[dict[str, str], int, int, int]] = []  # (attrs, start, end, line)
+        # (attributes, start, end, line)
+        self.markables: list[tuple[dict[str, str], int, int, int]] = []
 
     def fail(self, line: int, message: str, code: str) -> ScoringInputError:
         return ScoringInputError(self.path, line, message, code=code)

@@ -657,8 +657,10 @@ EXPECTED: dict[str, list[tuple]] = {
 }
 
 ZEROS = "tests-corefud/zeros/ZeroTestCases.README"
-OVERLAP_CU = "tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README"
-OVERLAP_UA = "tests-ua/partial-match-corefud/overlapping_mentions/OverlappingMentionsTestCases.README"
+OVERLAP_CU = ("tests-corefud/partial-corefud-match/overlapping_mentions/"
+              "OverlappingMentionsTestCases.README")
+OVERLAP_UA = ("tests-ua/partial-match-corefud/overlapping_mentions/"
+              "OverlappingMentionsTestCases.README")
 ORIGINAL_UA = "tests-ua/original-conll/TestCases.README"
 CRAFT = "tests-ua/discontinuous-craft/TestCases.README"
 
