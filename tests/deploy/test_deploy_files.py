@@ -179,3 +179,22 @@ def test_settings_load_with_the_deploy_environment():
     assert loaded["eager"] is False and loaded["debug"] is False
     assert (loaded["media"], loaded["private"]) == ("/data/media", "/data/private")
     assert loaded["upload"] == 50 * 1024 * 1024
+
+
+def test_dockerfile_runs_the_project_python_and_keeps_local_state_out_of_the_image():
+    """The image's Python satisfies requires-python, the code is installed editable (the
+    settings locate templates and fixtures relative to the code), the default command is
+    the web process, and the venv, database and uploads stay out of the build context."""
+    import tomllib
+
+    text = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    version = re.search(r"^FROM python:(\d+)\.(\d+)", text, re.M).groups()
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "project"]["requires-python"]
+    minimum = tuple(int(part) for part in re.search(r">=\s*(\d+)\.(\d+)", requires).groups())
+    assert tuple(int(part) for part in version) >= minimum
+    assert "pip install -e ." in text
+    cmd = json.loads(re.search(r"^CMD (\[.*\])$", text, re.M).group(1))
+    assert cmd[:3] == ["gunicorn", "--config", "deploy/gunicorn.conf.py"]
+    ignored = (DEPLOY / "Dockerfile.dockerignore").read_text(encoding="utf-8").split()
+    assert {".venv", ".git", "db.sqlite3", "media", "deploy/.env"} <= set(ignored)
