@@ -8,12 +8,10 @@ response is read once (scorer.pl de-duplicates, TC-A-8/A-9).
 BLANC: scorer.pl uses a sub-metric when the *key* has links of its kind (TC-M-3/M-6/N-3/N-6
 have a response with links of a kind the key lacks; UA scorer v2 halves BLANC there).
 
-One thing stands between the API and scorer.pl today, marked xfail(strict) with its reason
-so the mark must go once fixed: the API refuses responses whose words differ from the key's
-(scoring policy for UA and CorefUD files), while scorer.pl compares no words and eleven
-responses of its suite change them (``x`` for ``jnk``, TC-A-3…A-13).
-`test_reader_and_engine_reproduce_the_suite` checks the numbers of every case from our
-reader and the engine directly (the token check is the API's business).
+scorer.pl compares no words, and eleven responses of its suite change them (``x`` for
+``jnk``, TC-A-3…A-13): for CoNLL-2012 files the API compares only the number of tokens.
+`test_reader_and_engine_reproduce_the_suite` also checks every case straight from our reader
+and the engine, without the API.
 """
 
 from __future__ import annotations
@@ -32,7 +30,6 @@ BASE = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "
 CASES = sorted(p.name for p in BASE.iterdir() if p.is_dir()) if BASE.is_dir() else []
 pytestmark = pytest.mark.skipif(not BASE.is_dir(), reason="../shared/conformance is absent")
 OPTIONS = ["-f", "conll", "-s", "-m", "muc", "bcub", "ceafe", "ceafm", "blanc"]
-WORDS_DIFFER = {f"TC-A-{n}" for n in range(3, 14)}
 
 
 def expected_values(case: str):
@@ -48,16 +45,7 @@ def test_the_suite_has_36_cases():
     assert len(CASES) == 36
 
 
-def _api_param(case: str):
-    marks = []
-    if case in WORDS_DIFFER:
-        marks.append(pytest.mark.xfail(strict=True, raises=Exception, reason=(
-            "scoring.api refuses responses whose words differ from the key; scorer.pl "
-            "compares no words (shell change requested for -f conll)")))
-    return pytest.param(case, marks=marks, id=case)
-
-
-@pytest.mark.parametrize("case", [_api_param(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES)
 def test_score_files_matches_scorer_pl(case):
     result = score_files(str(BASE / case / "key.conll"), str(BASE / case / "response.conll"),
                          OPTIONS)

@@ -673,6 +673,9 @@ _OLMC2 = ("README values corrected in v2's unittests ('the test case seems not c
 _OLMC = "v2's own unittests skip TC-OLMC-5/6/7 as 'errors in the test'"
 _DEDUP = ("the README de-duplicates a span repeated in two entities, as scorer.pl does; in "
           "UA files the span stays in both entities (UA scorer v1 and v2, scoring policy)")
+_BLANC_V2 = ("UA scorer v2 averages in a BLANC sub-metric that has no key links when the "
+             "response has some (its unittests assert half the README value); v2 binds for "
+             "UA files (scoring policy); scorer.pl's rule applies to CoNLL-2012 files")
 _LINEAR = ("the README repeats the dependent-match values under '_linear' while saying "
            "'linear zero match fails'; v2's unittests expect 2/3, as we score")
 _P2 = ("UA scorer v2 reads the repeated MarkableID as one discontinuous mention; its [i-jl] "
@@ -685,6 +688,7 @@ NOT_REPRODUCED: dict[tuple[str, int], str] = {
     **{(readme, line): _OLMC for readme in (OVERLAP_CU, OVERLAP_UA)
        for line in (134, 135, 136, 137, 138, 143, 144, 145, 146, 147, 152, 153, 154, 155, 156)},
     **{(ORIGINAL_UA, line): _DEDUP for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)},
+    **{(ORIGINAL_UA, line): _BLANC_V2 for line in (329, 351, 376, 399)},
     **{(ZEROS, line): _LINEAR for line in (182, 183, 194, 195)},
     (CRAFT, 433): _P2,
 }
