@@ -116,3 +116,23 @@ def test_an_optional_markable_with_min_is_marked_by_any_span_between_min_and_it(
     response.write_text('<DOC>the <COREF ID="9">big dog</COREF> barks</DOC>', encoding="utf-8")
     [k], [r] = muc7.read(key), muc7.read(response)
     assert len(filters.drop_unmarked_optional(k, r).identity) == 1
+
+
+def test_muc7_files_score_with_min_matching_after_optional_markables_are_dropped():
+    """Hand-computed MUC for the test files with MUC-7's rules (MIN matching, OPT):
+
+    doc 1 key (OPT 'the company' unmarked, dropped): {LMG Ltd., it} {the plant in Surrey,
+    It} {Surrey, the county}; response {LMG, it, It} {the plant in Surrey, the county};
+    'LMG' covers MIN 'Group' inside the key span, so it matches. Recall: 1 + 0 + 0 of 3
+    links; precision: 1 + 0 of 3. Doc 2 has no key or response links.
+    """
+    from scoring.engine import score_corpus
+    from scoring.options import parse_options
+
+    keys, responses = muc7.read(KEY), muc7.read(RESPONSE)
+    pairs = [(filters.drop_unmarked_optional(k, r), r) for k, r in zip(keys, responses)]
+    options = parse_options(["-f", "muc7", "-s", "-a", "partial-corefud", "-m", "muc"]).options
+    muc = score_corpus(pairs, options).metrics["muc"]
+    assert (muc.prf.recall, muc.prf.precision) == pytest.approx((1 / 3, 1 / 3), abs=1e-12)
+    exact = parse_options(["-f", "muc7", "-s", "-m", "muc"]).options
+    assert score_corpus(pairs, exact).metrics["muc"].prf.recall == 0.0
