@@ -17,10 +17,10 @@ should know goes to ``warnings``.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from scoring.alignment import align_mentions
-from scoring.clusters import ProcessedLayer, SpanCoder, process_layer
+from scoring.clusters import MentionKey, Partition, ProcessedLayer, SpanCoder, process_layer
 from scoring.errors import UsageError
 from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
@@ -38,6 +38,8 @@ from scoring.results import (
 )
 from scoring.splits import SetPairs
 
+CONLL_2012 = "conll"  # Document.metadata["format"] of the CoNLL-2012 reader
+
 
 def score_document(key: Document, response: Document, options: ScoringOptions) -> DocumentResult:
     """Score one response document against its key document.
@@ -53,8 +55,8 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
     warnings = result.warnings
     dd = options.discourse_deixis
     coder = SpanCoder()
-    key_markables = _filtered(key, key.layer(dd), options)
-    resp_markables = _filtered(response, response.layer(dd), options)
+    key_markables = _filtered(key, key.layer(dd), options, key)
+    resp_markables = _filtered(response, response.layer(dd), options, key)
     k = process_layer(key_markables, options, coder, path=key.path, document=key.name,
                       warnings=warnings)
     r = process_layer(resp_markables, options, coder, path=response.path,
@@ -78,7 +80,12 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
                 maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
                 counts.append(metric(table, maps))
                 split.append(split_counts)
-            result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), options)
+            result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), options,
+                                                  _key_links_only(key))
+
+    for name in options.extra_metrics:
+        counts = _extra_metric(name, key_part, resp_part, coder)
+        result.metrics[name] = _metric_result(name, (counts,), (), options)
 
     if options.keep_non_referring:
         result.non_referring = non_referring(k.non_referring, r.non_referring)
@@ -90,25 +97,37 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
     return result
 
 
-def score_corpus(pairs: Sequence[tuple[Document, Document]], options: ScoringOptions
+def score_corpus(pairs: Iterable[tuple[Document, Document]], options: ScoringOptions
                  ) -> CorpusResult:
     """Score (key, response) document pairs, given in key-file order, and micro-sum them."""
-    documents = [score_document(key, response, options) for key, response in pairs]
-    return summarize(documents, options)
+    documents = []
+    key_links_only = None
+    for key, response in pairs:
+        documents.append(score_document(key, response, options))
+        conll = _key_links_only(key)
+        key_links_only = conll if key_links_only is None else key_links_only and conll
+    return summarize(documents, options, key_links_only=bool(key_links_only))
 
 
-def summarize(documents: Sequence[DocumentResult], options: ScoringOptions) -> CorpusResult:
+def _key_links_only(key: Document) -> bool:
+    """BLANC's CoNLL-2012 sub-metric rule applies to CoNLL-2012 files."""
+    return key.metadata.get("format") == CONLL_2012
+
+
+def summarize(documents: Sequence[DocumentResult], options: ScoringOptions, *,
+              key_links_only: bool = False) -> CorpusResult:
     """Corpus scores from per-document results (counts summed in document order)."""
     metrics: dict[str, MetricResult] = {}
-    for name in options.metrics:
-        n = len(COREF_METRICS[name])
+    for name in (*options.metrics, *options.extra_metrics):
+        n = len(COREF_METRICS.get(name, (None,)))
         counts = [PRCounts()] * n
-        split = [PRCounts()] * n
+        split = [PRCounts()] * n if name in COREF_METRICS else []
         for doc in documents:
             m = doc.metrics[name]
             counts = [a + b for a, b in zip(counts, m.counts)]
             split = [a + b for a, b in zip(split, m.split_counts)]
-        metrics[name] = _metric_result(name, tuple(counts), tuple(split), options)
+        metrics[name] = _metric_result(name, tuple(counts), tuple(split), options,
+                                       key_links_only)
     conll = None
     if options.conll:
         conll = (metrics["muc"].prf.f1 + metrics["bcub"].prf.f1 + metrics["ceafe"].prf.f1) / 3
@@ -144,17 +163,23 @@ def _prf(counts: PRCounts) -> PRF:
 
 
 def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCounts, ...],
-                   options: ScoringOptions) -> MetricResult:
+                   options: ScoringOptions, key_links_only: bool = False) -> MetricResult:
     """Scores of one metric from its (summed) counts.
 
     A metric with sub-metrics (BLANC) averages R, P and F over the sub-metrics whose main
     counts have any link (pd or rd > 0, Q20; the test stays on the main counts in
-    ``only_split_antecedent`` mode, Q18). Nothing to average gives 0.
+    ``only_split_antecedent`` mode, Q18). Nothing to average gives 0. On CoNLL-2012 files
+    (``key_links_only``) a sub-metric counts only when the *key* has links of its kind, as
+    the CoNLL-2012 reference scorer does (its test cases TC-M-3/M-6/N-3/N-6; the UA scorers
+    average in a 0 there, conformance README).
     """
-    scored = split if options.only_split_antecedent else counts
+    scored = split if options.only_split_antecedent and split else counts
     if len(counts) == 1:
         return MetricResult(name, _prf(scored[0]), counts, split)
-    parts = [_prf(s) for c, s in zip(counts, scored) if c.p_den or c.r_den]
+    if key_links_only:
+        parts = [_prf(s) for c, s in zip(counts, scored) if c.r_den]
+    else:
+        parts = [_prf(s) for c, s in zip(counts, scored) if c.p_den or c.r_den]
     if not parts:
         return MetricResult(name, PRF(0.0, 0.0, 0.0), counts, split)
     n = len(parts)
@@ -163,13 +188,49 @@ def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCount
     return MetricResult(name, prf, counts, split)
 
 
-def _filtered(doc: Document, markables: tuple[Markable, ...], options: ScoringOptions
-              ) -> tuple[Markable, ...]:
-    """Apply the mention filters (``np_only``, ``remove_nested_mentions``) when asked."""
+def _filtered(doc: Document, markables: tuple[Markable, ...], options: ScoringOptions,
+              key: Document) -> tuple[Markable, ...]:
+    """Apply the mention filters (``np_only``, ``remove_nested_mentions``) when asked.
+
+    ``np_only`` decides with the key's parse for both sides, as v2 does.
+    """
     if not (options.np_only or options.remove_nested_mentions):
         return markables
     filters = importlib.import_module("scoring.filters")
-    return tuple(filters.apply(doc, markables, options))
+    return tuple(filters.apply(doc, markables, options, key=key))
+
+
+def _token_keys(mention: MentionKey) -> list[tuple[int, int]]:
+    """Ordered token keys of a mention: word t is (t, 0); the k-th zero before word p is
+    (p - 1, k), so it sorts between the words around it."""
+    parts, zero = mention
+    if zero:
+        return [(parts[0][0] - 1, zero)]
+    return [(t, 0) for a, b in parts for t in range(a, b + 1)]
+
+
+def _extra_metric(name: str, key: Partition, response: Partition, coder: SpanCoder
+                  ) -> PRCounts:
+    """v2's metrics beyond the six, on the mode-processed, aligned clusters.
+
+    ``mention``: mention identification (key mentions with an exact or aligned response
+    mention; v2 names it but crashes on it). ``mor`` and ``zero``: `scoring.extra_metrics`.
+    """
+    key_codes = {m for c in key.clusters for m in c}
+    resp_codes = {m for c in response.clusters for m in c}
+    if name == "mention":
+        found = float(len(key_codes & resp_codes))
+        return PRCounts(found, float(len(resp_codes)), found, float(len(key_codes)))
+    extra = importlib.import_module("scoring.extra_metrics")
+    keys = coder.keys
+    if name == "mor":
+        return extra.mor_counts([_token_keys(keys[m]) for m in sorted(key_codes)],
+                                [_token_keys(keys[m]) for m in sorted(resp_codes)])
+    if name == "zero":
+        zeros = {m for m in key_codes | resp_codes if keys[m][1]}
+        return extra.zero_counts(key.clusters, response.clusters, {}, zeros,
+                                 order=lambda m: _token_keys(keys[m])[0])
+    raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
 
 
 def _bridging_pairs(doc: Document, markables: Sequence[Markable], coder: SpanCoder,

@@ -149,3 +149,28 @@ def test_score_document_returns_the_counts_the_corpus_sums(make_doc):
         summed = score_document(*a, options).metrics[name].counts[0]
         summed = summed + score_document(*b, options).metrics[name].counts[0]
         assert corpus.metrics[name].counts[0] == summed
+
+
+def test_blanc_sub_metric_rule_follows_the_file_format(make_doc):
+    """Key without coreference links, response with some: UA averages in a 0 (Q20), the
+    CoNLL-2012 reference scores the non-coreference part alone (its TC-N-3)."""
+    import dataclasses
+
+    key = make_doc({"1": [0], "2": [2], "3": [4]})
+    response = make_doc({"1": [0, 2], "3": [4]})
+    ua = score_corpus([(key, response)], ScoringOptions())
+    conll_key = dataclasses.replace(key, metadata={"format": "conll"})
+    conll = score_corpus([(conll_key, response)], ScoringOptions())
+    assert ua.metrics["blanc"].prf.recall == pytest.approx(0.5 * (2 / 3))
+    assert conll.metrics["blanc"].prf.recall == pytest.approx(2 / 3)
+
+
+def test_extra_metrics_mention_and_mor(make_doc):
+    """`mention`: mentions found / mentions; `mor`: token overlap of paired mentions."""
+    key = make_doc({"1": [(0, 2), 5]})
+    response = make_doc({"1": [(1, 2), 5], "2": [7]})
+    result = score_corpus([(key, response)], ScoringOptions(extra_metrics=("mention", "mor")))
+    mention = result.metrics["mention"].prf
+    assert (mention.recall, mention.precision) == pytest.approx((1 / 2, 1 / 3))
+    mor = result.metrics["mor"].counts[0]
+    assert (mor.r_num, mor.r_den, mor.p_den) == (3, 4, 4)
