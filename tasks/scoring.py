@@ -10,14 +10,26 @@ lost and fails, with a message, those that used all their attempts.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import resource
+import signal
+import threading
+from collections.abc import Iterator
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from celery.signals import worker_process_init
 from django.conf import settings
 from django.db import OperationalError
+
+# Imported here, in the worker's main process before it forks its children: a child then
+# starts scoring at once, and a soft time limit never lands inside numpy's or scipy's import
+# machinery (which may swallow the exception it raises).
+import scoring  # noqa: F401
+import scoring.engine  # noqa: F401  (numpy, scipy)
+import scoring.readers.exploded  # noqa: F401
+from scoring.errors import ScoringError, ScoringInputError
 
 logger = logging.getLogger(__name__)
 
@@ -41,13 +53,36 @@ def limit_child_memory(**_: object) -> None:
         logger.warning("could not set a memory limit of %s MB", settings.SCORING_MEMORY_LIMIT_MB)
 
 
+@contextlib.contextmanager
+def scoring_deadline(seconds: int) -> Iterator[None]:
+    """Raise SoftTimeLimitExceeded in this job after ``seconds``, from an alarm of its own.
+
+    Celery's soft limit is signalled by the worker's main process and was seen to arrive
+    late or not at all on a loaded machine; the alarm is armed in the process that scores.
+    Only possible in a main thread (a worker child); elsewhere Celery's limits alone apply.
+    """
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise SoftTimeLimitExceeded()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True,
              autoretry_for=(OperationalError,), retry_backoff=True, retry_backoff_max=60,
              max_retries=5)
 def score_submission_task(self, submission_id: int) -> str:
     """Score one submission. A redelivered message is harmless: claim, compute, replace."""
     from competition import services
-    from scoring.errors import ScoringError, ScoringInputError
 
     task_id = self.request.id or f"local-{submission_id}"
     submission = services.submission_claim(submission_id=submission_id, task_id=task_id)
@@ -60,7 +95,8 @@ def score_submission_task(self, submission_id: int) -> str:
         return "failed"
 
     try:
-        results = services.submission_compute(submission=submission)
+        with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
+            results = services.submission_compute(submission=submission)
     except ScoringInputError as exc:  # the files: expected, no retry
         return fail(str(exc), platform=False)
     except ScoringError as exc:  # the scorer's configuration: expected, no retry

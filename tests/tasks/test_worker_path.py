@@ -1,0 +1,117 @@
+"""The submission path with the real services: PostgreSQL, Redis (db 15) and separate
+``celery -A config worker`` processes. Run by ``make test`` (pass 2, ``-m services``)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from competition import services
+from competition.models import ScoringRun, Submission, SubCorpus
+
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
+Status = Submission.Status
+
+
+def status_of(pk: int) -> str:
+    return Submission.objects.values_list("status", flat=True).get(pk=pk)
+
+
+def final(pk: int) -> bool:
+    return status_of(pk) in Submission.FINAL_STATUSES
+
+
+BIG = {"light": "light_test.CONLLUA", "ami": "Persuasion_test.CONLLUA"}
+
+
+def big_uploads(world, shared_dir: Path) -> dict:
+    """Point both sub-corpora at real CODI-CRAC 2021 test keys (LIGHT, PERSUASION: scoring
+    takes seconds) and return uploads equal to them."""
+    uploads = {}
+    for slug, name in BIG.items():
+        source = shared_dir / "data" / "codi-crac21-corpus" / name
+        if not source.is_file():
+            pytest.skip(f"{source} is absent: the shared CODI-CRAC data are needed")
+        data = source.read_bytes()
+        (world.key_dir / f"{slug}_big.conllua").write_bytes(data)
+        SubCorpus.objects.filter(phase=world.phase, slug=slug).update(
+            key_file=f"keys/{slug}_big.conllua")
+        uploads[slug] = SimpleUploadedFile(f"{slug.upper()}.CONLLUA", data)
+    return uploads
+
+
+def test_an_upload_is_scored_by_a_worker_into_postgresql(world, celery_worker, wait):
+    """transaction.on_commit queues the job on Redis; a worker process scores it."""
+    submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                            user=world.alice, files=world.uploads())
+    wait(lambda: final(submission.pk), timeout=60, what="the worker to score the submission")
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED, submission.error
+    assert submission.claimed_by  # a real Celery task id
+    conll = submission.scores.get(mode="task", metric="conll", document="", subcorpus__slug="ami")
+    assert conll.f1 == pytest.approx(1.0)
+
+
+def test_a_killed_worker_does_not_lose_the_job_and_it_is_scored_once(world, shared_dir,
+                                                                     celery_worker_factory,
+                                                                     wait):
+    """The whole worker is SIGKILLed while scoring; the unacknowledged message comes back,
+    a new worker re-takes its own claim, and exactly one run is recorded."""
+    files = big_uploads(world, shared_dir)
+    fast_restore = {"CELERY_VISIBILITY_TIMEOUT": "5", "CELERY_UNACKED_RESTORE_INTERVAL": "1"}
+    first = celery_worker_factory(**fast_restore)
+    submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                            user=world.alice, files=files)
+    wait(lambda: status_of(submission.pk) == Status.SCORING, timeout=60,
+         what="the worker to start scoring")
+    task_id = Submission.objects.get(pk=submission.pk).claimed_by
+    first.kill()
+    assert status_of(submission.pk) == Status.SCORING
+    celery_worker_factory(**fast_restore)
+    wait(lambda: final(submission.pk), timeout=120, what="the redelivered job to finish")
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED, submission.error
+    assert submission.claimed_by == task_id and submission.attempts >= 2
+    assert ScoringRun.objects.filter(submission=submission).count() == 1
+    assert submission.scores.filter(document="", metric="conll", mode="task").count() == 2
+
+
+def test_the_sweep_requeues_a_job_whose_message_was_lost(world, celery_worker, wait):
+    """A submission left queued with no message in the broker is re-queued by the sweep and
+    scored by the worker."""
+    with pytest.MonkeyPatch.context() as patch:
+        # The message is lost: nothing reaches the broker at commit.
+        patch.setattr("competition.services.submissions.scoring_enqueue",
+                      lambda *, submission_id: None)
+        submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                                user=world.alice, files=world.uploads())
+    Submission.objects.filter(pk=submission.pk).update(
+        queued_at=timezone.now() - timedelta(hours=1))
+    report = services.submission_sweep()
+    assert report.requeued == (submission.pk,)
+    wait(lambda: final(submission.pk), timeout=60, what="the re-queued job to finish")
+    assert status_of(submission.pk) == Status.SCORED
+
+
+def test_a_job_over_the_time_limit_fails_with_a_message(world, shared_dir, monkeypatch,
+                                                        celery_worker_factory, wait):
+    """Time limits travel in the message (Celery takes them from the sender's settings):
+    set them on both sides as a deployment with SCORING_SOFT_TIME_LIMIT=1 would."""
+    from tasks.scoring import score_submission_task
+
+    files = big_uploads(world, shared_dir)
+    monkeypatch.setattr(score_submission_task, "soft_time_limit", 1)
+    monkeypatch.setattr(score_submission_task, "time_limit", 30)
+    monkeypatch.setattr("django.conf.settings.SCORING_SOFT_TIME_LIMIT", 1)
+    celery_worker_factory(SCORING_SOFT_TIME_LIMIT="1", SCORING_HARD_TIME_LIMIT="30")
+    submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                            user=world.alice, files=files)
+    wait(lambda: final(submission.pk), timeout=60, what="the job to stop at its time limit")
+    submission.refresh_from_db()
+    assert submission.status == Status.FAILED
+    assert submission.platform_failure and "time limit of 1 s" in submission.error
+    assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
