@@ -1,5 +1,6 @@
 """The metrics UA scorer v2.0 adds to the six: mention overlap ratio (``mor``) and the
-anaphor-level zero score (``zero``). Pure functions over plain Python values.
+anaphor-level zero score (``zero``), and v2's dependency-based matching of zero mentions
+(``--zero-match-method dependent``). Pure functions over plain Python values.
 
 Both return `PRCounts`, so per-document counts add up to corpus counts like every other
 metric, and recall / precision / F come from the sums (`PRCounts.recall`, `.precision`).
@@ -143,3 +144,60 @@ def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
             if mention not in first_mentions and mention not in covered and mention in zeros:
                 fp += 1
     return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
+
+
+def parse_deps(deps: str) -> list[tuple[str, str]]:
+    """``"12:nsubj|root:root"`` (the compact reader's ``deps`` attribute) → pairs."""
+    pairs = []
+    for item in deps.split("|"):
+        parent, sep, relation = item.partition(":")
+        if sep:
+            pairs.append((parent, relation))
+    return pairs
+
+
+def _ordered(mentions) -> list:
+    try:
+        return sorted(mentions)
+    except TypeError:
+        return sorted(mentions, key=repr)
+
+
+def _f1(a: set, b: set) -> float:
+    common = len(a & b)
+    return 2 * common / (len(a) + len(b)) if common else 0.0
+
+
+def zero_dependency_alignment(key_deps: Mapping[Hashable, str],
+                              response_deps: Mapping[Hashable, str]) -> dict:
+    """Match key zeros to response zeros by their dependencies (v2 ``--zero-match-method
+    dependent``, VB:84-147 step 1 and VCM:225-247).
+
+    Parameters
+    ----------
+    key_deps, response_deps : mappings
+        Zero mention → its head's DEPS as the compact reader writes them in the ``deps``
+        attribute (``"12:nsubj|14:obj"``, parents as document positions, so zeros of
+        different sentences never share a parent).
+
+    ``score(k, s) = 10·F1({(parent, deprel)}) + F1({parent})``. Kuhn–Munkres picks the
+    1-to-1 pairing of maximal total score; only pairs with a positive score are kept. The
+    result maps key zeros to response zeros; the engine aligns these first, then the other
+    mentions, as v2 does.
+
+    >>> zero_dependency_alignment({"k1": "15:nsubj", "k2": "15:obj"},
+    ...                           {"s1": "15:obj", "s2": "15:nsubj", "s3": "3:nsubj"})
+    {'k1': 's2', 'k2': 's1'}
+    """
+    keys, responses = _ordered(key_deps), _ordered(response_deps)
+    if not keys or not responses:
+        return {}
+    parsed_k = [parse_deps(key_deps[k]) for k in keys]
+    parsed_r = [parse_deps(response_deps[r]) for r in responses]
+    matrix = np.zeros((len(keys), len(responses)))
+    for i, kd in enumerate(parsed_k):
+        for j, rd in enumerate(parsed_r):
+            matrix[i, j] = 10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd},
+                                                          {p for p, _ in rd})
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i, j] > 0}

@@ -1,15 +1,23 @@
-"""The v2 metrics beyond the six: mention overlap ratio and the zero anaphor score."""
+"""The v2 metrics beyond the six (mention overlap ratio, zero anaphor score) and the
+dependency-based matching of zeros."""
 
 from __future__ import annotations
 
 import doctest
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 
 from scoring import extra_metrics
-from scoring.extra_metrics import mor_counts, zero_counts
+from scoring.extra_metrics import (
+    mor_counts,
+    parse_deps,
+    zero_counts,
+    zero_dependency_alignment,
+)
+from scoring.readers import compact
 from scoring.results import PRCounts
 
 
@@ -122,3 +130,43 @@ def test_zero_puts_clusters_in_document_order_first():
 def test_zero_ignores_non_zero_anaphors():
     key = [[(0, 1), (2, 2), (4, 4)]]
     assert zero_counts(key, [[(0, 1)], [(2, 2)]], {}, Z) == PRCounts(0, 0, 0, 0)
+
+
+# -- dependency-based zero matching -------------------------------------------------------
+
+ZEROS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / \
+    "corefud-scorer-tests" / "tests-corefud" / "zeros"
+
+
+def zero_deps(path: Path) -> dict:
+    """(entity, position, rank) of each zero markable → its deps attribute."""
+    [doc] = compact.read(path)
+    return {(m.entity_id, m.start, m.zero): dict(m.attributes)["deps"]
+            for m in doc.identity if m.zero}
+
+
+def test_parse_deps():
+    assert parse_deps("14:nsubj|root:root|3.1:obj") == [("14", "nsubj"), ("root", "root"),
+                                                        ("3.1", "obj")]
+
+
+@pytest.mark.skipif(not ZEROS.is_dir(), reason="../shared (data) is absent")
+@pytest.mark.parametrize("key, response, entity", [
+    # TC-ZF-4: the key zero (15:nsubj) goes to the response zero with the same deprel,
+    # e2's 13.1 (15:nsubj), not e1's 15.1 (15:dep): "correct deprel (wrong entity)"
+    ("TC-ZF.key", "TC-ZF-4.response", "e2"),
+    # TC-ZG-3: one dep with the right parent and deprel beats three right parents only
+    ("TC-ZG.key", "TC-ZG-3.response", "e1"),
+    # TC-ZG-2: 13:a|15:x (e1) beats 13:a|18:x (e2) by the parent F-score
+    ("TC-ZG.key", "TC-ZG-2.response", "e1"),
+])
+def test_zero_dependency_alignment_follows_the_suite_readme(key, response, entity):
+    [(key_zero, matched)] = zero_dependency_alignment(zero_deps(ZEROS / key),
+                                                      zero_deps(ZEROS / response)).items()
+    assert matched[0] == entity
+
+
+def test_zero_dependency_alignment_keeps_only_positive_pairs():
+    assert zero_dependency_alignment({"k": "3:nsubj"}, {"s": "7:obj"}) == {}
+    assert zero_dependency_alignment({"k": "3:nsubj"}, {"s": "3:obj"}) == {"k": "s"}
+    assert zero_dependency_alignment({}, {"s": "3:obj"}) == {}
