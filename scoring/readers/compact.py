@@ -102,7 +102,11 @@ def sniff(text_head: str) -> bool:
 
 def read_text(path: str | Path) -> str:
     """The file's text as UTF-8; bad bytes are a ScoringInputError naming their line."""
-    data = Path(path).read_bytes()
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ScoringInputError(str(path), None, f"cannot open the file ({exc.strerror})",
+                                code="unreadable") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -111,9 +115,24 @@ def read_text(path: str | Path) -> str:
                                 "(expected a UTF-8 text file)", code="encoding") from None
 
 
-def read(path: str | Path, *, warnings: list[str] | None = None) -> list[Document]:
-    """Read every document of a compact CONLL-UA / CorefUD file."""
-    path = str(path)
+def read(path: str | Path, *, warnings: list[str] | None = None,
+         collect: list | None = None) -> list[Document]:
+    """Read every document of a compact CONLL-UA / CorefUD file.
+
+    ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
+    ``collect``: None raises the first ScoringInputError; a list receives it instead and
+    no document is returned (the exploded reader's convention).
+    """
+    try:
+        return _read(str(path), warnings)
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+        return []
+
+
+def _read(path: str, warnings: list[str] | None) -> list[Document]:
     text = read_text(path)
     reader = _Reader(path, warnings)
     for number, raw in enumerate(text.splitlines(), start=1):

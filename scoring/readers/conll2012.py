@@ -51,9 +51,24 @@ def sniff(text_head: str) -> bool:
     return False
 
 
-def read(path: str | Path, *, warnings: list[str] | None = None) -> list[Document]:
-    """Read every ``#begin document`` … ``#end document`` block of a CoNLL-2012 file."""
-    path = str(path)
+def read(path: str | Path, *, warnings: list[str] | None = None,
+         collect: list | None = None) -> list[Document]:
+    """Read every ``#begin document`` … ``#end document`` block of a CoNLL-2012 file.
+
+    ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
+    ``collect``: None raises the first ScoringInputError; a list receives it instead and
+    no document is returned (the exploded reader's convention).
+    """
+    try:
+        return _read(str(path), warnings)
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+        return []
+
+
+def _read(path: str, warnings: list[str] | None) -> list[Document]:
     documents: list[Document] = []
     builder: _Builder | None = None
     for number, raw in enumerate(read_text(path).splitlines(), start=1):

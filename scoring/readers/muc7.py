@@ -56,9 +56,24 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def read(path: str | Path, *, warnings: list[str] | None = None) -> list[Document]:
-    """Read every ``<DOC>`` of a MUC-7 coreference file."""
-    path = str(path)
+def read(path: str | Path, *, warnings: list[str] | None = None,
+         collect: list | None = None) -> list[Document]:
+    """Read every ``<DOC>`` of a MUC-7 coreference file.
+
+    ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
+    ``collect``: None raises the first ScoringInputError; a list receives it instead and
+    no document is returned (the exploded reader's convention).
+    """
+    try:
+        return _read(str(path), warnings)
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+        return []
+
+
+def _read(path: str, warnings: list[str] | None) -> list[Document]:
     text = read_text(path)
     newlines = [m.start() for m in re.finditer("\n", text)]
 

@@ -199,3 +199,13 @@ def test_it_escapes_and_unescapes_field_delimiters():
         escaped = compact.escape(value)
         assert not set("-,:()|=") & set(escaped)
         assert compact.unescape(escaped) == value
+
+
+def test_collect_receives_the_problem_instead_of_an_exception(tmp_path):
+    path = write(tmp_path, row("1", "Entity=(e1-x-1-"))
+    problems: list = []
+    assert compact.read(path, collect=problems) == []
+    assert [p.code for p in problems] == ["unclosed"]
+    with pytest.raises(ScoringInputError) as caught:
+        compact.read(tmp_path / "missing.conllu")
+    assert caught.value.code == "unreadable"
