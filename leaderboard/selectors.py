@@ -16,6 +16,7 @@ Selectors only read. Ranking, averaging and significance are pure modules (`rank
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -23,11 +24,20 @@ from datetime import datetime
 from enum import Enum
 
 import numpy as np
+from django.core.cache import cache
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from competition.models import Membership, Phase, Score, Submission, SubCorpus, Task
+from competition.models import (
+    Membership,
+    Phase,
+    Score,
+    ScoringRun,
+    SubCorpus,
+    Submission,
+    Task,
+)
 from competition.selectors import user_is_organizer
 from leaderboard import significance
 from leaderboard.models import BoardSnapshot
@@ -193,9 +203,15 @@ def board_material(
 
 
 def _stored_metrics(phase: Phase) -> dict[str, list[str]]:
+    """{mode: metrics} stored by the current scorings of the phase's latest scored runs (all
+    runs of a phase are scored with the same options; the latest show a new scorer's set)."""
+    runs = list(
+        ScoringRun.objects.filter(submission__phase=phase, is_current=True,
+                                  submission__status=Submission.Status.SCORED)
+        .order_by("-created_at", "-id").values_list("id", flat=True)[:5]
+    )
     pairs = (
-        Score.objects.filter(submission__phase=phase, run__is_current=True, document="")
-        .values_list("mode", "metric")
+        Score.objects.filter(run_id__in=runs, document="").values_list("mode", "metric")
         .distinct()
     )
     out: dict[str, set[str]] = defaultdict(set)
@@ -509,6 +525,21 @@ def board_tied_groups(board: Board) -> dict[int, str]:
         return {}  # the test is on F1: ranks by recall or precision get no groups
     subcorpora = (board.available if rank_column.startswith(f"{AVERAGE}.")
                   else [rank_column.partition(".")[0]])
+    ids = [r.entry.submission_id for r in ranked]
+    current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
+                   .values_list("submission_id", "id"))
+    fingerprint = repr((board.phase.pk, board.mode, board.metric, subcorpora, GROUP_SAMPLES, GROUP_SEED,
+                        [(sid, current.get(sid)) for sid in ids]))
+    cache_key = "leaderboard:groups:" + hashlib.sha256(fingerprint.encode()).hexdigest()
+    cached = cache.get(cache_key)
+    if cached is not None:
+        return cached
+    markers = _tied_groups(ranked, board=board, subcorpora=subcorpora)
+    cache.set(cache_key, markers, timeout=24 * 3600)
+    return markers
+
+
+def _tied_groups(ranked: list[Row], *, board: Board, subcorpora: list[str]) -> dict[int, str]:
     found = document_counts(submission_ids=[r.entry.submission_id for r in ranked],
                             mode=board.mode, metric=board.metric)
     if found is None:

@@ -160,8 +160,10 @@ def approximate_randomization(
     while done < samples:
         size = min(chunk, samples - done)
         swap = rng.integers(0, 2, size=(size, n_docs)).astype(float)
-        # moved[i, s, :] = sum over swapped docs d of stratum s of delta[d]
-        moved = (swap @ spread).reshape(size, *sum_a.shape)
+        # moved[i, s, :] = sum over swapped docs d of stratum s of delta[d]. einsum without
+        # optimize runs its own loop, not BLAS: BLAS threads on a busy two-core machine made
+        # this product 60x slower (25 ms against 0.4 ms idle; einsum: 3.6 ms either way).
+        moved = np.einsum("id,dk->ik", swap, spread, optimize=False).reshape(size, *sum_a.shape)
         stat_a = _statistic(sum_a + moved, score)
         stat_b = _statistic(sum_b - moved, score)
         # Same tolerance as the board's ties: float noise never counts as a difference.
