@@ -201,6 +201,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     a_id, b_id = _int_param(request, "a"), _int_param(request, "b")
     samples = _int_param(request, "samples", DEFAULT_SAMPLES)
     seed = _int_param(request, "seed", DEFAULT_SEED)
+    if a_id is not None and request.GET.get("b") in (None, ""):
+        return _compare_choose(request, _submission_or_404(a_id))
     if None in (a_id, b_id, samples, seed) or not 1 <= samples <= MAX_COMPARE_SAMPLES:
         return render(request, "leaderboard/compare.html", {
             "error": f"Give two submission ids (?a=ID&b=ID); samples between 1 and "
@@ -216,6 +218,17 @@ def compare(request: HttpRequest) -> HttpResponse:
         "metric": metric or a.phase.task.primary_metric,
         "metric_label": metric_label(metric or a.phase.task.primary_metric),
     })
+
+
+def _compare_choose(request: HttpRequest, a: Submission) -> HttpResponse:
+    """Run A is known: offer the other runs of its phase the viewer may see as run B."""
+    board = leaderboard_board(phase=a.phase, viewer=request.user, runs=True)
+    if a.pk not in {r.entry.submission_id for r in board.rows}:
+        raise Http404("No such run.")
+    choices = [r for r in board.rows if r.entry.submission_id != a.pk and r.average]
+    return render(request, "leaderboard/compare.html", {
+        "a": a, "choices": choices, "board": board, "samples": DEFAULT_SAMPLES,
+        "seed": DEFAULT_SEED})
 
 
 # --- organizers -----------------------------------------------------------------------------

@@ -261,3 +261,26 @@ def test_the_analysis_block_tag_renders_for_the_submission_page(rf, world):
     hide(world["phase"])
     assert 'id="metrics"' not in template.render(Context({"request": request,
                                                          "s": world["a"]}))
+
+
+def test_compare_with_one_run_offers_the_visible_runs_of_its_phase(client, world):
+    response = client.get(reverse("leaderboard:compare"), {"a": world["a"].pk})
+    assert response.status_code == 200
+    assert [r.entry.submission_id for r in response.context["choices"]] == [world["b"].pk]
+    assert f"b={world['b'].pk}" in response.content.decode()
+    hide(world["phase"])
+    assert client.get(reverse("leaderboard:compare"), {"a": world["a"].pk}).status_code == 404
+
+
+def test_organizer_cancels_a_queued_submission(client, world, make):
+    queued = make.run(world["phase"], world["team_b"], status="queued")
+    client.force_login(world["organizer"])
+    client.post(reverse("leaderboard:organize_submission", args=[queued.pk]),
+                {"action": "cancel"})
+    queued.refresh_from_db()
+    assert queued.status == "cancelled"
+    response = client.post(reverse("leaderboard:organize_submission", args=[world["a"].pk]),
+                           {"action": "cancel"}, follow=True)
+    assert "needs" in response.content.decode()  # a scored run cannot be cancelled
+    world["a"].refresh_from_db()
+    assert world["a"].status == "scored"
