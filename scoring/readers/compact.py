@@ -60,7 +60,6 @@ _SPECIAL_FIELDS = {"head", "minspan", "mid", "min", "ua"}
 
 _ITEM = re.compile(r"\(([^()]*)(\))?|([^()]+)\)")
 _PART = re.compile(r"^(.*)\[(\d+)/(\d+)\]$")
-_WORD_ID = re.compile(r"^\d+$")
 _EMPTY_ID = re.compile(r"^\d+\.\d+$")
 _RANGE_ID = re.compile(r"^\d+-\d+$")
 _NEWDOC = re.compile(r"^#\s*newdoc(?:\s+id\s*=\s*(.*?))?\s*$")
@@ -162,13 +161,26 @@ class _Mention:
     closed: set[int] = field(default_factory=set)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     position: int
     rank: int  # 0 for a word
     sentence: int
     local_id: str
     deps: str
+
+
+class _LazyIndex(dict):
+    """(sentence, token ID) → node, built on first use (only zero heads need it)."""
+
+    def __init__(self, nodes: list[_Node]) -> None:
+        super().__init__()
+        self.nodes = nodes
+
+    def get(self, key, default=None):
+        if not self and self.nodes:
+            self.update(((n.sentence, n.local_id), n) for n in self.nodes)
+        return super().get(key, default)
 
 
 class _Reader:
@@ -272,6 +284,7 @@ class _DocumentBuilder:
         self.tokens: list[str] = []
         self.token_lines: list[int] = []
         self.nodes: list[_Node] = []
+        self.empty_count: list[int] = []  # empty nodes among nodes[0..i]
         self.sentences: list[Sentence] = []
         self.sentence_index = 0
         self.zeros_before = 0  # empty nodes since the last word
@@ -298,7 +311,7 @@ class _DocumentBuilder:
     # token lines
     def token(self, number: int, fields: tuple[str, ...]) -> None:
         token_id = fields[0]
-        if _WORD_ID.match(token_id):
+        if token_id.isdigit():
             node = _Node(len(self.tokens), 0, self.sentence_index, token_id, fields[DEPS])
             self.tokens.append(fields[1])
             self.token_lines.append(number)
@@ -314,6 +327,7 @@ class _DocumentBuilder:
                             "empty node such as 5.1 or a multiword range such as 5-6)", "token_id")
         self.nodes.append(node)
         index = len(self.nodes) - 1
+        self.empty_count.append((self.empty_count[-1] if index else 0) + (node.rank > 0))
         misc = fields[MISC]
         if misc == "_" or "=" not in misc:
             return
@@ -453,8 +467,7 @@ class _DocumentBuilder:
                 missing = sorted(set(range(1, mention.parts_total + 1)) - mention.closed)
                 raise self.fail(mention.line, f"discontinuous mention of entity {mention.entity} "
                                 f"lacks part(s) {missing} of {mention.parts_total}", "unclosed")
-        locals_by_sentence: dict[tuple[int, str], _Node] = {
-            (node.sentence, node.local_id): node for node in self.nodes}
+        locals_by_sentence = _LazyIndex(self.nodes)
         built: list[Markable] = []
         mids: dict[str, int] = {}
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
@@ -488,21 +501,28 @@ class _DocumentBuilder:
 
     def markable(self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], _Node]
                  ) -> tuple[Markable, tuple[str, ...], list[tuple[str, str]]]:
-        nodes = [self.nodes[i] for part in sorted(mention.ranges)
-                 for i in range(mention.ranges[part][0], mention.ranges[part][1] + 1)]
-        words = sorted({n.position for n in nodes if n.rank == 0})
-        zeros = sorted({(n.position, n.rank) for n in nodes if n.rank})
+        ranges = mention.ranges
         zero = 0
-        if words:
-            parts: list[tuple[int, int]] = []
-            for w in words:
-                if parts and parts[-1][1] == w - 1:
-                    parts[-1] = (parts[-1][0], w)
-                else:
-                    parts.append((w, w))
-        else:  # a zero mention: the first empty node is the mention
-            position, zero = zeros.pop(0)
-            parts = [(position, position)]
+        if len(ranges) == 1 and self._no_empty_node(*ranges[1]):
+            first, last = ranges[1]  # the common case: contiguous words only
+            nodes = self.nodes[first:last + 1]
+            parts = [(nodes[0].position, nodes[-1].position)]
+            zeros: list[tuple[int, int]] = []
+        else:
+            nodes = [self.nodes[i] for part in sorted(ranges)
+                     for i in range(ranges[part][0], ranges[part][1] + 1)]
+            words = sorted({n.position for n in nodes if n.rank == 0})
+            zeros = sorted({(n.position, n.rank) for n in nodes if n.rank})
+            if words:
+                parts = []
+                for w in words:
+                    if parts and parts[-1][1] == w - 1:
+                        parts[-1] = (parts[-1][0], w)
+                    else:
+                        parts.append((w, w))
+            else:  # a zero mention: the first empty node is the mention
+                position, zero = zeros.pop(0)
+                parts = [(position, position)]
         fields = mention.fields
         head = head_zero = None
         if fields.get("head"):
@@ -564,6 +584,10 @@ class _DocumentBuilder:
             line=mention.line, min_span=min_span, head=head, zero=zero,
             attributes=tuple(attributes), zeros=tuple(zeros), head_zero=head_zero or 0,
         ), element_of, bridges
+
+    def _no_empty_node(self, first: int, last: int) -> bool:
+        before = self.empty_count[first - 1] if first else 0
+        return self.empty_count[last] == before
 
     def doc_deps(self, node: _Node, locals_by_sentence: dict[tuple[int, str], _Node]) -> str:
         if node.deps in ("", "_"):
