@@ -13,6 +13,8 @@ whole (the engine is handed a lazy sequence of document pairs).
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -268,44 +270,52 @@ def _document_dict(doc: DocumentResult, wanted: list[str], options: ScoringOptio
 # -- validation ------------------------------------------------------------------------------
 def validate_response(key_path: str, response_path: str, options: Sequence[str] = (),
                       max_problems: int = 50) -> list[ScoringInputError]:
-    """Every problem that would stop `score_files` (up to ``max_problems``), in file order.
+    """Every problem that would stop `score_files` (up to ``max_problems``).
 
     Parse errors of either file, missing and extra documents, token mismatches and ElementOf
-    cycles. An empty list means the pair scores. `UsageError` is raised for bad options.
+    cycles, response problems first. An empty list means the pair scores. `UsageError` is
+    raised for bad options. Both files are streamed: the response keeps only its tokens per
+    document while the key is read, so memory stays small for large uploads.
     """
-    invocation = parse_options(options)
-    opts = invocation.options
+    opts = parse_options(options).options
     problems: list[ScoringInputError] = []
-    docs: dict[str, list[Document]] = {}
-    forms = True
-    for side, path in (("key", key_path), ("response", response_path)):
+    formats: dict[str, str] = {}
+    for side, path in (("key", str(key_path)), ("response", str(response_path))):
         try:
-            fmt = _file_format(str(path), opts)
-            forms = forms and fmt in FORM_CHECKED
+            formats[side] = _file_format(path, opts)
         except ScoringInputError as problem:
             problems.append(problem)
-            continue
-        if fmt == "ua":
-            docs[side] = list(exploded.iter_documents(
-                str(path), collect=problems, **_exploded_settings(opts, side)))
-        else:
-            docs[side] = _read_other(str(path), fmt, problems)
-    if len(docs) < 2 or len(problems) >= max_problems:
+    if len(formats) < 2:
         return problems[:max_problems]
-    key_docs, response_docs = docs["key"], docs["response"]
-    errors, _ = document_pairing(
-        str(key_path), [(d.name, d.line) for d in key_docs], str(response_path),
-        [(d.name, d.line) for d in response_docs], opts.missing_documents)
-    problems.extend(errors)
-    by_name = {doc.name: doc for doc in response_docs}
-    for key_doc in key_docs:
-        problems.extend(document_checks(key_doc, opts))
-        response_doc = by_name.get(key_doc.name)
-        if response_doc is None:
-            continue
-        if (problem := compare_tokens(key_doc, response_doc, forms=forms)) is not None:
-            problems.append(problem)
-        problems.extend(document_checks(response_doc, opts))
+    forms = formats["key"] in FORM_CHECKED and formats["response"] in FORM_CHECKED
+
+    def documents(path: str, side: str) -> Iterator[Document]:
+        if formats[side] == "ua":
+            return exploded.iter_documents(path, collect=problems,
+                                           **_exploded_settings(opts, side))
+        return iter(_read_other(path, formats[side], problems))
+
+    response_tokens: dict[str, Document] = {}
+    response_names: list[tuple[str, int]] = []
+    for doc in documents(str(response_path), "response"):
+        response_names.append((doc.name, doc.line))
+        problems.extend(document_checks(doc, opts))
+        response_tokens[doc.name] = Document(
+            doc.name, doc.path, doc.line, tuple(map(sys.intern, doc.tokens)),
+            token_lines=array("l", doc.token_lines))  # type: ignore[arg-type]
         if len(problems) >= max_problems:
-            break
+            return problems[:max_problems]
+    key_names: list[tuple[str, int]] = []
+    for doc in documents(str(key_path), "key"):
+        key_names.append((doc.name, doc.line))
+        problems.extend(document_checks(doc, opts))
+        response_doc = response_tokens.pop(doc.name, None)
+        if response_doc is not None:
+            if (problem := compare_tokens(doc, response_doc, forms=forms)) is not None:
+                problems.append(problem)
+        if len(problems) >= max_problems:
+            return problems[:max_problems]
+    errors, _ = document_pairing(str(key_path), key_names, str(response_path),
+                                 response_names, opts.missing_documents)
+    problems.extend(errors)
     return problems[:max_problems]
