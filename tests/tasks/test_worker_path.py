@@ -115,3 +115,32 @@ def test_a_job_over_the_time_limit_fails_with_a_message(world, shared_dir, monke
     assert submission.status == Status.FAILED
     assert submission.platform_failure and "time limit of 1 s" in submission.error
     assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
+
+
+def test_the_pages_from_sign_up_to_scores_with_a_real_worker(client, world, celery_worker,
+                                                             wait):
+    """The same path a browser takes, over HTTP, with PostgreSQL, Redis and a worker process:
+    sign up, create a team, upload, poll the status JSON, read the scores."""
+    from django.urls import reverse
+
+    response = client.post(reverse("signup"), {"username": "carol", "email": "",
+                                                "password1": "carol-pass-word-1",
+                                                "password2": "carol-pass-word-1"})
+    assert response.status_code == 302
+    client.post(reverse("competition:team", kwargs={"slug": world.competition.slug}),
+                {"action": "create", "create-name": "Gamma"})
+    submit = reverse("competition:submit", kwargs={"slug": world.competition.slug,
+                                                   "task": world.task.slug, "phase": "dev"})
+    form = {f"file_{slug}": upload for slug, upload in world.uploads().items()}
+    response = client.post(submit, {**form, "run_name": "primary"})
+    assert response.status_code == 302
+    status_url = response["Location"] + "status.json"
+
+    def finished():
+        data = client.get(status_url).json()
+        return data if data["final"] else None
+
+    data = wait(finished, timeout=60, interval=0.5, what="the status JSON to say final")
+    assert data["status"] == "scored"
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-status="scored"' in page and 'data-subcorpus="light"' in page
