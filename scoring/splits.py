@@ -38,61 +38,81 @@ def _members(partition: Partition) -> list[tuple[int, Partition]]:
 
 
 class SetPairs:
-    """The accommodated sets of one document and the contingency of every key × response pair."""
+    """The accommodated sets of one document and the contingency of every key × response pair.
 
-    __slots__ = ("key_ids", "sys_ids", "tables")
+    Only pairs of sets that share a member mention get a table: every metric's numerators are
+    0 for the others, and each side's denominators do not depend on the partner, so they come
+    from one table per set against an empty partner.
+    """
+
+    __slots__ = ("key_ids", "sys_ids", "tables", "key_alone", "sys_alone")
 
     def __init__(self, key: Partition, response: Partition) -> None:
         key_sets = _members(key)
         sys_sets = _members(response)
         self.key_ids: list[int | None] = [i for i, _ in key_sets]
         self.sys_ids: list[int | None] = [j for j, _ in sys_sets]
+        self.tables: dict[tuple[int, int], Contingency] = {}
         if not key_sets and not sys_sets:
-            self.tables: list[list[Contingency]] = []
+            self.key_alone: list[Contingency] = []
+            self.sys_alone: list[Contingency] = []
             return
-        key_parts = [p for _, p in key_sets] or [_EMPTY]
-        sys_parts = [p for _, p in sys_sets] or [_EMPTY]
+        key_parts = [p for _, p in key_sets]
+        sys_parts = [p for _, p in sys_sets]
+        self.key_alone = [Contingency(k, _EMPTY) for k in key_parts]
+        self.sys_alone = [Contingency(_EMPTY, s) for s in sys_parts]
+        holders: dict[int, set[int]] = {}
+        for b, part in enumerate(sys_parts):
+            for cluster in part.clusters:
+                for m in cluster:
+                    holders.setdefault(m, set()).add(b)
+        for a, part in enumerate(key_parts):
+            partners = set()
+            for cluster in part.clusters:
+                for m in cluster:
+                    partners.update(holders.get(m, ()))
+            for b in sorted(partners):
+                self.tables[(a, b)] = Contingency(part, sys_parts[b])
         if not key_sets:
             self.key_ids = [None]
         if not sys_sets:
             self.sys_ids = [None]
-        self.tables = [[Contingency(k, s) for s in sys_parts] for k in key_parts]
 
     def __bool__(self) -> bool:
-        return bool(self.tables)
+        return bool(self.key_alone or self.sys_alone)
 
     def align(self, metric: Metric) -> tuple[SplitMaps, PRCounts]:
         """The alignment maps and the only-split counts of ``metric`` on this document."""
-        if not self.tables:
+        if not self:
             return NO_SPLITS, PRCounts()
-        n_k, n_s = len(self.tables), len(self.tables[0])
-        raw = [[metric(t, NO_SPLITS, True) for t in row] for row in self.tables]
+        n_k, n_s = len(self.key_ids), len(self.sys_ids)
         rec = np.zeros((n_k, n_s))
         pre = np.zeros((n_k, n_s))
         fsc = np.zeros((n_k, n_s))
-        for a in range(n_k):
-            for b in range(n_s):
-                c = raw[a][b]
-                pre[a, b] = c.p_num / c.p_den if c.p_num and c.p_den else 0.0
-                rec[a, b] = c.r_num / c.r_den if c.r_num and c.r_den else 0.0
-                fsc[a, b] = f_score(rec[a, b], pre[a, b])
+        raw: dict[tuple[int, int], PRCounts] = {}
+        for (a, b), table in self.tables.items():
+            c = raw[(a, b)] = metric(table, NO_SPLITS, True)
+            p = c.p_num / c.p_den if c.p_num and c.p_den else 0.0
+            r = c.r_num / c.r_den if c.r_num and c.r_den else 0.0
+            pre[a, b], rec[a, b], fsc[a, b] = p, r, f_score(r, p)
         rows, cols = linear_sum_assignment(-fsc)
         recall: dict[int, tuple[int, float]] = {}
         precision: dict[int, tuple[int, float]] = {}
         fmap: dict[int, tuple[int, float]] = {}
         pn = rn = 0.0
         for a, b in zip(rows.tolist(), cols.tolist()):
-            pn += raw[a][b].p_num
-            rn += raw[a][b].r_num
-            i, j = self.key_ids[a], self.sys_ids[b]
-            if i is None or j is None:
+            c = raw.get((a, b))
+            if c is None:
                 continue
+            pn += c.p_num
+            rn += c.r_num
+            i, j = self.key_ids[a], self.sys_ids[b]
             if rec[a, b] > 0:
                 recall[i] = (j, float(rec[a, b]))
             if pre[a, b] > 0:
                 precision[j] = (i, float(pre[a, b]))
             if fsc[a, b] > 0:
                 fmap[i] = (j, float(fsc[a, b]))
-        pd = sum(raw[0][b].p_den for b in range(n_s)) if self.sys_ids[0] is not None else 0.0
-        rd = sum(raw[a][0].r_den for a in range(n_k)) if self.key_ids[0] is not None else 0.0
-        return SplitMaps(recall, precision, fmap), PRCounts(pn, pd, rn, rd)
+        pd = sum(metric(t, NO_SPLITS, True).p_den for t in self.sys_alone)
+        rd = sum(metric(t, NO_SPLITS, True).r_den for t in self.key_alone)
+        return SplitMaps(recall, precision, fmap), PRCounts(pn, float(pd), rn, float(rd))
