@@ -9,7 +9,8 @@ recall and precision. Expressions with a decimal literal (``2.66/4``) are rounde
 README and compared at 0.005; exact ones at 1e-9.
 
 Modes (v2 options) per folder, as the suite's README headers and file names say:
-tests-conll ``-f conll -s``; tests-corefud/exact-match ``-f corefud -s``; zeros ZA–ZE
+tests-conll ``-f conll -s``; tests-corefud/exact-match ``-f corefud -s`` (its TC-A…N are the
+CoNLL cases in CorefUD format, checked against tests-conll's README); zeros ZA–ZE
 ``-f corefud -s -z -a partial-corefud`` (variants ``_exact``, ``_head``), ZF–ZG
 ``-a head --zero-match-method dependent`` (variant ``_linear``); partial-corefud-match
 ``-a partial-corefud``; tests-ua/original-conll ``-f ua -s``; tests-ua/zeros
@@ -656,6 +657,10 @@ EXPECTED: dict[str, list[tuple]] = {
     ],
 }
 
+# tests-corefud/exact-match holds the CoNLL cases TC-A…N in CorefUD format; their values are
+# tests-conll/TestCases.README's (the suite's own unittests use them so). Entries of that
+# README are run on those files too, under this name.
+CONLL_AS_COREFUD = "tests-corefud/exact-match/TestCases.README"  # tests-conll's README
 ZEROS = "tests-corefud/zeros/ZeroTestCases.README"
 OVERLAP_CU = ("tests-corefud/partial-corefud-match/overlapping_mentions/"
               "OverlappingMentionsTestCases.README")
@@ -672,10 +677,12 @@ _OLMC2 = ("README values corrected in v2's unittests ('the test case seems not c
           "MUC 2/4, 2/3 and B3 3/6, 4/5, as we score")
 _OLMC = "v2's own unittests skip TC-OLMC-5/6/7 as 'errors in the test'"
 _DEDUP = ("the README de-duplicates a span repeated in two entities, as scorer.pl does; in "
-          "UA files the span stays in both entities (UA scorer v1 and v2, scoring policy)")
+          "UA and CorefUD files the span stays in both entities (UA scorer v1 and v2, "
+          "scoring policy)")
 _BLANC_V2 = ("UA scorer v2 averages in a BLANC sub-metric that has no key links when the "
              "response has some (its unittests assert half the README value); v2 binds for "
-             "UA files (scoring policy); scorer.pl's rule applies to CoNLL-2012 files")
+             "UA and CorefUD files (scoring policy); scorer.pl's rule applies to CoNLL-2012 "
+             "files")
 _LINEAR = ("the README repeats the dependent-match values under '_linear' while saying "
            "'linear zero match fails'; v2's unittests expect 2/3, as we score")
 _P2 = ("UA scorer v2 reads the repeated MarkableID as one discontinuous mention; its [i-jl] "
@@ -687,8 +694,10 @@ NOT_REPRODUCED: dict[tuple[str, int], str] = {
     **{(readme, line): _OLMC2 for readme in (OVERLAP_CU, OVERLAP_UA) for line in (116, 117)},
     **{(readme, line): _OLMC for readme in (OVERLAP_CU, OVERLAP_UA)
        for line in (134, 135, 136, 137, 138, 143, 144, 145, 146, 147, 152, 153, 154, 155, 156)},
-    **{(ORIGINAL_UA, line): _DEDUP for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)},
-    **{(ORIGINAL_UA, line): _BLANC_V2 for line in (329, 351, 376, 399)},
+    **{(readme, line): _DEDUP for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
+       for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)},
+    **{(readme, line): _BLANC_V2 for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
+       for line in (329, 351, 376, 399)},
     **{(ZEROS, line): _LINEAR for line in (182, 183, 194, 195)},
     (CRAFT, 433): _P2,
 }
@@ -853,6 +862,8 @@ def _param(readme: str, entry: tuple):
 
 
 ENTRIES = [_param(readme, entry) for readme, entries in EXPECTED.items() for entry in entries]
+ENTRIES += [_param(CONLL_AS_COREFUD, entry) for entry in EXPECTED["tests-conll/TestCases.README"]
+            if all(p.exists() for p in files_for(CONLL_AS_COREFUD, entry[1]))]
 
 
 @pytest.mark.parametrize(
