@@ -7,6 +7,7 @@ the admin follows the same rules as the pages.
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.db import models as django_models
 
 from competition import models, services
 from competition.errors import CompetitionError
@@ -61,6 +62,7 @@ class CompetitionAdmin(admin.ModelAdmin):
     search_fields = ["slug", "title"]
     filter_horizontal = ["organizers"]
     inlines = [TaskInline]
+    formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
 
 
 @admin.register(models.Task)
