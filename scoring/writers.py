@@ -16,7 +16,10 @@ it. docs/formats.md ("Conversion") says how exploded-only content rides in a com
   ride verbatim as ``UA.<COLUMN>=cell`` MISC items (``%`` and ``|`` escaped), and the exploded
   column list as ``# global.ua.columns``, so the exploded writer can put them back.
 
-The exploded writer numbers tokens through the document (1…N, zeros ``N.k``, as the
+Where markables of a document cross (overlap without nesting), the exploded writer closes
+them by name (``markable_5)``, UA 2.0), which reads back with ``--allow-boundary-crossing``;
+a bare ``)`` closes by stack order and would change their spans. The exploded writer
+numbers tokens through the document (1…N, zeros ``N.k``, as the
 CODI-CRAC files do) and drops multiword-token range lines, which exploded files lack; HEAD
 and DEPS are copied as written; a space inside a field (GUM's ``XML=<ref target…>``) is
 written ``%20``, since exploded columns are split on whitespace. A compact mention's head
@@ -28,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TextIO
 
+from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.compact import escape
 
@@ -175,6 +179,7 @@ def _write_compact_document(doc: Document, out: TextIO) -> None:
     for link in doc.bridging:
         by_anaphor.setdefault(link.anaphor, []).append(link)
     for key, layer in (("Entity", doc.identity), ("DiscourseDeixis", doc.discourse_deixis)):
+        _check_compact_nesting(doc, layer)
         opens: dict[Node, list] = {}
         closes: dict[Node, list] = {}
         for markable in layer:
@@ -213,6 +218,21 @@ def _write_compact_document(doc: Document, out: TextIO) -> None:
             fields[9] = "|".join(misc) if misc else "_"
             out.write("\t".join(fields) + "\n")
         out.write("\n")
+
+
+def _check_compact_nesting(doc: Document, layer: Iterable[Markable]) -> None:
+    """A compact closing names its entity, not its mention: two crossing mentions of one
+    entity would come back with each other's ends, so they are refused."""
+    by_entity: dict[str, list[Markable]] = {}
+    for markable in layer:
+        by_entity.setdefault(markable.entity_id, []).append(markable)
+    for entity, markables in by_entity.items():
+        if len(markables) > 1 and _crossing(markables):
+            raise ScoringInputError(
+                doc.path, min(m.line for m in markables),
+                f"document '{doc.name}': mentions of entity {entity} cross (overlap without "
+                "nesting); compact files cannot write them (expected nested mentions, or "
+                "--to exploded)", code="unwritable", document=doc.name)
 
 
 def _compact_fields(markable: Markable, nodes: list[Node], bridges: list[BridgingLink]
@@ -342,7 +362,23 @@ def _no_space(field: str) -> str:
         " " in field or "\t" in field) else (field or "_")
 
 
+def _crossing(layer: Iterable[Markable]) -> bool:
+    """True if two markable parts overlap without one containing the other."""
+    spans = sorted({p for m in layer if not m.zero for p in m.parts},
+                   key=lambda p: (p[0], -p[1]))
+    stack: list[int] = []  # ends of the open spans
+    for start, end in spans:
+        while stack and stack[-1] < start:
+            stack.pop()
+        if stack and end > stack[-1]:
+            return True
+        stack.append(end)
+    return False
+
+
 def _exploded_brackets(layer: Iterable[Markable]) -> dict[Node, str]:
+    layer = list(layer)
+    named = _crossing(layer)  # bare ')' closes by stack order: crossing parts need names
     opens: dict[Node, list] = {}
     closes: dict[Node, list] = {}
     for markable in layer:
@@ -357,7 +393,8 @@ def _exploded_brackets(layer: Iterable[Markable]) -> dict[Node, str]:
                 opens.setdefault(first, []).append((first, last, f"({body})"))
             else:
                 opens.setdefault(first, []).append((first, last, f"({body}"))
-                closes.setdefault(last, []).append((first, last, ")"))
+                closing = f"{markable.markable_id})" if named else ")"
+                closes.setdefault(last, []).append((first, last, closing))
     cells = {}
     for node in set(opens) | set(closes):
         cells[node] = "".join(_closing_order(closes.get(node, [])) +

@@ -7,6 +7,7 @@ sentences, ``# newdoc id = NAME`` at each document. Mentions live in ``Entity=``
     Entity=(e5-person-1-)       a single-word mention
     Entity=e5)                  a closing names its entity (the newest open mention of e5)
     Entity=(e9[1/2]--1)         part 1 of 2 of a discontinuous mention ... e9[2/2])
+                                (part k continues the earliest mention of e9 with k-1 parts)
 
 ``# global.Entity`` gives the field order: CorefUD ``eid-etype-head-other`` (the default),
 GUM ``GRP-etype-infstat-salience-centering-minspan-link-identity``, or the order our own
@@ -381,12 +382,13 @@ class _DocumentBuilder:
             if total > 1:
                 self.pending.setdefault((layer, entity, total), []).append(mention)
         else:
+            # the part continues the earliest mention of the entity whose next part it is
             candidates = [m for m in self.pending.get((layer, entity, total), ())
-                          if part not in m.ranges]
+                          if len(m.ranges) == part - 1]
             if not candidates:
                 raise self.fail(number, f"part [{part}/{total}] of entity {entity} has no "
-                                f"part [1/{total}] before it", "brackets")
-            mention = candidates[-1]
+                                f"part [{part - 1}/{total}] before it", "brackets")
+            mention = candidates[0]
             for name, val in fields.items():
                 if val and not mention.fields.get(name):
                     mention.fields[name] = val

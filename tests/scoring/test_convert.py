@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from scoring import convert
+from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable
 from scoring.readers import compact, conll2012, exploded, muc7
 from scoring.writers import write_compact, write_exploded
@@ -135,3 +136,32 @@ def test_python_m_scoring_convert_runs_the_converter(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert [d.name for d in compact.read(out)] == ["nyt960214.0704", "nyt960214.0705"]
+
+
+def test_crossing_markables_round_trip_through_exploded_with_named_closings(tmp_path):
+    """e1 over tokens 0-2 and e2 over 1-3 cross: exploded closes them by name."""
+    row = lambda i, misc="_": "\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_",  # noqa
+                                         misc]) + "\n"
+    source = tmp_path / "s.conllu"
+    source.write_text("# newdoc id = d\n" + row("1", "Entity=(e1-x-1-")
+                      + row("2", "Entity=(e2-x-1-") + row("3", "Entity=e1)")
+                      + row("4", "Entity=e2)") + "\n", encoding="utf-8")
+    convert.convert(str(source), str(tmp_path / "e.conllua"), "exploded")
+    text = (tmp_path / "e.conllua").read_text(encoding="utf-8")
+    assert "m1)" in text and "m2)" in text
+    back = exploded.read(str(tmp_path / "e.conllua"), allow_crossing=True)
+    assert sorted((m.entity_id, m.parts) for m in back[0].identity) == [
+        ("e1", ((0, 2),)), ("e2", ((1, 3),))]
+
+
+def test_crossing_mentions_of_one_entity_are_refused_by_the_compact_writer(tmp_path):
+    source = SHARED / "data" / "corefud-scorer-tests" / "tests-ua" / "partial-match-corefud" \
+        / "overlapping_mentions" / "TC-OLMC-5.response"
+    if not source.exists():
+        pytest.skip("../shared (data) is absent")
+    docs = exploded.read(str(source), discontinuous=True, allow_crossing=True)
+    with pytest.raises(ScoringInputError) as caught, \
+            open(tmp_path / "c.conllu", "w", encoding="utf-8") as out:
+        write_compact(docs, out)
+    assert caught.value.code == "unwritable"
+    assert "entity 10043" in str(caught.value)
