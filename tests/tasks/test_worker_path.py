@@ -144,3 +144,40 @@ def test_the_pages_from_sign_up_to_scores_with_a_real_worker(client, world, cele
     assert data["status"] == "scored"
     page = client.get(response["Location"]).content.decode()
     assert 'data-status="scored"' in page and 'data-subcorpus="light"' in page
+
+
+def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_ready,
+                                                          monkeypatch):
+    """Four uploads of one team race in four threads (four PostgreSQL connections) for the
+    last slot of the day: the lock on the team row lets exactly one through."""
+    import threading
+
+    from django.db import connection
+
+    from competition.errors import SubmissionRejected
+
+    world = make_world(daily_limit=1)
+    # No worker here: nothing needs to be queued.
+    monkeypatch.setattr("competition.services.submissions.scoring_enqueue",
+                        lambda *, submission_id: None)
+    outcomes: list[str] = []
+    barrier = threading.Barrier(4)
+
+    def upload() -> None:
+        try:
+            barrier.wait(timeout=30)
+            services.submission_create(team=world.alpha, phase=world.phase,
+                                       user=world.alice, files=world.uploads())
+            outcomes.append("accepted")
+        except SubmissionRejected as exc:
+            outcomes.append(exc.code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=upload) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert sorted(outcomes) == ["accepted", "daily_limit", "daily_limit", "daily_limit"]
+    assert Submission.objects.filter(team=world.alpha).count() == 1
