@@ -165,3 +165,31 @@ def test_crossing_mentions_of_one_entity_are_refused_by_the_compact_writer(tmp_p
         write_compact(docs, out)
     assert caught.value.code == "unwritable"
     assert "entity 10043" in str(caught.value)
+
+
+UA_SUITE = sorted(p for p in (SHARED / "data" / "corefud-scorer-tests" / "tests-ua").rglob("*")
+                  if p.suffix in (".key", ".response", ".sys")) if SHARED.is_dir() else []
+
+
+@needs_shared
+def test_the_ua_suite_files_survive_exploded_to_compact_to_exploded(tmp_path):
+    """Zeros, discontinuous markables (a repeated MarkableID) and crossing markables; the
+    only refusals are the files with crossing mentions of one entity."""
+    refused = []
+    settings = {"discontinuous": True, "allow_crossing": True}
+    for path in UA_SUITE:
+        original = exploded.read(str(path), **settings)
+        try:
+            with open(tmp_path / "c.conllu", "w", encoding="utf-8") as out:
+                write_compact(original, out)
+        except ScoringInputError as problem:
+            assert problem.code == "unwritable"
+            refused.append(path.name)
+            continue
+        with open(tmp_path / "e.conllua", "w", encoding="utf-8") as out:
+            write_exploded(compact.read(tmp_path / "c.conllu"), out)
+        back = exploded.read(str(tmp_path / "e.conllua"), **settings)
+        assert [annotations(d) for d in back] == [annotations(d) for d in original], path
+    assert len(UA_SUITE) > 130
+    assert sorted(refused) == ["TC-OLMC-5.response", "TC-OLMC-6.response",
+                               "TC-OLMC-7.response"]
