@@ -193,3 +193,29 @@ def test_the_ua_suite_files_survive_exploded_to_compact_to_exploded(tmp_path):
     assert len(UA_SUITE) > 130
     assert sorted(refused) == ["TC-OLMC-5.response", "TC-OLMC-6.response",
                                "TC-OLMC-7.response"]
+
+
+COREFUD_SUITE = sorted(
+    p for p in (SHARED / "data" / "corefud-scorer-tests" / "tests-corefud").rglob("*")
+    if p.suffix in (".key", ".response")) if SHARED.is_dir() else []
+
+
+@needs_shared
+def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path):
+    """Mentions (parts, zeros) and word heads come back; zero heads and empty nodes inside
+    multi-word mentions are what exploded files cannot carry."""
+    def mentions(doc: Document) -> list:
+        return sorted((m.entity_id, m.parts, m.zero, None if m.head_zero else m.head)
+                      for m in doc.identity)
+
+    for path in COREFUD_SUITE:
+        original = compact.read(path)
+        with open(tmp_path / "e.conllua", "w", encoding="utf-8") as out:
+            write_exploded(original, out)
+        middle = exploded.read(str(tmp_path / "e.conllua"), discontinuous=True,
+                               allow_crossing=True)
+        with open(tmp_path / "c.conllu", "w", encoding="utf-8") as out:
+            write_compact(middle, out)
+        back = compact.read(tmp_path / "c.conllu")
+        assert [mentions(d) for d in back] == [mentions(d) for d in original], path
+    assert len(COREFUD_SUITE) > 130
