@@ -219,3 +219,29 @@ def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path
         back = compact.read(tmp_path / "c.conllu")
         assert [mentions(d) for d in back] == [mentions(d) for d in original], path
     assert len(COREFUD_SUITE) > 130
+
+
+@needs_shared
+def test_converted_files_score_as_their_exploded_originals(tmp_path):
+    """The natural key/response pair AMI ES2004a (2021 test vs 2022 dev): scored as exploded
+    files and as their compact conversions, every metric agrees."""
+    from scoring import score_files
+
+    pair = {}
+    for side, name in (("key", "codi-crac21-corpus/AMI_test_partial.ES2004a.CONLLUA"),
+                       ("response", "codi-crac22-corpus/AMI_dev_v2.2022.ES2004a.CONLLUA")):
+        docs = exploded.read(str(SHARED / "data" / name))
+        for doc in docs:
+            doc.name = doc.name.split("/", 1)[1]  # the split prefix differs between releases
+        for fmt, writer, suffix in (("ua", write_exploded, "conllua"),
+                                    ("corefud", write_compact, "conllu")):
+            path = tmp_path / f"{side}.{suffix}"
+            with open(path, "w", encoding="utf-8") as out:
+                writer(docs, out)
+            pair[side, fmt] = str(path)
+    words = ["-s", "-m", "muc", "bcub", "ceafe", "ceafm", "blanc", "lea"]
+    exploded_scores = score_files(pair["key", "ua"], pair["response", "ua"], ["-f", "ua"] + words)
+    compact_scores = score_files(pair["key", "corefud"], pair["response", "corefud"],
+                                 ["-f", "corefud"] + words)
+    assert compact_scores["metrics"] == exploded_scores["metrics"]
+    assert 0 < exploded_scores["metrics"]["muc"]["f1"] < 1
