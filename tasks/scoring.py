@@ -18,8 +18,8 @@ import threading
 from collections.abc import Iterator
 
 from celery import shared_task
-from celery.exceptions import SoftTimeLimitExceeded
-from celery.signals import worker_process_init
+from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
+from celery.signals import task_failure, worker_process_init
 from django.conf import settings
 from django.db import OperationalError
 
@@ -37,6 +37,8 @@ TIME_LIMIT_MESSAGE = ("Scoring stopped at the time limit of {seconds} s. This is
                       "the platform: the run does not count against your limits.")
 MEMORY_LIMIT_MESSAGE = ("Scoring stopped at the memory limit of {mb} MB. This is a limit of "
                         "the platform: the run does not count against your limits.")
+HARD_LIMIT_MESSAGE = ("Scoring was stopped at the hard time limit of {seconds} s. This is a "
+                      "limit of the platform: the run does not count against your limits.")
 CRASH_MESSAGE = ("An internal error stopped the scoring. This is a problem of the platform, "
                  "not of your files: the run does not count against your limits, and the "
                  "organizers can re-score it.")
@@ -126,3 +128,21 @@ def sweep_stuck_submissions() -> dict[str, list[int]]:
 
     report = services.submission_sweep()
     return {"requeued": list(report.requeued), "failed": list(report.failed)}
+
+
+@task_failure.connect
+def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None,
+                            **_: object) -> None:
+    """At the hard time limit Celery kills the child and reports the failure from the
+    worker's main process: end the submission there, rather than leave it 'scoring' until
+    the sweep."""
+    if getattr(sender, "name", None) != score_submission_task.name:
+        return
+    if not isinstance(exception, TimeLimitExceeded) or not args:
+        return
+    from competition import services
+    from competition.models import Submission
+
+    services.submission_fail(
+        submission=Submission(pk=args[0]), task_id=task_id, platform_failure=True,
+        reason=HARD_LIMIT_MESSAGE.format(seconds=settings.SCORING_HARD_TIME_LIMIT))

@@ -150,3 +150,18 @@ def test_the_scoring_deadline_stops_a_long_job_in_the_main_thread():
     with scoring_deadline(1):  # disarmed afterwards: nothing fires later
         pass
     time.sleep(1.2)
+
+
+def test_a_hard_time_limit_report_fails_the_claimed_submission(queued):
+    from celery.exceptions import TimeLimitExceeded
+    from celery.signals import task_failure
+
+    services.submission_claim(submission_id=queued.pk, task_id="t-9")
+    task_failure.send(sender=score_submission_task, task_id="other", args=[queued.pk],
+                      exception=TimeLimitExceeded(5), kwargs={}, traceback=None, einfo=None)
+    queued.refresh_from_db()
+    assert queued.status == Status.SCORING  # another task's failure changes nothing
+    task_failure.send(sender=score_submission_task, task_id="t-9", args=[queued.pk],
+                      exception=TimeLimitExceeded(5), kwargs={}, traceback=None, einfo=None)
+    queued.refresh_from_db()
+    assert queued.status == Status.FAILED and "hard time limit" in queued.error
