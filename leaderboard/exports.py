@@ -65,8 +65,26 @@ def board_meta(board: Board) -> dict:
     }
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text):
+    """A user-chosen name as a CSV cell that spreadsheets will not run as a formula
+    (OWASP "CSV injection"): a leading =, +, -, @, tab or CR gets a leading apostrophe."""
+    if isinstance(text, str) and text.startswith(FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
+def _csv(frame: pd.DataFrame, text_columns: tuple[str, ...]) -> str:
+    frame = frame.copy()
+    for column in text_columns:
+        frame[column] = frame[column].map(csv_safe)
+    return frame.to_csv(index=False, float_format="%.10g")
+
+
 def board_csv(board: Board) -> str:
-    return board_frame(board).to_csv(index=False, float_format="%.10g")
+    return _csv(board_frame(board), ("team", "run_name"))
 
 
 def board_json(board: Board) -> str:
@@ -99,7 +117,7 @@ def documents_frame(analysis: Analysis) -> pd.DataFrame:
 
 
 def documents_csv(analysis: Analysis) -> str:
-    return documents_frame(analysis).to_csv(index=False, float_format="%.10g")
+    return _csv(documents_frame(analysis), ("document",))
 
 
 def documents_json(analysis: Analysis) -> str:

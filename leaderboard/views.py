@@ -351,4 +351,4 @@ def final_submissions_zip(request: HttpRequest, competition: str, task: str,
 
 
 def _csv_cell(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"'
+    return '"' + exports.csv_safe(text).replace('"', '""') + '"'

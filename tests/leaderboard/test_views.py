@@ -284,3 +284,18 @@ def test_organizer_cancels_a_queued_submission(client, world, make):
     assert "needs" in response.content.decode()  # a scored run cannot be cancelled
     world["a"].refresh_from_db()
     assert world["a"].status == "scored"
+
+
+def test_csv_exports_defuse_spreadsheet_formulas_in_team_names(client, world, make):
+    evil = make.team(world["competition"], "=HYPERLINK(\"http://x\")")
+    make.run(world["phase"], evil, {"light": 0.1, "ami": 0.1}, run_name="+cmd")
+    frame = pd.read_csv(io.StringIO(client.get(url(world, "board_csv")).content.decode()))
+    assert "'=HYPERLINK(\"http://x\")" in list(frame["team"])
+    assert "'+cmd" in list(frame["run_name"])
+    assert not any(str(v).startswith(("=", "+")) for v in frame["team"])
+
+
+def test_a_hidden_board_says_so(client, world):
+    hide(world["phase"])
+    html = client.get(url(world)).content.decode()
+    assert "hidden until the organizers reveal it" in html
