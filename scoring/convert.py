@@ -1,7 +1,9 @@
 """``python -m scoring convert --to compact|exploded IN OUT``: convert between file formats.
 
 The input format is detected (``--from`` overrides: ua, corefud, conll, muc7); the output is
-compact CONLL-UA (CorefUD) or exploded CONLL-UA, written by `scoring.writers`. The output
+compact CONLL-UA (CorefUD) or exploded CONLL-UA, written by `scoring.writers`. Exploded input
+is read as UA scorer v2 reads it: a repeated MarkableID is one discontinuous markable and a
+named closing (``m_1)``) may close a crossing markable. The output
 file is written next to its final name and renamed into place, so a failed run leaves no
 half-written file. Errors go to stderr as ``FILE:LINE: message`` with exit status 2.
 """
@@ -35,6 +37,8 @@ def read_any(path: str, format: str | None = None) -> list[Document]:
         raise ScoringInputError(path, None, "cannot tell the format (expected exploded or "
                                 "compact CONLL-UA, CoNLL-2012 or MUC-7; use --from)",
                                 code="unknown_format")
+    if name == "ua":  # read what UA scorer v2 reads: repeated MarkableIDs, named closings
+        return reader_module(name).read(path, discontinuous=True, allow_crossing=True)
     return reader_module(name).read(path)
 
 

@@ -245,3 +245,12 @@ def test_converted_files_score_as_their_exploded_originals(tmp_path):
                                  ["-f", "corefud"] + words)
     assert compact_scores["metrics"] == exploded_scores["metrics"]
     assert 0 < exploded_scores["metrics"]["muc"]["f1"] < 1
+
+
+@needs_shared
+def test_convert_reads_discontinuous_exploded_markables(tmp_path):
+    source = SHARED / "data" / "corefud-scorer-tests" / "tests-ua" / "discontinuous-craft" \
+        / "TC-O.key"
+    assert convert.main(["--to", "compact", str(source), str(tmp_path / "o.conllu")]) == 0
+    [doc] = compact.read(tmp_path / "o.conllu")
+    assert any(len(m.parts) > 1 for m in doc.identity)
