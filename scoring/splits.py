@@ -86,33 +86,38 @@ class SetPairs:
         if not self:
             return NO_SPLITS, PRCounts()
         n_k, n_s = len(self.key_ids), len(self.sys_ids)
-        rec = np.zeros((n_k, n_s))
-        pre = np.zeros((n_k, n_s))
-        fsc = np.zeros((n_k, n_s))
-        raw: dict[tuple[int, int], PRCounts] = {}
+        scores: dict[tuple[int, int], tuple[PRCounts, float, float, float]] = {}
         for (a, b), table in self.tables.items():
-            c = raw[(a, b)] = metric(table, NO_SPLITS, True)
+            c = metric(table, NO_SPLITS, True)
             p = c.p_num / c.p_den if c.p_num and c.p_den else 0.0
             r = c.r_num / c.r_den if c.r_num and c.r_den else 0.0
-            pre[a, b], rec[a, b], fsc[a, b] = p, r, f_score(r, p)
-        rows, cols = linear_sum_assignment(-fsc)
+            scores[(a, b)] = (c, p, r, f_score(r, p))
+        if n_k == 1 and n_s == 1:
+            assigned = [(0, 0)]  # nothing to choose
+        else:
+            fsc = np.zeros((n_k, n_s))
+            for (a, b), (_, _, _, f) in scores.items():
+                fsc[a, b] = f
+            rows, cols = linear_sum_assignment(-fsc)
+            assigned = list(zip(rows.tolist(), cols.tolist()))
         recall: dict[int, tuple[int, float]] = {}
         precision: dict[int, tuple[int, float]] = {}
         fmap: dict[int, tuple[int, float]] = {}
         pn = rn = 0.0
-        for a, b in zip(rows.tolist(), cols.tolist()):
-            c = raw.get((a, b))
-            if c is None:
+        for a, b in assigned:
+            hit = scores.get((a, b))
+            if hit is None:
                 continue
+            c, p, r, f = hit
             pn += c.p_num
             rn += c.r_num
             i, j = self.key_ids[a], self.sys_ids[b]
-            if rec[a, b] > 0:
-                recall[i] = (j, float(rec[a, b]))
-            if pre[a, b] > 0:
-                precision[j] = (i, float(pre[a, b]))
-            if fsc[a, b] > 0:
-                fmap[i] = (j, float(fsc[a, b]))
+            if r > 0:
+                recall[i] = (j, r)
+            if p > 0:
+                precision[j] = (i, p)
+            if f > 0:
+                fmap[i] = (j, f)
         pd = sum(metric(t, NO_SPLITS, True).p_den for t in self.sys_alone)
         rd = sum(metric(t, NO_SPLITS, True).r_den for t in self.key_alone)
         return SplitMaps(recall, precision, fmap), PRCounts(pn, float(pd), rn, float(rd))

@@ -31,7 +31,7 @@ class Contingency:
     """
 
     __slots__ = ("key", "response", "key_sizes", "sys_sizes", "rrow", "prow", "r_unfound",
-                 "p_unfound", "overlap", "ident_r", "ident_p", "has_sets")
+                 "p_unfound", "overlap", "ident_r", "ident_p", "has_sets", "components")
 
     def __init__(self, key: Partition, response: Partition) -> None:
         self.key = key
@@ -46,6 +46,7 @@ class Contingency:
             self.overlap = _overlap_rows(key.clusters, response.clusters)
         else:
             self.overlap = self.rrow
+        self.components = None  # CEAF's overlap components, computed on first use
         self.has_sets = key.has_sets or response.has_sets
         if self.has_sets:
             self.ident_r = _identical_sets(key, response)

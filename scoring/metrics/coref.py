@@ -130,75 +130,101 @@ def b_cubed(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = Fal
     return PRCounts(pn, pd, rn, rd)
 
 
+def _components(overlap: list[dict[int, int]], extra: Alignment
+                ) -> list[tuple[list[int], list[int]]]:
+    """Connected components (key rows, response columns) of the entity overlap graph."""
+    cols_of: list[list[int]] = [list(row) for row in overlap]
+    rows_of: dict[int, list[int]] = {}
+    for i, row in enumerate(overlap):
+        for j in row:
+            rows_of.setdefault(j, []).append(i)
+    for i, (j, _) in extra.items():
+        if j not in overlap[i]:
+            cols_of[i].append(j)
+            rows_of.setdefault(j, []).append(i)
+    done = [False] * len(overlap)
+    out: list[tuple[list[int], list[int]]] = []
+    for start, cols in enumerate(cols_of):
+        if done[start] or not cols:
+            continue
+        done[start] = True
+        if len(cols) == 1 and len(rows_of[cols[0]]) == 1:
+            out.append(([start], cols))
+            continue
+        rows, seen_cols, queue = [start], set(), [start]
+        while queue:
+            i = queue.pop()
+            for j in cols_of[i]:
+                if j in seen_cols:
+                    continue
+                seen_cols.add(j)
+                for i2 in rows_of[j]:
+                    if not done[i2]:
+                        done[i2] = True
+                        rows.append(i2)
+                        queue.append(i2)
+        out.append((sorted(rows), sorted(seen_cols)))
+    return out
+
+
 def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> float:
     """Σ φ over the optimal one-to-one entity alignment (Kuhn–Munkres per component).
 
     Only entity pairs that share a mention (or an aligned accommodated set) have φ > 0, so
     the optimum is the sum of the optima of the connected components of that overlap
-    graph; a component of one key and one response entity needs no assignment.
+    graph; a component of one key and one response entity needs no assignment. Without
+    aligned sets the components are computed once per table, for both CEAF variants.
     """
     ks, ss = table.key_sizes, table.sys_sizes
     overlap = table.overlap
-    total = 0.0
-    pairs: dict[tuple[int, int], float] = {}
-    if not splits.f:
-        # fast path: a key entity that overlaps one response entity, itself overlapping no
-        # other key entity, is a component of its own
-        touched: dict[int, int] = {}
-        for row in overlap:
-            for j in row:
-                touched[j] = touched.get(j, 0) + 1
-        for i, row in enumerate(overlap):
-            if len(row) == 1:
-                ((j, v),) = row.items()
-                if touched[j] == 1:
-                    total += 2 * v / (ks[i] + ss[j]) if entity else float(v)
-                    continue
-            for j, v in row.items():
-                pairs[(i, j)] = float(v)
+    fmap = splits.f
+    if fmap:
+        components = _components(overlap, fmap)
     else:
-        for i, row in enumerate(overlap):
-            for j, v in row.items():
-                pairs[(i, j)] = float(v)
-        for i, (j, f) in splits.f.items():
-            pairs[(i, j)] = pairs.get((i, j), 0.0) + f
-    if not pairs:
-        return total
-    if entity:
-        for (i, j), v in pairs.items():
-            pairs[(i, j)] = 2 * v / (ks[i] + ss[j])
-    # union-find over key nodes i and response nodes ~j
-    parent: dict[int, int] = {}
+        components = table.components
+        if components is None:
+            components = table.components = _components(overlap, fmap)
 
-    def find(x: int) -> int:
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while parent.get(x, x) != root:
-            parent[x], x = root, parent[x]
-        return root
+    def phi(i: int, j: int) -> float:
+        v = overlap[i].get(j, 0)
+        hit = fmap.get(i) if fmap else None
+        if hit is not None and hit[0] == j:
+            v += hit[1]
+        return 2 * v / (ks[i] + ss[j]) if entity else float(v)
 
-    for i, j in pairs:
-        a, b = find(i), find(~j)
-        if a != b:
-            parent[a] = b
-    components: dict[int, list[tuple[int, int]]] = {}
-    for ij in pairs:
-        components.setdefault(find(ij[0]), []).append(ij)
-    for members in components.values():
-        if len(members) == 1:
-            total += pairs[members[0]]
+    total = 0.0
+    batch_rows: list[int] = []
+    batch_cols: list[int] = []
+    for rows, cols in components:
+        if len(rows) == 1 and len(cols) == 1:
+            total += phi(rows[0], cols[0])
             continue
-        rows = sorted({i for i, _ in members})
-        cols = sorted({j for _, j in members})
-        ri = {i: n for n, i in enumerate(rows)}
-        ci = {j: n for n, j in enumerate(cols)}
-        matrix = np.zeros((len(rows), len(cols)))
-        for i, j in members:
-            matrix[ri[i], ci[j]] = pairs[(i, j)]
-        r, c = linear_sum_assignment(matrix, maximize=True)
-        total += float(matrix[r, c].sum())
+        # Components go to Kuhn–Munkres together, as one block-diagonal matrix (its optimum
+        # is the sum of the blocks' optima), in batches that keep the matrix small.
+        batch_rows.extend(rows)
+        batch_cols.extend(cols)
+        if len(batch_rows) * len(batch_cols) > _BATCH_CELLS:
+            total += _assign(batch_rows, batch_cols, overlap, fmap, phi)
+            batch_rows, batch_cols = [], []
+    if batch_rows:
+        total += _assign(batch_rows, batch_cols, overlap, fmap, phi)
     return total
+
+
+_BATCH_CELLS = 4096
+
+
+def _assign(rows, cols, overlap, fmap, phi) -> float:
+    ci = {j: n for n, j in enumerate(cols)}
+    matrix = np.zeros((len(rows), len(cols)))
+    for a, i in enumerate(rows):
+        for j in overlap[i]:
+            matrix[a, ci[j]] = phi(i, j)
+        hit = fmap.get(i) if fmap else None
+        if hit is not None:
+            matrix[a, ci[hit[0]]] = phi(i, hit[0])
+    r, c = linear_sum_assignment(matrix, maximize=True)
+    return float(matrix[r, c].sum())
 
 
 def ceafm(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) -> PRCounts:
