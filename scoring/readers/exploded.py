@@ -209,7 +209,6 @@ class _Reader:
                 if n < doc.needed or n > doc.most:
                     doc.token(cells)
                     continue
-                position = len(doc.tokens)
                 if "." in first:
                     doc.zeros += 1
                     zero = doc.zeros
@@ -218,7 +217,7 @@ class _Reader:
                 for layer in doc.active:
                     cell = cells[layer.column]
                     if cell != "_":
-                        doc.cell(layer, cell, position, zero)
+                        doc.cell(layer, cell, len(doc.tokens), zero)
                 if doc.bridging_column is not None:
                     cell = cells[doc.bridging_column]
                     if cell != "_":
@@ -226,7 +225,8 @@ class _Reader:
                 if not zero:
                     doc.tokens.append(cells[1])
                     doc.token_lines.append(lineno)
-                    doc.zeros = 0
+                    if doc.zeros:
+                        doc.zeros = 0
         if not self.any_line:
             self.problem(1, "the file is empty (expected exploded CONLL-UA: a "
                          "'# newdoc id = NAME' line and token lines)", "empty_file")
@@ -405,6 +405,10 @@ class _Doc:
         return f"the {', '.join(names)} column{'s are' if len(names) > 1 else ' is'} missing"
 
     def cell(self, layer: _Layer, cell: str, position: int, zero: int) -> None:
+        stack = layer.stack
+        if cell == ")" and stack and not zero:  # the commonest closing cell
+            layer.opened[stack.pop()].ends.append(position)
+            return
         start = cell.find("(")
         prefix = cell if start < 0 else cell[:start]
         if prefix:
@@ -447,7 +451,8 @@ class _Doc:
             self.open(layer, body, position, zero, single)
 
     def open(self, layer: _Layer, body: str, position: int, zero: int, single: bool) -> None:
-        attributes = parse_attributes(body)
+        attributes = {key: value for key, eq, value in
+                      (part.partition("=") for part in body.split("|")) if eq}
         markable_id = attributes.get("MarkableID")
         entity_id = attributes.get("EntityID")
         if not markable_id:
@@ -573,12 +578,13 @@ class _Doc:
             starts = entry.starts
             parts = (((starts[0], entry.ends[0]),) if len(starts) == 1
                      else tuple(sorted(zip(starts, entry.ends))))
-            built.append(Markable(
-                markable_id=entry.markable_id, entity_id=entry.entity_id, parts=parts,
-                line=entry.line, element_of=entry.element_of, zero=entry.zero,
-                attributes=entry.attributes,
-                min_span=None if entry.min_text is None else self.min_span(layer, entry,
-                                                                            n_words)))
+            min_span = (None if entry.min_text is None
+                        else self.min_span(layer, entry, n_words))
+            # positional: markable_id, entity_id, parts, line, min_span, head, element_of,
+            # zero, attributes (the field order of scoring.model.Markable)
+            built.append(Markable(entry.markable_id, entry.entity_id, parts, entry.line,
+                                  min_span, None, entry.element_of, entry.zero,
+                                  entry.attributes))
         return tuple(built)
 
     def min_span(self, layer: _Layer, entry: _Open, n_words: int) -> tuple[int, int] | None:
