@@ -116,11 +116,7 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
     code_keys = coder.keys
     groups: dict[str, list[int]] = {}
     first: dict[str, Markable] = {}
-    seen: set[tuple[str, int]] = set()
-    min_spans: dict[int, tuple[int, int]] = {}
-    heads: dict[int, int] = {}
     split_lists: dict[str, list[str]] = {}
-    duplicates: list[str] = []
     has_zeros = False
     for m in markables:
         key = (m.parts, m.zero)
@@ -131,29 +127,42 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
         eid = m.entity_id
         codes = groups.get(eid)
         if codes is None:
-            codes = groups[eid] = []
+            groups[eid] = [code]
             first[eid] = m
-        pair = (eid, code)
-        if pair in seen:
-            duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
         else:
-            seen.add(pair)
             codes.append(code)
-        if m.min_span is not None and code not in min_spans:
-            min_spans[code] = m.min_span
-        if m.head is not None and code not in heads:
-            heads[code] = m.head
         if m.element_of:
             for plural in m.element_of:
                 split_lists.setdefault(plural, []).append(eid)
         if m.zero:
             has_zeros = True
-    raw = groups
-    if duplicates and split_lists:
-        # members of accommodated sets keep every markable, duplicates included
-        raw = {}
+    min_spans: dict[int, tuple[int, int]] = {}
+    heads: dict[int, int] = {}
+    if options.matching != "exact":
         for m in markables:
-            raw.setdefault(m.entity_id, []).append(codes_of[(m.parts, m.zero)])
+            if m.min_span is not None or m.head is not None:
+                code = codes_of[(m.parts, m.zero)]
+                if m.min_span is not None and code not in min_spans:
+                    min_spans[code] = m.min_span
+                if m.head is not None and code not in heads:
+                    heads[code] = m.head
+    # the same span twice in one entity counts once (policy); members of accommodated sets
+    # keep every markable (``raw``), as both references do
+    raw = groups
+    duplicates: list[str] = []
+    for eid, codes in groups.items():
+        if len(codes) > 1 and len(set(codes)) != len(codes):
+            if raw is groups:
+                raw = dict(groups)
+            unique = list(dict.fromkeys(codes))
+            groups[eid] = unique
+            seen: set[int] = set()
+            for m in markables:
+                if m.entity_id == eid:
+                    code = codes_of[(m.parts, m.zero)]
+                    if code in seen:
+                        duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
+                    seen.add(code)
     if duplicates:
         warnings.append(
             f"{path}: document {document}: the same span is annotated twice in one entity, "
