@@ -516,7 +516,11 @@ def compare_counts(
 
 def board_tied_groups(board: Board) -> dict[int, str]:
     """Group markers of the ranked rows (rank order): rank neighbours not significantly
-    different at 0.05 share a marker. Empty when per-document counts are not available."""
+    different at 0.05 share a marker. Empty when per-document counts are not available.
+
+    Each neighbour pair's p-value is cached, keyed by both runs' current scorings, so a new
+    submission costs the tests of its own two new pairs, not the whole board's.
+    """
     ranked = sorted((r for r in board.rows if r.rank is not None), key=lambda r: r.rank)
     if len(ranked) < 2:
         return {}
@@ -528,34 +532,34 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     ids = [r.entry.submission_id for r in ranked]
     current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
                    .values_list("submission_id", "id"))
-    fingerprint = repr((board.phase.pk, board.mode, board.metric, subcorpora, GROUP_SAMPLES, GROUP_SEED,
-                        [(sid, current.get(sid)) for sid in ids]))
-    cache_key = "leaderboard:groups:" + hashlib.sha256(fingerprint.encode()).hexdigest()
-    cached = cache.get(cache_key)
-    if cached is not None:
-        return cached
-    markers = _tied_groups(ranked, board=board, subcorpora=subcorpora)
-    cache.set(cache_key, markers, timeout=24 * 3600)
-    return markers
 
+    def key(a: int, b: int) -> str:
+        fingerprint = repr((board.mode, board.metric, subcorpora, GROUP_SAMPLES, GROUP_SEED,
+                            a, current.get(a), b, current.get(b)))
+        return "leaderboard:pair:" + hashlib.sha256(fingerprint.encode()).hexdigest()
 
-def _tied_groups(ranked: list[Row], *, board: Board, subcorpora: list[str]) -> dict[int, str]:
-    found = document_counts(submission_ids=[r.entry.submission_id for r in ranked],
-                            mode=board.mode, metric=board.metric)
-    if found is None:
-        return {}
-    counts, score = found
-    p_values = []
-    for upper, lower in zip(ranked, ranked[1:]):
-        result = compare_counts(
-            counts.get(upper.entry.submission_id, {}), counts.get(lower.entry.submission_id, {}),
-            score=score, subcorpora=subcorpora, samples=GROUP_SAMPLES, seed=GROUP_SEED,
-        )
-        if result is None:
+    pairs = list(zip(ids, ids[1:]))
+    keys = [key(a, b) for a, b in pairs]
+    p_values = cache.get_many(keys)
+    missing = [(pair, k) for pair, k in zip(pairs, keys) if k not in p_values]
+    if missing:
+        needed = sorted({sid for pair, _ in missing for sid in pair})
+        found = document_counts(submission_ids=needed, mode=board.mode, metric=board.metric)
+        if found is None:
             return {}
-        p_values.append(result.p_value)
-    markers = significance.tied_groups(p_values)
-    return {r.entry.submission_id: m for r, m in zip(ranked, markers)}
+        counts, score = found
+        computed = {}
+        for (a, b), k in missing:
+            result = compare_counts(counts.get(a, {}), counts.get(b, {}), score=score,
+                                    subcorpora=subcorpora, samples=GROUP_SAMPLES,
+                                    seed=GROUP_SEED)
+            if result is None:
+                return {}
+            computed[k] = result.p_value
+        cache.set_many(computed, timeout=7 * 24 * 3600)
+        p_values.update(computed)
+    markers = significance.tied_groups([p_values[k] for k in keys])
+    return dict(zip(ids, markers))
 
 
 # --- predicted versus gold ------------------------------------------------------------------------

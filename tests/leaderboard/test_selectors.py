@@ -178,6 +178,11 @@ def test_tied_groups_from_per_document_counts(make):
     board = leaderboard_board(phase=phase, viewer=ANON, groups=True)
     assert board.groups == {good.pk: "a", same.pk: "a", bad.pk: "b"}
     assert board.group_samples == 1000
+    # Cached pair results give the same groups; a new run only adds its own pairs.
+    assert leaderboard_board(phase=phase, viewer=ANON, groups=True).groups == board.groups
+    worse = make.run(phase, make.team(competition, "W"), documents={"light": [(1, 10)] * 30})
+    again = leaderboard_board(phase=phase, viewer=ANON, groups=True)
+    assert again.groups == {good.pk: "a", same.pk: "a", bad.pk: "b", worse.pk: "c"}
 
 
 def test_predicted_vs_gold_table(make):
