@@ -38,7 +38,7 @@ from leaderboard.selectors import (
 )
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
-MAX_COMPARE_SAMPLES = 20_000
+MAX_COMPARE_SAMPLES = 10_000
 
 
 def _phase_or_404(competition: str, task: str, phase: str) -> Phase:

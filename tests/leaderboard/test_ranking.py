@@ -3,6 +3,8 @@
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from leaderboard.ranking import (
     Entry,
@@ -203,3 +205,38 @@ def test_column_leaders_are_the_best_ranked_rows_per_column_ties_included():
     )
     leaders = column_leaders(rows, SUBS)
     assert leaders == {"light": {1, 3}, "ami": {2}, "avg": {2}}  # the baseline never leads
+
+
+scores_st = st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 0.5 + 1e-10, 0.75, 1.0]),
+                      st.floats(0, 1))
+entries_st = st.lists(
+    st.tuples(st.dictionaries(st.sampled_from(SUBS), scores_st.filter(lambda v: v is not None)),
+              st.sampled_from(["scored", "scored", "failed"]), st.booleans(), st.booleans()),
+    max_size=12,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(entries_st, st.sampled_from(["avg.f1", "light.f1", "ami.recall"]), st.booleans())
+def test_ranking_properties(raw, sort, descending):
+    """Ranks start at 1, follow the values, ties share a rank, and rows with a value come
+    before rows without one, in either direction."""
+    entries = [entry(i + 1, f"T{i}", f1s, status=status, is_baseline=base, disqualified=dq)
+               for i, (f1s, status, base, dq) in enumerate(raw)]
+    rows = rank_rows(entries, available=SUBS, sort=sort, descending=descending)
+    assert sorted(r.entry.submission_id for r in rows) == list(range(1, len(entries) + 1))
+    with_value = [r.value(sort) is not None for r in rows]
+    assert with_value == sorted(with_value, reverse=True)  # no value: always last
+    ranked = sorted((r for r in rows if r.rank is not None), key=lambda r: r.rank)
+    for row in ranked:
+        assert row.rankable and row.value(sort) is not None
+    if ranked:
+        assert ranked[0].rank == 1
+    for upper, lower in zip(ranked, ranked[1:]):
+        assert upper.value(sort) >= lower.value(sort) - 1e-9
+        if upper.rank == lower.rank:
+            assert abs(upper.value(sort) - lower.value(sort)) <= 2e-9
+        else:
+            assert lower.rank == 1 + ranked.index(lower)  # competition ranking skips
+    shown_ranks = [r.rank for r in rows if r.rank is not None]
+    assert shown_ranks == sorted(shown_ranks, reverse=not descending)
