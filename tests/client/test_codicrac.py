@@ -146,3 +146,14 @@ def test_status_of_a_failed_run_prints_its_error_and_exits_1(live_world, live_se
     login(monkeypatch, live_server, "bob", "bob-pw-123!")
     assert main(["status", str(failed.pk)]) == 1
     assert "not found" in capsys.readouterr().err
+
+
+def test_the_client_never_imports_django():
+    """Participants install the client anywhere: it needs requests, nothing of the server."""
+    import subprocess
+    import sys
+
+    code = "import sys, client.main; sys.exit('django' in sys.modules)"
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    assert subprocess.run([sys.executable, "-c", code], env=env,
+                          cwd=Path(__file__).resolve().parents[2]).returncode == 0
