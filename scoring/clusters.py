@@ -210,27 +210,27 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
     members: list[tuple[int, ...]] = []
     member_seen: set[str] = set()
     done: set[str] = set()
-    path_stack: list[str] = []
-
-    def expand(eid: str) -> None:
-        path_stack.append(eid)
-        for sub in split_lists[eid]:
-            if sub in path_stack:
-                chain = " -> ".join([*path_stack[path_stack.index(sub):], sub])
-                raise ScoringInputError(
-                    path, first[sub].line,
-                    f"ElementOf cycle: {chain} (expected plural entities that are not "
-                    f"elements of themselves)", code="elementof_cycle")
-            if split_lists.get(sub):
-                if sub not in done:
-                    expand(sub)
-            elif sub not in member_seen:
-                member_seen.add(sub)
-                members.append(tuple(groups[sub]))
-        path_stack.pop()
-        done.add(eid)
-
-    expand(plural)
+    chain = [plural]  # the plurals being expanded, outermost first
+    stack = [iter(split_lists[plural])]
+    while stack:
+        sub = next(stack[-1], None)
+        if sub is None:
+            stack.pop()
+            done.add(chain.pop())
+            continue
+        if sub in chain:
+            names = " -> ".join([*chain[chain.index(sub):], sub])
+            raise ScoringInputError(
+                path, first[sub].line,
+                f"ElementOf cycle: {names} (expected plural entities that are not "
+                f"elements of themselves)", code="elementof_cycle")
+        if split_lists.get(sub):
+            if sub not in done:
+                chain.append(sub)
+                stack.append(iter(split_lists[sub]))
+        elif sub not in member_seen:
+            member_seen.add(sub)
+            members.append(tuple(groups[sub]))
     if not members:
         return None
     return AccommodatedSet(tuple(members), frozenset(members))
