@@ -88,3 +88,13 @@ def test_positional_formats_compare_only_the_number_of_tokens():
     key = doc()
     assert compare_tokens(key, doc(tokens=("a", "x", "x", "d")), forms=False) is None
     assert compare_tokens(key, doc(tokens=("a", "b")), forms=False).code == "token_count"
+
+
+@pytest.mark.parametrize("module_name", ["scoring.options", "scoring.validate"])
+def test_the_docstring_examples_hold(module_name):
+    """The doctests of the option parser and the cycle check."""
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module_name))
+    assert result.failed == 0 and result.attempted > 0
