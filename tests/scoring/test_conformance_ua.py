@@ -366,3 +366,23 @@ def test_where_the_reference_fails_we_do_what_the_policy_says(case: Path, mode: 
     for name in options.metrics:
         prf = result.metrics[name].prf
         assert all(0 <= v <= 1 + TOL for v in (prf.recall, prf.precision, prf.f1)), name
+
+
+@pytest.mark.parametrize("mode", ["default", "only_split_antecedent", "keep_non_referring",
+                                  "remove_singletons"])
+def test_cycles_are_refused_through_the_api(mode: str) -> None:
+    """Policy (d): an ElementOf cycle is a FILE:LINE error through `score_files` too, in every
+    mode that keeps split antecedents (v1 hangs, or raises AssertionError)."""
+    from scoring import score_files
+
+    case = CONFORMANCE / "ua-fixtures" / "elementof_cycle_hang"
+    if not case.is_dir():
+        pytest.skip(NO_PACK_REASON)
+    words = [] if mode == "default" else mode.split()
+    with pytest.raises(ScoringInputError) as caught:
+        score_files(str(case / "key.conllua"), str(case / "sys.conllua"), words)
+    assert caught.value.code == "elementof_cycle"
+    assert caught.value.line is not None
+    result = score_files(str(case / "key.conllua"), str(case / "sys.conllua"),
+                         ["remove_split_antecedent"])
+    assert result["metrics"]["muc"]["f1"] == 1.0  # harmless without split antecedents (Q13)
