@@ -182,21 +182,3 @@ def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_r
     assert sorted(outcomes) == ["accepted", "daily_limit", "daily_limit", "daily_limit"]
     assert Submission.objects.filter(team=world.alpha).count() == 1
 
-
-def test_a_job_killed_at_the_hard_time_limit_fails_with_a_message(world, shared_dir,
-                                                                  monkeypatch,
-                                                                  celery_worker_factory, wait):
-    """With no soft limit, the hard limit kills the child; the worker's main process marks
-    the submission failed instead of leaving it 'scoring' for the sweep."""
-    from tasks.scoring import score_submission_task
-
-    files = big_uploads(world, shared_dir)
-    monkeypatch.setattr(score_submission_task, "soft_time_limit", None)
-    monkeypatch.setattr(score_submission_task, "time_limit", 1)
-    celery_worker_factory(SCORING_SOFT_TIME_LIMIT="0", SCORING_HARD_TIME_LIMIT="1")
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=files)
-    wait(lambda: final(submission.pk), timeout=60, what="the job to be killed at its limit")
-    submission.refresh_from_db()
-    assert submission.status == Status.FAILED
-    assert submission.platform_failure and "hard time limit of 1 s" in submission.error
