@@ -186,6 +186,34 @@ class SubmissionDetailView(APIView):
         return Response(_submission_data(submission, request))
 
 
+class SubmissionDocumentsView(APIView):
+    """Per-document recall, precision and F1 of one metric (``?metric=``, default the task's
+    primary metric), for submissions whose scores you may see; others get 404."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("metric", str, description="default: primary metric")],
+        responses=OpenApiTypes.OBJECT,
+    )
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission = (Submission.objects.select_related("team", "phase__task__competition")
+                      .filter(pk=submission_id).first())
+        if submission is None:
+            raise Http404
+        analysis = submission_analysis(submission=submission, viewer=request.user,
+                                       document_metric=request.query_params.get("metric"))
+        if analysis is None:
+            raise Http404
+        return Response({
+            "submission_id": submission.pk,
+            "metric": analysis.document_metric,
+            "documents": [{"subcorpus": d.subcorpus, "document": d.document,
+                           "recall": d.recall, "precision": d.precision, "f1": d.f1}
+                          for d in analysis.documents],
+        })
+
+
 class LeaderboardView(APIView):
     """The phase's leaderboard, exactly as the page shows it to the same user."""
 

@@ -17,6 +17,8 @@ urlpatterns = [
          name="api-leaderboard"),
     path("submissions/<int:submission_id>/", api.SubmissionDetailView.as_view(),
          name="api-submission"),
+    path("submissions/<int:submission_id>/documents/", api.SubmissionDocumentsView.as_view(),
+         name="api-submission-documents"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -150,3 +150,17 @@ def test_schema_and_docs(api, world):
     text = schema.content.decode()
     assert "/api/phases/{phase_id}/submissions/" in text and "/api/token/" in text
     assert api.get("/api/docs/").status_code == 200
+
+
+def test_per_document_scores_through_the_api_obey_visibility(api, make_world):
+    world = make_world(visibility="hidden", show_own=True)
+    login(api, world.alice)
+    sid = submit(api, world).json()["id"]
+    body = api.get(f"/api/submissions/{sid}/documents/?metric=muc").json()
+    assert body["metric"] == "muc"
+    assert {(d["subcorpus"], d["document"]) for d in body["documents"]} == {
+        ("light", "light_1"), ("light", "light_2"), ("ami", "ami_1")}
+    login(api, world.bob)
+    assert api.get(f"/api/submissions/{sid}/documents/").status_code == 404
+    api.credentials()
+    assert api.get(f"/api/submissions/{sid}/documents/").status_code == 404
