@@ -215,9 +215,26 @@ def compare(request: HttpRequest) -> HttpResponse:
         raise Http404("These runs cannot be compared.")
     return render(request, "leaderboard/compare.html", {
         "a": a, "b": b, "results": results, "samples": samples, "seed": seed,
+        "documents": _document_pairs(a, b, viewer=request.user,
+                                     metric=metric or a.phase.task.primary_metric),
         "metric": metric or a.phase.task.primary_metric,
         "metric_label": metric_label(metric or a.phase.task.primary_metric),
     })
+
+
+def _document_pairs(a: Submission, b: Submission, *, viewer, metric: str) -> list[dict]:
+    """Both runs' F1 on every document they share, largest difference first."""
+    left = submission_analysis(submission=a, viewer=viewer, document_metric=metric)
+    right = submission_analysis(submission=b, viewer=viewer, document_metric=metric)
+    if left is None or right is None or left.document_metric != right.document_metric:
+        return []
+    theirs = {(d.subcorpus, d.document): d.f1 for d in right.documents}
+    pairs = [{"subcorpus": d.subcorpus, "document": d.document, "a": d.f1,
+              "b": theirs[(d.subcorpus, d.document)],
+              "difference": d.f1 - theirs[(d.subcorpus, d.document)]}
+             for d in left.documents if (d.subcorpus, d.document) in theirs]
+    pairs.sort(key=lambda p: (-abs(p["difference"]), p["subcorpus"], p["document"]))
+    return pairs
 
 
 def _compare_choose(request: HttpRequest, a: Submission) -> HttpResponse:

@@ -125,6 +125,9 @@ def test_compare_page_shows_p_values_and_samples(client, world, make):
     assert "500 samples" in html and "seed 7" in html
     results = {r.subcorpus: r.comparison for r in response.context["results"]}
     assert results["avg"].samples == 500 and results["avg"].score_a > results["avg"].score_b
+    documents = response.context["documents"]
+    assert len(documents) == 5 and documents[0]["document"] == "light_doc2"  # 0.9 - 0.1
+    assert documents[0]["difference"] == pytest.approx(0.8)
     hide(world["phase"])
     assert client.get(reverse("leaderboard:compare"),
                       {"a": world["a"].pk, "b": other.pk}).status_code == 404
