@@ -46,6 +46,14 @@ def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str) -> Phas
         task__competition__slug=competition_slug, task__slug=task_slug, slug=phase_slug)
 
 
+def phases_open(*, competition: Competition, at: datetime | None = None) -> list[Phase]:
+    """Phases of the competition that accept submissions at ``at`` (default: now)."""
+    at = at or timezone.now()
+    phases = Phase.objects.filter(task__competition=competition).select_related("task")
+    return [phase for phase in phases.order_by("task__order", "order", "id")
+            if phase.is_open(at=at)]
+
+
 def team_for_user(*, competition: Competition, user) -> Team | None:
     if user is None or not user.is_authenticated:
         return None

@@ -19,3 +19,14 @@ def score4(value) -> str:
     if value is None:
         return "–"
     return f"{100 * float(value):.2f}"
+
+
+@register.filter(needs_autoescape=True)
+def paragraphs(text, autoescape=True):
+    """Plain text with hard-wrapped lines as HTML paragraphs (blank lines separate them)."""
+    from django.utils.html import conditional_escape
+    from django.utils.safestring import mark_safe
+
+    escape = conditional_escape if autoescape else (lambda value: value)
+    blocks = [" ".join(block.split()) for block in str(text or "").split("\n\n")]
+    return mark_safe("".join(f"<p>{escape(block)}</p>" for block in blocks if block))
