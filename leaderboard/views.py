@@ -6,12 +6,12 @@ so they do not even reveal that the page exists.
 
 from __future__ import annotations
 
-import io
+import tempfile
 import zipfile
 from pathlib import Path
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -346,7 +346,8 @@ def final_submissions_zip(request: HttpRequest, competition: str, task: str,
     """Every team's final run of the phase (the counts rule) as one zip: the response files
     teams uploaded and a manifest. Gold keys are never included."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
-    buffer = io.BytesIO()
+    # On disk, not in memory: a phase's final runs can add up to gigabytes.
+    buffer = tempfile.TemporaryFile()
     manifest = ["team,submission_id,run_name,subcorpus,file,sha256"]
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for submission in phase_final_submissions(phase=phase_obj):
@@ -361,10 +362,10 @@ def final_submissions_zip(request: HttpRequest, competition: str, task: str,
                     _csv_cell(submission.team.name), str(submission.pk),
                     _csv_cell(submission.run_name), f.subcorpus.slug, member, f.sha256]))
         archive.writestr("MANIFEST.csv", "\n".join(manifest) + "\n")
-    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    buffer.seek(0)
     name = slugify(f"{competition}-{task}-{phase}-final-submissions")
-    response["Content-Disposition"] = f'attachment; filename="{name}.zip"'
-    return response
+    return FileResponse(buffer, as_attachment=True, filename=f"{name}.zip",
+                        content_type="application/zip")
 
 
 def _csv_cell(text: str) -> str:

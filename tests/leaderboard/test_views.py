@@ -211,7 +211,7 @@ def test_final_submissions_zip_has_responses_and_never_keys(client, world, setti
     client.force_login(world["organizer"])
     response = client.get(url(world, "final_submissions"))
     assert response["Content-Type"] == "application/zip"
-    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     names = archive.namelist()
     assert "MANIFEST.csv" in names and len(names) == 5
     contents = b"".join(archive.read(n) for n in names)
