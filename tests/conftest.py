@@ -35,6 +35,32 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-sync", "--disable-dev-shm-usage"]
 
 
+def _services_problem() -> str | None:
+    """Why the services tests cannot run here, or None. Checked before any database set-up,
+    so a configured but unreachable PostgreSQL or Redis skips them at once instead of failing
+    or hanging; tests that need a configuration that is not there skip in their fixtures."""
+    from urllib.parse import urlparse
+
+    for variable, name, default_port in (("DATABASE_URL", "PostgreSQL", 5432),
+                                         ("CELERY_BROKER_URL", "Redis", 6379)):
+        url = os.environ.get(variable, "")
+        if not url.startswith(("postgres://", "postgresql://", "redis://")):
+            continue
+        parsed = urlparse(url)
+        host, port = parsed.hostname or "127.0.0.1", parsed.port or default_port
+        if not _reachable(host, port):
+            return f"{name} is not reachable on {host}:{port} ({variable})"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    services = [item for item in items if "services" in item.keywords]
+    if services and (problem := _services_problem()):
+        skip = pytest.mark.skip(reason=problem)
+        for item in services:
+            item.add_marker(skip)
+
+
 def pytest_configure(config):
     # WhiteNoise warns when STATIC_ROOT has not been collected yet; tests serve no static files.
     config.addinivalue_line("filterwarnings", "ignore:No directory at:UserWarning")
