@@ -134,3 +134,16 @@ def test_doctests(module):
     """The examples in the metric docstrings hold."""
     failures, _ = doctest.testmod(module)
     assert failures == 0
+
+
+def test_blanc_with_a_split_antecedent_is_the_mean_over_mention_orders(make_doc):
+    """PA-6: the references give BLANC-c numerators 3, 3.67 or 4.33 (of 5) by mention order
+    (Q15). Ours: ab and cd links 1 each, f-g 1, and each pair of the set with f or g the
+    mean of its two orders, (2/3 + 0) / 2, where 2/3 is BLANC-c's F for {ab, cd} vs {ab, e}."""
+    key = _plural(make_doc, PA_KEY, PA_ELEMENTS)
+    response = _plural(make_doc, PA_KEY, {"1": ("4",), "3": ("4",)})
+    result = score_corpus([(key, response)], ScoringOptions())
+    coref = result.metrics["blanc"].counts[0]
+    assert coref.r_num == pytest.approx(3 + 2 / 3)
+    assert coref.r_den == 5
+    assert 3 / 5 <= coref.recall <= (4 + 1 / 3) / 5
