@@ -278,7 +278,7 @@ class WorkerProcess:
         self.env, self.log = env, log
         self.proc: subprocess.Popen | None = None
 
-    def start(self, timeout: float = 30.0) -> None:
+    def start(self, timeout: float = 90.0) -> None:
         from config.celery import app
 
         handle = open(self.log, "ab")
