@@ -23,7 +23,7 @@ ties go to earlier mentions. Zero mentions align exactly only.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -61,8 +61,11 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
         return {}
     key_set = set(key_codes)
     resp_set = set(response_codes)
-    k_rest = sorted((k for k in key_set - resp_set if not keys[k][1]), key=lambda c: _order(keys[c]))
-    s_rest = sorted((s for s in resp_set - key_set if not keys[s][1]), key=lambda c: _order(keys[c]))
+    def order(code: int):
+        return _order(keys[code])
+
+    k_rest = sorted((k for k in key_set - resp_set if not keys[k][1]), key=order)
+    s_rest = sorted((s for s in resp_set - key_set if not keys[s][1]), key=order)
     if not k_rest or not s_rest:
         return {}
     if matching == "partial-corefud":
@@ -143,7 +146,8 @@ def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads
         cands = list(by_head.get(hk, ()))
         for s in headless:
             sp = keys[s][0]
-            if sp[0][0] <= hk[0] and hk[1] <= sp[-1][1] and set(range(hk[0], hk[1] + 1)) <= _tokens(sp):
+            inside = sp[0][0] <= hk[0] and hk[1] <= sp[-1][1]
+            if inside and set(range(hk[0], hk[1] + 1)) <= _tokens(sp):
                 cands.append(s)
         for s in cands:
             ov = _overlap(kparts, keys[s][0])
@@ -185,7 +189,10 @@ def _assign(pairs: dict[tuple[int, int], float], keys: list[MentionKey]) -> dict
     for ks in pairs:
         components.setdefault(find(ks[0]), []).append(ks)
     rename: dict[int, int] = {}
-    order: Callable = lambda c: _order(keys[c])  # noqa: E731
+
+    def order(code: int):
+        return _order(keys[code])
+
     for members in components.values():
         if len(members) == 1:
             k, s = members[0]

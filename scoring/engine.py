@@ -21,7 +21,7 @@ import importlib
 from collections.abc import Iterable, Sequence
 
 from scoring.alignment import align_mentions
-from scoring.clusters import MentionKey, Partition, ProcessedLayer, SpanCoder, process_layer
+from scoring.clusters import MentionKey, Partition, SpanCoder, process_layer
 from scoring.errors import UsageError
 from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
@@ -263,4 +263,4 @@ def _bridging_pairs(doc: Document, markables: Sequence[Markable], coder: SpanCod
     return pairs
 
 
-__all__ = ["score_corpus", "score_document", "summarize", "ProcessedLayer"]
+__all__ = ["score_corpus", "score_document", "summarize"]
