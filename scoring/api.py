@@ -93,7 +93,9 @@ def _exploded_settings(options: ScoringOptions, side: str) -> dict[str, Any]:
         layers = ["identity"] + (["bridging"] if options.keep_bridging else [])
     uses_min = (options.matching == "partial-corefud" and side == "key"
                 or options.matching == "head")
-    return {"layers": layers, "check_min": uses_min, "discontinuous": options.style == "v2",
+    return {"layers": layers, "check_min": uses_min,
+            "read_min": options.matching in ("partial-corefud", "head"),
+            "discontinuous": options.style == "v2",
             "allow_crossing": options.allow_boundary_crossing, "layout": False}
 
 

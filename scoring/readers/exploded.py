@@ -136,7 +136,7 @@ class _Reader:
 
     def __init__(self, path: str, *, collect: list | None, layers: Collection[str] | None,
                  check_min: bool, discontinuous: bool, allow_crossing: bool,
-                 layout: bool) -> None:
+                 layout: bool, read_min: bool = True) -> None:
         self.path = str(path)
         self.collect = collect
         unknown = set(layers or ()) - set(LAYERS)
@@ -144,6 +144,7 @@ class _Reader:
             raise ValueError(f"unknown layers {sorted(unknown)}; valid: {sorted(LAYERS)}")
         self.layers = None if layers is None else {LAYERS[name] for name in layers}
         self.check_min = check_min
+        self.read_min = read_min or check_min
         self.discontinuous = discontinuous
         self.allow_crossing = allow_crossing
         self.layout = layout
@@ -473,7 +474,8 @@ class _Doc:
             if element_of:
                 element_of = tuple(e for e in element_of.split(",") if e)
             entry = _Open(
-                markable_id, entity_id, self.reader.lineno, attributes.get("Min"),
+                markable_id, entity_id, self.reader.lineno,
+                attributes.get("Min") if self.reader.read_min else None,
                 element_of or (), zero,
                 tuple((k, v) for k, v in attributes.items() if k not in _SCORED)
                 if self.reader.layout else ())
@@ -607,8 +609,8 @@ class _Doc:
 
 def iter_documents(path: str, *, collect: list | None = None,
                    layers: Collection[str] | None = None, check_min: bool = False,
-                   discontinuous: bool = False, allow_crossing: bool = False,
-                   layout: bool = True) -> Iterator[Document]:
+                   read_min: bool = True, discontinuous: bool = False,
+                   allow_crossing: bool = False, layout: bool = True) -> Iterator[Document]:
     """Yield the documents of an exploded CONLL-UA file one by one, reading it lazily.
 
     Parameters
@@ -622,6 +624,8 @@ def iter_documents(path: str, *, collect: list | None = None,
     check_min : bool
         Make a malformed ``Min`` (``1-2``) or one outside the document an error. Otherwise it
         reads as no Min (the reference scorers read Min only in MIN modes).
+    read_min : bool
+        False leaves every ``min_span`` None (exact matching never looks at Min).
     discontinuous : bool
         Read a MarkableID that opens again (same EntityID) as one more part of a discontinuous
         markable, as UA scorer v2 does. Otherwise a repeated MarkableID is an error.
@@ -631,7 +635,8 @@ def iter_documents(path: str, *, collect: list | None = None,
         Keep comments and raw rows in ``Document.sentences`` (for converters).
     """
     reader = _Reader(path, collect=collect, layers=layers, check_min=check_min,
-                     discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout)
+                     discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout,
+                     read_min=read_min)
     try:
         yield from reader.run()
     except _Abort:
