@@ -117,10 +117,21 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
     competition = phase_obj.task.competition
     current = selectors.team_for_user(competition=competition, user=request.user)
     subcorpora = list(phase_obj.subcorpora.filter(available=True))
-    form = SubmissionForm(request.POST or None, request.FILES or None, subcorpora=subcorpora)
-    context = {"competition": competition, "phase": phase_obj, "team": current, "form": form,
+    context = {"competition": competition, "phase": phase_obj, "team": current,
                "unavailable": phase_obj.subcorpora.filter(available=False),
                "now": timezone.now()}
+    if request.method == "POST":
+        try:  # before the body is read: an oversized upload never reaches the disk
+            length = request.META.get("CONTENT_LENGTH")
+            services.upload_request_check(phase=phase_obj,
+                                          content_length=int(length) if length else None)
+        except SubmissionRejected as exc:
+            context.update(form=SubmissionForm(subcorpora=subcorpora), rejection=exc)
+            if current is not None:
+                context["quota"] = services.submission_quota(team=current, phase=phase_obj)
+            return render(request, "competition/submit.html", context, status=413)
+    form = SubmissionForm(request.POST or None, request.FILES or None, subcorpora=subcorpora)
+    context["form"] = form
     if current is None:
         return render(request, "competition/submit.html", context)
     if request.method == "POST" and form.is_valid():

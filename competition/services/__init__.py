@@ -31,6 +31,7 @@ from competition.services.submissions import (
     submission_member_check,
     submission_quota,
     submissions_counted,
+    upload_request_check,
 )
 from competition.services.teams import organizer_team_get_or_create, team_create, team_join
 
@@ -41,5 +42,5 @@ __all__ = [
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
     "submission_fail", "submission_member_check", "submission_quota", "submission_record",
     "submission_rescore", "submission_sweep", "submissions_counted", "team_create",
-    "team_join", "user_signup",
+    "team_join", "upload_request_check", "user_signup",
 ]

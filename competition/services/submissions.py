@@ -70,6 +70,18 @@ def upload_limits() -> UploadLimits:
     )
 
 
+def upload_request_check(*, phase: Phase, content_length: int | None) -> None:
+    """Refuse a request body larger than the files the phase can take, before it is read:
+    one capped file per available sub-corpus (or one capped zip), plus room for the form."""
+    if content_length is None:
+        return
+    files = max(1, phase.subcorpora.filter(available=True).count())
+    limit = settings.SUBMISSION_MAX_UPLOAD_BYTES * files + 1024 * 1024
+    if content_length > limit:
+        raise SubmissionRejected("upload_too_large", name="of this request", size=content_length,
+                                 limit=limit)
+
+
 def utc_day_start(at: datetime) -> datetime:
     """Midnight UTC of the day ``at`` falls in: daily limits reset there."""
     return at.astimezone(dt_timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -313,6 +325,6 @@ def submission_member_check(*, submission: Submission, user) -> bool:
 
 
 __all__ = [
-    "Problem", "Quota", "submission_create", "submission_cancel", "submission_choose",
+    "Problem", "Quota", "submission_create", "upload_request_check", "submission_cancel", "submission_choose",
     "submission_disqualify", "submission_quota", "submissions_counted",
 ]

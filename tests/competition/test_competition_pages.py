@@ -226,3 +226,13 @@ def test_a_zip_upload_from_the_form(client, world, django_capture_on_commit_call
                                {"archive": SimpleUploadedFile("run.zip", buffer.getvalue())})
     assert response.status_code == 302
     assert Submission.objects.get().status == Submission.Status.SCORED
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(client, world, settings):
+    settings.SUBMISSION_MAX_UPLOAD_BYTES = 1000
+    client.force_login(world.alice)
+    big = SimpleUploadedFile("LIGHT.CONLLUA", b"x" * 3 * 1024 * 1024)
+    response = client.post(phase_url(world, "submit"), {"file_light": big})
+    assert response.status_code == 413
+    assert 'data-code="upload_too_large"' in response.content.decode()
+    assert not Submission.objects.exists()
