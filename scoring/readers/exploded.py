@@ -632,7 +632,8 @@ def iter_documents(path: str, *, collect: list | None = None,
     allow_crossing : bool
         Let a named closing (``m_1)``) close a markable that is not the innermost one.
     layout : bool
-        Keep comments and raw rows in ``Document.sentences`` (for converters).
+        Keep comments and raw rows in ``Document.sentences``, and the attributes scoring does
+        not use (``SemType``, …) in ``Markable.attributes`` (for converters).
     """
     reader = _Reader(path, collect=collect, layers=layers, check_min=check_min,
                      discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout,
