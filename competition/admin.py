@@ -141,9 +141,8 @@ def cancel_submissions(modeladmin, request, queryset):
 @admin.action(description="Disqualify (reason: set by organizer in admin)")
 def disqualify_submissions(modeladmin, request, queryset):
     for submission in queryset:
-        services.submission_disqualify(
-            submission=submission, reason=submission.disqualified_reason or "Disqualified by the organizers."
-        )
+        reason = submission.disqualified_reason or "Disqualified by the organizers."
+        services.submission_disqualify(submission=submission, reason=reason)
 
 
 @admin.register(models.Submission)

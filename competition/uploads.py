@@ -66,7 +66,8 @@ def subcorpus_for_name(name: str, subcorpora: Mapping[str, str]) -> str | None:
     return None
 
 
-def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int, name: str) -> tuple[int, str]:
+def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
+                  name: str) -> tuple[int, str]:
     """Write chunks to ``target`` with a byte counter; returns (size, sha256)."""
     digest = hashlib.sha256()
     size = 0

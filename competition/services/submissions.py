@@ -325,6 +325,7 @@ def submission_member_check(*, submission: Submission, user) -> bool:
 
 
 __all__ = [
-    "Problem", "Quota", "submission_create", "upload_request_check", "submission_cancel", "submission_choose",
+    "Problem", "Quota", "submission_create", "upload_request_check", "submission_cancel",
+    "submission_choose",
     "submission_disqualify", "submission_quota", "submissions_counted",
 ]
