@@ -84,6 +84,8 @@ def other_format(text_head: str) -> str | None:
             return "a compact CONLL-U (CorefUD) file; use -f corefud"
         if stripped.startswith("<"):
             return "an SGML (MUC-7) file; use -f muc7"
+        if stripped.startswith("# global.columns") and IDENTITY in stripped:
+            return None  # declared exploded: a short first token line is the reader's to name
         if stripped.startswith("#"):
             continue
         cells = stripped.split("\t") if "\t" in stripped else stripped.split()

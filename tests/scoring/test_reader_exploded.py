@@ -234,3 +234,10 @@ def test_sniff_and_other_format_tell_exploded_files_from_the_rest():
     assert "corefud" in exploded.other_format("# global.Entity = eid-etype-head-other\n")
     assert "muc7" in exploded.other_format("<DOC>\n")
     assert exploded.other_format(HEADER + "\n") is None
+
+
+def test_a_declared_exploded_file_is_never_taken_for_another_format():
+    """A header naming IDENTITY wins over a first token line that lacks the columns."""
+    head = HEADER + "\n# newdoc id = d\n" + "\t".join(["1", "a"] + ["_"] * 8) + "\n"
+    assert exploded.other_format(head) is None
+    assert "corefud" in exploded.other_format(head.split("\n", 1)[1])
