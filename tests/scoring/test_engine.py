@@ -174,3 +174,26 @@ def test_extra_metrics_mention_and_mor(make_doc):
     assert (mention.recall, mention.precision) == pytest.approx((1 / 2, 1 / 3))
     mor = result.metrics["mor"].counts[0]
     assert (mor.r_num, mor.r_den, mor.p_den) == (3, 4, 4)
+
+
+def test_head_matching_on_compact_files_uses_the_head_token(make_doc):
+    """Compact files carry a head token: same head, overlapping span → aligned, one to one."""
+    import dataclasses
+
+    def with_heads(doc, heads):
+        marks = tuple(dataclasses.replace(m, head=heads.get(m.parts[0])) for m in doc.identity)
+        return dataclasses.replace(doc, identity=marks)
+
+    key = with_heads(make_doc({"1": [(0, 3), 6], "2": [(8, 9)]}),
+                     {(0, 3): 2, (6, 6): 6, (8, 9): 9})
+    response = with_heads(make_doc({"1": [(1, 2), 6], "2": [(2, 4)]}),
+                          {(1, 2): 2, (6, 6): 6, (2, 4): 2})
+    result = score_corpus([(key, response)], ScoringOptions(matching="head"))
+    # (1, 2) and (2, 4) both have head 2 and overlap key (0, 3) by 2 of 4 tokens: a tie that
+    # goes to the earlier mention, so (1, 2) joins 6 in key entity 1; (2, 4) stays unmatched
+    # (key (8, 9) has head 9).
+    assert result.metrics["muc"].prf.recall == pytest.approx(1.0)
+    assert result.metrics["muc"].prf.precision == pytest.approx(1.0)
+    assert result.metrics["ceafm"].counts[0].r_num == pytest.approx(2.0)
+    bcub = result.metrics["bcub"].counts[0]
+    assert (bcub.p_num, bcub.p_den) == pytest.approx((2.0, 3.0))
