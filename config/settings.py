@@ -96,8 +96,11 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Wait for a writer instead of failing at once: the embedded mode scores in-process.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Wait for a writer instead of failing at once (the embedded mode scores in-process), and
+    # take the write lock when a transaction begins, so that the limit check of one upload and
+    # its insert cannot interleave with another's (PostgreSQL uses a row lock for this).
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        timeout=20, transaction_mode="IMMEDIATE")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------------------
