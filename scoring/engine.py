@@ -85,7 +85,7 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
                                                   _key_links_only(key))
 
     for name in options.extra_metrics:
-        counts = _extra_metric(name, key_part, resp_part, coder)
+        counts = _extra_metric(name, key_part, resp_part, r.partition, coder)
         result.metrics[name] = _metric_result(name, (counts,), (), options)
 
     if options.keep_non_referring:
@@ -221,12 +221,14 @@ def _token_keys(mention: MentionKey) -> list[tuple[int, int]]:
     return [(t, 0) for a, b in parts for t in range(a, b + 1)]
 
 
-def _extra_metric(name: str, key: Partition, response: Partition, coder: SpanCoder
-                  ) -> PRCounts:
-    """v2's metrics beyond the six, on the mode-processed, aligned clusters.
+def _extra_metric(name: str, key: Partition, response: Partition, unaligned: Partition,
+                  coder: SpanCoder) -> PRCounts:
+    """v2's metrics beyond the six, on the mode-processed clusters.
 
     ``mention``: mention identification (key mentions with an exact or aligned response
-    mention; v2 names it but crashes on it). ``mor`` and ``zero``: `scoring.extra_metrics`.
+    mention; v2 names it but crashes on it). ``mor`` and ``zero``: `scoring.extra_metrics`;
+    ``mor`` pairs mentions by itself, so it gets the response mentions as written
+    (``unaligned``), ``zero`` the aligned ones.
     """
     key_codes = {m for c in key.clusters for m in c}
     resp_codes = {m for c in response.clusters for m in c}
@@ -236,8 +238,9 @@ def _extra_metric(name: str, key: Partition, response: Partition, coder: SpanCod
     extra = importlib.import_module("scoring.extra_metrics")
     keys = coder.keys
     if name == "mor":
+        written = {m for c in unaligned.clusters for m in c}
         return extra.mor_counts([_token_keys(keys[m]) for m in sorted(key_codes)],
-                                [_token_keys(keys[m]) for m in sorted(resp_codes)])
+                                [_token_keys(keys[m]) for m in sorted(written)])
     if name == "zero":
         zeros = {m for m in key_codes | resp_codes if keys[m][1]}
         return extra.zero_counts(key.clusters, response.clusters, {}, zeros,

@@ -197,3 +197,14 @@ def test_head_matching_on_compact_files_uses_the_head_token(make_doc):
     assert result.metrics["ceafm"].counts[0].r_num == pytest.approx(2.0)
     bcub = result.metrics["bcub"].counts[0]
     assert (bcub.p_num, bcub.p_den) == pytest.approx((2.0, 3.0))
+
+
+def test_mor_ignores_the_matching_option(make_doc):
+    """MOR pairs mentions by token overlap itself: partial matching must not change it."""
+    key = make_doc({"1": [(0, 2), 5]}, min_spans={(0, 2): (1, 1)})
+    response = make_doc({"1": [(1, 2), 5]})
+    counts = [score_corpus([(key, response)], ScoringOptions(matching=matching,
+                                                             extra_metrics=("mor",)))
+              .metrics["mor"].counts[0] for matching in ("exact", "partial-corefud")]
+    assert counts[0] == counts[1]
+    assert (counts[0].r_num, counts[0].r_den, counts[0].p_den) == (3, 4, 3)
