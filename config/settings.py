@@ -159,10 +159,10 @@ SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60)  # seconds between sweeps (celery beat)
 
 # --- Celery -----------------------------------------------------------------------------
-# No broker configured: jobs run in-process (eager); "memory://" keeps Celery from looking
-# for an AMQP server it will never use.
+# No broker configured: jobs run in-process (eager); the in-memory transport keeps Celery from
+# looking for an AMQP server it will never use.
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
