@@ -386,3 +386,24 @@ def test_cycles_are_refused_through_the_api(mode: str) -> None:
     result = score_files(str(case / "key.conllua"), str(case / "sys.conllua"),
                          ["remove_split_antecedent"])
     assert result["metrics"]["muc"]["f1"] == 1.0  # harmless without split antecedents (Q13)
+
+
+CRAFT = f"{M6} -s -l -a partial-craft"
+
+
+def _craft_items():
+    items = [pytest.param(case, id=f"{suite}/{case.name}") for suite, case in _cases()
+             if suite != "ua-plural" and case.name not in REJECTED
+             and "error" not in _v2(case).get(CRAFT, {"error": "absent"})]
+    return items or [pytest.param(None, marks=pytest.mark.skip(reason=NO_PACK_REASON))]
+
+
+@pytest.mark.parametrize("case", _craft_items())
+def test_partial_craft_matches_v2_where_its_greedy_alignment_completes(case: Path) -> None:
+    """`-a partial-craft`: we align optimally, v2 greedily (it gives up when the first key
+    a response mention tries is taken). On every pack case v2's greedy pass finds a full
+    alignment, so the two must agree there (docs/scoring-deviations.md)."""
+    key, response = _documents(case)
+    options = parse_options(CRAFT.split()).options
+    result = score_corpus(_pairs(key, response), options)
+    _check_coref(result, _v2(case)[CRAFT])
