@@ -101,8 +101,10 @@ def score_submission_task(self, submission_id: int) -> str:
             results = services.submission_compute(submission=submission)
     except ScoringInputError as exc:  # the files: expected, no retry
         return fail(str(exc), platform=False)
-    except ScoringError as exc:  # the scorer's configuration: expected, no retry
-        return fail(f"The scorer refused the task's options: {exc}", platform=True)
+    except ScoringError as exc:  # the task's options or its gold key: expected, no retry
+        return fail(f"The scorer could not score this run ({exc}). This is a problem of the "
+                    "platform, not of your files: the run does not count against your "
+                    "limits.", platform=True)
     except SoftTimeLimitExceeded:
         return fail(TIME_LIMIT_MESSAGE.format(seconds=settings.SCORING_SOFT_TIME_LIMIT),
                     platform=True)

@@ -139,15 +139,17 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
 
 def _public_error(exc, *, key: str, response: str, submitted: SubmissionFile):
     """The same input error, naming files as the team knows them and never the gold key's
-    path or lines."""
-    from scoring.errors import ScoringInputError
+    path or lines. A fault of the gold key itself (missing, unreadable) is the platform's:
+    it becomes a plain ``ScoringError``, which does not count against the team."""
+    from scoring.errors import ScoringError, ScoringInputError
 
     on_key_side = exc.path == key
     message = exc.message.replace(key, f"gold key of {submitted.subcorpus.name}")
     message = message.replace(response, submitted.original_name)
+    if on_key_side:
+        return ScoringError(f"gold key of {submitted.subcorpus.name}: {message}")
     return ScoringInputError(
-        f"gold key of {submitted.subcorpus.name}" if on_key_side else submitted.original_name,
-        None if on_key_side else exc.line, message, code=exc.code, document=exc.document)
+        submitted.original_name, exc.line, message, code=exc.code, document=exc.document)
 
 
 def _number(value: Any) -> float:

@@ -165,3 +165,12 @@ def test_a_hard_time_limit_report_fails_the_claimed_submission(queued):
                       exception=TimeLimitExceeded(5), kwargs={}, traceback=None, einfo=None)
     queued.refresh_from_db()
     assert queued.status == Status.FAILED and "hard time limit" in queued.error
+
+
+def test_a_missing_gold_key_is_the_platforms_fault_and_hides_its_path(queued):
+    key = Path(settings.PRIVATE_ROOT) / queued.files.get(subcorpus__slug="ami").subcorpus.key_file
+    key.unlink()
+    assert run_task(queued) == "failed"
+    assert queued.status == Status.FAILED and queued.platform_failure
+    assert "gold key of AMI" in queued.error
+    assert str(settings.PRIVATE_ROOT) not in queued.error
