@@ -60,4 +60,7 @@ def organizer_team_get_or_create(*, competition: Competition) -> Team:
     team = Team.objects.filter(competition=competition, is_organizer_team=True).first()
     if team is not None:
         return team
-    return team_create(competition=competition, name="Organizers", is_organizer_team=True)
+    name = "Organizers"
+    if Team.objects.filter(competition=competition, name__iexact=name).exists():
+        name = f"Organizers of {competition.slug}"  # a participant team took the plain name
+    return team_create(competition=competition, name=name, is_organizer_team=True)

@@ -76,3 +76,10 @@ def test_signup_checks_the_password_and_the_name(db):
     with pytest.raises(CompetitionError) as caught:
         services.user_signup(username="dave", password="123")
     assert caught.value.code == "invalid_signup"
+
+
+def test_the_organizer_team_is_made_once_even_if_a_team_took_its_name(world):
+    services.team_create(competition=world.competition, name="organizers", user=world.mallory)
+    team = services.organizer_team_get_or_create(competition=world.competition)
+    assert team.is_organizer_team and team.name == "Organizers of codi-test"
+    assert services.organizer_team_get_or_create(competition=world.competition) == team
