@@ -43,6 +43,13 @@ SECRET_KEY = os.environ.get(
 DEBUG = env_bool("DEBUG", True)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Behind an HTTPS proxy (deploy/nginx.conf): HTTPS_ONLY=1 makes cookies secure and redirects
+# plain HTTP; the proxy's X-Forwarded-Proto says which scheme the browser used.
+HTTPS_ONLY = env_bool("HTTPS_ONLY", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS_ONLY
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+if HTTPS_ONLY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
