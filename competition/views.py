@@ -10,6 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
 from competition import selectors, services
@@ -53,7 +54,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}.")
-            return redirect(request.GET.get("next") or "competition:home")
+            target = request.GET.get("next", "")
+            if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                                   require_https=request.is_secure()):
+                target = "competition:home"  # never an open redirect to another site
+            return redirect(target)
     return render(request, "registration/signup.html", {"form": form})
 
 

@@ -236,3 +236,14 @@ def test_an_oversized_upload_is_refused_before_it_is_read(client, world, setting
     assert response.status_code == 413
     assert 'data-code="upload_too_large"' in response.content.decode()
     assert not Submission.objects.exists()
+
+
+@pytest.mark.parametrize("next_url, expected", [
+    ("/competitions/codi-test/", "/competitions/codi-test/"),
+    ("https://evil.example/", "/"),
+])
+def test_sign_up_returns_to_local_pages_only(client, db, next_url, expected):
+    response = client.post(reverse("signup") + f"?next={next_url}",
+                           {"username": "dora", "email": "", "password1": "dora-pass-word-1",
+                            "password2": "dora-pass-word-1"})
+    assert response.status_code == 302 and response["Location"] == expected
