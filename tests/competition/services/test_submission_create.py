@@ -190,3 +190,15 @@ def test_baselines_skip_dates_and_limits_but_only_for_the_organizer_team(make_wo
         services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
                                    files=world.uploads(), is_baseline=True)
     assert caught.value.code == "not_a_member"
+
+
+@pytest.mark.parametrize("payload", [b"\xff\xfe\x00garbage\n", b"", b"just some text\n",
+                                     b"PK\x03\x04 not really a zip"])
+def test_junk_files_are_rejected_with_a_message_not_a_crash(world, payload):
+    files = world.uploads()
+    files["light"] = SimpleUploadedFile("LIGHT.CONLLUA", payload)
+    exc = rejected(world, files=files)
+    assert exc.code in {"invalid_files", "unsafe_zip"}
+    assert exc.message
+    assert all(p.file == "LIGHT.CONLLUA" for p in exc.problems)
+    assert nothing_stored()
