@@ -62,6 +62,8 @@ def test_the_whole_path_from_sign_up_to_scores(client, world, django_capture_on_
                                         subcorpus__slug="light")
     assert f'data-subcorpus="light" data-value="{light_conll.f1}"' in page
     assert "only_split_antecedent" in page  # analysis modes are shown too
+    assert f"/submissions/{submission.pk}/analysis/" in page
+    assert client.get(f"/submissions/{submission.pk}/analysis/").status_code == 200
     listing = client.get(phase_url(world, "submissions")).content.decode()
     assert reverse("competition:submission", args=[submission.pk]) in listing
 
