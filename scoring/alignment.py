@@ -17,7 +17,13 @@ each connected component of the candidate graph:
   we use the optimal one-to-one alignment (docs/scoring-deviations.md).
 
 Rows and columns of each component are ordered by (start, end, length), as v2 sorts them, so
-ties go to earlier mentions. Zero mentions align exactly only.
+ties go to earlier mentions. Zero mentions align exactly only (or by their dependencies,
+`scoring.extra_metrics.zero_dependency_alignment`, before this step).
+
+Compact files: a mention of several nodes may contain empty nodes (`Markable.zeros`) and its
+head may be one (`Markable.head_zero`). Such mentions are compared as sets of nodes, as v2
+does: the key's minimum is then its Min span or else its head node (zero or word), and the
+scores count nodes.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from collections.abc import Iterable
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from scoring.clusters import MentionKey
+from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
 
 Span = tuple[int, int]
 
@@ -55,23 +61,32 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
                    keys: list[MentionKey], *, key_min: dict[int, Span],
                    key_heads: dict[int, int], response_min: dict[int, Span],
                    response_heads: dict[int, int], warnings: list[str] | None = None,
-                   where: str = "") -> dict[int, int]:
-    """Response code → key code for the mentions aligned beyond exact spans."""
+                   where: str = "", key_zero_heads: dict[int, tuple[int, int]] | None = None,
+                   response_zero_heads: dict[int, tuple[int, int]] | None = None
+                   ) -> dict[int, int]:
+    """Response code → key code for the mentions aligned beyond exact spans.
+
+    ``key_zero_heads`` / ``response_zero_heads``: code → (position, rank) of the head of a
+    mention whose head is an empty node (compact files).
+    """
     if matching == "exact":
         return {}
     key_set = set(key_codes)
     resp_set = set(response_codes)
     def order(code: int):
-        return _order(keys[code])
+        return mention_order(keys[code])
 
     k_rest = sorted((k for k in key_set - resp_set if not keys[k][1]), key=order)
     s_rest = sorted((s for s in resp_set - key_set if not keys[s][1]), key=order)
     if not k_rest or not s_rest:
         return {}
+    key_zero_heads = key_zero_heads or {}
     if matching == "partial-corefud":
-        pairs = _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where)
+        pairs = _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where,
+                                 key_zero_heads)
     elif matching == "head":
-        pairs = _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads)
+        pairs = _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads,
+                      key_zero_heads, response_zero_heads or {})
     elif matching == "partial-craft":
         pairs = _craft(k_rest, s_rest, keys)
     else:
@@ -79,18 +94,25 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
     return _assign(pairs, keys)
 
 
-def _order(key: MentionKey):
+def mention_order(key: MentionKey):
+    """(first node, last node, number of nodes), as v2 sorts mentions (nodes in
+    `node_order` terms, so mentions with and without empty nodes compare)."""
     parts = key[0]
-    return parts[0][0], parts[-1][1], _length(parts)
+    if len(key) > 2 and (key[2] or key[1]):
+        nodes = sorted(mention_nodes(key))
+        return nodes[0], nodes[-1], len(nodes)
+    return (parts[0][0], 0), (parts[-1][1], 0), _length(parts)
 
 
-def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where):
+def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where, key_zero_heads):
     starts = [keys[s][0][0][0] for s in s_rest]
     pairs: dict[tuple[int, int], float] = {}
     outside = 0
     for k in k_rest:
         mn = key_min.get(k)
-        if mn is None:
+        if mn is None or mention_zeros(keys[k]):
+            if mn is not None or k in key_zero_heads:
+                _partial_nodes(k, mn, key_zero_heads.get(k), s_rest, starts, keys, pairs)
             continue
         kparts = keys[k][0]
         kstart, kend = kparts[0][0], kparts[-1][1]
@@ -106,6 +128,8 @@ def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where):
         lo, hi = bisect_left(starts, kstart), bisect_right(starts, mn[0])
         for s in s_rest[lo:hi]:
             sparts = keys[s][0]
+            if mention_zeros(keys[s]):
+                continue  # nodes the key lacks
             if contiguous and len(sparts) == 1:
                 e, f = sparts[0]
                 if mn[1] <= f <= kend:
@@ -121,38 +145,67 @@ def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where):
     return pairs
 
 
-def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads):
-    def head_of(code, heads, mins) -> Span | None:
+def _partial_nodes(k, mn, zero_head, s_rest, starts, keys, pairs) -> None:
+    """Partial-corefud candidates of a key mention with empty nodes (or an empty head), on
+    node sets: ``Min(k) ⊆ s ⊆ k``, score |s| / |k| in nodes."""
+    knodes = mention_nodes(keys[k])
+    if mn is not None:
+        minimum = {(t, 0) for t in range(mn[0], mn[1] + 1)}
+    else:
+        minimum = {node_order(zero_head)}
+    if not minimum <= knodes:
+        return
+    kparts = keys[k][0]
+    lo, hi = bisect_left(starts, kparts[0][0]), bisect_right(starts, kparts[-1][1])
+    for s in s_rest[lo:hi]:
+        snodes = mention_nodes(keys[s])
+        if minimum <= snodes <= knodes:
+            pairs[(k, s)] = len(snodes) / len(knodes)
+
+
+def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads,
+          key_zero_heads, response_zero_heads):
+    def head_of(code, heads, mins, zero_heads) -> tuple | None:
         h = heads.get(code)
         if h is not None:
             return (h, h)
+        z = zero_heads.get(code)
+        if z is not None:
+            return (z[0], z[0], z[1])  # an empty node never equals a word's (h, h)
         return mins.get(code)
+
+    def covers(head: tuple, code: int) -> bool:
+        if len(head) == 3:
+            return node_order((head[0], head[2])) in mention_nodes(keys[code])
+        sp = keys[code][0]
+        inside = sp[0][0] <= head[0] and head[1] <= sp[-1][1]
+        return inside and set(range(head[0], head[1] + 1)) <= _tokens(sp)
 
     by_head: dict[Span, list[int]] = {}
     headless: list[int] = []
     for s in s_rest:
-        hs = head_of(s, response_heads, response_min)
+        hs = head_of(s, response_heads, response_min, response_zero_heads)
         if hs is None:
             headless.append(s)
         else:
             by_head.setdefault(hs, []).append(s)
     pairs: dict[tuple[int, int], float] = {}
     for k in k_rest:
-        hk = head_of(k, key_heads, key_min)
+        hk = head_of(k, key_heads, key_min, key_zero_heads)
         if hk is None:
             continue
         kparts = keys[k][0]
         klen = _length(kparts)
         cands = list(by_head.get(hk, ()))
-        for s in headless:
-            sp = keys[s][0]
-            inside = sp[0][0] <= hk[0] and hk[1] <= sp[-1][1]
-            if inside and set(range(hk[0], hk[1] + 1)) <= _tokens(sp):
-                cands.append(s)
+        cands.extend(s for s in headless if covers(hk, s))
         for s in cands:
-            ov = _overlap(kparts, keys[s][0])
+            if mention_zeros(keys[k]) or mention_zeros(keys[s]):
+                knodes = mention_nodes(keys[k])
+                ov = len(knodes & mention_nodes(keys[s])) / len(knodes)
+            else:
+                ov = _overlap(kparts, keys[s][0]) / klen
             if ov:
-                pairs[(k, s)] = ov / klen
+                pairs[(k, s)] = ov
     return pairs
 
 
@@ -191,7 +244,7 @@ def _assign(pairs: dict[tuple[int, int], float], keys: list[MentionKey]) -> dict
     rename: dict[int, int] = {}
 
     def order(code: int):
-        return _order(keys[code])
+        return mention_order(keys[code])
 
     for members in components.values():
         if len(members) == 1:

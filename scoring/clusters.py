@@ -29,21 +29,68 @@ from scoring.errors import ScoringInputError
 from scoring.model import Markable
 from scoring.options import ScoringOptions
 
-MentionKey = tuple[tuple[tuple[int, int], ...], int]
-"""What makes two markables the same mention: their token parts and their zero rank."""
+MentionKey = tuple
+"""What makes two markables the same mention: ``(parts, zero)``, their word parts and zero
+rank; ``(parts, zero, zeros)`` when empty nodes lie inside a mention of several nodes
+(`Markable.zeros`); ``(parts, zero, zeros, head)`` under head matching on compact files, where
+v2 compares the head too ("super-exact", VM:100-115), ``head`` being ``(position, rank)`` of
+the head node. ``key[0]`` and ``key[1]`` always mean the same; see `mention_zeros`."""
+
+
+def mention_key(markable: Markable, head_identity: bool = False) -> MentionKey:
+    """The `MentionKey` of a markable (``head_identity``: the head is part of it)."""
+    if head_identity:
+        if markable.head is not None:
+            head = (markable.head, markable.head_zero)
+        elif markable.zero:
+            head = (markable.start, markable.zero)
+        else:  # v2: the first node when none is annotated
+            head = min([(markable.start, 0), *markable.zeros], key=node_order)
+        return (markable.parts, markable.zero, markable.zeros, head)
+    if markable.zeros:
+        return (markable.parts, markable.zero, markable.zeros)
+    return (markable.parts, markable.zero)
+
+
+def mention_zeros(key: MentionKey) -> tuple[tuple[int, int], ...]:
+    """The empty nodes inside a mention of several nodes, as ``(position, rank)``."""
+    return key[2] if len(key) > 2 else ()
+
+
+def node_order(node: tuple[int, int]) -> tuple[int, int]:
+    """Sort key of a node ``(position, rank)``: word t is (t, 0); the k-th zero before word p
+    is (p - 1, k), so it sorts between the words around it."""
+    position, rank = node
+    return (position - 1, rank) if rank else node
+
+
+def mention_nodes(key: MentionKey) -> frozenset[tuple[int, int]]:
+    """Every node of a mention in `node_order` terms (words and empty nodes)."""
+    parts, zero = key[0], key[1]
+    if zero:
+        out = {(parts[0][0] - 1, zero)}
+    else:
+        out = {(t, 0) for a, b in parts for t in range(a, b + 1)}
+    out.update((p - 1, k) for p, k in mention_zeros(key))
+    return frozenset(out)
 
 
 class SpanCoder:
-    """Gives every distinct mention of one document pair a small integer code."""
+    """Gives every distinct mention of one document pair a small integer code.
 
-    __slots__ = ("codes", "keys")
+    ``head_identity``: the head is part of a mention's identity (head matching on compact
+    files, `mention_key`).
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("codes", "keys", "head_identity")
+
+    def __init__(self, head_identity: bool = False) -> None:
         self.codes: dict[MentionKey, int] = {}
         self.keys: list[MentionKey] = []
+        self.head_identity = head_identity
 
     def code(self, markable: Markable) -> int:
-        key = (markable.parts, markable.zero)
+        key = mention_key(markable, self.head_identity)
         code = self.codes.get(key)
         if code is None:
             code = self.codes[key] = len(self.keys)
@@ -107,6 +154,11 @@ class ProcessedLayer:
     entity_ids: list[str]  # entity id of each scored cluster (the first one when merged)
     min_spans: dict[int, tuple[int, int]]  # code → Min span (first markable that has one)
     heads: dict[int, int]  # code → head token (first markable that has one)
+    # codes of zero mentions on this side (a zero, or a mention whose head is a zero; v2
+    # ``is_zero``), their head node (position, rank) and their ``deps`` attribute
+    zeros: set[int] = field(default_factory=set)
+    zero_heads: dict[int, tuple[int, int]] = field(default_factory=dict)
+    deps: dict[int, str] = field(default_factory=dict)
 
 
 def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder: SpanCoder,
@@ -117,13 +169,21 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
     groups: dict[str, list[int]] = {}
     first: dict[str, Markable] = {}
     split_lists: dict[str, list[str]] = {}
-    has_zeros = False
+    head_identity = coder.head_identity
+    zero_codes: set[int] = set()
+    zero_heads: dict[int, tuple[int, int]] = {}
+    deps: dict[int, str] = {}
+    mcodes: list[int] = []
     for m in markables:
-        key = (m.parts, m.zero)
+        if head_identity or m.zeros:
+            key = mention_key(m, head_identity)
+        else:
+            key = (m.parts, m.zero)
         code = codes_of.get(key)
         if code is None:
             code = codes_of[key] = len(code_keys)
             code_keys.append(key)
+        mcodes.append(code)
         eid = m.entity_id
         codes = groups.get(eid)
         if codes is None:
@@ -134,17 +194,19 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
         if m.element_of:
             for plural in m.element_of:
                 split_lists.setdefault(plural, []).append(eid)
-        if m.zero:
-            has_zeros = True
+        if m.zero or m.head_zero:
+            zero_codes.add(code)
+            if code not in zero_heads:
+                zero_heads[code] = (m.head, m.head_zero) if m.head_zero else (m.start, m.zero)
+                deps[code] = dict(m.attributes).get("deps", "")
     min_spans: dict[int, tuple[int, int]] = {}
     heads: dict[int, int] = {}
     if options.matching != "exact":
-        for m in markables:
+        for m, code in zip(markables, mcodes):
             if m.min_span is not None or m.head is not None:
-                code = codes_of[(m.parts, m.zero)]
                 if m.min_span is not None and code not in min_spans:
                     min_spans[code] = m.min_span
-                if m.head is not None and code not in heads:
+                if m.head is not None and not m.head_zero and code not in heads:
                     heads[code] = m.head
     # the same span twice in one entity counts once (policy); members of accommodated sets
     # keep every markable (``raw``), as both references do
@@ -157,9 +219,8 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
             unique = list(dict.fromkeys(codes))
             groups[eid] = unique
             seen: set[int] = set()
-            for m in markables:
+            for m, code in zip(markables, mcodes):
                 if m.entity_id == eid:
-                    code = codes_of[(m.parts, m.zero)]
                     if code in seen:
                         duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
                     seen.add(code)
@@ -184,8 +245,8 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
             continue
         if not keep_singletons and len(codes) + (acc is not None) == 1:
             continue
-        if has_zeros and not options.keep_zeros:
-            codes = [c for c in codes if not code_keys[c][1]]
+        if zero_codes and not options.keep_zeros:
+            codes = [c for c in codes if c not in zero_codes]
             if not codes and acc is None:
                 continue
         clusters.append(codes)
@@ -194,7 +255,8 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
 
     if keep_split and any(s is not None for s in sets):
         clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
-    return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads)
+    return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads,
+                          zero_codes, zero_heads, deps)
 
 
 def _accommodated_set(plural: str, groups: dict[str, list[int]],

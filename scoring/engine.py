@@ -20,8 +20,14 @@ import gc
 import importlib
 from collections.abc import Iterable, Sequence
 
-from scoring.alignment import align_mentions
-from scoring.clusters import MentionKey, Partition, SpanCoder, process_layer
+from scoring.alignment import align_mentions, mention_order
+from scoring.clusters import (
+    Partition,
+    ProcessedLayer,
+    SpanCoder,
+    mention_nodes,
+    process_layer,
+)
 from scoring.errors import UsageError
 from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
@@ -40,6 +46,8 @@ from scoring.results import (
 from scoring.splits import SetPairs
 
 CONLL_2012 = "conll"  # Document.metadata["format"] of the CoNLL-2012 reader
+COMPACT = "corefud"  # ... of the compact (CorefUD) reader
+MUC_7 = "muc7"  # ... of the MUC-7 reader
 
 
 def score_document(key: Document, response: Document, options: ScoringOptions) -> DocumentResult:
@@ -55,7 +63,11 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
     result = DocumentResult(key.name)
     warnings = result.warnings
     dd = options.discourse_deixis
-    coder = SpanCoder()
+    compact = key.metadata.get("format") == COMPACT
+    # head matching on compact files compares heads even for identical spans (v2 VM:100-115)
+    coder = SpanCoder(head_identity=compact and options.matching == "head")
+    if key.metadata.get("format") == MUC_7:
+        key = importlib.import_module("scoring.filters").drop_unmarked_optional(key, response)
     key_markables = _filtered(key, key.layer(dd), options, key)
     resp_markables = _filtered(response, response.layer(dd), options, key)
     k = process_layer(key_markables, options, coder, path=key.path, document=key.name,
@@ -63,13 +75,23 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
     r = process_layer(resp_markables, options, coder, path=response.path,
                       document=response.name, warnings=warnings)
     key_part, resp_part = k.partition, r.partition
+    rename: dict[int, int] = {}
+    if (options.keep_zeros and options.zero_match_method == "dependent" and k.zeros
+            and r.zeros):
+        rename = _zero_dependency_rename(k, r, key, response, coder)
+        resp_part = resp_part.renamed(rename)
     if options.matching != "exact":
-        rename = align_mentions(
+        more = align_mentions(
             options.matching, (m for c in key_part.clusters for m in c),
             (m for c in resp_part.clusters for m in c), coder.keys,
             key_min=k.min_spans, key_heads=k.heads, response_min=r.min_spans,
-            response_heads=r.heads, warnings=warnings, where=f"{key.path}: document {key.name}")
-        resp_part = resp_part.renamed(rename)
+            response_heads=r.heads, warnings=warnings, where=f"{key.path}: document {key.name}",
+            key_zero_heads=k.zero_heads, response_zero_heads=r.zero_heads)
+        if more:
+            resp_part = resp_part.renamed(more)
+            targets = set(rename.values())
+            rename = {s: more.get(t, t) for s, t in rename.items()} | {
+                s: t for s, t in more.items() if s not in rename and s not in targets}
 
     if options.metrics:
         table = Contingency(key_part, resp_part)
@@ -85,7 +107,7 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
                                                   _key_links_only(key))
 
     for name in options.extra_metrics:
-        counts = _extra_metric(name, key_part, resp_part, r.partition, coder)
+        counts = _extra_metric(name, key_part, resp_part, k, r, rename, coder)
         result.metrics[name] = _metric_result(name, (counts,), (), options)
 
     if options.keep_non_referring:
@@ -212,23 +234,73 @@ def _filtered(doc: Document, markables: tuple[Markable, ...], options: ScoringOp
     return tuple(filters.apply(doc, markables, options, key=key))
 
 
-def _token_keys(mention: MentionKey) -> list[tuple[int, int]]:
-    """Ordered token keys of a mention: word t is (t, 0); the k-th zero before word p is
-    (p - 1, k), so it sorts between the words around it."""
-    parts, zero = mention
-    if zero:
-        return [(parts[0][0] - 1, zero)]
-    return [(t, 0) for a, b in parts for t in range(a, b + 1)]
+def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,
+                            response: Document, coder: SpanCoder) -> dict[int, int]:
+    """Align key and response zeros by their dependencies first (v2 ``--zero-match-method
+    dependent``, §6.1 step 1): response code → key code.
+
+    Every zero of either side takes part, identical ones included, as in v2: a response zero
+    aligned to another key zero than its identical one takes that key zero's place. A response
+    zero whose identical key zero went to another response zero, and that found no partner
+    itself, gets a fresh code (it matches nothing, as in v2). Zeros of different sentences
+    never align (a ``root`` parent is qualified by its sentence).
+    """
+    extra = importlib.import_module("scoring.extra_metrics")
+    keys = coder.keys
+    key_zeros = {c for cl in k.partition.clusters for c in cl if c in k.zeros}
+    resp_zeros = {c for cl in r.partition.clusters for c in cl if c in r.zeros}
+    if not key_zeros or not resp_zeros:
+        return {}
+    key_sentences = _zero_sentences(key)
+    resp_sentences = _zero_sentences(response)
+
+    def deps(layer: ProcessedLayer, code: int, sentences: dict) -> str:
+        text = layer.deps.get(code, "")
+        if "root" not in text:
+            return text
+        where = sentences.get(layer.zero_heads.get(code), "")
+        return "|".join(f"root@{where}" + item[4:] if item.startswith("root") else item
+                        for item in text.split("|"))
+
+    aligned = extra.zero_dependency_alignment(
+        {(mention_order(keys[c]), c): deps(k, c, key_sentences) for c in key_zeros},
+        {(mention_order(keys[c]), c): deps(r, c, resp_sentences) for c in resp_zeros})
+    rename = {s[1]: kk[1] for kk, s in aligned.items()}
+    taken = set(rename.values())
+    for c in resp_zeros:
+        if c not in rename and c in taken:
+            rename[c] = len(keys)
+            keys.append(keys[c])  # a fresh code for the same nodes
+    return {s: t for s, t in rename.items() if s != t}
 
 
-def _extra_metric(name: str, key: Partition, response: Partition, unaligned: Partition,
-                  coder: SpanCoder) -> PRCounts:
+def _zero_sentences(doc: Document) -> dict[tuple[int, int], int]:
+    """(position, rank) of each empty node → index of its sentence."""
+    out: dict[tuple[int, int], int] = {}
+    position = 0
+    for index, sentence in enumerate(doc.sentences):
+        rank = 0
+        for row in sentence.rows:
+            ident = row[0] if row else ""
+            if "." in ident:
+                rank += 1
+                out[(position, rank)] = index
+            elif ident.isdigit():
+                position += 1
+                rank = 0
+    return out
+
+
+def _extra_metric(name: str, key: Partition, response: Partition, k: ProcessedLayer,
+                  r: ProcessedLayer, rename: dict[int, int], coder: SpanCoder) -> PRCounts:
     """v2's metrics beyond the six, on the mode-processed clusters.
 
     ``mention``: mention identification (key mentions with an exact or aligned response
-    mention; v2 names it but crashes on it). ``mor`` and ``zero``: `scoring.extra_metrics`;
-    ``mor`` pairs mentions by itself, so it gets the response mentions as written
-    (``unaligned``), ``zero`` the aligned ones.
+    mention; v2 names it but crashes on it). ``mor`` and ``zero``: `scoring.extra_metrics`.
+    ``mor`` pairs mentions by itself, so it gets the response mentions as written, every
+    mention of every cluster (a span in two clusters counts twice, as in v2 VE:317-373).
+    ``zero`` gets the response as written, the alignment as a key → response map, and each
+    side's own zeros (v2 asks each mention whether its head is empty).
     """
     key_codes = {m for c in key.clusters for m in c}
     resp_codes = {m for c in response.clusters for m in c}
@@ -238,13 +310,14 @@ def _extra_metric(name: str, key: Partition, response: Partition, unaligned: Par
     extra = importlib.import_module("scoring.extra_metrics")
     keys = coder.keys
     if name == "mor":
-        written = {m for c in unaligned.clusters for m in c}
-        return extra.mor_counts([_token_keys(keys[m]) for m in sorted(key_codes)],
-                                [_token_keys(keys[m]) for m in sorted(written)])
+        return extra.mor_counts(
+            [mention_nodes(keys[m]) for c in key.clusters for m in c],
+            [mention_nodes(keys[m]) for c in r.partition.clusters for m in c])
     if name == "zero":
-        zeros = {m for m in key_codes | resp_codes if keys[m][1]}
-        return extra.zero_counts(key.clusters, response.clusters, {}, zeros,
-                                 order=lambda m: _token_keys(keys[m])[0])
+        key_to_response = {t: s for s, t in rename.items()}
+        return extra.zero_counts(key.clusters, r.partition.clusters, key_to_response, k.zeros,
+                                 order=lambda m: mention_order(keys[m]),
+                                 response_zeros=r.zeros)
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
 
 

@@ -75,7 +75,8 @@ def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
                 response_clusters: Sequence[Sequence[Hashable]],
                 key_to_response: Mapping[Hashable, Hashable],
                 zeros: Container[Hashable],
-                order: Callable[[Hashable], Any] | None = None) -> PRCounts:
+                order: Callable[[Hashable], Any] | None = None,
+                response_zeros: Container[Hashable] | None = None) -> PRCounts:
     """Anaphor-level score of zero anaphors (CRAC 2022; v2 ``zero``, VE:402-466).
 
     Parameters
@@ -91,6 +92,9 @@ def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
     order : callable, optional
         Sort key putting the mentions of a cluster in document order (default: the keys'
         own order, e.g. ``(start, end)`` tuples).
+    response_zeros : container, optional
+        The response mentions that are zeros, where the sides differ (the same span can have
+        an empty head in the key and a word head in the response); default ``zeros``.
 
     Each cluster is put in document order. Each non-first key mention that is a zero is
     an anaphor; its counterpart is the identical response mention or its aligned one:
@@ -110,6 +114,8 @@ def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
     >>> zero_counts([[(0, 0), (3, 3)]], [[(3, 3)], [(0, 0)]], {}, {(3, 3)})
     PRCounts(p_num=0, p_den=0, r_num=0, r_den=1)
     """
+    if response_zeros is None:
+        response_zeros = zeros
     key_clusters = [sorted(c, key=order) for c in key_clusters]
     response_clusters = [sorted(c, key=order) for c in response_clusters]
     first_mentions = {c[0] for c in response_clusters if c}
@@ -141,7 +147,8 @@ def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
                 earlier.add(target)
     for cluster in response_clusters:
         for mention in cluster:
-            if mention not in first_mentions and mention not in covered and mention in zeros:
+            if (mention not in first_mentions and mention not in covered
+                    and mention in response_zeros):
                 fp += 1
     return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
 

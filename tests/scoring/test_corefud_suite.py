@@ -703,14 +703,7 @@ NOT_REPRODUCED: dict[tuple[str, int], str] = {
 }
 """README values that we do not reproduce on purpose, with the reason."""
 
-PENDING: dict[tuple[str, int], str] = {
-    **{(ZEROS, line): "zeros inside multi-word mentions and zero heads (Markable.zeros, "
-       "head_zero) are not used by the engine's matching yet"
-       for line in (112, 113, 118, 119, 143, 144)},
-    **{(ZEROS, line): "dependency-based zero matching (--zero-match-method dependent, the "
-       "'deps' attribute of zero markables) is not implemented by the engine yet"
-       for line in (176, 177, 188, 189, 200, 201, 212, 213, 232, 233, 238, 239)},
-}
+PENDING: dict[tuple[str, int], str] = {}
 """README values that need engine work; xfail(strict) so they are noticed once they pass."""
 
 
