@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from scoring.engine import score_corpus, score_document
 from scoring.errors import ScoringInputError
+from scoring.model import Document, Markable, Sentence
 from scoring.options import ScoringOptions
+from scoring.results import PRCounts
 
 SIX = ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc")
 
@@ -208,3 +212,152 @@ def test_mor_ignores_the_matching_option(make_doc):
               .metrics["mor"].counts[0] for matching in ("exact", "partial-corefud")]
     assert counts[0] == counts[1]
     assert (counts[0].r_num, counts[0].r_den, counts[0].p_den) == (3, 4, 3)
+
+
+def test_mor_counts_a_span_of_two_clusters_twice(make_doc):
+    """v2 feeds MOR every mention of every cluster: a span in two entities counts twice."""
+    key = make_doc({"1": [(0, 1)], "2": [(0, 1), 5]})
+    response = make_doc({"1": [(0, 1)]})
+    mor = score_corpus([(key, response)], ScoringOptions(extra_metrics=("mor",))
+                       ).metrics["mor"].counts[0]
+    # key tokens 2 + 2 + 1; only one key copy of (0, 1) pairs with the response's (0, 1)
+    assert (mor.r_num, mor.r_den, mor.p_num, mor.p_den) == (2, 5, 2, 2)
+
+
+# -- compact (CorefUD) files: empty nodes inside mentions, empty heads, zeros -------------
+
+def compact_doc(mentions, *, n_tokens=20, sentences=()):
+    """A compact-format document from ``(entity, parts, keyword fields)`` triples."""
+    markables = tuple(Markable(f"m{n}", eid, tuple(parts), line=n, **fields)
+                      for n, (eid, parts, fields) in enumerate(mentions, 1))
+    return Document(name="d", path="d.conllu", line=1, tokens=("w",) * n_tokens,
+                    identity=markables, sentences=tuple(sentences),
+                    metadata={"format": "corefud"})
+
+
+def muc(key, response, **options):
+    return score_corpus([(key, response)], ScoringOptions(**options)).metrics["muc"].prf
+
+
+def test_an_empty_node_inside_a_mention_is_part_of_its_identity():
+    """Words 0-2 with the empty node 2.1 are another mention than words 0-2 alone (v2
+    compares the mention's nodes)."""
+    key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),)}), ("e1", [(5, 5)], {})])
+    same = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),)}), ("e1", [(5, 5)], {})])
+    words_only = compact_doc([("e1", [(0, 2)], {}), ("e1", [(5, 5)], {})])
+    assert muc(key, same).recall == 1.0
+    assert muc(key, words_only).recall == 0.0
+
+
+def test_head_matching_on_compact_files_compares_the_heads_of_identical_spans():
+    """v2 `-a head` is "super-exact" on identical spans: the same nodes with another head do
+    not match (CorefUD suite TC-ZD-2/ZE-1 `_head`); partial matching ignores the head there."""
+    key = compact_doc([("e1", [(0, 2)], {"head": 1, "min_span": (1, 1)}),
+                       ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    other_head = compact_doc([("e1", [(0, 2)], {"head": 2, "min_span": (2, 2)}),
+                              ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    assert muc(key, other_head, matching="head").recall == 0.0
+    assert muc(key, key, matching="head").recall == 1.0
+    assert muc(key, other_head, matching="partial-corefud").recall == 1.0
+
+
+def test_partial_matching_with_an_empty_head_needs_the_empty_node():
+    """Key 0-2 + 2.1 headed by the empty node: a response inside it that holds the empty node
+    matches partially (TC-ZD-3), one without it does not."""
+    key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
+                       ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    with_zero = compact_doc([("e1", [(1, 1)], {"zeros": ((2, 1),), "head": 1,
+                                               "min_span": (1, 1)}),
+                             ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    without = compact_doc([("e1", [(1, 2)], {"head": 1, "min_span": (1, 1)}),
+                           ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    # an empty-headed mention is a zero: -z keeps it (corefud-scorer.py always does)
+    assert muc(key, with_zero, matching="partial-corefud", keep_zeros=True).recall == 1.0
+    assert muc(key, without, matching="partial-corefud", keep_zeros=True).recall == 0.0
+    # head matching: the heads differ (an empty node vs word 1)
+    assert muc(key, with_zero, matching="head", keep_zeros=True).recall == 0.0
+
+
+def test_a_mention_with_an_empty_head_is_a_zero_and_leaves_without_keep_zeros():
+    """v2's is_zero is "the head is empty": without -z such mentions are dropped too."""
+    doc = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
+                       ("e1", [(5, 5)], {"head": 5})])
+    counts = {z: score_corpus([(doc, doc)], ScoringOptions(keep_zeros=z,
+                                                           extra_metrics=("mention",))
+                              ).metrics["mention"].counts[0].r_den for z in (False, True)}
+    assert counts == {False: 1, True: 2}
+
+
+def zero_pair(key_zero, response_zero, key_deps="4:nsubj", response_deps="4:nsubj",
+              sentences=()):
+    """Entity e1 = word 0 + one zero ``(position, rank)`` with the given deps, each side."""
+    def doc(zero, deps):
+        return compact_doc([("e1", [(0, 0)], {}),
+                            ("e1", [(zero[0], zero[0])], {"zero": zero[1], "head": zero[0],
+                                                          "attributes": (("deps", deps),)})],
+                           sentences=sentences)
+    return doc(key_zero, key_deps), doc(response_zero, response_deps)
+
+
+def test_dependent_zero_matching_aligns_zeros_by_their_dependencies():
+    """--zero-match-method dependent: zeros at different places with the same dependency
+    align (TC-ZF-2); the zero metric gets that alignment too."""
+    key, response = zero_pair((5, 1), (7, 1))
+    options = dict(keep_zeros=True, metrics=("muc",), extra_metrics=("zero",))
+    dependent = score_corpus([(key, response)], ScoringOptions(zero_match_method="dependent",
+                                                               **options))
+    linear = score_corpus([(key, response)], ScoringOptions(zero_match_method="linear",
+                                                            **options))
+    assert dependent.metrics["muc"].prf.recall == 1.0
+    assert dependent.metrics["zero"].counts[0] == PRCounts(1, 1, 1, 1)
+    assert linear.metrics["muc"].prf.recall == 0.0
+    # linear: the key zero anaphor has no counterpart (fn), the response one is not covered
+    assert linear.metrics["zero"].counts[0] == PRCounts(0, 1, 0, 1)
+
+
+def test_dependent_zero_matching_never_aligns_across_sentences():
+    """A ``root`` parent is per sentence: root zeros of two sentences do not align (v2 scores
+    0 across sentences), root zeros of one sentence do."""
+    sentences = (Sentence((), (("1",), ("2",), ("2.1",))),
+                 Sentence((), (("1",), ("1.1",), ("2",), ("2.1",))))
+    options = dict(keep_zeros=True, zero_match_method="dependent", metrics=("muc",))
+    across = zero_pair((2, 1), (4, 1), "root:root", "root:root", sentences)
+    within = zero_pair((3, 1), (4, 1), "root:root", "root:root", sentences)
+    assert muc(*across, **options).recall == 0.0
+    assert muc(*within, **options).recall == 1.0
+
+
+# -- MUC-7: optional key markables ----------------------------------------------------------
+
+MUC7_KEY = """<DOC><DOCNO> d1 </DOCNO><TEXT>
+<COREF ID="1" MIN="Smith">John Smith</COREF> came . <COREF ID="2" REF="1">He</COREF> sat .
+<COREF ID="3" REF="1" STATUS="OPT">the man</COREF> smiled .
+<COREF ID="4" REF="1" STATUS="OPT" MIN="boss">the old boss</COREF> left .
+</TEXT></DOC>
+"""
+MUC7_RESPONSE = """<DOC><DOCNO> d1 </DOCNO><TEXT>
+<COREF ID="1">John Smith</COREF> came . <COREF ID="2" REF="1">He</COREF> sat .
+the man smiled .
+the <COREF ID="3" REF="1">old boss</COREF> left .
+</TEXT></DOC>
+"""
+
+
+def test_muc7_optional_key_markables_count_only_where_the_response_marks_them(tmp_path):
+    """MUC-7: "the man" (OPT, unmarked) is not scored; "the old boss" (OPT) is, since the
+    response marks it (inside it, covering its MIN "boss")."""
+    from scoring.readers import muc7
+
+    (tmp_path / "key.sgml").write_text(MUC7_KEY)
+    (tmp_path / "response.sgml").write_text(MUC7_RESPONSE)
+    [key] = muc7.read(tmp_path / "key.sgml")
+    [response] = muc7.read(tmp_path / "response.sgml")
+    # partial matching aligns "old boss" with "the old boss": one key chain of 3, all found
+    partial = muc(key, response, matching="partial-corefud")
+    assert (partial.recall, partial.precision) == (1.0, 1.0)
+    # exact: "the old boss" is unmatched, so the chain of 3 splits in two: (3 - 2) / (3 - 1)
+    exact = muc(key, response)
+    assert exact.recall == pytest.approx(1 / 2)
+    # the same key read as another format keeps the optional markables: a chain of 4
+    as_ua = dataclasses.replace(key, metadata={**key.metadata, "format": "ua"})
+    assert muc(as_ua, response, matching="partial-corefud").recall == pytest.approx(2 / 3)
