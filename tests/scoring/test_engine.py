@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scoring.engine import score_corpus, score_document
 from scoring.errors import ScoringInputError
@@ -361,3 +363,66 @@ def test_muc7_optional_key_markables_count_only_where_the_response_marks_them(tm
     # the same key read as another format keeps the optional markables: a chain of 4
     as_ua = dataclasses.replace(key, metadata={**key.metadata, "format": "ua"})
     assert muc(as_ua, response, matching="partial-corefud").recall == pytest.approx(2 / 3)
+
+
+@st.composite
+def compact_documents(draw):
+    """A compact document on 20 words: empty nodes (rank 1) before some words, mentions of
+    words with some of those empty nodes inside and a word or empty head, zero mentions with
+    dependencies (a parent of their own, so no two zeros tie)."""
+    empty = sorted(draw(st.sets(st.integers(1, 19), max_size=5)))
+    mentions: dict[frozenset, tuple] = {}
+    for _ in range(draw(st.integers(1, 10))):
+        entity = f"e{draw(st.integers(0, 3))}"
+        if empty and draw(st.integers(0, 3)) == 0:  # a zero mention
+            p = draw(st.sampled_from(empty))
+            fields = {"zero": 1, "head": p, "head_zero": 1,
+                      "attributes": (("deps", f"{p - 1}:nsubj"),)}
+            mentions.setdefault(frozenset({(p - 1, 1)}), (entity, [(p, p)], fields))
+            continue
+        start = draw(st.integers(0, 19))
+        end = min(19, start + draw(st.integers(0, 3)))
+        inside = [p for p in empty if start < p <= end]
+        zeros = tuple((p, 1) for p in inside if draw(st.booleans()))
+        nodes = [(t, 0) for t in range(start, end + 1)] + list(zeros)
+        head, rank = draw(st.sampled_from(nodes))
+        fields = {"zeros": zeros, "head": head, "head_zero": rank}
+        if rank:
+            fields["attributes"] = (("deps", f"{head - 1}:obj"),)
+        else:
+            fields["min_span"] = (head, head)
+        key = frozenset((t, 0) for t in range(start, end + 1)) | {(p - 1, 1) for p, _ in zeros}
+        mentions.setdefault(key, (entity, [(start, end)], fields))
+    return compact_doc(list(mentions.values()))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(compact_documents(), st.sampled_from(["exact", "head", "partial-corefud"]),
+       st.sampled_from(["linear", "dependent"]))
+def test_a_compact_document_with_empty_nodes_scores_one_against_itself(doc, matching, method):
+    """Whatever the matching and zero method, a key is a perfect response to itself."""
+    options = ScoringOptions(matching=matching, keep_zeros=True, zero_match_method=method,
+                             extra_metrics=("mention", "mor", "zero"))
+    result = score_corpus([(doc, doc)], options)
+    for name, metric in result.metrics.items():
+        if any(c.r_den or c.p_den for c in metric.counts):
+            assert (name, metric.prf.recall, metric.prf.precision) == (
+                name, pytest.approx(1.0), pytest.approx(1.0))
+
+
+def test_the_zero_metric_asks_each_side_whether_a_mention_is_a_zero():
+    """Words 0-2 + 2.1 headed by the empty node in the key, by word 0 in the response: the
+    same mention (exact), a zero only in the key. As a non-first response mention no key
+    anaphor covers it, but it is no response zero, so no false positive (v2 asks each side)."""
+    key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1})])
+    response = compact_doc([("e1", [(0, 0)], {"head": 0}),
+                            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 0})])
+    options = ScoringOptions(keep_zeros=True, extra_metrics=("zero",))
+    assert score_corpus([(key, response)], options).metrics["zero"].counts[0] == PRCounts()
+    # with the heads the other way round the response mention is a zero, non-first and
+    # covered by no key anaphor: one false positive
+    key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 0})])
+    response = compact_doc([("e1", [(0, 0)], {"head": 0}),
+                            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1})])
+    assert score_corpus([(key, response)], options).metrics["zero"].counts[0] == PRCounts(
+        0, 1, 0, 0)
