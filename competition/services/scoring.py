@@ -165,6 +165,8 @@ def _prf(raw: Any) -> tuple[float, float, float, Any] | None:
         if not {"recall", "precision", "f1"} & raw.keys():
             return None
         counts = raw.get("counts") or {}
+        if not counts and {"tp", "fp", "fn"} <= raw.keys():  # non-referring, bridging
+            counts = {key: raw[key] for key in ("tp", "fp", "fn")}
         if not isinstance(counts, (Mapping, list)):
             counts = {}
         return (_number(raw.get("recall")), _number(raw.get("precision")),
@@ -204,6 +206,10 @@ def report_to_scores(report: Mapping[str, Any], *, subcorpus_id: int, mode: str,
     if per_document:
         for document, cells in (report.get("per_document") or {}).items():
             for name, raw in (cells or {}).items():
+                if name == "bridging" and isinstance(raw, Mapping):
+                    for part, metric in BRIDGING_METRICS.items():
+                        add(metric, raw.get(part), document=str(document))
+                    continue
                 add(str(name), raw, document=str(document))
             if "conll" not in (cells or {}):
                 conll = _conll_row(None, cells or {})
