@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "competition",
     "leaderboard",
 ]
@@ -213,6 +214,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Competitions, phases, submissions and leaderboards of the CODI-CRAC "
     "shared tasks on anaphora in dialogue.",
     "VERSION": "1.0.0",
+    # Swagger UI and ReDoc assets come from the installed sidecar package, not a CDN, so the
+    # API docs work on servers without internet access.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Logging ----------------------------------------------------------------------------
