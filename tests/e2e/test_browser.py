@@ -59,9 +59,11 @@ def test_sign_up_team_upload_score_and_board(page, live_server, make_world, tmp_
     page.set_input_files("input[name=file_ami]", str(files["ami"]))
     page.fill("input[name=run_name]", "browser-run")
     page.click("text=Upload and validate")
-    page.wait_for_url(re.compile(r".*/submissions/\d+/$"))
+    # In the embedded configuration the run is validated and scored inside this request:
+    # allow for a loaded CI machine.
+    page.wait_for_url(re.compile(r".*/submissions/\d+/$"), timeout=90_000)
     status = page.locator("#submission-status")
-    status.and_(page.locator("[data-status=scored]")).wait_for(timeout=30_000)
+    status.and_(page.locator("[data-status=scored]")).wait_for(timeout=90_000)
     submission_id = int(re.search(r"/submissions/(\d+)/", page.url).group(1))
 
     page.goto(f"{base}{phase_path}/leaderboard/")
