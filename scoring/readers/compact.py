@@ -50,6 +50,7 @@ from pathlib import Path
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
+from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
 
 FORMAT = "corefud"
 DEFAULT_ENTITY_FIELDS = ("eid", "etype", "head", "other")
@@ -100,21 +101,6 @@ def sniff(text_head: str) -> bool:
     return False
 
 
-def read_text(path: str | Path) -> str:
-    """The file's text as UTF-8; bad bytes are a ScoringInputError naming their line."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise ScoringInputError(str(path), None, f"cannot open the file ({exc.strerror})",
-                                code="unreadable") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ScoringInputError(str(path), line, f"bytes that are not UTF-8 at byte {exc.start} "
-                                "(expected a UTF-8 text file)", code="encoding") from None
-
-
 def read(path: str | Path, *, warnings: list[str] | None = None,
          collect: list | None = None) -> list[Document]:
     """Read every document of a compact CONLL-UA / CorefUD file.
@@ -123,13 +109,7 @@ def read(path: str | Path, *, warnings: list[str] | None = None,
     ``collect``: None raises the first ScoringInputError; a list receives it instead and
     no document is returned (the exploded reader's convention).
     """
-    try:
-        return _read(str(path), warnings)
-    except ScoringInputError as problem:
-        if collect is None:
-            raise
-        collect.append(problem)
-        return []
+    return read_collecting(_read, path, warnings, collect)
 
 
 def _read(path: str, warnings: list[str] | None) -> list[Document]:

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable
-from scoring.readers.compact import read_text
+from scoring.readers.text import read_collecting, read_text
 
 FORMAT = "muc7"
 
@@ -64,13 +64,7 @@ def read(path: str | Path, *, warnings: list[str] | None = None,
     ``collect``: None raises the first ScoringInputError; a list receives it instead and
     no document is returned (the exploded reader's convention).
     """
-    try:
-        return _read(str(path), warnings)
-    except ScoringInputError as problem:
-        if collect is None:
-            raise
-        collect.append(problem)
-        return []
+    return read_collecting(_read, path, warnings, collect)
 
 
 def _read(path: str, warnings: list[str] | None) -> list[Document]:

@@ -1,0 +1,41 @@
+"""What the compact, CoNLL-2012 and MUC-7 readers share: decoding a file, and the
+``collect`` convention of the readers (raise the first problem, or hand it to a list)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from scoring.errors import ScoringInputError
+from scoring.model import Document
+
+
+def read_text(path: str | Path) -> str:
+    """The file's text as UTF-8; bad bytes are a ScoringInputError naming their line."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ScoringInputError(str(path), None, f"cannot open the file ({exc.strerror})",
+                                code="unreadable") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ScoringInputError(str(path), line, f"bytes that are not UTF-8 at byte {exc.start} "
+                                "(expected a UTF-8 text file)", code="encoding") from None
+
+
+def read_collecting(read: Callable[[str, list[str] | None], list[Document]], path: str | Path,
+                    warnings: list[str] | None, collect: list | None) -> list[Document]:
+    """Run one reader's ``read(path, warnings)``.
+
+    ``collect``: None raises the first ScoringInputError; a list receives it instead and no
+    document is returned (the exploded reader's convention).
+    """
+    try:
+        return read(str(path), warnings)
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+        return []
