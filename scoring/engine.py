@@ -1,7 +1,11 @@
 """The scoring engine: (key, response) document pairs + options → per-document and corpus scores.
 
-Per document (`score_document`): mode processing of both sides (`scoring.clusters`), the
-mention alignment of ``options.matching`` (`scoring.alignment`), one sparse contingency table
+Per document (`score_document`): MUC-7 optional key markables the response does not mark
+leave the key (`scoring.filters.drop_unmarked_optional`), mode processing of both sides
+(`scoring.clusters`; mentions are node sets, empty nodes included, and under head matching on
+compact files the head is part of a mention's identity), the dependency alignment of zeros
+(``--zero-match-method dependent``), the mention alignment of ``options.matching``
+(`scoring.alignment`), one sparse contingency table
 (`scoring.metrics.Contingency`), the split-antecedent alignment per metric where sets exist
 (`scoring.splits`), then every selected metric in closed form, non-referring identification
 and bridging. Per corpus (`score_corpus`): counts are micro-summed over documents in key-file

@@ -127,6 +127,16 @@ def test_zero_puts_clusters_in_document_order_first():
     assert zero_counts(key, key, {}, Z) == PRCounts(1, 1, 1, 1)
 
 
+def test_zero_takes_the_response_side_zeros_where_given():
+    """The same mention can be a zero in the key only (an empty head there, a word head in
+    the response): an uncovered non-first response mention is fp only if it is a response
+    zero."""
+    key = [[(3, 3)]]
+    response = [[(0, 1), (3, 3)]]
+    assert zero_counts(key, response, {}, Z) == PRCounts(0, 1, 0, 0)
+    assert zero_counts(key, response, {}, Z, response_zeros=set()) == PRCounts(0, 0, 0, 0)
+
+
 def test_zero_ignores_non_zero_anaphors():
     key = [[(0, 1), (2, 2), (4, 4)]]
     assert zero_counts(key, [[(0, 1)], [(2, 2)]], {}, Z) == PRCounts(0, 0, 0, 0)
