@@ -302,7 +302,6 @@ def write_exploded(documents: Iterable[Document], out: TextIO) -> None:
 
 def _write_exploded_document(doc: Document, columns: tuple[str, ...], out: TextIO) -> None:
     layout = _layout(doc)
-    index = {name: i for i, name in enumerate(columns)}
     cells: dict[str, dict[Node, str]] = {}
     for name, layer in (("IDENTITY", doc.identity), ("DISCOURSE_DEIXIS", doc.discourse_deixis)):
         cells[name] = _exploded_brackets(layer)
