@@ -36,6 +36,9 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Collection, Iterator
+from operator import itemgetter
+
+import numpy as np
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -93,6 +96,82 @@ def other_format(text_head: str) -> str | None:
             return "a compact CONLL-U (CorefUD) file with 10 columns; use -f corefud"
         return None
     return None
+
+
+BULK = True
+"""Read whole documents with a few regular-expression passes where they qualify (`_Reader.plan`);
+False reads every line one by one (the tests compare the two)."""
+CHUNK = 1 << 23
+"""Bytes read from the file at a time."""
+
+_SPACE = "\t\x0b\x0c\r\x1c-\x1f "
+"""The ASCII characters `str.split` splits on, besides the line end."""
+_EXOTIC_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+"""Every other character `str.split` splits on: a document with one is read line by line."""
+_NEWDOC_HINT = re.compile(rb"#[ \t]*newdoc\b")
+"""Where `_NEWDOC_BYTES` can match, found faster (from the literal '#'); the line start is checked."""
+_SPECIAL_WORDS = ("newdoc", "global.", "#begin")
+"""A document with one of these anywhere is read line by line: it may hold a comment that
+starts a document or changes the layout."""
+
+_KINDS = np.full(256, 2, dtype=np.int8)
+_KINDS[[9, 11, 12, 13, 28, 29, 30, 31, 32]] = 0
+_KINDS[10] = 1
+"""Byte classes: 0 a space within a line, 1 the line end, 2 part of a cell (UTF-8 never uses
+an ASCII byte inside a character, so cells are found in the bytes as `str.split` finds them)."""
+
+
+def _layout(columns: dict, declared: int | None,
+            layers: set[str] | None) -> tuple[int, int, list[tuple[int, str]]] | None:
+    """``(needed, most, fields)`` of a document: the cell counts a token line may have and
+    ``(column, name)`` of the read columns in the order the line by line path reads them;
+    None when a read column is the ID or FORM, or the header declares too few columns."""
+    read = [name for name in (IDENTITY, DISCOURSE_DEIXIS, BRIDGING)
+            if columns.get(name) is not None and (layers is None or name in layers)]
+    if not read:
+        return None
+    needed = max([columns[name] for name in read] + [1]) + 1
+    most = declared if declared is not None else 1 << 30
+    if most < needed or any(columns[name] < 2 for name in read):
+        return None
+    return needed, most, [(columns[name], name) for name in read]
+
+
+def _pick(cells: list[str], indices) -> list[str]:
+    """``cells[i]`` for every i, in C."""
+    indices = indices.tolist()
+    if not indices:
+        return []
+    if len(indices) == 1:
+        return [cells[indices[0]]]
+    return list(itemgetter(*indices)(cells))
+
+
+def _segments(handle) -> Iterator[tuple[bytes, int]]:
+    """The bytes of a file in parts cut before each ``# newdoc`` line, with their first line."""
+    pending = b""
+    scanned = 0  # bytes of ``pending`` searched already: whole lines, no newdoc after byte 0
+    lineno = 1
+    while True:
+        chunk = handle.read(CHUNK)
+        if not chunk:
+            break
+        data = pending + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            pending = data
+            continue
+        previous = 0
+        for match in _NEWDOC_HINT.finditer(data, scanned, cut):
+            start = data.rfind(b"\n", 0, match.start()) + 1
+            if start > previous and not data[start:match.start()].strip(b" \t"):
+                yield data[previous:start], lineno
+                lineno += data.count(b"\n", previous, start)
+                previous = start
+        pending = data[previous:]
+        scanned = cut - previous
+    if pending:
+        yield pending, lineno
 
 
 class _Open:
@@ -174,62 +253,14 @@ class _Reader:
             raise ScoringInputError(self.path, None, f"cannot open the file ({exc.strerror})",
                                     code="unreadable") from None
         with handle:
-            doc: _Doc | None = None
-            lineno = 0
-            for raw in handle:
-                lineno += 1
-                if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                    raw = raw[3:]  # a byte-order mark
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    self.lineno = lineno
-                    self.problem(lineno, f"byte 0x{raw[exc.start]:02x} at column "
-                                 f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
-                                 "undecodable")
-                    line = raw.decode("utf-8", errors="replace")
-                cells = line.split()
-                if not cells:
-                    if doc is not None and (doc.rows or doc.comments):
-                        doc.end_sentence()
-                    continue
-                self.lineno = lineno
-                first = cells[0]
-                if first[0] == "#":
-                    self.any_line = True
-                    finished = self.comment(line.strip())
-                    doc = self.doc
-                    if finished is not None:
-                        yield finished
-                    continue
-                if doc is None or doc.slow:
-                    self.any_line = True
-                    self.token(cells, line)
-                    doc = self.doc
-                    continue
-                # the hot path: a token line of a well-formed layout
-                n = len(cells)
-                if n < doc.needed or n > doc.most:
-                    doc.token(cells)
-                    continue
-                if "." in first:
-                    doc.zeros += 1
-                    zero = doc.zeros
-                else:
-                    zero = 0
-                for layer in doc.active:
-                    cell = cells[layer.column]
-                    if cell != "_":
-                        doc.cell(layer, cell, len(doc.tokens), zero)
-                if doc.bridging_column is not None:
-                    cell = cells[doc.bridging_column]
-                    if cell != "_":
-                        doc.bridging_cell(cell)
-                if not zero:
-                    doc.tokens.append(cells[1])
-                    doc.token_lines.append(lineno)
-                    if doc.zeros:
-                        doc.zeros = 0
+            for segment, lineno in _segments(handle):
+                if BULK and lineno > 1 and not self.layout:
+                    plan = self.plan(segment, lineno)
+                    if plan is not None:
+                        yield from self.apply(plan, lineno)
+                        continue
+                yield from self.lines(segment, lineno)
+
         if not self.any_line:
             self.problem(1, "the file is empty (expected exploded CONLL-UA: a "
                          "'# newdoc id = NAME' line and token lines)", "empty_file")
@@ -241,6 +272,154 @@ class _Reader:
         finished = self.finish()
         if finished is not None:
             yield finished
+
+    def lines(self, segment: bytes, lineno: int) -> Iterator[Document]:
+        """Read the lines of ``segment`` (its first is line ``lineno``) one by one."""
+        pieces = segment.split(b"\n")
+        if not pieces[-1]:
+            pieces.pop()  # the segment ends with a line end
+        doc = self.doc
+        lineno -= 1
+        for raw in pieces:
+            lineno += 1
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a byte-order mark
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.lineno = lineno
+                self.problem(lineno, f"byte 0x{raw[exc.start]:02x} at column "
+                             f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
+                             "undecodable")
+                line = raw.decode("utf-8", errors="replace")
+            cells = line.split()
+            if not cells:
+                if doc is not None and (doc.rows or doc.comments):
+                    doc.end_sentence()
+                continue
+            self.lineno = lineno
+            first = cells[0]
+            if first[0] == "#":
+                self.any_line = True
+                finished = self.comment(line.strip())
+                doc = self.doc
+                if finished is not None:
+                    yield finished
+                continue
+            if doc is None or doc.slow:
+                self.any_line = True
+                self.token(cells, line)
+                doc = self.doc
+                continue
+            # the hot path: a token line of a well-formed layout
+            n = len(cells)
+            if n < doc.needed or n > doc.most:
+                doc.token(cells)
+                continue
+            if "." in first:
+                doc.zeros += 1
+                zero = doc.zeros
+            else:
+                zero = 0
+            for layer in doc.active:
+                cell = cells[layer.column]
+                if cell != "_":
+                    doc.cell(layer, cell, len(doc.tokens), zero)
+            if doc.bridging_column is not None:
+                cell = cells[doc.bridging_column]
+                if cell != "_":
+                    doc.bridging_cell(cell)
+            if not zero:
+                doc.tokens.append(cells[1])
+                doc.token_lines.append(lineno)
+                if doc.zeros:
+                    doc.zeros = 0
+
+    # -- the bulk path: a whole document with a few passes of C code ------------------------
+    def plan(self, segment: bytes, lineno: int) -> tuple | None:
+        """What a document segment holds, if it can be read in bulk; else None.
+
+        ``segment`` starts with a ``# newdoc`` line (line ``lineno``) and holds the whole
+        document. It qualifies when it decodes, names a new document, has no whitespace
+        outside ASCII, and every other line is blank, a plain comment, or a word token line
+        with a cell count its layout allows (no zeros). Then the cells are found with a few
+        array passes over the bytes and one `str.split` of the text; otherwise the line by
+        line path reads the segment and reports what is wrong, so both paths agree by
+        construction. Nothing is changed here.
+        """
+        layout = _layout(self.columns, self.declared, self.layers)
+        if layout is None:
+            return None
+        needed, most, fields = layout
+        try:
+            text = segment.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        cut = text.find("\n")
+        head, body = (text, "") if cut < 0 else (text[:cut], text[cut + 1:])
+        head = head.strip()
+        match = NEWDOC.match(head)
+        if match is None:
+            return None
+        id_match = NEWDOC_ID.match(match.group(1))
+        name = id_match.group(1).strip() if id_match else ""
+        if (not name or name in self.names
+                or not body.isascii() and _EXOTIC_SPACE.search(body)
+                or any(word in body for word in _SPECIAL_WORDS)):
+            return None
+        raw = np.frombuffer(segment, dtype=np.uint8)[segment.find(b"\n") + 1:] if cut >= 0 \
+            else np.zeros(0, dtype=np.uint8)
+        kinds = _KINDS.take(raw)
+        inside = kinds == 2
+        starts = np.flatnonzero(inside[1:] & ~inside[:-1]) + 1
+        if inside.size and inside[0]:
+            starts = np.concatenate(([0], starts))
+        cells = body.split()
+        if len(cells) != starts.size:
+            return None
+        breaks = kinds == 1
+        line_of = np.cumsum(breaks)[starts]  # the line (0-based in the body) of each cell
+        counts = np.bincount(line_of, minlength=int(np.count_nonzero(breaks)) + 1)
+        firsts = np.cumsum(counts) - counts
+        used = np.flatnonzero(counts)
+        comment = raw[starts[firsts[used]]] == 35  # '#'
+        token = used[~comment]
+        token_counts = counts[token]
+        if token.size and (token_counts.min() < needed or token_counts.max() > most):
+            return None
+        first = firsts[token]
+        if "." in "\n".join(_pick(cells, first)):
+            return None  # zeros: read line by line
+        forms = _pick(cells, first + 1)
+        read = [(_pick(cells, first + column), name) for column, name in fields]
+        return name, head, forms, (token + lineno + 1).tolist(), read
+
+    def apply(self, plan: tuple, lineno: int) -> Iterator[Document]:
+        """Read a planned document: the steps of the line by line path, in its order."""
+        name, head, forms, token_lines, read = plan
+        self.any_line = True
+        self.lineno = lineno
+        finished = self.finish() if self.doc is not None else None
+        self.names.add(name)
+        doc = self.doc = _Doc(self, name, lineno)
+        doc.comments.append(head)
+        if finished is not None:
+            yield finished
+        doc.tokens.extend(forms)
+        doc.token_lines.extend(token_lines)
+        marked = sorted({position for column, _ in read
+                         for position in [i for i, cell in enumerate(column) if cell != "_"]})
+        layers = [(column, None if kind == BRIDGING else
+                   doc.identity if kind == IDENTITY else doc.dd) for column, kind in read]
+        for position in marked:
+            self.lineno = token_lines[position]
+            for column, layer in layers:
+                cell = column[position]
+                if cell != "_":
+                    if layer is None:
+                        doc.bridging_cell(cell)
+                    else:
+                        doc.cell(layer, cell, position, 0)
 
     def comment(self, text: str) -> Document | None:
         match = NEWDOC.match(text)

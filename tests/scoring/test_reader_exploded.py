@@ -241,3 +241,105 @@ def test_a_declared_exploded_file_is_never_taken_for_another_format():
     head = HEADER + "\n# newdoc id = d\n" + "\t".join(["1", "a"] + ["_"] * 8) + "\n"
     assert exploded.other_format(head) is None
     assert "corefud" in exploded.other_format(head.split("\n", 1)[1])
+
+
+# -- the bulk path reads exactly what the line by line path reads ----------------------------
+SETTINGS = [
+    {"layers": ["identity"], "layout": False, "read_min": False},
+    {"layers": ["identity", "bridging"], "layout": False, "check_min": True},
+    {"layers": ["discourse_deixis"], "layout": False, "discontinuous": True},
+    {"layers": ["identity"], "layout": False, "allow_crossing": True, "discontinuous": True},
+]
+
+
+def both_paths(monkeypatch, path: str, settings: dict, chunk: int | None = None) -> tuple:
+    """What each path gives: documents and problems (collected), and the first error raised."""
+    outcomes = []
+    for bulk in (False, True):
+        monkeypatch.setattr(exploded, "BULK", bulk)
+        if chunk is not None:
+            monkeypatch.setattr(exploded, "CHUNK", chunk)
+        problems: list = []
+        docs = exploded.read(path, collect=problems, **settings)
+        try:
+            exploded.read(path, **settings)
+            raised = None
+        except ScoringInputError as error:
+            raised = (str(error), error.code, error.line, error.document)
+        outcomes.append((docs, [(str(p), p.code, p.line, p.document) for p in problems], raised))
+    return tuple(outcomes)
+
+
+def shared_files() -> list[Path]:
+    found = sorted(p for folder in (SHARED / "conformance", SHARED / "data")
+                   for p in folder.rglob("*") if p.suffix.lower() == ".conllua")
+    return found
+
+
+@pytest.mark.skipif(not (SHARED / "conformance").is_dir(), reason="../shared is absent")
+@pytest.mark.parametrize("reading", SETTINGS, ids=lambda s: "-".join(s["layers"]))
+def test_bulk_and_line_by_line_reading_agree_on_every_shared_file(monkeypatch, reading):
+    files = shared_files()
+    assert len(files) > 100
+    for path in files:
+        slow, fast = both_paths(monkeypatch, str(path), reading)
+        assert fast == slow, path
+
+
+@pytest.mark.parametrize("lines", [
+    ["# newdoc id = a", row("1", "x", "(EntityID=1|MarkableID=m1)"), row("2", "y"), "",
+     "# a comment", row("3", "z", "(EntityID=1|MarkableID=m2"), row("4", "w", ")"),
+     "# newdoc id = b", row("1", "x"), row("2", "y", "(EntityID=3|MarkableID=m1)")],
+    ["# newdoc id = a", row("1", "x"), "# newdoc id = a", row("1", "x")],  # duplicate
+    ["# newdoc id = a", row("1", "x"), "# newdoc", row("1", "x")],  # no name
+    ["# newdoc id = a", row("1", "x", "(EntityID=1|MarkableID=m1"), "# newdoc id = b",
+     row("1", "x", ")")],  # unclosed, then unbalanced
+    ["# newdoc id = a", row("1", "x"), "1 x _", row("2", "y")],  # too few columns
+    ["# newdoc id = a", row("1", "x") + "\t_\t_", row("2", "y")],  # too many columns
+    ["# newdoc id = a", row("1", "x"), row("1.1", "∅", "(EntityID=1|MarkableID=m1)"),
+     row("2", "y")],  # a zero
+    ["# newdoc id = a", row("1", "x\u00a0y"), row("2", "y")],  # a space outside ASCII
+    ["# newdoc id = a", row("1", "x\u2009y"), row("2", "é")],  # another one
+    ["# newdoc id = a", row("1", "x"), "# global.columns = ID FORM IDENTITY", "1 x _"],
+    ["# newdoc id = a", row("1", "x"), "#begin document (x); part 000"],
+    ["# newdoc id = a", row("1", "x", "(EntityID=1|MarkableID=m1)", sep="   "),
+     "  \t ", row("2", "x", "y(EntityID=1|MarkableID=m2)", sep=" \x1f")],  # bad cell
+    ["# newdoc id = a", row("1", "x", "(EntityID=1|MarkableID=m1", "(MarkableID=m1|"
+                                      "MentionAnchor=m0)"), row("2", "y", ")", ")")],
+    ["# newdoc id = a", row("1", "x", "_", "_", "(EntityID=1|MarkableID=d1)")],
+    ["# newdoc id = a", row("1", "#x"), "  # newdoc id = b", row("1", "y")],
+    ["# newdoc id = a"],
+    ["# newdoc id = a", "", ""],
+    [row("1", "x"), "# newdoc id = a", row("1", "x")],  # tokens before newdoc
+])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("reading", SETTINGS, ids=lambda s: "-".join(s["layers"]))
+def test_bulk_and_line_by_line_reading_agree_on_odd_files(tmp_path, monkeypatch, lines,
+                                                           newline, reading):
+    path = write(tmp_path, lines, newline=newline)
+    slow, fast = both_paths(monkeypatch, path, reading)
+    assert fast == slow
+
+
+def test_bulk_reading_gives_the_documents_and_problems_across_read_chunks(tmp_path,
+                                                                          monkeypatch):
+    lines = []
+    for number in range(30):
+        lines += [f"# newdoc id = d{number}", "# sent_id = 1",
+                  row("1", "w", f"(EntityID={number}|MarkableID=m1"), row("2", "v", ")"), ""]
+    lines += ["# newdoc id = bad", row("1", "x", ")")]
+    path = write(tmp_path, lines)
+    applied = []
+    apply = exploded._Reader.apply
+    monkeypatch.setattr(exploded._Reader, "apply",
+                        lambda self, plan, line: applied.append(line) or apply(self, plan, line))
+    for chunk in (7, 64, 1000):
+        slow, fast = both_paths(monkeypatch, path, SETTINGS[0], chunk=chunk)
+        assert fast == slow
+        docs, problems, raised = fast
+        assert [doc.name for doc in docs] == [f"d{n}" for n in range(30)] + ["bad"]
+        assert [m.parts for m in docs[29].identity] == [((0, 1),)]
+        assert docs[29].token_lines == (149, 150)
+        assert [(code, line) for _, code, line, _ in problems] == [("unbalanced", 153)]
+        assert raised[1:] == ("unbalanced", 153, "bad")
+    assert 2 + 5 * 29 in applied  # the documents were read in bulk
