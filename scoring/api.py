@@ -13,8 +13,11 @@ whole (the engine is handed a lazy sequence of document pairs).
 
 from __future__ import annotations
 
+import os
 import sys
 from array import array
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -29,6 +32,9 @@ from scoring.validate import compare_tokens, document_checks, document_pairing
 __all__ = ["read_documents", "score_files", "validate_response"]
 
 BRIDGING_KINDS = ("anaphora_recognition", "mention", "entity")
+PARALLEL_DOCUMENTS = 200
+"""Key files with more documents than this are scored in two processes where the machine
+has two cores (`score_files`)."""
 FORM_CHECKED = ("ua", "corefud")
 """Formats whose key and response must have the same word forms (as UA scorer v2 checks);
 the others need the same number of tokens per document."""
@@ -108,6 +114,7 @@ class _Pairing:
         self.options = options
         self.warnings: list[str] = []
         self.scored: list[str] = []
+        self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
         self.key_format = _file_format(self.key_path, options)
         self.response_format = _file_format(self.response_path, options)
 
@@ -126,7 +133,8 @@ class _Pairing:
 
     def documents(self, path: str, format: str, side: str) -> Iterator[Document]:
         if format == "ua":
-            return exploded.iter_documents(path, **_exploded_settings(self.options, side))
+            return exploded.iter_documents(path, part=self.parts.get(side),
+                                           **_exploded_settings(self.options, side))
         return iter(self.loaded[path])
 
     def prepare(self) -> None:
@@ -177,7 +185,8 @@ class _Pairing:
 
 
 # -- scoring ---------------------------------------------------------------------------------
-def score_files(key_path: str, response_path: str, options: Sequence[str] = ()) -> dict:
+def score_files(key_path: str, response_path: str, options: Sequence[str] = (), *,
+                processes: int | None = None) -> dict:
     """Score a response file against a key file; return the ``--json`` object.
 
     ``options`` are the command-line words after KEY and RESPONSE (v1 bare words or v2 dash
@@ -194,23 +203,106 @@ def score_files(key_path: str, response_path: str, options: Sequence[str] = ()) 
          "per_document": {...}}        # only with --per-doc
 
     Raises `UsageError` for bad options and `ScoringInputError` for bad input.
+
+    ``processes``: how many processes may score (None: the ``UA_SCORER_PROCESSES``
+    environment variable, else the machine's cores). With two or more, exploded files of
+    more than `PARALLEL_DOCUMENTS` key documents are read and scored in two halves at once;
+    the result, warnings and errors are those of one process, number for number.
     """
     invocation = parse_options(options)
-    return score_invocation(key_path, response_path, invocation)
+    return score_invocation(key_path, response_path, invocation, processes=processes)
 
 
-def score_invocation(key_path: str, response_path: str, invocation: Invocation) -> dict:
+def score_invocation(key_path: str, response_path: str, invocation: Invocation, *,
+                     processes: int | None = None) -> dict:
     """`score_files` for options parsed already."""
-    from scoring.engine import score_corpus
+    from scoring.engine import score_corpus, summarize
 
     pairing = _Pairing(key_path, response_path, invocation.options)
     pairing.prepare()
-    result = score_corpus(pairing.pairs(), invocation.options)
+    halves = _halves(pairing) if _processes(processes) > 1 else None
+    if halves is None:
+        result = score_corpus(pairing.pairs(), invocation.options)
+    else:
+        # the second half in a forked process, the first here; documents in key order
+        with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
+            second = pool.submit(_score_half, pairing, halves[1])
+            first = _score_half(pairing, halves[0])
+            second = second.result()
+        for outcome in (first, second):
+            if outcome[0] == "error":
+                raise ScoringInputError(*outcome[1:3], outcome[3], code=outcome[4],
+                                        document=outcome[5])
+        pairing.scored = first[2] + second[2]
+        # exploded files only: BLANC's CoNLL-2012 rule (key_links_only) never applies
+        result = summarize(first[1] + second[1], invocation.options, key_links_only=False)
     warnings = list(invocation.notes) + pairing.warnings
     for warning in result.warnings:
         if warning not in warnings:
             warnings.append(warning)
     return result_dict(result, invocation, documents=pairing.scored, warnings=warnings)
+
+
+def _processes(processes: int | None) -> int:
+    if processes is None:
+        setting = os.environ.get("UA_SCORER_PROCESSES", "").strip()
+        processes = int(setting) if setting.isdigit() else (os.cpu_count() or 1)
+    return processes
+
+
+def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
+    """Byte ranges of the key and the response for two halves of a run that reads them as one
+    run does, or None where the run must stay whole: other formats, few documents, a
+    response in another order, a file `exploded.document_offsets` cannot part."""
+    if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
+            or len(pairing.key_names) <= PARALLEL_DOCUMENTS:
+        return None
+    key_names = [name for name, _ in pairing.key_names]
+    response_names = [name for name, _ in pairing.response_names]
+    response_index = {name: index for index, name in enumerate(response_names)}
+    common = [name for name in key_names if name in response_index]
+    if common != [name for name in response_names if name in set(key_names)]:
+        return None  # the response is indexed whole
+    key_starts, key_whole = exploded.document_offsets(pairing.key_path)
+    response_starts, response_whole = exploded.document_offsets(pairing.response_path)
+    if not (key_whole and response_whole and len(key_starts) == len(key_names)
+            and len(response_starts) == len(response_names)):
+        return None
+    size = os.path.getsize(pairing.key_path)
+    cut = min(range(1, len(key_starts)), key=lambda i: abs(key_starts[i][0] - size / 2))
+    last = [name for name in key_names[:cut] if name in response_index]
+    if not last or response_index[last[-1]] + 1 >= len(response_starts):
+        return None
+    # the first half reads the response up to the end of its last paired document, as one
+    # run does before it turns to the second half's first key document
+    after = response_index[last[-1]] + 1
+    end = 1 << 62
+    key_cut, response_cut = key_starts[cut], response_starts[after]
+    first = {"key": (key_starts[0][0], 0, key_cut[0], 1),
+             "response": (response_starts[0][0], 0, response_cut[0], 1),
+             "key_names": pairing.key_names[:cut],
+             "response_names": pairing.response_names[:after]}
+    second = {"key": (key_starts[0][0], key_cut[0], end, key_cut[1]),
+              "response": (response_starts[0][0], response_cut[0], end, response_cut[1]),
+              "key_names": pairing.key_names[cut:],
+              "response_names": pairing.response_names[after:]}
+    return first, second
+
+
+def _score_half(pairing: _Pairing, half: dict) -> tuple:
+    """Per-document results of one half, or its first input error as plain values (the
+    error itself does not survive pickling)."""
+    from scoring.engine import score_corpus
+
+    pairing.parts = {"key": half["key"], "response": half["response"]}
+    pairing.key_names = half["key_names"]
+    pairing.response_names = half["response_names"]
+    pairing.scored = []
+    try:
+        documents = score_corpus(pairing.pairs(), pairing.options).documents
+    except ScoringInputError as error:
+        return ("error", error.path, error.line, error.message, error.code, error.document)
+    return ("ok", documents, pairing.scored)
 
 
 def result_dict(result: CorpusResult, invocation: Invocation, *, documents: list[str],

@@ -147,15 +147,18 @@ def _pick(cells: list[str], indices) -> list[str]:
     return list(itemgetter(*indices)(cells))
 
 
-def _segments(handle) -> Iterator[tuple[bytes, int]]:
-    """The bytes of a file in parts cut before each ``# newdoc`` line, with their first line."""
+def _segments(handle, lineno: int = 1, limit: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """The bytes of a file from where ``handle`` stands (line ``lineno``), at most ``limit``
+    of them, in parts cut before each ``# newdoc`` line, with their first line."""
     pending = b""
     scanned = 0  # bytes of ``pending`` searched already: whole lines, no newdoc after byte 0
-    lineno = 1
-    while True:
-        chunk = handle.read(CHUNK)
+    left = -1 if limit is None else limit
+    while left:
+        chunk = handle.read(CHUNK if left < 0 else min(CHUNK, left))
         if not chunk:
             break
+        if left > 0:
+            left -= len(chunk)
         data = pending + chunk
         cut = data.rfind(b"\n") + 1
         if cut == 0:
@@ -217,8 +220,10 @@ class _Reader:
 
     def __init__(self, path: str, *, collect: list | None, layers: Collection[str] | None,
                  check_min: bool, discontinuous: bool, allow_crossing: bool,
-                 layout: bool, read_min: bool = True) -> None:
+                 layout: bool, read_min: bool = True,
+                 part: tuple[int, int, int, int] | None = None) -> None:
         self.path = str(path)
+        self.part = part
         self.collect = collect
         unknown = set(layers or ()) - set(LAYERS)
         if unknown:
@@ -253,7 +258,15 @@ class _Reader:
             raise ScoringInputError(self.path, None, f"cannot open the file ({exc.strerror})",
                                     code="unreadable") from None
         with handle:
-            for segment, lineno in _segments(handle):
+            if self.part is None:
+                segments = _segments(handle)
+            else:  # the file's lines before its first document, then the part
+                prefix, start, end, lineno = self.part
+                if start > 0:
+                    yield from self.lines(handle.read(prefix), 1)
+                    handle.seek(start)
+                segments = _segments(handle, lineno if start > 0 else 1, end)
+            for segment, lineno in segments:
                 if BULK and lineno > 1 and not self.layout:
                     plan = self.plan(segment, lineno)
                     if plan is not None:
@@ -791,7 +804,8 @@ class _Doc:
 def iter_documents(path: str, *, collect: list | None = None,
                    layers: Collection[str] | None = None, check_min: bool = False,
                    read_min: bool = True, discontinuous: bool = False,
-                   allow_crossing: bool = False, layout: bool = True) -> Iterator[Document]:
+                   allow_crossing: bool = False, layout: bool = True,
+                   part: tuple[int, int, int, int] | None = None) -> Iterator[Document]:
     """Yield the documents of an exploded CONLL-UA file one by one, reading it lazily.
 
     Parameters
@@ -815,10 +829,15 @@ def iter_documents(path: str, *, collect: list | None = None,
     layout : bool
         Keep comments and raw rows in ``Document.sentences``, and the attributes scoring does
         not use (``SemType``, …) in ``Markable.attributes`` (for converters).
+    part : (prefix, start, end, line) or None
+        Read only the documents from byte ``start`` (line ``line``) to byte ``end``, as the
+        whole file's reading reads them, after the file's first ``prefix`` bytes (its lines
+        before the first document, e.g. ``# global.columns``). The offsets come from
+        `document_offsets`; None reads the whole file.
     """
     reader = _Reader(path, collect=collect, layers=layers, check_min=check_min,
                      discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout,
-                     read_min=read_min)
+                     read_min=read_min, part=part)
     try:
         yield from reader.run()
     except _Abort:
@@ -864,3 +883,22 @@ def _scan(block: bytes, line: int, found: list[tuple[str, int]]) -> int:
         id_match = NEWDOC_ID.match(NEWDOC.match(text).group(1))
         found.append((id_match.group(1).strip() if id_match else "", line))
     return line + block.count(b"\n", previous)
+
+
+def document_offsets(path: str) -> tuple[list[tuple[int, int]], bool]:
+    """``(byte offset, line)`` where each document starts, and whether the file can be read
+    in parts (`iter_documents`'s ``part``) exactly as whole: no ``newdoc`` outside a document
+    start (a spelling only the reader would take for one) and no ``global.`` comment after
+    the first document (a layout that changes midway)."""
+    starts = []
+    offset = 0
+    whole = True
+    with open(path, "rb") as handle:
+        for segment, lineno in _segments(handle):
+            if _NEWDOC_BYTES.match(segment):
+                starts.append((offset, lineno))
+                whole = whole and segment.count(b"newdoc") == 1 and b"global." not in segment
+            else:
+                whole = whole and b"newdoc" not in segment
+            offset += len(segment)
+    return starts, whole

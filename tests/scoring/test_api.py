@@ -153,3 +153,117 @@ def test_validate_response_lists_every_problem_in_both_files(tmp_path):
 def test_the_version_is_exported():
     """Score rows record scoring.__version__."""
     assert isinstance(scoring.__version__, str) and scoring.__version__.count(".") == 2
+
+
+# -- two processes give the numbers of one ---------------------------------------------------
+from scoring import api  # noqa: E402
+from scoring.errors import ScoringInputError  # noqa: E402
+
+
+def corpus(tmp_path: Path, documents: int = 16) -> tuple[str, str]:
+    from bench.corpus import Shape, write_pair
+
+    key, response = write_pair(tmp_path, Shape(documents=documents, tokens=150, mentions=18,
+                                               split_share=0.1, bridging_share=0.07,
+                                               dd_per_document=2, seed=7))
+    return str(key), str(response)
+
+
+def halves_taken(monkeypatch) -> list:
+    taken = []
+    halves = api._halves
+    monkeypatch.setattr(api, "_halves", lambda pairing: taken.append(halves(pairing))
+                        or taken[-1])
+    return taken
+
+
+@pytest.mark.parametrize("words", [
+    ["--per-doc"],
+    ["--per-doc", "keep_non_referring", "keep_bridging"],
+    ["--per-doc", "evaluate_discourse_deixis"],
+    ["--per-doc", "remove_singletons", "remove_split_antecedent", "lea", "blanc"],
+])
+def test_two_processes_give_every_number_of_one(tmp_path, monkeypatch, words):
+    key, response = corpus(tmp_path)
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    taken = halves_taken(monkeypatch)
+    one = score_files(key, response, words, processes=1)
+    two = score_files(key, response, words, processes=2)
+    assert taken[-1] is not None  # the run was parted
+    assert two == one
+    assert json.dumps(two) == json.dumps(one)  # same floats, same order
+    assert len(one["per_document"]) == 16
+
+
+def test_two_processes_read_extra_and_missing_response_documents_as_one(tmp_path, monkeypatch):
+    key, response = corpus(tmp_path)
+    text = Path(response).read_text()
+    parts = text.split("# newdoc id = ")
+    # drop the 4th and the 12th document, and add one the key does not have after the 8th
+    extra = parts[9].replace("bench/doc_8", "bench/extra", 1)
+    parts = parts[:4] + parts[5:9] + [extra] + parts[9:12] + parts[13:]
+    Path(response).write_text("# newdoc id = ".join(parts))
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    taken = halves_taken(monkeypatch)
+    for words in (["--per-doc", "--missing-documents", "skip"],
+                  ["--per-doc", "--missing-documents", "empty"]):
+        one = score_files(key, response, words, processes=1)
+        two = score_files(key, response, words, processes=2)
+        assert taken[-1] is not None
+        assert two == one
+        assert len(one["documents"]) in (14, 16) and one["warnings"]
+
+
+def test_two_processes_raise_the_error_one_would(tmp_path, monkeypatch):
+    key, response = corpus(tmp_path)
+    lines = Path(response).read_text().split("\n")
+    late = max(i for i, line in enumerate(lines) if line.startswith("20\t"))
+    early = min(i for i, line in enumerate(lines) if line.startswith("20\t"))
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    taken = halves_taken(monkeypatch)
+    for bad in ([late], [early, late]):
+        broken = list(lines)
+        for index in bad:
+            cells = broken[index].split("\t")
+            cells[10] = "x" + cells[10]
+            broken[index] = "\t".join(cells)
+        Path(response).write_text("\n".join(broken))
+        raised = []
+        for processes in (1, 2):
+            with pytest.raises(ScoringInputError) as error:
+                score_files(key, response, [], processes=processes)
+            raised.append((str(error.value), error.value.code, error.value.line,
+                           error.value.document))
+        assert taken[-1] is not None
+        assert raised[0] == raised[1]
+        assert raised[0][1:3] == ("bad_cell", bad[0] + 1)
+
+
+def test_one_process_is_forced_by_the_environment_or_the_argument(tmp_path, monkeypatch):
+    key, response = corpus(tmp_path, documents=6)
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 2)
+    taken = halves_taken(monkeypatch)
+    monkeypatch.setenv("UA_SCORER_PROCESSES", "1")
+    one = score_files(key, response, ["--per-doc"])
+    assert taken == []
+    monkeypatch.setenv("UA_SCORER_PROCESSES", "2")
+    assert score_files(key, response, ["--per-doc"]) == one and taken[-1] is not None
+    monkeypatch.delenv("UA_SCORER_PROCESSES")
+    score_files(key, response, ["--per-doc"], processes=1)
+    assert len(taken) == 1
+    assert api._processes(None) == (__import__("os").cpu_count() or 1)
+
+
+def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_path,
+                                                                          monkeypatch):
+    key, response = corpus(tmp_path, documents=6)
+    taken = halves_taken(monkeypatch)
+    score_files(key, response, [], processes=2)
+    assert taken == [None]  # 6 documents: not worth a second process
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 2)
+    text = Path(response).read_text()
+    header, *documents = text.split("# newdoc id = ")
+    Path(response).write_text("# newdoc id = ".join([header] + documents[::-1]))
+    assert score_files(key, response, [], processes=2) == score_files(key, response, [],
+                                                                        processes=1)
+    assert taken[-1] is None
