@@ -103,6 +103,8 @@ BULK = True
 False reads every line one by one (the tests compare the two)."""
 CHUNK = 1 << 23
 """Bytes read from the file at a time."""
+BLOCK = 1 << 16
+"""Bytes of a document read in bulk at a time (whole lines)."""
 
 _SPACE = "\t\x0b\x0c\r\x1c-\x1f "
 """The ASCII characters `str.split` splits on, besides the line end."""
@@ -145,6 +147,38 @@ def _pick(cells: list[str], indices) -> list[str]:
     if len(indices) == 1:
         return [cells[indices[0]]]
     return list(itemgetter(*indices)(cells))
+
+
+def _block(data: bytes, line: int, needed: int, most: int,
+           fields: list[tuple[int, str]]) -> tuple | None:
+    """FORMs, line numbers and read cells of the word token lines of ``data`` (whole lines,
+    the first is line ``line``), or None if a line is neither blank, a comment, nor a word
+    token line with an allowed cell count."""
+    text = data.decode("utf-8")
+    raw = np.frombuffer(data, dtype=np.uint8)
+    kinds = _KINDS.take(raw)
+    inside = kinds == 2
+    starts = np.flatnonzero(inside[1:] & ~inside[:-1]) + 1
+    if inside.size and inside[0]:
+        starts = np.concatenate(([0], starts))
+    cells = text.split()
+    if len(cells) != starts.size:
+        return None
+    breaks = kinds == 1
+    line_of = np.cumsum(breaks, dtype=np.int32)[starts]  # the line of each cell, from 0
+    counts = np.bincount(line_of, minlength=int(np.count_nonzero(breaks)) + 1)
+    firsts = np.cumsum(counts) - counts
+    used = np.flatnonzero(counts)
+    comment = raw[starts[firsts[used]]] == 35  # '#'
+    token = used[~comment]
+    token_counts = counts[token]
+    if token.size and (token_counts.min() < needed or token_counts.max() > most):
+        return None
+    first = firsts[token]
+    if "." in "\n".join(_pick(cells, first)):
+        return None  # zeros: read line by line
+    return (_pick(cells, first + 1), (token + line).tolist(),
+            [_pick(cells, first + column) for column, _ in fields])
 
 
 def _segments(handle, lineno: int = 1, limit: int | None = None) -> Iterator[tuple[bytes, int]]:
@@ -380,32 +414,26 @@ class _Reader:
                 or not body.isascii() and _EXOTIC_SPACE.search(body)
                 or any(word in body for word in _SPECIAL_WORDS)):
             return None
-        raw = np.frombuffer(segment, dtype=np.uint8)[segment.find(b"\n") + 1:] if cut >= 0 \
-            else np.zeros(0, dtype=np.uint8)
-        kinds = _KINDS.take(raw)
-        inside = kinds == 2
-        starts = np.flatnonzero(inside[1:] & ~inside[:-1]) + 1
-        if inside.size and inside[0]:
-            starts = np.concatenate(([0], starts))
-        cells = body.split()
-        if len(cells) != starts.size:
-            return None
-        breaks = kinds == 1
-        line_of = np.cumsum(breaks)[starts]  # the line (0-based in the body) of each cell
-        counts = np.bincount(line_of, minlength=int(np.count_nonzero(breaks)) + 1)
-        firsts = np.cumsum(counts) - counts
-        used = np.flatnonzero(counts)
-        comment = raw[starts[firsts[used]]] == 35  # '#'
-        token = used[~comment]
-        token_counts = counts[token]
-        if token.size and (token_counts.min() < needed or token_counts.max() > most):
-            return None
-        first = firsts[token]
-        if "." in "\n".join(_pick(cells, first)):
-            return None  # zeros: read line by line
-        forms = _pick(cells, first + 1)
-        read = [(_pick(cells, first + column), name) for column, name in fields]
-        return name, head, forms, (token + lineno + 1).tolist(), read
+        del text, body  # the blocks are decoded one at a time
+        body_bytes = segment[segment.find(b"\n") + 1:] if cut >= 0 else b""
+        forms: list[str] = []
+        token_lines: list[int] = []
+        read: list[list[str]] = [[] for _ in fields]
+        line = lineno + 1
+        start = 0
+        while start < len(body_bytes):  # in blocks of lines, so arrays and cells stay small
+            end = body_bytes.find(b"\n", start + BLOCK)
+            end = len(body_bytes) if end < 0 else end + 1
+            block = _block(body_bytes[start:end], line, needed, most, fields)
+            if block is None:
+                return None
+            forms += block[0]
+            token_lines += block[1]
+            for cells, more in zip(read, block[2]):
+                cells += more
+            line += body_bytes.count(b"\n", start, end)
+            start = end
+        return name, head, forms, token_lines, [(cells, kind) for cells, (_, kind) in zip(read, fields)]
 
     def apply(self, plan: tuple, lineno: int) -> Iterator[Document]:
         """Read a planned document: the steps of the line by line path, in its order."""

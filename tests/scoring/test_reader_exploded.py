@@ -257,8 +257,9 @@ def both_paths(monkeypatch, path: str, settings: dict, chunk: int | None = None)
     outcomes = []
     for bulk in (False, True):
         monkeypatch.setattr(exploded, "BULK", bulk)
-        if chunk is not None:
+        if chunk is not None:  # read the file and its documents in small pieces
             monkeypatch.setattr(exploded, "CHUNK", chunk)
+            monkeypatch.setattr(exploded, "BLOCK", chunk)
         problems: list = []
         docs = exploded.read(path, collect=problems, **settings)
         try:
