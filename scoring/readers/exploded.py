@@ -36,9 +36,6 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Collection, Iterator
-from operator import itemgetter
-
-import numpy as np
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -98,90 +95,15 @@ def other_format(text_head: str) -> str | None:
     return None
 
 
-BULK = True
-"""Read whole documents with a few regular-expression passes where they qualify (`_Reader.plan`);
-False reads every line one by one (the tests compare the two)."""
 CHUNK = 1 << 23
 """Bytes read from the file at a time."""
-BLOCK = 1 << 16
-"""Bytes of a document read in bulk at a time (whole lines)."""
-
-_SPACE = "\t\x0b\x0c\r\x1c-\x1f "
-"""The ASCII characters `str.split` splits on, besides the line end."""
-_EXOTIC_SPACE = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-"""Every other character `str.split` splits on: a document with one is read line by line."""
 _NEWDOC_HINT = re.compile(rb"#[ \t]*newdoc\b")
-"""Where `_NEWDOC_BYTES` can match, found faster (from the literal '#'); the line start is checked."""
-_SPECIAL_WORDS = ("newdoc", "global.", "#begin")
-"""A document with one of these anywhere is read line by line: it may hold a comment that
-starts a document or changes the layout."""
-
-_KINDS = np.full(256, 2, dtype=np.int8)
-_KINDS[[9, 11, 12, 13, 28, 29, 30, 31, 32]] = 0
-_KINDS[10] = 1
-"""Byte classes: 0 a space within a line, 1 the line end, 2 part of a cell (UTF-8 never uses
-an ASCII byte inside a character, so cells are found in the bytes as `str.split` finds them)."""
+"""Where `_NEWDOC_BYTES` can match, found faster from its literal '#' (the line start is then
+checked)."""
 
 
-def _layout(columns: dict, declared: int | None,
-            layers: set[str] | None) -> tuple[int, int, list[tuple[int, str]]] | None:
-    """``(needed, most, fields)`` of a document: the cell counts a token line may have and
-    ``(column, name)`` of the read columns in the order the line by line path reads them;
-    None when a read column is the ID or FORM, or the header declares too few columns."""
-    read = [name for name in (IDENTITY, DISCOURSE_DEIXIS, BRIDGING)
-            if columns.get(name) is not None and (layers is None or name in layers)]
-    if not read:
-        return None
-    needed = max([columns[name] for name in read] + [1]) + 1
-    most = declared if declared is not None else 1 << 30
-    if most < needed or any(columns[name] < 2 for name in read):
-        return None
-    return needed, most, [(columns[name], name) for name in read]
-
-
-def _pick(cells: list[str], indices) -> list[str]:
-    """``cells[i]`` for every i, in C."""
-    indices = indices.tolist()
-    if not indices:
-        return []
-    if len(indices) == 1:
-        return [cells[indices[0]]]
-    return list(itemgetter(*indices)(cells))
-
-
-def _block(data: bytes, line: int, needed: int, most: int,
-           fields: list[tuple[int, str]]) -> tuple | None:
-    """FORMs, line numbers and read cells of the word token lines of ``data`` (whole lines,
-    the first is line ``line``), or None if a line is neither blank, a comment, nor a word
-    token line with an allowed cell count."""
-    text = data.decode("utf-8")
-    raw = np.frombuffer(data, dtype=np.uint8)
-    kinds = _KINDS.take(raw)
-    inside = kinds == 2
-    starts = np.flatnonzero(inside[1:] & ~inside[:-1]) + 1
-    if inside.size and inside[0]:
-        starts = np.concatenate(([0], starts))
-    cells = text.split()
-    if len(cells) != starts.size:
-        return None
-    breaks = kinds == 1
-    line_of = np.cumsum(breaks, dtype=np.int32)[starts]  # the line of each cell, from 0
-    counts = np.bincount(line_of, minlength=int(np.count_nonzero(breaks)) + 1)
-    firsts = np.cumsum(counts) - counts
-    used = np.flatnonzero(counts)
-    comment = raw[starts[firsts[used]]] == 35  # '#'
-    token = used[~comment]
-    token_counts = counts[token]
-    if token.size and (token_counts.min() < needed or token_counts.max() > most):
-        return None
-    first = firsts[token]
-    if "." in "\n".join(_pick(cells, first)):
-        return None  # zeros: read line by line
-    return (_pick(cells, first + 1), (token + line).tolist(),
-            [_pick(cells, first + column) for column, _ in fields])
-
-
-def _segments(handle, lineno: int = 1, limit: int | None = None) -> Iterator[tuple[bytes, int]]:
+def _segments(handle, lineno: int = 1,
+              limit: int | None = None) -> Iterator[tuple[bytes, int]]:
     """The bytes of a file from where ``handle`` stands (line ``lineno``), at most ``limit``
     of them, in parts cut before each ``# newdoc`` line, with their first line."""
     pending = b""
@@ -299,13 +221,8 @@ class _Reader:
                 if start > 0:
                     yield from self.lines(handle.read(prefix), 1)
                     handle.seek(start)
-                segments = _segments(handle, lineno if start > 0 else 1, end)
+                segments = _segments(handle, lineno if start > 0 else 1, end - start)
             for segment, lineno in segments:
-                if BULK and lineno > 1 and not self.layout:
-                    plan = self.plan(segment, lineno)
-                    if plan is not None:
-                        yield from self.apply(plan, lineno)
-                        continue
                 yield from self.lines(segment, lineno)
 
         if not self.any_line:
@@ -381,86 +298,6 @@ class _Reader:
                 doc.token_lines.append(lineno)
                 if doc.zeros:
                     doc.zeros = 0
-
-    # -- the bulk path: a whole document with a few passes of C code ------------------------
-    def plan(self, segment: bytes, lineno: int) -> tuple | None:
-        """What a document segment holds, if it can be read in bulk; else None.
-
-        ``segment`` starts with a ``# newdoc`` line (line ``lineno``) and holds the whole
-        document. It qualifies when it decodes, names a new document, has no whitespace
-        outside ASCII, and every other line is blank, a plain comment, or a word token line
-        with a cell count its layout allows (no zeros). Then the cells are found with a few
-        array passes over the bytes and one `str.split` of the text; otherwise the line by
-        line path reads the segment and reports what is wrong, so both paths agree by
-        construction. Nothing is changed here.
-        """
-        layout = _layout(self.columns, self.declared, self.layers)
-        if layout is None:
-            return None
-        needed, most, fields = layout
-        try:
-            text = segment.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        cut = text.find("\n")
-        head, body = (text, "") if cut < 0 else (text[:cut], text[cut + 1:])
-        head = head.strip()
-        match = NEWDOC.match(head)
-        if match is None:
-            return None
-        id_match = NEWDOC_ID.match(match.group(1))
-        name = id_match.group(1).strip() if id_match else ""
-        if (not name or name in self.names
-                or not body.isascii() and _EXOTIC_SPACE.search(body)
-                or any(word in body for word in _SPECIAL_WORDS)):
-            return None
-        del text, body  # the blocks are decoded one at a time
-        body_bytes = segment[segment.find(b"\n") + 1:] if cut >= 0 else b""
-        forms: list[str] = []
-        token_lines: list[int] = []
-        read: list[list[str]] = [[] for _ in fields]
-        line = lineno + 1
-        start = 0
-        while start < len(body_bytes):  # in blocks of lines, so arrays and cells stay small
-            end = body_bytes.find(b"\n", start + BLOCK)
-            end = len(body_bytes) if end < 0 else end + 1
-            block = _block(body_bytes[start:end], line, needed, most, fields)
-            if block is None:
-                return None
-            forms += block[0]
-            token_lines += block[1]
-            for cells, more in zip(read, block[2]):
-                cells += more
-            line += body_bytes.count(b"\n", start, end)
-            start = end
-        return name, head, forms, token_lines, [(cells, kind) for cells, (_, kind) in zip(read, fields)]
-
-    def apply(self, plan: tuple, lineno: int) -> Iterator[Document]:
-        """Read a planned document: the steps of the line by line path, in its order."""
-        name, head, forms, token_lines, read = plan
-        self.any_line = True
-        self.lineno = lineno
-        finished = self.finish() if self.doc is not None else None
-        self.names.add(name)
-        doc = self.doc = _Doc(self, name, lineno)
-        doc.comments.append(head)
-        if finished is not None:
-            yield finished
-        doc.tokens.extend(forms)
-        doc.token_lines.extend(token_lines)
-        marked = sorted({position for column, _ in read
-                         for position in [i for i, cell in enumerate(column) if cell != "_"]})
-        layers = [(column, None if kind == BRIDGING else
-                   doc.identity if kind == IDENTITY else doc.dd) for column, kind in read]
-        for position in marked:
-            self.lineno = token_lines[position]
-            for column, layer in layers:
-                cell = column[position]
-                if cell != "_":
-                    if layer is None:
-                        doc.bridging_cell(cell)
-                    else:
-                        doc.cell(layer, cell, position, 0)
 
     def comment(self, text: str) -> Document | None:
         match = NEWDOC.match(text)

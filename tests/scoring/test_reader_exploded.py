@@ -243,7 +243,7 @@ def test_a_declared_exploded_file_is_never_taken_for_another_format():
     assert "corefud" in exploded.other_format(head.split("\n", 1)[1])
 
 
-# -- the bulk path reads exactly what the line by line path reads ----------------------------
+# -- a file read in two parts reads as the whole file (what parallel scoring relies on) -------
 SETTINGS = [
     {"layers": ["identity"], "layout": False, "read_min": False},
     {"layers": ["identity", "bridging"], "layout": False, "check_min": True},
@@ -252,39 +252,46 @@ SETTINGS = [
 ]
 
 
-def both_paths(monkeypatch, path: str, settings: dict, chunk: int | None = None) -> tuple:
-    """What each path gives: documents and problems (collected), and the first error raised."""
-    outcomes = []
-    for bulk in (False, True):
-        monkeypatch.setattr(exploded, "BULK", bulk)
-        if chunk is not None:  # read the file and its documents in small pieces
-            monkeypatch.setattr(exploded, "CHUNK", chunk)
-            monkeypatch.setattr(exploded, "BLOCK", chunk)
-        problems: list = []
-        docs = exploded.read(path, collect=problems, **settings)
+def outcome(path: str, settings: dict, parts=(None,)) -> tuple:
+    """Documents and the first error (as plain values) of reading ``parts`` one after the
+    other, stopping at the first part that raises."""
+    docs = []
+    for part in parts:
         try:
-            exploded.read(path, **settings)
-            raised = None
+            docs.extend(exploded.iter_documents(path, part=part, **settings))
         except ScoringInputError as error:
-            raised = (str(error), error.code, error.line, error.document)
-        outcomes.append((docs, [(str(p), p.code, p.line, p.document) for p in problems], raised))
-    return tuple(outcomes)
+            return docs, (str(error), error.code, error.line, error.document)
+    return docs, None
+
+
+def assert_parts_read_as_whole(path: str, settings: dict) -> int:
+    """Cut the file before each of its documents in turn; the number of cuts tried. Files with
+    unnamed or repeated documents are not cut (scoring stops on them before it parts a run)."""
+    whole = outcome(path, settings)
+    starts, partable = exploded.document_offsets(path)
+    names = [name for name, _ in exploded.document_names(path)]
+    if not partable or not starts or "" in names or len(set(names)) < len(names):
+        return 0
+    prefix = starts[0][0]
+    for offset, line in starts[1:]:
+        parts = [(prefix, 0, offset, 1), (prefix, offset, 1 << 62, line)]
+        assert outcome(path, settings, parts) == whole, (path, line)
+    return len(starts) - 1
 
 
 def shared_files() -> list[Path]:
-    found = sorted(p for folder in (SHARED / "conformance", SHARED / "data")
-                   for p in folder.rglob("*") if p.suffix.lower() == ".conllua")
-    return found
+    return sorted(p for folder in (SHARED / "conformance", SHARED / "data")
+                  for p in folder.rglob("*") if p.suffix.lower() == ".conllua")
 
 
 @pytest.mark.skipif(not (SHARED / "conformance").is_dir(), reason="../shared is absent")
 @pytest.mark.parametrize("reading", SETTINGS, ids=lambda s: "-".join(s["layers"]))
-def test_bulk_and_line_by_line_reading_agree_on_every_shared_file(monkeypatch, reading):
+def test_every_shared_file_reads_in_two_parts_as_whole(reading):
     files = shared_files()
     assert len(files) > 100
-    for path in files:
-        slow, fast = both_paths(monkeypatch, str(path), reading)
-        assert fast == slow, path
+    cuts = sum(assert_parts_read_as_whole(str(path), reading) for path in files
+               if path.stat().st_size < 200_000)
+    assert cuts > 50
 
 
 @pytest.mark.parametrize("lines", [
@@ -315,32 +322,34 @@ def test_bulk_and_line_by_line_reading_agree_on_every_shared_file(monkeypatch, r
 ])
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 @pytest.mark.parametrize("reading", SETTINGS, ids=lambda s: "-".join(s["layers"]))
-def test_bulk_and_line_by_line_reading_agree_on_odd_files(tmp_path, monkeypatch, lines,
-                                                           newline, reading):
+def test_odd_files_read_in_two_parts_as_whole(tmp_path, lines, newline, reading):
     path = write(tmp_path, lines, newline=newline)
-    slow, fast = both_paths(monkeypatch, path, reading)
-    assert fast == slow
+    assert_parts_read_as_whole(path, reading)
 
 
-def test_bulk_reading_gives_the_documents_and_problems_across_read_chunks(tmp_path,
-                                                                          monkeypatch):
+def test_small_read_chunks_give_the_same_documents_lines_and_errors(tmp_path, monkeypatch):
     lines = []
     for number in range(30):
         lines += [f"# newdoc id = d{number}", "# sent_id = 1",
                   row("1", "w", f"(EntityID={number}|MarkableID=m1"), row("2", "v", ")"), ""]
     lines += ["# newdoc id = bad", row("1", "x", ")")]
     path = write(tmp_path, lines)
-    applied = []
-    apply = exploded._Reader.apply
-    monkeypatch.setattr(exploded._Reader, "apply",
-                        lambda self, plan, line: applied.append(line) or apply(self, plan, line))
     for chunk in (7, 64, 1000):
-        slow, fast = both_paths(monkeypatch, path, SETTINGS[0], chunk=chunk)
-        assert fast == slow
-        docs, problems, raised = fast
-        assert [doc.name for doc in docs] == [f"d{n}" for n in range(30)] + ["bad"]
+        monkeypatch.setattr(exploded, "CHUNK", chunk)
+        docs, raised = outcome(path, SETTINGS[0])
+        assert [doc.name for doc in docs] == [f"d{n}" for n in range(30)]
         assert [m.parts for m in docs[29].identity] == [((0, 1),)]
         assert docs[29].token_lines == (149, 150)
-        assert [(code, line) for _, code, line, _ in problems] == [("unbalanced", 153)]
         assert raised[1:] == ("unbalanced", 153, "bad")
-    assert 2 + 5 * 29 in applied  # the documents were read in bulk
+        offset = Path(path).read_bytes().index(b"# newdoc id = d29")
+        assert exploded.document_offsets(path)[0][29] == (offset, 147)
+        assert assert_parts_read_as_whole(path, SETTINGS[0]) == 30
+
+
+def test_a_file_with_a_layout_change_or_a_hidden_newdoc_is_not_parted(tmp_path):
+    base = ["# newdoc id = a", row("1", "x"), "# newdoc id = b", row("1", "y")]
+    assert exploded.document_offsets(write(tmp_path, base))[1]
+    changed = base[:2] + ["# global.columns = ID FORM IDENTITY"] + base[2:]
+    assert not exploded.document_offsets(write(tmp_path, changed))[1]
+    hidden = base[:2] + ["#\vnewdoc id = c"] + base[2:]
+    assert not exploded.document_offsets(write(tmp_path, hidden))[1]
