@@ -153,7 +153,12 @@ def _public_error(exc, *, key: str, response: str, submitted: SubmissionFile):
     message = exc.message.replace(key, f"gold key of {submitted.subcorpus.name}")
     message = message.replace(response, submitted.original_name)
     if on_key_side:
-        return ScoringError(f"gold key of {submitted.subcorpus.name}: {message}")
+        # Details of the gold annotation are for the organizers (the log), not the team.
+        logger.error("gold key of %s refused by the scorer: %s", submitted.subcorpus.name,
+                     message)
+        return ScoringError(f"the gold key of {submitted.subcorpus.name} cannot be used by the "
+                            f"scorer ({exc.code}); the organizers have to fix it. This run does "
+                            "not count against your limits.")
     return ScoringInputError(
         submitted.original_name, exc.line, message, code=exc.code, document=exc.document)
 

@@ -178,6 +178,13 @@ def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
     # Command-line advice means nothing on the platform, which always needs every document.
     message = re.sub(r"; --missing-documents [^)]*", "", message)
     on_key_side = bool(path) and Path(path) == key_path
+    if on_key_side:
+        # The details (entities, markables, lines) describe the gold annotation: log them for
+        # the organizers, tell the team only that the key is at fault.
+        logger.error("gold key of %s refused by the scorer: %s", subcorpus.name, message)
+        message = (f"the gold key of {subcorpus.name} cannot be used by the scorer "
+                   f"({getattr(error, 'code', 'invalid')}); the organizers must fix it. "
+                   "Your upload was not counted.")
     return Problem(
         file=f"gold key of {subcorpus.name}" if on_key_side else response.original_name,
         subcorpus=subcorpus.name,

@@ -35,3 +35,33 @@ def test_key_warnings_stay_with_the_organizers(world, caplog, django_capture_on_
     assert "gold_twin" not in submission.error        # the key's markables: never shown
     assert str(key_path) not in submission.error
     assert any("gold_twin" in record.getMessage() for record in caplog.records)
+
+
+def test_a_broken_gold_key_is_reported_without_its_details(world, caplog):
+    """An ElementOf cycle in the key: the team learns the key is at fault, nothing more."""
+    import scoring
+
+    from competition.errors import CompetitionError
+
+    key_path = world.key_dir / "ami.conllua"
+    text = world.key_text("ami")
+    text = re.sub(r"\(EntityID=1\|(MarkableID=[^|)]+)", r"(EntityID=1|\1|ElementOf=2", text, 1)
+    text = re.sub(r"\(EntityID=2\|(MarkableID=[^|)]+)", r"(EntityID=2|\1|ElementOf=1", text, 1)
+    key_path.write_text(text, encoding="utf-8")
+    response = world.key_dir.parent / "ami-response.conllua"
+    response.write_text(world.response_text("ami"), encoding="utf-8")
+    details = [str(p) for p in scoring.validate_response(str(key_path), str(response), [])]
+    assert details and "cycle" in " ".join(details).lower()
+
+    with pytest.raises(CompetitionError) as raised:
+        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                   files=world.uploads())
+    problems = raised.value.params["problems"]
+    key_problems = [p for p in problems if p.subcorpus == "AMI"]
+    assert key_problems and all(p.line is None for p in key_problems)
+    shown = " ".join(p.message for p in key_problems)
+    assert "gold key of AMI cannot be used" in shown
+    for detail in details:
+        assert detail.split(": ", 1)[-1] not in shown
+    assert Submission.objects.count() == 0
+    assert any("gold key of AMI" in record.getMessage() for record in caplog.records)
