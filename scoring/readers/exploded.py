@@ -239,23 +239,19 @@ class _Reader:
 
     def lines(self, segment: bytes, lineno: int) -> Iterator[Document]:
         """Read the lines of ``segment`` (its first is line ``lineno``) one by one."""
-        pieces = segment.split(b"\n")
-        if not pieces[-1]:
-            pieces.pop()  # the segment ends with a line end
+        try:  # decoded at once; line by line only where a byte is not UTF-8
+            lines = segment.decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            lines = self.decoded(segment, lineno)
+        else:
+            if not lines[-1]:
+                lines.pop()  # the segment ends with a line end
+            if lineno == 1 and lines and lines[0].startswith("\ufeff"):
+                lines[0] = lines[0][1:]  # a byte-order mark
         doc = self.doc
         lineno -= 1
-        for raw in pieces:
+        for line in lines:
             lineno += 1
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]  # a byte-order mark
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                self.lineno = lineno
-                self.problem(lineno, f"byte 0x{raw[exc.start]:02x} at column "
-                             f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
-                             "undecodable")
-                line = raw.decode("utf-8", errors="replace")
             cells = line.split()
             if not cells:
                 if doc is not None and (doc.rows or doc.comments):
@@ -299,8 +295,26 @@ class _Reader:
                 if doc.zeros:
                     doc.zeros = 0
 
+    def decoded(self, segment: bytes, lineno: int) -> Iterator[str]:
+        """The lines of a segment that is not all UTF-8, each bad one reported when reached."""
+        pieces = segment.split(b"\n")
+        if not pieces[-1]:
+            pieces.pop()
+        for lineno, raw in enumerate(pieces, lineno):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a byte-order mark
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                self.lineno = lineno
+                self.problem(lineno, f"byte 0x{raw[exc.start]:02x} at column "
+                             f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
+                             "undecodable")
+                line = raw.decode("utf-8", errors="replace")
+            yield line
+
     def comment(self, text: str) -> Document | None:
-        match = NEWDOC.match(text)
+        match = NEWDOC.match(text) if "newdoc" in text else None
         if match is not None:
             finished = self.finish() if self.doc is not None else None
             id_match = NEWDOC_ID.match(match.group(1))

@@ -353,3 +353,20 @@ def test_a_file_with_a_layout_change_or_a_hidden_newdoc_is_not_parted(tmp_path):
     assert not exploded.document_offsets(write(tmp_path, changed))[1]
     hidden = base[:2] + ["#\vnewdoc id = c"] + base[2:]
     assert not exploded.document_offsets(write(tmp_path, hidden))[1]
+
+
+def test_a_byte_order_mark_is_skipped_and_each_bad_byte_is_reported_on_its_line(tmp_path):
+    path = tmp_path / "f.conllua"
+    lines = [HEADER, "# newdoc id = a", row("1", "x", "(EntityID=1|MarkableID=m1)"),
+             row("2", "y"), "", "# newdoc id = b", row("1", "z"), row("2", "w")]
+    data = "\n".join(lines).encode()
+    data = data.replace(b"\ty\t", b"\ty\xff\t").replace(b"\tw\t", b"\t\xc3w\t")
+    path.write_bytes(b"\xef\xbb\xbf" + data + b"\n")
+    problems: list = []
+    docs = exploded.read(str(path), collect=problems, layers=["identity"], layout=False)
+    assert [(p.code, p.line) for p in problems] == [("undecodable", 4), ("undecodable", 8)]
+    assert "byte 0xff at column 4" in str(problems[0])
+    assert [doc.tokens for doc in docs] == [("x", "y\ufffd"), ("z", "\ufffdw")]
+    assert docs[0].metadata["global.columns"] == HEADER  # the header after the mark is read
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    assert [doc.token_lines for doc in exploded.read(str(path))] == [(3, 4), (7, 8)]
