@@ -13,10 +13,12 @@ whole (the engine is handed a lazy sequence of document pairs).
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from array import array
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -221,14 +223,13 @@ def score_invocation(key_path: str, response_path: str, invocation: Invocation, 
     pairing = _Pairing(key_path, response_path, invocation.options)
     pairing.prepare()
     halves = _halves(pairing) if _processes(processes) > 1 else None
-    if halves is None:
+    outcomes = None
+    if halves is not None:
+        outcomes = _score_halves(pairing, halves)
+    if outcomes is None:
         result = score_corpus(pairing.pairs(), invocation.options)
     else:
-        # the second half in a forked process, the first here; documents in key order
-        with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
-            second = pool.submit(_score_half, pairing, halves[1])
-            first = _score_half(pairing, halves[0])
-            second = second.result()
+        first, second = outcomes
         for outcome in (first, second):
             if outcome[0] == "error":
                 raise ScoringInputError(*outcome[1:3], outcome[3], code=outcome[4],
@@ -260,8 +261,9 @@ def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
     key_names = [name for name, _ in pairing.key_names]
     response_names = [name for name, _ in pairing.response_names]
     response_index = {name: index for index, name in enumerate(response_names)}
+    key_set = set(key_names)
     common = [name for name in key_names if name in response_index]
-    if common != [name for name in response_names if name in set(key_names)]:
+    if common != [name for name in response_names if name in key_set]:
         return None  # the response is indexed whole
     key_starts, key_whole = exploded.document_offsets(pairing.key_path)
     response_starts, response_whole = exploded.document_offsets(pairing.response_path)
@@ -287,6 +289,18 @@ def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
               "key_names": pairing.key_names[cut:],
               "response_names": pairing.response_names[after:]}
     return first, second
+
+
+def _score_halves(pairing: _Pairing, halves: tuple[dict, dict]) -> tuple | None:
+    """Both halves' outcomes: the second in a forked process, the first here meanwhile. None
+    where no process can be forked (e.g. inside a daemonic worker): then one process scores."""
+    try:
+        with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
+            second = pool.submit(_score_half, pairing, dict(halves[1]))
+            first = _score_half(copy.copy(pairing), halves[0])
+            return first, second.result()
+    except (OSError, AssertionError, BrokenProcessPool):
+        return None
 
 
 def _score_half(pairing: _Pairing, half: dict) -> tuple:

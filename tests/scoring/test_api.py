@@ -267,3 +267,17 @@ def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_pa
     assert score_files(key, response, [], processes=2) == score_files(key, response, [],
                                                                         processes=1)
     assert taken[-1] is None
+
+
+def test_where_no_process_can_be_forked_one_process_scores(tmp_path, monkeypatch):
+    key, response = corpus(tmp_path, documents=6)
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 2)
+    one = score_files(key, response, ["--per-doc"], processes=1)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("daemonic processes are not allowed to have children")
+
+    monkeypatch.setattr(api, "ProcessPoolExecutor", refuse)
+    taken = halves_taken(monkeypatch)
+    assert score_files(key, response, ["--per-doc"], processes=2) == one
+    assert taken[-1] is not None
