@@ -95,7 +95,7 @@ def other_format(text_head: str) -> str | None:
     return None
 
 
-CHUNK = 1 << 23
+CHUNK = 1 << 20
 """Bytes read from the file at a time."""
 _NEWDOC_HINT = re.compile(rb"#[ \t]*newdoc\b")
 """Where `_NEWDOC_BYTES` can match, found faster from its literal '#' (the line start is then
