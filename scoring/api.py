@@ -58,14 +58,15 @@ def read_documents(path: str, format: str = "auto", *,
     return _read_other(path, format, collect)
 
 
-def _read_other(path: str, format: str, collect: list | None) -> list[Document]:
+def _read_other(path: str, format: str, collect: list | None,
+                warnings: list[str] | None = None) -> list[Document]:
     try:
         module = reader_module(format)
     except ImportError:
         raise ScoringInputError(path, None, f"the {format} reader is not available",
                                 code="unsupported_format") from None
     try:
-        return list(module.read(path))
+        return list(module.read(path, warnings=warnings))
     except ScoringInputError as problem:
         if collect is None:
             raise
@@ -130,7 +131,9 @@ class _Pairing:
                 for _ in exploded.iter_documents(path, **_exploded_settings(self.options, side)):
                     pass
             return names
-        docs = self.loaded.setdefault(path, _read_other(path, format, None))
+        if path not in self.loaded:
+            self.loaded[path] = _read_other(path, format, None, self.warnings)
+        docs = self.loaded[path]
         return [(doc.name, doc.line) for doc in docs]
 
     def documents(self, path: str, format: str, side: str) -> Iterator[Document]:

@@ -281,3 +281,16 @@ def test_where_no_process_can_be_forked_one_process_scores(tmp_path, monkeypatch
     taken = halves_taken(monkeypatch)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is not None
+
+
+def test_reader_warnings_of_other_formats_reach_the_report(tmp_path):
+    """A compact file's dangling SplitAnte is a warning of the reader, and the report says so."""
+    rows = ["\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_", misc]) + "\n"
+            for i, misc in (("1", "Entity=(e1-x-1-)"), ("2", "Entity=(e2-x-1-)"),
+                            ("3", "Entity=(e3-x-1-)|SplitAnte=e1<e3,e9<e3"))]
+    path = tmp_path / "file.conllu"
+    path.write_text("# global.Entity = eid-etype-head-other\n# newdoc id = d\n"
+                    "# sent_id = 1\n# text = w1 w2 w3\n" + "".join(rows) + "\n",
+                    encoding="utf-8")
+    report = score_files(str(path), str(path), ["-f", "corefud"])
+    assert any("e9" in warning for warning in report["warnings"])
