@@ -13,22 +13,28 @@ from leaderboard.ranking import FIELDS
 from leaderboard.selectors import Analysis, Board
 
 
+def row_fields(row) -> dict:
+    """Who and what a board row is (rank, team, run, status), shared by every export."""
+    entry = row.entry
+    return {
+        "rank": row.rank,
+        "group": row.group,
+        "team": entry.team,
+        "run_name": entry.run_name,
+        "submission_id": entry.submission_id,
+        "submitted_at": entry.submitted_at.isoformat(),
+        "status": entry.status,
+        "baseline": entry.is_baseline,
+        "disqualified": entry.disqualified,
+    }
+
+
 def board_frame(board: Board) -> pd.DataFrame:
     """One line per board row, in display order; columns ``<slug>.<field>`` then ``avg.*``."""
     records = []
     for row in board.rows:
         entry = row.entry
-        record = {
-            "rank": row.rank,
-            "group": row.group,
-            "team": entry.team,
-            "run_name": entry.run_name,
-            "submission_id": entry.submission_id,
-            "submitted_at": entry.submitted_at.isoformat(),
-            "status": entry.status,
-            "baseline": entry.is_baseline,
-            "disqualified": entry.disqualified,
-        }
+        record = row_fields(row)
         for column in board.columns:
             score = entry.scores.get(column.slug)
             for name in FIELDS:

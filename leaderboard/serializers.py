@@ -117,21 +117,13 @@ def cell_dict(cell) -> dict[str, float]:
 
 def board_payload(board) -> dict:
     """The leaderboard as nested JSON: the same rows, order and ranks as the page."""
-    from leaderboard.exports import board_meta
+    from leaderboard.exports import board_meta, row_fields
 
     rows = []
     for row in board.rows:
         entry = row.entry
         rows.append({
-            "rank": row.rank,
-            "group": row.group,
-            "team": entry.team,
-            "run_name": entry.run_name,
-            "submission_id": entry.submission_id,
-            "submitted_at": entry.submitted_at.isoformat(),
-            "status": entry.status,
-            "baseline": entry.is_baseline,
-            "disqualified": entry.disqualified,
+            **row_fields(row),
             "average": None if row.average is None else cell_dict(row.average),
             "scores": {slug: cell_dict(cell) for slug, cell in entry.scores.items()},
         })
