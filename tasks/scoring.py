@@ -67,16 +67,24 @@ def scoring_deadline(seconds: int) -> Iterator[None]:
         yield
         return
 
+    expired = False
+
     def expire(signum, frame):
+        nonlocal expired
+        expired = True
         raise SoftTimeLimitExceeded()
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # The alarm repeats: an exception raised while Python runs a finaliser or a callback is
+    # reported and dropped, so one alarm alone could let an overdue job run to its end.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+    if expired:  # every alarm was swallowed: the job is still over its limit
+        raise SoftTimeLimitExceeded()
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True,
