@@ -28,7 +28,8 @@ from scoring.model import Document
 from scoring.options import Invocation, ScoringOptions, mode_dict, parse_options
 from scoring.readers import FORMATS, detect_format, read_head, reader_module
 from scoring.readers import exploded
-from scoring.results import CorpusResult, DocumentResult, PRCounts, TPCounts
+from scoring.results import (CorpusResult, DocumentResult, PRCounts, TPCounts,
+                             document_from_values, document_values)
 from scoring.validate import compare_tokens, document_checks, document_pairing
 
 __all__ = ["read_documents", "score_files", "validate_response"]
@@ -124,7 +125,8 @@ class _Pairing:
     # names first, so a missing document is reported before anything is scored
     def names(self, path: str, format: str, side: str) -> list[tuple[str, int]]:
         if format == "ua":
-            names = exploded.document_names(path)
+            self.indexes[side] = index = exploded.scan(path)
+            names = index.names
             plain = [name for name, _ in names]
             if not names or "" in plain or len(set(plain)) < len(plain):
                 # let the reader say what is wrong (empty file, no newdoc, duplicates, ...)
@@ -144,6 +146,7 @@ class _Pairing:
 
     def prepare(self) -> None:
         self.loaded: dict[str, list[Document]] = {}
+        self.indexes: dict[str, exploded.FileIndex] = {}  # side → scan of an exploded file
         self.key_names = self.names(self.key_path, self.key_format, "key")
         self.response_names = self.names(self.response_path, self.response_format, "response")
         errors, warnings = document_pairing(self.key_path, self.key_names, self.response_path,
@@ -238,8 +241,9 @@ def score_invocation(key_path: str, response_path: str, invocation: Invocation, 
                 raise ScoringInputError(*outcome[1:3], outcome[3], code=outcome[4],
                                         document=outcome[5])
         pairing.scored = first[2] + second[2]
+        documents = first[1] + [document_from_values(values) for values in second[1]]
         # exploded files only: BLANC's CoNLL-2012 rule (key_links_only) never applies
-        result = summarize(first[1] + second[1], invocation.options, key_links_only=False)
+        result = summarize(documents, invocation.options, key_links_only=False)
     warnings = list(invocation.notes) + pairing.warnings
     for warning in result.warnings:
         if warning not in warnings:
@@ -257,7 +261,7 @@ def _processes(processes: int | None) -> int:
 def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
     """Byte ranges of the key and the response for two halves of a run that reads them as one
     run does, or None where the run must stay whole: other formats, few documents, a
-    response in another order, a file `exploded.document_offsets` cannot part."""
+    response in another order, a file `exploded.scan` finds not partable."""
     if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
             or len(pairing.key_names) <= PARALLEL_DOCUMENTS:
         return None
@@ -268,8 +272,9 @@ def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
     common = [name for name in key_names if name in response_index]
     if common != [name for name in response_names if name in key_set]:
         return None  # the response is indexed whole
-    key_starts, key_whole = exploded.document_offsets(pairing.key_path)
-    response_starts, response_whole = exploded.document_offsets(pairing.response_path)
+    key_starts, key_whole = pairing.indexes["key"].starts, pairing.indexes["key"].partable
+    response_starts = pairing.indexes["response"].starts
+    response_whole = pairing.indexes["response"].partable
     if not (key_whole and response_whole and len(key_starts) == len(key_names)
             and len(response_starts) == len(response_names)):
         return None
@@ -299,16 +304,17 @@ def _score_halves(pairing: _Pairing, halves: tuple[dict, dict]) -> tuple | None:
     where no process can be forked (e.g. inside a daemonic worker): then one process scores."""
     try:
         with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
-            second = pool.submit(_score_half, pairing, dict(halves[1]))
+            second = pool.submit(_score_half, pairing, dict(halves[1]), plain=True)
             first = _score_half(copy.copy(pairing), halves[0])
             return first, second.result()
     except (OSError, AssertionError, BrokenProcessPool):
         return None
 
 
-def _score_half(pairing: _Pairing, half: dict) -> tuple:
-    """Per-document results of one half, or its first input error as plain values (the
-    error itself does not survive pickling)."""
+def _score_half(pairing: _Pairing, half: dict, plain: bool = False) -> tuple:
+    """Per-document results of one half (as `document_values` with ``plain``, for sending
+    to the parent), or its first input error as plain values (the error itself does not
+    survive pickling)."""
     from scoring.engine import score_corpus
 
     pairing.parts = {"key": half["key"], "response": half["response"]}
@@ -319,6 +325,8 @@ def _score_half(pairing: _Pairing, half: dict) -> tuple:
         documents = score_corpus(pairing.pairs(), pairing.options).documents
     except ScoringInputError as error:
         return ("error", error.path, error.line, error.message, error.code, error.document)
+    if plain:
+        documents = [document_values(doc) for doc in documents]
     return ("ok", documents, pairing.scored)
 
 

@@ -97,3 +97,44 @@ class CorpusResult:
     bridging_by_relation: dict[str, dict[str, PRF]] | None = None
     documents: list[DocumentResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+def _tp_values(counts: TPCounts | None) -> tuple | None:
+    return None if counts is None else (counts.tp, counts.fp, counts.fn)
+
+
+def _tp_counts(values: tuple | None) -> TPCounts | None:
+    return None if values is None else TPCounts(*values)
+
+
+def document_values(doc: DocumentResult) -> tuple:
+    """A document's result as plain tuples, dicts, strings and numbers: what a scoring half
+    sends back to its parent (pickling these is a C loop; pickling the frozen dataclasses
+    runs Python code per object, and took longer than scoring)."""
+    metrics = tuple((name, (m.prf.recall, m.prf.precision, m.prf.f1),
+                     tuple((c.p_num, c.p_den, c.r_num, c.r_den) for c in m.counts),
+                     tuple((c.p_num, c.p_den, c.r_num, c.r_den) for c in m.split_counts))
+                    for name, m in doc.metrics.items())
+    bridging = (None if doc.bridging is None
+                else {level: _tp_values(c) for level, c in doc.bridging.items()})
+    by_relation = (None if doc.bridging_by_relation is None
+                   else {rel: {level: _tp_values(c) for level, c in levels.items()}
+                         for rel, levels in doc.bridging_by_relation.items()})
+    return (doc.name, metrics, _tp_values(doc.non_referring), bridging, by_relation,
+            list(doc.warnings))
+
+
+def document_from_values(values: tuple) -> DocumentResult:
+    """The inverse of `document_values`."""
+    name, metrics, non_referring, bridging, by_relation, warnings = values
+    return DocumentResult(
+        name,
+        {metric: MetricResult(metric, PRF(*prf), tuple(PRCounts(*c) for c in counts),
+                              tuple(PRCounts(*c) for c in split))
+         for metric, prf, counts, split in metrics},
+        _tp_counts(non_referring),
+        None if bridging is None else {level: _tp_counts(c) for level, c in bridging.items()},
+        None if by_relation is None else {
+            rel: {level: _tp_counts(c) for level, c in levels.items()}
+            for rel, levels in by_relation.items()},
+        warnings)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Collection, Iterator
+from typing import NamedTuple
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -53,7 +54,6 @@ CODI_CRAC_COLUMNS = {IDENTITY: 10, BRIDGING: 11, DISCOURSE_DEIXIS: 12}
 
 NEWDOC = re.compile(r"#\s*newdoc\b\s*(.*)$")
 NEWDOC_ID = re.compile(r"id\s*=\s*(.*)$")
-_NEWDOC_BYTES = re.compile(rb"^[ \t]*#[ \t]*newdoc\b[^\n]*", re.M)
 _SCORED = frozenset(("MarkableID", "EntityID", "Min", "ElementOf"))
 _NAMED_CLOSINGS = re.compile(r"(?:[^()]*\))+")
 _EXPECTED_MARKABLE = "'(EntityID=…|MarkableID=…)'; attribute names are case-sensitive"
@@ -98,7 +98,7 @@ def other_format(text_head: str) -> str | None:
 CHUNK = 1 << 20
 """Bytes read from the file at a time."""
 _NEWDOC_HINT = re.compile(rb"#[ \t]*newdoc\b")
-"""Where `_NEWDOC_BYTES` can match, found faster from its literal '#' (the line start is then
+"""Where a ``# newdoc`` line (`_NEWDOC_LINE` at a line start) can match, found faster from its literal '#' (the line start is then
 checked)."""
 
 
@@ -239,79 +239,107 @@ class _Reader:
 
     def lines(self, segment: bytes, lineno: int) -> Iterator[Document]:
         """Read the lines of ``segment`` (its first is line ``lineno``) one by one."""
+        bad: dict[int, str] = {}
         try:  # decoded at once; line by line only where a byte is not UTF-8
             lines = segment.decode("utf-8").split("\n")
         except UnicodeDecodeError:
-            lines = self.decoded(segment, lineno)
+            lines, bad = self.decoded(segment, lineno)
         else:
             if not lines[-1]:
                 lines.pop()  # the segment ends with a line end
             if lineno == 1 and lines and lines[0].startswith("\ufeff"):
                 lines[0] = lines[0][1:]  # a byte-order mark
         doc = self.doc
-        lineno -= 1
-        for line in lines:
-            lineno += 1
-            cells = line.split()
+        fast = doc is not None and doc.fast is not None and not bad
+        if doc is not None and doc.fast is not None:
+            low, high, first_column, second_column, third_column = doc.fast
+            append_token, append_line = doc.tokens.append, doc.token_lines.append
+        intern = sys.intern
+        first_line = lineno
+        for lineno, cells in enumerate(map(str.split, lines), lineno):
+            # the fast path: a word token line with nothing in the columns read
+            if fast and low <= len(cells) <= high and cells[first_column] == "_" \
+                    and cells[second_column] == "_" and cells[third_column] == "_" \
+                    and cells[0].isdigit():
+                append_token(intern(cells[1]))
+                append_line(lineno)
+                continue
+            if bad and lineno in bad:
+                self.lineno = lineno
+                self.problem(lineno, bad[lineno], "undecodable")
             if not cells:
                 if doc is not None and (doc.rows or doc.comments):
                     doc.end_sentence()
                 continue
-            self.lineno = lineno
             first = cells[0]
             if first[0] == "#":
+                line = lines[lineno - first_line]
+                if fast and "newdoc" not in line and "global." not in line \
+                        and "#begin" not in line:
+                    continue  # a comment `comment` would only keep, for the layout
+                self.lineno = lineno
                 self.any_line = True
                 finished = self.comment(line.strip())
-                doc = self.doc
+                if self.doc is not doc:
+                    doc = self.doc
+                    fast = doc is not None and doc.fast is not None and not bad
+                    if doc is not None and doc.fast is not None:
+                        low, high, first_column, second_column, third_column = doc.fast
+                        append_token, append_line = doc.tokens.append, doc.token_lines.append
                 if finished is not None:
                     yield finished
                 continue
+            self.lineno = lineno
             if doc is None or doc.slow:
                 self.any_line = True
-                self.token(cells, line)
+                self.token(cells, lines[lineno - first_line])
                 doc = self.doc
+                fast = doc is not None and doc.fast is not None and not bad
+                if doc is not None and doc.fast is not None:
+                    low, high, first_column, second_column, third_column = doc.fast
+                    append_token, append_line = doc.tokens.append, doc.token_lines.append
                 continue
-            # the hot path: a token line of a well-formed layout
+            # a token line of a well-formed layout with something to read
             n = len(cells)
-            if n < doc.needed or n > doc.most:
+            if n < low or n > high:
                 doc.token(cells)
                 continue
             if "." in first:
-                doc.zeros += 1
-                zero = doc.zeros
+                zero = doc.next_zero()
             else:
                 zero = 0
+            position = len(doc.tokens)
             for layer in doc.active:
                 cell = cells[layer.column]
                 if cell != "_":
-                    doc.cell(layer, cell, len(doc.tokens), zero)
+                    doc.cell(layer, cell, position, zero)
             if doc.bridging_column is not None:
                 cell = cells[doc.bridging_column]
                 if cell != "_":
                     doc.bridging_cell(cell)
             if not zero:
-                doc.tokens.append(cells[1])
-                doc.token_lines.append(lineno)
-                if doc.zeros:
-                    doc.zeros = 0
+                append_token(intern(cells[1]))
+                append_line(lineno)
 
-    def decoded(self, segment: bytes, lineno: int) -> Iterator[str]:
-        """The lines of a segment that is not all UTF-8, each bad one reported when reached."""
+    @staticmethod
+    def decoded(segment: bytes, lineno: int) -> tuple[list[str], dict[int, str]]:
+        """The lines of a segment that is not all UTF-8 (bad bytes replaced), and what is
+        wrong on each bad line, by line number (reported when the line is reached)."""
         pieces = segment.split(b"\n")
         if not pieces[-1]:
             pieces.pop()
+        lines, bad = [], {}
         for lineno, raw in enumerate(pieces, lineno):
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a byte-order mark
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                self.lineno = lineno
-                self.problem(lineno, f"byte 0x{raw[exc.start]:02x} at column "
-                             f"{exc.start + 1} is not UTF-8 (expected UTF-8 text)",
-                             "undecodable")
+                bad[lineno] = (f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not "
+                               "UTF-8 (expected UTF-8 text)")
                 line = raw.decode("utf-8", errors="replace")
-            yield line
+            lines.append(line)
+        return lines, bad
 
     def comment(self, text: str) -> Document | None:
         match = NEWDOC.match(text) if "newdoc" in text else None
@@ -394,7 +422,8 @@ class _Doc:
         self.line = line
         self.tokens: list[str] = []
         self.token_lines: list[int] = []
-        self.zeros = 0  # zeros since the last word
+        self.zeros = 0  # zeros read at position ``zeros_at`` (before the word there)
+        self.zeros_at = -1
         self.sentences: list[Sentence] = []
         self.comments: list[str] = []
         self.rows: list[tuple[str, ...]] = []
@@ -412,6 +441,14 @@ class _Doc:
         self.active = [layer for layer in (self.identity, self.dd) if layer is not None]
         self.most = reader.declared if reader.declared is not None else 1 << 30
         self.slow = reader.layout  # keep raw rows: every line takes `token`
+        columns = [layer.column for layer in self.active]
+        if self.bridging_column is not None:
+            columns.append(self.bridging_column)
+        columns = (columns + columns[:1] * 2)[:3] if columns else [0, 0, 0]
+        # `_Reader.lines` reads a line at once as a plain word when it has between `needed`
+        # and `most` cells, '_' in these three columns (repeated where fewer are read; ID is
+        # never '_' and stands in where none is) and a number as its ID
+        self.fast = None if self.slow else (self.needed, self.most, *columns)
 
     @staticmethod
     def _layer(name: str, columns: dict, wanted: set[str] | None) -> _Layer | None:
@@ -451,11 +488,7 @@ class _Doc:
                          "too_many_columns")
             return
         is_zero = "." in cells[0]
-        if is_zero:
-            self.zeros += 1
-            position, zero = len(self.tokens), self.zeros
-        else:
-            position, zero = len(self.tokens), 0
+        position, zero = len(self.tokens), self.next_zero() if is_zero else 0
         for layer in self.active:
             cell = cells[layer.column]
             if cell != "_":
@@ -467,7 +500,15 @@ class _Doc:
         if not is_zero:
             self.tokens.append(sys.intern(cells[1]))
             self.token_lines.append(reader.lineno)
+
+    def next_zero(self) -> int:
+        """The rank of a zero read now among the zeros before the next word."""
+        position = len(self.tokens)
+        if self.zeros_at != position:
+            self.zeros_at = position
             self.zeros = 0
+        self.zeros += 1
+        return self.zeros
 
     def _missing_column(self, count: int) -> str:
         if count < 2:
@@ -728,56 +769,87 @@ def read(path: str, *, collect: list | None = None, **settings) -> list[Document
     return list(iter_documents(path, collect=collect, **settings))
 
 
-def document_names(path: str) -> list[tuple[str, int]]:
-    """``(name, line)`` of every ``# newdoc`` line, found by a fast scan of the raw bytes.
+class FileIndex(NamedTuple):
+    """What one fast pass over a file's bytes finds (`scan`)."""
 
-    Uses the same name rule as the reader; a file the reader rejects may still scan.
-    """
-    found = []
-    line = 1
+    names: list[tuple[str, int]]
+    """``(name, line)`` of every ``# newdoc`` line, as the reader names them."""
+    starts: list[tuple[int, int]]
+    """``(byte offset, line)`` where each of those documents starts."""
+    partable: bool
+    """Whether the file reads in parts (`iter_documents`'s ``part``) exactly as whole: no
+    ``newdoc`` outside a document's first line (a spelling only the reader would take for
+    one) and no ``global.`` comment after the first document (a layout that changes midway)."""
+
+
+SCAN_CHUNK = 1 << 22
+_NEWDOC_LINE = re.compile(rb"[ \t]*#[ \t]*(newdoc)\b[^\n]*")
+_BOM_NEWDOC_LINE = re.compile(rb"\xef\xbb\xbf[ \t]*#[ \t]*(newdoc)\b[^\n]*")
+
+
+def scan(path: str) -> FileIndex:
+    """Find the documents of a file without parsing it: a search for the literal ``newdoc``,
+    each hit checked to stand at the start of a comment line (the same rule `_segments`
+    cuts by), so the cost is that of `bytes.find` over the file, not of a pattern tried at
+    every byte. Uses the reader's name rule; a file the reader rejects may still scan."""
+    index = FileIndex([], [], True)
+    state = [1, True, False]  # line at the block's start, partable, a document seen
+    offset = 0
     tail = b""
     with open(path, "rb") as handle:
         while True:
-            chunk = handle.read(1 << 22)
+            chunk = handle.read(SCAN_CHUNK)
+            data = tail + chunk
+            if chunk:
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    tail = data
+                    continue
+                block, tail = data[:cut], data[cut:]
+            else:
+                block, tail = data, b""
+            _scan_block(block, offset, state, index)
+            offset += len(block)
             if not chunk:
                 break
-            data = tail + chunk
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                tail = data
-                continue
-            block, tail = data[:cut], data[cut:]
-            line = _scan(block, line, found)
-        if tail:
-            _scan(tail, line, found)
-    return found
+    return index._replace(partable=state[1])
 
 
-def _scan(block: bytes, line: int, found: list[tuple[str, int]]) -> int:
-    previous = 0
-    for match in _NEWDOC_BYTES.finditer(block):
-        line += block.count(b"\n", previous, match.start())
-        previous = match.start()
-        text = match.group(0).decode("utf-8", errors="replace").strip()
+def _scan_block(block: bytes, offset: int, state: list, index: FileIndex) -> None:
+    line, partable, seen = state
+    counted = 0  # newlines of ``block`` before this position are in ``line``
+    position = block.find(b"newdoc")
+    while position >= 0:
+        start = block.rfind(b"\n", 0, position) + 1
+        pattern = _BOM_NEWDOC_LINE if offset + start == 0 and block[:3] == b"\xef\xbb\xbf" \
+            else _NEWDOC_LINE
+        match = pattern.match(block, start)
+        if match is None or match.start(1) != position:
+            partable = False  # a newdoc the reader may see and the cut may not (or neither)
+            position = block.find(b"newdoc", position + 6)
+            continue
+        line += block.count(b"\n", counted, start)
+        counted = start
+        if not seen:
+            seen = True
+            partable = partable and block.find(b"global.", match.end()) < 0
+        text = match.group(0).decode("utf-8", errors="replace").lstrip("\ufeff").strip()
         id_match = NEWDOC_ID.match(NEWDOC.match(text).group(1))
-        found.append((id_match.group(1).strip() if id_match else "", line))
-    return line + block.count(b"\n", previous)
+        index.names.append((id_match.group(1).strip() if id_match else "", line))
+        index.starts.append((offset + start, line))
+        position = block.find(b"newdoc", match.end())
+    if seen and partable and index.starts and index.starts[0][0] < offset:
+        partable = block.find(b"global.") < 0
+    state[:] = [line + block.count(b"\n", counted), partable, seen]
+
+
+def document_names(path: str) -> list[tuple[str, int]]:
+    """``(name, line)`` of every ``# newdoc`` line (see `scan`)."""
+    return scan(path).names
 
 
 def document_offsets(path: str) -> tuple[list[tuple[int, int]], bool]:
-    """``(byte offset, line)`` where each document starts, and whether the file can be read
-    in parts (`iter_documents`'s ``part``) exactly as whole: no ``newdoc`` outside a document
-    start (a spelling only the reader would take for one) and no ``global.`` comment after
-    the first document (a layout that changes midway)."""
-    starts = []
-    offset = 0
-    whole = True
-    with open(path, "rb") as handle:
-        for segment, lineno in _segments(handle):
-            if _NEWDOC_BYTES.match(segment):
-                starts.append((offset, lineno))
-                whole = whole and segment.count(b"newdoc") == 1 and b"global." not in segment
-            else:
-                whole = whole and b"newdoc" not in segment
-            offset += len(segment)
-    return starts, whole
+    """``(byte offset, line)`` where each document starts, and whether the file reads in
+    parts as whole (see `scan`)."""
+    index = scan(path)
+    return index.starts, index.partable

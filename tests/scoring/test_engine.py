@@ -187,7 +187,7 @@ def test_head_matching_on_compact_files_uses_the_head_token(make_doc):
     import dataclasses
 
     def with_heads(doc, heads):
-        marks = tuple(dataclasses.replace(m, head=heads.get(m.parts[0])) for m in doc.identity)
+        marks = tuple(m._replace(head=heads.get(m.parts[0])) for m in doc.identity)
         return dataclasses.replace(doc, identity=marks)
 
     key = with_heads(make_doc({"1": [(0, 3), 6], "2": [(8, 9)]}),

@@ -44,7 +44,7 @@ def documents(draw, name="d", with_plurals=True):
 
 def renamed(doc: Document, prefix: str) -> Document:
     def ren(m: Markable) -> Markable:
-        return dataclasses.replace(m, entity_id=prefix + m.entity_id,
+        return m._replace(entity_id=prefix + m.entity_id,
                                    element_of=tuple(prefix + e for e in m.element_of))
     return dataclasses.replace(doc, identity=tuple(ren(m) for m in doc.identity))
 

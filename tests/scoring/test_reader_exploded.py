@@ -370,3 +370,65 @@ def test_a_byte_order_mark_is_skipped_and_each_bad_byte_is_reported_on_its_line(
     assert docs[0].metadata["global.columns"] == HEADER  # the header after the mark is read
     path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
     assert [doc.token_lines for doc in exploded.read(str(path))] == [(3, 4), (7, 8)]
+
+
+# -- the fast path for plain word lines reads as the general path -----------------------------
+def plain(markables) -> list[tuple]:
+    """Markables without the attributes only layout reading keeps."""
+    return [(m.markable_id, m.entity_id, m.parts, m.line, m.min_span, m.element_of, m.zero)
+            for m in markables]
+
+
+def reading(path: str, settings: dict, layout: bool) -> tuple:
+    problems: list = []
+    docs = exploded.read(path, collect=problems, **{**settings, "layout": layout})
+    return ([(d.name, d.line, d.tokens, d.token_lines, plain(d.identity),
+              plain(d.discourse_deixis), d.bridging) for d in docs],
+            [(p.code, p.line, p.document, str(p)) for p in problems])
+
+
+@pytest.mark.skipif(not (SHARED / "conformance").is_dir(), reason="../shared is absent")
+@pytest.mark.parametrize("mode", SETTINGS, ids=lambda s: "-".join(s["layers"]))
+def test_plain_lines_read_fast_as_every_line_reads_with_layout(mode):
+    """Scoring reads plain word lines on a shortcut; reading with layout takes every line
+    through the general path. Both give the same documents and problems on every shared file."""
+    files = [p for p in shared_files() if p.stat().st_size < 2_000_000]
+    assert len(files) > 100
+    for path in files:
+        assert reading(str(path), mode, False) == reading(str(path), mode, True), path
+
+
+@pytest.mark.parametrize("mode", SETTINGS, ids=lambda s: "-".join(s["layers"]))
+def test_zeros_between_plain_lines_count_from_the_last_word(tmp_path, mode):
+    path = write(tmp_path, [
+        "# newdoc id = d",
+        row("1", "a"), row("1.1", "∅", "(EntityID=1|MarkableID=m1)"),
+        row("1.2", "∅", "(EntityID=2|MarkableID=m2)"), row("2", "b"),
+        row("2.1", "∅", "(EntityID=1|MarkableID=m3)"), row("3", "c"), row("4", "d"),
+        "# sent_id = 2", row("4.1", "∅", "(EntityID=3|MarkableID=m4)", sep="  "),
+        row("1-2", "ab"), row("5", "e"),
+    ])
+    fast, general = reading(path, mode, False), reading(path, mode, True)
+    assert fast == general
+    if "identity" in mode["layers"]:
+        [doc] = exploded.read(path, **mode)
+        assert [(m.markable_id, m.parts[0][0], m.zero) for m in doc.identity] == [
+            ("m1", 1, 1), ("m2", 1, 2), ("m3", 2, 1), ("m4", 4, 1)]
+        assert doc.tokens == ("a", "b", "c", "d", "ab", "e")
+
+
+def test_the_scan_finds_what_the_reader_reads(tmp_path):
+    """A byte-order mark before the first newdoc and 'newdoc' inside a name or a token:
+    the scan's names and lines are the reader's; only a newdoc the reader might take for a
+    document while the cut would not makes the file unpartable."""
+    lines = ["# newdoc id = newdoc/1", row("1", "newdoc"), "", "#newdoc id=b", row("1", "y")]
+    path = tmp_path / "f.conllua"
+    path.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode() + b"\n")
+    index = exploded.scan(str(path))
+    read = [(d.name, d.line) for d in exploded.read(str(path))]
+    assert index.names == read == [("newdoc/1", 1), ("b", 4)]
+    assert index.starts == [(0, 1), (len("\n".join(lines[:3]).encode()) + 4, 4)]
+    assert not index.partable  # the token 'newdoc'
+    lines[1] = row("1", "x")
+    path.write_bytes("\n".join(lines).encode() + b"\n")
+    assert exploded.scan(str(path)).partable
