@@ -224,6 +224,14 @@ def score_files(key_path: str, response_path: str, options: Sequence[str] = (), 
 def score_invocation(key_path: str, response_path: str, invocation: Invocation, *,
                      processes: int | None = None) -> dict:
     """`score_files` for options parsed already."""
+    from scoring.engine import paused_gc
+
+    with paused_gc():  # the second half's results are rebuilt and summed here too
+        return _score_invocation(key_path, response_path, invocation, processes)
+
+
+def _score_invocation(key_path: str, response_path: str, invocation: Invocation,
+                      processes: int | None) -> dict:
     from scoring.engine import score_corpus, summarize
 
     pairing = _Pairing(key_path, response_path, invocation.options)

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import gc
 import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 from scoring.alignment import align_mentions, mention_order
 from scoring.clusters import (
@@ -126,25 +127,30 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
 
 def score_corpus(pairs: Iterable[tuple[Document, Document]], options: ScoringOptions
                  ) -> CorpusResult:
-    """Score (key, response) document pairs, given in key-file order, and micro-sum them.
-
-    The cyclic garbage collector is paused meanwhile: scoring allocates many short-lived
-    containers and no reference cycles, and collections that rescan every markable of a
-    large corpus would double the time of a 20,000-mention document.
-    """
+    """Score (key, response) document pairs, given in key-file order, and micro-sum them."""
     documents = []
     key_links_only = None
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         for key, response in pairs:
             documents.append(score_document(key, response, options))
             conll = _key_links_only(key)
             key_links_only = conll if key_links_only is None else key_links_only and conll
+        return summarize(documents, options, key_links_only=bool(key_links_only))
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector meanwhile (nested uses are fine): reading and
+    scoring allocate many short-lived containers and no reference cycles, and collections
+    that rescan every markable of a large corpus would double the time of a 20,000-mention
+    document."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
         if collecting:
             gc.enable()
-    return summarize(documents, options, key_links_only=bool(key_links_only))
 
 
 def _key_links_only(key: Document) -> bool:
@@ -158,14 +164,11 @@ def summarize(documents: Sequence[DocumentResult], options: ScoringOptions, *,
     metrics: dict[str, MetricResult] = {}
     for name in (*options.metrics, *options.extra_metrics):
         n = len(COREF_METRICS.get(name, (None,)))
-        counts = [PRCounts()] * n
-        split = [PRCounts()] * n if name in COREF_METRICS else []
-        for doc in documents:
-            m = doc.metrics[name]
-            counts = [a + b for a, b in zip(counts, m.counts)]
-            split = [a + b for a, b in zip(split, m.split_counts)]
-        metrics[name] = _metric_result(name, tuple(counts), tuple(split), options,
-                                       key_links_only)
+        results = [doc.metrics[name] for doc in documents]
+        counts = tuple(_sum_counts([m.counts[i] for m in results]) for i in range(n))
+        split = (tuple(_sum_counts([m.split_counts[i] for m in results]) for i in range(n))
+                 if name in COREF_METRICS else ())
+        metrics[name] = _metric_result(name, counts, split, options, key_links_only)
     conll = None
     if options.conll:
         conll = (metrics["muc"].prf.f1 + metrics["bcub"].prf.f1 + metrics["ceafe"].prf.f1) / 3
@@ -192,6 +195,18 @@ def summarize(documents: Sequence[DocumentResult], options: ScoringOptions, *,
             rel: {level: c.prf() for level, c in rel_levels.items()}
             for rel, rel_levels in sorted(by_rel.items())}
     return result
+
+
+def _sum_counts(counts: Sequence[PRCounts]) -> PRCounts:
+    """The sum of per-document counts, added in document order (as ``+`` would add them,
+    without building a PRCounts per step)."""
+    p_num = p_den = r_num = r_den = 0.0
+    for c in counts:
+        p_num += c.p_num
+        p_den += c.p_den
+        r_num += c.r_num
+        r_den += c.r_den
+    return PRCounts(p_num, p_den, r_num, r_den)
 
 
 def _prf(counts: PRCounts) -> PRF:

@@ -527,6 +527,12 @@ class _Doc:
         if cell == ")" and stack and not zero:  # the commonest closing cell
             layer.opened[stack.pop()].ends.append(position)
             return
+        if cell[0] == "(" and cell.count("(") == 1 and cell.count(")") == (cell[-1] == ")") \
+                and (not zero or cell[-1] == ")"):
+            # the commonest opening cells, '(…)' and '(…': one markable, no closing before
+            single = cell[-1] == ")"
+            self.open(layer, cell[1:-1] if single else cell[1:], position, zero, single)
+            return
         start = cell.find("(")
         prefix = cell if start < 0 else cell[:start]
         if prefix:
@@ -584,27 +590,25 @@ class _Doc:
             self.problem(f"{layer.name} markable '{markable_id}' has no EntityID (expected "
                          f"{_EXPECTED_MARKABLE})", "missing_entity_id")
             return
-        existing = layer.opened.get(markable_id)
-        if existing is not None:
-            if not self.discontinuous_part(layer, existing, entity_id):
-                return
-            entry = existing
-        else:
-            element_of = attributes.get("ElementOf")
-            if element_of:
-                element_of = tuple(e for e in element_of.split(",") if e)
+        opened = layer.opened
+        entry = opened.get(markable_id)
+        if entry is None:
             reader = self.reader
-            entry = _Open(
+            element_of = attributes.get("ElementOf")
+            opened[markable_id] = _Open(
                 markable_id, entity_id, reader.lineno,
                 attributes.get("Min") if reader.read_min else None,
-                element_of or (), zero,
+                tuple(e for e in element_of.split(",") if e) if element_of else (), zero,
                 tuple((k, v) for k, v in attributes.items() if k not in _SCORED)
-                if reader.layout else (), [], [])
-            layer.opened[markable_id] = entry
-        entry.starts.append(position)
-        if single:
-            entry.ends.append(position)
+                if reader.layout else (),
+                [position], [position] if single else [])
+        elif self.discontinuous_part(layer, entry, entity_id):
+            entry.starts.append(position)
+            if single:
+                entry.ends.append(position)
         else:
+            return
+        if not single:
             layer.stack.append(markable_id)
 
     def discontinuous_part(self, layer: _Layer, existing: _Open, entity_id: str) -> bool:
