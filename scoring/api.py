@@ -38,6 +38,9 @@ BRIDGING_KINDS = ("anaphora_recognition", "mention", "entity")
 PARALLEL_DOCUMENTS = 200
 """Key files with more documents than this are scored in two processes where the machine
 has two cores (`score_files`)."""
+READ_AHEAD_BYTES = 1 << 20
+"""Exploded responses of at least this size, in runs that are not scored in halves, are read
+in a second process while the first reads the key (`score_files`)."""
 FORM_CHECKED = ("ua", "corefud")
 """Formats whose key and response must have the same word forms (as UA scorer v2 checks);
 the others need the same number of tokens per document."""
@@ -119,6 +122,7 @@ class _Pairing:
         self.warnings: list[str] = []
         self.scored: list[str] = []
         self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
+        self.ahead: dict[str, Any] = {}  # side → its documents, read in another process
         self.key_format = _file_format(self.key_path, options)
         self.response_format = _file_format(self.response_path, options)
 
@@ -139,6 +143,8 @@ class _Pairing:
         return [(doc.name, doc.line) for doc in docs]
 
     def documents(self, path: str, format: str, side: str) -> Iterator[Document]:
+        if side in self.ahead:  # read in another process meanwhile (`_ResponseAhead`)
+            return self.ahead.pop(side)()
         if format == "ua":
             return exploded.iter_documents(path, part=self.parts.get(side),
                                            **_exploded_settings(self.options, side))
@@ -236,12 +242,18 @@ def _score_invocation(key_path: str, response_path: str, invocation: Invocation,
 
     pairing = _Pairing(key_path, response_path, invocation.options)
     pairing.prepare()
-    halves = _halves(pairing) if _processes(processes) > 1 else None
+    parallel = _processes(processes) > 1
+    halves = _halves(pairing) if parallel else None
     outcomes = None
     if halves is not None:
         outcomes = _score_halves(pairing, halves)
     if outcomes is None:
-        result = score_corpus(pairing.pairs(), invocation.options)
+        reader = _ResponseAhead.start(pairing) if parallel else None
+        try:
+            result = score_corpus(pairing.pairs(), invocation.options)
+        finally:
+            if reader is not None:
+                reader.stop()
     else:
         first, second = outcomes
         for outcome in (first, second):
@@ -317,6 +329,64 @@ def _score_halves(pairing: _Pairing, halves: tuple[dict, dict]) -> tuple | None:
             return first, second.result()
     except (OSError, AssertionError, BrokenProcessPool):
         return None
+
+
+class _ResponseAhead:
+    """The response of a run that is not parted, read whole in a forked process while this
+    one reads the key: for few, large documents (one of 20,000 mentions, say), where parting
+    by documents does not apply. The documents come back as the reader yields them, the
+    reader's first error where it stopped, so the run sees what reading here would show."""
+
+    def __init__(self, pairing: _Pairing) -> None:
+        context = get_context("fork")
+        self.pairing = pairing
+        self.receiver, sender = context.Pipe(duplex=False)
+        self.process = context.Process(target=self.read, args=(pairing, sender), daemon=True)
+        self.process.start()
+        sender.close()
+
+    @classmethod
+    def start(cls, pairing: _Pairing) -> _ResponseAhead | None:
+        """Start reading where it pays (an exploded response of `READ_AHEAD_BYTES` or more);
+        None where it does not or no process can be forked (e.g. in a daemonic worker)."""
+        if pairing.response_format != "ua" \
+                or os.path.getsize(pairing.response_path) < READ_AHEAD_BYTES:
+            return None
+        try:
+            ahead = cls(pairing)
+        except (OSError, AssertionError):
+            return None
+        pairing.ahead["response"] = ahead.documents
+        return ahead
+
+    @staticmethod
+    def read(pairing: _Pairing, sender) -> None:  # in the forked process
+        documents: list[Document] = []
+        error = None
+        try:
+            for doc in pairing.documents(pairing.response_path, "ua", "response"):
+                documents.append(doc)
+        except ScoringInputError as problem:
+            error = (problem.path, problem.line, problem.message, problem.code,
+                     problem.document)
+        sender.send((documents, error))
+        sender.close()
+
+    def documents(self) -> Iterator[Document]:
+        try:
+            documents, error = self.receiver.recv()
+        except (EOFError, OSError):  # the process died: read here instead
+            yield from self.pairing.documents(self.pairing.response_path, "ua", "response")
+            return
+        yield from documents
+        if error is not None:
+            raise ScoringInputError(*error[:3], code=error[3], document=error[4])
+
+    def stop(self) -> None:
+        if self.process.is_alive():
+            self.process.terminate()  # the run ended before it needed the response
+        self.process.join()
+        self.receiver.close()
 
 
 def _score_half(pairing: _Pairing, half: dict, plain: bool = False) -> tuple:

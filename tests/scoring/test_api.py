@@ -294,3 +294,80 @@ def test_reader_warnings_of_other_formats_reach_the_report(tmp_path):
                     encoding="utf-8")
     report = score_files(str(path), str(path), ["-f", "corefud"])
     assert any("e9" in warning for warning in report["warnings"])
+
+
+# -- a response read in a second process while the key is read gives the numbers of one ------
+def ahead_taken(monkeypatch) -> list:
+    """Force the read-ahead on small files; record whether each run used it."""
+    monkeypatch.setattr(api, "READ_AHEAD_BYTES", 0)
+    taken = []
+    start = api._ResponseAhead.start
+    monkeypatch.setattr(api._ResponseAhead, "start",
+                        classmethod(lambda cls, pairing: taken.append(start(pairing))
+                                    or taken[-1]))
+    return taken
+
+
+@pytest.mark.parametrize("words", [
+    ["--per-doc"],
+    ["--per-doc", "keep_non_referring", "keep_bridging"],
+    ["--per-doc", "evaluate_discourse_deixis"],
+    ["--per-doc", "--missing-documents", "empty"],
+])
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_response_read_ahead_gives_every_number_of_one(tmp_path, monkeypatch, words, order):
+    key, response = corpus(tmp_path, documents=6)
+    text = Path(response).read_text()
+    header, *documents = text.split("# newdoc id = ")
+    kept = documents[:4] if "empty" in words else documents  # two missing, or none
+    Path(response).write_text("# newdoc id = ".join([header] + kept[::order]))
+    taken = ahead_taken(monkeypatch)
+    one = score_files(key, response, words, processes=1)
+    assert taken == []
+    two = score_files(key, response, words, processes=2)
+    assert taken[-1] is not None
+    assert json.dumps(two) == json.dumps(one)
+
+
+@pytest.mark.parametrize("broken", [["response-late"], ["response-early", "key-late"],
+                                    ["key-early", "response-late"]])
+def test_a_response_read_ahead_raises_the_error_one_would(tmp_path, monkeypatch, broken):
+    """The first error of one process, whichever file it is in: the response's errors are
+    raised where reading here would have reached them."""
+    key, response = corpus(tmp_path, documents=6)
+    files = {"key": key, "response": response}
+    for what in broken:
+        side, where = what.split("-")
+        lines = Path(files[side]).read_text().split("\n")
+        rows = [i for i, line in enumerate(lines) if line.startswith("20\t")]
+        index = rows[0] if where == "early" else rows[-1]
+        cells = lines[index].split("\t")
+        cells[10] = "x" + cells[10]
+        lines[index] = "\t".join(cells)
+        Path(files[side]).write_text("\n".join(lines))
+    taken = ahead_taken(monkeypatch)
+    raised = []
+    for processes in (1, 2):
+        with pytest.raises(ScoringInputError) as error:
+            score_files(key, response, [], processes=processes)
+        raised.append((error.value.path, error.value.line, error.value.code, str(error.value)))
+    assert taken[-1] is not None
+    assert raised[0] == raised[1]
+    assert raised[0][0] == files[broken[0].split("-")[0]]
+
+
+def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path, monkeypatch):
+    key, response = corpus(tmp_path, documents=6)
+    one = score_files(key, response, ["--per-doc"], processes=1)
+    taken = ahead_taken(monkeypatch)
+    monkeypatch.setattr(api._ResponseAhead, "read",
+                        staticmethod(lambda pairing, sender: __import__("os")._exit(1)))
+    assert score_files(key, response, ["--per-doc"], processes=2) == one
+    assert taken[-1] is not None
+
+    def refuse(self, pairing):
+        raise AssertionError("daemonic processes are not allowed to have children")
+
+    monkeypatch.setattr(api._ResponseAhead, "__init__", refuse)
+    assert score_files(key, response, ["--per-doc"], processes=2) == one
+    assert taken[-1] is None
