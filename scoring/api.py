@@ -38,6 +38,9 @@ BRIDGING_KINDS = ("anaphora_recognition", "mention", "entity")
 PARALLEL_DOCUMENTS = 200
 """Key files with more documents than this are scored in two processes where the machine
 has two cores (`score_files`)."""
+EARLY_SCAN_BYTES = 16 << 20
+"""Exploded responses of at least this size are scanned for their documents in a second
+process while the first scans the key, where the run may be scored in halves."""
 READ_AHEAD_BYTES = 1 << 20
 """Exploded responses of at least this size, in runs that are not scored in halves, are read
 in a second process while the first reads the key (`score_files`)."""
@@ -123,13 +126,20 @@ class _Pairing:
         self.scored: list[str] = []
         self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
         self.ahead: dict[str, Any] = {}  # side → its documents, read in another process
+        self.scanning: dict[str, Any] = {}  # side → the future of its scan in another process
         self.key_format = _file_format(self.key_path, options)
         self.response_format = _file_format(self.response_path, options)
 
     # names first, so a missing document is reported before anything is scored
     def names(self, path: str, format: str, side: str) -> list[tuple[str, int]]:
         if format == "ua":
-            self.indexes[side] = index = exploded.scan(path)
+            index = None
+            if side in self.scanning:  # scanned in another process meanwhile
+                try:
+                    index = self.scanning.pop(side).result()
+                except (OSError, BrokenProcessPool):
+                    pass
+            self.indexes[side] = index = index or exploded.scan(path)
             names = index.names
             plain = [name for name, _ in names]
             if not names or "" in plain or len(set(plain)) < len(plain):
@@ -241,12 +251,17 @@ def _score_invocation(key_path: str, response_path: str, invocation: Invocation,
     from scoring.engine import score_corpus, summarize
 
     pairing = _Pairing(key_path, response_path, invocation.options)
-    pairing.prepare()
     parallel = _processes(processes) > 1
-    halves = _halves(pairing) if parallel else None
-    outcomes = None
-    if halves is not None:
-        outcomes = _score_halves(pairing, halves)
+    pool = _early_pool(pairing) if parallel else None
+    try:
+        pairing.prepare()
+        halves = _halves(pairing) if parallel else None
+        outcomes = None
+        if halves is not None:
+            outcomes = _score_halves(pairing, halves, pool)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     if outcomes is None:
         reader = _ResponseAhead.start(pairing) if parallel else None
         try:
@@ -319,14 +334,38 @@ def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
     return first, second
 
 
-def _score_halves(pairing: _Pairing, halves: tuple[dict, dict]) -> tuple | None:
-    """Both halves' outcomes: the second in a forked process, the first here meanwhile. None
-    where no process can be forked (e.g. inside a daemonic worker): then one process scores."""
+def _early_pool(pairing: _Pairing) -> ProcessPoolExecutor | None:
+    """A second process for a run whose exploded files are large enough to be scored in
+    halves, started at once to scan the response while this process scans the key (the
+    scans come before the halves can be cut). None for other runs, or where no process can
+    be forked."""
+    if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
+            or os.path.getsize(pairing.response_path) < EARLY_SCAN_BYTES:
+        return None
     try:
-        with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
+        pool = ProcessPoolExecutor(1, mp_context=get_context("fork"))
+        pairing.scanning["response"] = pool.submit(exploded.scan, pairing.response_path)
+    except (OSError, AssertionError, BrokenProcessPool):
+        return None
+    return pool
+
+
+def _score_halves(pairing: _Pairing, halves: tuple[dict, dict],
+                  pool: ProcessPoolExecutor | None = None) -> tuple | None:
+    """Both halves' outcomes: the second in a forked process (of ``pool`` if given), the
+    first here meanwhile. None where no process can be forked (e.g. inside a daemonic
+    worker): then one process scores."""
+    own = pool is None
+    try:
+        if own:
+            pool = ProcessPoolExecutor(1, mp_context=get_context("fork"))
+        try:
             second = pool.submit(_score_half, pairing, dict(halves[1]), plain=True)
             first = _score_half(copy.copy(pairing), halves[0])
             return first, second.result()
+        finally:
+            if own:
+                pool.shutdown()
     except (OSError, AssertionError, BrokenProcessPool):
         return None
 

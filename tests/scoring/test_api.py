@@ -371,3 +371,33 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
     monkeypatch.setattr(api._ResponseAhead, "__init__", refuse)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is None
+
+
+def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp_path,
+                                                                             monkeypatch):
+    key, response = corpus(tmp_path)
+    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    monkeypatch.setattr(api, "EARLY_SCAN_BYTES", 0)
+    one = score_files(key, response, ["--per-doc"], processes=1)
+    scans = []
+    names = api._Pairing.names
+
+    def recording(self, path, format, side):
+        scans.append((side, side in self.scanning))
+        return names(self, path, format, side)
+
+    monkeypatch.setattr(api._Pairing, "names", recording)
+    taken = halves_taken(monkeypatch)
+    assert score_files(key, response, ["--per-doc"], processes=2) == one
+    assert scans == [("key", False), ("response", True)] and taken[-1] is not None
+    # a scan that failed in the other process is done here
+
+    class Broken:
+        def result(self):
+            raise api.BrokenProcessPool("the process died")
+
+    monkeypatch.setattr(api, "_early_pool",
+                        lambda pairing: pairing.scanning.update(response=Broken()))
+    scans.clear()
+    assert score_files(key, response, ["--per-doc"], processes=2) == one
+    assert scans == [("key", False), ("response", True)]
