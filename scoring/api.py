@@ -172,16 +172,20 @@ class _Pairing:
             raise errors[0]
         self.warnings.extend(warnings)
 
+    def same_order(self) -> bool:
+        """Whether the documents the files share come in the same order in both."""
+        response_set = {name for name, _ in self.response_names}
+        key_set = {name for name, _ in self.key_names}
+        return ([name for name, _ in self.key_names if name in response_set]
+                == [name for name, _ in self.response_names if name in key_set])
+
     def pairs(self) -> Iterator[tuple[Document, Document]]:
         """(key, response) per scored key document, in key order; checks each pair."""
         options = self.options
         response_set = {name for name, _ in self.response_names}
-        key_set = {name for name, _ in self.key_names}
-        common_response = [name for name, _ in self.response_names if name in key_set]
-        common_key = [name for name, _ in self.key_names if name in response_set]
         responses = self.documents(self.response_path, self.response_format, "response")
         lookup: dict[str, Document] | None = None
-        if common_key != common_response:  # different order: index the response once
+        if not self.same_order():  # different order: index the response once
             lookup = {doc.name: doc for doc in responses}
         for key_doc in self.documents(self.key_path, self.key_format, "key"):
             if key_doc.name in response_set:
@@ -300,18 +304,15 @@ def _halves(pairing: _Pairing) -> tuple[dict, dict] | None:
     if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
             or len(pairing.key_names) <= PARALLEL_DOCUMENTS:
         return None
-    key_names = [name for name, _ in pairing.key_names]
-    response_names = [name for name, _ in pairing.response_names]
-    response_index = {name: index for index, name in enumerate(response_names)}
-    key_set = set(key_names)
-    common = [name for name in key_names if name in response_index]
-    if common != [name for name in response_names if name in key_set]:
+    if not pairing.same_order():
         return None  # the response is indexed whole
+    key_names = [name for name, _ in pairing.key_names]
+    response_index = {name: index for index, (name, _) in enumerate(pairing.response_names)}
     key_starts, key_whole = pairing.indexes["key"].starts, pairing.indexes["key"].partable
     response_starts = pairing.indexes["response"].starts
     response_whole = pairing.indexes["response"].partable
     if not (key_whole and response_whole and len(key_starts) == len(key_names)
-            and len(response_starts) == len(response_names)):
+            and len(response_starts) == len(pairing.response_names)):
         return None
     size = os.path.getsize(pairing.key_path)
     cut = min(range(1, len(key_starts)), key=lambda i: abs(key_starts[i][0] - size / 2))
@@ -386,11 +387,12 @@ class _ResponseAhead:
 
     @classmethod
     def start(cls, pairing: _Pairing) -> _ResponseAhead | None:
-        """Start reading where it pays (an exploded response of `READ_AHEAD_BYTES` or more);
-        None where it does not or no process can be forked (e.g. in a daemonic worker)."""
-        if pairing.response_format != "ua" \
+        """Start reading where it pays (an exploded response of `READ_AHEAD_BYTES` or more, in
+        the key's order); None where it does not or no process can be forked (e.g. in a
+        daemonic worker)."""
+        if pairing.response_format != "ua" or not pairing.same_order() \
                 or os.path.getsize(pairing.response_path) < READ_AHEAD_BYTES:
-            return None
+            return None  # (in another order, the whole response is needed at once)
         try:
             ahead = cls(pairing)
         except (OSError, AssertionError):

@@ -325,7 +325,8 @@ def test_a_response_read_ahead_gives_every_number_of_one(tmp_path, monkeypatch, 
     one = score_files(key, response, words, processes=1)
     assert taken == []
     two = score_files(key, response, words, processes=2)
-    assert taken[-1] is not None
+    # in another order the whole response is needed at once: nothing to read meanwhile
+    assert (taken[-1] is not None) == (order == 1)
     assert json.dumps(two) == json.dumps(one)
 
 
