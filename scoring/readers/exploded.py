@@ -761,7 +761,7 @@ def iter_documents(path: str, *, collect: list | None = None,
         Read only the documents from byte ``start`` (line ``line``) to byte ``end``, as the
         whole file's reading reads them, after the file's first ``prefix`` bytes (its lines
         before the first document, e.g. ``# global.columns``). The offsets come from
-        `document_offsets`; None reads the whole file.
+        `scan` (``starts``); None reads the whole file.
     """
     reader = _Reader(path, collect=collect, layers=layers, check_min=check_min,
                      discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout,
