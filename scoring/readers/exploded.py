@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Collection, Iterator
+from functools import partial
 from typing import NamedTuple
 
 from scoring.errors import ScoringInputError
@@ -154,6 +155,13 @@ class _Open(NamedTuple):
     attributes: tuple[tuple[str, str], ...]
     starts: list[int]
     ends: list[int]
+
+
+_new_open = partial(tuple.__new__, _Open)
+"""An `_Open` from the tuple of all its fields, built in C (the named tuple's own ``__new__``
+is a Python function, and one is built per markable)."""
+_new_markable = partial(tuple.__new__, Markable)
+"""The same for `Markable`: every one of its fields, in order."""
 
 
 class _Layer:
@@ -595,13 +603,13 @@ class _Doc:
         if entry is None:
             reader = self.reader
             element_of = attributes.get("ElementOf")
-            opened[markable_id] = _Open(
+            opened[markable_id] = _new_open((
                 markable_id, entity_id, reader.lineno,
                 attributes.get("Min") if reader.read_min else None,
                 tuple(e for e in element_of.split(",") if e) if element_of else (), zero,
                 tuple((k, v) for k, v in attributes.items() if k not in _SCORED)
                 if reader.layout else (),
-                [position], [position] if single else [])
+                [position], [position] if single else []))
         elif self.discontinuous_part(layer, entry, entity_id):
             entry.starts.append(position)
             if single:
@@ -707,8 +715,10 @@ class _Doc:
             parts = (((starts[0], ends[0]),) if len(starts) == 1
                      else tuple(sorted(zip(starts, ends))))
             min_span = None if min_text is None else self.min_span(layer, entry, n_words)
-            built.append(Markable(markable_id, entity_id, parts, line, min_span, None,
-                                  element_of, zero, attributes))
+            # markable_id, entity_id, parts, line, min_span, head, element_of, zero,
+            # attributes, zeros, head_zero
+            built.append(_new_markable((markable_id, entity_id, parts, line, min_span, None,
+                                        element_of, zero, attributes, (), 0)))
         return tuple(built)
 
     def min_span(self, layer: _Layer, entry: _Open, n_words: int) -> tuple[int, int] | None:

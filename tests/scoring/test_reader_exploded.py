@@ -432,3 +432,15 @@ def test_the_scan_finds_what_the_reader_reads(tmp_path):
     lines[1] = row("1", "x")
     path.write_bytes("\n".join(lines).encode() + b"\n")
     assert exploded.scan(str(path)).partable
+
+
+def test_markables_built_in_c_carry_every_field(tmp_path):
+    """The reader builds markables from the tuple of all their fields: a field added to the
+    model must be added there too."""
+    from scoring.model import Markable
+
+    path = write(tmp_path, ["# newdoc id = d", row("1", "a", "(EntityID=1|MarkableID=m1)")])
+    [doc] = exploded.read(path, layout=False)
+    [markable] = doc.identity
+    assert len(markable) == len(Markable._fields)
+    assert markable == Markable("m1", "1", ((0, 0),), 3)
