@@ -5,7 +5,7 @@ Services take keyword-only, typed arguments, check the rules first and raise one
 """
 
 from competition.services.accounts import user_signup
-from competition.services.definitions import competition_load
+from competition.services.definitions import CompetitionLoad, competition_load
 from competition.services.phases import phase_hide, phase_reveal
 from competition.services.scoring import (
     ScoreValue,
@@ -36,7 +36,7 @@ from competition.services.submissions import (
 from competition.services.teams import organizer_team_get_or_create, team_create, team_join
 
 __all__ = [
-    "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport", "competition_load",
+    "CompetitionLoad", "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport", "competition_load",
     "organizer_team_get_or_create", "phase_hide", "phase_rescore", "phase_reveal",
     "report_to_scores", "scoring_modes", "submission_cancel", "submission_choose",
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",

@@ -4,6 +4,13 @@ Loading is idempotent: objects are matched by slug and updated, never duplicated
 baseline already submitted under the same name is not submitted again. Gold keys are copied
 into ``PRIVATE_ROOT/keys/`` under their SHA-256 (the same key used by several phases is stored
 once) and read with the scorer's own reader to record their documents and token counts.
+
+The file is the record of the competition's structure. Tasks, phases and sub-corpora it no
+longer lists are deleted when nothing was submitted to them; when something was, the load is
+refused and nothing changes, since deleting them would delete teams' submissions and scores.
+A phase whose gold keys or scorer options the load changed has its scored submissions
+re-scored (unless the caller says not to), so that its board never shows scores computed
+against a key the competition no longer uses.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,6 +33,7 @@ from django.utils.text import slugify
 
 from competition.errors import DefinitionError, SubmissionRejected
 from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from competition.services.scoring import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
 from competition.uploads import subcorpus_for_name
@@ -147,10 +156,33 @@ def _documents_of(path: Path, *, where: str, source: Path) -> list[dict]:
     return [{"name": doc.name, "tokens": len(doc.tokens)} for doc in documents]
 
 
-def competition_load(*, path: str | Path, with_baselines: bool = True) -> Competition:
-    """Create or update the competition a YAML definition describes; returns it.
+@dataclass(frozen=True, slots=True)
+class CompetitionLoad:
+    """What a load did: the competition, what it deleted, what it queued."""
 
-    Raises ``DefinitionError`` naming the file and the place in it that is wrong.
+    competition: Competition
+    removed: tuple[str, ...] = ()         # "task", "task/phase", "task/phase/sub-corpus"
+    changed_phases: tuple[Phase, ...] = ()  # gold keys or scorer options changed
+    rescored: tuple[Submission, ...] = ()
+    baselines: tuple[Submission, ...] = ()
+
+
+@dataclass(slots=True)
+class _Seen:
+    """The objects a load wrote, and the phases whose scoring it changed."""
+
+    tasks: set[int] = field(default_factory=set)
+    phases: set[int] = field(default_factory=set)
+    subcorpora: set[int] = field(default_factory=set)
+    changed_phases: dict[int, Phase] = field(default_factory=dict)
+
+
+def competition_load(*, path: str | Path, with_baselines: bool = True,
+                     rescore: bool = True) -> CompetitionLoad:
+    """Create or update the competition a YAML definition describes.
+
+    Raises ``DefinitionError`` naming the file and the place in it that is wrong, or the
+    objects the file no longer lists that hold submissions; nothing is written then.
     """
     source = Path(path).resolve()
     try:
@@ -161,14 +193,21 @@ def competition_load(*, path: str | Path, with_baselines: bool = True) -> Compet
         raise DefinitionError(str(source), f"not valid YAML: {exc}") from None
     top = _Reader(data, "the file", source)
     keys = _KeyStore(source)
+    seen = _Seen()
     with transaction.atomic():
-        competition = _load_structure(top, keys=keys)
-    if with_baselines:
-        _load_baselines(top, competition=competition)
-    return competition
+        competition = _load_structure(top, keys=keys, seen=seen)
+        removed = _remove_unlisted(competition, seen=seen, source=source)
+    changed = tuple(seen.changed_phases.values())
+    rescored: list[Submission] = []
+    if rescore:
+        for phase in changed:
+            rescored.extend(phase_rescore(phase=phase))
+    baselines = _load_baselines(top, competition=competition) if with_baselines else []
+    return CompetitionLoad(competition=competition, removed=removed, changed_phases=changed,
+                           rescored=tuple(rescored), baselines=tuple(baselines))
 
 
-def _load_structure(top: _Reader, *, keys: _KeyStore) -> Competition:
+def _load_structure(top: _Reader, *, keys: _KeyStore, seen: _Seen) -> Competition:
     slug = top.str("slug")
     if slugify(slug) != slug:
         raise top.fail(f"'slug' must be a URL slug (letters, digits, -, _), not {slug!r}")
@@ -188,16 +227,20 @@ def _load_structure(top: _Reader, *, keys: _KeyStore) -> Competition:
         raise top.fail("'tasks' must list at least one task")
     for task_order, raw_task in enumerate(tasks):
         _load_task(_Reader(raw_task, f"tasks[{task_order}]", top.source),
-                   competition=competition, order=task_order, keys=keys)
+                   competition=competition, order=task_order, keys=keys, seen=seen)
     return competition
 
 
-def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _KeyStore) -> None:
+def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _KeyStore,
+               seen: _Seen) -> None:
     slug = reader.str("slug")
     kind = reader.choice("kind", list(Task.Kind.values))
     options = reader.data.get("scorer_options", DEFAULT_OPTIONS[kind])
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         raise reader.fail("'scorer_options' must be a list of scorer option words")
+    before = Task.objects.filter(competition=competition, slug=slug).first()
+    if before is not None and before.pk in seen.tasks:
+        raise reader.fail(f"task slug {slug!r} is used twice")
     task, _ = Task.objects.update_or_create(
         competition=competition, slug=slug,
         defaults={"kind": kind, "title": reader.str("title"),
@@ -206,18 +249,28 @@ def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _
                   "primary_metric": reader.str("primary_metric", DEFAULT_PRIMARY_METRIC[kind]),
                   "order": order},
     )
+    seen.tasks.add(task.pk)
+    options_changed = before is not None and (before.kind, before.scorer_options) != (
+        kind, list(options))
     for phase_order, raw_phase in enumerate(reader.list("phases", required=True)):
-        _load_phase(_Reader(raw_phase, f"{reader.where}.phases[{phase_order}]", reader.source),
-                    task=task, order=phase_order, keys=keys)
+        phase = _load_phase(
+            _Reader(raw_phase, f"{reader.where}.phases[{phase_order}]", reader.source),
+            task=task, order=phase_order, keys=keys, seen=seen)
+        if options_changed:
+            seen.changed_phases[phase.pk] = phase
 
 
-def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore) -> None:
+def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
+                seen: _Seen) -> Phase:
     start = reader.datetime("start", required=True)
     end = reader.datetime("end", required=False)
     if end is not None and end < start:
         raise reader.fail("'end' is before 'start'")
+    slug = reader.str("slug")
+    if Phase.objects.filter(task=task, slug=slug, pk__in=seen.phases).exists():
+        raise reader.fail(f"phase slug {slug!r} is used twice in the task")
     phase, _ = Phase.objects.update_or_create(
-        task=task, slug=reader.str("slug"),
+        task=task, slug=slug,
         defaults={
             "kind": reader.choice("kind", list(Phase.Kind.values)),
             "title": reader.str("title"),
@@ -243,11 +296,49 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore) -> 
         key_file, sha, documents = "", "", []
         if available:
             key_file, sha, documents = keys.put(sub.str("key"), sub.where)
-        SubCorpus.objects.update_or_create(
+        before = SubCorpus.objects.filter(phase=phase, slug=slug).first()
+        subcorpus, _ = SubCorpus.objects.update_or_create(
             phase=phase, slug=slug,
             defaults={"name": name, "available": available, "key_file": key_file,
                       "sha256": sha, "documents": documents, "order": sc_order},
         )
+        seen.subcorpora.add(subcorpus.pk)
+        if before is not None and (before.available, before.sha256) != (available, sha):
+            seen.changed_phases[phase.pk] = phase
+    seen.phases.add(phase.pk)
+    return phase
+
+
+def _remove_unlisted(competition: Competition, *, seen: _Seen, source: Path) -> tuple[str, ...]:
+    """Delete the tasks, phases and sub-corpora the file no longer lists; refuse (raise)
+    when any of them holds submissions."""
+    tasks = Task.objects.filter(competition=competition).exclude(pk__in=seen.tasks)
+    phases = (Phase.objects.filter(task__competition=competition).exclude(pk__in=seen.phases)
+              .select_related("task"))
+    subcorpora = (SubCorpus.objects.filter(phase__task__competition=competition)
+                  .exclude(pk__in=seen.subcorpora).select_related("phase__task"))
+    held: list[str] = []
+    for phase in phases:
+        if count := Submission.objects.filter(phase=phase).count():
+            held.append(f"phase {phase.task.slug}/{phase.slug} ({count} submissions)")
+    for subcorpus in subcorpora:
+        if subcorpus.phase_id in seen.phases and (
+                count := subcorpus.files.values("submission").distinct().count()):
+            held.append(f"sub-corpus {subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
+                        f"{subcorpus.name} ({count} submissions)")
+    if held:
+        raise DefinitionError(str(source), (
+            f"the file no longer lists {', '.join(held)}; removing them would delete those "
+            "submissions and their scores. Put them back in the file, or delete them in the "
+            "admin first if they are meant to go."))
+    removed = ([task.slug for task in tasks]
+               + [f"{p.task.slug}/{p.slug}" for p in phases if p.task_id in seen.tasks]
+               + [f"{sc.phase.task.slug}/{sc.phase.slug}/{sc.name}" for sc in subcorpora
+                  if sc.phase_id in seen.phases])
+    subcorpora.delete()
+    phases.delete()
+    tasks.delete()
+    return tuple(removed)
 
 
 def _load_baselines(top: _Reader, *, competition: Competition) -> list[Submission]:

@@ -63,7 +63,7 @@ class Command(BaseCommand):
                                  "minute or two" if eager else "queueing the baselines")
                               + ") ...")
             try:
-                competition = competition_load(path=path)
+                competition = competition_load(path=path).competition
             except CompetitionError as exc:
                 raise CommandError(exc.message) from None
             competition.organizers.add(organizer)

@@ -16,12 +16,31 @@ class Command(BaseCommand):
         parser.add_argument("path", help="the competition definition (YAML)")
         parser.add_argument("--no-baselines", action="store_true",
                             help="do not submit the baselines the file lists")
+        parser.add_argument("--no-rescore", action="store_true",
+                            help="do not re-score phases whose gold keys or scorer options "
+                                 "changed (re-score them later from their organizer pages)")
 
-    def handle(self, *args, path: str, no_baselines: bool, **options) -> None:
+    def handle(self, *args, path: str, no_baselines: bool, no_rescore: bool,
+               **options) -> None:
         try:
-            competition = competition_load(path=path, with_baselines=not no_baselines)
+            load = competition_load(path=path, with_baselines=not no_baselines,
+                                    rescore=not no_rescore)
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
+        competition = load.competition
+        if load.removed:
+            self.stdout.write("Removed (no longer in the file, nothing submitted): "
+                              + ", ".join(load.removed))
+        for phase in load.changed_phases:
+            label = f"{phase.task.slug}/{phase.slug}"
+            if no_rescore:
+                self.stdout.write(self.style.WARNING(
+                    f"Gold keys or scorer options of {label} changed: its scores are from "
+                    "the previous ones until it is re-scored."))
+            else:
+                count = sum(1 for s in load.rescored if s.phase_id == phase.pk)
+                self.stdout.write(f"Gold keys or scorer options of {label} changed: "
+                                  f"{count} submissions queued for re-scoring.")
         tasks = competition.tasks.count()
         phases = sum(task.phases.count() for task in competition.tasks.all())
         baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)

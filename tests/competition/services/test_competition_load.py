@@ -82,7 +82,7 @@ def definition(tmp_path, texts) -> Path:
 
 def test_it_loads_tasks_phases_and_sub_corpora(definition, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        competition = services.competition_load(path=definition)
+        competition = services.competition_load(path=definition).competition
     assert competition.slug == "codi-mini"
     assert [o.username for o in competition.organizers.all()] == ["org"]
     identity, bridging = competition.tasks.order_by("order")
@@ -173,3 +173,128 @@ def test_the_command_fails_cleanly_on_a_bad_file(tmp_path):
     bad.write_text("slug: [unclosed", encoding="utf-8")
     with pytest.raises(CommandError, match="not valid YAML"):
         call_command("load_competition", str(bad))
+
+
+# --- reloading a changed file -------------------------------------------------------------
+
+WITHOUT_BRIDGING = DEFINITION[:DEFINITION.index("  - slug: bridging")] + \
+    DEFINITION[DEFINITION.index("baselines:"):]
+
+
+def conll_f1(submission: Submission) -> float:
+    return submission.scores.get(run__is_current=True, subcorpus__slug="light", mode="task",
+                                 metric="conll", document="").f1
+
+
+def test_what_the_file_no_longer_lists_is_removed_when_nothing_was_submitted(definition):
+    services.competition_load(path=definition, with_baselines=False)
+    text = WITHOUT_BRIDGING.replace("          - name: SWITCHBOARD\n            available: false\n",
+                                    "")
+    definition.write_text(text, encoding="utf-8")
+    load = services.competition_load(path=definition, with_baselines=False)
+    assert load.removed == ("bridging", "identity/dev/SWITCHBOARD")
+    assert list(Task.objects.values_list("slug", flat=True)) == ["identity"]
+    assert Phase.objects.count() == 2
+    assert not SubCorpus.objects.filter(name="SWITCHBOARD").exists()
+    again = services.competition_load(path=definition, with_baselines=False)
+    assert again.removed == () and again.changed_phases == ()
+
+
+def test_removing_a_phase_that_holds_submissions_is_refused_and_changes_nothing(
+        definition, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        services.competition_load(path=definition)
+    start = DEFINITION.index("      - slug: test-gold")
+    text = DEFINITION[:start] + DEFINITION[DEFINITION.index("  - slug: bridging"):]
+    text = text.replace("phase: identity/test-gold", "phase: identity/dev")
+    text = text.replace("title: CODI-CRAC mini", "title: Renamed")
+    definition.write_text(text, encoding="utf-8")
+    with pytest.raises(DefinitionError) as caught:
+        services.competition_load(path=definition)
+    message = caught.value.message
+    assert "no longer lists phase identity/test-gold (1 submissions)" in message
+    assert "delete them in the admin" in message
+    assert Competition.objects.get().title == "CODI-CRAC mini"
+    assert Phase.objects.filter(slug="test-gold").exists()
+    assert Submission.objects.get(is_baseline=True).status == Submission.Status.SCORED
+
+
+def test_a_sub_corpus_with_submitted_files_is_kept_with_its_scores(
+        definition, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        services.competition_load(path=definition)
+    test_gold = DEFINITION.index("      - slug: test-gold")
+    text = DEFINITION[:test_gold] + DEFINITION[test_gold:].replace(
+        "          - name: LIGHT\n            key: data/light.CONLLUA\n",
+        "          - name: AMI\n            key: data/light.CONLLUA\n", 1)
+    definition.write_text(text, encoding="utf-8")
+    with pytest.raises(DefinitionError, match=r"sub-corpus identity/test-gold/LIGHT "
+                                              r"\(1 submissions\)"):
+        services.competition_load(path=definition)
+    assert not SubCorpus.objects.filter(name="AMI").exists()
+
+
+def test_a_corrected_gold_key_re_scores_its_phases(definition, texts,
+                                                   django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        services.competition_load(path=definition)
+    baseline = Submission.objects.get(is_baseline=True)
+    before = conll_f1(baseline)
+    assert before < 1
+    # The correction makes the baseline's one "error" right.
+    (definition.parent / "data" / "light.CONLLUA").write_text(texts.response("light"),
+                                                              encoding="utf-8")
+    with django_capture_on_commit_callbacks(execute=True):
+        load = services.competition_load(path=definition)
+    assert sorted(f"{p.task.slug}/{p.slug}" for p in load.changed_phases) == [
+        "bridging/dev", "identity/dev", "identity/test-gold"]
+    assert [s.pk for s in load.rescored] == [baseline.pk]
+    baseline.refresh_from_db()
+    assert baseline.status == Submission.Status.SCORED
+    assert conll_f1(baseline) == 1.0
+    assert baseline.runs.count() == 2 and baseline.runs.filter(is_current=True).count() == 1
+    unchanged = services.competition_load(path=definition)
+    assert unchanged.changed_phases == () and unchanged.rescored == ()
+
+
+def test_changed_scorer_options_re_score_the_task_s_phases(definition,
+                                                           django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        services.competition_load(path=definition)
+    text = DEFINITION.replace("    kind: identity\n",
+                              "    kind: identity\n    scorer_options: [remove_singletons]\n")
+    definition.write_text(text, encoding="utf-8")
+    with django_capture_on_commit_callbacks(execute=True):
+        load = services.competition_load(path=definition)
+    assert sorted(p.slug for p in load.changed_phases) == ["dev", "test-gold"]
+    assert len(load.rescored) == 1
+    run = Submission.objects.get(is_baseline=True).runs.get(is_current=True)
+    assert run.options["task"][0] == "remove_singletons"
+
+
+def test_the_command_can_leave_re_scoring_to_the_organizer(definition, texts, capsys,
+                                                           django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_competition", str(definition))
+    baseline = Submission.objects.get(is_baseline=True)
+    before = conll_f1(baseline)
+    (definition.parent / "data" / "light.CONLLUA").write_text(texts.response("light"),
+                                                              encoding="utf-8")
+    capsys.readouterr()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_competition", str(definition), "--no-rescore")
+    out = capsys.readouterr().out
+    assert "Gold keys or scorer options of identity/test-gold changed" in out
+    assert "until it is re-scored" in out
+    assert conll_f1(baseline) == before and baseline.runs.count() == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_competition", str(definition))
+    assert "changed" not in capsys.readouterr().out  # the key is recorded: nothing changed
+
+
+def test_a_slug_used_twice_is_refused(definition):
+    text = DEFINITION.replace("  - slug: bridging\n    kind: bridging",
+                              "  - slug: identity\n    kind: bridging")
+    definition.write_text(text, encoding="utf-8")
+    with pytest.raises(DefinitionError, match="task slug 'identity' is used twice"):
+        services.competition_load(path=definition)
