@@ -300,6 +300,9 @@ class ScoringRun(models.Model):
     scorer_version = models.CharField(max_length=64)
     # {mode name: [scorer option words]}, e.g. {"task": ["keep_bridging", "--per-doc"]}
     options = models.JSONField(default=dict)
+    # {sub-corpus id: SHA-256 of the gold key scored against}: tells a run scored against a
+    # key that has since been corrected.
+    keys = models.JSONField(default=dict, blank=True)
     task_id = models.CharField(max_length=255, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     is_current = models.BooleanField(default=True)

@@ -56,6 +56,15 @@ class ScoringResults:
     options: dict[str, list[str]]  # mode name -> option words
     scores: tuple[ScoreValue, ...]
     warnings: tuple[str, ...] = ()
+    keys: dict[str, str] = field(default_factory=dict)  # sub-corpus id -> key SHA-256
+
+
+def scoring_keys(submission: Submission) -> dict[str, str]:
+    """{sub-corpus id: SHA-256 of its gold key} for the sub-corpora a submission is scored
+    on now (its files on available sub-corpora)."""
+    rows = (SubmissionFile.objects.filter(submission=submission, subcorpus__available=True)
+            .values_list("subcorpus_id", "subcorpus__sha256"))
+    return {str(subcorpus_id): sha for subcorpus_id, sha in rows}
 
 
 def scoring_modes(task: Task) -> dict[str, list[str]]:
@@ -119,7 +128,9 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     files = files.select_related("subcorpus").order_by("subcorpus__order", "subcorpus_id")
     scores: list[ScoreValue] = []
     warnings: list[str] = []
+    keys: dict[str, str] = {}
     for submitted in files:
+        keys[str(submitted.subcorpus_id)] = submitted.subcorpus.sha256
         key = str(submitted.subcorpus.key_path)
         response = str(submitted.absolute_path)
         for mode, options in modes.items():
@@ -140,7 +151,8 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                     continue
                 warnings.append(text.replace(response, submitted.original_name))
     return ScoringResults(scorer_version=str(getattr(scoring, "__version__", "unknown")),
-                          options=modes, scores=tuple(scores), warnings=tuple(warnings))
+                          options=modes, scores=tuple(scores), warnings=tuple(warnings),
+                          keys=keys)
 
 
 def _public_error(exc, *, key: str, response: str, submitted: SubmissionFile):
@@ -251,17 +263,29 @@ def submission_record(*, submission: Submission, results: ScoringResults,
 
     One transaction: the claim is checked under a row lock, older runs stop being current
     (they stay as history), the new run's rows are written, the status becomes ``scored``.
-    Returns False (and writes nothing) when this task no longer holds the claim.
+    Returns False (and writes nothing) when this task no longer holds the claim, or when a
+    gold key or the task's options changed while it computed (an organizer corrected them):
+    the submission is then queued again, without spending an attempt.
     """
     with transaction.atomic():
-        held = (Submission.objects.select_for_update()
+        held = (Submission.objects.select_for_update().select_related("phase__task")
                 .filter(pk=submission.pk, status=Status.SCORING, claimed_by=task_id).first())
         if held is None:
             return False
         now = timezone.now()
+        if (results.keys != scoring_keys(held)
+                or results.options != scoring_modes(held.phase.task)):
+            logger.info("submission %s: its gold keys or scorer options changed while it was "
+                        "scored; scoring it again", held.pk)
+            Submission.objects.filter(pk=held.pk).update(
+                status=Status.QUEUED, queued_at=now, claimed_by="", claimed_at=None,
+                attempts=F("attempts") - 1, updated_at=now)
+            scoring_enqueue(submission_id=held.pk)
+            return False
         ScoringRun.objects.filter(submission=held, is_current=True).update(is_current=False)
         run = ScoringRun.objects.create(submission=held, scorer_version=results.scorer_version,
-                                        options=results.options, task_id=task_id,
+                                        options=results.options, keys=results.keys,
+                                        task_id=task_id,
                                         created_at=now, is_current=True)
         Score.objects.bulk_create(
             [Score(run=run, submission=held, subcorpus_id=value.subcorpus_id, mode=value.mode,

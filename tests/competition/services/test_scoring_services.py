@@ -115,6 +115,53 @@ def test_a_task_that_lost_its_claim_records_nothing(queued):
     assert not Score.objects.filter(submission=queued).exists()
 
 
+def test_a_run_records_the_keys_it_was_scored_against(world, queued):
+    from competition.models import SubCorpus
+
+    SubCorpus.objects.filter(slug="light").update(sha256="a" * 64)
+    SubCorpus.objects.filter(slug="ami").update(sha256="b" * 64)
+    run = ScoringRun.objects.get(submission=score(queued))
+    ids = dict(SubCorpus.objects.values_list("slug", "pk"))
+    assert run.keys == {str(ids["light"]): "a" * 64, str(ids["ami"]): "b" * 64}
+
+
+@pytest.mark.parametrize("change", ["key", "options"])
+def test_a_key_or_options_corrected_while_scoring_makes_the_job_score_again(
+        world, queued, texts, change, django_capture_on_commit_callbacks):
+    """An organizer corrects a gold key (or the task's options) while a job computes: the
+    job records nothing and the submission is scored again, on the corrected input, without
+    spending an attempt."""
+    from competition.models import SubCorpus
+
+    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
+    stale = services.submission_compute(submission=claimed)
+    if change == "key":  # the correction makes alice's one wrong link right
+        (world.key_dir / "light-2.conllua").write_text(texts.response("light"),
+                                                       encoding="utf-8")
+        SubCorpus.objects.filter(slug="light").update(key_file="keys/light-2.conllua",
+                                                      sha256="c" * 64)
+    else:
+        world.task.scorer_options = ["remove_singletons"]
+        world.task.save()
+    with django_capture_on_commit_callbacks() as callbacks:
+        assert not services.submission_record(submission=claimed, results=stale,
+                                               task_id="a")
+    assert len(callbacks) == 1  # queued again
+    again = Submission.objects.get(pk=queued.pk)
+    assert (again.status, again.attempts, again.claimed_by) == (Status.QUEUED, 0, "")
+    assert not ScoringRun.objects.filter(submission=queued).exists()
+    scored = score(again, task_id="b")
+    run = ScoringRun.objects.get(submission=scored)
+    light = Score.objects.get(run=run, subcorpus__slug="light", mode="task", metric="muc",
+                              document="")
+    if change == "key":
+        assert run.keys[str(light.subcorpus_id)] == "c" * 64
+        assert light.f1 == pytest.approx(1.0, abs=1e-12)
+    else:
+        assert run.options["task"] == ["remove_singletons", "--per-doc"]
+        assert light.f1 == pytest.approx(2 / 3, abs=1e-12)
+
+
 def test_rescoring_adds_a_current_run_and_keeps_history(queued, django_capture_on_commit_callbacks):
     scored = score(queued)
     first_run = ScoringRun.objects.get(submission=scored)
