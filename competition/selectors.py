@@ -17,6 +17,7 @@ from competition.models import (
     Membership,
     Phase,
     Score,
+    ScoringRun,
     SubCorpus,
     Submission,
     Task,
@@ -139,3 +140,20 @@ def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
             for metric in sorted(by_mode[mode], key=_metric_sort_key)))
         for mode in modes
     ]
+
+
+def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
+    """Ids of the phase's scored submissions whose current run used a gold key or scorer
+    options the phase no longer has (a key corrected with ``load_competition --no-rescore``).
+    Runs from before keys were recorded are not counted."""
+    from competition.services.scoring import scoring_modes
+
+    modes = scoring_modes(phase.task)
+    keys = {str(pk): sha for pk, sha in
+            SubCorpus.objects.filter(phase=phase, available=True).values_list("pk", "sha256")}
+    runs = ScoringRun.objects.filter(
+        submission__phase=phase, submission__status=Submission.Status.SCORED, is_current=True,
+    ).values_list("submission_id", "keys", "options")
+    return {submission_id for submission_id, used, options in runs
+            if used and (options != modes
+                         or any(keys.get(pk) != sha for pk, sha in used.items()))}

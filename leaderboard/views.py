@@ -20,7 +20,11 @@ from django.views.decorators.http import require_GET, require_POST
 from competition import services as competition_services
 from competition.errors import CompetitionError
 from competition.models import Competition, Phase, Submission
-from competition.selectors import competition_detail, phase_get
+from competition.selectors import (
+    competition_detail,
+    phase_get,
+    submissions_scored_on_old_input,
+)
 from leaderboard import charts, exports, services
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
@@ -281,6 +285,7 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
         "task": phase_obj.task,
         "competition": phase_obj.task.competition,
         "submissions": submissions,
+        "stale": submissions_scored_on_old_input(phase=phase_obj),
         "snapshots": BoardSnapshot.objects.filter(phase=phase_obj).select_related("created_by"),
         "is_public": phase_obj.leaderboard_is_public(at=_now()),
     })

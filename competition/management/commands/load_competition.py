@@ -36,7 +36,8 @@ class Command(BaseCommand):
             if no_rescore:
                 self.stdout.write(self.style.WARNING(
                     f"Gold keys or scorer options of {label} changed: its scores are from "
-                    "the previous ones until it is re-scored."))
+                    "the previous ones until it is re-scored (its organizer page marks "
+                    "them)."))
             else:
                 count = sum(1 for s in load.rescored if s.phase_id == phase.pk)
                 self.stdout.write(f"Gold keys or scorer options of {label} changed: "

@@ -298,3 +298,34 @@ def test_a_slug_used_twice_is_refused(definition):
     definition.write_text(text, encoding="utf-8")
     with pytest.raises(DefinitionError, match="task slug 'identity' is used twice"):
         services.competition_load(path=definition)
+
+
+def test_the_organizer_page_marks_runs_scored_against_an_earlier_key(
+        definition, texts, client, django_capture_on_commit_callbacks):
+    from django.urls import reverse
+
+    from competition.selectors import submissions_scored_on_old_input
+
+    with django_capture_on_commit_callbacks(execute=True):
+        services.competition_load(path=definition)
+    baseline = Submission.objects.get(is_baseline=True)
+    phase = baseline.phase
+    page = reverse("leaderboard:organize_phase", kwargs={
+        "competition": "codi-mini", "task": "identity", "phase": "test-gold"})
+    client.force_login(get_user_model().objects.get(username="org"))
+    assert submissions_scored_on_old_input(phase=phase) == set()
+    assert "earlier key" not in client.get(page).content.decode()
+
+    (definition.parent / "data" / "light.CONLLUA").write_text(texts.response("light"),
+                                                              encoding="utf-8")
+    services.competition_load(path=definition, rescore=False)
+    assert submissions_scored_on_old_input(phase=phase) == {baseline.pk}
+    html = client.get(page).content.decode()
+    assert "1 scored submission</strong> was scored against a gold key" in html
+    assert "earlier key" in html
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(page, {"action": "rescore"})
+    assert submissions_scored_on_old_input(phase=phase) == set()
+    assert "earlier key" not in client.get(page).content.decode()
+    assert conll_f1(baseline) == 1.0
