@@ -42,14 +42,43 @@ def mention_key(markable: Markable, head_identity: bool = False) -> MentionKey:
     if head_identity:
         if markable.head is not None:
             head = (markable.head, markable.head_zero)
-        elif markable.zero:
-            head = (markable.start, markable.zero)
         else:  # v2: the first node when none is annotated
-            head = min([(markable.start, 0), *markable.zeros], key=node_order)
+            head = first_node(markable)
         return (markable.parts, markable.zero, markable.zeros, head)
     if markable.zeros:
         return (markable.parts, markable.zero, markable.zeros)
     return (markable.parts, markable.zero)
+
+
+def first_node(markable: Markable) -> tuple[int, int]:
+    """The first node of a markable, ``(position, rank)`` (rank 0: a word)."""
+    if markable.zero:
+        return (markable.start, markable.zero)
+    if markable.zeros:
+        return min([(markable.start, 0), *markable.zeros], key=node_order)
+    return (markable.start, 0)
+
+
+def with_first_node_heads(markables: Sequence[Markable], *, exact: bool = False
+                          ) -> Sequence[Markable]:
+    """Compact files as UA scorer v2 reads them: udapi gives a mention without a head
+    annotation its first node as head, and v2 takes the head as the mention's minimum for
+    partial matching, as its head for head matching, and a mention headed by an empty node
+    as a zero. A mention with a ``min`` field (our converter's copy of an exploded ``Min``)
+    is left as it is, so that a converted file scores as its exploded original.
+    ``exact``: exact matching, where only the zeros this makes matter."""
+    if exact and not any(m.zeros and m.head is None for m in markables):
+        return markables
+    out = []
+    for m in markables:
+        if m.head is None and m.min_span is None and not m.zero:
+            position, rank = first_node(m)
+            if rank:
+                m = m._replace(head=position, head_zero=rank)
+            else:
+                m = m._replace(head=position, min_span=(position, position))
+        out.append(m)
+    return out
 
 
 def mention_zeros(key: MentionKey) -> tuple[tuple[int, int], ...]:

@@ -32,6 +32,7 @@ from scoring.clusters import (
     SpanCoder,
     mention_nodes,
     process_layer,
+    with_first_node_heads,
 )
 from scoring.errors import UsageError
 from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
@@ -75,6 +76,10 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
         key = importlib.import_module("scoring.filters").drop_unmarked_optional(key, response)
     key_markables = _filtered(key, key.layer(dd), options, key)
     resp_markables = _filtered(response, response.layer(dd), options, key)
+    if compact:
+        exact = options.matching == "exact"
+        key_markables = with_first_node_heads(key_markables, exact=exact)
+        resp_markables = with_first_node_heads(resp_markables, exact=exact)
     k = process_layer(key_markables, options, coder, path=key.path, document=key.name,
                       warnings=warnings)
     r = process_layer(resp_markables, options, coder, path=response.path,

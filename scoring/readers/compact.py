@@ -13,9 +13,10 @@ sentences, ``# newdoc id = NAME`` at each document. Mentions live in ``Entity=``
 GUM ``GRP-etype-infstat-salience-centering-minspan-link-identity``, or the order our own
 converter writes, ``eid-etype-head-other-mid-min-ua`` (see docs/formats.md). The first field
 is the entity id. ``head`` is the 1-based position of the head among the mention's nodes,
-empty nodes included; ``minspan`` (GUM) lists 1-based positions inside the mention, whose
-hull becomes ``min_span``; without either, a word head is the ``min_span`` (CorefUD partial
-matching: the response must contain the key's head, UA scorer v2 VCM); ``min`` and ``mid``
+empty nodes included; a word head is the ``min_span`` (CorefUD partial matching: the
+response must contain the key's head, UA scorer v2 VCM). Without a head field, ``head`` stays
+None here and scoring takes the first node (`scoring.clusters.with_first_node_heads`, as
+udapi does for v2); GUM's ``minspan`` is an ordinary attribute, as in v2; ``min`` and ``mid``
 (our converter) carry an exploded file's ``Min`` (1-based document token ids) and
 ``MarkableID``; ``ua`` carries the remaining exploded
 attributes as ``Key:Value`` pairs. Every other field is kept in ``Markable.attributes``.
@@ -48,6 +49,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from scoring.clusters import node_order
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
@@ -58,7 +60,7 @@ COLUMNS = 10
 MISC = 9
 DEPS = 8
 ID_FIELDS = ("eid", "grp")  # the first field is the entity id whatever it is called
-_SPECIAL_FIELDS = {"head", "minspan", "mid", "min", "ua"}
+_SPECIAL_FIELDS = {"head", "mid", "min", "ua"}
 
 _ITEM = re.compile(r"\(([^()]*)(\))?|([^()]+)\)")
 _PART = re.compile(r"^(.*)\[(\d+)/(\d+)\]$")
@@ -523,14 +525,6 @@ class _DocumentBuilder:
         min_span = None
         element_of: tuple[str, ...] = ()
         bridges: list[tuple[str, str]] = []
-        if fields.get("minspan"):
-            try:
-                offsets = [int(x) for x in fields["minspan"].split(",")]
-                chosen = [nodes[i - 1].position for i in offsets if 1 <= i <= len(nodes)]
-            except ValueError:
-                chosen = []
-            if chosen:
-                min_span = (min(chosen), max(chosen))
         if fields.get("min"):
             try:
                 bounds = [int(x) - 1 for x in fields["min"].split(",")]
@@ -560,6 +554,10 @@ class _DocumentBuilder:
             key = (head, head_zero) if head_zero else (parts[0][0], zero)
             source = next(n for n in nodes if (n.position, n.rank) == key)
             attributes.append(("deps", self.doc_deps(source, locals_by_sentence)))
+        elif head is None and zeros:  # headed by its first node when scored (v2): a zero?
+            source = min(nodes, key=lambda n: node_order((n.position, n.rank)))
+            if source.rank:
+                attributes.append(("deps", self.doc_deps(source, locals_by_sentence)))
         markable_id = fields.get("mid") or f"m{mention.order + 1}"
         return Markable(
             markable_id=markable_id, entity_id=mention.entity, parts=tuple(parts),

@@ -222,9 +222,10 @@ def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path
 
 
 @needs_shared
-def test_converted_files_score_as_their_exploded_originals(tmp_path):
+@pytest.mark.parametrize("matching", ["exact", "partial-corefud", "head"])
+def test_converted_files_score_as_their_exploded_originals(tmp_path, matching):
     """The natural key/response pair AMI ES2004a (2021 test vs 2022 dev): scored as exploded
-    files and as their compact conversions, every metric agrees."""
+    files and as their compact conversions, every metric agrees, under every matching."""
     from scoring import score_files
 
     pair = {}
@@ -239,7 +240,7 @@ def test_converted_files_score_as_their_exploded_originals(tmp_path):
             with open(path, "w", encoding="utf-8") as out:
                 writer(docs, out)
             pair[side, fmt] = str(path)
-    words = ["-s", "-m", "muc", "bcub", "ceafe", "ceafm", "blanc", "lea"]
+    words = ["-s", "-a", matching, "-m", "muc", "bcub", "ceafe", "ceafm", "blanc", "lea"]
     exploded_scores = score_files(pair["key", "ua"], pair["response", "ua"], ["-f", "ua"] + words)
     compact_scores = score_files(pair["key", "corefud"], pair["response", "corefud"],
                                  ["-f", "corefud"] + words)
