@@ -268,7 +268,9 @@ def submission_record(*, submission: Submission, results: ScoringResults,
     the submission is then queued again, without spending an attempt.
     """
     with transaction.atomic():
-        held = (Submission.objects.select_for_update().select_related("phase__task")
+        # Lock the submission row only, not the phase and task it reads.
+        held = (Submission.objects.select_for_update(of=("self",))
+                .select_related("phase__task")
                 .filter(pk=submission.pk, status=Status.SCORING, claimed_by=task_id).first())
         if held is None:
             return False
