@@ -9,7 +9,8 @@ from competition.models import SubCorpus
 
 class SignupForm(forms.Form):
     username = forms.CharField(max_length=150)
-    email = forms.EmailField(required=False)
+    email = forms.EmailField(required=False,
+                             help_text="Optional: to be told by e-mail when your runs end.")
     password1 = forms.CharField(label="Password", widget=forms.PasswordInput)
     password2 = forms.CharField(label="Password (again)", widget=forms.PasswordInput)
 

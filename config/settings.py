@@ -166,6 +166,25 @@ SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 900)  # seconds
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60)  # seconds between sweeps (celery beat)
 
+# --- E-mail -----------------------------------------------------------------------------
+# Submitters are e-mailed when a run is scored or fails (never with its scores: with a link
+# to its page). With EMAIL_HOST set, mail goes out by SMTP; without it, it is printed on the
+# console of the process that sends it (the demo).
+SUBMISSION_EMAILS = env_bool("SUBMISSION_EMAILS", True)
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL",
+                                    "CODI-CRAC platform <noreply@localhost>")
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+
 # --- Celery -----------------------------------------------------------------------------
 # No broker configured: jobs run in-process (eager); the in-memory transport keeps Celery from
 # looking for an AMQP server it will never use.

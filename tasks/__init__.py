@@ -1,1 +1,2 @@
-"""Celery jobs: score a submission, sweep stuck ones. They load by id and call services only."""
+"""Celery jobs: score a submission, sweep stuck ones, e-mail the submitter. They load by id
+and call services only."""

@@ -6,6 +6,7 @@ records in one transaction only while it holds the claim. Messages are acknowled
 re-queued when a worker dies, each job has soft and hard time limits, and each worker child
 has a memory cap. ``sweep_stuck_submissions`` (celery beat) re-queues jobs whose message was
 lost and fails, with a message, those that used all their attempts.
+``notify_submission_task`` e-mails the submitter how a run ended.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import resource
 import signal
 import threading
 from collections.abc import Iterator
+from smtplib import SMTPException
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
@@ -156,3 +158,12 @@ def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None
     services.submission_fail(
         submission=Submission(pk=args[0]), task_id=task_id, platform_failure=True,
         reason=HARD_LIMIT_MESSAGE.format(seconds=settings.SCORING_HARD_TIME_LIMIT))
+
+
+@shared_task(acks_late=True, ignore_result=True, autoretry_for=(OSError, SMTPException),
+             retry_backoff=True, retry_backoff_max=600, max_retries=5)
+def notify_submission_task(submission_id: int) -> bool:
+    """E-mail the submitter how their run ended; a mail server that is down is retried."""
+    from competition.services.notifications import submission_notify
+
+    return submission_notify(submission_id=submission_id)

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from competition.errors import CompetitionError
 from competition.models import Phase, Score, ScoringRun, Submission, SubmissionFile, Task
-from competition.services.dispatch import scoring_enqueue
+from competition.services.dispatch import notification_enqueue, scoring_enqueue
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -299,6 +299,7 @@ def submission_record(*, submission: Submission, results: ScoringResults,
         Submission.objects.filter(pk=held.pk).update(
             status=Status.SCORED, scored_at=now, scorer_version=results.scorer_version,
             error="\n".join(results.warnings)[:10000], platform_failure=False, updated_at=now)
+        notification_enqueue(submission_id=held.pk)
     return True
 
 
@@ -317,6 +318,8 @@ def submission_fail(*, submission: Submission, reason: str, platform_failure: bo
     now = timezone.now()
     updated = pending.update(status=Status.FAILED, failed_at=now, error=reason[:10000],
                              platform_failure=platform_failure, updated_at=now)
+    if updated:
+        notification_enqueue(submission_id=submission.pk)
     return updated == 1
 
 
@@ -378,6 +381,7 @@ def submission_sweep(*, now: datetime | None = None) -> SweepReport:
                 platform_failure=True, attempts=attempts_used, updated_at=now)
             if updated:
                 failed.append(pk)
+                notification_enqueue(submission_id=pk)
             continue
         with transaction.atomic():
             updated = Submission.objects.filter(condition).update(

@@ -1,0 +1,65 @@
+"""Telling a submitter by e-mail that their run was scored or failed.
+
+The mail never carries a score: it links to the submission's page, which applies the
+visibility rules of the phase (a hidden board shows nothing, or only the team's own scores
+when the phase allows it). A failure carries the message the team already sees on that page,
+which names their files and never the gold key.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core.mail import send_mail
+from django.urls import reverse
+
+from competition.models import Submission
+from competition.selectors import scores_visible_to
+
+logger = logging.getLogger(__name__)
+Status = Submission.Status
+
+
+def submission_notify(*, submission_id: int) -> bool:
+    """E-mail the submitter of a scored or failed run; True when a mail was sent.
+
+    Nothing is sent when e-mails are off (``SUBMISSION_EMAILS``), for runs nobody submitted
+    (baselines), to users without an address, or for runs that are not scored or failed
+    (a re-score queued meanwhile sends its own mail when it ends).
+    """
+    if not settings.SUBMISSION_EMAILS:
+        return False
+    submission = (Submission.objects
+                  .select_related("submitted_by", "team", "phase__task__competition")
+                  .filter(pk=submission_id).first())
+    if submission is None or submission.submitted_by is None:
+        return False
+    user = submission.submitted_by
+    if not user.email or submission.status not in (Status.SCORED, Status.FAILED):
+        return False
+    phase = submission.phase
+    competition = phase.task.competition
+    url = settings.SITE_URL.rstrip("/") + reverse("competition:submission",
+                                                  args=[submission.pk])
+    run = f"run #{submission.pk}" + (f" ({submission.run_name})" if submission.run_name else "")
+    where = f"{phase.task.title}, {phase.title}"
+    if submission.status == Status.SCORED:
+        again = submission.runs.count() > 1
+        subject = f"[{competition.title}] {run} {'re-scored' if again else 'scored'}"
+        if scores_visible_to(submission=submission, user=user):
+            scores = f"Its scores are on its page:\n{url}"
+        else:
+            scores = ("The leaderboard of this phase is hidden: its scores are shown when the "
+                      f"organizers reveal it. The run's page:\n{url}")
+        lines = [f"Team {submission.team.name}'s {run} in {where} was "
+                 + ("scored again by the organizers." if again else "scored."), "", scores]
+    else:
+        subject = f"[{competition.title}] {run} failed"
+        counts = ("It does not count against your team's limits." if submission.platform_failure
+                  else "It counts against your team's limits.")
+        lines = [f"Team {submission.team.name}'s {run} in {where} could not be scored:", "",
+                 submission.error.strip() or "(no message)", "", counts,
+                 f"The run's page:\n{url}"]
+    send_mail(subject, "\n".join(lines) + "\n", None, [user.email])
+    return True
