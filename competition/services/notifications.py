@@ -25,8 +25,9 @@ def submission_notify(*, submission_id: int) -> bool:
     """E-mail the submitter of a scored or failed run; True when a mail was sent.
 
     Nothing is sent when e-mails are off (``SUBMISSION_EMAILS``), for runs nobody submitted
-    (baselines), to users without an address, or for runs that are not scored or failed
-    (a re-score queued meanwhile sends its own mail when it ends).
+    (baselines), to users without an address, for runs that are not scored or failed, or
+    for re-scorings: an organizer re-scoring a phase would otherwise mail every team once
+    per run.
     """
     if not settings.SUBMISSION_EMAILS:
         return False
@@ -38,6 +39,9 @@ def submission_notify(*, submission_id: int) -> bool:
     user = submission.submitted_by
     if not user.email or submission.status not in (Status.SCORED, Status.FAILED):
         return False
+    runs = submission.runs.count()
+    if runs > 1 or (runs == 1 and submission.status == Status.FAILED):
+        return False  # a re-scoring
     phase = submission.phase
     competition = phase.task.competition
     url = settings.SITE_URL.rstrip("/") + reverse("competition:submission",
@@ -45,15 +49,13 @@ def submission_notify(*, submission_id: int) -> bool:
     run = f"run #{submission.pk}" + (f" ({submission.run_name})" if submission.run_name else "")
     where = f"{phase.task.title}, {phase.title}"
     if submission.status == Status.SCORED:
-        again = submission.runs.count() > 1
-        subject = f"[{competition.title}] {run} {'re-scored' if again else 'scored'}"
+        subject = f"[{competition.title}] {run} scored"
         if scores_visible_to(submission=submission, user=user):
             scores = f"Its scores are on its page:\n{url}"
         else:
             scores = ("The leaderboard of this phase is hidden: its scores are shown when the "
                       f"organizers reveal it. The run's page:\n{url}")
-        lines = [f"Team {submission.team.name}'s {run} in {where} was "
-                 + ("scored again by the organizers." if again else "scored."), "", scores]
+        lines = [f"Team {submission.team.name}'s {run} in {where} was scored.", "", scores]
     else:
         subject = f"[{competition.title}] {run} failed"
         counts = ("It does not count against your team's limits." if submission.platform_failure
