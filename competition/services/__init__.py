@@ -36,8 +36,8 @@ from competition.services.submissions import (
 from competition.services.teams import organizer_team_get_or_create, team_create, team_join
 
 __all__ = [
-    "CompetitionLoad", "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport", "competition_load",
-    "organizer_team_get_or_create", "phase_hide", "phase_rescore", "phase_reveal",
+    "CompetitionLoad", "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport",
+    "competition_load", "organizer_team_get_or_create", "phase_hide", "phase_rescore", "phase_reveal",
     "report_to_scores", "scoring_modes", "submission_cancel", "submission_choose",
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
     "submission_fail", "submission_member_check", "submission_quota", "submission_record",

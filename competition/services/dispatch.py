@@ -17,29 +17,24 @@ logger = logging.getLogger(__name__)
 
 def scoring_enqueue(*, submission_id: int) -> None:
     """Queue the scoring job of a submission once the current transaction commits."""
-
-    def send() -> None:
-        from tasks.scoring import score_submission_task
-
-        try:
-            score_submission_task.delay(submission_id)
-        except Exception:  # broker down: the sweep re-queues it later
-            logger.exception("could not queue submission %s; the sweep will retry",
-                             submission_id)
-
-    transaction.on_commit(send)
+    _delay_on_commit("score_submission_task", submission_id,
+                     "could not queue submission %s; the sweep will retry")
 
 
 def notification_enqueue(*, submission_id: int) -> None:
     """Queue the e-mail telling the submitter how their run ended, once the transaction
     commits. A broker that cannot be reached loses the mail, not the run."""
+    _delay_on_commit("notify_submission_task", submission_id,
+                     "could not queue the e-mail of submission %s")
 
+
+def _delay_on_commit(task_name: str, submission_id: int, failure: str) -> None:
     def send() -> None:
-        from tasks.scoring import notify_submission_task
+        from tasks import scoring as jobs
 
         try:
-            notify_submission_task.delay(submission_id)
-        except Exception:
-            logger.exception("could not queue the e-mail of submission %s", submission_id)
+            getattr(jobs, task_name).delay(submission_id)
+        except Exception:  # broker down: logged; the caller says what recovers it
+            logger.exception(failure, submission_id)
 
     transaction.on_commit(send)

@@ -59,11 +59,15 @@ class ScoringResults:
     keys: dict[str, str] = field(default_factory=dict)  # sub-corpus id -> key SHA-256
 
 
+def scored_files(submission: Submission):
+    """The files of a submission that are scored: those on available sub-corpora."""
+    return SubmissionFile.objects.filter(submission=submission, subcorpus__available=True)
+
+
 def scoring_keys(submission: Submission) -> dict[str, str]:
     """{sub-corpus id: SHA-256 of its gold key} for the sub-corpora a submission is scored
-    on now (its files on available sub-corpora)."""
-    rows = (SubmissionFile.objects.filter(submission=submission, subcorpus__available=True)
-            .values_list("subcorpus_id", "subcorpus__sha256"))
+    on now."""
+    rows = scored_files(submission).values_list("subcorpus_id", "subcorpus__sha256")
     return {str(subcorpus_id): sha for subcorpus_id, sha in rows}
 
 
@@ -124,8 +128,7 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
 
     task = submission.phase.task
     modes = scoring_modes(task)
-    files = SubmissionFile.objects.filter(submission=submission, subcorpus__available=True)
-    files = files.select_related("subcorpus").order_by("subcorpus__order", "subcorpus_id")
+    files = scored_files(submission).select_related("subcorpus").order_by("subcorpus__order", "subcorpus_id")
     scores: list[ScoreValue] = []
     warnings: list[str] = []
     keys: dict[str, str] = {}
