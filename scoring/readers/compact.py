@@ -49,7 +49,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scoring.clusters import node_order
+from scoring.clusters import first_node
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
@@ -550,20 +550,19 @@ class _DocumentBuilder:
                     bridges.append((unescape(anchor), unescape(rel)))
                 elif key:
                     attributes.append((key, unescape(value)))
-        if head_zero or zero:
-            key = (head, head_zero) if head_zero else (parts[0][0], zero)
-            source = next(n for n in nodes if (n.position, n.rank) == key)
-            attributes.append(("deps", self.doc_deps(source, locals_by_sentence)))
-        elif head is None and zeros:  # headed by its first node when scored (v2): a zero?
-            source = min(nodes, key=lambda n: node_order((n.position, n.rank)))
-            if source.rank:
-                attributes.append(("deps", self.doc_deps(source, locals_by_sentence)))
         markable_id = fields.get("mid") or f"m{mention.order + 1}"
-        return Markable(
+        markable = Markable(
             markable_id=markable_id, entity_id=mention.entity, parts=tuple(parts),
             line=mention.line, min_span=min_span, head=head, zero=zero,
             attributes=tuple(attributes), zeros=tuple(zeros), head_zero=head_zero or 0,
-        ), element_of, bridges
+        )
+        # The node that heads it when scored (v2: the first one when none is annotated).
+        head_node = (head, head_zero or 0) if head is not None else first_node(markable)
+        if head_node[1]:  # an empty node: a zero, which carries its head's dependencies
+            source = next(n for n in nodes if (n.position, n.rank) == head_node)
+            markable = markable._replace(attributes=markable.attributes + (
+                ("deps", self.doc_deps(source, locals_by_sentence)),))
+        return markable, element_of, bridges
 
     def _no_empty_node(self, first: int, last: int) -> bool:
         before = self.empty_count[first - 1] if first else 0
