@@ -239,8 +239,6 @@ def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         raise reader.fail("'scorer_options' must be a list of scorer option words")
     before = Task.objects.filter(competition=competition, slug=slug).first()
-    if before is not None and before.pk in seen.tasks:
-        raise reader.fail(f"task slug {slug!r} is used twice")
     task, _ = Task.objects.update_or_create(
         competition=competition, slug=slug,
         defaults={"kind": kind, "title": reader.str("title"),
@@ -249,6 +247,8 @@ def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _
                   "primary_metric": reader.str("primary_metric", DEFAULT_PRIMARY_METRIC[kind]),
                   "order": order},
     )
+    if task.pk in seen.tasks:  # the whole load is rolled back
+        raise reader.fail(f"task slug {slug!r} is used twice")
     seen.tasks.add(task.pk)
     options_changed = before is not None and (before.kind, before.scorer_options) != (
         kind, list(options))
@@ -267,8 +267,6 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
     if end is not None and end < start:
         raise reader.fail("'end' is before 'start'")
     slug = reader.str("slug")
-    if Phase.objects.filter(task=task, slug=slug, pk__in=seen.phases).exists():
-        raise reader.fail(f"phase slug {slug!r} is used twice in the task")
     phase, _ = Phase.objects.update_or_create(
         task=task, slug=slug,
         defaults={
@@ -284,6 +282,8 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
             "order": order,
         },
     )
+    if phase.pk in seen.phases:  # the whole load is rolled back
+        raise reader.fail(f"phase slug {slug!r} is used twice in the task")
     names: set[str] = set()
     for sc_order, raw in enumerate(reader.list("subcorpora", required=True)):
         sub = _Reader(raw, f"{reader.where}.subcorpora[{sc_order}]", reader.source)

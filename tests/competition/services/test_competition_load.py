@@ -329,3 +329,11 @@ def test_the_organizer_page_marks_runs_scored_against_an_earlier_key(
     assert submissions_scored_on_old_input(phase=phase) == set()
     assert "earlier key" not in client.get(page).content.decode()
     assert conll_f1(baseline) == 1.0
+
+
+def test_a_phase_slug_used_twice_in_a_task_is_refused(definition):
+    text = DEFINITION.replace("      - slug: test-gold\n", "      - slug: dev\n", 1)
+    definition.write_text(text, encoding="utf-8")
+    with pytest.raises(DefinitionError, match="phase slug 'dev' is used twice in the task"):
+        services.competition_load(path=definition)
+    assert not Phase.objects.exists()
