@@ -32,7 +32,8 @@ def children_cpu() -> float:
 def main(argv: list[str]) -> int:
     what, key, response, *options = argv
     import scoring.engine  # noqa: F401  (imported before the clock starts, as in a worker)
-    from scoring.api import _exploded_settings, score_files
+    from scoring.api import score_files
+    from scoring.pairing import reader_settings as _exploded_settings
     from scoring.options import parse_options
     from scoring.readers import exploded
 

@@ -21,10 +21,10 @@ should know goes to ``warnings``.
 from __future__ import annotations
 
 import gc
-import importlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
+from scoring import extra_metrics, filters
 from scoring.alignment import align_mentions, mention_order
 from scoring.clusters import (
     Partition,
@@ -73,7 +73,7 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
     # head matching on compact files compares heads even for identical spans (v2 VM:100-115)
     coder = SpanCoder(head_identity=compact and options.matching == "head")
     if key.metadata.get("format") == MUC_7:
-        key = importlib.import_module("scoring.filters").drop_unmarked_optional(key, response)
+        key = filters.drop_unmarked_optional(key, response)
     key_markables = _filtered(key, key.layer(dd), options, key)
     resp_markables = _filtered(response, response.layer(dd), options, key)
     if compact:
@@ -254,7 +254,6 @@ def _filtered(doc: Document, markables: tuple[Markable, ...], options: ScoringOp
     """
     if not (options.np_only or options.remove_nested_mentions):
         return markables
-    filters = importlib.import_module("scoring.filters")
     return tuple(filters.apply(doc, markables, options, key=key))
 
 
@@ -269,7 +268,6 @@ def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,
     itself, gets a fresh code (it matches nothing, as in v2). Zeros of different sentences
     never align (a ``root`` parent is qualified by its sentence).
     """
-    extra = importlib.import_module("scoring.extra_metrics")
     keys = coder.keys
     key_zeros = {c for cl in k.partition.clusters for c in cl if c in k.zeros}
     resp_zeros = {c for cl in r.partition.clusters for c in cl if c in r.zeros}
@@ -286,7 +284,7 @@ def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,
         return "|".join(f"root@{where}" + item[4:] if item.startswith("root") else item
                         for item in text.split("|"))
 
-    aligned = extra.zero_dependency_alignment(
+    aligned = extra_metrics.zero_dependency_alignment(
         {(mention_order(keys[c]), c): deps(k, c, key_sentences) for c in key_zeros},
         {(mention_order(keys[c]), c): deps(r, c, resp_sentences) for c in resp_zeros})
     rename = {s[1]: kk[1] for kk, s in aligned.items()}
@@ -331,17 +329,16 @@ def _extra_metric(name: str, key: Partition, response: Partition, k: ProcessedLa
     if name == "mention":
         found = float(len(key_codes & resp_codes))
         return PRCounts(found, float(len(resp_codes)), found, float(len(key_codes)))
-    extra = importlib.import_module("scoring.extra_metrics")
     keys = coder.keys
     if name == "mor":
-        return extra.mor_counts(
+        return extra_metrics.mor_counts(
             [mention_nodes(keys[m]) for c in key.clusters for m in c],
             [mention_nodes(keys[m]) for c in r.partition.clusters for m in c])
     if name == "zero":
         key_to_response = {t: s for s, t in rename.items()}
-        return extra.zero_counts(key.clusters, r.partition.clusters, key_to_response, k.zeros,
-                                 order=lambda m: mention_order(keys[m]),
-                                 response_zeros=r.zeros)
+        return extra_metrics.zero_counts(key.clusters, r.partition.clusters, key_to_response,
+                                         k.zeros, order=lambda m: mention_order(keys[m]),
+                                         response_zeros=r.zeros)
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
 
 

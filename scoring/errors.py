@@ -27,5 +27,10 @@ class ScoringInputError(ScoringError):
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
 
+    def __reduce__(self):
+        """Pickled whole (a run in two processes sends its errors to the first)."""
+        return (type(self), (self.path, self.line, self.message),
+                {"code": self.code, "document": self.document})
+
 
 FormatError = ScoringInputError

@@ -15,9 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Literal
 
 from scoring.errors import UsageError
-
-COREF_METRICS = ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc")
-"""The six coreference metrics, in the order v1 prints them."""
+from scoring.vocabulary import COREF_METRICS, EXTRA_METRICS
 
 Matching = Literal["exact", "partial-corefud", "partial-craft", "head"]
 MissingDocuments = Literal["error", "skip", "empty"]
@@ -100,8 +98,6 @@ V2_ALL = {
     "muc7": ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mention"),
 }
 """What ``-m all`` selects for each format (differences doc §1)."""
-
-EXTRA_METRICS = ("mention", "mor", "zero")
 
 PRESETS: dict[str, dict] = {
     "conll12": {"format": "conll", "metrics": ("muc", "bcub", "ceafe")},

@@ -7,7 +7,7 @@ not part of the report: the command line writes them to stderr.
 
 from __future__ import annotations
 
-from scoring.options import COREF_METRICS
+from scoring.vocabulary import COREF_METRICS
 
 RULE = "============================================"
 

@@ -97,6 +97,8 @@ class CorpusResult:
     bridging_by_relation: dict[str, dict[str, PRF]] | None = None
     documents: list[DocumentResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    scored: list[str] = field(default_factory=list)
+    """Names of the key documents scored, in key order (kept when ``documents`` is not)."""
 
 
 def _tp_values(counts: TPCounts | None) -> tuple | None:

@@ -7,8 +7,7 @@ scorer v2's behaviour and the scoring policy (v1's ``min`` half-applied Min here
 from __future__ import annotations
 
 from scoring.results import TPCounts
-
-BRIDGING_LEVELS = ("anaphora_recognition", "mention", "entity")
+from scoring.vocabulary import BRIDGING_LEVELS
 
 BridgingPairs = dict[int, tuple[int, str]]
 """anaphor span code → (anchor span code, relation)."""

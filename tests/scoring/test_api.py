@@ -156,7 +156,7 @@ def test_the_version_is_exported():
 
 
 # -- two processes give the numbers of one ---------------------------------------------------
-from scoring import api  # noqa: E402
+from scoring import pairing, runner  # noqa: E402
 from scoring.errors import ScoringInputError  # noqa: E402
 
 
@@ -171,8 +171,8 @@ def corpus(tmp_path: Path, documents: int = 16) -> tuple[str, str]:
 
 def halves_taken(monkeypatch) -> list:
     taken = []
-    halves = api._halves
-    monkeypatch.setattr(api, "_halves", lambda pairing: taken.append(halves(pairing))
+    halves = runner.halves
+    monkeypatch.setattr(runner, "halves", lambda pairing: taken.append(halves(pairing))
                         or taken[-1])
     return taken
 
@@ -185,7 +185,7 @@ def halves_taken(monkeypatch) -> list:
 ])
 def test_two_processes_give_every_number_of_one(tmp_path, monkeypatch, words):
     key, response = corpus(tmp_path)
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
     taken = halves_taken(monkeypatch)
     one = score_files(key, response, words, processes=1)
     two = score_files(key, response, words, processes=2)
@@ -203,7 +203,7 @@ def test_two_processes_read_extra_and_missing_response_documents_as_one(tmp_path
     extra = parts[9].replace("bench/doc_8", "bench/extra", 1)
     parts = parts[:4] + parts[5:9] + [extra] + parts[9:12] + parts[13:]
     Path(response).write_text("# newdoc id = ".join(parts))
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
     taken = halves_taken(monkeypatch)
     for words in (["--per-doc", "--missing-documents", "skip"],
                   ["--per-doc", "--missing-documents", "empty"]):
@@ -219,7 +219,7 @@ def test_two_processes_raise_the_error_one_would(tmp_path, monkeypatch):
     lines = Path(response).read_text().split("\n")
     late = max(i for i, line in enumerate(lines) if line.startswith("20\t"))
     early = min(i for i, line in enumerate(lines) if line.startswith("20\t"))
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
     taken = halves_taken(monkeypatch)
     for bad in ([late], [early, late]):
         broken = list(lines)
@@ -241,7 +241,7 @@ def test_two_processes_raise_the_error_one_would(tmp_path, monkeypatch):
 
 def test_one_process_is_forced_by_the_environment_or_the_argument(tmp_path, monkeypatch):
     key, response = corpus(tmp_path, documents=6)
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 2)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 2)
     taken = halves_taken(monkeypatch)
     monkeypatch.setenv("UA_SCORER_PROCESSES", "1")
     one = score_files(key, response, ["--per-doc"])
@@ -251,7 +251,7 @@ def test_one_process_is_forced_by_the_environment_or_the_argument(tmp_path, monk
     monkeypatch.delenv("UA_SCORER_PROCESSES")
     score_files(key, response, ["--per-doc"], processes=1)
     assert len(taken) == 1
-    assert api._processes(None) == (__import__("os").cpu_count() or 1)
+    assert runner.processes_setting(None) == (__import__("os").cpu_count() or 1)
 
 
 def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_path,
@@ -260,7 +260,7 @@ def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_pa
     taken = halves_taken(monkeypatch)
     score_files(key, response, [], processes=2)
     assert taken == [None]  # 6 documents: not worth a second process
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 2)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 2)
     text = Path(response).read_text()
     header, *documents = text.split("# newdoc id = ")
     Path(response).write_text("# newdoc id = ".join([header] + documents[::-1]))
@@ -271,13 +271,13 @@ def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_pa
 
 def test_where_no_process_can_be_forked_one_process_scores(tmp_path, monkeypatch):
     key, response = corpus(tmp_path, documents=6)
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 2)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 2)
     one = score_files(key, response, ["--per-doc"], processes=1)
 
     def refuse(*args, **kwargs):
         raise AssertionError("daemonic processes are not allowed to have children")
 
-    monkeypatch.setattr(api, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", refuse)
     taken = halves_taken(monkeypatch)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is not None
@@ -299,10 +299,10 @@ def test_reader_warnings_of_other_formats_reach_the_report(tmp_path):
 # -- a response read in a second process while the key is read gives the numbers of one ------
 def ahead_taken(monkeypatch) -> list:
     """Force the read-ahead on small files; record whether each run used it."""
-    monkeypatch.setattr(api, "READ_AHEAD_BYTES", 0)
+    monkeypatch.setattr(runner, "READ_AHEAD_BYTES", 0)
     taken = []
-    start = api._ResponseAhead.start
-    monkeypatch.setattr(api._ResponseAhead, "start",
+    start = runner.ResponseAhead.start
+    monkeypatch.setattr(runner.ResponseAhead, "start",
                         classmethod(lambda cls, pairing: taken.append(start(pairing))
                                     or taken[-1]))
     return taken
@@ -361,7 +361,7 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
     key, response = corpus(tmp_path, documents=6)
     one = score_files(key, response, ["--per-doc"], processes=1)
     taken = ahead_taken(monkeypatch)
-    monkeypatch.setattr(api._ResponseAhead, "read",
+    monkeypatch.setattr(runner.ResponseAhead, "read",
                         staticmethod(lambda pairing, sender: __import__("os")._exit(1)))
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is not None
@@ -369,7 +369,7 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
     def refuse(self, pairing):
         raise AssertionError("daemonic processes are not allowed to have children")
 
-    monkeypatch.setattr(api._ResponseAhead, "__init__", refuse)
+    monkeypatch.setattr(runner.ResponseAhead, "__init__", refuse)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is None
 
@@ -377,17 +377,17 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
 def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp_path,
                                                                              monkeypatch):
     key, response = corpus(tmp_path)
-    monkeypatch.setattr(api, "PARALLEL_DOCUMENTS", 4)
-    monkeypatch.setattr(api, "EARLY_SCAN_BYTES", 0)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
+    monkeypatch.setattr(runner, "EARLY_SCAN_BYTES", 0)
     one = score_files(key, response, ["--per-doc"], processes=1)
     scans = []
-    names = api._Pairing.names
+    names = pairing.Pairing.names
 
     def recording(self, path, format, side):
         scans.append((side, side in self.scanning))
         return names(self, path, format, side)
 
-    monkeypatch.setattr(api._Pairing, "names", recording)
+    monkeypatch.setattr(pairing.Pairing, "names", recording)
     taken = halves_taken(monkeypatch)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert scans == [("key", False), ("response", True)] and taken[-1] is not None
@@ -395,9 +395,9 @@ def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp
 
     class Broken:
         def result(self):
-            raise api.BrokenProcessPool("the process died")
+            raise runner.BrokenProcessPool("the process died")
 
-    monkeypatch.setattr(api, "_early_pool",
+    monkeypatch.setattr(runner, "early_pool",
                         lambda pairing: pairing.scanning.update(response=Broken()))
     scans.clear()
     assert score_files(key, response, ["--per-doc"], processes=2) == one

@@ -121,7 +121,7 @@ def test_an_internal_error_exits_3_naming_the_inputs_without_a_traceback(capsys,
     def broken(pairs, options):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(scoring.engine, "score_corpus", broken)
+    monkeypatch.setattr(scoring.runner, "score_corpus", broken)
     status, out, err = run(capsys, key, response)
     assert status == 3 and out == ""
     assert err.startswith("internal error") and key in err and response in err

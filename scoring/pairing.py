@@ -1,0 +1,181 @@
+"""Pairing the documents of a key file and a response file, before and while they are scored.
+
+`Pairing` decides each file's format, lists both files' documents (names first, so a missing
+document is reported before anything is scored), checks the pairing, then hands out
+(key, response) document pairs in key order, each checked (same tokens, well-formed
+annotation). Exploded files are streamed document by document, so a large corpus never sits
+in memory whole. The reader settings of each side come from one place, `reader_settings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from scoring.errors import ScoringInputError
+from scoring.model import Document
+from scoring.options import ScoringOptions
+from scoring.readers import FORMATS, read_head, reader_module
+from scoring.readers import exploded
+from scoring.validate import compare_tokens, document_checks, document_pairing
+
+FORM_CHECKED = ("ua", "corefud")
+"""Formats whose key and response must have the same word forms (as UA scorer v2 checks);
+the others need the same number of tokens per document."""
+
+
+def read_other(path: str, format: str, collect: list | None,
+               warnings: list[str] | None = None) -> list[Document]:
+    """Every document of a file in a format other than exploded CONLL-UA (read whole)."""
+    try:
+        module = reader_module(format)
+    except ImportError:
+        raise ScoringInputError(path, None, f"the {format} reader is not available",
+                                code="unsupported_format") from None
+    try:
+        return list(module.read(path, warnings=warnings))
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+        return []
+
+
+def file_format(path: str, options: ScoringOptions) -> str:
+    """The format to read ``path`` in: the ``-f`` one, or exploded CONLL-UA for ``auto``.
+
+    ``auto`` never reads another format silently (the reference printed zeros for CoNLL-2012
+    files, UA scorer issue #2): a file that is clearly another format is an error naming the
+    ``-f`` to use.
+    """
+    if options.format != "auto":
+        if options.format not in FORMATS:
+            raise ScoringInputError(path, None, f"unknown format {options.format!r} "
+                                    f"(expected one of {', '.join(FORMATS)})",
+                                    code="unsupported_format")
+        return options.format
+    kind = exploded.other_format(read_head(path))
+    if kind is not None:
+        raise ScoringInputError(path, 1, f"this looks like {kind} (expected exploded "
+                                "CONLL-UA, the default format)", code="wrong_format")
+    return "ua"
+
+
+def reader_settings(options: ScoringOptions, side: str) -> dict[str, Any]:
+    """Exploded-reader settings for one side of a scoring run: only the layers the mode
+    reads, minimum spans where the matching uses them."""
+    if options.discourse_deixis:
+        layers = ["discourse_deixis"]
+    else:
+        layers = ["identity"] + (["bridging"] if options.keep_bridging else [])
+    uses_min = (options.matching == "partial-corefud" and side == "key"
+                or options.matching == "head")
+    return {"layers": layers, "check_min": uses_min,
+            "read_min": options.matching in ("partial-corefud", "head"),
+            "discontinuous": options.style == "v2",
+            "allow_crossing": options.allow_boundary_crossing, "layout": False}
+
+
+class Pairing:
+    """Key and response documents, paired by name, checked, and handed out one by one.
+
+    A run in two processes (`scoring.runner`) narrows a pairing to a byte range of each file
+    (``parts``) and may hand it documents read or scanned in another process (``ahead``,
+    ``scanning``).
+    """
+
+    def __init__(self, key_path: str, response_path: str, options: ScoringOptions) -> None:
+        self.key_path = str(key_path)
+        self.response_path = str(response_path)
+        self.options = options
+        self.warnings: list[str] = []
+        self.scored: list[str] = []
+        self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
+        self.ahead: dict[str, Any] = {}  # side → its documents, read in another process
+        self.scanning: dict[str, Any] = {}  # side → the future of its scan in another process
+        self.loaded: dict[str, list[Document]] = {}
+        self.indexes: dict[str, exploded.FileIndex] = {}  # side → scan of an exploded file
+        self.key_names: list[tuple[str, int]] = []
+        self.response_names: list[tuple[str, int]] = []
+        self.key_format = file_format(self.key_path, options)
+        self.response_format = file_format(self.response_path, options)
+
+    # names first, so a missing document is reported before anything is scored
+    def names(self, path: str, format: str, side: str) -> list[tuple[str, int]]:
+        if format == "ua":
+            index = None
+            if side in self.scanning:  # scanned in another process meanwhile
+                try:
+                    index = self.scanning.pop(side).result()
+                except (OSError, BrokenProcessPool):  # the process died: scan here
+                    index = None
+            self.indexes[side] = index = index or exploded.scan(path)
+            names = index.names
+            plain = [name for name, _ in names]
+            if not names or "" in plain or len(set(plain)) < len(plain):
+                # let the reader say what is wrong (empty file, no newdoc, duplicates, ...)
+                for _ in exploded.iter_documents(path, **reader_settings(self.options, side)):
+                    pass
+            return names
+        if path not in self.loaded:
+            self.loaded[path] = read_other(path, format, None, self.warnings)
+        return [(doc.name, doc.line) for doc in self.loaded[path]]
+
+    def documents(self, path: str, format: str, side: str) -> Iterator[Document]:
+        if side in self.ahead:  # read in another process meanwhile (`runner.ResponseAhead`)
+            return self.ahead.pop(side)()
+        if format == "ua":
+            return exploded.iter_documents(path, part=self.parts.get(side),
+                                           **reader_settings(self.options, side))
+        return iter(self.loaded[path])
+
+    def prepare(self) -> None:
+        """List both files' documents and check the pairing (raises the first problem)."""
+        self.key_names = self.names(self.key_path, self.key_format, "key")
+        self.response_names = self.names(self.response_path, self.response_format, "response")
+        errors, warnings = document_pairing(self.key_path, self.key_names, self.response_path,
+                                            self.response_names,
+                                            self.options.missing_documents)
+        if errors:
+            raise errors[0]
+        self.warnings.extend(warnings)
+
+    def same_order(self) -> bool:
+        """Whether the documents the files share come in the same order in both."""
+        response_set = {name for name, _ in self.response_names}
+        key_set = {name for name, _ in self.key_names}
+        return ([name for name, _ in self.key_names if name in response_set]
+                == [name for name, _ in self.response_names if name in key_set])
+
+    def pairs(self) -> Iterator[tuple[Document, Document]]:
+        """(key, response) per scored key document, in key order; checks each pair."""
+        options = self.options
+        response_set = {name for name, _ in self.response_names}
+        responses = self.documents(self.response_path, self.response_format, "response")
+        lookup: dict[str, Document] | None = None
+        if not self.same_order():  # different order: index the response once
+            lookup = {doc.name: doc for doc in responses}
+        for key_doc in self.documents(self.key_path, self.key_format, "key"):
+            if key_doc.name in response_set:
+                if lookup is not None:
+                    response_doc = lookup.pop(key_doc.name)
+                else:
+                    response_doc = next(doc for doc in responses if doc.name == key_doc.name)
+            elif options.missing_documents == "empty":
+                response_doc = Document(name=key_doc.name, path=self.response_path, line=0,
+                                        tokens=key_doc.tokens, token_lines=key_doc.token_lines)
+            else:
+                continue
+            self.check(key_doc, response_doc)
+            self.scored.append(key_doc.name)
+            yield key_doc, response_doc
+
+    def check(self, key_doc: Document, response_doc: Document) -> None:
+        forms = self.key_format in FORM_CHECKED
+        if (problem := compare_tokens(key_doc, response_doc, forms=forms)) is not None:
+            raise problem
+        for doc in (key_doc, response_doc):
+            problems = document_checks(doc, self.options)
+            if problems:
+                raise problems[0]
