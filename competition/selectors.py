@@ -1,7 +1,6 @@
 """Read paths of the competition app: what the pages show. Selectors write nothing.
 
-The visibility rules of hidden phases live here, once: a team sees its own scores of a hidden
-phase only when the phase says so, organizers and staff always, everybody else never.
+Who may see what is decided by `competition.visibility`, the platform's one policy.
 """
 
 from __future__ import annotations
@@ -11,6 +10,8 @@ from datetime import datetime
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
+
+from scoring.vocabulary import metric_sort_key
 
 from competition.models import (
     Competition,
@@ -23,10 +24,10 @@ from competition.models import (
     Task,
     Team,
 )
+from competition.task_scoring import scoring_modes
+from competition.visibility import submission_openable, user_is_organizer
 
-# Order in which a submission's metrics are listed.
-METRIC_ORDER = ["conll", "muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "non_referring",
-                "bridging_ar", "bridging_mention", "bridging_entity"]
+__all__ = ["user_is_organizer"]  # re-exported for the pages; the rule is the policy's
 
 
 def competition_list() -> QuerySet[Competition]:
@@ -67,40 +68,21 @@ def team_members(*, team: Team) -> QuerySet[Membership]:
     return team.memberships.select_related("user").order_by("joined_at")
 
 
-def user_is_organizer(*, competition: Competition, user) -> bool:
-    if user is None or not user.is_authenticated:
-        return False
-    return user.is_staff or competition.organizers.filter(pk=user.pk).exists()
-
-
 def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
     return (Submission.objects.filter(team=team, phase=phase)
             .select_related("submitted_by").order_by("-created_at", "-id"))
 
 
 def submission_for_viewer(*, submission_id: int, user) -> Submission | None:
-    """The submission if ``user`` may open it (a member of its team, an organizer of its
-    competition, staff), else None: others learn nothing, not even that it exists."""
+    """The submission if ``user`` may open it (`visibility.submission_openable`: a member of
+    its team, an organizer of its competition, staff), else None: others learn nothing, not
+    even that it exists."""
     submission = (Submission.objects.select_related("team", "phase__task__competition",
                                                     "submitted_by")
                   .filter(pk=submission_id).first())
-    if submission is None or user is None or not user.is_authenticated:
+    if submission is None or not submission_openable(submission=submission, user=user):
         return None
-    competition = submission.phase.task.competition
-    if user_is_organizer(competition=competition, user=user):
-        return submission
-    if Membership.objects.filter(team_id=submission.team_id, user=user).exists():
-        return submission
-    return None
-
-
-def scores_visible_to(*, submission: Submission, user, at: datetime | None = None) -> bool:
-    """Whether ``user`` (who may open the submission) may see its scores now."""
-    phase = submission.phase
-    at = at or timezone.now()
-    if user_is_organizer(competition=phase.task.competition, user=user):
-        return True
-    return phase.leaderboard_is_public(at=at) or phase.show_own_scores_when_hidden
+    return submission
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,11 +96,6 @@ class ScoreTable:
     mode: str
     subcorpora: tuple[SubCorpus, ...]
     lines: tuple[ScoreLine, ...]
-
-
-def _metric_sort_key(metric: str) -> tuple[int, str]:
-    base = metric.split(":", 1)[0]
-    return (METRIC_ORDER.index(base) if base in METRIC_ORDER else len(METRIC_ORDER), metric)
 
 
 def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
@@ -137,7 +114,7 @@ def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
     return [
         ScoreTable(mode=mode, subcorpora=tuple(subcorpora), lines=tuple(
             ScoreLine(metric=metric, cells=tuple(by_mode[mode][metric]))
-            for metric in sorted(by_mode[mode], key=_metric_sort_key)))
+            for metric in sorted(by_mode[mode], key=metric_sort_key)))
         for mode in modes
     ]
 
@@ -146,8 +123,6 @@ def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
     """Ids of the phase's scored submissions whose current run used a gold key or scorer
     options the phase no longer has (a key corrected with ``load_competition --no-rescore``).
     Runs from before keys were recorded are not counted."""
-    from competition.services.scoring import scoring_modes
-
     modes = scoring_modes(phase.task)
     keys = {str(pk): sha for pk, sha in
             SubCorpus.objects.filter(phase=phase, available=True).values_list("pk", "sha256")}

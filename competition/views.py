@@ -17,6 +17,7 @@ from competition import selectors, services
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.forms import SignupForm, SubmissionForm, TeamCreateForm, TeamJoinForm
 from competition.models import Competition, Phase, Submission
+from competition.visibility import submission_scores_visible
 
 
 def _competition_or_404(slug: str) -> Competition:
@@ -178,7 +179,7 @@ def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) ->
 @require_GET
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _submission_or_404(request, pk)
-    visible = selectors.scores_visible_to(submission=submission, user=request.user)
+    visible = submission_scores_visible(submission=submission, user=request.user)
     return render(request, "competition/submission_detail.html", {
         "submission": submission,
         "phase": submission.phase,

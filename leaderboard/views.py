@@ -25,6 +25,7 @@ from competition.selectors import (
     phase_get,
     submissions_scored_on_old_input,
 )
+from competition.visibility import user_is_organizer
 from leaderboard import charts, exports, services
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
@@ -38,7 +39,6 @@ from leaderboard.selectors import (
     submission_analysis,
     submission_compare,
     task_gap_table,
-    viewer_is_organizer,
 )
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
@@ -74,7 +74,7 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
     ]
     return render(request, "leaderboard/competition.html", {
         "competition": comp, "tasks": tasks,
-        "is_organizer": viewer_is_organizer(competition=comp, user=request.user),
+        "is_organizer": user_is_organizer(competition=comp, user=request.user),
     })
 
 
@@ -99,7 +99,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         "error": error,
         "gap": gap,
         "query": request.GET,
-        "is_organizer": viewer_is_organizer(competition=phase_obj.task.competition,
+        "is_organizer": user_is_organizer(competition=phase_obj.task.competition,
                                             user=request.user),
         "chart": _board_chart(result) if result else None,
         "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
@@ -149,7 +149,7 @@ def analysis(request: HttpRequest, submission_id: int) -> HttpResponse:
         "analysis": result,
         "submission": submission,
         **analysis_charts(result),
-        "is_organizer": viewer_is_organizer(competition=submission.phase.task.competition,
+        "is_organizer": user_is_organizer(competition=submission.phase.task.competition,
                                             user=request.user),
     })
 
@@ -258,7 +258,7 @@ def _compare_choose(request: HttpRequest, a: Submission) -> HttpResponse:
 def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
                             phase: str) -> Phase:
     phase_obj = _phase_or_404(competition, task, phase)
-    if not viewer_is_organizer(competition=phase_obj.task.competition, user=request.user):
+    if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
         raise Http404("No such page.")
     return phase_obj
 
@@ -322,7 +322,7 @@ def organize_submission(request: HttpRequest, submission_id: int) -> HttpRespons
     """POST ``action``: rescore, cancel, disqualify (with ``reason``)."""
     submission = _submission_or_404(submission_id)
     phase = submission.phase
-    if not viewer_is_organizer(competition=phase.task.competition, user=request.user):
+    if not user_is_organizer(competition=phase.task.competition, user=request.user):
         raise Http404("No such page.")
     action = request.POST.get("action", "")
     try:

@@ -12,8 +12,6 @@ from competition.services.scoring import (
     ScoringResults,
     SweepReport,
     phase_rescore,
-    report_to_scores,
-    scoring_modes,
     submission_claim,
     submission_compute,
     submission_fail,
@@ -38,7 +36,7 @@ from competition.services.teams import organizer_team_get_or_create, team_create
 __all__ = [
     "CompetitionLoad", "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport",
     "competition_load", "organizer_team_get_or_create", "phase_hide", "phase_rescore", "phase_reveal",
-    "report_to_scores", "scoring_modes", "submission_cancel", "submission_choose",
+    "submission_cancel", "submission_choose",
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
     "submission_fail", "submission_member_check", "submission_quota", "submission_record",
     "submission_rescore", "submission_sweep", "submissions_counted", "team_create",

@@ -36,18 +36,9 @@ from competition.models import Competition, Phase, SubCorpus, Submission, Task
 from competition.services.scoring import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
+from competition.task_scoring import DEFAULT_OPTIONS, DEFAULT_PRIMARY_METRIC, task_scoring_check
 from competition.uploads import subcorpus_for_name
 
-DEFAULT_OPTIONS = {
-    Task.Kind.IDENTITY: [],
-    Task.Kind.BRIDGING: ["keep_bridging"],
-    Task.Kind.DISCOURSE_DEIXIS: ["evaluate_discourse_deixis"],
-}
-DEFAULT_PRIMARY_METRIC = {
-    Task.Kind.IDENTITY: "conll",
-    Task.Kind.BRIDGING: "bridging_entity",
-    Task.Kind.DISCOURSE_DEIXIS: "conll",
-}
 
 
 class _Reader:
@@ -238,13 +229,16 @@ def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _
     options = reader.data.get("scorer_options", DEFAULT_OPTIONS[kind])
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         raise reader.fail("'scorer_options' must be a list of scorer option words")
+    primary_metric = reader.str("primary_metric", DEFAULT_PRIMARY_METRIC[kind])
+    if (problem := task_scoring_check(words=options, primary_metric=primary_metric)):
+        raise reader.fail(problem)
     before = Task.objects.filter(competition=competition, slug=slug).first()
     task, _ = Task.objects.update_or_create(
         competition=competition, slug=slug,
         defaults={"kind": kind, "title": reader.str("title"),
                   "description": reader.str("description", ""),
                   "scorer_options": list(options),
-                  "primary_metric": reader.str("primary_metric", DEFAULT_PRIMARY_METRIC[kind]),
+                  "primary_metric": primary_metric,
                   "order": order},
     )
     if task.pk in seen.tasks:  # the whole load is rolled back

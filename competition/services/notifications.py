@@ -15,7 +15,7 @@ from django.core.mail import send_mail
 from django.urls import reverse
 
 from competition.models import Submission
-from competition.selectors import scores_visible_to
+from competition.visibility import submission_scores_visible
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -50,7 +50,7 @@ def submission_notify(*, submission_id: int) -> bool:
     where = f"{phase.task.title}, {phase.title}"
     if submission.status == Status.SCORED:
         subject = f"[{competition.title}] {run} scored"
-        if scores_visible_to(submission=submission, user=user):
+        if submission_scores_visible(submission=submission, user=user):
             scores = f"Its scores are on its page:\n{url}"
         else:
             scores = ("The leaderboard of this phase is hidden: its scores are shown when the "

@@ -10,44 +10,31 @@ holds the claim, so a redelivered or duplicated job never records twice.
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
+import scoring
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from scoring import ScoreRow, ScoringError, ScoringInputError, score, score_rows
 
 from competition.errors import CompetitionError
-from competition.models import Phase, Score, ScoringRun, Submission, SubmissionFile, Task
+from competition.models import Phase, Score, ScoringRun, Submission, SubmissionFile
 from competition.services.dispatch import notification_enqueue, scoring_enqueue
+from competition.task_scoring import scoring_modes, task_modes
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
 
-TASK_MODE = Score.TASK_MODE
-# Analysis modes scored besides the task's own mode (identity tasks only).
-ANALYSIS_MODES: dict[str, tuple[tuple[str, ...], ...]] = {
-    Task.Kind.IDENTITY: (("remove_singletons", "remove_split_antecedent"),
-                         ("only_split_antecedent",)),
-}
-BRIDGING_METRICS = {"anaphora_recognition": "bridging_ar", "mention": "bridging_mention",
-                    "entity": "bridging_entity"}
-
 
 @dataclass(frozen=True, slots=True)
 class ScoreValue:
+    """A score row of one sub-corpus, as the scorer's serializer wrote it."""
+
     subcorpus_id: int
-    mode: str
-    metric: str
-    document: str
-    recall: float
-    precision: float
-    f1: float
-    counts: Any = field(default_factory=dict)  # the scorer's numerators/denominators
+    row: ScoreRow
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +56,6 @@ def scoring_keys(submission: Submission) -> dict[str, str]:
     on now."""
     rows = scored_files(submission).values_list("subcorpus_id", "subcorpus__sha256")
     return {str(subcorpus_id): sha for subcorpus_id, sha in rows}
-
-
-def scoring_modes(task: Task) -> dict[str, list[str]]:
-    """{mode name: scorer options} for a task: its own mode (with per-document scores) and,
-    for identity tasks, the analysis modes."""
-    base = [str(word) for word in task.scorer_options]
-    modes = {TASK_MODE: [*base, "--per-doc"]}
-    for words in ANALYSIS_MODES.get(task.kind, ()):
-        modes[" ".join(words)] = [*words]
-    return modes
 
 
 # --- claim ------------------------------------------------------------------------------
@@ -121,14 +98,14 @@ def attempts_message(attempts: int) -> str:
 def submission_compute(*, submission: Submission) -> ScoringResults:
     """Score every sub-corpus of a submission in every mode of its task. Writes nothing.
 
-    Raises ``scoring.ScoringError`` when the scorer refuses the input.
+    The rows are the scorer's own (`scoring.score_rows`): the platform stores them as they
+    are and never derives a number. Raises ``scoring.ScoringError`` when the scorer refuses
+    the input.
     """
-    import scoring
-    from scoring.errors import ScoringInputError
-
     task = submission.phase.task
-    modes = scoring_modes(task)
-    files = scored_files(submission).select_related("subcorpus").order_by("subcorpus__order", "subcorpus_id")
+    modes = task_modes(task)
+    files = (scored_files(submission).select_related("subcorpus")
+             .order_by("subcorpus__order", "subcorpus_id"))
     scores: list[ScoreValue] = []
     warnings: list[str] = []
     keys: dict[str, str] = {}
@@ -136,16 +113,18 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
         keys[str(submitted.subcorpus_id)] = submitted.subcorpus.sha256
         key = str(submitted.subcorpus.key_path)
         response = str(submitted.absolute_path)
-        for mode, options in modes.items():
+        for mode in modes:
             try:
                 # One process: a worker is already one of many scoring in parallel.
-                report = scoring.score_files(key, response, list(options), processes=1)
+                result = score(key, response, options=mode.options, per_doc=mode.per_doc,
+                               processes=1)
             except ScoringInputError as exc:
                 raise _public_error(exc, key=key, response=response,
                                     submitted=submitted) from None
-            scores.extend(report_to_scores(report, subcorpus_id=submitted.subcorpus_id,
-                                           mode=mode, per_document=mode == TASK_MODE))
-            for warning in report.get("warnings") or ():
+            scores.extend(ScoreValue(submitted.subcorpus_id, row)
+                          for row in score_rows(result, mode.options, mode=mode.name,
+                                                per_doc=mode.per_doc))
+            for warning in (*mode.notes, *result.warnings):
                 text = str(warning)
                 if key in text:
                     # About the gold key (its MarkableIDs, lines, entities): organizers only.
@@ -153,17 +132,16 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                                    submitted.subcorpus.name, submission.pk, text)
                     continue
                 warnings.append(text.replace(response, submitted.original_name))
-    return ScoringResults(scorer_version=str(getattr(scoring, "__version__", "unknown")),
-                          options=modes, scores=tuple(scores), warnings=tuple(warnings),
-                          keys=keys)
+    return ScoringResults(scorer_version=scoring.__version__,
+                          options={mode.name: list(mode.words) for mode in modes},
+                          scores=tuple(scores), warnings=tuple(warnings), keys=keys)
 
 
-def _public_error(exc, *, key: str, response: str, submitted: SubmissionFile):
+def _public_error(exc: ScoringInputError, *, key: str, response: str,
+                  submitted: SubmissionFile) -> ScoringError:
     """The same input error, naming files as the team knows them and never the gold key's
     path or lines. A fault of the gold key itself (missing, unreadable) is the platform's:
     it becomes a plain ``ScoringError``, which does not count against the team."""
-    from scoring.errors import ScoringError, ScoringInputError
-
     on_key_side = exc.path == key
     message = exc.message.replace(key, f"gold key of {submitted.subcorpus.name}")
     message = message.replace(response, submitted.original_name)
@@ -176,86 +154,6 @@ def _public_error(exc, *, key: str, response: str, submitted: SubmissionFile):
                             "not count against your limits.")
     return ScoringInputError(
         submitted.original_name, exc.line, message, code=exc.code, document=exc.document)
-
-
-def _number(value: Any) -> float:
-    number = float(value) if value is not None else 0.0
-    return number if math.isfinite(number) else 0.0
-
-
-def _prf(raw: Any) -> tuple[float, float, float, Any] | None:
-    """(recall, precision, f1, counts) from a report cell, or None if absent."""
-    if raw is None:
-        return None
-    if isinstance(raw, Mapping):
-        if not {"recall", "precision", "f1"} & raw.keys():
-            return None
-        counts = raw.get("counts") or {}
-        if not counts and {"tp", "fp", "fn"} <= raw.keys():  # non-referring, bridging
-            counts = {key: raw[key] for key in ("tp", "fp", "fn")}
-        if not isinstance(counts, (Mapping, list)):
-            counts = {}
-        return (_number(raw.get("recall")), _number(raw.get("precision")),
-                _number(raw.get("f1")), counts)
-    return None
-
-
-def report_to_scores(report: Mapping[str, Any], *, subcorpus_id: int, mode: str,
-                     per_document: bool) -> list[ScoreValue]:
-    """Score rows from the scorer's ``--json`` report.
-
-    Sub-corpus rows (document "") for every metric of the report: the coreference metrics,
-    ``conll`` (F1 = the CoNLL average; recall and precision = the averages of MUC, B³ and
-    CEAFe), ``non_referring``, ``bridging_ar``/``bridging_mention``/``bridging_entity`` and
-    the same per bridging relation as ``bridging_entity:<relation>``; per-document rows (with
-    the scorer's counts) when asked.
-    """
-    rows: list[ScoreValue] = []
-
-    def add(metric: str, raw: Any, document: str = "") -> None:
-        if (cell := _prf(raw)) is not None:
-            rows.append(ScoreValue(subcorpus_id, mode, metric, document, *cell))
-
-    metrics = report.get("metrics") or {}
-    for name, raw in metrics.items():
-        add(str(name), raw)
-    conll = _conll_row(report.get("conll"), metrics)
-    if conll is not None:
-        rows.append(ScoreValue(subcorpus_id, mode, "conll", "", *conll))
-    add("non_referring", report.get("non_referring"))
-    bridging = report.get("bridging") or {}
-    for name, metric in BRIDGING_METRICS.items():
-        add(metric, bridging.get(name))
-    for relation, cells in (bridging.get("by_relation") or {}).items():
-        for name, metric in BRIDGING_METRICS.items():
-            add(f"{metric}:{relation}", (cells or {}).get(name))
-    if per_document:
-        for document, cells in (report.get("per_document") or {}).items():
-            for name, raw in (cells or {}).items():
-                if name == "bridging" and isinstance(raw, Mapping):
-                    for part, metric in BRIDGING_METRICS.items():
-                        add(metric, raw.get(part), document=str(document))
-                    continue
-                add(str(name), raw, document=str(document))
-            if "conll" not in (cells or {}):
-                conll = _conll_row(None, cells or {})
-                if conll is not None:
-                    rows.append(ScoreValue(subcorpus_id, mode, "conll", str(document), *conll))
-    return rows
-
-
-def _conll_row(raw: Any, metrics: Mapping[str, Any]) -> tuple[float, float, float, dict] | None:
-    parts = [_prf(metrics.get(name)) for name in ("muc", "bcub", "ceafe")]
-    if isinstance(raw, Mapping) and (cell := _prf(raw)) is not None:
-        return cell
-    if any(part is None for part in parts):
-        if isinstance(raw, (int, float)):
-            return (0.0, 0.0, _number(raw), {})
-        return None
-    recall = sum(p[0] for p in parts) / 3
-    precision = sum(p[1] for p in parts) / 3
-    f1 = _number(raw) if isinstance(raw, (int, float)) else sum(p[2] for p in parts) / 3
-    return (recall, precision, f1, {})
 
 
 # --- record -----------------------------------------------------------------------------
@@ -293,9 +191,10 @@ def submission_record(*, submission: Submission, results: ScoringResults,
                                         task_id=task_id,
                                         created_at=now, is_current=True)
         Score.objects.bulk_create(
-            [Score(run=run, submission=held, subcorpus_id=value.subcorpus_id, mode=value.mode,
-                   metric=value.metric, document=value.document, recall=value.recall,
-                   precision=value.precision, f1=value.f1, counts=value.counts)
+            [Score(run=run, submission=held, subcorpus_id=value.subcorpus_id,
+                   mode=value.row.mode, metric=value.row.metric,
+                   document=value.row.document or "", recall=value.row.recall,
+                   precision=value.row.precision, f1=value.row.f1, counts=value.row.counts)
              for value in results.scores],
             batch_size=1000,
         )

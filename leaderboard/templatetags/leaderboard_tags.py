@@ -4,6 +4,7 @@ analysis block the competition app's submission page embeds."""
 from __future__ import annotations
 
 from django import template
+from scoring.vocabulary import metric_label
 from django.http import QueryDict
 
 register = template.Library()
@@ -26,8 +27,6 @@ def signed_pct(value) -> str:
 
 @register.filter
 def metric_name(metric: str) -> str:
-    from leaderboard.selectors import metric_label
-
     return metric_label(metric)
 
 

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from competition import selectors, services
+from competition.visibility import submission_scores_visible
 from competition.models import Phase
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +42,6 @@ def test_a_scheduled_reveal_shows_scores_from_its_moment_on(make_world):
                                             user=world.alice, files=world.uploads())
     moment = timezone.now() + timedelta(hours=2)
     services.phase_reveal(phase=world.phase, at=moment)
-    assert not selectors.scores_visible_to(submission=submission, user=world.alice)
-    assert selectors.scores_visible_to(submission=submission, user=world.alice,
-                                       at=moment + timedelta(seconds=1))
+    assert not submission_scores_visible(submission=submission, user=world.alice)
+    assert submission_scores_visible(submission=submission, user=world.alice,
+                                     at=moment + timedelta(seconds=1))

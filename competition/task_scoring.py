@@ -1,0 +1,110 @@
+"""How a task is scored: its kind's default scorer options and primary metric, the modes a
+submission is scored in, and the check a definition's options pass when it is loaded.
+
+This is the one place where the competition app turns a task into the scorer's
+`ScoringOptions`. A task stores its options as scorer option words (``scorer_options``, the
+words of the UA scorer's command line, v1 bare words or v2 dash options); they are parsed
+here, by the scorer's own parser, when a definition is loaded (`task_scoring_check`, so a bad
+word is the organizer's error at load time, never a team's at upload) and when a submission
+is scored (`task_modes`).
+
+A submission is scored in the task's own mode (``task``, with per-document rows) and, for
+identity tasks, in two analysis modes (no singletons and no split antecedents; split
+antecedents only), whose rows the analysis pages show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from scoring import ScoringOptions, UsageError, parse_options
+from scoring.vocabulary import (
+    BRIDGING_LEVELS,
+    BRIDGING_METRICS,
+    CONLL,
+    NON_REFERRING,
+)
+
+from competition.models import Score, Task
+
+TASK_MODE = Score.TASK_MODE
+
+DEFAULT_OPTIONS: dict[str, list[str]] = {
+    Task.Kind.IDENTITY: [],
+    Task.Kind.BRIDGING: ["keep_bridging"],
+    Task.Kind.DISCOURSE_DEIXIS: ["evaluate_discourse_deixis"],
+}
+"""A task kind's scorer words when its definition names none (UA scorer v1's modes of the
+CODI-CRAC tasks)."""
+
+DEFAULT_PRIMARY_METRIC: dict[str, str] = {
+    Task.Kind.IDENTITY: CONLL,
+    Task.Kind.BRIDGING: BRIDGING_METRICS["entity"],
+    Task.Kind.DISCOURSE_DEIXIS: CONLL,
+}
+"""The metric a task kind ranks by when its definition names none."""
+
+ANALYSIS_MODES: dict[str, tuple[tuple[str, ...], ...]] = {
+    Task.Kind.IDENTITY: (("remove_singletons", "remove_split_antecedent"),
+                         ("only_split_antecedent",)),
+}
+"""Modes scored besides the task's own, by kind (their names are their words)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringMode:
+    """One scoring of each sub-corpus of a submission."""
+
+    name: str  # "task", or the analysis mode's words
+    words: tuple[str, ...]  # as stored on the scoring run
+    options: ScoringOptions
+    per_doc: bool  # per-document rows are stored (the task's own mode)
+    notes: tuple[str, ...] = ()  # what the parser said of the words (v2 "Auto reset")
+
+
+def scoring_modes(task: Task) -> dict[str, list[str]]:
+    """{mode name: scorer option words} of a task: what a scoring run records, and what a
+    run is compared with to tell that the task's options changed since."""
+    base = [str(word) for word in task.scorer_options]
+    modes = {TASK_MODE: [*base, "--per-doc"]}
+    for words in ANALYSIS_MODES.get(task.kind, ()):
+        modes[" ".join(words)] = [*words]
+    return modes
+
+
+def task_modes(task: Task) -> list[ScoringMode]:
+    """The modes a submission of ``task`` is scored in, parsed. Raises `UsageError` for
+    options the scorer refuses (a definition loaded before they were checked)."""
+    modes = []
+    for name, words in scoring_modes(task).items():
+        invocation = parse_options(words)
+        modes.append(ScoringMode(name=name, words=tuple(words), options=invocation.options,
+                                 per_doc=invocation.per_doc, notes=tuple(invocation.notes)))
+    return modes
+
+
+def produced_metrics(options: ScoringOptions) -> set[str]:
+    """The score-row metrics a scoring with ``options`` writes (bridging relations aside)."""
+    metrics = {*options.metrics, *options.extra_metrics}
+    if options.conll:
+        metrics.add(CONLL)
+    if options.keep_non_referring:
+        metrics.add(NON_REFERRING)
+    if options.keep_bridging:
+        metrics.update(BRIDGING_METRICS[level] for level in BRIDGING_LEVELS)
+    return metrics
+
+
+def task_scoring_check(*, words: Sequence[str], primary_metric: str) -> str | None:
+    """What is wrong with a task's scoring, or None: options the scorer refuses, or a primary
+    metric the options do not produce."""
+    try:
+        options = parse_options([*words]).options
+    except UsageError as exc:
+        return f"the scorer refuses scorer_options {list(words)!r}: {exc}"
+    produced = produced_metrics(options)
+    if primary_metric not in produced:
+        return (f"primary_metric {primary_metric!r} is not produced by scorer_options "
+                f"{list(words)!r} (they produce {', '.join(sorted(produced))})")
+    return None

@@ -1,0 +1,106 @@
+"""Who may see what: the one visibility policy of the platform.
+
+Every page, API endpoint, export, e-mail and selector that shows scores, runs or files asks
+this module; none decides for itself.
+
+- Organizers of the competition (and staff) see everything: every phase's scores, every run,
+  disqualified runs, the live board of a frozen phase.
+- A phase's scores are public when its board is public, or hidden until the organizers reveal
+  it (``revealed_at``). While hidden, a team sees its own runs' scores only when the phase says
+  ``show_own_scores_when_hidden`` (then without ranks, which would reveal other teams'
+  results); everybody else sees nothing.
+- A run's page, its analysis and its per-document scores are open to its own team; to others
+  only when the phase's scores are public and the run is not disqualified.
+- Submitted files and gold keys are never shown to anyone but the organizers (a team
+  downloads nothing back; keys are never served).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Q
+from django.utils import timezone
+
+from competition.models import Competition, Membership, Phase, Submission
+
+Viewer = AbstractBaseUser | AnonymousUser | None
+"""Whoever asks: a user, an anonymous visitor, or nobody (a command, a test)."""
+
+
+class Visibility(str, Enum):
+    """What a viewer may see of one phase's scores."""
+
+    ALL = "all"  # organizers: everything, disqualified runs included
+    PUBLIC = "public"  # the board is public (or revealed)
+    OWN = "own"  # hidden, but the viewer's team sees its own runs, unranked
+    NONE = "none"  # hidden: nothing at all
+
+
+def user_is_organizer(*, competition: Competition, user: Viewer) -> bool:
+    """Staff, or an organizer of this competition."""
+    if user is None or not user.is_authenticated:
+        return False
+    return user.is_staff or competition.organizers.filter(pk=user.pk).exists()
+
+
+def viewer_team_ids(*, competition: Competition, user: Viewer) -> set[int]:
+    """The viewer's team in the competition (at most one), as a set of ids."""
+    if user is None or not user.is_authenticated:
+        return set()
+    return set(Membership.objects.filter(user=user, competition=competition)
+               .values_list("team_id", flat=True))
+
+
+def phase_visibility(*, phase: Phase, user: Viewer, at: datetime | None = None) -> Visibility:
+    """What ``user`` may see of the scores of ``phase`` at ``at`` (default: now)."""
+    competition = phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return Visibility.ALL
+    if phase.leaderboard_is_public(at=at or timezone.now()):
+        return Visibility.PUBLIC
+    if phase.show_own_scores_when_hidden and viewer_team_ids(competition=competition,
+                                                             user=user):
+        return Visibility.OWN
+    return Visibility.NONE
+
+
+def submission_scores_visible(*, submission: Submission, user: Viewer,
+                              at: datetime | None = None) -> bool:
+    """Whether ``user`` may see the scores of one submission (its page, analysis, exports,
+    the API, the e-mail that tells its submitter it was scored)."""
+    phase = submission.phase
+    visibility = phase_visibility(phase=phase, user=user, at=at)
+    if visibility is Visibility.ALL:
+        return True
+    own = submission.team_id in viewer_team_ids(competition=phase.task.competition, user=user)
+    if visibility is Visibility.PUBLIC:
+        return own or not submission.disqualified
+    return visibility is Visibility.OWN and own
+
+
+def visible_submissions(*, phase: Phase, user: Viewer) -> Q:
+    """Filter for the submissions of ``phase`` whose scores ``user`` may read."""
+    visibility = phase_visibility(phase=phase, user=user)
+    if visibility is Visibility.ALL:
+        return Q()
+    mine = viewer_team_ids(competition=phase.task.competition, user=user)
+    if visibility is Visibility.PUBLIC:
+        return Q(disqualified=False) | Q(team_id__in=mine)
+    if visibility is Visibility.OWN:
+        return Q(team_id__in=mine)
+    return Q(pk__in=[])
+
+
+def submission_openable(*, submission: Submission, user: Viewer) -> bool:
+    """Whether ``user`` may open a submission's own page (status, files' names, log, the
+    team's actions): its team and the organizers only."""
+    if user is None or not user.is_authenticated:
+        return False
+    competition = submission.phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return True
+    return Membership.objects.filter(team_id=submission.team_id, user=user).exists()

@@ -1,0 +1,94 @@
+"""Per-document counts of scored runs, and the paired significance test over them.
+
+The counts stored with each per-document score row are read back by the scorer's own
+`scoring.counts_vector` (the code that wrote them decides their form); which F1 a vector
+gives is decided here from the metric's `CountsKind`. CoNLL has no counts of its own: it is
+the mean of the MUC, B³ and CEAFe F1s, so its vector concatenates theirs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+from scoring import counts_vector
+from scoring.vocabulary import CONLL, CONLL_PARTS, CountsKind, counts_kind
+
+from competition.models import Score
+from leaderboard import significance
+
+PR_LENGTH = 4  # p_num, p_den, r_num, r_den
+TP_LENGTH = 3  # tp, fp, fn
+
+
+def score_function(metric: str) -> significance.ScoreFunction | None:
+    """The F1 of a count vector of ``metric`` (None for a metric without counts)."""
+    if metric == CONLL:
+        return significance.mean_of([(significance.prf_f1, PR_LENGTH)] * len(CONLL_PARTS))
+    kind = counts_kind(metric)
+    if kind is CountsKind.PR:
+        return significance.prf_f1
+    if kind is CountsKind.PR_PAIR:
+        return significance.mean_of([(significance.prf_f1, PR_LENGTH)] * 2)
+    if kind is CountsKind.TP:
+        return significance.tp_f1
+    return None
+
+
+def document_counts(
+    *, submission_ids: Sequence[int], mode: str, metric: str
+) -> tuple[dict[int, dict[tuple[str, str], list[float]]], significance.ScoreFunction] | None:
+    """Per-document count vectors of each submission, keyed by (sub-corpus slug, document),
+    and the function that turns a summed vector into F1. None when the metric has no counts
+    or none are stored."""
+    score = score_function(metric)
+    if score is None:
+        return None
+    parts = CONLL_PARTS if metric == CONLL else (metric,)
+    rows = Score.objects.filter(
+        submission_id__in=list(submission_ids), run__is_current=True, mode=mode,
+        metric__in=parts,
+    ).exclude(document="").values_list(
+        "submission_id", "subcorpus__slug", "document", "metric", "counts"
+    )
+    raw: dict[int, dict[tuple[str, str], dict[str, object]]] = defaultdict(
+        lambda: defaultdict(dict)
+    )
+    for sid, slug, document, m, counts in rows:
+        raw[sid][(slug, document)][m] = counts
+    out: dict[int, dict[tuple[str, str], list[float]]] = {}
+    found = False
+    for sid, docs in raw.items():
+        out[sid] = {}
+        for key, by_metric in docs.items():
+            if any(m not in by_metric for m in parts):
+                continue
+            vectors = [counts_vector(m, by_metric[m]) for m in parts]
+            if any(vector is None for vector in vectors):
+                return None
+            out[sid][key] = [x for vector in vectors for x in vector]
+            found = True
+    if not found:
+        return None
+    return out, score
+
+
+def compare_counts(
+    a: dict[tuple[str, str], list[float]],
+    b: dict[tuple[str, str], list[float]],
+    *,
+    score: significance.ScoreFunction,
+    subcorpora: Sequence[str],
+    samples: int,
+    seed: int,
+) -> significance.Comparison | None:
+    """Stratified test over the documents both runs have in the given sub-corpora."""
+    keys = sorted(k for k in a.keys() & b.keys() if k[0] in set(subcorpora))
+    if not keys or {k[0] for k in keys} != set(subcorpora):
+        return None
+    strata = [subcorpora.index(k[0]) for k in keys]
+    return significance.approximate_randomization(
+        np.array([a[k] for k in keys]), np.array([b[k] for k in keys]), score=score,
+        strata=strata, samples=samples, seed=seed,
+    )
