@@ -1,39 +1,42 @@
-"""Queueing jobs (scoring, e-mails). The one place where the competition app reaches the task
-layer.
+"""Queueing jobs (scoring, e-mails): the one place where the competition app reaches the
+task layer.
 
-The import is deferred so that ``competition`` does not import ``tasks`` at load time (tasks sit
-one floor above). A broker that cannot be reached is logged and left to the sweep, which
-re-queues submissions whose message never arrived.
+The jobs are imported by name, at module level. The task module imports nothing of the
+competition app when it loads: each job looks its services up when it runs (the style
+guide's task pattern), so the load-time import graph has no circle. A broker that cannot be
+reached is logged and left to the sweep, which re-queues submissions whose message never
+arrived.
 """
 
 from __future__ import annotations
 
 import logging
 
+from celery import Task as CeleryTask
 from django.db import transaction
+
+from tasks.scoring import notify_submission_task, score_submission_task
 
 logger = logging.getLogger(__name__)
 
 
 def scoring_enqueue(*, submission_id: int) -> None:
     """Queue the scoring job of a submission once the current transaction commits."""
-    _delay_on_commit("score_submission_task", submission_id,
+    _delay_on_commit(score_submission_task, submission_id,
                      "could not queue submission %s; the sweep will retry")
 
 
 def notification_enqueue(*, submission_id: int) -> None:
     """Queue the e-mail telling the submitter how their run ended, once the transaction
     commits. A broker that cannot be reached loses the mail, not the run."""
-    _delay_on_commit("notify_submission_task", submission_id,
+    _delay_on_commit(notify_submission_task, submission_id,
                      "could not queue the e-mail of submission %s")
 
 
-def _delay_on_commit(task_name: str, submission_id: int, failure: str) -> None:
+def _delay_on_commit(job: CeleryTask, submission_id: int, failure: str) -> None:
     def send() -> None:
-        from tasks import scoring as jobs
-
         try:
-            getattr(jobs, task_name).delay(submission_id)
+            job.delay(submission_id)
         except Exception:  # broker down: logged; the caller says what recovers it
             logger.exception(failure, submission_id)
 

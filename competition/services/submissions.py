@@ -19,6 +19,7 @@ from datetime import timezone as dt_timezone
 from pathlib import Path
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -27,6 +28,7 @@ from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import Membership, Phase, Submission, SubmissionFile, SubCorpus, Team
 from competition.services.dispatch import scoring_enqueue
 from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
+from competition.visibility import user_is_organizer
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -288,9 +290,23 @@ def _require_status(submission: Submission, allowed: tuple[str, ...]) -> None:
                                expected=" or ".join(str(s) for s in allowed))
 
 
+def _check_member_or_organizer(*, submission: Submission, user: AbstractBaseUser,
+                               organizers: bool) -> None:
+    """Refuse ``user`` unless they are in the submission's team (or, with ``organizers``, an
+    organizer of its competition or staff)."""
+    if submission_member_check(submission=submission, user=user):
+        return
+    if organizers and user_is_organizer(competition=submission.phase.task.competition,
+                                        user=user):
+        return
+    raise CompetitionError("not_a_member", team=submission.team.name)
+
+
 @transaction.atomic
-def submission_cancel(*, submission: Submission, user=None) -> Submission:
-    """Cancel a submission that has not been scored yet; it no longer counts."""
+def submission_cancel(*, submission: Submission, user: AbstractBaseUser) -> Submission:
+    """Cancel a submission that has not been scored yet; it no longer counts. Its team and
+    the competition's organizers may."""
+    _check_member_or_organizer(submission=submission, user=user, organizers=True)
     submission = Submission.objects.select_for_update().get(pk=submission.pk)
     _require_status(submission, tuple(Submission.PENDING_STATUSES))
     submission.status = Status.CANCELLED
@@ -310,8 +326,10 @@ def submission_disqualify(*, submission: Submission, reason: str) -> Submission:
 
 
 @transaction.atomic
-def submission_choose(*, submission: Submission, user=None) -> Submission:
-    """Make this scored submission the one that represents its team (phases with counts=chosen)."""
+def submission_choose(*, submission: Submission, user: AbstractBaseUser) -> Submission:
+    """Make this scored submission the one that represents its team (phases with
+    counts=chosen). Only its team may."""
+    _check_member_or_organizer(submission=submission, user=user, organizers=False)
     phase = submission.phase
     if phase.counts != Phase.Counts.CHOSEN:
         raise CompetitionError("not_chosen_phase", phase=phase.title)
@@ -325,7 +343,7 @@ def submission_choose(*, submission: Submission, user=None) -> Submission:
     return submission
 
 
-def submission_member_check(*, submission: Submission, user) -> bool:
+def submission_member_check(*, submission: Submission, user: AbstractBaseUser | None) -> bool:
     """Whether ``user`` belongs to the submission's team."""
     return bool(user and user.is_authenticated and Membership.objects.filter(
         team_id=submission.team_id, user=user).exists())

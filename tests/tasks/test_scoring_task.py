@@ -51,7 +51,7 @@ def test_running_the_task_again_changes_nothing(queued):
 
 
 def test_a_cancelled_submission_is_not_scored(queued):
-    services.submission_cancel(submission=queued)
+    services.submission_cancel(submission=queued, user=queued.submitted_by)
     assert run_task(queued) == "skipped"
     assert queued.status == Status.CANCELLED and not queued.scores.exists()
 
