@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from leaderboard.exports import board_meta, row_fields
 from leaderboard.ranking import FIELDS
 
 
@@ -117,8 +118,6 @@ def cell_dict(cell) -> dict[str, float]:
 
 def board_payload(board) -> dict:
     """The leaderboard as nested JSON: the same rows, order and ranks as the page."""
-    from leaderboard.exports import board_meta, row_fields
-
     rows = []
     for row in board.rows:
         entry = row.entry

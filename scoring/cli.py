@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from scoring.api import score_invocation
+from scoring.convert import main as convert_main
 from scoring.errors import ScoringError
 from scoring.options import parse_options
 from scoring.report import text_report
@@ -39,8 +40,6 @@ See docs/scorer.md.
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "convert":
-        from scoring.convert import main as convert_main
-
         return convert_main(args[1:])
     if args and args[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)

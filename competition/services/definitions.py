@@ -30,6 +30,7 @@ from django.core.files import File
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
+from scoring import ScoringError, read_documents
 
 from competition.errors import DefinitionError, SubmissionRejected
 from competition.models import Competition, Phase, SubCorpus, Submission, Task
@@ -137,9 +138,6 @@ class _KeyStore:
 
 
 def _documents_of(path: Path, *, where: str, source: Path) -> list[dict]:
-    from scoring import read_documents
-    from scoring.errors import ScoringError
-
     try:
         documents = read_documents(str(path))
     except ScoringError as exc:

@@ -23,6 +23,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from scoring import ScoringInputError, UsageError, validate_response
 
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import Membership, Phase, Submission, SubmissionFile, SubCorpus, Team
@@ -148,9 +149,6 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
     Messages about the gold key's side never name the key's path or line: the team sees only
     "gold key of <sub-corpus>".
     """
-    from scoring import validate_response
-    from scoring.errors import ScoringInputError, UsageError
-
     options = scorer_options_for_validation(phase)
     problems: list[Problem] = []
     for slug, response in received.items():

@@ -4,8 +4,11 @@ analysis block the competition app's submission page embeds."""
 from __future__ import annotations
 
 from django import template
-from scoring.vocabulary import metric_label
 from django.http import QueryDict
+from scoring.vocabulary import metric_label
+
+from leaderboard.selectors import submission_analysis
+from leaderboard.views import analysis_charts
 
 register = template.Library()
 
@@ -85,9 +88,6 @@ def sort_mark(context, column: str) -> str:
 def submission_analysis_block(context, submission):
     """Everything the analysis page shows, for embedding in the submission page:
     ``{% load leaderboard_tags %}{% submission_analysis_block submission %}``."""
-    from leaderboard.selectors import submission_analysis
-    from leaderboard.views import analysis_charts
-
     request = context["request"]
     result = submission_analysis(submission=submission, viewer=request.user,
                                  document_metric=request.GET.get("metric"))

@@ -138,12 +138,10 @@ def test_usage_errors_exit_2(capsys):
 
 def test_convert_is_handed_to_the_converter(capsys, monkeypatch):
     """`python -m scoring convert ...` calls scoring.convert.main with the rest of argv."""
-    import types
+    import scoring.cli
 
     calls = []
-    fake = types.ModuleType("scoring.convert")
-    fake.main = lambda argv: calls.append(argv) or 0
-    monkeypatch.setitem(sys.modules, "scoring.convert", fake)
+    monkeypatch.setattr(scoring.cli, "convert_main", lambda argv: calls.append(argv) or 0)
     assert main(["convert", "--to", "compact", "in", "out"]) == 0
     assert calls == [["--to", "compact", "in", "out"]]
 
