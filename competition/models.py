@@ -72,6 +72,10 @@ class Phase(models.Model):
         PUBLIC = "public", "Public"
         HIDDEN = "hidden", "Hidden until revealed"
 
+    class RunDetails(models.TextChoices):
+        PUBLIC = "public", "Every run's details, once the phase's scores are public"
+        TEAM = "team", "Only the run's own team (and the organizers)"
+
     class Counts(models.TextChoices):
         BEST = "best", "Best submission"
         LATEST = "latest", "Latest submission"
@@ -89,6 +93,10 @@ class Phase(models.Model):
     # A hidden leaderboard is shown from this moment on (set by phase_reveal; may be in the future).
     revealed_at = models.DateTimeField(null=True, blank=True)
     show_own_scores_when_hidden = models.BooleanField(default=False)
+    # Who may open a run's details (its analysis page, per-document scores and exports, the
+    # API's view of it) besides its team and the organizers (competition.visibility).
+    run_details = models.CharField(max_length=16, choices=RunDetails.choices,
+                                   default=RunDetails.PUBLIC)
     daily_limit = models.PositiveIntegerField(default=5)
     total_limit = models.PositiveIntegerField(default=100)
     counts = models.CharField(max_length=16, choices=Counts.choices, default=Counts.BEST)

@@ -73,6 +73,13 @@ def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
             .select_related("submitted_by").order_by("-created_at", "-id"))
 
 
+def submission_get(*, submission_id: int) -> Submission | None:
+    """A submission with what the visibility policy reads, or None. For policy checks only:
+    what a page shows of it is decided by `competition.visibility`."""
+    return (Submission.objects.select_related("team", "phase__task__competition")
+            .filter(pk=submission_id).first())
+
+
 def submission_for_viewer(*, submission_id: int, user) -> Submission | None:
     """The submission if ``user`` may open it (`visibility.submission_openable`: a member of
     its team, an organizer of its competition, staff), else None: others learn nothing, not

@@ -17,7 +17,7 @@ from competition import selectors, services
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.forms import SignupForm, SubmissionForm, TeamCreateForm, TeamJoinForm
 from competition.models import Competition, Phase, Submission
-from competition.visibility import submission_scores_visible
+from competition.visibility import submission_details_visible, submission_scores_visible
 
 
 def _competition_or_404(slug: str) -> Competition:
@@ -178,7 +178,14 @@ def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) ->
 @login_required
 @require_GET
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _submission_or_404(request, pk)
+    submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
+    if submission is None:
+        # Not the run's team: its public page is its analysis, if the phase shows it.
+        other = selectors.submission_get(submission_id=pk)
+        if other is not None and submission_details_visible(submission=other,
+                                                            user=request.user):
+            return redirect("leaderboard:analysis", submission_id=pk)
+        raise Http404("No such submission.")
     visible = submission_scores_visible(submission=submission, user=request.user)
     return render(request, "competition/submission_detail.html", {
         "submission": submission,

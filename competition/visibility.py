@@ -9,8 +9,13 @@ this module; none decides for itself.
   it (``revealed_at``). While hidden, a team sees its own runs' scores only when the phase says
   ``show_own_scores_when_hidden`` (then without ranks, which would reveal other teams'
   results); everybody else sees nothing.
-- A run's page, its analysis and its per-document scores are open to its own team; to others
-  only when the phase's scores are public and the run is not disqualified.
+- A run's details (its analysis page, per-document scores and their exports, in the pages
+  and the API) are open to its own team whenever it may see the run's scores. To other teams and
+  visitors, as the phase's organizers set ``run_details``: ``public``, once the phase's
+  scores are public and the run is not disqualified; ``team``, never. A run's own view
+  (its page and ``/api/submissions/<id>/``: status, log, file names, the team's actions) is
+  its team's and the organizers' only; on the web, others who may see its details are sent
+  to its analysis page.
 - Submitted files and gold keys are never shown to anyone but the organizers (a team
   downloads nothing back; keys are never served).
 """
@@ -80,6 +85,23 @@ def submission_scores_visible(*, submission: Submission, user: Viewer,
     if visibility is Visibility.PUBLIC:
         return own or not submission.disqualified
     return visibility is Visibility.OWN and own
+
+
+def submission_details_visible(*, submission: Submission, user: Viewer,
+                               at: datetime | None = None) -> bool:
+    """Whether ``user`` may see a run's details: its analysis, per-document scores and their
+    exports, in the pages and the API (the phase's ``run_details`` rule, see the module docstring).
+    Only a scored run has details; before, its team follows it on its own page."""
+    phase = submission.phase
+    competition = phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return True
+    if submission.status != Submission.Status.SCORED:
+        return False
+    if not submission_scores_visible(submission=submission, user=user, at=at):
+        return False
+    return (phase.run_details == Phase.RunDetails.PUBLIC
+            or submission.team_id in viewer_team_ids(competition=competition, user=user))
 
 
 def visible_submissions(*, phase: Phase, user: Viewer) -> Q:

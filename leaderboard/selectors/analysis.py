@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from scoring.vocabulary import metric_label, ordered_metrics
 
 from competition.models import Score, Submission
-from competition.visibility import submission_scores_visible
+from competition.visibility import submission_details_visible
 from leaderboard import significance
 from leaderboard.ranking import AVERAGE, macro_average
 from leaderboard.ranking import Score as Cell
@@ -78,7 +78,7 @@ def submission_analysis(
     its per-document scores of one metric; None if the viewer may not see its scores."""
     if submission.status != Submission.Status.SCORED:
         return None
-    if not submission_scores_visible(submission=submission, user=viewer):
+    if not submission_details_visible(submission=submission, user=viewer):
         return None
     phase = submission.phase
     primary = phase.task.primary_metric
@@ -139,7 +139,7 @@ def submission_compare(
     if a.phase_id != b.phase_id:
         return None
     for s in (a, b):
-        if s.status != Submission.Status.SCORED or not submission_scores_visible(
+        if s.status != Submission.Status.SCORED or not submission_details_visible(
             submission=s, user=viewer
         ):
             return None
