@@ -16,21 +16,28 @@ from competition.errors import CompetitionError
 class TaskInline(admin.TabularInline):
     model = models.Task
     extra = 0
-    fields = ["slug", "kind", "title", "primary_metric", "scorer_options", "order"]
+    fields = ["slug", "kind", "title", "procedure", "primary_metric", "scorer_options", "order"]
 
 
 class PhaseInline(admin.TabularInline):
     model = models.Phase
     extra = 0
     fields = ["slug", "kind", "title", "start", "end", "leaderboard_visibility", "daily_limit",
-              "total_limit", "counts", "order"]
+              "total_limit", "counts", "missing", "run_details", "order"]
 
 
 class SubCorpusInline(admin.TabularInline):
     model = models.SubCorpus
     extra = 0
-    fields = ["name", "slug", "available", "key_file", "sha256", "order"]
+    fields = ["name", "slug", "language", "file_name", "available", "key_file", "sha256",
+              "order"]
     readonly_fields = ["sha256"]
+
+
+class TrackInline(admin.TabularInline):
+    model = models.Track
+    extra = 0
+    fields = ["slug", "name", "description", "order"]
 
 
 class MembershipInline(admin.TabularInline):
@@ -51,7 +58,7 @@ class SubmissionFileInline(admin.TabularInline):
 class ScoringRunInline(admin.TabularInline):
     model = models.ScoringRun
     extra = 0
-    fields = ["created_at", "scorer_version", "options", "is_current", "task_id"]
+    fields = ["created_at", "scorer_version", "procedure", "options", "is_current", "task_id"]
     readonly_fields = fields
     can_delete = False
 
@@ -67,9 +74,15 @@ class CompetitionAdmin(admin.ModelAdmin):
 
 @admin.register(models.Task)
 class TaskAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "kind", "title", "primary_metric", "order"]
+    list_display = ["__str__", "kind", "title", "procedure", "primary_metric", "order"]
     list_filter = ["competition", "kind"]
-    inlines = [PhaseInline]
+    inlines = [TrackInline, PhaseInline]
+
+
+@admin.register(models.Track)
+class TrackAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "slug", "name", "order"]
+    list_filter = ["task__competition"]
 
 
 @admin.action(description="Reveal the leaderboard now")

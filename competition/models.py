@@ -42,6 +42,7 @@ class Task(models.Model):
         IDENTITY = "identity", "Identity anaphora"
         BRIDGING = "bridging", "Bridging"
         DISCOURSE_DEIXIS = "discourse_deixis", "Discourse deixis"
+        COREFUD = "corefud", "Multilingual coreference (CorefUD)"
 
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="tasks")
     slug = models.SlugField(max_length=100)
@@ -49,6 +50,10 @@ class Task(models.Model):
     title = models.CharField(max_length=300)
     description = models.TextField(blank=True)
     scorer_options = models.JSONField(default=list, blank=True)
+    # A named, versioned scoring procedure of the scorer (`scoring.procedures`), e.g.
+    # "crac-2024": its modes replace scorer_options and the analysis modes. Blank: the
+    # task's kind and scorer_options decide (competition.task_scoring).
+    procedure = models.CharField(max_length=64, blank=True)
     primary_metric = models.CharField(max_length=64)
     order = models.PositiveIntegerField(default=0)
 
@@ -67,6 +72,7 @@ class Phase(models.Model):
         DEVELOPMENT = "development", "Development"
         TEST_PREDICTED = "test_predicted", "Test (predicted mentions)"
         TEST_GOLD = "test_gold", "Test (gold mentions)"
+        POST_TASK = "post_task", "Post-task (after the official evaluation)"
 
     class Visibility(models.TextChoices):
         PUBLIC = "public", "Public"
@@ -75,6 +81,11 @@ class Phase(models.Model):
     class RunDetails(models.TextChoices):
         PUBLIC = "public", "Every run's details, once the phase's scores are public"
         TEAM = "team", "Only the run's own team (and the organizers)"
+
+    class Missing(models.TextChoices):
+        UNRANKED = "unranked", "A run missing a sub-corpus has no average and no rank"
+        ZERO = "zero", ("A missing dataset counts as 0 in the average; such runs rank below "
+                        "every complete run")
 
     class Counts(models.TextChoices):
         BEST = "best", "Best submission"
@@ -100,6 +111,8 @@ class Phase(models.Model):
     daily_limit = models.PositiveIntegerField(default=5)
     total_limit = models.PositiveIntegerField(default=100)
     counts = models.CharField(max_length=16, choices=Counts.choices, default=Counts.BEST)
+    # How a run that skipped some sub-corpora (datasets) is averaged and ranked.
+    missing = models.CharField(max_length=16, choices=Missing.choices, default=Missing.UNRANKED)
     order = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -133,6 +146,12 @@ class SubCorpus(models.Model):
     name = models.CharField(max_length=100)
     slug = models.SlugField(max_length=100)
     available = models.BooleanField(default=True)
+    # The dataset's language (a name or an ISO code, e.g. "cs" or "Czech"): boards group
+    # their columns by it. Blank for single-language competitions.
+    language = models.CharField(max_length=64, blank=True)
+    # The file name participants upload for it (e.g. "cs_pcedt-corefud-test.conllu"), matched
+    # before any other rule; blank: matched by the sub-corpus name.
+    file_name = models.CharField(max_length=255, blank=True)
     # Path of the gold key, relative to settings.PRIVATE_ROOT. Never served.
     key_file = models.CharField(max_length=500, blank=True)
     sha256 = models.CharField(max_length=64, blank=True)
@@ -156,6 +175,26 @@ class SubCorpus(models.Model):
         from pathlib import Path
 
         return Path(settings.PRIVATE_ROOT) / self.key_file
+
+
+class Track(models.Model):
+    """A separately ranked class of runs of a task (e.g. "LLM", "unconstrained"), chosen by
+    the team at upload."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="tracks")
+    slug = models.SlugField(max_length=100)
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["task", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "slug"], name="track_unique_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task}/{self.name}"
 
 
 class Team(models.Model):
@@ -233,6 +272,12 @@ class Submission(models.Model):
     description = models.TextField(blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.UPLOADED)
     is_baseline = models.BooleanField(default=False)
+    # A published result of an edition that ran elsewhere, imported with its scores (no
+    # files); ``source`` names where the numbers come from.
+    is_reference = models.BooleanField(default=False)
+    source = models.CharField(max_length=500, blank=True)
+    track = models.ForeignKey("Track", on_delete=models.PROTECT, null=True, blank=True,
+                              related_name="submissions")
     is_chosen = models.BooleanField(default=False)
     disqualified = models.BooleanField(default=False)
     disqualified_reason = models.TextField(blank=True)
@@ -306,6 +351,8 @@ class ScoringRun(models.Model):
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="runs")
     scorer_version = models.CharField(max_length=64)
+    # The task's scoring procedure when it has one (e.g. "crac-2024"), else blank.
+    procedure = models.CharField(max_length=64, blank=True)
     # {mode name: [scorer option words]}, e.g. {"task": ["keep_bridging", "--per-doc"]}
     options = models.JSONField(default=dict)
     # {sub-corpus id: SHA-256 of the gold key scored against}: tells a run scored against a

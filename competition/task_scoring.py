@@ -8,9 +8,13 @@ here, by the scorer's own parser, when a definition is loaded (`task_scoring_che
 word is the organizer's error at load time, never a team's at upload) and when a submission
 is scored (`task_modes`).
 
-A submission is scored in the task's own mode (``task``, with per-document rows) and, for
-identity tasks, in two analysis modes (no singletons and no split antecedents; split
-antecedents only), whose rows the analysis pages show.
+A task that names a scoring procedure (``procedure``, one of `scoring.procedures`: an
+edition's official, versioned scoring, e.g. ``crac-2024``) is scored in the procedure's modes:
+its own mode (``task``, with per-document rows, the primary metric's) and the edition's variant
+columns (e.g. partial and exact match, with singletons), in the same job. Otherwise it is
+scored in its own mode, from ``scorer_options``, and, for identity tasks, in two analysis modes
+(no singletons and no split antecedents; split antecedents only), whose rows the analysis
+pages show.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring import ScoringOptions, UsageError, parse_options
+from scoring.procedures import PROCEDURES, Procedure
 from scoring.vocabulary import (
     BRIDGING_LEVELS,
     BRIDGING_METRICS,
@@ -34,6 +39,7 @@ DEFAULT_OPTIONS: dict[str, list[str]] = {
     Task.Kind.IDENTITY: [],
     Task.Kind.BRIDGING: ["keep_bridging"],
     Task.Kind.DISCOURSE_DEIXIS: ["evaluate_discourse_deixis"],
+    Task.Kind.COREFUD: [],
 }
 """A task kind's scorer words when its definition names none (UA scorer v1's modes of the
 CODI-CRAC tasks)."""
@@ -42,8 +48,12 @@ DEFAULT_PRIMARY_METRIC: dict[str, str] = {
     Task.Kind.IDENTITY: CONLL,
     Task.Kind.BRIDGING: BRIDGING_METRICS["entity"],
     Task.Kind.DISCOURSE_DEIXIS: CONLL,
+    Task.Kind.COREFUD: CONLL,
 }
 """The metric a task kind ranks by when its definition names none."""
+
+DEFAULT_PROCEDURE: dict[str, str] = {Task.Kind.COREFUD: "crac-2025"}
+"""A task kind's procedure when its definition names none (and no scorer_options)."""
 
 ANALYSIS_MODES: dict[str, tuple[tuple[str, ...], ...]] = {
     Task.Kind.IDENTITY: (("remove_singletons", "remove_split_antecedent"),
@@ -63,9 +73,25 @@ class ScoringMode:
     notes: tuple[str, ...] = ()  # what the parser said of the words (v2 "Auto reset")
 
 
+def task_procedure(task: Task) -> Procedure | None:
+    """The task's scoring procedure, or None when it is scored from its options."""
+    return PROCEDURES[task.procedure] if task.procedure else None
+
+
+def mode_label(task: Task, mode: str) -> str:
+    """How a page names one of the task's modes (a procedure's column label)."""
+    procedure = task_procedure(task)
+    return procedure.label(mode) if procedure is not None else mode
+
+
 def scoring_modes(task: Task) -> dict[str, list[str]]:
     """{mode name: scorer option words} of a task: what a scoring run records, and what a
     run is compared with to tell that the task's options changed since."""
+    procedure = task_procedure(task)
+    if procedure is not None:
+        modes = {name: list(words) for name, words in procedure.modes.items()}
+        modes[TASK_MODE] = [*modes[TASK_MODE], "--per-doc"]
+        return modes
     base = [str(word) for word in task.scorer_options]
     modes = {TASK_MODE: [*base, "--per-doc"]}
     for words in ANALYSIS_MODES.get(task.kind, ()):
@@ -96,9 +122,20 @@ def produced_metrics(options: ScoringOptions) -> set[str]:
     return metrics
 
 
-def task_scoring_check(*, words: Sequence[str], primary_metric: str) -> str | None:
-    """What is wrong with a task's scoring, or None: options the scorer refuses, or a primary
-    metric the options do not produce."""
+def validation_options(task: Task) -> ScoringOptions:
+    """The options an upload to ``task`` is validated with: those of its own mode."""
+    return parse_options(scoring_modes(task)[TASK_MODE]).options
+
+
+def task_scoring_check(*, words: Sequence[str], primary_metric: str,
+                       procedure: str = "") -> str | None:
+    """What is wrong with a task's scoring, or None: an unknown procedure, options the scorer
+    refuses, or a primary metric the options do not produce."""
+    if procedure:
+        if procedure not in PROCEDURES:
+            return (f"procedure {procedure!r} is unknown (expected one of "
+                    f"{', '.join(PROCEDURES)})")
+        words = PROCEDURES[procedure].modes[TASK_MODE]
     try:
         options = parse_options([*words]).options
     except UsageError as exc:

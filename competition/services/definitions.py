@@ -31,13 +31,19 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 from scoring import ScoringError, read_documents
+from scoring.procedures import PROCEDURES
 
 from competition.errors import DefinitionError, SubmissionRejected
-from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from competition.models import Competition, Phase, SubCorpus, Submission, Task, Track
 from competition.services.scoring import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
-from competition.task_scoring import DEFAULT_OPTIONS, DEFAULT_PRIMARY_METRIC, task_scoring_check
+from competition.task_scoring import (
+    DEFAULT_OPTIONS,
+    DEFAULT_PRIMARY_METRIC,
+    DEFAULT_PROCEDURE,
+    task_scoring_check,
+)
 from competition.uploads import subcorpus_for_name
 
 
@@ -227,29 +233,59 @@ def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _
     options = reader.data.get("scorer_options", DEFAULT_OPTIONS[kind])
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
         raise reader.fail("'scorer_options' must be a list of scorer option words")
-    primary_metric = reader.str("primary_metric", DEFAULT_PRIMARY_METRIC[kind])
-    if (problem := task_scoring_check(words=options, primary_metric=primary_metric)):
+    given_options = "scorer_options" in reader.data
+    default_procedure = "" if given_options else DEFAULT_PROCEDURE.get(kind, "")
+    procedure = reader.str("procedure", default_procedure)
+    if procedure and given_options:
+        raise reader.fail("give either 'procedure' or 'scorer_options', not both")
+    default_primary = (PROCEDURES[procedure].primary_metric if procedure in PROCEDURES
+                       else DEFAULT_PRIMARY_METRIC[kind])
+    primary_metric = reader.str("primary_metric", default_primary)
+    if (problem := task_scoring_check(words=options, primary_metric=primary_metric,
+                                      procedure=procedure)):
         raise reader.fail(problem)
     before = Task.objects.filter(competition=competition, slug=slug).first()
     task, _ = Task.objects.update_or_create(
         competition=competition, slug=slug,
         defaults={"kind": kind, "title": reader.str("title"),
                   "description": reader.str("description", ""),
-                  "scorer_options": list(options),
+                  "scorer_options": list(options), "procedure": procedure,
                   "primary_metric": primary_metric,
                   "order": order},
     )
     if task.pk in seen.tasks:  # the whole load is rolled back
         raise reader.fail(f"task slug {slug!r} is used twice")
     seen.tasks.add(task.pk)
-    options_changed = before is not None and (before.kind, before.scorer_options) != (
-        kind, list(options))
+    options_changed = before is not None and (
+        before.kind, before.scorer_options, before.procedure) != (kind, list(options), procedure)
+    _load_tracks(reader, task=task)
     for phase_order, raw_phase in enumerate(reader.list("phases", required=True)):
         phase = _load_phase(
             _Reader(raw_phase, f"{reader.where}.phases[{phase_order}]", reader.source),
             task=task, order=phase_order, keys=keys, seen=seen)
         if options_changed:
             seen.changed_phases[phase.pk] = phase
+
+
+def _load_tracks(reader: _Reader, *, task: Task) -> None:
+    """The task's tracks: each ranks separately; a team picks one at upload. A track that
+    holds submissions cannot be removed (the database refuses; the load is rolled back)."""
+    slugs: list[str] = []
+    for track_order, raw in enumerate(reader.list("tracks", required=False)):
+        track = _Reader(raw, f"{reader.where}.tracks[{track_order}]", reader.source)
+        slug = track.str("slug")
+        if slug in slugs:
+            raise track.fail(f"track slug {slug!r} is used twice in the task")
+        slugs.append(slug)
+        Track.objects.update_or_create(
+            task=task, slug=slug,
+            defaults={"name": track.str("name"),
+                      "description": track.str("description", ""), "order": track_order})
+    unlisted = Track.objects.filter(task=task).exclude(slug__in=slugs)
+    if held := [t.name for t in unlisted if t.submissions.exists()]:
+        raise reader.fail(f"the file no longer lists the tracks {', '.join(held)}, which hold "
+                          "submissions; put them back in the file")
+    unlisted.delete()
 
 
 def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
@@ -273,6 +309,8 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
             "daily_limit": reader.int("daily_limit", 5),
             "total_limit": reader.int("total_limit", 100),
             "counts": reader.choice("counts", list(Phase.Counts.values), Phase.Counts.BEST),
+            "missing": reader.choice("missing", list(Phase.Missing.values),
+                                     Phase.Missing.UNRANKED),
             "order": order,
         },
     )
@@ -294,7 +332,9 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
         subcorpus, _ = SubCorpus.objects.update_or_create(
             phase=phase, slug=slug,
             defaults={"name": name, "available": available, "key_file": key_file,
-                      "sha256": sha, "documents": documents, "order": sc_order},
+                      "sha256": sha, "documents": documents, "order": sc_order,
+                      "language": sub.str("language", ""),
+                      "file_name": sub.str("file", "")},
         )
         seen.subcorpora.add(subcorpus.pk)
         if before is not None and (before.available, before.sha256) != (available, sha):

@@ -44,6 +44,7 @@ class ScoringResults:
     scores: tuple[ScoreValue, ...]
     warnings: tuple[str, ...] = ()
     keys: dict[str, str] = field(default_factory=dict)  # sub-corpus id -> key SHA-256
+    procedure: str = ""  # the task's scoring procedure, if any (e.g. "crac-2024")
 
 
 def scored_files(submission: Submission):
@@ -134,7 +135,8 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                 warnings.append(text.replace(response, submitted.original_name))
     return ScoringResults(scorer_version=scoring.__version__,
                           options={mode.name: list(mode.words) for mode in modes},
-                          scores=tuple(scores), warnings=tuple(warnings), keys=keys)
+                          scores=tuple(scores), warnings=tuple(warnings), keys=keys,
+                          procedure=task.procedure)
 
 
 def _public_error(exc: ScoringInputError, *, key: str, response: str,
@@ -187,6 +189,7 @@ def submission_record(*, submission: Submission, results: ScoringResults,
             return False
         ScoringRun.objects.filter(submission=held, is_current=True).update(is_current=False)
         run = ScoringRun.objects.create(submission=held, scorer_version=results.scorer_version,
+                                        procedure=results.procedure,
                                         options=results.options, keys=results.keys,
                                         task_id=task_id,
                                         created_at=now, is_current=True)

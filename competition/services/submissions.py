@@ -23,11 +23,12 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from scoring import ScoringInputError, UsageError, validate_response
+from scoring import ScoringInputError, UsageError, validate_pair
 
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import Membership, Phase, Submission, SubmissionFile, SubCorpus, Team
 from competition.services.dispatch import scoring_enqueue
+from competition.task_scoring import validation_options
 from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
 from competition.visibility import user_is_organizer
 
@@ -138,10 +139,6 @@ def _check_may_submit(*, team: Team, phase: Phase, user, is_baseline: bool, at: 
     _check_limits(team=team, phase=phase, at=at)
 
 
-def scorer_options_for_validation(phase: Phase) -> list[str]:
-    return [str(word) for word in phase.task.scorer_options]
-
-
 def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
                          subcorpora: Mapping[str, SubCorpus]) -> list[Problem]:
     """Validate every response file against its gold key with the scorer's own reader.
@@ -149,17 +146,18 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
     Messages about the gold key's side never name the key's path or line: the team sees only
     "gold key of <sub-corpus>".
     """
-    options = scorer_options_for_validation(phase)
+    try:
+        options = validation_options(phase.task)
+    except UsageError as exc:
+        logger.error("scorer options of %s are invalid: %s", phase, exc)
+        raise CompetitionError("scorer_config", reason=str(exc)) from None
     problems: list[Problem] = []
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
         key_path = subcorpus.key_path
         try:
-            found = validate_response(str(key_path), str(response.path), options,
-                                      max_problems=50)
-        except UsageError as exc:
-            logger.error("scorer options of %s are invalid: %s", phase, exc)
-            raise CompetitionError("scorer_config", reason=str(exc)) from None
+            found = validate_pair(str(key_path), str(response.path), options=options,
+                                  max_problems=50)
         except ScoringInputError as exc:  # a reader may raise instead of returning
             found = [exc]
         for error in found:
