@@ -11,6 +11,8 @@ from typing import Any
 MESSAGES: dict[str, str] = {
     # submissions
     "phase_closed": "The phase {phase} is not open for submissions.",
+    "track_required": "Choose the track of this run: {tracks}.",
+    "unknown_track": "There is no track {track!r} in this task (expected one of {tracks}).",
     "not_a_member": "You are not a member of the team {team}.",
     "team_competition": "The team {team} does not take part in this competition.",
     "daily_limit": "Your team has used its {limit} submissions for today (UTC); "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from competition.models import SubCorpus
+from competition.models import SubCorpus, Track
 
 
 class SignupForm(forms.Form):
@@ -42,9 +42,14 @@ class SubmissionForm(forms.Form):
     archive = forms.FileField(required=False, label="Or one zip",
                               help_text="Members named by sub-corpus, e.g. LIGHT.CONLLUA.")
 
-    def __init__(self, *args, subcorpora: list[SubCorpus], **kwargs) -> None:
+    def __init__(self, *args, subcorpora: list[SubCorpus], tracks: list[Track] = (),
+                 **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.subcorpora = subcorpora
+        if tracks:  # each track ranks separately; the service checks the choice
+            self.fields["track"] = forms.ChoiceField(
+                choices=[("", "— choose —")] + [(t.slug, t.name) for t in tracks],
+                help_text="Which board ranks this run.")
         for subcorpus in subcorpora:
             self.fields[file_field_name(subcorpus)] = forms.FileField(
                 required=False, label=f"{subcorpus.name} response file")

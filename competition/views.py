@@ -136,7 +136,8 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
             if current is not None:
                 context["quota"] = services.submission_quota(team=current, phase=phase_obj)
             return render(request, "competition/submit.html", context, status=413)
-    form = SubmissionForm(request.POST or None, request.FILES or None, subcorpora=subcorpora)
+    form = SubmissionForm(request.POST or None, request.FILES or None, subcorpora=subcorpora,
+                          tracks=list(phase_obj.task.tracks.all()))
     context["form"] = form
     if current is None:
         return render(request, "competition/submit.html", context)
@@ -146,7 +147,8 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
                 team=current, phase=phase_obj, user=request.user,
                 files=form.files_by_slug(), archive=form.cleaned_data.get("archive"),
                 run_name=form.cleaned_data["run_name"],
-                description=form.cleaned_data["description"])
+                description=form.cleaned_data["description"],
+                track=form.cleaned_data.get("track") or None)
         except SubmissionRejected as exc:
             context["rejection"] = exc
             context["quota"] = services.submission_quota(team=current, phase=phase_obj)

@@ -158,11 +158,12 @@ class PhaseSubmissionsView(APIView):
             return error_response("invalid_request", str(form.errors))
         archive = request.FILES.get("archive")
         files = {key: request.FILES[key] for key in request.FILES if key != "archive"}
+        track = form.validated_data.get("track") or None
         try:
             submission = competition_services.submission_create(
                 team=team, phase=phase, user=request.user, files=files or None,
                 archive=archive, run_name=form.validated_data.get("run_name", ""),
-                description=form.validated_data.get("description", ""),
+                description=form.validated_data.get("description", ""), track=track,
             )
         except SubmissionRejected as exc:
             return error_response(exc.code, exc.message, problems=exc.problems)

@@ -16,13 +16,14 @@ class BoardParams:
     descending: bool = True
     runs: bool = False
     live: bool = False
+    track: str | None = None
 
     def as_kwargs(self) -> dict:
         return asdict(self)
 
 
 def board_params(query: Mapping[str, str]) -> BoardParams:
-    """``?metric=&mode=&sort=&order=asc|desc&runs=all|teams&live=1``.
+    """``?metric=&mode=&sort=&order=asc|desc&runs=all|teams&live=1&track=``.
 
     Unknown values of ``order`` and ``runs`` raise `BoardQueryError`; metric, mode and sort are
     checked by the selector against what the phase stores.
@@ -40,4 +41,5 @@ def board_params(query: Mapping[str, str]) -> BoardParams:
         descending=order == "desc",
         runs=runs == "all",
         live=query.get("live") in ("1", "true", "yes"),
+        track=query.get("track") or None,
     )

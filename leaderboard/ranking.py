@@ -3,8 +3,10 @@
 Nothing here touches Django. The selector (`leaderboard.selectors`) turns score rows into
 `Entry` values, and this module decides everything a board shows:
 
-- the macro-average of every score field over the *available* sub-corpora (an entry that misses
-  one of them has no average);
+- the macro-average of every score field over the *available* sub-corpora. An entry that misses
+  one of them has no average (``missing="unranked"``, CODI-CRAC), or, in phases that let teams
+  skip datasets (``missing="zero"``, CRAC), a missing dataset counts as 0 in the average and
+  such an entry ranks below every complete one;
 - which entry represents a team (`counts`: best by the primary macro-average F1, latest, or the
   team's chosen run);
 - ranks: competition ranking ("1, 2, 2, 4") where values equal within ``TIE_EPSILON`` share a
@@ -29,6 +31,7 @@ AVERAGE = "avg"
 """Column group of the macro-average over the available sub-corpora."""
 
 CountsRule = Literal["best", "latest", "chosen"]
+MissingRule = Literal["unranked", "zero"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +78,12 @@ class Row:
     rank: int | None = None
     group: str | None = None
     """Marker of a statistically tied group (set by the significance step), e.g. "a"."""
+    missing: tuple[str, ...] = ()
+    """Available sub-corpora the entry has no score for (counted as 0 under the zero rule)."""
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
 
     def value(self, column: str) -> float | None:
         """Value of a sortable column: ``avg.f1``, ``<slug>.recall``, ... (None if absent)."""
@@ -92,29 +101,49 @@ class Row:
         return entry.is_scored and not entry.is_baseline and not entry.disqualified
 
 
-def macro_average(scores: Mapping[str, Score], available: Sequence[str]) -> Score | None:
-    """Unweighted mean of each field over the available sub-corpora; None if one is missing.
+def macro_average(scores: Mapping[str, Score], available: Sequence[str],
+                  missing: MissingRule = "unranked") -> Score | None:
+    """Unweighted mean of each field over the available sub-corpora. A sub-corpus without a
+    score makes the average None, or counts as 0 with ``missing="zero"`` (None only when
+    there is no score at all).
 
     >>> macro_average({"a": Score(1.0, 0.5, 0.6), "b": Score(0.0, 0.5, 0.2)}, ["a", "b"])
     Score(recall=0.5, precision=0.5, f1=0.4)
     >>> macro_average({"a": Score(1.0, 0.5, 0.6)}, ["a", "b"]) is None
     True
+    >>> macro_average({"a": Score(1.0, 0.5, 0.6)}, ["a", "b"], missing="zero")
+    Score(recall=0.5, precision=0.25, f1=0.3)
     """
-    if not available or any(slug not in scores for slug in available):
+    present = [slug for slug in available if slug in scores]
+    if not available or not present:
+        return None
+    if len(present) < len(available) and missing != "zero":
         return None
     n = len(available)
     return Score(
-        *(math.fsum(scores[slug].get(name) for slug in available) / n for name in FIELDS)
+        *(math.fsum(scores[slug].get(name) for slug in present) / n for name in FIELDS)
     )
 
 
-def _primary_key(entry: Entry, available: Sequence[str]) -> tuple[int, float]:
-    average = macro_average(entry.primary, available) if entry.is_scored else None
-    return (0, 0.0) if average is None else (1, average.f1)
+def missing_subcorpora(entry: Entry, available: Sequence[str]) -> tuple[str, ...]:
+    """The available sub-corpora a scored entry has no score for."""
+    return tuple(slug for slug in available if slug not in entry.scores)
+
+
+def _primary_key(entry: Entry, available: Sequence[str],
+                 missing: MissingRule = "unranked") -> tuple[int, float]:
+    """Which of a team's runs is best: complete runs before incomplete ones (which have an
+    average only under the zero rule), then the higher primary average F1."""
+    average = macro_average(entry.primary, available, missing) if entry.is_scored else None
+    if average is None:
+        return (0, 0.0)
+    complete = all(slug in entry.primary for slug in available)
+    return (2 if complete else 1, average.f1)
 
 
 def select_team_entries(
-    entries: Iterable[Entry], *, counts: CountsRule, available: Sequence[str]
+    entries: Iterable[Entry], *, counts: CountsRule, available: Sequence[str],
+    missing: MissingRule = "unranked",
 ) -> list[Entry]:
     """The entry that represents each team, per the phase's counts rule; baselines all stay.
 
@@ -139,9 +168,9 @@ def select_team_entries(
         runs.sort(key=lambda e: (e.submitted_at, e.submission_id))
         if counts == "best":
             best = runs[0]
-            best_key = _primary_key(best, available)
+            best_key = _primary_key(best, available, missing)
             for run in runs[1:]:
-                key = _primary_key(run, available)
+                key = _primary_key(run, available, missing)
                 if key[0] > best_key[0] or (
                     key[0] == best_key[0] and key[1] > best_key[1] + TIE_EPSILON
                 ):
@@ -163,6 +192,7 @@ def rank_rows(
     available: Sequence[str],
     sort: str = "avg.f1",
     descending: bool = True,
+    missing: MissingRule = "unranked",
 ) -> list[Row]:
     """Rows with averages and ranks, in display order for ``sort``.
 
@@ -176,10 +206,21 @@ def rank_rows(
     (baselines sit among them at their score, as in the CODI-CRAC tables); entries without a
     value always come last, in either direction. Equal values keep submission order, so a later
     run never displaces an earlier one with the same score.
+
+    Under the zero rule (``missing="zero"``) an entry that skipped datasets has an average (its
+    missing datasets count as 0) but ranks, and is listed by the average, below every complete
+    entry: skipping a dataset never puts a run above one that did them all.
     """
-    rows = [Row(entry=e, average=macro_average(e.scores, available) if e.is_scored else None)
+    rows = [Row(entry=e,
+                average=macro_average(e.scores, available, missing) if e.is_scored else None,
+                missing=missing_subcorpora(e, available) if e.is_scored else ())
             for e in entries]
     rank_column = sort if _is_score_column(sort) else f"{AVERAGE}.f1"
+    tiered = missing == "zero"
+
+    def tier(row: Row, column: str) -> int:
+        """Under the zero rule, averages of incomplete entries form a lower tier."""
+        return int(row.complete) if tiered and column.startswith(f"{AVERAGE}.") else 0
 
     # Ranks: over rankable rows with a value, best first, stable in submission order.
     def chrono(row: Row) -> tuple[datetime, int]:
@@ -187,14 +228,15 @@ def rank_rows(
 
     rankable = [r for r in rows if r.rankable and r.value(rank_column) is not None]
     rankable.sort(key=chrono)
-    rankable.sort(key=lambda r: r.value(rank_column), reverse=True)
+    rankable.sort(key=lambda r: (tier(r, rank_column), r.value(rank_column)), reverse=True)
     ranks: dict[int, int] = {}
-    leader: float | None = None
+    leader: tuple[int, float] | None = None
     current = 0
     for position, row in enumerate(rankable, start=1):
         value = row.value(rank_column)
-        if leader is None or leader - value > TIE_EPSILON:
-            leader, current = value, position
+        level = tier(row, rank_column)
+        if leader is None or leader[0] != level or leader[1] - value > TIE_EPSILON:
+            leader, current = (level, value), position
         ranks[id(row)] = current
     rows = [replace(r, rank=ranks.get(id(r))) for r in rows]
 
@@ -203,6 +245,13 @@ def rank_rows(
     if _is_score_column(sort):
         with_value = [r for r in rows if r.value(sort) is not None]
         without = [r for r in rows if r.value(sort) is None]
+        if tiered and sort.startswith(f"{AVERAGE}."):
+            complete = [r for r in with_value if r.complete]
+            partial = [r for r in with_value if not r.complete]
+            tiers = [_tie_sorted(complete, sort, descending=descending),
+                     _tie_sorted(partial, sort, descending=descending)]
+            ordered = [*tiers[0], *tiers[1]] if descending else [*tiers[1], *tiers[0]]
+            return ordered + without
         return _tie_sorted(with_value, sort, descending=descending) + without
     if sort == "team":
         rows.sort(key=lambda r: r.entry.team.casefold(), reverse=descending)

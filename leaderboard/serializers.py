@@ -66,10 +66,12 @@ class CompetitionListSerializer(serializers.ModelSerializer):
 
 
 class SubmitSerializer(serializers.Serializer):
-    """Multipart form: ``run_name``, ``description``, and either ``archive`` (one zip) or one
-    file field per sub-corpus, named by its slug (e.g. ``light``)."""
+    """Multipart form: ``run_name``, ``description``, ``track`` (a track's slug, in tasks with
+    tracks), and either ``archive`` (one zip) or one file field per sub-corpus, named by its
+    slug (e.g. ``light``)."""
 
     run_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    track = serializers.CharField(required=False, allow_blank=True, max_length=100)
     description = serializers.CharField(required=False, allow_blank=True)
     archive = serializers.FileField(required=False)
 
@@ -82,6 +84,7 @@ class ScoreCellSerializer(serializers.Serializer):
 
 class SubmissionSerializer(serializers.ModelSerializer):
     team = serializers.CharField(source="team.name", read_only=True)
+    track = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     phase_id = serializers.IntegerField(read_only=True)
     is_final = serializers.BooleanField(read_only=True)
     files = serializers.SerializerMethodField()
@@ -89,7 +92,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "phase_id", "team", "run_name", "description", "status", "is_final",
+        fields = ["id", "phase_id", "team", "run_name", "description", "track", "status",
+                  "is_final",
                   "error", "is_baseline", "is_chosen", "disqualified", "scorer_version",
                   "created_at", "scored_at", "files", "scores"]
 

@@ -26,7 +26,15 @@ from django.utils import timezone
 from scoring import ScoringInputError, UsageError, validate_pair
 
 from competition.errors import CompetitionError, SubmissionRejected
-from competition.models import Membership, Phase, Submission, SubmissionFile, SubCorpus, Team
+from competition.models import (
+    Membership,
+    Phase,
+    SubCorpus,
+    Submission,
+    SubmissionFile,
+    Team,
+    Track,
+)
 from competition.services.dispatch import scoring_enqueue
 from competition.task_scoring import validation_options
 from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
@@ -231,17 +239,20 @@ def _store(*, submission: Submission, received: Mapping[str, ReceivedFile],
 
 def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upload] | None = None,
                       archive: Upload | None = None, run_name: str = "", description: str = "",
-                      is_baseline: bool = False) -> Submission:
+                      is_baseline: bool = False, track: str | None = None) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
     one zip whose members are named by sub-corpus.
 
     Raises ``SubmissionRejected`` (nothing stored, nothing counted) when the phase is closed,
     the user is not in the team, a limit is reached, the upload is unsafe or a file does not
     validate against its gold key (``problems`` then lists file, document and line).
-    Baselines (organizer team only) skip dates and limits.
+    Baselines (organizer team only) skip dates and limits. In a task with tracks, ``track``
+    (a track's slug) says which board ranks the run; it is required there, except for
+    baselines, which are shown on every track's board.
     """
     now = timezone.now()
     _check_may_submit(team=team, phase=phase, user=user, is_baseline=is_baseline, at=now)
+    chosen_track = _track_for(phase=phase, track=track, is_baseline=is_baseline)
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
         received = _receive(files=files, archive=archive, subcorpora=subcorpora,
@@ -251,11 +262,26 @@ def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upl
             raise SubmissionRejected("invalid_files", problems=problems)
         return _submission_commit(team=team, phase=phase, user=user, received=received,
                                   subcorpora=subcorpora, run_name=run_name,
-                                  description=description, is_baseline=is_baseline)
+                                  description=description, is_baseline=is_baseline,
+                                  track=chosen_track)
+
+
+def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:
+    """The track a run goes to, or the rule it breaks (checked before anything is stored)."""
+    tracks = {t.slug: t for t in phase.task.tracks.all()}
+    names = ", ".join(t.name for t in tracks.values()) or "none"
+    if not track:
+        if tracks and not is_baseline:
+            raise SubmissionRejected("track_required", tracks=names)
+        return None
+    if track not in tracks:
+        raise SubmissionRejected("unknown_track", track=track, tracks=names)
+    return tracks[track]
 
 
 def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,
-                       description: str, is_baseline: bool) -> Submission:
+                       description: str, is_baseline: bool,
+                       track: Track | None = None) -> Submission:
     folder: Path | None = None
     try:
         with transaction.atomic():
@@ -267,7 +293,7 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                 _check_limits(team=team, phase=phase, at=now)
             submission = Submission.objects.create(
                 team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
-                description=description.strip(), is_baseline=is_baseline,
+                description=description.strip(), is_baseline=is_baseline, track=track,
                 status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)

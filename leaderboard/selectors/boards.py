@@ -56,7 +56,7 @@ class BoardQueryError(ValueError):
 
 def subcorpus_columns(phase: Phase) -> list[dict]:
     return [
-        {"slug": s.slug, "name": s.name, "available": s.available}
+        {"slug": s.slug, "name": s.name, "available": s.available, "language": s.language}
         for s in SubCorpus.objects.filter(phase=phase).order_by("order", "id")
     ]
 
@@ -72,7 +72,7 @@ def board_material(
         )
         .order_by("created_at", "id")
         .values("id", "team_id", "team__name", "run_name", "created_at", "status",
-                "is_baseline", "is_chosen", "disqualified", "scorer_version")
+                "is_baseline", "is_chosen", "disqualified", "scorer_version", "track__slug")
     )
     entries = {
         s["id"]: {
@@ -86,6 +86,7 @@ def board_material(
             "is_chosen": s["is_chosen"],
             "disqualified": s["disqualified"],
             "scorer_version": s["scorer_version"],
+            "track": s["track__slug"],
             "scores": {},
         }
         for s in submissions
@@ -175,6 +176,13 @@ class Column:
     slug: str
     name: str
     available: bool
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class TrackTab:
+    slug: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -198,6 +206,10 @@ class Board:
     """The phase's active snapshot, shown or not (organizers looking at the live board)."""
     groups: dict[int, str] = field(default_factory=dict)
     group_samples: int = 0
+    tracks: list[TrackTab] = field(default_factory=list)
+    """The task's tracks, each ranked on its own board (empty: the task has none)."""
+    track: str | None = None
+    """The track shown (its slug), when the task has tracks."""
 
     @property
     def available(self) -> list[str]:
@@ -214,6 +226,24 @@ class Board:
     @property
     def sortable(self) -> list[str]:
         return sort_columns([c.slug for c in self.columns])
+
+    @property
+    def missing_rule(self) -> str:
+        return self.phase.missing
+
+    @property
+    def language_groups(self) -> list[tuple[str, list[Column]]]:
+        """Consecutive columns of one language, for a header row (empty when no column has a
+        language)."""
+        if not any(c.language for c in self.columns):
+            return []
+        groups: list[tuple[str, list[Column]]] = []
+        for column in self.columns:
+            if groups and groups[-1][0] == column.language:
+                groups[-1][1].append(column)
+            else:
+                groups.append((column.language, [column]))
+        return groups
 
 
 def active_snapshot(*, phase: Phase) -> BoardSnapshot | None:
@@ -233,9 +263,13 @@ def leaderboard_board(
     runs: bool = False,
     live: bool = False,
     groups: bool = False,
+    track: str | None = None,
 ) -> Board:
     """The board of ``phase`` as ``viewer`` may see it.
 
+    ``track``: in a task with tracks, the track whose runs are ranked (default: the first);
+    baselines are shown on every track's board. The phase's ``missing`` rule decides how a run
+    that skipped datasets is averaged and ranked (`leaderboard.ranking`).
     ``runs``: one row per run instead of one per team (the phase's counts rule). ``live``:
     organizers only, the live scores even if the board is frozen. ``groups``: mark statistically
     tied groups (paired approximate randomization between rank neighbours, on per-document
@@ -274,16 +308,28 @@ def leaderboard_board(
             "team or submitted"
         )
     available = [c.slug for c in columns if c.available]
+    tracks = [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
+    if tracks:
+        track = track or tracks[0].slug
+        if track not in {t.slug for t in tracks}:
+            raise BoardQueryError(f"unknown track {track!r}: expected one of "
+                                  f"{', '.join(t.slug for t in tracks)}")
+        data = {**data, "entries": [e for e in data["entries"]
+                                    if e.get("track") == track or e["is_baseline"]]}
+    else:
+        track = None
 
     entries = _entries(data, mode=mode, metric=metric, primary=primary)
     entries = _visible_entries(entries, phase=phase, viewer=viewer, visibility=visibility)
     if not runs:
-        shown = select_team_entries(entries, counts=phase.counts, available=available)
+        shown = select_team_entries(entries, counts=phase.counts, available=available,
+                                    missing=phase.missing)
         if visibility is Visibility.ALL:
             shown += [e for e in entries if e.disqualified and not e.is_baseline]
     else:
         shown = entries
-    rows = rank_rows(shown, available=available, sort=sort, descending=descending)
+    rows = rank_rows(shown, available=available, sort=sort, descending=descending,
+                     missing=phase.missing)
     if visibility is Visibility.OWN:
         rows = [replace(r, rank=None) for r in rows]
     board = Board(
@@ -300,6 +346,8 @@ def leaderboard_board(
         visibility=visibility,
         snapshot=frozen if use_snapshot else None,
         frozen=frozen,
+        tracks=tracks,
+        track=track,
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
         markers = board_tied_groups(board)
@@ -423,7 +471,8 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
     available = [c["slug"] for c in data["subcorpora"] if c["available"]]
     entries = _entries(data, mode=TASK_MODE, metric=phase.task.primary_metric,
                        primary=phase.task.primary_metric)
-    chosen = select_team_entries(entries, counts=phase.counts, available=available)
+    chosen = select_team_entries(entries, counts=phase.counts, available=available,
+                                 missing=phase.missing)
     ids = [e.submission_id for e in chosen if not e.is_baseline]
     return list(Submission.objects.filter(pk__in=ids).select_related("team")
                 .prefetch_related("files__subcorpus").order_by("team__name", "id"))

@@ -95,3 +95,10 @@ def submission_analysis_block(context, submission):
         return {"analysis": None, "request": request}
     return {"analysis": result, "request": request, "submission": submission,
             **analysis_charts(result)}
+
+
+@register.simple_tag
+def group_span(columns, detail) -> int:
+    """Header cells a group of sub-corpus columns spans: three per available column when
+    recall and precision are shown, one otherwise."""
+    return sum(3 if detail and column.available else 1 for column in columns)

@@ -1,5 +1,6 @@
 """Pure ranking: team selection, macro-averages, shared ranks, unranked entries last."""
 
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -240,3 +241,42 @@ def test_ranking_properties(raw, sort, descending):
             assert lower.rank == 1 + ranked.index(lower)  # competition ranking skips
     shown_ranks = [r.rank for r in rows if r.rank is not None]
     assert shown_ranks == sorted(shown_ranks, reverse=not descending)
+
+
+# -- the zero rule for skipped datasets (CRAC phases) ------------------------------------------
+def _entry(sid: int, team: str, scores: dict[str, float]) -> Entry:
+    cells = {slug: Score(f, f, f) for slug, f in scores.items()}
+    return Entry(submission_id=sid, team=team, run_name="", submitted_at=T0 + timedelta(sid),
+                 team_id=sid, scores=cells, primary=cells)
+
+
+def test_a_skipped_dataset_counts_as_zero_and_never_ranks_above_a_complete_run():
+    """Two of three datasets at 0.9 average to 0.6 (the third counts as 0); that is more than
+    the complete run's 0.5, yet the complete run ranks first and is listed first."""
+    complete = _entry(1, "A", {"cs": 0.5, "en": 0.5, "pl": 0.5})
+    skipped = _entry(2, "B", {"cs": 0.9, "en": 0.9})
+    other = _entry(3, "C", {"cs": 0.3})
+    rows = rank_rows([skipped, other, complete], available=["cs", "en", "pl"],
+                     missing="zero")
+    assert [r.entry.team for r in rows] == ["A", "B", "C"]
+    assert [r.rank for r in rows] == [1, 2, 3]
+    assert rows[1].average.f1 == pytest.approx(0.6) and rows[1].missing == ("pl",)
+    assert rows[2].average.f1 == pytest.approx(0.1) and rows[2].missing == ("en", "pl")
+    ascending = rank_rows([skipped, other, complete], available=["cs", "en", "pl"],
+                          missing="zero", descending=False)
+    assert [r.entry.team for r in ascending] == ["C", "B", "A"]
+
+
+def test_without_the_zero_rule_an_incomplete_run_has_no_average_and_no_rank():
+    rows = rank_rows([_entry(1, "A", {"cs": 0.5, "en": 0.5}), _entry(2, "B", {"cs": 0.9})],
+                     available=["cs", "en"])
+    assert [(r.entry.team, r.rank, r.average is None) for r in rows] == [
+        ("A", 1, False), ("B", None, True)]
+
+
+def test_a_teams_complete_run_represents_it_over_a_better_incomplete_one():
+    runs = [_entry(1, "A", {"cs": 0.4, "en": 0.4}), _entry(2, "A", {"cs": 0.95})]
+    runs = [replace(run, team_id=7) for run in runs]
+    (chosen,) = select_team_entries(runs, counts="best", available=["cs", "en"],
+                                    missing="zero")
+    assert chosen.submission_id == 1
