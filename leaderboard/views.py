@@ -40,6 +40,7 @@ from leaderboard.selectors import (
     submission_compare,
     task_gap_table,
 )
+from leaderboard.selectors.variants import board_variants
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
 MAX_COMPARE_SAMPLES = 10_000
@@ -104,6 +105,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         "chart": _board_chart(result) if result else None,
         "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
         if result else {},
+        "variants": board_variants(board=result) if result else None,
     }
     return render(request, "leaderboard/board.html", context, status=400 if error else 200)
 

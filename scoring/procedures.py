@@ -60,12 +60,12 @@ def _crac(name: str, title: str, reference: str, primary: str, zeros: str,
           differences: str = "") -> Procedure:
     variants = [m for m in ("head", "partial-corefud", "exact") if m != primary]
     modes = {TASK_MODE: _corefud(primary, zeros=zeros, extra=("mor", "zero"))}
-    labels = {TASK_MODE: f"CoNLL F1 ({_LABEL[primary]}, no singletons)"}
+    labels = {TASK_MODE: f"{_LABEL[primary]} match"}
     for matching in variants:
         modes[_LABEL[matching]] = _corefud(matching, zeros=zeros)
-        labels[_LABEL[matching]] = f"CoNLL F1 ({_LABEL[matching]} match)"
+        labels[_LABEL[matching]] = f"{_LABEL[matching]} match"
     modes["with-singletons"] = _corefud(primary, zeros=zeros, singletons=True)
-    labels["with-singletons"] = f"CoNLL F1 ({_LABEL[primary]}, with singletons)"
+    labels["with-singletons"] = f"{_LABEL[primary]}, with singletons"
     return Procedure(name=name, title=title, reference=reference, modes=modes,
                      labels=labels, differences=differences)
 

@@ -43,6 +43,7 @@ from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.counts import compare_counts, document_counts
 
 TASK_MODE = Score.TASK_MODE
+WIDE_COLUMNS = 6
 GROUP_SAMPLES = 1000
 GROUP_SEED = significance.DEFAULT_SEED
 
@@ -226,6 +227,12 @@ class Board:
     @property
     def sortable(self) -> list[str]:
         return sort_columns([c.slug for c in self.columns])
+
+    @property
+    def wide(self) -> bool:
+        """Too many sub-corpora to show the average after them on a laptop screen: the
+        average (the ranking column) comes first."""
+        return len(self.columns) > WIDE_COLUMNS
 
     @property
     def missing_rule(self) -> str:

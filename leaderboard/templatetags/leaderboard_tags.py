@@ -102,3 +102,9 @@ def group_span(columns, detail) -> int:
     """Header cells a group of sub-corpus columns spans: three per available column when
     recall and precision are shown, one otherwise."""
     return sum(3 if detail and column.available else 1 for column in columns)
+
+
+@register.simple_tag
+def variant_value(variants, submission_id, column):
+    """A run's macro-average F1 in one variant column (None when it has none)."""
+    return variants.value(submission_id, column)

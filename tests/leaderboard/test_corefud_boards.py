@@ -88,3 +88,36 @@ def test_a_task_without_tracks_refuses_a_track(world):
         services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
                                    files=world.uploads(), track="llm")
     assert refused.value.code == "unknown_track"
+
+
+def test_the_variant_columns_come_from_the_same_scoring_of_each_run(client, make, crac):
+    """A crac-2024 board shows, beside the primary score, each run's macro-averages in the
+    procedure's other modes and its MOR and zero scores, from the rows its scoring stored."""
+    from leaderboard.selectors.variants import board_variants
+
+    phase, llm, _ = crac
+    phase.task.procedure = "crac-2024"
+    phase.task.save()
+    competition = phase.task.competition
+    submission = make.run(phase, make.team(competition, "A"), {k: 0.6 for k in DATASETS},
+                          track=llm)
+    run = submission.runs.get()
+    for mode, value in (("partial", 0.7), ("exact", 0.5), ("with-singletons", 0.65)):
+        for slug in DATASETS:
+            run.scores.create(submission=submission, subcorpus=phase.subcorpora.get(slug=slug),
+                              mode=mode, metric="conll", recall=value, precision=value,
+                              f1=value)
+    for metric, value in (("mor", 0.8), ("zero", 0.3)):
+        for slug in ("cs_pcedt", "cs_pdt"):  # en_gum has no zeros: it counts as 0
+            run.scores.create(submission=submission, subcorpus=phase.subcorpora.get(slug=slug),
+                              mode="task", metric=metric, recall=value, precision=value,
+                              f1=value)
+    board = leaderboard_board(phase=phase, viewer=ANON)
+    variants = board_variants(board=board)
+    got = {(c.mode, c.metric): variants.value(submission.pk, c) for c in variants.columns}
+    assert got == pytest.approx({("partial", "conll"): 0.7, ("exact", "conll"): 0.5,
+                                 ("with-singletons", "conll"): 0.65,
+                                 ("task", "mor"): 0.8 * 2 / 3, ("task", "zero"): 0.3 * 2 / 3})
+    html = client.get(reverse("leaderboard:board", args=[
+        competition.slug, phase.task.slug, phase.slug])).content.decode()
+    assert 'id="variants"' in html and "exact match" in html and "70.00" in html
