@@ -390,8 +390,9 @@ class Score(models.Model):
     mode = models.CharField(max_length=100, default=TASK_MODE)
     metric = models.CharField(max_length=64)
     document = models.CharField(max_length=255, blank=True, default="")
-    recall = models.FloatField()
-    precision = models.FloatField()
+    # None only for published reference results that printed F1 alone: never invented.
+    recall = models.FloatField(null=True, blank=True)
+    precision = models.FloatField(null=True, blank=True)
     f1 = models.FloatField()
     counts = models.JSONField(default=dict, blank=True)
 

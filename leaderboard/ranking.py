@@ -36,10 +36,11 @@ MissingRule = Literal["unranked", "zero"]
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    """Recall, precision and F1 of one metric on one sub-corpus, as fractions in [0, 1]."""
+    """Recall, precision and F1 of one metric on one sub-corpus, as fractions in [0, 1]
+    (recall and precision None for a published result that printed F1 alone)."""
 
-    recall: float
-    precision: float
+    recall: float | None
+    precision: float | None
     f1: float
 
     def get(self, name: str) -> float:
@@ -59,6 +60,9 @@ class Entry:
     is_chosen: bool = False
     disqualified: bool = False
     team_id: int | None = None
+    is_reference: bool = False
+    """A published result of an edition that ran elsewhere (``source`` says where)."""
+    source: str = ""
     scores: Mapping[str, Score] = field(default_factory=dict)
     """Scores of the displayed metric, by sub-corpus slug."""
     primary: Mapping[str, Score] = field(default_factory=dict)
@@ -120,9 +124,14 @@ def macro_average(scores: Mapping[str, Score], available: Sequence[str],
     if len(present) < len(available) and missing != "zero":
         return None
     n = len(available)
-    return Score(
-        *(math.fsum(scores[slug].get(name) for slug in present) / n for name in FIELDS)
-    )
+
+    def mean(name: str) -> float | None:
+        values = [scores[slug].get(name) for slug in present]
+        if any(value is None for value in values):  # a published F1 without R and P
+            return None
+        return math.fsum(values) / n
+
+    return Score(*(mean(name) for name in FIELDS))
 
 
 def missing_subcorpora(entry: Entry, available: Sequence[str]) -> tuple[str, ...]:

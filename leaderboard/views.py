@@ -73,8 +73,10 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
          "gap": task_gap_table(task=task, viewer=request.user)}
         for task in comp.tasks.all()
     ]
+    frozen = set(BoardSnapshot.objects.filter(phase__task__competition=comp, active=True)
+                 .values_list("phase_id", flat=True))
     return render(request, "leaderboard/competition.html", {
-        "competition": comp, "tasks": tasks,
+        "competition": comp, "tasks": tasks, "frozen": frozen,
         "is_organizer": user_is_organizer(competition=comp, user=request.user),
     })
 

@@ -7,6 +7,7 @@ Services take keyword-only, typed arguments, check the rules first and raise one
 from competition.services.accounts import user_signup
 from competition.services.definitions import CompetitionLoad, competition_load
 from competition.services.phases import phase_hide, phase_reveal
+from competition.services.references import reference_results_import
 from competition.services.scoring import (
     ScoreValue,
     ScoringResults,
@@ -35,7 +36,8 @@ from competition.services.teams import organizer_team_get_or_create, team_create
 
 __all__ = [
     "CompetitionLoad", "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport",
-    "competition_load", "organizer_team_get_or_create", "phase_hide", "phase_rescore", "phase_reveal",
+    "competition_load", "reference_results_import", "organizer_team_get_or_create",
+    "phase_hide", "phase_rescore", "phase_reveal",
     "submission_cancel", "submission_choose",
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
     "submission_fail", "submission_member_check", "submission_quota", "submission_record",

@@ -73,7 +73,8 @@ def board_material(
         )
         .order_by("created_at", "id")
         .values("id", "team_id", "team__name", "run_name", "created_at", "status",
-                "is_baseline", "is_chosen", "disqualified", "scorer_version", "track__slug")
+                "is_baseline", "is_chosen", "disqualified", "scorer_version", "track__slug",
+                "is_reference", "source")
     )
     entries = {
         s["id"]: {
@@ -88,10 +89,18 @@ def board_material(
             "disqualified": s["disqualified"],
             "scorer_version": s["scorer_version"],
             "track": s["track__slug"],
+            "is_reference": s["is_reference"],
+            "source": s["source"],
+            "procedure": "",
             "scores": {},
         }
         for s in submissions
     }
+    procedures = ScoringRun.objects.filter(submission__phase=phase, is_current=True,
+                                           submission__status=Submission.Status.SCORED)
+    for sid, procedure in procedures.values_list("submission_id", "procedure"):
+        if sid in entries:
+            entries[sid]["procedure"] = procedure
     scores = Score.objects.filter(
         submission__phase=phase,
         submission__status=Submission.Status.SCORED,
@@ -162,6 +171,8 @@ def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]
                 is_chosen=e["is_chosen"],
                 disqualified=e["disqualified"],
                 team_id=e["team_id"],
+                is_reference=e.get("is_reference", False),
+                source=e.get("source", ""),
                 scores=_cells(e["scores"], mode, metric),
                 primary=_cells(e["scores"], TASK_MODE, primary),
             )
@@ -211,6 +222,9 @@ class Board:
     """The task's tracks, each ranked on its own board (empty: the task has none)."""
     track: str | None = None
     """The track shown (its slug), when the task has tracks."""
+    versions: list[str] = field(default_factory=list)
+    """How the shown runs were scored: "<procedure or options> · scorer <version>", or
+    "published" for reference results; more than one means the board mixes scorings."""
 
     @property
     def available(self) -> list[str]:
@@ -227,6 +241,11 @@ class Board:
     @property
     def sortable(self) -> list[str]:
         return sort_columns([c.slug for c in self.columns])
+
+    @property
+    def sources(self) -> list[str]:
+        """Where the shown published (reference) results come from."""
+        return sorted({row.entry.source for row in self.rows if row.entry.is_reference})
 
     @property
     def wide(self) -> bool:
@@ -355,6 +374,7 @@ def leaderboard_board(
         frozen=frozen,
         tracks=tracks,
         track=track,
+        versions=_versions(data, {row.entry.submission_id for row in rows}),
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
         markers = board_tied_groups(board)
@@ -366,6 +386,22 @@ def leaderboard_board(
                 group_samples=GROUP_SAMPLES,
             )
     return board
+
+
+def _versions(data: dict, shown: set[int]) -> list[str]:
+    """The distinct scorings of the shown runs, for the board's mixed-versions notice."""
+    found = []
+    for entry in data["entries"]:
+        if entry["submission_id"] not in shown or entry["status"] != "scored":
+            continue
+        if entry.get("is_reference"):
+            label = "published results"
+        else:
+            label = (f"{entry.get('procedure') or 'task options'} · scorer "
+                     f"{entry['scorer_version']}")
+        if label not in found:
+            found.append(label)
+    return sorted(found)
 
 
 def _visible_entries(entries: list[Entry], *, phase: Phase, viewer,

@@ -22,11 +22,15 @@ from django.urls import NoReverseMatch, reverse
 
 from competition.errors import CompetitionError
 from competition.models import Competition, Membership, Submission
-from competition.services import competition_load, team_create
+from competition.services import competition_load, reference_results_import, team_create
+from leaderboard.models import BoardSnapshot
+from leaderboard.services import board_freeze
 
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEFINITION_2021 = FIXTURES / "codi-crac-2021.yaml"
 DEFINITION_2022 = FIXTURES / "codi-crac-2022.yaml"
+REFERENCES = {"codi-crac-2021": FIXTURES / "reference" / "codi-crac-2021.yaml"}
+"""Published results imported into a competition the demo loads (reference results)."""
 
 ORGANIZER = ("organizer", "codicrac-organizer")
 PARTICIPANT = ("participant", "codicrac-participant")
@@ -68,8 +72,26 @@ class Command(BaseCommand):
                 raise CommandError(exc.message) from None
             competition.organizers.add(organizer)
             self.demo_team(competition=competition, user=participant)
+            self.published_results(competition=competition, organizer=organizer)
             competitions.append(competition)
         self.summary(competitions, url=url.rstrip("/") + "/", eager=eager)
+
+    def published_results(self, *, competition: Competition, organizer) -> None:
+        """Import the edition's published results and freeze each phase that holds them as
+        its official board (once: a board frozen before stays as it was)."""
+        path = REFERENCES.get(competition.slug)
+        if path is None:
+            return
+        try:
+            imported = reference_results_import(path=path)
+        except CompetitionError as exc:
+            raise CommandError(exc.message) from None
+        for phase in {submission.phase for submission in imported}:
+            if not BoardSnapshot.objects.filter(phase=phase, active=True).exists():
+                board_freeze(phase=phase, user=organizer,
+                             note="official results as published; later runs go to the "
+                                  "post-task phase")
+        self.stdout.write(f"  {len(imported)} published results imported from {path.name}")
 
     def demo_user(self, username: str, password: str, *, staff: bool):
         """Create the user, or reset it to the documented password and rights."""
