@@ -352,7 +352,8 @@ def predicted_vs_gold(predicted: Sequence[Row], gold: Sequence[Row]) -> list[Gap
     out = []
     for name in names:
         p, g = pred_by.get(name), gold_by.get(name)
-        label = (p or g).entry.team if not (p or g).entry.is_baseline else (p or g).entry.run_name
+        entry = (p or g).entry
+        label = entry.run_name or entry.team if entry.is_baseline else entry.team
         out.append(GapRow(team=label, predicted=average(p), gold=average(g)))
     out.sort(key=lambda r: (r.gold is None, -(r.gold or 0.0), r.predicted is None,
                             -(r.predicted or 0.0)))

@@ -397,7 +397,7 @@ def _versions(data: dict, shown: set[int]) -> list[str]:
         if entry.get("is_reference"):
             label = "published results"
         else:
-            label = (f"{entry.get('procedure') or 'task options'} · scorer "
+            label = (f"{entry.get('procedure') or 'the task options'} · scorer "
                      f"{entry['scorer_version']}")
         if label not in found:
             found.append(label)

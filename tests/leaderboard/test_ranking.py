@@ -280,3 +280,11 @@ def test_a_teams_complete_run_represents_it_over_a_better_incomplete_one():
     (chosen,) = select_team_entries(runs, counts="best", available=["cs", "en"],
                                     missing="zero")
     assert chosen.submission_id == 1
+
+
+def test_a_baseline_without_a_run_name_is_named_by_its_team_in_the_gap_table():
+    """A published baseline row has no run name: the gap table names it by its team."""
+    entry = replace(_entry(1, "Baseline", {"cs": 0.5}), is_baseline=True)
+    rows = rank_rows([entry], available=["cs"])
+    (gap,) = predicted_vs_gold(rows, rows)
+    assert gap.team == "Baseline" and gap.gap == 0.0

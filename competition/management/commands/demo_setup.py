@@ -113,7 +113,7 @@ class Command(BaseCommand):
         write("")
         for competition in competitions:
             baselines = Submission.objects.filter(team__competition=competition,
-                                                  is_baseline=True)
+                                                  is_baseline=True, is_reference=False)
             counts = {status: baselines.filter(status=status).count()
                       for status in Submission.Status.values}
             pending = sum(counts[s] for s in Submission.PENDING_STATUSES)
