@@ -28,7 +28,8 @@ Codes: ``undecodable``, ``empty_file``, ``wrong_format``, ``no_newdoc``, ``bad_n
 ``tokens_before_newdoc``, ``duplicate_document``, ``too_few_columns``, ``too_many_columns``,
 ``bad_columns_header``, ``bad_cell``, ``close_after_open``, ``unbalanced``, ``crossing``,
 ``unclosed``, ``missing_entity_id``, ``missing_markable_id``, ``duplicate_markable_id``,
-``zero_in_span``, ``bad_min``, ``bridging_incomplete``, ``bridging_without_parens``.
+``zero_in_span``, ``bad_min``, ``bridging_incomplete``, ``bridging_without_parens``,
+``line_too_long``, ``nul_character``.
 """
 
 from __future__ import annotations
@@ -49,6 +50,10 @@ BRIDGING = "BRIDGING"
 DISCOURSE_DEIXIS = "DISCOURSE_DEIXIS"
 LAYERS = {"identity": IDENTITY, "bridging": BRIDGING, "discourse_deixis": DISCOURSE_DEIXIS}
 """Layer names (as callers pass them) and the column each is read from."""
+
+MAX_LINE_CHARACTERS = 100_000
+"""The longest line read (the real CODI-CRAC files stay under 700 characters); a longer one
+is refused (``line_too_long``), as is a line with a NUL character (``nul_character``)."""
 
 CODI_CRAC_COLUMNS = {IDENTITY: 10, BRIDGING: 11, DISCOURSE_DEIXIS: 12}
 """0-based column positions when a file has no ``# global.columns`` line."""
@@ -250,7 +255,7 @@ class _Reader:
 
     def lines(self, segment: bytes, lineno: int) -> Iterator[Document]:
         """Read the lines of ``segment`` (its first is line ``lineno``) one by one."""
-        bad: dict[int, str] = {}
+        bad: dict[int, tuple[str, str]] = {}
         try:  # decoded at once; line by line only where a byte is not UTF-8
             lines = segment.decode("utf-8").split("\n")
         except UnicodeDecodeError:
@@ -260,6 +265,8 @@ class _Reader:
                 lines.pop()  # the segment ends with a line end
             if lineno == 1 and lines and lines[0].startswith("\ufeff"):
                 lines[0] = lines[0][1:]  # a byte-order mark
+        if b"\x00" in segment or max(map(len, lines), default=0) > MAX_LINE_CHARACTERS:
+            bad.update(self.unreadable(lines, lineno))
         doc = self.doc
         fast = doc is not None and doc.fast is not None and not bad
         if doc is not None and doc.fast is not None:
@@ -277,7 +284,9 @@ class _Reader:
                 continue
             if bad and lineno in bad:
                 self.lineno = lineno
-                self.problem(lineno, bad[lineno], "undecodable")
+                self.problem(lineno, *bad[lineno])
+                if bad[lineno][1] != "undecodable":
+                    continue  # never read: a NUL or a line too long to be a token line
             if not cells:
                 if doc is not None and (doc.rows or doc.comments):
                     doc.end_sentence()
@@ -315,6 +324,8 @@ class _Reader:
             if n < low or n > high:
                 doc.token(cells)
                 continue
+            if doc.guard is not None and cells[doc.guard] != "_" and doc.shifted(cells):
+                continue
             if "." in first:
                 zero = doc.next_zero()
             else:
@@ -333,7 +344,7 @@ class _Reader:
                 append_line(lineno)
 
     @staticmethod
-    def decoded(segment: bytes, lineno: int) -> tuple[list[str], dict[int, str]]:
+    def decoded(segment: bytes, lineno: int) -> tuple[list[str], dict[int, tuple[str, str]]]:
         """The lines of a segment that is not all UTF-8 (bad bytes replaced), and what is
         wrong on each bad line, by line number (reported when the line is reached)."""
         pieces = segment.split(b"\n")
@@ -347,10 +358,25 @@ class _Reader:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 bad[lineno] = (f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not "
-                               "UTF-8 (expected UTF-8 text)")
+                               "UTF-8 (expected UTF-8 text)", "undecodable")
                 line = raw.decode("utf-8", errors="replace")
             lines.append(line)
         return lines, bad
+
+    @staticmethod
+    def unreadable(lines: list[str], lineno: int) -> dict[int, tuple[str, str]]:
+        """Lines that hold a NUL character or are longer than `MAX_LINE_CHARACTERS`, by line
+        number, with what is wrong: refused, never read."""
+        found = {}
+        for number, line in enumerate(lines, lineno):
+            if len(line) > MAX_LINE_CHARACTERS:
+                found[number] = (f"the line has {len(line):,} characters (expected at most "
+                                 f"{MAX_LINE_CHARACTERS:,}: one token and its annotation)",
+                                 "line_too_long")
+            elif "\x00" in line:
+                found[number] = (f"a NUL character (byte 0x00) at column {line.index(chr(0)) + 1} "
+                                 "(expected text without NUL characters)", "nul_character")
+        return found
 
     def comment(self, text: str) -> Document | None:
         match = NEWDOC.match(text) if "newdoc" in text else None
@@ -446,8 +472,16 @@ class _Doc:
         self.bridging_column = (column if column is not None
                                 and (wanted is None or BRIDGING in wanted) else None)
         self.bridging: list[BridgingLink] = []
+        # a line may stop after the columns a mode reads (trailing columns left out, as UA
+        # scorer v1 reads them), but a column missing before the annotation columns would
+        # shift every later cell: `shifted` refuses such lines instead of guessing
+        annotation = [column for name, column in columns.items()
+                      if name in (IDENTITY, BRIDGING, DISCOURSE_DEIXIS) and column is not None]
         self.needed = max([layer.column for layer in (self.identity, self.dd) if layer]
                           + [self.bridging_column or 0, 1]) + 1
+        # the column just before the first annotation column: an annotation cell found there
+        # means a column is missing on the line (`shifted`)
+        self.guard = min(annotation) - 1 if annotation and min(annotation) > 1 else None
         self.strict = wanted is not None
         self.active = [layer for layer in (self.identity, self.dd) if layer is not None]
         self.most = reader.declared if reader.declared is not None else 1 << 30
@@ -455,6 +489,8 @@ class _Doc:
         columns = [layer.column for layer in self.active]
         if self.bridging_column is not None:
             columns.append(self.bridging_column)
+        if self.guard is not None:
+            columns.append(self.guard)  # never more than three: at most two layers are read
         columns = (columns + columns[:1] * 2)[:3] if columns else [0, 0, 0]
         # `_Reader.lines` reads a line at once as a plain word when it has between `needed`
         # and `most` cells, '_' in these three columns (repeated where fewer are read; ID is
@@ -498,6 +534,8 @@ class _Doc:
                          f"{reader.declared} (expected no spaces inside a field)",
                          "too_many_columns")
             return
+        if self.shifted(cells):
+            return
         is_zero = "." in cells[0]
         position, zero = len(self.tokens), self.next_zero() if is_zero else 0
         for layer in self.active:
@@ -511,6 +549,24 @@ class _Doc:
         if not is_zero:
             self.tokens.append(sys.intern(cells[1]))
             self.token_lines.append(reader.lineno)
+
+    def shifted(self, cells: list[str]) -> bool:
+        """Whether the line has an annotation cell one column early (a column is missing
+        before the annotation columns, so every later cell would be read in the wrong
+        column); reported as ``too_few_columns``."""
+        if self.guard is None or self.guard >= len(cells):
+            return False
+        cell = cells[self.guard]
+        if cell == "_" or not (cell[0] == "(" or cell.startswith(")(")
+                               or cell.count(")") == len(cell)):
+            return False
+        expected = self.reader.declared
+        self.problem(f"column {self.guard + 1} holds '{cell[:40]}', an annotation cell: a column "
+                     f"is missing on this line, which has {len(cells)} columns (expected "
+                     + (f"the {expected} columns of '# global.columns'"
+                        if expected is not None else "every column up to the annotation")
+                     + ", '_' for an empty one)", "too_few_columns")
+        return True
 
     def next_zero(self) -> int:
         """The rank of a zero read now among the zeros before the next word."""
@@ -586,8 +642,11 @@ class _Doc:
         attributes = {}
         for part in body.split("|"):
             key, eq, value = part.partition("=")
-            if eq:
-                attributes[key] = value
+            if not eq or not key.strip():
+                self.problem(f"{layer.name} markable '({body}' has the attribute '{part}', which "
+                             f"is not NAME=VALUE (expected {_EXPECTED_MARKABLE})", "bad_cell")
+                return
+            attributes[key] = value
         markable_id = attributes.get("MarkableID")
         entity_id = attributes.get("EntityID")
         if not markable_id:
