@@ -12,7 +12,9 @@ This module owns spec §2.6 (and the policy decisions that replace the reference
    tuple of its mention codes. The walk keeps a visited set; a cycle is a `ScoringInputError`
    (the reference loops forever, Q13);
 4. non-referring clusters (``-Pseudo``) leave coreference scoring; every one of their
-   mentions is kept for non-referring identification (policy, instead of the first one, Q14);
+   mentions is kept for non-referring identification (policy, instead of the first one, Q14).
+   In compact (CorefUD) files a ``-Pseudo`` entity is an ordinary entity, as the CorefUD
+   scorer reads it;
 5. without singletons, clusters of size one are dropped, an accommodated set counting as a
    mention (policy, instead of the AssertionError of Q19);
 6. clusters whose accommodated sets are identical are merged (plural test PA-8).
@@ -191,8 +193,13 @@ class ProcessedLayer:
 
 
 def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder: SpanCoder,
-                  *, path: str, document: str, warnings: list[str]) -> ProcessedLayer:
-    """Apply the scoring mode (spec §2.6, policy) to one annotation layer."""
+                  *, path: str, document: str, warnings: list[str],
+                  pseudo_non_referring: bool = True) -> ProcessedLayer:
+    """Apply the scoring mode (spec §2.6, policy) to one annotation layer.
+
+    ``pseudo_non_referring``: whether ``-Pseudo`` entities are non-referring (UA files); the
+    CorefUD scorer scores them as ordinary entities in compact files.
+    """
     codes_of = coder.codes
     code_keys = coder.keys
     groups: dict[str, list[int]] = {}
@@ -269,7 +276,7 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
         acc = None
         if keep_split and split_lists.get(eid):
             acc = _accommodated_set(eid, raw, split_lists, first, path)
-        if first[eid].non_referring:
+        if pseudo_non_referring and first[eid].non_referring:
             non_referring.update(codes)
             continue
         if not keep_singletons and len(codes) + (acc is not None) == 1:
@@ -295,11 +302,14 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
 
     An entity whose split list is not empty is itself a plural and is expanded (nested
     plurals are flattened); any other entity is an atomic member, taken as the tuple of its
-    mention codes. An entity reached again while it is being expanded is a cycle: an error
+    mention codes. Two member entities with the same mentions (the same span annotated in
+    two entities, both elements of the plural) are one member, as both reference scorers
+    hold the members in a set. An entity reached again while it is being expanded is a cycle: an error
     naming the entities, never an endless loop (Q13).
     """
     members: list[tuple[int, ...]] = []
     member_seen: set[str] = set()
+    member_mentions: set[frozenset[int]] = set()
     done: set[str] = set()
     chain = [plural]  # the plurals being expanded, outermost first
     stack = [iter(split_lists[plural])]
@@ -321,7 +331,10 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
                 stack.append(iter(split_lists[sub]))
         elif sub not in member_seen:
             member_seen.add(sub)
-            members.append(tuple(groups[sub]))
+            mentions = frozenset(groups[sub])
+            if mentions not in member_mentions:  # identical members are one (v1 and v2)
+                member_mentions.add(mentions)
+                members.append(tuple(groups[sub]))
     if not members:
         return None
     return AccommodatedSet(tuple(members), frozenset(members))

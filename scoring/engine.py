@@ -80,10 +80,12 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
         exact = options.matching == "exact"
         key_markables = with_first_node_heads(key_markables, exact=exact)
         resp_markables = with_first_node_heads(resp_markables, exact=exact)
+    # the CorefUD scorer scores a '-Pseudo' entity of a compact file as any other entity
     k = process_layer(key_markables, options, coder, path=key.path, document=key.name,
-                      warnings=warnings)
+                      warnings=warnings, pseudo_non_referring=not compact)
     r = process_layer(resp_markables, options, coder, path=response.path,
-                      document=response.name, warnings=warnings)
+                      document=response.name, warnings=warnings,
+                      pseudo_non_referring=not compact)
     key_part, resp_part = k.partition, r.partition
     rename: dict[int, int] = {}
     if (options.keep_zeros and options.zero_match_method == "dependent" and k.zeros

@@ -225,7 +225,11 @@ def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path
 @pytest.mark.parametrize("matching", ["exact", "partial-corefud", "head"])
 def test_converted_files_score_as_their_exploded_originals(tmp_path, matching):
     """The natural key/response pair AMI ES2004a (2021 test vs 2022 dev): scored as exploded
-    files and as their compact conversions, every metric agrees, under every matching."""
+    files and as their compact conversions, every metric agrees, under every matching.
+
+    A '-Pseudo' entity is non-referring in a UA file but an ordinary entity in a compact file
+    (as the CorefUD scorer reads it), so the exploded side here gives those entities an
+    ordinary id: the conversion itself must change no number."""
     from scoring import score_files
 
     pair = {}
@@ -234,6 +238,8 @@ def test_converted_files_score_as_their_exploded_originals(tmp_path, matching):
         docs = exploded.read(str(SHARED / "data" / name))
         for doc in docs:
             doc.name = doc.name.split("/", 1)[1]  # the split prefix differs between releases
+            doc.identity = tuple(
+                m._replace(entity_id=m.entity_id.replace("-Pseudo", "-P")) for m in doc.identity)
         for fmt, writer, suffix in (("ua", write_exploded, "conllua"),
                                     ("corefud", write_compact, "conllu")):
             path = tmp_path / f"{side}.{suffix}"
