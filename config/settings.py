@@ -222,10 +222,13 @@ CELERY_BEAT_SCHEDULE = {
 
 # --- REST framework ---------------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: a request without credentials is answered 401 with a WWW-Authenticate
+    # header (DRF answers 403 when the first class names no authentication scheme).
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    "EXCEPTION_HANDLER": "leaderboard.api.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {

@@ -17,6 +17,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+from rest_framework.views import exception_handler as drf_exception_handler
 
 from competition import services as competition_services
 from competition.errors import CompetitionError, SubmissionRejected
@@ -44,8 +45,33 @@ ERROR_STATUS = {
 }
 
 
-def error_response(code: str, detail: str, *, problems=None, http_status=None) -> Response:
+def api_exception_handler(exc, context) -> Response | None:
+    """DRF's own errors (authentication, permissions, 404, 405, parse errors) in the API's
+    shape: ``{"code": ..., "detail": ...}``, the code DRF gives the error."""
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    detail = getattr(exc, "detail", None)
+    code = getattr(exc, "default_code", "error")
+    if hasattr(detail, "code") and isinstance(getattr(detail, "code", None), str):
+        code = detail.code
+    response.data = {"code": code, "detail": str(detail if detail is not None else exc)}
+    return response
+
+
+def _form_errors(errors: dict) -> tuple[str, dict[str, list[str]]]:
+    """A serializer's errors as one readable line and as {field: [messages]}."""
+    fields = {name: [str(message) for message in messages]
+              for name, messages in errors.items()}
+    line = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
+    return line, fields
+
+
+def error_response(code: str, detail: str, *, problems=None, http_status=None,
+                   fields: dict | None = None) -> Response:
     body = {"code": code, "detail": detail}
+    if fields is not None:
+        body["fields"] = fields
     if problems is not None:
         body["problems"] = [
             {"file": p.file, "subcorpus": p.subcorpus, "document": p.document, "line": p.line,
@@ -155,7 +181,8 @@ class PhaseSubmissionsView(APIView):
                                   "before submitting.")
         form = SubmitSerializer(data=request.data)
         if not form.is_valid():
-            return error_response("invalid_request", str(form.errors))
+            line, fields = _form_errors(form.errors)
+            return error_response("invalid_request", line, fields=fields)
         archive = request.FILES.get("archive")
         files = {key: request.FILES[key] for key in request.FILES if key != "archive"}
         track = form.validated_data.get("track") or None

@@ -215,9 +215,11 @@ class _Reader:
         self.any_line = False
 
     # -- problems ---------------------------------------------------------------------------
-    def problem(self, line: int | None, message: str, code: str) -> None:
-        error = ScoringInputError(self.path, line, message, code=code,
-                                  document=self.doc.name if self.doc else None)
+    def problem(self, line: int | None, message: str, code: str, *,
+                document: str | None = None) -> None:
+        if document is None and self.doc is not None:
+            document = self.doc.name
+        error = ScoringInputError(self.path, line, message, code=code, document=document)
         if self.collect is None:
             raise error
         self.collect.append(error)
@@ -390,7 +392,8 @@ class _Reader:
                 name = f"<unnamed document at line {self.lineno}>"
             elif name in self.names:
                 self.problem(self.lineno, f"document '{name}' appears twice in the file "
-                             "(expected unique '# newdoc id' names)", "duplicate_document")
+                             "(expected unique '# newdoc id' names)", "duplicate_document",
+                             document=name)
             self.names.add(name)
             self.doc = _Doc(self, name, self.lineno)
             self.doc.comments.append(text)

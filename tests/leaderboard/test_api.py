@@ -164,3 +164,34 @@ def test_per_document_scores_through_the_api_obey_visibility(api, make_world):
     assert api.get(f"/api/submissions/{sid}/documents/").status_code == 404
     api.credentials()
     assert api.get(f"/api/submissions/{sid}/documents/").status_code == 404
+
+
+def test_a_request_without_a_token_gets_401_with_its_code(api, world):
+    """As docs/api.md says: 401 (with the scheme to use), and the JSON shape of every error."""
+    response = api.get(f"/api/phases/{world.phase.pk}/submissions/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"].startswith("Token")
+    assert response.json()["code"] == "not_authenticated" and response.json()["detail"]
+    api.credentials(HTTP_AUTHORIZATION="Token not-a-token")
+    bad = api.get(f"/api/phases/{world.phase.pk}/submissions/")
+    assert bad.status_code == 401 and bad.json()["code"] == "authentication_failed"
+
+
+def test_an_invalid_request_names_its_fields_in_words(api, world):
+    login(api, world.alice)
+    response = submit(api, world, run_name="x" * 200)
+    body = response.json()
+    assert response.status_code == 400 and body["code"] == "invalid_request"
+    assert body["detail"].startswith("run_name: ") and "ErrorDetail" not in body["detail"]
+    assert list(body["fields"]) == ["run_name"]
+
+
+def test_a_duplicate_document_problem_names_the_document(api, world):
+    login(api, world.alice)
+    text = world.response_text("light")
+    twice = text + text[text.index("# newdoc"):]
+    response = submit(api, world, {"light": twice, "ami": world.response_text("ami")})
+    problems = response.json()["problems"]
+    duplicate = [p for p in problems if p["code"] == "duplicate_document"]
+    assert response.status_code == 400 and duplicate
+    assert all(p["document"] for p in duplicate), duplicate
