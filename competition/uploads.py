@@ -10,6 +10,7 @@ byte of it is written.
 from __future__ import annotations
 
 import hashlib
+import re
 import stat
 import zipfile
 from collections.abc import Iterable, Mapping
@@ -52,16 +53,31 @@ class ReceivedFile:
     sha256: str
 
 
-def subcorpus_for_name(name: str, subcorpora: Mapping[str, str]) -> str | None:
+COREFUD_STEM = re.compile(r"(.+)-corefud-(?:train|dev|test)")
+"""The stem of a CorefUD release's file name: ``<dataset>-corefud-<split>``."""
+
+
+def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
+                       file_names: Mapping[str, str] | None = None) -> str | None:
     """The slug of the sub-corpus a file name stands for, or None.
 
-    ``subcorpora`` maps slug → display name. A name matches when its stem (the part before the
-    first dot) equals a slug or a name, ignoring case: ``LIGHT.CONLLUA``, ``light.conllua`` and
-    ``light`` all name the sub-corpus ``light`` (LIGHT).
+    ``subcorpora`` maps slug → display name; ``file_names`` slug → the name participants are
+    told to upload (a dataset's ``file:``, e.g. ``cs_pcedt-corefud-test.conllu``), matched
+    first, ignoring case. Otherwise a name matches when its stem (the part before the first
+    dot) equals a slug or a name, ignoring case: ``LIGHT.CONLLUA``, ``light.conllua`` and
+    ``light`` all name the sub-corpus ``light`` (LIGHT); a CorefUD release's
+    ``<dataset>-corefud-<split>`` stem names the dataset.
     """
-    stem = PurePosixPath(name).name.split(".", 1)[0].strip().lower()
+    base = PurePosixPath(name).name.strip().lower()
+    for slug, expected in (file_names or {}).items():
+        if expected and base == expected.strip().lower():
+            return slug
+    stem = base.split(".", 1)[0]
+    candidates = {stem}
+    if (match := COREFUD_STEM.fullmatch(stem)) is not None:
+        candidates.add(match.group(1))
     for slug, display in subcorpora.items():
-        if stem in {slug.lower(), display.lower()}:
+        if candidates & {slug.lower(), display.lower()}:
             return slug
     return None
 
@@ -130,7 +146,8 @@ def _zip_member_problem(info: zipfile.ZipInfo) -> str | None:
 
 
 def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path,
-                limits: UploadLimits) -> dict[str, ReceivedFile]:
+                limits: UploadLimits,
+                file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
     """Check a zip archive of response files, then write its members into ``workdir``."""
     if archive.size is not None and archive.size > limits.max_upload_bytes:
         raise SubmissionRejected("upload_too_large", name=archive.name, size=archive.size,
@@ -139,7 +156,8 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
     _write_stream(archive.chunks(), zip_path, limit=limits.max_upload_bytes, name=archive.name)
     try:
         with zipfile.ZipFile(zip_path) as zf:
-            return _extract_checked(zf, subcorpora=subcorpora, workdir=workdir, limits=limits)
+            return _extract_checked(zf, subcorpora=subcorpora, workdir=workdir, limits=limits,
+                                    file_names=file_names)
     except zipfile.BadZipFile as exc:
         raise SubmissionRejected("bad_zip", reason=str(exc)) from None
     finally:
@@ -147,7 +165,8 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
 
 
 def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], workdir: Path,
-                     limits: UploadLimits) -> dict[str, ReceivedFile]:
+                     limits: UploadLimits,
+                     file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
     members = [info for info in zf.infolist() if not info.is_dir()]
     if not members:
         raise SubmissionRejected("no_files")
@@ -165,7 +184,7 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
         if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
             raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is compressed "
                                      f"more than {limits.max_compression_ratio}:1")
-        slug = subcorpus_for_name(info.filename, subcorpora)
+        slug = subcorpus_for_name(info.filename, subcorpora, file_names)
         if slug is None:
             unknown.append(info.filename)
         elif slug in by_slug:
@@ -173,8 +192,10 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
         else:
             by_slug[slug] = info
     if unknown:
+        expected = [file_names.get(slug) or display if file_names else display
+                    for slug, display in subcorpora.items()]
         raise SubmissionRejected("unknown_files", names=", ".join(sorted(unknown)),
-                                 expected=", ".join(subcorpora.values()))
+                                 expected=", ".join(expected))
     if duplicates:
         raise SubmissionRejected("duplicate_files", subcorpora=", ".join(sorted(duplicates)))
     received: dict[str, ReceivedFile] = {}

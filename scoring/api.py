@@ -21,14 +21,20 @@ from array import array
 from collections.abc import Iterator, Sequence
 
 from scoring.errors import ScoringInputError
-from scoring.model import Document
+from scoring.model import Document, Sentence
 from scoring.options import Invocation, ScoringOptions, parse_options
 from scoring.pairing import FORM_CHECKED, Pairing, file_format, read_other, reader_settings
 from scoring.readers import detect_format, exploded
 from scoring.results import CorpusResult
 from scoring.runner import run
 from scoring.serialize import result_dict
-from scoring.validate import compare_tokens, document_checks, document_pairing
+from scoring.validate import (
+    compare_sentences,
+    compare_tokens,
+    document_checks,
+    document_pairing,
+    sentence_ids,
+)
 
 __all__ = ["read_documents", "score", "score_files", "score_invocation", "validate_response"]
 
@@ -137,14 +143,19 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
                                            **reader_settings(opts, side))
         return iter(read_other(path, formats[side], problems))
 
+    sentences = formats["key"] == formats["response"] == "corefud"
     response_tokens: dict[str, Document] = {}
     response_names: list[tuple[str, int]] = []
     for doc in documents(str(response_path), "response"):
         response_names.append((doc.name, doc.line))
         problems.extend(document_checks(doc, opts))
+        # keep only what the key is compared with: tokens (and sentence ids, compact files)
+        layout = tuple(Sentence((f"# sent_id = {sid}",), ()) for sid in sentence_ids(doc)) \
+            if sentences else ()
         response_tokens[doc.name] = Document(
             doc.name, doc.path, doc.line, tuple(map(sys.intern, doc.tokens)),
-            token_lines=array("l", doc.token_lines))  # type: ignore[arg-type]
+            token_lines=array("l", doc.token_lines),  # type: ignore[arg-type]
+            sentences=layout)
         if len(problems) >= max_problems:
             return problems[:max_problems]
     key_names: list[tuple[str, int]] = []
@@ -154,6 +165,8 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
         response_doc = response_tokens.pop(doc.name, None)
         if response_doc is not None:
             if (problem := compare_tokens(doc, response_doc, forms=forms)) is not None:
+                problems.append(problem)
+            elif sentences and (problem := compare_sentences(doc, response_doc)) is not None:
                 problems.append(problem)
         if len(problems) >= max_problems:
             return problems[:max_problems]

@@ -18,7 +18,12 @@ from scoring.model import Document
 from scoring.options import ScoringOptions
 from scoring.readers import FORMATS, read_head, reader_module
 from scoring.readers import exploded
-from scoring.validate import compare_tokens, document_checks, document_pairing
+from scoring.validate import (
+    compare_sentences,
+    compare_tokens,
+    document_checks,
+    document_pairing,
+)
 
 FORM_CHECKED = ("ua", "corefud")
 """Formats whose key and response must have the same word forms (as UA scorer v2 checks);
@@ -175,6 +180,9 @@ class Pairing:
         forms = self.key_format in FORM_CHECKED
         if (problem := compare_tokens(key_doc, response_doc, forms=forms)) is not None:
             raise problem
+        if self.key_format == self.response_format == "corefud" and response_doc.line:
+            if (problem := compare_sentences(key_doc, response_doc)) is not None:
+                raise problem
         for doc in (key_doc, response_doc):
             problems = document_checks(doc, self.options)
             if problems:

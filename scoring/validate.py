@@ -128,6 +128,42 @@ def compare_tokens(key: Document, response: Document, *,
         document=response.name)
 
 
+def sentence_ids(doc: Document) -> list[str]:
+    """The ``# sent_id`` of each sentence of a document read with its layout ('' for none)."""
+    ids = []
+    for sentence in doc.sentences:
+        found = ""
+        for comment in sentence.comments:
+            key, eq, value = comment.lstrip("#").partition("=")
+            if eq and key.strip() == "sent_id":
+                found = value.strip()
+                break
+        ids.append(found)
+    return ids
+
+
+def compare_sentences(key: Document, response: Document) -> ScoringInputError | None:
+    """The first difference between the sentences of a key and a response document of a
+    compact (CorefUD) file: the same number of sentences, with the same ``# sent_id``, as the
+    CorefUD scorer requires before it aligns anything."""
+    key_ids, response_ids = sentence_ids(key), sentence_ids(response)
+    if key_ids == response_ids:
+        return None
+    for index, (expected, found) in enumerate(zip(key_ids, response_ids)):
+        if expected != found:
+            return ScoringInputError(
+                response.path, response.line,
+                f"document '{response.name}': sentence {index + 1} has sent_id "
+                f"'{found}' but the key has '{expected}' (expected the key's sentences, "
+                "with the same '# sent_id', in the same order)", code="sentence_mismatch",
+                document=response.name)
+    return ScoringInputError(
+        response.path, response.line,
+        f"document '{response.name}' has {len(response_ids)} sentences but the key document "
+        f"has {len(key_ids)} (expected the key's sentences, in the same order)",
+        code="sentence_mismatch", document=response.name)
+
+
 def document_pairing(key_path: str, key_names: Sequence[tuple[str, int]], response_path: str,
                      response_names: Sequence[tuple[str, int]], policy: str
                      ) -> tuple[list[ScoringInputError], list[str]]:

@@ -202,7 +202,11 @@ def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
 
 
 def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
-             subcorpora: Mapping[str, SubCorpus], workdir: Path) -> dict[str, ReceivedFile]:
+             subcorpora: Mapping[str, SubCorpus], workdir: Path,
+             skipping_allowed: bool = False) -> dict[str, ReceivedFile]:
+    """The files of an upload by sub-corpus slug. Every available sub-corpus needs one, except
+    in phases whose rule counts a skipped dataset as 0 (``missing: zero``, CRAC): there a team
+    may send only some datasets."""
     names = {slug: sc.name for slug, sc in subcorpora.items()}
     files = {key: value for key, value in (files or {}).items() if value is not None}
     if archive is not None and files:
@@ -210,14 +214,16 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
                                  "per sub-corpus, not both")
     if archive is not None:
         received = receive_zip(archive=archive, subcorpora=names, workdir=workdir,
-                               limits=upload_limits())
+                               limits=upload_limits(),
+                               file_names={slug: sc.file_name
+                                           for slug, sc in subcorpora.items()})
     elif files:
         received = receive_files(files=files, subcorpora=names, workdir=workdir,
                                  limits=upload_limits())
     else:
         raise SubmissionRejected("no_files")
     missing = [sc.name for slug, sc in subcorpora.items() if slug not in received]
-    if missing:
+    if missing and not skipping_allowed:
         raise SubmissionRejected("missing_files", subcorpora=", ".join(missing))
     return received
 
@@ -256,7 +262,8 @@ def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upl
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
         received = _receive(files=files, archive=archive, subcorpora=subcorpora,
-                            workdir=Path(tmp))
+                            workdir=Path(tmp),
+                            skipping_allowed=phase.missing == Phase.Missing.ZERO)
         if problems := response_files_check(phase=phase, received=received,
                                             subcorpora=subcorpora):
             raise SubmissionRejected("invalid_files", problems=problems)

@@ -108,6 +108,11 @@ def unmutated() -> dict:
        column=st.integers(min_value=0, max_value=14))
 def test_every_mutation_is_refused_at_its_line_or_changes_nothing(tmp_path_factory, unmutated,
                                                                   number, how, column):
+    """Deleting an annotation column itself (11-13) is left out: on a line whose markable
+    opens and closes there, the line cannot be told from one that leaves out trailing empty
+    columns, which the real CODI-CRAC files do (docs/formats.md)."""
+    if how == "delete" and 10 <= column <= 12:
+        return
     response = mutated(tmp_path_factory.mktemp("fuzz"), number,
                        mutate(LINES[number - 1], how, column))
     try:
