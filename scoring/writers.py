@@ -153,18 +153,27 @@ def _opening_order(spans: list[tuple[Node, Node, str]]) -> list[str]:
 
 
 def write_compact(documents: Iterable[Document], out: TextIO) -> None:
-    """Write documents as compact CONLL-UA (CoNLL-U with ``Entity=`` in MISC)."""
+    """Write documents as compact CONLL-UA (CoNLL-U with ``Entity=`` in MISC).
+
+    The ``head`` field is declared only when some mention has a head: the CorefUD tools
+    (udapi) refuse an empty head field but read a file without one, taking each mention's
+    first word as its head, as our reader does. A mention without a head in a file whose
+    other mentions have one is written headed by its first node, which reads the same.
+    """
     documents = list(documents)
-    out.write(f"# global.Entity = {COMPACT_FIELDS}\n")
+    with_head = any(_head_position(m)[0] is not None for doc in documents
+                    for layer in (doc.identity, doc.discourse_deixis) for m in layer)
+    fields = COMPACT_FIELDS if with_head else COMPACT_FIELDS.replace("-head", "")
+    out.write(f"# global.Entity = {fields}\n")
     extra = next((_columns(d) for d in documents if len(_columns(d)) > len(CONLLU_COLUMNS)),
                  None)
     if extra:
         out.write(f"# global.ua.columns = {' '.join(extra)}\n")
     for doc in documents:
-        _write_compact_document(doc, out)
+        _write_compact_document(doc, out, with_head=with_head)
 
 
-def _write_compact_document(doc: Document, out: TextIO) -> None:
+def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = True) -> None:
     layout = _layout(doc)
     nodes = [node for _, rows in layout for node, _ in rows if node is not None]
     columns = _columns(doc)
@@ -185,6 +194,10 @@ def _write_compact_document(doc: Document, out: TextIO) -> None:
         for markable in layer:
             bridges = by_anaphor.get(markable.markable_id, []) if key == "Entity" else []
             fields = _compact_fields(markable, nodes, bridges)
+            if not with_head:
+                del fields[2]
+            elif not fields[2]:
+                fields[2] = "1"  # the first node, as a mention without a head is read
             parts = _part_nodes(markable)
             eid = escape(markable.entity_id)
             for k, (first, last) in enumerate(parts, start=1):
@@ -235,13 +248,20 @@ def _check_compact_nesting(doc: Document, layer: Iterable[Markable]) -> None:
                 "--to exploded)", code="unwritable", document=doc.name)
 
 
+def _head_position(markable: Markable) -> tuple[int | None, int]:
+    """A mention's head (document token position, zero rank), from a compact file or from
+    the exploded ``Head=`` attribute; (None, 0) when it has none."""
+    if markable.head is not None:
+        return markable.head, markable.head_zero
+    head = dict(markable.attributes).get("Head", "")
+    return (int(head) - 1, 0) if head.isdigit() else (None, 0)
+
+
 def _compact_fields(markable: Markable, nodes: list[Node], bridges: list[BridgingLink]
                     ) -> list[str]:
     attributes = dict(markable.attributes)
     head = ""
-    head_position, head_rank = markable.head, markable.head_zero
-    if head_position is None and attributes.get("Head", "").isdigit():
-        head_position, head_rank = int(attributes["Head"]) - 1, 0
+    head_position, head_rank = _head_position(markable)
     if head_position is not None:
         node = (head_position, 0, head_rank) if head_rank else (head_position, 1, 0)
         covered = _node_list(markable, nodes)
@@ -268,14 +288,15 @@ def _standard_relations(doc: Document, add) -> None:
     for markable in doc.identity:
         for plural in markable.element_of:
             pair = (markable.entity_id, plural)
-            if plural in first and pair not in seen:
+            if plural in first and pair not in seen and plural != markable.entity_id:
                 seen.add(pair)
                 add(_part_nodes(first[plural])[0][0], "SplitAnte",
                     f"{escape(markable.entity_id)}<{escape(plural)}")
     for link in doc.bridging:
         anaphor, anchor = by_id.get(link.anaphor), by_id.get(link.anchor)
-        if anaphor is None or anchor is None:
-            continue
+        if anaphor is None or anchor is None or anaphor.entity_id == anchor.entity_id:
+            continue  # (an entity bridging to itself has no entity-level form: udapi refuses
+            # it; the mention-level link stays in the 'ua' field)
         rel = f":{escape(link.relation)}" if link.relation else ""
         add(_part_nodes(anaphor)[0][0], "Bridge",
             f"{escape(anchor.entity_id)}<{escape(anaphor.entity_id)}{rel}")

@@ -204,12 +204,18 @@ COREFUD_SUITE = sorted(
 def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path):
     """Mentions (parts, zeros) and word heads come back; zero heads and empty nodes inside
     multi-word mentions are what exploded files cannot carry."""
-    def mentions(doc: Document) -> list:
-        return sorted((m.entity_id, m.parts, m.zero, None if m.head_zero else m.head)
+    def mentions(doc: Document, zero_headed: set) -> list:
+        return sorted((m.entity_id, m.parts, m.zero,
+                       None if m.head_zero or (m.entity_id, m.parts, m.zero) in zero_headed
+                       else m.head)
                       for m in doc.identity)
 
     for path in COREFUD_SUITE:
         original = compact.read(path)
+        # an empty-node head does not survive (the compact writer then heads the mention by
+        # its first node, as a mention without a head is read)
+        zero_headed = {(m.entity_id, m.parts, m.zero) for d in original for m in d.identity
+                       if m.head_zero}
         with open(tmp_path / "e.conllua", "w", encoding="utf-8") as out:
             write_exploded(original, out)
         middle = exploded.read(str(tmp_path / "e.conllua"), discontinuous=True,
@@ -217,7 +223,8 @@ def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path
         with open(tmp_path / "c.conllu", "w", encoding="utf-8") as out:
             write_compact(middle, out)
         back = compact.read(tmp_path / "c.conllu")
-        assert [mentions(d) for d in back] == [mentions(d) for d in original], path
+        assert ([mentions(d, zero_headed) for d in back]
+                == [mentions(d, zero_headed) for d in original]), path
     assert len(COREFUD_SUITE) > 130
 
 
