@@ -23,6 +23,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bench import startup
 from bench.corpus import Shape, write_pair
 
 
@@ -119,15 +120,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
-    parser.add_argument("--cases", default=",".join(c.name for c in CASES),
+    parser.add_argument("--cases", default=",".join([c.name for c in CASES] + ["startup"]),
                         help="comma-separated case names")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
-    unknown = [name for name in args.cases.split(",") if name not in by_name]
+    names = [name for name in args.cases.split(",") if name != "startup"]
+    unknown = [name for name in names if name not in by_name]
     if unknown:
-        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}")
-    rows = run([by_name[name] for name in args.cases.split(",")], args.scale, sys.stdout)
+        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, startup")
+    rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
+    if "startup" in args.cases.split(","):
+        rows += startup.run(sys.stdout)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

@@ -32,8 +32,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from scoring.assignment import linear_sum_assignment
 from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
 
 Span = tuple[int, int]

@@ -12,8 +12,8 @@ from collections.abc import Callable, Container, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from scoring.assignment import linear_sum_assignment
 from scoring.results import PRCounts
 
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from scoring.assignment import linear_sum_assignment
 from scoring.clusters import Partition
 from scoring.metrics.contingency import Contingency
 from scoring.metrics.coref import NO_SPLITS, SplitMaps

@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
+from scoring.assignment import linear_sum_assignment
 from scoring.metrics.contingency import Contingency
 from scoring.results import PRCounts
 

@@ -36,3 +36,24 @@ def test_the_bench_prints_a_row_per_case_at_a_tiny_size():
     assert row["score"]["peak_mib"] >= row["score"]["import_mib"] > 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("case") and lines[2].startswith("bridging-dd")
+
+
+def test_the_startup_case_prints_the_import_and_the_runs(capsys):
+    """`python -m bench --cases startup` prints the import's CPU and each run's overhead."""
+    from bench import startup
+
+    out = io.StringIO()
+    rows = startup.run(out, repeat=1)
+    assert [row["case"] for row in rows] == [f"startup: {label}" for label in startup.DOCUMENTS]
+    assert all(row["cpu"] > 0 and row["import_cpu"] > 0 for row in rows)
+    assert "python -c 'import scoring'" in out.getvalue()
+
+
+def test_importing_the_scorer_does_not_import_scipy():
+    """scipy loads on the first assignment actually solved (scoring/assignment.py)."""
+    import subprocess
+    import sys
+
+    code = "import sys, scoring; print('scipy' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True,
+                          text=True).stdout.strip() == "False"

@@ -147,3 +147,27 @@ def test_blanc_with_a_split_antecedent_is_the_mean_over_mention_orders(make_doc)
     assert coref.r_num == pytest.approx(3 + 2 / 3)
     assert coref.r_den == 5
     assert 3 / 5 <= coref.recall <= (4 + 1 / 3) / 5
+
+
+def test_the_assignment_shortcut_returns_what_scipy_returns():
+    """Where every row has a strictly best cell in a column of its own, the assignment is
+    taken without scipy; it must be the indices scipy returns, on random matrices with ties."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment as reference
+
+    from scoring.assignment import _only_optimum, linear_sum_assignment
+
+    rng = np.random.default_rng(7)
+    shortcuts = 0
+    for rows in range(1, 6):
+        for cols in range(1, 7):
+            for _ in range(60):
+                matrix = (rng.integers(0, 3, (rows, cols)).astype(float) if rng.random() < 0.5
+                          else rng.random((rows, cols)))
+                for maximize in (True, False):
+                    ours = linear_sum_assignment(matrix, maximize=maximize)
+                    theirs = reference(matrix, maximize=maximize)
+                    assert ours[0].tolist() == theirs[0].tolist()
+                    assert ours[1].tolist() == theirs[1].tolist()
+                    shortcuts += _only_optimum(matrix, maximize) is not None
+    assert shortcuts > 100  # the shortcut is exercised, not only the fallback
