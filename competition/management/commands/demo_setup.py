@@ -29,6 +29,7 @@ from leaderboard.services import board_freeze
 FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEFINITION_2021 = FIXTURES / "codi-crac-2021.yaml"
 DEFINITION_2022 = FIXTURES / "codi-crac-2022.yaml"
+DEFINITION_COREFUD = FIXTURES / "corefud-demo.yaml"
 REFERENCES = {"codi-crac-2021": FIXTURES / "reference" / "codi-crac-2021.yaml"}
 """Published results imported into a competition the demo loads (reference results)."""
 
@@ -38,8 +39,8 @@ TEAM_NAME = "Demo Team"
 
 
 class Command(BaseCommand):
-    help = ("Set up the demo: demo organizer and participant, CODI-CRAC 2021 with its "
-            "baselines scored, a demo team. Idempotent.")
+    help = ("Set up the demo: demo organizer and participant, CODI-CRAC 2021 and the CorefUD "
+            "demo with their baselines scored, a demo team. Idempotent.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--with-2022", action="store_true",
@@ -53,7 +54,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, with_2022: bool, definition: list[Path] | None, url: str,
                **options) -> None:
-        definitions = definition or [DEFINITION_2021]
+        definitions = definition or [DEFINITION_2021, DEFINITION_COREFUD]
         if with_2022:
             definitions.append(DEFINITION_2022)
         eager = bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
