@@ -21,10 +21,11 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 venv: $(VENV)/.installed
 
 ## The platform: a CODI-CRAC 2021 competition with real data, SQLite, in-process scoring.
+## PORT=8101 (and HOST) choose where it serves; the printed links and e-mails follow.
 demo: venv
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py demo_setup
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
+	SITE_URL=http://$(HOST):$(PORT) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 ## Every test. Pass 1: embedded configuration (SQLite, in-process Celery), everything but
 ## the `services` tests. Pass 2: PostgreSQL + Redis + real `celery worker` processes.
