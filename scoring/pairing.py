@@ -38,8 +38,9 @@ def read_other(path: str, format: str, collect: list | None,
     except ImportError:
         raise ScoringInputError(path, None, f"the {format} reader is not available",
                                 code="unsupported_format") from None
+    extra = {"layout": False} if format == "corefud" else {}  # rows are for converters
     try:
-        return list(module.read(path, warnings=warnings))
+        return list(module.read(path, warnings=warnings, **extra))
     except ScoringInputError as problem:
         if collect is None:
             raise

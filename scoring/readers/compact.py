@@ -45,6 +45,9 @@ udapi-python #101): they are reported as warnings (``warnings=`` list) and dropp
 
 from __future__ import annotations
 
+import io
+from functools import partial
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,21 +107,24 @@ def sniff(text_head: str) -> bool:
 
 
 def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list | None = None) -> list[Document]:
+         collect: list | None = None, layout: bool = True) -> list[Document]:
     """Read every document of a compact CONLL-UA / CorefUD file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
     ``collect``: None raises the first ScoringInputError; a list receives it instead and
-    no document is returned (the exploded reader's convention).
+    no document is returned (the exploded reader's convention). ``layout=False`` keeps each
+    sentence's comments (its ``# sent_id``) but not its token rows, which only a converter
+    needs: scoring reads that way, in a fraction of the memory.
     """
-    return read_collecting(_read, path, warnings, collect)
+    return read_collecting(partial(_read, layout=layout), path, warnings, collect)
 
 
-def _read(path: str, warnings: list[str] | None) -> list[Document]:
+def _read(path: str, warnings: list[str] | None, layout: bool = True) -> list[Document]:
     text = read_text(path)
-    reader = _Reader(path, warnings)
-    for number, raw in enumerate(text.splitlines(), start=1):
+    reader = _Reader(path, warnings, layout=layout)
+    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
         reader.line(number, raw)
+    del text
     reader.finish()
     if not reader.documents:
         raise ScoringInputError(path, None, "no token lines (expected a CoNLL-U file with "
@@ -167,8 +173,10 @@ class _LazyIndex(dict):
 
 
 class _Reader:
-    def __init__(self, path: str, warnings: list[str] | None) -> None:
+    def __init__(self, path: str, warnings: list[str] | None, *, layout: bool = True) -> None:
         self.path = path
+        self.layout = layout
+        self.sentence_tokens = 0
         self.warnings = warnings
         self.documents: list[Document] = []
         self.fields: tuple[str, ...] = DEFAULT_ENTITY_FIELDS
@@ -200,7 +208,9 @@ class _Reader:
                     self.path, number, f"{len(fields)} tab-separated columns (expected {COLUMNS}: "
                     "ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)", code="columns",
                     document=self.doc.name)
-        self.rows.append(fields)
+        if self.layout:
+            self.rows.append(fields)
+        self.sentence_tokens += 1
         self.doc.token(number, fields)
 
     def comment(self, number: int, line: str) -> None:
@@ -238,11 +248,12 @@ class _Reader:
         self.doc.globals = dict(self.globals)
 
     def end_sentence(self) -> None:
-        if self.rows:
+        if self.sentence_tokens:
             assert self.doc is not None
             self.doc.sentence(Sentence(tuple(self.comments), tuple(self.rows)))
             self.comments = []
             self.rows = []
+            self.sentence_tokens = 0
 
     def finish_document(self) -> None:
         self.end_sentence()

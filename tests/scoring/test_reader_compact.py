@@ -277,3 +277,26 @@ def test_a_headless_mention_that_opens_on_an_empty_node_is_a_zero(tmp_path, head
     response = str(write(tmp_path / "r", *doc("e2"), header=header))
     result = score_files(key, response, ["-f", "corefud", "-s", "-m", "bcub"])
     assert result["metrics"]["bcub"]["recall"] == (1.0 if zero else 0.5)
+
+
+def test_reading_without_layout_keeps_sentence_ids_and_every_annotation(tmp_path):
+    """layout=False (how scoring reads) drops only the token rows a converter needs: the
+    documents, tokens, mentions and sentence comments are those of a full read."""
+    from pathlib import Path
+
+    from scoring.readers import compact as reader
+
+    samples = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / \
+        "gum-compact-samples"
+    paths = sorted(samples.glob("*.conllu"))
+    if not paths:
+        import pytest
+        pytest.skip("GUM samples not found")
+    for path in paths:
+        full = reader.read(path)
+        lean = reader.read(path, layout=False)
+        assert [(d.name, d.tokens, d.identity, d.bridging) for d in lean] == \
+            [(d.name, d.tokens, d.identity, d.bridging) for d in full]
+        assert [[s.comments for s in d.sentences] for d in lean] == \
+            [[s.comments for s in d.sentences] for d in full]
+        assert all(not s.rows for d in lean for s in d.sentences)
