@@ -191,3 +191,9 @@ class ScoreAdmin(admin.ModelAdmin):
                     "precision", "f1"]
     list_filter = ["mode", "metric", "subcorpus__phase"]
     raw_id_fields = ["run", "submission", "subcorpus"]
+
+
+@admin.register(models.WorkerHeartbeat)
+class WorkerHeartbeatAdmin(admin.ModelAdmin):
+    list_display = ["node", "seen_at"]
+    readonly_fields = ["node", "seen_at"]

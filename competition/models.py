@@ -284,6 +284,11 @@ class Submission(models.Model):
     # Scoring attempts started (claims). The sweep fails a submission after SCORING_MAX_ATTEMPTS.
     attempts = models.PositiveIntegerField(default=0)
     claimed_by = models.CharField(max_length=255, blank=True)  # Celery task id
+    # The process that holds the claim: "<worker node>:<pid>" (blank: unknown, e.g. tests).
+    claimed_worker = models.CharField(max_length=255, blank=True)
+    # False while the scoring message could not be handed to the broker (it was down): a
+    # live worker publishes it again (competition.services.scoring.submission_recover).
+    published = models.BooleanField(default=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
     # True when a failure is the platform's fault (time/memory limit, lost job, crash): such a
@@ -414,3 +419,14 @@ class Score(models.Model):
     def __str__(self) -> str:
         where = f"{self.subcorpus.name}/{self.document}" if self.document else self.subcorpus.name
         return f"{self.metric}[{self.mode}] {where}: F1 {self.f1:.4f}"
+
+
+class WorkerHeartbeat(models.Model):
+    """A scoring worker node says it is alive (every few seconds, from its main process);
+    a claim held by a node that stopped saying so is taken back and scored again."""
+
+    node = models.CharField(max_length=255, unique=True)
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.node} seen {self.seen_at:%Y-%m-%d %H:%M:%S}"

@@ -6,8 +6,9 @@ Who may see what is decided by `competition.visibility`, the platform's one poli
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
@@ -23,6 +24,7 @@ from competition.models import (
     Submission,
     Task,
     Team,
+    WorkerHeartbeat,
 )
 from competition.task_scoring import scoring_modes
 from competition.visibility import submission_openable, user_is_organizer
@@ -139,3 +141,19 @@ def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
     return {submission_id for submission_id, used, options in runs
             if used and (options != modes
                          or any(keys.get(pk) != sha for pk, sha in used.items()))}
+
+
+def submission_status_label(*, submission: Submission) -> str:
+    """The status as a team should read it: a queued run whose message the broker never
+    got is "accepted, waiting for the queue"; a pending run while no scoring worker is
+    alive (its heartbeat) is "waiting for a scoring worker"."""
+    if submission.status not in (Submission.Status.QUEUED, Submission.Status.SCORING):
+        return submission.get_status_display()
+    if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        return submission.get_status_display()  # scored in-process: no workers to wait for
+    since = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER)
+    if not WorkerHeartbeat.objects.filter(seen_at__gte=since).exists():
+        return "Waiting for a scoring worker"
+    if submission.status == Submission.Status.QUEUED and not submission.published:
+        return "Accepted, waiting for the queue"
+    return submission.get_status_display()

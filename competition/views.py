@@ -199,6 +199,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
                    if visible and submission.status == Submission.Status.SCORED else []),
         "is_member": services.submission_member_check(submission=submission,
                                                       user=request.user),
+        "status_label": selectors.submission_status_label(submission=submission),
     })
 
 
@@ -211,7 +212,7 @@ def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse({
         "id": submission.pk,
         "status": submission.status,
-        "status_display": submission.get_status_display(),
+        "status_display": selectors.submission_status_label(submission=submission),
         "final": submission.is_final,
         "error": submission.error if submission.status == Submission.Status.FAILED else "",
         "attempts": submission.attempts,

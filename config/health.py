@@ -21,6 +21,8 @@ from django.urls import path
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from competition.services import workers_alive
+
 logger = logging.getLogger(__name__)
 
 BROKER_TIMEOUT = 2.0  # seconds to open a broker connection
@@ -83,7 +85,12 @@ def health_workers(request: HttpRequest) -> JsonResponse:
         logger.warning("health: worker ping failed: %s", exc)
         return _answer({"workers": "unknown", "broker": "unreachable", "count": 0}, ok=False)
     count = sum(len(reply) for reply in replies)  # worker names carry host names: count only
-    return _answer({"workers": "ok" if count else "none answered", "count": count},
+    try:
+        beating: int | None = len(workers_alive())
+    except DatabaseError:  # the database's own health endpoint says so
+        beating = None
+    state = "ok" if count else "none answered: runs are waiting for a scoring worker"
+    return _answer({"workers": state, "count": count, "heartbeats": beating},
                    ok=bool(count))
 
 

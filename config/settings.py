@@ -164,6 +164,12 @@ SCORING_MEMORY_LIMIT_MB = env_int("SCORING_MEMORY_LIMIT_MB", 2048)  # per worker
 SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 900)  # seconds
 # ... at most this many times in all; then it is failed with a message.
 SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
+# Every worker node writes a heartbeat this often (seconds) and, in the same loop, takes
+# back runs claimed by nodes silent for WORKER_STALE_AFTER seconds and publishes runs whose
+# message the broker never got: a run whose worker died is scored again within about
+# WORKER_STALE_AFTER + WORKER_HEARTBEAT_INTERVAL seconds while any worker is alive.
+WORKER_HEARTBEAT_INTERVAL = env_int("WORKER_HEARTBEAT_INTERVAL", 5)
+WORKER_STALE_AFTER = env_int("WORKER_STALE_AFTER", 30)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60)  # seconds between sweeps (celery beat)
 
 # --- E-mail -----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from competition.selectors import submission_status_label
 from leaderboard.exports import board_meta, row_fields
 from leaderboard.ranking import FIELDS
 
@@ -89,13 +90,19 @@ class SubmissionSerializer(serializers.ModelSerializer):
     is_final = serializers.BooleanField(read_only=True)
     files = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
+    status_detail = serializers.SerializerMethodField()
 
     class Meta:
         model = Submission
         fields = ["id", "phase_id", "team", "run_name", "description", "track", "status",
-                  "is_final",
+                  "status_detail", "is_final",
                   "error", "is_baseline", "is_chosen", "disqualified", "scorer_version",
                   "created_at", "scored_at", "files", "scores"]
+
+    def get_status_detail(self, submission: Submission) -> str:
+        """The status in words: "Accepted, waiting for the queue", "Waiting for a scoring
+        worker", or the status's own name."""
+        return submission_status_label(submission=submission)
 
     def get_files(self, submission: Submission) -> list[dict]:
         return [{"subcorpus": f.subcorpus.slug, "name": f.original_name, "size": f.size}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import resource
 import signal
 import threading
@@ -21,7 +22,7 @@ from smtplib import SMTPException
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
-from celery.signals import task_failure, worker_process_init
+from celery.signals import task_failure, worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
 from django.db import OperationalError
 
@@ -56,6 +57,46 @@ def limit_child_memory(**_: object) -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     except (ValueError, OSError):  # pragma: no cover - platform without RLIMIT_DATA
         logger.warning("could not set a memory limit of %s MB", settings.SCORING_MEMORY_LIMIT_MB)
+
+
+_stop_heartbeat = threading.Event()
+
+
+@worker_ready.connect
+def start_heartbeat(sender=None, **_: object) -> None:
+    """In the worker's main process: say every few seconds that this node is alive, take
+    back the runs of nodes that stopped saying so, publish the runs the broker never got.
+    No beat needed: every live worker does it, and the writes are conditional updates."""
+    node = getattr(sender, "hostname", None) or "worker"
+    thread = threading.Thread(target=heartbeat_loop, args=(node,), daemon=True,
+                              name="scoring-heartbeat")
+    thread.start()
+
+
+@worker_shutdown.connect
+def stop_heartbeat(**_: object) -> None:
+    _stop_heartbeat.set()
+
+
+def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
+    """Heartbeat and recovery every ``WORKER_HEARTBEAT_INTERVAL`` seconds (``rounds``: for
+    tests). A failing round (database away) is logged and the next one tries again."""
+    from django.db import close_old_connections
+
+    from competition import services
+
+    done = 0
+    while not _stop_heartbeat.is_set() and (rounds is None or done < rounds):
+        try:
+            services.worker_heartbeat(node=node)
+            services.submission_recover(node=node)
+        except Exception:  # noqa: BLE001 - never let the loop die
+            logger.exception("worker heartbeat or recovery failed; trying again")
+        finally:
+            close_old_connections()
+        done += 1
+        if rounds is None or done < rounds:
+            _stop_heartbeat.wait(settings.WORKER_HEARTBEAT_INTERVAL)
 
 
 @contextlib.contextmanager
@@ -98,7 +139,9 @@ def score_submission_task(self, submission_id: int) -> str:
     from competition import services
 
     task_id = self.request.id or f"local-{submission_id}"
-    submission = services.submission_claim(submission_id=submission_id, task_id=task_id)
+    worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
+    submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
+                                           worker=worker)
     if submission is None:
         return "skipped"  # done already, cancelled, or another task holds it
 

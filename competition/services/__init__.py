@@ -11,14 +11,19 @@ from competition.services.references import reference_results_import
 from competition.services.scoring import (
     ScoreValue,
     ScoringResults,
+    RecoverReport,
     SweepReport,
     phase_rescore,
     submission_claim,
     submission_compute,
     submission_fail,
     submission_record,
+    submission_recover,
     submission_rescore,
     submission_sweep,
+    worker_alive,
+    worker_heartbeat,
+    workers_alive,
 )
 from competition.services.submissions import (
     Problem,
@@ -35,7 +40,8 @@ from competition.services.submissions import (
 from competition.services.teams import organizer_team_get_or_create, team_create, team_join
 
 __all__ = [
-    "CompetitionLoad", "Problem", "Quota", "ScoreValue", "ScoringResults", "SweepReport",
+    "CompetitionLoad", "Problem", "Quota", "RecoverReport", "ScoreValue", "ScoringResults",
+    "SweepReport", "submission_recover", "worker_alive", "worker_heartbeat", "workers_alive",
     "competition_load", "reference_results_import", "organizer_team_get_or_create",
     "phase_hide", "phase_rescore", "phase_reveal",
     "submission_cancel", "submission_choose",

@@ -15,15 +15,19 @@ import logging
 from celery import Task as CeleryTask
 from django.db import transaction
 
+from competition.models import Submission
 from tasks.scoring import notify_submission_task, score_submission_task
 
 logger = logging.getLogger(__name__)
 
 
 def scoring_enqueue(*, submission_id: int) -> None:
-    """Queue the scoring job of a submission once the current transaction commits."""
+    """Queue the scoring job of a submission once the current transaction commits. A broker
+    that cannot be reached leaves the run marked unpublished: it says "waiting for the
+    queue", and a live worker publishes it when the broker is back."""
     _delay_on_commit(score_submission_task, submission_id,
-                     "could not queue submission %s; the sweep will retry")
+                     "could not queue submission %s; a worker will publish it",
+                     unpublished=True)
 
 
 def notification_enqueue(*, submission_id: int) -> None:
@@ -33,11 +37,14 @@ def notification_enqueue(*, submission_id: int) -> None:
                      "could not queue the e-mail of submission %s")
 
 
-def _delay_on_commit(job: CeleryTask, submission_id: int, failure: str) -> None:
+def _delay_on_commit(job: CeleryTask, submission_id: int, failure: str, *,
+                     unpublished: bool = False) -> None:
     def send() -> None:
         try:
             job.delay(submission_id)
         except Exception:  # broker down: logged; the caller says what recovers it
             logger.exception(failure, submission_id)
+            if unpublished:
+                Submission.objects.filter(pk=submission_id).update(published=False)
 
     transaction.on_commit(send)

@@ -10,6 +10,7 @@ holds the claim, so a redelivered or duplicated job never records twice.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -21,7 +22,14 @@ from django.utils import timezone
 from scoring import ScoreRow, ScoringError, ScoringInputError, score, score_rows
 
 from competition.errors import CompetitionError
-from competition.models import Phase, Score, ScoringRun, Submission, SubmissionFile
+from competition.models import (
+    Phase,
+    Score,
+    ScoringRun,
+    Submission,
+    SubmissionFile,
+    WorkerHeartbeat,
+)
 from competition.services.dispatch import notification_enqueue, scoring_enqueue
 from competition.task_scoring import scoring_modes, task_modes
 
@@ -61,31 +69,130 @@ def scoring_keys(submission: Submission) -> dict[str, str]:
 
 # --- claim ------------------------------------------------------------------------------
 
-def submission_claim(*, submission_id: int, task_id: str) -> Submission | None:
+def submission_claim(*, submission_id: int, task_id: str,
+                     worker: str = "") -> Submission | None:
     """Take the job of scoring a submission, or None if it is done, cancelled or held by a
-    live task. A redelivered message keeps its task id and may take its own claim again.
+    live process. ``worker`` names the claiming process (``<node>:<pid>``).
 
-    Each claim counts as an attempt; a job claimed ``SCORING_MAX_ATTEMPTS`` times (a message
-    that kills its worker every time) is failed instead of being tried again.
+    Only a real attempt counts: a claim of a queued run, or the take-over of a claim whose
+    process died (its node stopped its heartbeat, or on the same node its process is gone),
+    or that went stale. The same process claiming again (a retry) spends nothing; a copy of
+    the message delivered while the holder still works is refused and spends nothing. With
+    no ``worker`` (callers that cannot tell), a message re-delivered under its own task id
+    may take its claim again, as one more attempt.
+
+    A job claimed ``SCORING_MAX_ATTEMPTS`` times (a message that kills its worker every time)
+    is failed instead of being tried again.
     """
     now = timezone.now()
     stale = now - timedelta(seconds=settings.SCORING_HARD_TIME_LIMIT)
-    claimable = (Q(status=Status.QUEUED) | Q(status=Status.SCORING, claimed_by=task_id)
-                 | Q(status=Status.SCORING, claimed_at__lt=stale))
+    row = (Submission.objects.filter(pk=submission_id)
+           .values("status", "claimed_by", "claimed_worker", "claimed_at", "attempts").first())
+    if row is None or row["status"] not in (Status.QUEUED, Status.SCORING):
+        return None
+    spends = True
+    if row["status"] == Status.SCORING:
+        is_stale = row["claimed_at"] is not None and row["claimed_at"] < stale
+        if worker and row["claimed_worker"] == worker:
+            spends = False  # this very process again (a retry of its own job)
+        elif is_stale:
+            pass
+        elif worker and row["claimed_worker"]:
+            if worker_alive(worker=row["claimed_worker"], asking=worker, at=now):
+                return None  # a duplicate delivery: the holder is still at work
+        elif row["claimed_by"] != task_id:
+            return None  # held by another task
+    if spends and row["attempts"] >= settings.SCORING_MAX_ATTEMPTS:
+        exhausted = Submission.objects.filter(pk=submission_id).first()
+        if exhausted is not None:
+            submission_fail(submission=exhausted, reason=attempts_message(exhausted.attempts),
+                            platform_failure=True)
+        return None
     updated = (
-        Submission.objects.filter(claimable, pk=submission_id,
-                                  attempts__lt=settings.SCORING_MAX_ATTEMPTS)
-        .update(status=Status.SCORING, claimed_by=task_id, claimed_at=now,
-                scoring_started_at=now, attempts=F("attempts") + 1, updated_at=now)
+        Submission.objects.filter(pk=submission_id, status=row["status"],
+                                  claimed_by=row["claimed_by"],
+                                  claimed_worker=row["claimed_worker"],
+                                  attempts=row["attempts"])
+        .update(status=Status.SCORING, claimed_by=task_id, claimed_worker=worker,
+                claimed_at=now, scoring_started_at=now, published=True,
+                attempts=F("attempts") + (1 if spends else 0), updated_at=now)
     )
     if updated == 1:
         return Submission.objects.select_related("phase__task").get(pk=submission_id)
-    exhausted = Submission.objects.filter(
-        claimable, pk=submission_id, attempts__gte=settings.SCORING_MAX_ATTEMPTS).first()
-    if exhausted is not None:
-        submission_fail(submission=exhausted, reason=attempts_message(exhausted.attempts),
-                        platform_failure=True)
-    return None
+    return None  # another process got there first
+
+
+# --- workers ----------------------------------------------------------------------------
+
+def worker_heartbeat(*, node: str, at: datetime | None = None) -> None:
+    """Record that the worker node ``node`` is alive."""
+    WorkerHeartbeat.objects.update_or_create(node=node, defaults={"seen_at": at or timezone.now()})
+
+
+def workers_alive(*, at: datetime | None = None) -> list[str]:
+    """The nodes whose heartbeat is fresh."""
+    since = (at or timezone.now()) - timedelta(seconds=settings.WORKER_STALE_AFTER)
+    return list(WorkerHeartbeat.objects.filter(seen_at__gte=since)
+                .order_by("node").values_list("node", flat=True))
+
+
+def worker_alive(*, worker: str, asking: str = "", at: datetime | None = None) -> bool:
+    """Whether the process ``worker`` (``<node>:<pid>``) may still be at work: on the asking
+    process's own node, whether that process exists; elsewhere, whether its node's
+    heartbeat is fresh."""
+    node, _, pid = worker.rpartition(":")
+    own_node = asking.rpartition(":")[0]
+    if node and node == own_node and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    return node in workers_alive(at=at)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoverReport:
+    requeued: tuple[int, ...]  # runs whose worker node died, queued again
+    published: tuple[int, ...]  # runs whose message the broker never got, sent now
+
+
+def submission_recover(*, node: str = "", at: datetime | None = None) -> RecoverReport:
+    """What a live worker (``node``) does every few seconds (no beat needed): queue again
+    the runs whose claiming process is gone (its node stopped its heartbeat, or, on this
+    node, the process no longer exists; the attempt was spent when it was claimed), and
+    publish the runs whose message could not be handed to the broker."""
+    now = at or timezone.now()
+    asking = f"{node}:{os.getpid()}" if node else ""
+    grace = now - timedelta(seconds=settings.WORKER_STALE_AFTER)
+    requeued: list[int] = []
+    held = (Submission.objects.filter(status=Status.SCORING, claimed_at__lt=grace)
+            .exclude(claimed_worker="").values_list("pk", "claimed_worker", "claimed_by"))
+    for pk, claimant, task_id in held:
+        if worker_alive(worker=claimant, asking=asking, at=now):
+            continue
+        with transaction.atomic():
+            updated = Submission.objects.filter(
+                pk=pk, status=Status.SCORING, claimed_worker=claimant, claimed_by=task_id,
+            ).update(status=Status.QUEUED, queued_at=now, claimed_by="", claimed_worker="",
+                     claimed_at=None, updated_at=now)
+            if updated:
+                scoring_enqueue(submission_id=pk)
+                requeued.append(pk)
+    published: list[int] = []
+    waiting = Submission.objects.filter(status=Status.QUEUED, published=False)
+    for pk in waiting.values_list("pk", flat=True):
+        with transaction.atomic():
+            if Submission.objects.filter(pk=pk, status=Status.QUEUED, published=False).update(
+                    published=True, queued_at=now, updated_at=now):
+                scoring_enqueue(submission_id=pk)
+                published.append(pk)
+    if requeued or published:
+        logger.warning("recovery: re-queued %s (worker gone), published %s", requeued,
+                       published)
+    return RecoverReport(requeued=tuple(requeued), published=tuple(published))
 
 
 def attempts_message(attempts: int) -> str:

@@ -77,6 +77,7 @@ def test_a_deployed_worker_answers_a_ping(worker):
     assert replies == [{name: {"ok": "pong"}}]
 
 
+@pytest.mark.django_db  # it also reads the workers' heartbeats
 def test_the_health_endpoint_counts_the_worker(worker, client, settings):
     """/health/workers/ pings through the project's own Celery app and broker setting."""
     from config.celery import app

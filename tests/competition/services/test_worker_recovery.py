@@ -1,0 +1,116 @@
+"""Only a real attempt counts, a run whose worker died is taken back by a live worker, and a
+run the broker never got is published when it can be: what the workers' heartbeat loop
+does (tasks/scoring.py heartbeat_loop -> submission_recover)."""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from competition import services
+from competition.models import Submission, WorkerHeartbeat
+from competition.selectors import submission_status_label
+
+pytestmark = pytest.mark.django_db
+Status = Submission.Status
+HERE = f"celery@here:{os.getpid()}"  # this process: alive
+GONE = "celery@here:999999999"  # no such process on this node
+
+
+@pytest.fixture
+def queued(world, django_capture_on_commit_callbacks) -> Submission:
+    with django_capture_on_commit_callbacks():  # not run: the run stays queued
+        return services.submission_create(team=world.alpha, phase=world.phase,
+                                          user=world.alice, files=world.uploads())
+
+
+def attempts(submission: Submission) -> int:
+    return Submission.objects.get(pk=submission.pk).attempts
+
+
+def test_the_same_message_delivered_three_times_is_one_attempt(queued):
+    """Copies of a message delivered while its first copy is being scored are refused and
+    spend nothing; the holder itself claiming again (a retry) spends nothing either."""
+    parent = f"celery@here:{os.getppid()}"  # another live process on this node
+    assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
+    for _ in range(2):
+        assert services.submission_claim(submission_id=queued.pk, task_id="t",
+                                         worker=parent) is None
+    assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
+    assert attempts(queued) == 1
+
+
+def test_a_claim_whose_process_died_is_taken_over_as_a_new_attempt(queued):
+    services.submission_claim(submission_id=queued.pk, task_id="t", worker=GONE)
+    taken = services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
+    assert taken is not None and taken.claimed_worker == HERE and attempts(queued) == 2
+
+
+def test_a_claim_held_on_another_node_depends_on_that_nodes_heartbeat(queued):
+    services.submission_claim(submission_id=queued.pk, task_id="t", worker="celery@there:1")
+    services.worker_heartbeat(node="celery@there")
+    assert services.submission_claim(submission_id=queued.pk, task_id="t",
+                                     worker=HERE) is None
+    WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=5))
+    assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
+    assert attempts(queued) == 2
+
+
+def test_a_live_worker_takes_back_the_runs_of_a_node_that_stopped_beating(
+        queued, settings, django_capture_on_commit_callbacks):
+    services.submission_claim(submission_id=queued.pk, task_id="t", worker="celery@dead:7")
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=queued.pk).update(claimed_at=long_ago)
+    services.worker_heartbeat(node="celery@dead", at=long_ago)
+    services.worker_heartbeat(node="celery@alive")
+    with django_capture_on_commit_callbacks() as queued_jobs:
+        report = services.submission_recover()
+    assert report.requeued == (queued.pk,) and len(queued_jobs) == 1
+    again = Submission.objects.get(pk=queued.pk)
+    assert (again.status, again.claimed_worker, again.attempts) == (Status.QUEUED, "", 1)
+    # a node that still beats keeps its runs
+    services.submission_claim(submission_id=queued.pk, task_id="u", worker="celery@alive:8")
+    Submission.objects.filter(pk=queued.pk).update(claimed_at=long_ago)
+    assert services.submission_recover().requeued == ()
+
+
+def test_a_run_the_broker_never_got_says_so_and_is_published_when_it_can_be(
+        world, settings, monkeypatch, django_capture_on_commit_callbacks):
+    """Broker down at upload: the run is stored, says it waits for the queue, and the next
+    recovery round (a worker, once the broker is back) publishes it."""
+    from tasks import scoring as jobs
+
+    def down(*args, **kwargs):
+        raise ConnectionError("broker unreachable")
+
+    monkeypatch.setattr(jobs.score_submission_task, "delay", down)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                                user=world.alice, files=world.uploads())
+    submission.refresh_from_db()
+    assert submission.status == Status.QUEUED and not submission.published
+    assert submission_status_label(submission=submission) == "Waiting for a scoring worker"
+    services.worker_heartbeat(node="celery@alive")
+    assert submission_status_label(submission=submission) == "Accepted, waiting for the queue"
+    sent = []
+    monkeypatch.setattr(jobs.score_submission_task, "delay", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        report = services.submission_recover()
+    assert report.published == (submission.pk,) and sent == [submission.pk]
+    assert Submission.objects.get(pk=submission.pk).published
+
+
+def test_the_heartbeat_loop_beats_and_recovers(monkeypatch, settings):
+    from tasks import scoring as jobs
+
+    calls = []
+    monkeypatch.setattr(services, "submission_recover",
+                        lambda *, node: calls.append(("recover", node)))
+    settings.WORKER_HEARTBEAT_INTERVAL = 0
+    jobs.heartbeat_loop("celery@loop", rounds=2)
+    assert calls == [("recover", "celery@loop")] * 2
+    assert WorkerHeartbeat.objects.filter(node="celery@loop").exists()
