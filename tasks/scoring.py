@@ -59,6 +59,26 @@ def limit_child_memory(**_: object) -> None:
         logger.warning("could not set a memory limit of %s MB", settings.SCORING_MEMORY_LIMIT_MB)
 
 
+def scoring_queue_length() -> int | None:
+    """How many scoring messages wait in the broker's queue (delivered but unacknowledged
+    ones not included), or None where that cannot be asked (jobs run in-process, or the
+    broker cannot be reached)."""
+    app = score_submission_task.app
+    if app.conf.task_always_eager:
+        return None
+    name = app.conf.task_default_queue  # no routes: every job goes to the default queue
+    try:
+        with app.connection_for_read() as connection:
+            # declared as the workers declare it (a passive declaration fails on Redis when
+            # the queue is empty, for Redis keeps no empty list)
+            queue = app.amqp.queues[name](connection.default_channel)
+            _, count, _ = queue.queue_declare()
+    except Exception as exc:  # noqa: BLE001 - broker away: the caller asks again later
+        logger.info("could not read the length of queue %s: %s", name, exc)
+        return None
+    return count
+
+
 _stop_heartbeat = threading.Event()
 
 

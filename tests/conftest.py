@@ -326,7 +326,8 @@ def celery_worker_factory(services_ready, transactional_db, settings, tmp_path) 
     def start(**extra_env: str) -> WorkerProcess:
         env = dict(os.environ, DATABASE_URL=url, CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
                    MEDIA_ROOT=str(settings.MEDIA_ROOT), PRIVATE_ROOT=str(settings.PRIVATE_ROOT),
-                   PYTHONUNBUFFERED="1", **extra_env)
+                   PYTHONUNBUFFERED="1")
+        env.update(extra_env)  # a worker may be given a broker of its own
         worker = WorkerProcess(env, tmp_path / f"worker-{len(workers)}.log")
         workers.append(worker)
         worker.start()

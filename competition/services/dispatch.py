@@ -17,6 +17,7 @@ from django.db import transaction
 
 from competition.models import Submission
 from tasks.scoring import notify_submission_task, score_submission_task
+from tasks.scoring import scoring_queue_length as scoring_queue_length
 
 logger = logging.getLogger(__name__)
 
@@ -28,6 +29,22 @@ def scoring_enqueue(*, submission_id: int) -> None:
     _delay_on_commit(score_submission_task, submission_id,
                      "could not queue submission %s; a worker will publish it",
                      unpublished=True)
+
+
+def scoring_publish(*, submission_id: int) -> bool:
+    """Send the scoring job of a submission now (outside any transaction that could still
+    roll back); whether the broker took it."""
+    try:
+        score_submission_task.delay(submission_id)
+    except Exception:  # broker down: the caller keeps the run as it was
+        logger.info("could not queue submission %s yet", submission_id, exc_info=True)
+        return False
+    return True
+
+
+def scoring_queue_empty() -> bool:
+    """Whether the broker's scoring queue holds no message (False when that is unknown)."""
+    return scoring_queue_length() == 0
 
 
 def notification_enqueue(*, submission_id: int) -> None:

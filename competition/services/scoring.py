@@ -30,7 +30,12 @@ from competition.models import (
     SubmissionFile,
     WorkerHeartbeat,
 )
-from competition.services.dispatch import notification_enqueue, scoring_enqueue
+from competition.services.dispatch import (
+    notification_enqueue,
+    scoring_enqueue,
+    scoring_publish,
+    scoring_queue_empty,
+)
 from competition.task_scoring import scoring_modes, task_modes
 
 logger = logging.getLogger(__name__)
@@ -157,13 +162,15 @@ def worker_alive(*, worker: str, asking: str = "", at: datetime | None = None) -
 class RecoverReport:
     requeued: tuple[int, ...]  # runs whose worker node died, queued again
     published: tuple[int, ...]  # runs whose message the broker never got, sent now
+    resent: tuple[int, ...] = ()  # runs whose message the broker lost, sent again
 
 
 def submission_recover(*, node: str = "", at: datetime | None = None) -> RecoverReport:
     """What a live worker (``node``) does every few seconds (no beat needed): queue again
     the runs whose claiming process is gone (its node stopped its heartbeat, or, on this
-    node, the process no longer exists; the attempt was spent when it was claimed), and
-    publish the runs whose message could not be handed to the broker."""
+    node, the process no longer exists; the attempt was spent when it was claimed), publish
+    the runs whose message could not be handed to the broker, and send again the runs whose
+    message the broker lost."""
     now = at or timezone.now()
     asking = f"{node}:{os.getpid()}" if node else ""
     grace = now - timedelta(seconds=settings.WORKER_STALE_AFTER)
@@ -183,16 +190,42 @@ def submission_recover(*, node: str = "", at: datetime | None = None) -> Recover
                 requeued.append(pk)
     published: list[int] = []
     waiting = Submission.objects.filter(status=Status.QUEUED, published=False)
-    for pk in waiting.values_list("pk", flat=True):
-        with transaction.atomic():
-            if Submission.objects.filter(pk=pk, status=Status.QUEUED, published=False).update(
-                    published=True, queued_at=now, updated_at=now):
-                scoring_enqueue(submission_id=pk)
-                published.append(pk)
-    if requeued or published:
-        logger.warning("recovery: re-queued %s (worker gone), published %s", requeued,
-                       published)
-    return RecoverReport(requeued=tuple(requeued), published=tuple(published))
+    for pk in waiting.order_by("queued_at", "pk").values_list("pk", flat=True):
+        if not scoring_publish(submission_id=pk):
+            break  # the broker is still away: the next round tries again
+        Submission.objects.filter(pk=pk, status=Status.QUEUED).update(
+            published=True, queued_at=now, updated_at=now)
+        published.append(pk)
+    resent = _resend_lost_messages(now=now, grace=grace)
+    if requeued or published or resent:
+        logger.warning("recovery: re-queued %s (worker gone), published %s, re-sent %s "
+                       "(lost by the broker)", requeued, published, resent)
+    return RecoverReport(requeued=tuple(requeued), published=tuple(published),
+                         resent=tuple(resent))
+
+
+def _resend_lost_messages(*, now: datetime, grace: datetime) -> list[int]:
+    """Send again the runs queued for longer than the grace time while the broker's queue
+    is empty: their message was lost (a broker restarted without persistence). A copy sent
+    for a run whose message was only held by a busy worker is harmless: the claim refuses
+    the second copy, and it spends no attempt. A run is sent again at most once per grace
+    time."""
+    waiting = list(Submission.objects.filter(status=Status.QUEUED, published=True,
+                                             queued_at__lt=grace)
+                   .order_by("queued_at", "pk").values_list("pk", "queued_at"))
+    if not waiting or not scoring_queue_empty():
+        return []
+    resent: list[int] = []
+    for pk, queued_at in waiting:
+        if not Submission.objects.filter(pk=pk, status=Status.QUEUED,
+                                         queued_at=queued_at).update(queued_at=now,
+                                                                     updated_at=now):
+            continue  # claimed, or sent again by another worker, meanwhile
+        if not scoring_publish(submission_id=pk):
+            Submission.objects.filter(pk=pk, status=Status.QUEUED).update(published=False)
+            break
+        resent.append(pk)
+    return resent
 
 
 def attempts_message(attempts: int) -> str:

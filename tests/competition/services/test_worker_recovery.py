@@ -96,10 +96,11 @@ def test_a_run_the_broker_never_got_says_so_and_is_published_when_it_can_be(
     assert submission_status_label(submission=submission) == "Waiting for a scoring worker"
     services.worker_heartbeat(node="celery@alive")
     assert submission_status_label(submission=submission) == "Accepted, waiting for the queue"
+    assert services.submission_recover().published == ()  # the broker is still away
+    assert not Submission.objects.get(pk=submission.pk).published
     sent = []
     monkeypatch.setattr(jobs.score_submission_task, "delay", sent.append)
-    with django_capture_on_commit_callbacks(execute=True):
-        report = services.submission_recover()
+    report = services.submission_recover()
     assert report.published == (submission.pk,) and sent == [submission.pk]
     assert Submission.objects.get(pk=submission.pk).published
 
@@ -114,3 +115,32 @@ def test_the_heartbeat_loop_beats_and_recovers(monkeypatch, settings):
     jobs.heartbeat_loop("celery@loop", rounds=2)
     assert calls == [("recover", "celery@loop")] * 2
     assert WorkerHeartbeat.objects.filter(node="celery@loop").exists()
+
+
+def test_a_run_whose_message_the_broker_lost_is_sent_again_when_the_queue_is_empty(
+        queued, settings, monkeypatch):
+    """A broker restarted without persistence forgets its messages: a run queued for longer
+    than the grace time while the queue is empty is sent again, once per grace time; while
+    messages wait in the queue, nothing is sent (the run may be among them)."""
+    from competition.services import dispatch
+    from tasks import scoring as jobs
+
+    length = {"value": 3}
+    monkeypatch.setattr(dispatch, "scoring_queue_length", lambda: length["value"])
+    sent: list[int] = []
+    monkeypatch.setattr(jobs.score_submission_task, "delay", sent.append)
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=queued.pk).update(queued_at=long_ago)
+    assert services.submission_recover().resent == () and sent == []
+    length["value"] = 0
+    assert services.submission_recover().resent == (queued.pk,) and sent == [queued.pk]
+    assert attempts(queued) == 0
+    assert services.submission_recover().resent == ()  # not again within the grace time
+    assert sent == [queued.pk]
+
+
+def test_a_fresh_queued_run_is_not_sent_again(queued, monkeypatch):
+    from competition.services import scoring as scoring_services
+
+    monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
+    assert services.submission_recover().resent == ()
