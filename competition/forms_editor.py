@@ -60,7 +60,7 @@ class CompetitionCreateForm(forms.Form):
 class CompetitionForm(forms.Form):
     title = forms.CharField(max_length=300)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
-    website = forms.URLField(required=False)
+    website = forms.URLField(required=False, assume_scheme="https")
 
 
 class OrganizerAddForm(forms.Form):

@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 AOE = "AoE"
 UTC = "UTC"
-AOE_ZONE = timezone(timedelta(hours=-12), AOE)
+AOE_OFFSET = timedelta(hours=-12)
+AOE_ZONE = timezone(AOE_OFFSET, AOE)
 
 
 def zone_get(name: str) -> tzinfo:

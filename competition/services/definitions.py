@@ -44,7 +44,7 @@ from competition.task_scoring import (
     DEFAULT_PROCEDURE,
     task_scoring_check,
 )
-from competition.timezones import UTC, zone_get
+from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
 from competition.uploads import subcorpus_for_name
 
 
@@ -296,7 +296,8 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
     if end is not None and end < start:
         raise reader.fail("'end' is before 'start'")
     slug = reader.str("slug")
-    time_zone = reader.str("time_zone", UTC)
+    # Dates written at UTC−12 announce AoE deadlines unless the file names the zone.
+    time_zone = reader.str("time_zone", AOE if start.utcoffset() == AOE_OFFSET else UTC)
     try:
         zone_get(time_zone)
     except ValueError as exc:

@@ -269,9 +269,8 @@ def key_documents(path: Path, *, name: str) -> list[dict]:
         documents = read_documents(str(path))
     except ScoringInputError as exc:
         where = name if exc.line is None else f"{name}:{exc.line}"
-        doc = f" [document {exc.document}]" if exc.document else ""
         raise EditorError("key_unreadable", field="key",
-                          problem=f"{where}{doc}: {exc.message}") from None
+                          problem=f"{where}: {exc.message}") from None
     except ScoringError as exc:
         raise EditorError("key_unreadable", field="key", problem=f"{name}: {exc}") from None
     if not documents:
