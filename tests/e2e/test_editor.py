@@ -39,9 +39,13 @@ def fits(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTH
 
 
-def shot(page, artifacts_dir: Path, name: str) -> None:
+def shot(page, artifacts_dir: Path, name: str, *, part: str | None = None) -> None:
+    """The whole page; with ``part``, also that element alone (``doc-<name>.png``, the
+    pictures of docs/organizers.md)."""
     fits(page)
     page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
+    if part is not None:
+        page.locator(part).screenshot(path=str(artifacts_dir / f"doc-{name}.png"))
 
 
 def test_an_organizer_builds_a_competition_and_a_participant_submits(
@@ -85,7 +89,7 @@ def test_an_organizer_builds_a_competition_and_a_participant_submits(
     page.fill("input[name=phase-start]", "2026-01-01T00:00")
     page.fill("input[name=phase-end]", f"{end:%Y-%m-%d}T23:59")
     page.fill("input[name=phase-daily_limit]", "3")
-    shot(page, artifacts_dir, "editor-add-phase")
+    shot(page, artifacts_dir, "editor-add-phase", part="#phases")
     page.click("#add-phase button[type=submit]")
     page.wait_for_url(f"{base}/edit/crac-2026/identity/test/")
     phase = Phase.objects.get(slug="test")
@@ -102,7 +106,7 @@ def test_an_organizer_builds_a_competition_and_a_participant_submits(
     error = page.locator("#add-subcorpus .field-error")
     assert re.match(r"broken_gold\.conllua:\d+: document 'light_1'", error.inner_text())
     assert not SubCorpus.objects.exists()
-    shot(page, artifacts_dir, "editor-key-refused")
+    shot(page, artifacts_dir, "editor-key-refused", part="#subcorpora")
     page.fill("input[name=sc-name]", "LIGHT")
     page.set_input_files("input[name=sc-key]", str(key))
     page.click("#add-subcorpus button[type=submit]")
@@ -159,7 +163,7 @@ def test_an_organizer_downloads_the_definition_zip_and_uploads_it_changed(
     error = page.locator("#upload-definition .field-error").inner_text()
     assert error.startswith("bad.zip: tasks[0].phases[0].subcorpora[0].key: "
                             "'../../../etc/passwd' points outside the upload")
-    shot(page, artifacts_dir, "editor-definition-refused")
+    shot(page, artifacts_dir, "editor-definition-refused", part="#definition")
 
     members["competition.yaml"] = text.replace("daily_limit: 10", "daily_limit: 4").replace(
         "title: CorefUD demo", "title: CorefUD 2027").encode()
@@ -218,14 +222,14 @@ def test_data_is_downloaded_once_released_and_not_before(page, live_server, tmp_
     row.wait_for()
     assert "not yet" in row.inner_text()
     page.locator("#data").scroll_into_view_if_needed()
-    shot(page, artifacts_dir, "editor-data")
+    shot(page, artifacts_dir, "editor-data", part="#data")
     page.click("button.link")
 
     log_in(page, base, "alice", "alice-pw-123!")
     page.goto(f"{base}/competitions/{phase_path}/")
     assert page.locator("#data tr[data-file='light_dev_inputs.conllua']").count() == 1
     assert page.locator("#data tr[data-file='light_test_gold_mentions.conllua']").count() == 0
-    shot(page, artifacts_dir, "phase-data")
+    shot(page, artifacts_dir, "phase-data", part="main")
     with page.expect_download() as download:
         page.click("text=light_dev_inputs.conllua")
     assert Path(download.value.path()).read_text(encoding="utf-8") == dev.read_text()
