@@ -146,6 +146,10 @@ class DataFileForm(forms.Form):
                                     "phase opens.")
 
 
+class ReleaseForm(forms.Form):
+    release_at = LocalDateTimeField(required=False)
+
+
 class DefinitionUploadForm(forms.Form):
     definition = forms.FileField(
         label="Definition", help_text="The YAML, or a zip of the YAML and its keys.")

@@ -8,6 +8,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from competition.models import Competition, Phase, PhaseDataFile, SubCorpus, Task
+from competition.timezones import in_zone
 from competition.visibility import data_file_downloadable, user_is_organizer
 
 
@@ -44,6 +45,7 @@ def subcorpus_for_organizer(*, slug: str, task: str, phase: str, subcorpus: str,
 class DataRow:
     data: PhaseDataFile
     released: bool  # participants may download it now
+    release_input: str  # its own release time in the phase's zone, as a form shows it
 
 
 def phase_data_rows(*, phase: Phase, user, at: datetime | None = None) -> list[DataRow]:
@@ -55,7 +57,9 @@ def phase_data_rows(*, phase: Phase, user, at: datetime | None = None) -> list[D
     for data in phase.data_files.select_related("phase__task__competition"):
         released = data.released_at <= at
         if organizer or released:
-            rows.append(DataRow(data=data, released=released))
+            rows.append(DataRow(data=data, released=released, release_input=(
+                in_zone(data.release_at, phase.time_zone).strftime("%Y-%m-%dT%H:%M")
+                if data.release_at else "")))
     return rows
 
 

@@ -26,11 +26,13 @@ from competition.forms_editor import (
     DefinitionUploadForm,
     OrganizerAddForm,
     PhaseForm,
+    ReleaseForm,
     SubcorpusForm,
     TaskForm,
     aware,
 )
 from competition.models import Phase
+from competition.timezones import zone_display
 from competition.services import definition_files, editor
 from competition.services.editor import EditorError
 
@@ -223,6 +225,17 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
                 phase=found, upload=data["file"], description=data["description"],
                 release_at=aware(data["release_at"], found.time_zone))
             messages.success(request, f"{attached.file_name} was attached.")
+            return redirect(here)
+        if action == "release":
+            row = _or_404(found.data_files.filter(pk=request.POST.get("data")).first())
+            release = ReleaseForm(request.POST)
+            if not release.is_valid():
+                raise EditorError("bad_release", reason=release.errors["release_at"][0])
+            editor.phase_data_update(
+                data=row, description=row.description,
+                release_at=aware(release.cleaned_data["release_at"], found.time_zone))
+            messages.success(request, f"{row.file_name} is released "
+                             f"{zone_display(row.released_at, found.time_zone)}.")
             return redirect(here)
         if action == "remove_data":
             row = _or_404(found.data_files.filter(pk=request.POST.get("data")).first())

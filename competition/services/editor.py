@@ -44,6 +44,7 @@ from competition.services.teams import organizer_team_get_or_create
 from competition.task_scoring import (
     DEFAULT_OPTIONS,
     DEFAULT_PRIMARY_METRIC,
+    DEFAULT_PROCEDURE,
     task_scoring_check,
 )
 from competition.timezones import zone_get
@@ -68,6 +69,7 @@ MESSAGES: dict[str, str] = {
     "to participants.",
     "too_large": "{name} is larger than the limit of {limit} bytes.",
     "empty_file": "{name} is empty.",
+    "bad_release": "The release time was not changed: {reason}",
     "data_name_taken": "The phase already has a data file named {name}.",
     "held": "{what} holds {count} submissions; deleting it would delete them and their "
     "scores.",
@@ -151,6 +153,8 @@ def task_save(*, competition: Competition, task: Task | None = None, slug: str, 
     if procedure and scorer_options:
         raise EditorError("procedure_and_options", field="procedure")
     options = list(scorer_options) if scorer_options else list(DEFAULT_OPTIONS[kind])
+    if task is None and not procedure and not scorer_options:  # the loader's default
+        procedure = DEFAULT_PROCEDURE.get(kind, "")
     default_primary = (PROCEDURES[procedure].primary_metric if procedure in PROCEDURES
                        else DEFAULT_PRIMARY_METRIC[kind])
     primary_metric = primary_metric.strip() or default_primary

@@ -148,6 +148,9 @@ def test_a_bad_key_is_refused_with_file_and_line_and_nothing_is_stored(client, s
 def test_a_task_scoring_the_scorer_refuses_is_refused():
     get_user_model().objects.create_user("olga")
     competition = editor.competition_create(slug="a", title="A", owner="olga")
+    corefud, _ = editor.task_save(competition=competition, slug="c", kind="corefud",
+                                  title="C")
+    assert (corefud.procedure, corefud.primary_metric) == ("crac-2025", "conll")
     with pytest.raises(EditorError) as refused:
         editor.task_save(competition=competition, slug="t", kind="identity", title="T",
                          scorer_options=["no_such_option"])

@@ -199,3 +199,25 @@ def test_no_page_download_or_api_a_participant_reaches_serves_a_key(world,
     with zipfile.ZipFile(io.BytesIO(archive)) as zf:
         content = b"".join(zf.read(name) for name in zf.namelist())
     assert all(line in content for line in key_lines)
+
+
+def test_the_organizers_change_a_release_time_in_the_phases_zone(client, world):
+    world.phase.time_zone = "AoE"
+    world.phase.save()
+    data = attach(world, release_at=timezone.now() + timedelta(days=3))
+    client.force_login(organizer(world))
+    url = reverse("competition:edit_phase", args=[world.competition.slug, world.task.slug,
+                                                  world.phase.slug])
+    page = client.get(url).content.decode()
+    shown = data.release_at.astimezone(timezone.get_fixed_timezone(-720))
+    assert f'value="{shown:%Y-%m-%dT%H:%M}"' in page
+    client.post(url, {"action": "release", "data": data.pk, "release_at": "2026-01-01T00:00"})
+    data.refresh_from_db()
+    assert data.release_at.isoformat() == "2026-01-01T12:00:00+00:00"
+    response = client.post(url, {"action": "release", "data": data.pk,
+                                 "release_at": "tomorrow"}, follow=True)
+    assert "The release time was not changed: Enter a date and time like" in \
+        response.content.decode()
+    client.post(url, {"action": "release", "data": data.pk, "release_at": ""})
+    data.refresh_from_db()
+    assert data.release_at is None and data.released_at == world.phase.start
