@@ -23,7 +23,7 @@ class PhaseInline(admin.TabularInline):
     model = models.Phase
     extra = 0
     fields = ["slug", "kind", "title", "start", "end", "leaderboard_visibility", "daily_limit",
-              "total_limit", "counts", "missing", "run_details", "order"]
+              "total_limit", "counts", "missing", "run_details", "time_zone", "order"]
 
 
 class SubCorpusInline(admin.TabularInline):
@@ -197,3 +197,15 @@ class ScoreAdmin(admin.ModelAdmin):
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ["node", "seen_at"]
     readonly_fields = ["node", "seen_at"]
+
+
+@admin.register(models.PhaseDataFile)
+class PhaseDataFileAdmin(admin.ModelAdmin):
+    """Attached on the phase's edit page, which refuses gold keys; read-only here."""
+
+    list_display = ["file_name", "phase", "size", "release_at", "created_at"]
+    list_filter = ["phase__task__competition"]
+    readonly_fields = ["phase", "file_name", "path", "size", "sha256", "created_at"]
+
+    def has_add_permission(self, request):
+        return False

@@ -113,6 +113,9 @@ class Phase(models.Model):
     counts = models.CharField(max_length=16, choices=Counts.choices, default=Counts.BEST)
     # How a run that skipped some sub-corpora (datasets) is averaged and ranked.
     missing = models.CharField(max_length=16, choices=Missing.choices, default=Missing.UNRANKED)
+    # The zone the phase's dates are announced in ("UTC", "AoE" or an IANA name, see
+    # competition.timezones); start and end are stored in UTC whatever it is.
+    time_zone = models.CharField(max_length=64, default="UTC")
     order = models.PositiveIntegerField(default=0)
 
     class Meta:
@@ -430,3 +433,41 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.node} seen {self.seen_at:%Y-%m-%d %H:%M:%S}"
+
+
+class PhaseDataFile(models.Model):
+    """A file the organizers hand to participants for one phase (development data, test
+    inputs without coreference, gold-mention inputs), downloadable from the phase page once
+    ``release_at`` (blank: the phase's start) has come. Never a gold key: a file identical to
+    one is refused (competition.services.editor)."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="data_files")
+    file_name = models.CharField(max_length=255)
+    description = models.CharField(max_length=300, blank=True)
+    # Relative to settings.PRIVATE_ROOT; served only through the view that checks access.
+    path = models.CharField(max_length=500)
+    size = models.PositiveBigIntegerField()
+    sha256 = models.CharField(max_length=64)
+    release_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["phase", "file_name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "file_name"],
+                                    name="phasedatafile_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phase}/{self.file_name}"
+
+    @property
+    def released_at(self) -> datetime:
+        """When participants may download it."""
+        return self.release_at or self.phase.start
+
+    @property
+    def absolute_path(self):
+        from pathlib import Path
+
+        return Path(settings.PRIVATE_ROOT) / self.path

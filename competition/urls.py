@@ -6,11 +6,12 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views
+from competition import views, views_editor
 
 app_name = "competition"
 
 PHASE = "competitions/<slug:slug>/<slug:task>/<slug:phase>/"
+EDIT = "edit/<slug:slug>/"
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -18,6 +19,18 @@ urlpatterns = [
     path("competitions/<slug:slug>/team/", views.team, name="team"),
     path(PHASE + "submit/", views.phase_submit, name="submit"),
     path(PHASE + "submissions/", views.phase_submissions, name="submissions"),
+    path(PHASE, views_editor.phase_page, name="phase"),
+    path("data/<int:pk>/<str:file_name>", views_editor.data_download, name="data_download"),
+    path("new-competition/", views_editor.competition_new, name="competition_new"),
+    path(EDIT, views_editor.competition_edit, name="edit"),
+    path(EDIT + "definition.yaml", views_editor.definition_download, {"fmt": "yaml"},
+         name="definition_yaml"),
+    path(EDIT + "definition.zip", views_editor.definition_download, {"fmt": "zip"},
+         name="definition_zip"),
+    path(EDIT + "<slug:task>/", views_editor.task_edit, name="edit_task"),
+    path(EDIT + "<slug:task>/<slug:phase>/", views_editor.phase_edit, name="edit_phase"),
+    path(EDIT + "<slug:task>/<slug:phase>/<slug:subcorpus>/", views_editor.subcorpus_edit,
+         name="edit_subcorpus"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),
     path("submissions/<int:pk>/status.json", views.submission_status, name="submission_status"),
     path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission_cancel"),

@@ -30,7 +30,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 from django.utils import timezone
 
-from competition.models import Competition, Membership, Phase, Submission
+from competition.models import Competition, Membership, Phase, PhaseDataFile, Submission
 
 Viewer = AbstractBaseUser | AnonymousUser | None
 """Whoever asks: a user, an anonymous visitor, or nobody (a command, a test)."""
@@ -126,3 +126,15 @@ def submission_openable(*, submission: Submission, user: Viewer) -> bool:
     if user_is_organizer(competition=competition, user=user):
         return True
     return Membership.objects.filter(team_id=submission.team_id, user=user).exists()
+
+
+def data_file_downloadable(*, data: PhaseDataFile, user: Viewer,
+                           at: datetime | None = None) -> bool:
+    """Whether ``user`` may download a phase's data file: the organizers always; any
+    signed-in user once the file is released (its ``release_at``, else the phase's start)."""
+    competition = data.phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    return data.released_at <= (at or timezone.now())

@@ -44,6 +44,7 @@ from competition.task_scoring import (
     DEFAULT_PROCEDURE,
     task_scoring_check,
 )
+from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
 from competition.uploads import subcorpus_for_name
 
 
@@ -295,9 +296,18 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
     if end is not None and end < start:
         raise reader.fail("'end' is before 'start'")
     slug = reader.str("slug")
+    # Dates written at UTC−12 announce AoE deadlines unless the file names the zone.
+    time_zone = reader.str("time_zone", AOE if start.utcoffset() == AOE_OFFSET else UTC)
+    try:
+        zone_get(time_zone)
+    except ValueError as exc:
+        raise reader.fail(str(exc)) from None
+    # Given: when the hidden board is shown; absent: left as the organizers' page set it.
+    revealed = ({"revealed_at": reader.datetime("revealed_at", required=False)}
+                if "revealed_at" in reader.data else {})
     phase, _ = Phase.objects.update_or_create(
         task=task, slug=slug,
-        defaults={
+        defaults={**revealed,
             "kind": reader.choice("kind", list(Phase.Kind.values)),
             "title": reader.str("title"),
             "start": start, "end": end,
@@ -311,6 +321,7 @@ def _load_phase(reader: _Reader, *, task: Task, order: int, keys: _KeyStore,
             "counts": reader.choice("counts", list(Phase.Counts.values), Phase.Counts.BEST),
             "missing": reader.choice("missing", list(Phase.Missing.values),
                                      Phase.Missing.UNRANKED),
+            "time_zone": time_zone,
             "order": order,
         },
     )

@@ -1,0 +1,319 @@
+"""Pages of the organizers' editor (``edit/<competition>/…``), the staff's "new competition"
+page, the phase page with its Data section, and data downloads.
+
+Each view parses the request, calls one service or selector, and renders. A competition's
+pages answer 404 to whoever does not organize it (staff included by the policy,
+competition.visibility).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from competition import selectors, selectors_editor
+from competition.errors import CompetitionError, DefinitionError
+from competition.forms_editor import (
+    CompetitionCreateForm,
+    CompetitionForm,
+    DataFileForm,
+    DefinitionUploadForm,
+    OrganizerAddForm,
+    PhaseForm,
+    ReleaseForm,
+    SubcorpusForm,
+    TaskForm,
+    aware,
+)
+from competition.models import Phase
+from competition.timezones import zone_display
+from competition.services import definition_files, editor
+from competition.services.editor import EditorError
+
+
+def _refused(request: HttpRequest, form, exc: CompetitionError) -> None:
+    """Put a refusal on the form field at fault, or on the form."""
+    field = getattr(exc, "field", None)
+    if form is not None and field in getattr(form, "fields", {}):
+        form.add_error(field, exc.message)
+    elif form is not None:
+        form.add_error(None, exc.message)
+    else:
+        messages.error(request, exc.message)
+
+
+def _rescored(request: HttpRequest, rescored) -> None:
+    if rescored:
+        messages.info(request, f"{len(rescored)} scored submissions are being re-scored "
+                      "against the changed key or scoring.")
+
+
+def _or_404(found):
+    if found is None:
+        raise Http404("No such page.")
+    return found
+
+
+# --- staff: new competition -------------------------------------------------------------
+
+@staff_member_required
+def competition_new(request: HttpRequest) -> HttpResponse:
+    form = CompetitionCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            competition = editor.competition_create(**form.cleaned_data)
+        except EditorError as exc:
+            _refused(request, form, exc)
+        else:
+            messages.success(request, f"{competition.title} was created; "
+                             f"{form.cleaned_data['owner']} organizes it.")
+            return redirect("competition:edit", slug=competition.slug)
+    return render(request, "competition/editor/new.html", {"form": form})
+
+
+# --- competition ------------------------------------------------------------------------
+
+@login_required
+def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
+    competition = _or_404(selectors_editor.competition_for_organizer(slug=slug,
+                                                                    user=request.user))
+    action = request.POST.get("action") if request.method == "POST" else None
+    form = CompetitionForm(request.POST if action == "save" else None, initial={
+        "title": competition.title, "description": competition.description,
+        "website": competition.website})
+    organizer_form = OrganizerAddForm(request.POST if action == "organizer" else None)
+    task_form = TaskForm(request.POST if action == "task" else None, prefix="task")
+    upload_form = DefinitionUploadForm(request.POST if action == "upload" else None,
+                                       request.FILES if action == "upload" else None)
+    try:
+        if action == "save" and form.is_valid():
+            editor.competition_update(competition=competition, **form.cleaned_data)
+            messages.success(request, "The competition was saved.")
+            return redirect("competition:edit", slug=slug)
+        if action == "organizer" and organizer_form.is_valid():
+            editor.competition_organizer_add(competition=competition,
+                                             **organizer_form.cleaned_data)
+            messages.success(request, f"{organizer_form.cleaned_data['username']} now "
+                             "organizes the competition.")
+            return redirect("competition:edit", slug=slug)
+        if action == "task" and task_form.is_valid():
+            data = task_form.cleaned_data
+            task, _ = editor.task_save(
+                competition=competition, slug=data["slug"], kind=data["kind"],
+                title=data["title"], description=data["description"],
+                procedure=data["procedure"], scorer_options=task_form.cleaned_options(),
+                primary_metric=data["primary_metric"])
+            messages.success(request, f"The task {task.title} was added; add its phases.")
+            return redirect("competition:edit_task", slug=slug, task=task.slug)
+        if action == "upload" and upload_form.is_valid():
+            load = definition_files.competition_definition_upload(
+                competition=competition, upload=upload_form.cleaned_data["definition"])
+            note = f" Removed: {', '.join(load.removed)}." if load.removed else ""
+            messages.success(request, "The definition was loaded." + note)
+            _rescored(request, load.rescored)
+            return redirect("competition:edit", slug=slug)
+    except DefinitionError as exc:
+        upload_form.add_error("definition", exc.message)
+    except EditorError as exc:
+        _refused(request, {"save": form, "organizer": organizer_form,
+                           "task": task_form}.get(action), exc)
+    competition = selectors.competition_detail(slug=slug)
+    return render(request, "competition/editor/competition.html", {
+        "competition": competition, "form": form, "organizer_form": organizer_form,
+        "task_form": task_form, "upload_form": upload_form,
+        "organizers": competition.organizers.order_by("username"),
+    })
+
+
+@login_required
+@require_GET
+def definition_download(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+    competition = _or_404(selectors_editor.competition_for_organizer(slug=slug,
+                                                                    user=request.user))
+    if fmt == "zip":
+        body = definition_files.competition_definition_zip(competition=competition)
+        response = HttpResponse(body, content_type="application/zip")
+    else:
+        body = definition_files.competition_definition_yaml(competition=competition)
+        response = HttpResponse(body, content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}.{fmt}"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+# --- tasks ------------------------------------------------------------------------------
+
+@login_required
+def task_edit(request: HttpRequest, slug: str, task: str) -> HttpResponse:
+    found = _or_404(selectors_editor.task_for_organizer(slug=slug, task=task,
+                                                        user=request.user))
+    action = request.POST.get("action") if request.method == "POST" else None
+    form = TaskForm(request.POST if action == "save" else None, prefix="task", initial={
+        "slug": found.slug, "title": found.title, "kind": found.kind,
+        "description": found.description, "procedure": found.procedure,
+        "scorer_options": "" if found.procedure else " ".join(found.scorer_options),
+        "primary_metric": found.primary_metric})
+    phase_form = PhaseForm(request.POST if action == "phase" else None, prefix="phase")
+    try:
+        if action == "save" and form.is_valid():
+            data = form.cleaned_data
+            saved, rescored = editor.task_save(
+                competition=found.competition, task=found, slug=data["slug"],
+                kind=data["kind"], title=data["title"], description=data["description"],
+                procedure=data["procedure"], scorer_options=form.cleaned_options(),
+                primary_metric=data["primary_metric"])
+            messages.success(request, "The task was saved.")
+            _rescored(request, rescored)
+            return redirect("competition:edit_task", slug=slug, task=saved.slug)
+        if action == "delete":
+            editor.task_delete(task=found)
+            messages.success(request, f"The task {found.title} was deleted.")
+            return redirect("competition:edit", slug=slug)
+        if action == "phase" and phase_form.is_valid():
+            phase = editor.phase_save(task=found, slug=phase_form.cleaned_data["slug"],
+                                      **phase_form.phase_fields())
+            messages.success(request, f"The phase {phase.title} was added; add its "
+                             "sub-corpora and their keys.")
+            return redirect("competition:edit_phase", slug=slug, task=found.slug,
+                            phase=phase.slug)
+    except EditorError as exc:
+        _refused(request, {"save": form, "phase": phase_form}.get(action), exc)
+    return render(request, "competition/editor/task.html", {
+        "competition": found.competition, "task": found, "form": form,
+        "phase_form": phase_form, "phases": found.phases.prefetch_related("subcorpora"),
+    })
+
+
+# --- phases -----------------------------------------------------------------------------
+
+@login_required
+def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
+    found = _or_404(selectors_editor.phase_for_organizer(slug=slug, task=task, phase=phase,
+                                                         user=request.user))
+    action = request.POST.get("action") if request.method == "POST" else None
+    form = PhaseForm(request.POST if action == "save" else None, prefix="phase",
+                     initial=PhaseForm.initial_for(found))
+    sub_form = SubcorpusForm(request.POST if action == "subcorpus" else None,
+                             request.FILES if action == "subcorpus" else None, prefix="sc")
+    data_form = DataFileForm(request.POST if action == "data" else None,
+                             request.FILES if action == "data" else None, prefix="data")
+    here = reverse("competition:edit_phase", args=[slug, task, phase])
+    try:
+        if action == "save" and form.is_valid():
+            saved = editor.phase_save(task=found.task, phase=found,
+                                      slug=form.cleaned_data["slug"], **form.phase_fields())
+            messages.success(request, "The phase was saved.")
+            return redirect("competition:edit_phase", slug=slug, task=task, phase=saved.slug)
+        if action == "delete":
+            editor.phase_delete(phase=found)
+            messages.success(request, f"The phase {found.title} was deleted.")
+            return redirect("competition:edit_task", slug=slug, task=task)
+        if action == "subcorpus" and sub_form.is_valid():
+            saved = editor.subcorpus_save(phase=found, **sub_form.cleaned_data)
+            messages.success(request, f"The sub-corpus {saved.subcorpus.name} was added "
+                             f"({len(saved.subcorpus.documents)} documents in its key).")
+            return redirect(here)
+        if action == "data" and data_form.is_valid():
+            data = data_form.cleaned_data
+            attached = editor.phase_data_attach(
+                phase=found, upload=data["file"], description=data["description"],
+                release_at=aware(data["release_at"], found.time_zone))
+            messages.success(request, f"{attached.file_name} was attached.")
+            return redirect(here)
+        if action == "release":
+            row = _or_404(found.data_files.filter(pk=request.POST.get("data")).first())
+            release = ReleaseForm(request.POST)
+            if not release.is_valid():
+                raise EditorError("bad_release", reason=release.errors["release_at"][0])
+            editor.phase_data_update(
+                data=row, description=row.description,
+                release_at=aware(release.cleaned_data["release_at"], found.time_zone))
+            messages.success(request, f"{row.file_name} is released "
+                             f"{zone_display(row.released_at, found.time_zone)}.")
+            return redirect(here)
+        if action == "remove_data":
+            row = _or_404(found.data_files.filter(pk=request.POST.get("data")).first())
+            editor.phase_data_remove(data=row)
+            messages.success(request, f"{row.file_name} was removed.")
+            return redirect(here)
+    except EditorError as exc:
+        _refused(request, {"save": form, "subcorpus": sub_form, "data": data_form}.get(action),
+                 exc)
+    return render(request, "competition/editor/phase.html", {
+        "competition": found.task.competition, "task": found.task, "phase": found,
+        "form": form, "sub_form": sub_form, "data_form": data_form,
+        "subcorpora": found.subcorpora.all(),
+        "data_rows": selectors_editor.phase_data_rows(phase=found, user=request.user),
+        "submission_count": found.submissions.count(),
+    })
+
+
+@login_required
+def subcorpus_edit(request: HttpRequest, slug: str, task: str, phase: str,
+                   subcorpus: str) -> HttpResponse:
+    found = _or_404(selectors_editor.subcorpus_for_organizer(
+        slug=slug, task=task, phase=phase, subcorpus=subcorpus, user=request.user))
+    action = request.POST.get("action") if request.method == "POST" else None
+    form = SubcorpusForm(request.POST if action == "save" else None,
+                         request.FILES if action == "save" else None, prefix="sc", initial={
+                             "name": found.name, "language": found.language,
+                             "file_name": found.file_name, "available": found.available})
+    back = reverse("competition:edit_phase", args=[slug, task, phase])
+    try:
+        if action == "save" and form.is_valid():
+            saved = editor.subcorpus_save(phase=found.phase, subcorpus=found,
+                                          **form.cleaned_data)
+            messages.success(request, f"The sub-corpus {saved.subcorpus.name} was saved.")
+            _rescored(request, saved.rescored)
+            return redirect(back)
+        if action == "delete":
+            editor.subcorpus_delete(subcorpus=found)
+            messages.success(request, f"The sub-corpus {found.name} was deleted.")
+            return redirect(back)
+    except EditorError as exc:
+        _refused(request, form if action == "save" else None, exc)
+    return render(request, "competition/editor/subcorpus.html", {
+        "competition": found.phase.task.competition, "task": found.phase.task,
+        "phase": found.phase, "subcorpus": found, "form": form,
+        "submission_count": found.files.values("submission").distinct().count(),
+    })
+
+
+# --- participants: the phase page and its data ------------------------------------------
+
+@require_GET
+def phase_page(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
+    try:
+        found = selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase)
+    except Phase.DoesNotExist:
+        raise Http404("No such phase.") from None
+    competition = found.task.competition
+    return render(request, "competition/editor/phase_page.html", {
+        "competition": competition, "task": found.task, "phase": found,
+        "now": timezone.now(),
+        "subcorpora": found.subcorpora.all(),
+        "team": selectors.team_for_user(competition=competition, user=request.user),
+        "is_organizer": selectors.user_is_organizer(competition=competition,
+                                                    user=request.user),
+        "data_rows": selectors_editor.phase_data_rows(phase=found, user=request.user),
+    })
+
+
+@require_GET
+def data_download(request: HttpRequest, pk: int, file_name: str) -> FileResponse:
+    """A phase's data file, for whoever may download it now; 404 to everybody else (the
+    same answer as for a file that does not exist)."""
+    data = _or_404(selectors_editor.data_file_for_download(pk=pk, file_name=file_name,
+                                                           user=request.user))
+    if not data.absolute_path.is_file():
+        raise Http404("No such file.")
+    response = FileResponse(open(data.absolute_path, "rb"), as_attachment=True,
+                            filename=data.file_name)
+    response["Cache-Control"] = "private, no-store"
+    return response
