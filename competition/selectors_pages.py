@@ -94,7 +94,7 @@ def teams_for_approval(*, competition: Competition) -> list[dict]:
              .order_by("created", "name"))
     rows = []
     for team in teams:
-        decision = getattr(team, "approval", None) if hasattr(team, "approval") else None
+        decision = getattr(team, "approval", None)  # None: no decision yet
         status = decision.status if decision else "pending"
         rows.append({"team": team, "status": status,
                      "reason": decision.reason if decision else "",

@@ -6,7 +6,7 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views
+from competition import views, views_pages
 
 app_name = "competition"
 
@@ -22,4 +22,18 @@ urlpatterns = [
     path("submissions/<int:pk>/status.json", views.submission_status, name="submission_status"),
     path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission_cancel"),
     path("submissions/<int:pk>/choose/", views.submission_choose, name="submission_choose"),
+    # pages, terms, team approval, announcements
+    path("competitions/<slug:slug>/pages/<slug:kind>/", views_pages.page, name="page"),
+    path("competitions/<slug:slug>/pages/<slug:kind>/edit/", views_pages.page_edit,
+         name="page_edit"),
+    path("competitions/<slug:slug>/terms/accept/", views_pages.terms_accept,
+         name="terms_accept"),
+    path("competitions/<slug:slug>/organize/teams/", views_pages.organize_teams,
+         name="organize_teams"),
+    path("competitions/<slug:slug>/announcements/", views_pages.announcements,
+         name="announcements"),
+    path("competitions/<slug:slug>/announcements/e-mail/", views_pages.announcement_emails,
+         name="announcement_emails"),
+    path("competitions/<slug:slug>/unsubscribe/<str:token>/", views_pages.unsubscribe,
+         name="unsubscribe"),
 ]
