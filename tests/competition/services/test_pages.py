@@ -22,7 +22,8 @@ def _submit(world, user, team):
                                       files=world.uploads())
 
 
-def test_terms_block_team_create_join_and_submit_until_accepted(world, django_capture_on_commit_callbacks):
+def test_terms_block_team_create_join_and_submit_until_accepted(
+        world, django_capture_on_commit_callbacks):
     """With terms, creating or joining a team and submitting are refused with
     terms_not_accepted; after acceptance (recorded with its time) they work."""
     pages.page_save(competition=world.competition, kind="terms", body="Be **fair**.")
