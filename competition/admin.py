@@ -209,3 +209,47 @@ class PhaseDataFileAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+
+# --- pages, terms, team approval, announcements (edited on the competition's pages) ------
+
+@admin.register(models.CompetitionPage)
+class CompetitionPageAdmin(admin.ModelAdmin):
+    list_display = ["competition", "kind", "updated_at", "updated_by"]
+    list_filter = ["kind", "competition"]
+
+
+@admin.register(models.ParticipationRules)
+class ParticipationRulesAdmin(admin.ModelAdmin):
+    list_display = ["competition", "team_approval"]
+
+
+@admin.register(models.TermsAcceptance)
+class TermsAcceptanceAdmin(admin.ModelAdmin):
+    list_display = ["competition", "user", "accepted_at", "terms_sha256"]
+    list_filter = ["competition"]
+    readonly_fields = ["competition", "user", "accepted_at", "terms_sha256"]
+
+
+@admin.register(models.TeamApproval)
+class TeamApprovalAdmin(admin.ModelAdmin):
+    list_display = ["team", "status", "reason", "decided_at", "decided_by"]
+    list_filter = ["status", "team__competition"]
+
+
+@admin.register(models.Announcement)
+class AnnouncementAdmin(admin.ModelAdmin):
+    list_display = ["competition", "title", "created_at", "emailed_at", "emailed_to"]
+    list_filter = ["competition"]
+    readonly_fields = ["emailed_at", "emailed_to"]
+
+
+@admin.register(models.AnnouncementOptOut)
+class AnnouncementOptOutAdmin(admin.ModelAdmin):
+    list_display = ["competition", "user", "created_at"]
+
+
+@admin.register(models.RescoreBatch)
+class RescoreBatchAdmin(admin.ModelAdmin):
+    list_display = ["phase", "started_at", "created_by"]
+    readonly_fields = ["submission_ids"]

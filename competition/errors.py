@@ -38,6 +38,17 @@ MESSAGES: dict[str, str] = {
     "team_name_taken": "A team named {name} already exists in this competition.",
     "bad_invite_code": "No team of this competition has that invite code.",
     "empty_team_name": "A team needs a name.",
+    # terms and approval
+    "terms_not_accepted": "Taking part in {competition} needs its terms accepted first; "
+    "read and accept them at {url}",
+    "team_pending": "The team {team} waits for the organizers' approval; it can submit once "
+    "they approve it.",
+    "team_rejected": "The organizers did not approve the team {team}: {reason}",
+    # pages and announcements
+    "unknown_page": "There is no page {kind!r} (expected one of {kinds}).",
+    "empty_announcement": "An announcement needs a title.",
+    "bad_unsubscribe_link": "This unsubscribe link is not valid; it may have been cut in the "
+    "e-mail. Log in to change the setting on the competition page.",
     # accounts
     "username_taken": "The user name {username} is taken.",
     "invalid_signup": "{reason}",

@@ -471,3 +471,137 @@ class PhaseDataFile(models.Model):
         from pathlib import Path
 
         return Path(settings.PRIVATE_ROOT) / self.path
+
+
+# --- pages, terms, team approval, announcements -------------------------------------------
+
+class CompetitionPage(models.Model):
+    """A page of a competition written by its organizers in Markdown (rendered safely by
+    ``competition.markdown``): its overview, evaluation, data or terms."""
+
+    class Kind(models.TextChoices):
+        OVERVIEW = "overview", "Overview"
+        EVALUATION = "evaluation", "Evaluation"
+        DATA = "data", "Data"
+        TERMS = "terms", "Terms"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="pages")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    body = models.TextField(blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "kind"], name="page_unique_kind"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.competition.slug}/{self.kind}"
+
+
+class ParticipationRules(models.Model):
+    """What a competition asks of its participants beyond its terms: whether the organizers
+    approve each team before it may submit. No row: no approval needed."""
+
+    competition = models.OneToOneField(Competition, on_delete=models.CASCADE,
+                                       related_name="participation_rules")
+    team_approval = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return f"rules of {self.competition.slug}"
+
+
+class TermsAcceptance(models.Model):
+    """A user accepted a competition's terms as they read at ``accepted_at`` (their SHA-256):
+    changed terms must be accepted again."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
+                                    related_name="terms_acceptances")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="terms_acceptances")
+    terms_sha256 = models.CharField(max_length=64)
+    accepted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-accepted_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "user", "terms_sha256"],
+                                    name="terms_accepted_once_per_version"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} accepted the terms of {self.competition.slug}"
+
+
+class TeamApproval(models.Model):
+    """The organizers' decision on a team, in a competition whose teams need approval. No
+    row: the team waits for a decision."""
+
+    class Status(models.TextChoices):
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+
+    team = models.OneToOneField(Team, on_delete=models.CASCADE, related_name="approval")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    reason = models.TextField(blank=True)
+    decided_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+
+    def __str__(self) -> str:
+        return f"{self.team}: {self.status}"
+
+
+class Announcement(models.Model):
+    """News from the organizers: shown on the competition page (newest first) and e-mailed
+    to the members of its teams who did not opt out."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
+                                    related_name="announcements")
+    title = models.CharField(max_length=200)
+    body = models.TextField(blank=True)  # Markdown
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+    emailed_at = models.DateTimeField(null=True, blank=True)
+    emailed_to = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.competition.slug}: {self.title}"
+
+
+class AnnouncementOptOut(models.Model):
+    """A user does not want a competition's announcements by e-mail."""
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                             related_name="announcement_opt_outs")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["competition", "user"],
+                                    name="announcement_opt_out_once"),
+        ]
+
+
+class RescoreBatch(models.Model):
+    """An organizer's re-scoring of a phase: which submissions it queued, so its page can
+    show how many are done."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="rescore_batches")
+    submission_ids = models.JSONField(default=list)
+    started_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"re-scoring of {self.phase} at {self.started_at:%Y-%m-%d %H:%M}"

@@ -6,7 +6,7 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views, views_editor
+from competition import views, views_editor, views_pages
 
 app_name = "competition"
 
@@ -17,6 +17,20 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("competitions/<slug:slug>/", views.competition_detail, name="competition"),
     path("competitions/<slug:slug>/team/", views.team, name="team"),
+    # pages, terms, team approval, announcements (before PHASE, whose slugs would match)
+    path("competitions/<slug:slug>/pages/<slug:kind>/", views_pages.page, name="page"),
+    path("competitions/<slug:slug>/pages/<slug:kind>/edit/", views_pages.page_edit,
+         name="page_edit"),
+    path("competitions/<slug:slug>/terms/accept/", views_pages.terms_accept,
+         name="terms_accept"),
+    path("competitions/<slug:slug>/organize/teams/", views_pages.organize_teams,
+         name="organize_teams"),
+    path("competitions/<slug:slug>/announcements/", views_pages.announcements,
+         name="announcements"),
+    path("competitions/<slug:slug>/announcements/e-mail/", views_pages.announcement_emails,
+         name="announcement_emails"),
+    path("competitions/<slug:slug>/unsubscribe/<str:token>/", views_pages.unsubscribe,
+         name="unsubscribe"),
     path(PHASE + "submit/", views.phase_submit, name="submit"),
     path(PHASE + "submissions/", views.phase_submissions, name="submissions"),
     path(PHASE, views_editor.phase_page, name="phase"),

@@ -128,3 +128,40 @@ def documents_csv(analysis: Analysis) -> str:
 
 def documents_json(analysis: Analysis) -> str:
     return documents_frame(analysis).to_json(orient="records", double_precision=15, indent=1)
+
+
+def rows_csv(rows) -> str:
+    """Rows (the first one the header) as CSV, text cells safe from spreadsheet formulas."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        writer.writerow([csv_safe(cell) for cell in row])
+    return out.getvalue()
+
+
+def final_run_scores_csv(*, submissions, primary_metric: str) -> str:
+    """The current scoring of each run: one line per run × sub-corpus × metric of the task's
+    own mode (whole sub-corpus, no per-document lines), ``primary`` marking the task's
+    primary metric; scores as fractions in [0, 1]."""
+    from competition.models import Score
+
+    by_id = {s.pk: s for s in submissions}
+    scores = (Score.objects.filter(submission_id__in=list(by_id), run__is_current=True,
+                                   mode=Score.TASK_MODE, document="")
+              .select_related("subcorpus")
+              .order_by("submission_id", "subcorpus__order", "subcorpus_id", "metric"))
+    rows = [["team", "submission_id", "run_name", "track", "subcorpus", "metric", "primary",
+             "recall", "precision", "f1"]]
+    for score in scores:
+        submission = by_id[score.submission_id]
+        rows.append([submission.team.name, submission.pk, submission.run_name,
+                     submission.track.slug if submission.track_id else "",
+                     score.subcorpus.slug, score.metric,
+                     "yes" if score.metric == primary_metric else "",
+                     "" if score.recall is None else f"{score.recall:.10g}",
+                     "" if score.precision is None else f"{score.precision:.10g}",
+                     f"{score.f1:.10g}"])
+    return rows_csv(rows)

@@ -6,7 +6,7 @@ submission pages share ``submissions/<id>/``.
 
 from django.urls import path
 
-from leaderboard import views
+from leaderboard import views, views_organize
 
 app_name = "leaderboard"
 
@@ -19,8 +19,12 @@ urlpatterns = [
     path(PHASE + "leaderboard.csv", views.board_export, {"fmt": "csv"}, name="board_csv"),
     path(PHASE + "leaderboard.json", views.board_export, {"fmt": "json"}, name="board_json"),
     path(PHASE + "organize/", views.organize_phase, name="organize_phase"),
-    path(PHASE + "final-submissions.zip", views.final_submissions_zip,
+    path(PHASE + "final-submissions.zip", views_organize.final_runs_zip,
          name="final_submissions"),
+    path(PHASE + "organize/rescore/<int:batch_id>/", views_organize.rescore_progress_page,
+         name="rescore_progress"),
+    path(PHASE + "organize/rescore/<int:batch_id>.json", views_organize.rescore_progress_json,
+         name="rescore_progress_json"),
     path("submissions/<int:submission_id>/analysis/", views.analysis, name="analysis"),
     path("submissions/<int:submission_id>/documents.csv", views.documents_export,
          {"fmt": "csv"}, name="documents_csv"),

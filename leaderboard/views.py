@@ -6,12 +6,8 @@ so they do not even reveal that the page exists.
 
 from __future__ import annotations
 
-import tempfile
-import zipfile
-from pathlib import Path
-
 from django.contrib import messages
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.text import slugify
@@ -19,7 +15,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from competition import services as competition_services
 from competition.errors import CompetitionError
-from competition.models import Competition, Phase, Submission
+from competition.services.organize import phase_rescore_start
+from competition.models import Competition, Phase, RescoreBatch, Submission
 from competition.selectors import (
     competition_detail,
     phase_get,
@@ -274,6 +271,12 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     if request.method == "POST":
         action = request.POST.get("action", "")
+        if action == "rescore":  # returns at once; its page shows the progress
+            batch = phase_rescore_start(phase=phase_obj, user=request.user)
+            messages.success(request, f"{len(batch.submission_ids)} submissions queued for "
+                             "re-scoring; earlier scores are kept.")
+            return redirect("leaderboard:rescore_progress", competition=competition, task=task,
+                            phase=phase, batch_id=batch.pk)
         try:
             message = _phase_action(request, phase_obj, action)
         except CompetitionError as exc:
@@ -292,6 +295,7 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
         "stale": submissions_scored_on_old_input(phase=phase_obj),
         "snapshots": BoardSnapshot.objects.filter(phase=phase_obj).select_related("created_by"),
         "is_public": phase_obj.leaderboard_is_public(at=_now()),
+        "last_batch": RescoreBatch.objects.filter(phase=phase_obj).first(),
     })
 
 
@@ -302,9 +306,6 @@ def _now():
 
 
 def _phase_action(request: HttpRequest, phase: Phase, action: str) -> str:
-    if action == "rescore":
-        queued = competition_services.phase_rescore(phase=phase)
-        return f"{len(queued)} submissions queued for re-scoring; earlier scores are kept."
     if action == "reveal":
         competition_services.phase_reveal(phase=phase)
         return "The leaderboard is now public."
@@ -347,35 +348,3 @@ def organize_submission(request: HttpRequest, submission_id: int) -> HttpRespons
     return redirect(reverse("leaderboard:organize_phase", kwargs={
         "competition": phase.task.competition.slug, "task": phase.task.slug,
         "phase": phase.slug}))
-
-
-@require_GET
-def final_submissions_zip(request: HttpRequest, competition: str, task: str,
-                          phase: str) -> HttpResponse:
-    """Every team's final run of the phase (the counts rule) as one zip: the response files
-    teams uploaded and a manifest. Gold keys are never included."""
-    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
-    # On disk, not in memory: a phase's final runs can add up to gigabytes.
-    buffer = tempfile.TemporaryFile()
-    manifest = ["team,submission_id,run_name,subcorpus,file,sha256"]
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for submission in phase_final_submissions(phase=phase_obj):
-            folder = f"{slugify(submission.team.name) or 'team'}-{submission.pk}"
-            for f in submission.files.all():
-                path = Path(f.absolute_path)
-                if not path.is_file():
-                    continue
-                member = f"{folder}/{f.subcorpus.slug}.CONLLUA"
-                archive.write(path, member)
-                manifest.append(",".join([
-                    _csv_cell(submission.team.name), str(submission.pk),
-                    _csv_cell(submission.run_name), f.subcorpus.slug, member, f.sha256]))
-        archive.writestr("MANIFEST.csv", "\n".join(manifest) + "\n")
-    buffer.seek(0)
-    name = slugify(f"{competition}-{task}-{phase}-final-submissions")
-    return FileResponse(buffer, as_attachment=True, filename=f"{name}.zip",
-                        content_type="application/zip")
-
-
-def _csv_cell(text: str) -> str:
-    return '"' + exports.csv_safe(text).replace('"', '""') + '"'

@@ -34,7 +34,16 @@ from scoring import ScoringError, read_documents
 from scoring.procedures import PROCEDURES
 
 from competition.errors import DefinitionError, SubmissionRejected
-from competition.models import Competition, Phase, SubCorpus, Submission, Task, Track
+from competition.models import (
+    Competition,
+    CompetitionPage,
+    Phase,
+    SubCorpus,
+    Submission,
+    Task,
+    Track,
+)
+from competition.services.pages import page_save, team_approval_require
 from competition.services.scoring import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
@@ -218,6 +227,7 @@ def _load_structure(top: _Reader, *, keys: _KeyStore, seen: _Seen) -> Competitio
     if missing := sorted(set(usernames) - {user.username for user in users}):
         raise top.fail(f"organizers {', '.join(missing)} do not exist (create the users first)")
     competition.organizers.add(*users)
+    _load_pages(top, competition=competition)
     tasks = top.list("tasks", required=True)
     if not tasks:
         raise top.fail("'tasks' must list at least one task")
@@ -432,3 +442,36 @@ def _load_baselines(top: _Reader, *, competition: Competition) -> list[Submissio
             for handle in handles:
                 handle.close()
     return created
+
+
+def _load_pages(top: _Reader, *, competition: Competition) -> None:
+    """``pages``: Markdown text or ``{file: path}`` (relative to the definition) per page kind;
+    pages the file does not list keep the text they have. ``team_approval``: the organizers
+    approve teams before they submit."""
+    if "team_approval" in top.data:
+        team_approval_require(competition=competition,
+                              required=top.bool("team_approval", False))
+    raw = top.data.get("pages")
+    if raw is None:
+        return
+    pages = _Reader(raw, "pages", top.source)
+    kinds = [kind for kind, _ in CompetitionPage.Kind.choices]
+    for kind, value in pages.data.items():
+        if kind not in kinds:
+            raise pages.fail(f"unknown page {kind!r}; expected one of {', '.join(kinds)}")
+        if isinstance(value, Mapping):
+            relative = _Reader(value, f"pages.{kind}", top.source).str("file")
+            path = (top.source.parent / relative).resolve()
+            try:
+                body = path.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                raise pages.fail(f"{kind}: file {relative} not found (looked for {path})"
+                                 ) from None
+            except UnicodeDecodeError:
+                raise pages.fail(f"{kind}: file {relative} is not UTF-8 text") from None
+        elif isinstance(value, str):
+            body = value
+        else:
+            raise pages.fail(f"{kind}: expected Markdown text or {{file: path}}, "
+                             f"not {type(value).__name__}")
+        page_save(competition=competition, kind=kind, body=body)

@@ -11,11 +11,14 @@ arrived.
 from __future__ import annotations
 
 import logging
+import threading
 
 from celery import Task as CeleryTask
-from django.db import transaction
+from django.conf import settings
+from django.db import connections, transaction
 
 from competition.models import Submission
+from tasks.mail import send_announcement_task
 from tasks.scoring import notify_submission_task, score_submission_task
 from tasks.scoring import scoring_queue_length as scoring_queue_length
 
@@ -65,3 +68,52 @@ def _delay_on_commit(job: CeleryTask, submission_id: int, failure: str, *,
                 Submission.objects.filter(pk=submission_id).update(published=False)
 
     transaction.on_commit(send)
+
+
+def announcement_email_enqueue(*, announcement_id: int) -> None:
+    """Queue the e-mail of an announcement once the transaction commits. A broker that
+    cannot be reached loses the mail (logged), not the announcement."""
+    def send() -> None:
+        try:
+            send_announcement_task.delay(announcement_id)
+        except Exception:
+            logger.exception("could not queue the e-mail of announcement %s", announcement_id)
+
+    transaction.on_commit(send)
+
+
+def scoring_enqueue_many(*, submission_ids: list[int]) -> None:
+    """Queue the scoring of many submissions once the transaction commits.
+
+    With workers, each is queued as ``scoring_enqueue`` does. In the embedded configuration
+    (jobs run in-process) they are scored one after another in a background thread, so the
+    request that asked for them returns at once; their pages show progress as each ends.
+    """
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        for submission_id in submission_ids:
+            scoring_enqueue(submission_id=submission_id)
+        return
+    ids = list(submission_ids)
+
+    def start() -> None:
+        if connections["default"].in_atomic_block:
+            # Still inside an outer transaction (a test's): another connection would not see
+            # its rows, so score here.
+            for submission_id in ids:
+                score_submission_task.apply(args=[submission_id])
+            return
+        threading.Thread(target=_score_in_background, args=(ids,), daemon=True,
+                         name="rescore-in-process").start()
+
+    transaction.on_commit(start)
+
+
+def _score_in_background(submission_ids: list[int]) -> None:
+    try:
+        for submission_id in submission_ids:
+            try:
+                score_submission_task.apply(args=[submission_id])
+            except Exception:  # one run's crash is logged; the others still get scored
+                logger.exception("in-process scoring of submission %s failed", submission_id)
+    finally:
+        connections.close_all()

@@ -370,9 +370,10 @@ def submission_fail(*, submission: Submission, reason: str, platform_failure: bo
 
 # --- re-score ---------------------------------------------------------------------------
 
-def submission_rescore(*, submission: Submission) -> Submission:
+def submission_rescore(*, submission: Submission, queue: bool = True) -> Submission:
     """Queue a scored or failed submission to be scored again; its current run stays current
-    (and the old runs stay as history) until the new run is recorded."""
+    (and the old runs stay as history) until the new run is recorded. ``queue=False`` marks
+    it queued and leaves sending the job to the caller (a batch sends them together)."""
     with transaction.atomic():
         current = Submission.objects.select_for_update().get(pk=submission.pk)
         if current.status not in (Status.SCORED, Status.FAILED):
@@ -383,7 +384,8 @@ def submission_rescore(*, submission: Submission) -> Submission:
         Submission.objects.filter(pk=current.pk).update(
             status=Status.QUEUED, queued_at=now, claimed_by="", claimed_at=None, attempts=0,
             error="", platform_failure=False, failed_at=None, updated_at=now)
-        scoring_enqueue(submission_id=current.pk)
+        if queue:
+            scoring_enqueue(submission_id=current.pk)
     current.refresh_from_db()
     return current
 

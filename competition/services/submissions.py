@@ -36,6 +36,7 @@ from competition.models import (
     Track,
 )
 from competition.services.dispatch import scoring_enqueue
+from competition.services.pages import participation_check
 from competition.task_scoring import validation_options
 from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
 from competition.visibility import user_is_organizer
@@ -142,6 +143,7 @@ def _check_may_submit(*, team: Team, phase: Phase, user, is_baseline: bool, at: 
         return
     if user is None or not Membership.objects.filter(team=team, user=user).exists():
         raise SubmissionRejected("not_a_member", team=team.name)
+    participation_check(team=team, user=user)
     if not phase.is_open(at=at):
         raise SubmissionRejected("phase_closed", phase=phase.title)
     _check_limits(team=team, phase=phase, at=at)

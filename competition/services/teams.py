@@ -6,6 +6,7 @@ from django.db import IntegrityError, transaction
 
 from competition.errors import TeamError
 from competition.models import Competition, Membership, Team, new_invite_code
+from competition.services.pages import terms_check
 
 
 def _check_not_in_team(*, competition: Competition, user) -> None:
@@ -23,6 +24,7 @@ def team_create(*, competition: Competition, name: str, user=None,
         raise TeamError("empty_team_name")
     if user is not None:
         _check_not_in_team(competition=competition, user=user)
+        terms_check(competition=competition, user=user)
     if Team.objects.filter(competition=competition, name__iexact=name).exists():
         raise TeamError("team_name_taken", name=name)
     try:
@@ -46,6 +48,7 @@ def team_join(*, competition: Competition, invite_code: str, user) -> Team:
     if team is None:
         raise TeamError("bad_invite_code")
     _check_not_in_team(competition=competition, user=user)
+    terms_check(competition=competition, user=user)
     try:
         with transaction.atomic():
             Membership.objects.create(team=team, user=user, competition=competition)

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from django.urls import reverse
 
-from competition.models import SubmissionFile
+from competition.models import Score, SubmissionFile
 from leaderboard.models import BoardSnapshot
 
 
@@ -213,9 +213,36 @@ def test_final_submissions_zip_has_responses_and_never_keys(client, world, setti
     assert response["Content-Type"] == "application/zip"
     archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     names = archive.namelist()
-    assert "MANIFEST.csv" in names and len(names) == 5
+    assert "MANIFEST.csv" in names and "scores.csv" in names and len(names) == 6
     contents = b"".join(archive.read(n) for n in names)
     assert b"alpha response light" in contents and b"GOLD KEY" not in contents
+
+
+def test_final_runs_zip_carries_every_final_runs_scores(client, world, make):
+    """scores.csv: one line per final run × sub-corpus × metric of the task mode, the
+    primary metric marked, values of the current scoring; a team's other runs are not in
+    it, and only organizers get the zip."""
+    import csv
+
+    phase = world["phase"]
+    make.run(phase, world["team_a"], {"light": 0.1, "ami": 0.1})  # worse: not final
+    client.force_login(world["bob"])
+    assert client.get(url(world, "final_submissions")).status_code == 404
+    client.force_login(world["organizer"])
+    response = client.get(url(world, "final_submissions"))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    rows = list(csv.DictReader(io.StringIO(archive.read("scores.csv").decode())))
+    primary = [r for r in rows if r["primary"] == "yes"]
+    assert {(r["submission_id"], r["subcorpus"]) for r in primary} == {
+        (str(world["a"].pk), "light"), (str(world["a"].pk), "ami"),
+        (str(world["b"].pk), "light"), (str(world["b"].pk), "ami")}
+    expected = {(s.submission_id, s.subcorpus.slug): s.f1 for s in Score.objects.filter(
+        submission__in=[world["a"], world["b"]], metric=phase.task.primary_metric,
+        document="", mode="task", run__is_current=True).select_related("subcorpus")}
+    for r in primary:
+        assert float(r["f1"]) == pytest.approx(expected[(int(r["submission_id"]),
+                                                         r["subcorpus"])])
+        assert r["metric"] == phase.task.primary_metric
 
 
 def test_competition_overview_lists_phases_and_gap_table(client, world, make):

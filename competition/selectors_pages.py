@@ -1,0 +1,124 @@
+"""Reads behind a competition's pages, terms, team approval and announcements."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from competition.models import (
+    Announcement,
+    AnnouncementOptOut,
+    Competition,
+    CompetitionPage,
+    Membership,
+    ParticipationRules,
+    Team,
+    TeamApproval,
+    TermsAcceptance,
+)
+
+PAGE_KINDS = [kind for kind, _ in CompetitionPage.Kind.choices]
+
+
+def pages_of(*, competition: Competition) -> dict[str, CompetitionPage]:
+    """The competition's non-empty pages by kind."""
+    return {page.kind: page for page in CompetitionPage.objects.filter(competition=competition)
+            if page.body.strip()}
+
+
+def page_body(*, competition: Competition, kind: str) -> str:
+    page = CompetitionPage.objects.filter(competition=competition, kind=kind).first()
+    return page.body if page else ""
+
+
+def terms_text(*, competition: Competition) -> str:
+    """The competition's terms (Markdown), "" when it has none."""
+    return page_body(competition=competition, kind=CompetitionPage.Kind.TERMS).strip()
+
+
+def terms_digest(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()
+
+
+def terms_accepted_at(*, competition: Competition, user):
+    """When ``user`` accepted the current terms; None if not (or not logged in). A
+    competition without terms needs no acceptance: its answer is None too."""
+    if user is None or not user.is_authenticated:
+        return None
+    text = terms_text(competition=competition)
+    if not text:
+        return None
+    acceptance = TermsAcceptance.objects.filter(competition=competition, user=user,
+                                                terms_sha256=terms_digest(text)).first()
+    return acceptance.accepted_at if acceptance else None
+
+
+def terms_pending(*, competition: Competition, user) -> bool:
+    """True when the competition has terms that ``user`` has not accepted as they read now."""
+    return bool(terms_text(competition=competition)) and terms_accepted_at(
+        competition=competition, user=user) is None
+
+
+def team_approval_required(*, competition: Competition) -> bool:
+    rules = ParticipationRules.objects.filter(competition=competition).first()
+    return bool(rules and rules.team_approval)
+
+
+@dataclass(frozen=True)
+class ApprovalState:
+    """A team's standing: 'approved' (or approval not needed), 'pending' or 'rejected'."""
+
+    status: str
+    reason: str = ""
+
+    @property
+    def may_submit(self) -> bool:
+        return self.status == "approved"
+
+
+def team_approval_state(*, team: Team) -> ApprovalState:
+    if team.is_organizer_team or not team_approval_required(competition=team.competition):
+        return ApprovalState("approved")
+    decision = TeamApproval.objects.filter(team=team).first()
+    if decision is None:
+        return ApprovalState("pending")
+    return ApprovalState(decision.status, decision.reason)
+
+
+def teams_for_approval(*, competition: Competition) -> list[dict]:
+    """Every participant team with its members and its standing, pending first."""
+    teams = (Team.objects.filter(competition=competition, is_organizer_team=False)
+             .select_related("approval").prefetch_related("memberships__user")
+             .order_by("created", "name"))
+    rows = []
+    for team in teams:
+        decision = getattr(team, "approval", None)  # None: no decision yet
+        status = decision.status if decision else "pending"
+        rows.append({"team": team, "status": status,
+                     "reason": decision.reason if decision else "",
+                     "decided_at": decision.decided_at if decision else None,
+                     "members": [m.user.username for m in team.memberships.all()]})
+    order = {"pending": 0, "rejected": 1, "approved": 2}
+    rows.sort(key=lambda row: order[row["status"]])
+    return rows
+
+
+def announcements_of(*, competition: Competition) -> QuerySet[Announcement]:
+    return Announcement.objects.filter(competition=competition).order_by("-created_at", "-id")
+
+
+def announcement_emails_wanted(*, competition: Competition, user) -> bool:
+    return not AnnouncementOptOut.objects.filter(competition=competition, user=user).exists()
+
+
+def announcement_recipients(*, competition: Competition) -> list:
+    """Members of the competition's participant teams with an e-mail address who did not opt
+    out, each once."""
+    opted_out = AnnouncementOptOut.objects.filter(competition=competition).values("user_id")
+    memberships = (Membership.objects.filter(competition=competition,
+                                             team__is_organizer_team=False)
+                   .exclude(user__email="").exclude(user_id__in=opted_out)
+                   .select_related("user").order_by("user_id"))
+    return [m.user for m in memberships]

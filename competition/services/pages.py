@@ -1,0 +1,211 @@
+"""A competition's pages, terms, team approval and announcements: the writes.
+
+Pages are Markdown written by the organizers (rendered by ``competition.markdown``, never as
+raw HTML). When a competition has terms, creating or joining a team and submitting need the
+acting user's acceptance of the terms as they read now (recorded with its time and the text's
+SHA-256). A competition may ask its organizers to approve each team before it submits.
+Announcements are e-mailed, after the transaction commits, to the members of its teams who did
+not opt out; every mail carries a signed link that opts out without logging in.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.core import signing
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from competition.errors import CompetitionError, SubmissionRejected, TeamError
+from competition.markdown import render_markdown
+from competition.models import (
+    Announcement,
+    AnnouncementOptOut,
+    Competition,
+    CompetitionPage,
+    ParticipationRules,
+    Team,
+    TeamApproval,
+    TermsAcceptance,
+)
+from competition.services.dispatch import announcement_email_enqueue
+from competition.selectors_pages import (
+    PAGE_KINDS,
+    announcement_recipients,
+    team_approval_state,
+    terms_digest,
+    terms_pending,
+    terms_text,
+)
+
+logger = logging.getLogger(__name__)
+
+UNSUBSCRIBE_SALT = "competition.announcements.unsubscribe"
+
+
+def _absolute(path: str) -> str:
+    return settings.SITE_URL.rstrip("/") + path
+
+
+# --- pages ------------------------------------------------------------------------------
+
+def page_save(*, competition: Competition, kind: str, body: str, user=None) -> CompetitionPage:
+    """Set the Markdown of one of the competition's pages (an empty body hides the page)."""
+    if kind not in PAGE_KINDS:
+        raise CompetitionError("unknown_page", kind=kind, kinds=", ".join(PAGE_KINDS))
+    body = body.replace("\r\n", "\n").strip()
+    page, _ = CompetitionPage.objects.update_or_create(
+        competition=competition, kind=kind,
+        defaults={"body": body, "updated_at": timezone.now(), "updated_by": user})
+    return page
+
+
+# --- terms ------------------------------------------------------------------------------
+
+def terms_accept(*, competition: Competition, user) -> TermsAcceptance | None:
+    """Record that ``user`` accepts the competition's terms as they read now (once per
+    version of the text). None when the competition has no terms."""
+    text = terms_text(competition=competition)
+    if not text:
+        return None
+    digest = terms_digest(text)
+    try:
+        with transaction.atomic():
+            acceptance, _ = TermsAcceptance.objects.get_or_create(
+                competition=competition, user=user, terms_sha256=digest)
+    except IntegrityError:  # the same user accepting twice at once
+        acceptance = TermsAcceptance.objects.get(competition=competition, user=user,
+                                                 terms_sha256=digest)
+    return acceptance
+
+
+def terms_check(*, competition: Competition, user, error=TeamError) -> None:
+    """Refuse (``terms_not_accepted``) a user who has not accepted the current terms."""
+    if user is not None and terms_pending(competition=competition, user=user):
+        url = _absolute(reverse("competition:page", kwargs={"slug": competition.slug,
+                                                            "kind": "terms"}))
+        raise error("terms_not_accepted", competition=competition.title, url=url)
+
+
+def participation_check(*, team: Team, user) -> None:
+    """What a participant team's member needs before submitting beyond limits and dates:
+    accepted terms and, where the competition asks for it, an approved team."""
+    terms_check(competition=team.competition, user=user, error=SubmissionRejected)
+    state = team_approval_state(team=team)
+    if state.status == "pending":
+        raise SubmissionRejected("team_pending", team=team.name)
+    if state.status == "rejected":
+        raise SubmissionRejected("team_rejected", team=team.name,
+                                 reason=state.reason or "no reason was given")
+
+
+# --- team approval ----------------------------------------------------------------------
+
+def team_approval_require(*, competition: Competition, required: bool) -> ParticipationRules:
+    """Turn the approval of teams on or off. Teams without a decision wait while it is on."""
+    rules, _ = ParticipationRules.objects.update_or_create(
+        competition=competition, defaults={"team_approval": required})
+    return rules
+
+
+def team_decide(*, team: Team, approve: bool, reason: str = "", user=None) -> TeamApproval:
+    """Approve or reject a team (a rejection says why; the team sees the reason)."""
+    if team.is_organizer_team:
+        raise CompetitionError("invalid_status", submission=team.name, status="organizers",
+                               expected="a participant team")
+    decision, _ = TeamApproval.objects.update_or_create(
+        team=team, defaults={
+            "status": TeamApproval.Status.APPROVED if approve else TeamApproval.Status.REJECTED,
+            "reason": "" if approve else reason.strip(),
+            "decided_at": timezone.now(), "decided_by": user})
+    return decision
+
+
+# --- announcements ----------------------------------------------------------------------
+
+def announcement_post(*, competition: Competition, title: str, body: str,
+                      user=None) -> Announcement:
+    """Publish an announcement on the competition page and queue its e-mail."""
+    title = " ".join(title.split())
+    if not title:
+        raise CompetitionError("empty_announcement")
+    with transaction.atomic():
+        announcement = Announcement.objects.create(
+            competition=competition, title=title[:200],
+            body=body.replace("\r\n", "\n").strip(), created_by=user)
+        announcement_email_enqueue(announcement_id=announcement.pk)
+    return announcement
+
+
+def unsubscribe_token(*, competition: Competition, user) -> str:
+    return signing.dumps({"c": competition.pk, "u": user.pk}, salt=UNSUBSCRIBE_SALT)
+
+
+def unsubscribe_url(*, competition: Competition, user) -> str:
+    return _absolute(reverse("competition:unsubscribe", kwargs={
+        "slug": competition.slug,
+        "token": unsubscribe_token(competition=competition, user=user)}))
+
+
+def announcement_emails_set(*, competition: Competition, user, wanted: bool) -> None:
+    """Opt in to (``wanted``) or out of a competition's announcement e-mails."""
+    if wanted:
+        AnnouncementOptOut.objects.filter(competition=competition, user=user).delete()
+    else:
+        AnnouncementOptOut.objects.get_or_create(competition=competition, user=user)
+
+
+def announcement_unsubscribe(*, competition: Competition, token: str):
+    """Opt the user a signed link names out of the competition's announcement e-mails;
+    returns the user. The link needs no login, so only the signature vouches for it."""
+    from django.contrib.auth import get_user_model
+
+    try:
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        raise CompetitionError("bad_unsubscribe_link") from None
+    if not isinstance(data, dict) or data.get("c") != competition.pk:
+        raise CompetitionError("bad_unsubscribe_link")
+    user = get_user_model().objects.filter(pk=data.get("u")).first()
+    if user is None:
+        raise CompetitionError("bad_unsubscribe_link")
+    announcement_emails_set(competition=competition, user=user, wanted=False)
+    return user
+
+
+def announcement_email_send(*, announcement_id: int) -> int:
+    """E-mail an announcement to every recipient once (a second run sends nothing); returns
+    the number of mails sent."""
+    claimed = Announcement.objects.filter(pk=announcement_id, emailed_at__isnull=True).update(
+        emailed_at=timezone.now())
+    if claimed != 1:
+        return 0  # sent already, or deleted
+    announcement = Announcement.objects.select_related("competition").get(pk=announcement_id)
+    competition = announcement.competition
+    page = _absolute(reverse("competition:competition", kwargs={"slug": competition.slug}))
+    html_body = render_markdown(announcement.body)
+    messages = []
+    for user in announcement_recipients(competition=competition):
+        unsubscribe = unsubscribe_url(competition=competition, user=user)
+        text = (f"{announcement.body}\n\n--\n{competition.title}: {page}\n"
+                f"You receive this as a member of a team of {competition.title}. "
+                f"No more announcements by e-mail: {unsubscribe}\n")
+        message = EmailMultiAlternatives(
+            subject=f"[{competition.title}] {announcement.title}", body=text, to=[user.email],
+            headers={"List-Unsubscribe": f"<{unsubscribe}>"})
+        message.attach_alternative(html_body + format_html(
+            '<hr><p><a href="{}">{}</a> · <a href="{}">No more announcements by e-mail</a></p>',
+            page, competition.title, unsubscribe), "text/html")
+        messages.append(message)
+    try:
+        sent = get_connection().send_messages(messages) if messages else 0
+    except Exception:
+        # Release the claim so a retry sends it; the job retries with backoff.
+        Announcement.objects.filter(pk=announcement_id).update(emailed_at=None)
+        raise
+    Announcement.objects.filter(pk=announcement_id).update(emailed_to=sent or 0)
+    return sent or 0

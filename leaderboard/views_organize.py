@@ -1,0 +1,90 @@
+"""The organizer's follow-up of a phase re-scoring, and the bulk export of final runs with
+their scores. Both answer 404 to everyone but the competition's organizers (and staff)."""
+
+from __future__ import annotations
+
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.utils.text import slugify
+from django.views.decorators.http import require_GET
+
+from competition.models import Phase, RescoreBatch
+from competition.selectors import phase_get
+from competition.services.organize import rescore_progress
+from competition.visibility import user_is_organizer
+from leaderboard import exports
+from leaderboard.selectors import phase_final_submissions
+
+
+def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
+                            phase: str) -> Phase:
+    try:
+        phase_obj = phase_get(competition_slug=competition, task_slug=task, phase_slug=phase)
+    except Phase.DoesNotExist:
+        raise Http404("No such phase.") from None
+    if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
+        raise Http404("No such page.")
+    return phase_obj
+
+
+def _batch_or_404(phase: Phase, batch_id: int) -> RescoreBatch:
+    batch = RescoreBatch.objects.filter(phase=phase, pk=batch_id).first()
+    if batch is None:
+        raise Http404("No such re-scoring.")
+    return batch
+
+
+@require_GET
+def rescore_progress_page(request: HttpRequest, competition: str, task: str, phase: str,
+                          batch_id: int) -> HttpResponse:
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    batch = _batch_or_404(phase_obj, batch_id)
+    return render(request, "leaderboard/rescore_progress.html", {
+        "phase": phase_obj, "task": phase_obj.task, "competition": phase_obj.task.competition,
+        "batch": batch, "progress": rescore_progress(batch=batch),
+    })
+
+
+@require_GET
+def rescore_progress_json(request: HttpRequest, competition: str, task: str, phase: str,
+                          batch_id: int) -> JsonResponse:
+    """What the progress page polls: n of m runs re-scored."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    progress = rescore_progress(batch=_batch_or_404(phase_obj, batch_id))
+    return JsonResponse({"total": progress.total, "done": progress.done,
+                         "failed": progress.failed, "finished": progress.finished})
+
+
+@require_GET
+def final_runs_zip(request: HttpRequest, competition: str, task: str,
+                   phase: str) -> HttpResponse:
+    """Every team's final run of the phase (the counts rule) as one zip: the response files
+    teams uploaded, ``MANIFEST.csv`` (file by file) and ``scores.csv`` (run × sub-corpus ×
+    metric of the task's own mode, the primary metric marked). Gold keys are never in it."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    submissions = phase_final_submissions(phase=phase_obj)
+    # On disk, not in memory: a phase's final runs can add up to gigabytes.
+    buffer = tempfile.TemporaryFile()
+    manifest = [["team", "submission_id", "run_name", "subcorpus", "file", "sha256"]]
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for submission in submissions:
+            folder = f"{slugify(submission.team.name) or 'team'}-{submission.pk}"
+            for f in submission.files.all():
+                path = Path(f.absolute_path)
+                if not path.is_file():
+                    continue
+                member = f"{folder}/{f.subcorpus.slug}.CONLLUA"
+                archive.write(path, member)
+                manifest.append([submission.team.name, submission.pk, submission.run_name,
+                                 f.subcorpus.slug, member, f.sha256])
+        archive.writestr("MANIFEST.csv", exports.rows_csv(manifest))
+        archive.writestr("scores.csv", exports.final_run_scores_csv(
+            submissions=submissions, primary_metric=phase_obj.task.primary_metric))
+    buffer.seek(0)
+    name = slugify(f"{competition}-{task}-{phase}-final-runs")
+    return FileResponse(buffer, as_attachment=True, filename=f"{name}.zip",
+                        content_type="application/zip")
