@@ -31,6 +31,8 @@ MESSAGES: dict[str, str] = {
     "not_utf8": "{name} is not UTF-8 text.",
     "scorer_config": "The scorer options of this task are invalid ({reason}); please tell the "
     "organizers.",
+    "reference_run": "Run {submission} is a published result imported with its numbers; it "
+    "has no files to score again.",
     "invalid_status": "Submission #{submission} is {status}; this action needs {expected}.",
     "not_chosen_phase": "The phase {phase} does not let teams choose their submission.",
     # teams

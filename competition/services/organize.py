@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Q
 
 from competition.models import Phase, RescoreBatch, Submission
 from competition.services.dispatch import scoring_enqueue_many
-from competition.services.scoring import submission_rescore
+from competition.services.scoring import rescorable_ids, submission_rescore
 
 Status = Submission.Status
 
@@ -24,9 +23,7 @@ def phase_rescore_start(*, phase: Phase, user=None) -> RescoreBatch:
     """Re-score every scored (or platform-failed) submission of a phase, keeping history;
     returns the batch whose progress ``rescore_progress`` reports."""
     with transaction.atomic():
-        ids = list(Submission.objects.filter(phase=phase).filter(
-            Q(status=Status.SCORED) | Q(status=Status.FAILED, platform_failure=True)
-        ).order_by("pk").values_list("pk", flat=True))
+        ids = rescorable_ids(phase=phase)
         for pk in ids:
             submission_rescore(submission=Submission(pk=pk), queue=False)
         batch = RescoreBatch.objects.create(phase=phase, submission_ids=ids, created_by=user)

@@ -376,6 +376,8 @@ def submission_rescore(*, submission: Submission, queue: bool = True) -> Submiss
     it queued and leaves sending the job to the caller (a batch sends them together)."""
     with transaction.atomic():
         current = Submission.objects.select_for_update().get(pk=submission.pk)
+        if current.is_reference:
+            raise CompetitionError("reference_run", submission=current.pk)
         if current.status not in (Status.SCORED, Status.FAILED):
             raise CompetitionError("invalid_status", submission=current.pk,
                                    status=current.get_status_display().lower(),
@@ -390,12 +392,18 @@ def submission_rescore(*, submission: Submission, queue: bool = True) -> Submiss
     return current
 
 
+def rescorable_ids(*, phase: Phase) -> list[int]:
+    """The submissions of a phase that a phase re-score takes: scored or platform-failed
+    runs with files (published reference results keep their cited numbers)."""
+    return list(Submission.objects.filter(phase=phase, is_reference=False).filter(
+        Q(status=Status.SCORED) | Q(status=Status.FAILED, platform_failure=True)
+    ).order_by("pk").values_list("pk", flat=True))
+
+
 def phase_rescore(*, phase: Phase) -> list[Submission]:
     """Re-score every scored (or platform-failed) submission of a phase, keeping history."""
-    ids = list(Submission.objects.filter(phase=phase).filter(
-        Q(status=Status.SCORED) | Q(status=Status.FAILED, platform_failure=True)
-    ).values_list("pk", flat=True))
-    return [submission_rescore(submission=Submission(pk=pk)) for pk in ids]
+    return [submission_rescore(submission=Submission(pk=pk))
+            for pk in rescorable_ids(phase=phase)]
 
 
 # --- sweep ------------------------------------------------------------------------------

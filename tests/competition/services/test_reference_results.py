@@ -115,3 +115,23 @@ def test_the_demo_freezes_the_official_boards_once_and_keeps_a_post_task_board(
     official = client.get("/competitions/codi-crac-2021/identity/test-predicted/leaderboard/")
     html = official.content.decode()
     assert "Official results, frozen" in html and "published" in html and "Emory" in html
+
+
+def test_re_scoring_a_phase_keeps_the_published_numbers(codi_crac_2021):
+    """Published results have no files: a phase re-score leaves them as cited, and asking to
+    re-score one alone is refused with a message."""
+    from competition.errors import CompetitionError
+    from competition.services import phase_rescore
+    from competition.services.scoring import submission_rescore
+
+    reference_results_import(path=REFERENCES)
+    emory = Submission.objects.get(team__name="Emory", is_reference=True,
+                                   phase=phase("identity/test-predicted"))
+    before = sorted(emory.scores.values_list("subcorpus__name", "f1"))
+    phase_rescore(phase=emory.phase)
+    emory.refresh_from_db()
+    assert emory.status == Submission.Status.SCORED
+    assert sorted(emory.scores.values_list("subcorpus__name", "f1")) == before
+    with pytest.raises(CompetitionError) as refused:
+        submission_rescore(submission=emory)
+    assert refused.value.code == "reference_run" and "published result" in str(refused.value)
