@@ -38,6 +38,11 @@ class Competition(models.Model):
 
 
 class Task(models.Model):
+    # Words that follow a competition's slug in the site's own addresses
+    # (competitions/<slug>/team/, .../pages/...): a task may not be named so.
+    RESERVED_SLUGS = frozenset({"team", "pages", "terms", "organize", "announcements",
+                                "unsubscribe"})
+
     class Kind(models.TextChoices):
         IDENTITY = "identity", "Identity anaphora"
         BRIDGING = "bridging", "Bridging"

@@ -240,6 +240,9 @@ def _load_structure(top: _Reader, *, keys: _KeyStore, seen: _Seen) -> Competitio
 def _load_task(reader: _Reader, *, competition: Competition, order: int, keys: _KeyStore,
                seen: _Seen) -> None:
     slug = reader.str("slug")
+    if slug in Task.RESERVED_SLUGS:
+        raise reader.fail(f"the task slug {slug!r} is a word of the site's addresses "
+                          f"(not one of {', '.join(sorted(Task.RESERVED_SLUGS))})")
     kind = reader.choice("kind", list(Task.Kind.values))
     options = reader.data.get("scorer_options", DEFAULT_OPTIONS[kind])
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):

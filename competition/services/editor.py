@@ -55,6 +55,8 @@ CHUNK = 1024 * 1024
 MESSAGES: dict[str, str] = {
     "bad_slug": "{value!r} is not a URL slug: use lower-case letters, digits, - and _.",
     "slug_taken": "The {level} slug {slug!r} is already used here.",
+    "slug_reserved": "{slug!r} is a word of the site's addresses; name the task otherwise "
+    "(not one of {reserved}).",
     "name_taken": "The sub-corpus name {name!r} is already used in this phase.",
     "unknown_user": "There is no user named {username!r}.",
     "end_before_start": "The phase ends ({end}) before it starts ({start}).",
@@ -150,6 +152,9 @@ def task_save(*, competition: Competition, task: Task | None = None, slug: str, 
     """Create or update a task; returns it and the submissions re-scored because its
     scoring changed."""
     slug = _check_slug(slug)
+    if slug in Task.RESERVED_SLUGS:
+        raise EditorError("slug_reserved", field="slug", slug=slug,
+                          reserved=", ".join(sorted(Task.RESERVED_SLUGS)))
     if procedure and scorer_options:
         raise EditorError("procedure_and_options", field="procedure")
     options = list(scorer_options) if scorer_options else list(DEFAULT_OPTIONS[kind])

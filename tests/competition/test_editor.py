@@ -161,6 +161,18 @@ def test_a_task_scoring_the_scorer_refuses_is_refused():
     assert "not produced" in refused.value.message
 
 
+def test_a_task_cannot_take_a_word_of_the_sites_addresses(client):
+    """competitions/<slug>/pages/... and the like come before a task's own pages: a task
+    named "pages" would never be reached, so the name is refused with the list."""
+    get_user_model().objects.create_user("olga")
+    competition = editor.competition_create(slug="a", title="A", owner="olga")
+    for word in ("pages", "team", "organize"):
+        with pytest.raises(EditorError) as refused:
+            editor.task_save(competition=competition, slug=word, kind="identity", title="T")
+        assert refused.value.code == "slug_reserved" and "announcements" in refused.value.message
+    assert not competition.tasks.exists()
+
+
 def test_a_changed_key_rescores_and_what_was_submitted_stays(world,
                                                              django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
