@@ -38,6 +38,9 @@ MESSAGES: dict[str, str] = {
     "team_name_taken": "A team named {name} already exists in this competition.",
     "bad_invite_code": "No team of this competition has that invite code.",
     "empty_team_name": "A team needs a name.",
+    "not_team_member": "You are not a member of the team {team}.",
+    "not_captain": "Only the captain of {team} or an organizer may remove members.",
+    "remove_self": "To take yourself out of the team, leave it.",
     # accounts
     "username_taken": "The user name {username} is taken.",
     "invalid_signup": "{reason}",

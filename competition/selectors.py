@@ -70,6 +70,19 @@ def team_members(*, team: Team) -> QuerySet[Membership]:
     return team.memberships.select_related("user").order_by("joined_at")
 
 
+def team_captain(*, team: Team):
+    """The team's captain: its longest-standing member (the founder, until they leave)."""
+    first = team.memberships.select_related("user").order_by("joined_at", "id").first()
+    return first.user if first else None
+
+
+def teams_with_members(*, competition: Competition) -> QuerySet[Team]:
+    """The competition's teams with their memberships (oldest first: the captain leads)."""
+    members = Membership.objects.select_related("user").order_by("joined_at", "id")
+    return (Team.objects.filter(competition=competition)
+            .prefetch_related(Prefetch("memberships", queryset=members)).order_by("name"))
+
+
 def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
     return (Submission.objects.filter(team=team, phase=phase)
             .select_related("submitted_by").order_by("-created_at", "-id"))

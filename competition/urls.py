@@ -6,7 +6,7 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views
+from competition import views, views_account
 
 app_name = "competition"
 
@@ -16,6 +16,14 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("competitions/<slug:slug>/", views.competition_detail, name="competition"),
     path("competitions/<slug:slug>/team/", views.team, name="team"),
+    path("competitions/<slug:slug>/team/<int:team_id>/rename/", views_account.team_rename,
+         name="team_rename"),
+    path("competitions/<slug:slug>/team/<int:team_id>/leave/", views_account.team_leave,
+         name="team_leave"),
+    path("competitions/<slug:slug>/team/<int:team_id>/remove/<int:user_id>/",
+         views_account.team_member_remove, name="team_member_remove"),
+    path("competitions/<slug:slug>/teams/", views_account.teams_organize,
+         name="teams_organize"),
     path(PHASE + "submit/", views.phase_submit, name="submit"),
     path(PHASE + "submissions/", views.phase_submissions, name="submissions"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),

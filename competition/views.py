@@ -106,10 +106,15 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
         except CompetitionError as exc:
             messages.error(request, exc.message)
     current = selectors.team_for_user(competition=competition, user=request.user)
+    captain = selectors.team_captain(team=current) if current else None
     return render(request, "competition/team.html", {
         "competition": competition,
         "team": current,
         "members": selectors.team_members(team=current) if current else [],
+        "captain": captain,
+        "may_remove": current is not None and (
+            (captain is not None and captain.pk == request.user.pk)
+            or selectors.user_is_organizer(competition=competition, user=request.user)),
         "create_form": create_form,
         "join_form": join_form,
     })

@@ -37,7 +37,14 @@ from competition.services.submissions import (
     submissions_counted,
     upload_request_check,
 )
-from competition.services.teams import organizer_team_get_or_create, team_create, team_join
+from competition.services.teams import (
+    organizer_team_get_or_create,
+    team_create,
+    team_join,
+    team_leave,
+    team_member_remove,
+    team_rename,
+)
 
 __all__ = [
     "CompetitionLoad", "Problem", "Quota", "RecoverReport", "ScoreValue", "ScoringResults",
@@ -48,5 +55,6 @@ __all__ = [
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
     "submission_fail", "submission_member_check", "submission_quota", "submission_record",
     "submission_rescore", "submission_sweep", "submissions_counted", "team_create",
-    "team_join", "upload_request_check", "user_signup",
+    "team_join", "team_leave", "team_member_remove", "team_rename",
+    "upload_request_check", "user_signup",
 ]
