@@ -29,5 +29,7 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),
     path("submissions/<int:pk>/status.json", views.submission_status, name="submission_status"),
     path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission_cancel"),
+    path("submissions/<int:pk>/describe/", views_account.submission_describe,
+         name="submission_describe"),
     path("submissions/<int:pk>/choose/", views.submission_choose, name="submission_choose"),
 ]

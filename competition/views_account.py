@@ -1,6 +1,6 @@
-"""Account and team pages: password change and reset (Django's own views, in the site's
-look), and the team actions (rename, leave, remove a member). Views parse and render; the
-rules live in `competition.services.teams`."""
+"""Account, team and run pages: password change and reset (Django's own views, in the site's
+look), the team actions (rename, leave, remove a member) and a run's public details. Views
+parse and render; the rules live in `competition.services` (teams, runs)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from competition import selectors, services
 from competition.errors import CompetitionError
-from competition.forms import TeamCreateForm
+from competition.forms import RunDetailsForm, TeamCreateForm
 from competition.models import Competition, Team
 
 
@@ -88,3 +88,25 @@ def teams_organize(request: HttpRequest, slug: str) -> HttpResponse:
         "competition": competition,
         "teams": selectors.teams_with_members(competition=competition),
     })
+
+
+@login_required
+@require_POST
+def submission_describe(request: HttpRequest, pk: int) -> HttpResponse:
+    """Set a run's name, description and paper/code link (its team, or organizers)."""
+    submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
+    if submission is None:
+        raise Http404("No such submission.")
+    form = RunDetailsForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
+    else:
+        try:
+            services.submission_describe(submission=submission, user=request.user,
+                                         run_name=form.cleaned_data["run_name"],
+                                         description=form.cleaned_data["description"],
+                                         link=form.cleaned_data["link"])
+            messages.success(request, "The run's details were saved.")
+        except CompetitionError as exc:
+            messages.error(request, exc.message)
+    return redirect("competition:submission", pk=pk)
