@@ -43,7 +43,9 @@ class SubmissionForm(forms.Form):
                           assume_scheme="https",
                           help_text="Optional: shown on the leaderboard with the run's name.")
     archive = forms.FileField(required=False, label="Or one zip",
-                              help_text="Members named by sub-corpus, e.g. LIGHT.CONLLUA.")
+                              help_text="Members named by sub-corpus (LIGHT.CONLLUA) or as "
+                              "the data were distributed (light_test.CONLLUA); a top folder "
+                              "is fine.")
 
     def __init__(self, *args, subcorpora: list[SubCorpus], tracks: list[Track] = (),
                  **kwargs) -> None:
