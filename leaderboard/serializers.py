@@ -67,9 +67,9 @@ class CompetitionListSerializer(serializers.ModelSerializer):
 
 
 class SubmitSerializer(serializers.Serializer):
-    """Multipart form: ``run_name``, ``description``, ``link``, ``track`` (a track's slug, in tasks with
-    tracks), and either ``archive`` (one zip) or one file field per sub-corpus, named by its
-    slug (e.g. ``light``)."""
+    """Multipart form: ``run_name``, ``description``, ``link``, ``track`` (a track's slug, in
+    tasks with tracks), and either ``archive`` (one zip) or one file field per sub-corpus,
+    named by its slug (e.g. ``light``)."""
 
     run_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
     track = serializers.CharField(required=False, allow_blank=True, max_length=100)

@@ -33,6 +33,7 @@ from competition.models import (
     WorkerHeartbeat,
 )
 from competition.services.dispatch import notification_enqueue, scoring_enqueue
+from competition.services.submissions import web_wording
 from competition.task_scoring import mode_label, scoring_modes, task_modes
 
 logger = logging.getLogger(__name__)
@@ -272,7 +273,7 @@ def _public_error(exc: ScoringInputError, *, key: str, response: str,
     it becomes a plain ``ScoringError``, which does not count against the team."""
     on_key_side = exc.path == key
     message = exc.message.replace(key, f"gold key of {submitted.subcorpus.name}")
-    message = message.replace(response, submitted.original_name)
+    message = web_wording(message.replace(response, submitted.original_name))
     if on_key_side:
         # Details of the gold annotation are for the organizers (the log), not the team.
         logger.error("gold key of %s refused by the scorer: %s", submitted.subcorpus.name,

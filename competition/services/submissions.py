@@ -491,7 +491,8 @@ def submission_member_check(*, submission: Submission, user: AbstractBaseUser | 
 
 
 __all__ = [
-    "Problem", "Quota", "submission_create", "submission_precheck", "web_wording", "upload_request_check", "submission_cancel",
+    "Problem", "Quota", "submission_create", "submission_precheck", "web_wording",
+    "upload_request_check", "submission_cancel",
     "submission_choose",
     "submission_disqualify", "submission_quota", "submissions_counted",
 ]

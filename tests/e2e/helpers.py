@@ -26,3 +26,9 @@ def shot(page, artifacts_dir: Path, name: str) -> None:
     page.set_viewport_size({"width": WIDTH, "height": 900})
     assert page.evaluate(NO_OVERFLOW), f"{page.url} scrolls sideways at {WIDTH} px"
     page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
+
+
+def part_shot(page, artifacts_dir: Path, selector: str, name: str) -> None:
+    """A screenshot of one part of the page (for the guides: small images), at 1366 px."""
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    page.locator(selector).first.screenshot(path=str(artifacts_dir / f"part-{name}.png"))

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.core import mail
 
-from tests.e2e.helpers import WIDTH, log_in, log_out, shot
+from tests.e2e.helpers import WIDTH, log_in, log_out, part_shot, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -74,6 +74,7 @@ def test_captain_renames_removes_a_member_and_a_member_leaves(page, live_server,
     page.wait_for_selector("text=Your team is now called Alpha Centauri.")
     assert page.locator("[data-member=alice] .badge").inner_text() == "captain"
     shot(page, artifacts_dir, "team-captain")
+    part_shot(page, artifacts_dir, "main.container .columns", "team-page")
 
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("[data-member=mallory] button:has-text('Remove')")

@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from tests.e2e.helpers import WIDTH, log_in, shot
+from tests.e2e.helpers import WIDTH, log_in, part_shot, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CLI_WORDS = re.compile(r"ua-score|codicrac|python -m|--")
@@ -63,6 +63,7 @@ def test_a_distributed_zip_is_scored_described_and_ranked(page, live_server, mak
     assert row.locator(".rank").inner_text().startswith("1")
     assert row.locator("[data-status=scored]").count() == 1
     shot(page, artifacts_dir, "my-submissions")
+    part_shot(page, artifacts_dir, "main.container", "my-submissions")
 
     page.goto(f"{base}{phase_path}/leaderboard/")
     board_row = page.locator(f"#leaderboard tr[data-submission='{submission_id}']")
@@ -79,6 +80,7 @@ def test_a_distributed_zip_is_scored_described_and_ranked(page, live_server, mak
     assert page.locator("#submit-button").is_disabled()
     assert page.locator("input[name=archive]").is_disabled()
     shot(page, artifacts_dir, "submit-disabled")
+    part_shot(page, artifacts_dir, "main.container", "submit-disabled")
 
 
 def test_a_closed_phase_disables_the_form(page, live_server, make_world, artifacts_dir):
@@ -126,6 +128,7 @@ def test_a_dev_file_sent_to_a_test_phase_gets_the_fix(page, live_server, make_wo
     assert "looks like a development file, but the phase Evaluation scores the test" in text
     assert not CLI_WORDS.search(text), text
     shot(page, artifacts_dir, "submit-refused")
+    part_shot(page, artifacts_dir, "#rejection", "submit-refused")
 
 
 def test_recall_and_precision_keep_rank_and_team_in_view(page, live_server, artifacts_dir):
@@ -152,6 +155,7 @@ def test_recall_and_precision_keep_rank_and_team_in_view(page, live_server, arti
                             ".className", [team["x"] + 5, team["y"] + team["height"] / 2])
     assert "lb-rank" in at_rank and "lb-team" in at_team
     shot(page, artifacts_dir, "board-detail-scrolled")
+    part_shot(page, artifacts_dir, ".lb-scroll:has(#leaderboard)", "board-scrolled")
 
 
 def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, live_server,
@@ -167,6 +171,7 @@ def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, liv
     now = timezone.now()
     queued = [Submission.objects.create(
         team=world.beta if i < 2 else world.alpha, phase=world.phase, run_name=f"run-{i}",
+        submitted_by=world.bob if i < 2 else world.alice,
         status=Submission.Status.QUEUED, validated_at=now, queued_at=now + timedelta(seconds=i),
         scoring_log="2026-01-01 00:00:00 UTC: received 2 file(s)\nvalidated in 0.01 s; "
                     "queued for scoring") for i in range(3)]
@@ -178,6 +183,8 @@ def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, liv
     assert "queued for scoring" in page.locator("#scoring-log").inner_text()
     assert "run-0" not in page.content()  # other teams' runs are counted, never shown
     shot(page, artifacts_dir, "submission-waiting")
+    part_shot(page, artifacts_dir, "section.status-card", "submission-status")
+    part_shot(page, artifacts_dir, "#scoring-log-card", "scoring-log")
 
     Submission.objects.filter(pk=queued[0].pk).update(status=Submission.Status.SCORING)
     Submission.objects.filter(pk=queued[1].pk).update(status=Submission.Status.CANCELLED)
