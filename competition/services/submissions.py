@@ -39,7 +39,14 @@ from competition.models import (
 from competition.services.dispatch import scoring_enqueue
 from competition.services.runs import run_link_check
 from competition.task_scoring import validation_options
-from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
+from competition.uploads import (
+    ReceivedFile,
+    Upload,
+    UploadLimits,
+    receive_files,
+    receive_zip,
+    subcorpus_for_name,
+)
 from competition.visibility import user_is_organizer
 
 logger = logging.getLogger(__name__)
@@ -249,6 +256,25 @@ def _wrong_split(problems: list[Problem], *, phase: Phase, response: ReceivedFil
                  f"your system's output on the {SPLIT_WORDS[expected]} input."))
 
 
+def _other_subcorpus(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
+                     subcorpus: SubCorpus) -> Problem | None:
+    """A file given for one sub-corpus whose name says another (``AMI.CONLLUA`` in the LIGHT
+    field) and whose documents are all wrong: say which file goes where."""
+    codes = {problem.code for problem in problems}
+    if not codes or not codes <= {"missing_documents", "extra_documents"}:
+        return None
+    others = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+    named = subcorpus_for_name(response.original_name, others)
+    if named is None or named == subcorpus.slug:
+        return None
+    return Problem(
+        file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+        code="other_subcorpus",
+        message=(f"this file's name says {others[named]}, but it was given for "
+                 f"{subcorpus.name} and holds none of its documents: give each sub-corpus "
+                 "its own file."))
+
+
 def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
                subcorpus: SubCorpus) -> list[Problem]:
     """A file's problems as a team can act on them: only the first when it is fatal (the
@@ -258,8 +284,9 @@ def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
         return []
     if problems[0].code in FATAL_CODES:
         return problems[:1]
-    if (hint := _wrong_split(problems, phase=phase, response=response,
-                             subcorpus=subcorpus)) is not None:
+    if (hint := _wrong_split(problems, phase=phase, response=response, subcorpus=subcorpus)
+            or _other_subcorpus(problems, phase=phase, response=response,
+                                subcorpus=subcorpus)) is not None:
         return [hint]
     shown: list[Problem] = []
     hidden: dict[str, int] = {}

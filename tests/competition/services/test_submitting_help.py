@@ -149,3 +149,12 @@ def test_a_runs_details_are_edited_by_its_team_or_organizers_only(world):
     assert script.value.code == "invalid_link"
     submission.refresh_from_db()
     assert submission.run_name == "v2"
+
+
+def test_files_given_for_each_others_sub_corpus_are_named(world):
+    exc = refused(world, files={"light": upload("AMI.CONLLUA", world.response_text("ami")),
+                                "ami": upload("LIGHT.CONLLUA", world.response_text("light"))})
+    assert {(p.subcorpus, p.code) for p in exc.problems} == {("LIGHT", "other_subcorpus"),
+                                                             ("AMI", "other_subcorpus")}
+    [light] = [p for p in exc.problems if p.subcorpus == "LIGHT"]
+    assert light.message.startswith("this file's name says AMI, but it was given for LIGHT")
