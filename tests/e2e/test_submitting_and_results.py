@@ -198,3 +198,49 @@ def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, liv
     page.goto(f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
               f"{world.phase.slug}/submissions/")
     assert page.locator(f"tr[data-submission='{mine.pk}'] [data-status=scoring]").count() == 1
+
+
+def test_recall_and_precision_keep_the_average_in_view_on_a_codi_crac_board(
+        page, live_server, artifacts_dir):
+    """Four sub-corpora with recall and precision (the CODI-CRAC boards) used to push the
+    average, the column runs are ranked by, past the right edge at 1366 px."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from competition.models import (
+        Competition,
+        Phase,
+        Score,
+        ScoringRun,
+        SubCorpus,
+        Submission,
+        Task,
+        Team,
+    )
+
+    start = timezone.now() - timedelta(days=2)
+    competition = Competition.objects.create(slug="codi-wide", title="CODI-CRAC board")
+    task = Task.objects.create(competition=competition, slug="identity", kind="identity",
+                               title="Task 1", primary_metric="conll")
+    phase = Phase.objects.create(task=task, slug="dev", kind="development", title="Dev",
+                                 start=start)
+    names = ("LIGHT", "AMI", "PERSUASION", "SWITCHBOARD")
+    corpora = [SubCorpus.objects.create(phase=phase, name=name, slug=name.lower(), order=i,
+                                        key_file=f"keys/{i}.conllua")
+               for i, name in enumerate(names)]
+    for n, team in enumerate(("A team with a rather long name", "Beta")):
+        submission = Submission.objects.create(
+            phase=phase, team=Team.objects.create(competition=competition, name=team),
+            status="scored", run_name=f"run-{n}", created_at=start, scorer_version="1.0",
+            description="A long description of the system that sent this run " * 3)
+        run = ScoringRun.objects.create(submission=submission, scorer_version="1.0")
+        for corpus in corpora:
+            Score.objects.create(run=run, submission=submission, subcorpus=corpus,
+                                 metric="conll", recall=0.51, precision=0.52, f1=0.515)
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    page.goto(f"{live_server.url}/competitions/codi-wide/identity/dev/leaderboard/?detail=1")
+    average = page.locator("#leaderboard thead th.lb-avg").first.bounding_box()
+    scroller = page.locator(".lb-scroll:has(#leaderboard)").bounding_box()
+    assert average["x"] + average["width"] <= scroller["x"] + scroller["width"], average
+    shot(page, artifacts_dir, "board-detail-codi")
