@@ -7,7 +7,6 @@ columns in view when recall and precision make it scroll."""
 
 from __future__ import annotations
 
-import io
 import re
 import zipfile
 
