@@ -229,11 +229,14 @@ def format_scores(scores: dict) -> str:
                 slugs.append(slug)
     slugs = [s for s in slugs if s != "avg"] + (["avg"] if any("avg" in c for c in
                                                               task.values()) else [])
-    lines = ["  " + "metric".ljust(18) + "".join(s[:10].rjust(11) for s in slugs)]
+    # Full metric names: bridging relations share long prefixes and must not collide.
+    width = max([len("metric"), *map(len, task)]) + 2
+    widths = [max(8, len(s) + 1) for s in slugs]
+    lines = ["  " + "metric".ljust(width) + "".join(s.rjust(w) for s, w in zip(slugs, widths))]
     for metric, cells in task.items():
-        values = "".join((f"{100 * cells[s]['f1']:.2f}" if s in cells else "-").rjust(11)
-                         for s in slugs)
-        lines.append("  " + metric[:18].ljust(18) + values)
+        values = "".join((f"{100 * cells[s]['f1']:.2f}" if s in cells else "-").rjust(w)
+                         for s, w in zip(slugs, widths))
+        lines.append("  " + metric.ljust(width) + values)
     return "\n".join(lines)
 
 
@@ -274,20 +277,30 @@ def format_board(body: dict) -> str:
         head += " — hidden until the organizers reveal it"
     lines = [head]
     widths = [max(8, len(c["name"]) + 1) for c in columns]
-    lines.append("rank".rjust(4) + "  " + "team".ljust(24)
-                 + "".join(c["name"].rjust(w) for c, w in zip(columns, widths))
-                 + "avg".rjust(9))
+    all_runs = meta.get("runs") == "all"
+    names = []
     for row in body["rows"]:
-        rank = str(row["rank"]) if row["rank"] is not None else "-"
-        name = row["team"] + (f" [{row['run_name']}]" if row["baseline"] else "")
+        # Every run is named when each has its line (--all-runs); baselines always are.
+        name = row["team"]
+        if row.get("run_name") and (all_runs or row["baseline"]):
+            name += f" [{row['run_name']}]"
+        elif all_runs:
+            name += f" [#{row['submission_id']}]"
         if row["disqualified"]:
             name += " (disqualified)"
+        names.append(name)
+    name_width = max([24, *map(len, names)]) + 1
+    lines.append("rank".rjust(4) + "  " + ("run" if all_runs else "team").ljust(name_width)
+                 + "".join(c["name"].rjust(w) for c, w in zip(columns, widths))
+                 + "avg".rjust(9))
+    for row, name in zip(body["rows"], names):
+        rank = str(row["rank"]) if row["rank"] is not None else "-"
         cells = "".join(
             (f"{100 * row['scores'][c['slug']]['f1']:.2f}" if c["slug"] in row["scores"]
              else ("n/a" if not c["available"] else "-")).rjust(w)
             for c, w in zip(columns, widths))
         avg = f"{100 * row['average']['f1']:.2f}" if row["average"] else "-"
-        lines.append(rank.rjust(4) + "  " + name[:24].ljust(24) + cells + avg.rjust(9))
+        lines.append(rank.rjust(4) + "  " + name.ljust(name_width) + cells + avg.rjust(9))
     if not body["rows"]:
         lines.append("  (no rows)")
     return "\n".join(lines)

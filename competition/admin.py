@@ -169,6 +169,7 @@ class SubmissionAdmin(admin.ModelAdmin):
                        "queued_at", "scoring_started_at", "scored_at", "failed_at",
                        "cancelled_at", "updated_at", "scorer_version"]
     inlines = [SubmissionFileInline, ScoringRunInline]
+    formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
     actions = [rescore_submissions, cancel_submissions, disqualify_submissions]
 
 

@@ -11,19 +11,24 @@ from typing import Any
 MESSAGES: dict[str, str] = {
     # submissions
     "phase_closed": "The phase {phase} is not open for submissions.",
+    "phase_upcoming": "The phase {phase} opens for submissions on {start}.",
+    "phase_ended": "The phase {phase} closed on {end}; it takes no more runs.",
     "track_required": "Choose the track of this run: {tracks}.",
     "unknown_track": "There is no track {track!r} in this task (expected one of {tracks}).",
     "not_a_member": "You are not a member of the team {team}.",
     "team_competition": "The team {team} does not take part in this competition.",
     "daily_limit": "Your team has used its {limit} submissions for today (UTC); "
     "the next one is possible after midnight UTC.",
-    "total_limit": "Your team has used all {limit} submissions of this phase.",
+    "total_limit": "Your team has used all {limit} submissions of this phase; it takes no "
+    "more runs from your team.",
     "no_files": "No files were uploaded.",
     "upload_too_large": "The upload {name} is {size} bytes; the limit is {limit} bytes.",
     "missing_files": "A response file is missing for: {subcorpora}.",
     "unknown_files": "These files do not name a sub-corpus of the phase: {names} "
-    "(expected: {expected}).",
-    "duplicate_files": "More than one file was given for: {subcorpora}.",
+    "(expected: {expected}). {hint}",
+    "duplicate_files": "More than one file was given for: {subcorpora}. Keep one file per "
+    "sub-corpus.",
+    "zip_and_files": "Give either one zip or one file per sub-corpus, not both.",
     "bad_zip": "The zip archive cannot be read: {reason}.",
     "unsafe_zip": "The zip archive was refused: {reason}.",
     "invalid_files": "The response files do not match the gold keys; nothing was stored "
@@ -34,6 +39,7 @@ MESSAGES: dict[str, str] = {
     "reference_run": "Run {submission} is a published result imported with its numbers; it "
     "has no files to score again.",
     "invalid_status": "Submission #{submission} is {status}; this action needs {expected}.",
+    "invalid_link": "{link} is not a web address (expected http:// or https://…).",
     "not_chosen_phase": "The phase {phase} does not let teams choose their submission.",
     # teams
     "already_in_team": "You are already in the team {team} of this competition.",
@@ -51,6 +57,9 @@ MESSAGES: dict[str, str] = {
     "empty_announcement": "An announcement needs a title.",
     "bad_unsubscribe_link": "This unsubscribe link is not valid; it may have been cut in the "
     "e-mail. Log in to change the setting on the competition page.",
+    "not_team_member": "You are not a member of the team {team}.",
+    "not_captain": "Only the captain of {team} or an organizer may remove members.",
+    "remove_self": "To take yourself out of the team, leave it.",
     # accounts
     "username_taken": "The user name {username} is taken.",
     "invalid_signup": "{reason}",

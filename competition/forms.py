@@ -39,8 +39,13 @@ class SubmissionForm(forms.Form):
     run_name = forms.CharField(max_length=100, required=False,
                                help_text="A short name for this run, e.g. primary.")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    link = forms.URLField(required=False, max_length=500, label="Paper or code link",
+                          assume_scheme="https",
+                          help_text="Optional: shown on the leaderboard with the run's name.")
     archive = forms.FileField(required=False, label="Or one zip",
-                              help_text="Members named by sub-corpus, e.g. LIGHT.CONLLUA.")
+                              help_text="Members named by sub-corpus (LIGHT.CONLLUA) or as "
+                              "the data were distributed (light_test.CONLLUA); a top folder "
+                              "is fine.")
 
     def __init__(self, *args, subcorpora: list[SubCorpus], tracks: list[Track] = (),
                  **kwargs) -> None:
@@ -58,7 +63,7 @@ class SubmissionForm(forms.Form):
             self.fields[file_field_name(subcorpus)] = forms.FileField(
                 required=False, label=f"{subcorpus.name} response file")
         order = [file_field_name(sc) for sc in subcorpora] + ["archive", "run_name",
-                                                              "description"]
+                                                              "description", "link"]
         self.order_fields(order)
 
     def file_fields(self):
@@ -67,3 +72,12 @@ class SubmissionForm(forms.Form):
     def files_by_slug(self) -> dict:
         return {sc.slug: self.cleaned_data[file_field_name(sc)] for sc in self.subcorpora
                 if self.cleaned_data.get(file_field_name(sc))}
+
+
+class RunDetailsForm(forms.Form):
+    """A run's name, description and paper/code link, edited after the upload."""
+
+    run_name = forms.CharField(max_length=100, required=False, label="Run name")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    link = forms.URLField(required=False, max_length=500, label="Paper or code link",
+                          assume_scheme="https")

@@ -40,8 +40,8 @@ class Competition(models.Model):
 class Task(models.Model):
     # Words that follow a competition's slug in the site's own addresses
     # (competitions/<slug>/team/, .../pages/...): a task may not be named so.
-    RESERVED_SLUGS = frozenset({"team", "pages", "terms", "organize", "announcements",
-                                "unsubscribe"})
+    RESERVED_SLUGS = frozenset({"team", "teams", "pages", "terms", "organize",
+                                "announcements", "unsubscribe"})
 
     class Kind(models.TextChoices):
         IDENTITY = "identity", "Identity anaphora"
@@ -278,6 +278,7 @@ class Submission(models.Model):
     )
     run_name = models.CharField(max_length=100, blank=True)
     description = models.TextField(blank=True)
+    link = models.URLField(max_length=500, blank=True)  # the run's paper or code
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.UPLOADED)
     is_baseline = models.BooleanField(default=False)
     # A published result of an edition that ran elsewhere, imported with its scores (no
@@ -299,6 +300,9 @@ class Submission(models.Model):
     published = models.BooleanField(default=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # What the last scoring job read, warned about and how long it took, as the team may see
+    # it: files named as uploaded, gold keys by sub-corpus, never a key's path or content.
+    scoring_log = models.TextField(blank=True)
     # True when a failure is the platform's fault (time/memory limit, lost job, crash): such a
     # submission does not count against the team's limits.
     platform_failure = models.BooleanField(default=False)

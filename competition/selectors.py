@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from scoring.vocabulary import metric_sort_key
@@ -70,9 +70,22 @@ def team_members(*, team: Team) -> QuerySet[Membership]:
     return team.memberships.select_related("user").order_by("joined_at")
 
 
+def team_captain(*, team: Team):
+    """The team's captain: its longest-standing member (the founder, until they leave)."""
+    first = team.memberships.select_related("user").order_by("joined_at", "id").first()
+    return first.user if first else None
+
+
+def teams_with_members(*, competition: Competition) -> QuerySet[Team]:
+    """The competition's teams with their memberships (oldest first: the captain leads)."""
+    members = Membership.objects.select_related("user").order_by("joined_at", "id")
+    return (Team.objects.filter(competition=competition)
+            .prefetch_related(Prefetch("memberships", queryset=members)).order_by("name"))
+
+
 def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
     return (Submission.objects.filter(team=team, phase=phase)
-            .select_related("submitted_by").order_by("-created_at", "-id"))
+            .select_related("submitted_by", "track").order_by("-created_at", "-id"))
 
 
 def submission_get(*, submission_id: int) -> Submission | None:
@@ -141,6 +154,18 @@ def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
     return {submission_id for submission_id, used, options in runs
             if used and (options != modes
                          or any(keys.get(pk) != sha for pk, sha in used.items()))}
+
+
+def submission_queue_position(*, submission: Submission) -> int | None:
+    """How many runs (of every phase: the workers are shared) were queued before this one
+    and are still waiting or being scored; None when the run is not waiting."""
+    if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
+        return None
+    return (Submission.objects.filter(status__in=[Submission.Status.QUEUED,
+                                                  Submission.Status.SCORING])
+            .filter(Q(queued_at__lt=submission.queued_at)
+                    | Q(queued_at=submission.queued_at, pk__lt=submission.pk))
+            .count())
 
 
 def submission_status_label(*, submission: Submission) -> str:

@@ -9,6 +9,7 @@ byte of it is written.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import stat
@@ -57,16 +58,30 @@ COREFUD_STEM = re.compile(r"(.+)-corefud-(?:train|dev|test)")
 """The stem of a CorefUD release's file name: ``<dataset>-corefud-<split>``."""
 
 
+SEPARATORS = "._-"
+
+
+def _is_os_litter(name: str) -> bool:
+    """Files an archiver adds by itself: macOS resource forks (``__MACOSX/``, ``._x``) and
+    folder settings (``.DS_Store``, ``Thumbs.db``). They are skipped, never matched."""
+    path = PurePosixPath(name)
+    return ("__MACOSX" in path.parts or path.name.startswith("._")
+            or path.name in (".DS_Store", "Thumbs.db", "desktop.ini"))
+
+
 def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
                        file_names: Mapping[str, str] | None = None) -> str | None:
-    """The slug of the sub-corpus a file name stands for, or None.
+    """The slug of the sub-corpus a file name stands for, or None (no match, or more than one
+    equally good).
 
     ``subcorpora`` maps slug → display name; ``file_names`` slug → the name participants are
     told to upload (a dataset's ``file:``, e.g. ``cs_pcedt-corefud-test.conllu``), matched
-    first, ignoring case. Otherwise a name matches when its stem (the part before the first
-    dot) equals a slug or a name, ignoring case: ``LIGHT.CONLLUA``, ``light.conllua`` and
-    ``light`` all name the sub-corpus ``light`` (LIGHT); a CorefUD release's
-    ``<dataset>-corefud-<split>`` stem names the dataset.
+    first, ignoring case. Otherwise, ignoring case and folders, a name matches when its stem
+    (the part before the first dot) equals a slug or a name (``LIGHT.CONLLUA``,
+    ``light.conllua``, ``light``), when a CorefUD release's ``<dataset>-corefud-<split>``
+    stem names the dataset, or when the stem starts with a slug or a name followed by ``_``,
+    ``-`` or ``.``, as the distributed files are named (``light_test.CONLLUA``,
+    ``AMI_test_partial.ES2004a.CONLLUA``); the longest such start wins, a tie matches nothing.
     """
     base = PurePosixPath(name).name.strip().lower()
     for slug, expected in (file_names or {}).items():
@@ -76,10 +91,32 @@ def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
     candidates = {stem}
     if (match := COREFUD_STEM.fullmatch(stem)) is not None:
         candidates.add(match.group(1))
+    exact = [slug for slug, display in subcorpora.items()
+             if candidates & {slug.lower(), display.lower()}]
+    if len(exact) == 1:
+        return exact[0]
+    if exact:
+        return None
+    best: dict[str, int] = {}
     for slug, display in subcorpora.items():
-        if candidates & {slug.lower(), display.lower()}:
-            return slug
-    return None
+        for label in {slug.lower(), display.lower()}:
+            if label and base.startswith(label) and base[len(label):][:1] in tuple(SEPARATORS):
+                best[slug] = max(best.get(slug, 0), len(label))
+    if not best:
+        return None
+    longest = max(best.values())
+    winners = [slug for slug, length in best.items() if length == longest]
+    return winners[0] if len(winners) == 1 else None
+
+
+def closest_subcorpus(name: str, subcorpora: Mapping[str, str]) -> str | None:
+    """The display name of the sub-corpus an unmatched file name most resembles (a typo, a
+    name in another spelling), or None."""
+    stem = PurePosixPath(name).name.lower().split(".", 1)[0]
+    labels = {display.lower(): display for display in subcorpora.values()}
+    labels.update({slug.lower(): subcorpora[slug] for slug in subcorpora})
+    close = difflib.get_close_matches(stem, list(labels), n=1, cutoff=0.6)
+    return labels[close[0]] if close else None
 
 
 def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
@@ -108,7 +145,7 @@ def receive_files(*, files: Mapping[str, Upload], subcorpora: Mapping[str, str],
     unknown = sorted(key for key in files if key not in subcorpora)
     if unknown:
         raise SubmissionRejected("unknown_files", names=", ".join(unknown),
-                                 expected=", ".join(subcorpora.values()))
+                                 expected=", ".join(subcorpora.values()), hint="")
     received: dict[str, ReceivedFile] = {}
     for slug, upload in files.items():
         if upload.size is not None and upload.size > limits.max_upload_bytes:
@@ -167,12 +204,13 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
 def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], workdir: Path,
                      limits: UploadLimits,
                      file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
-    members = [info for info in zf.infolist() if not info.is_dir()]
+    members = [info for info in zf.infolist()
+               if not info.is_dir() and not _is_os_litter(info.filename)]
     if not members:
         raise SubmissionRejected("no_files")
     by_slug: dict[str, zipfile.ZipInfo] = {}
     unknown: list[str] = []
-    duplicates: set[str] = set()
+    duplicates: dict[str, list[str]] = {}
     total = 0
     for info in members:
         if problem := _zip_member_problem(info):
@@ -188,16 +226,15 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
         if slug is None:
             unknown.append(info.filename)
         elif slug in by_slug:
-            duplicates.add(subcorpora[slug])
+            duplicates.setdefault(subcorpora[slug], [by_slug[slug].filename]).append(
+                info.filename)
         else:
             by_slug[slug] = info
     if unknown:
-        expected = [file_names.get(slug) or display if file_names else display
-                    for slug, display in subcorpora.items()]
-        raise SubmissionRejected("unknown_files", names=", ".join(sorted(unknown)),
-                                 expected=", ".join(expected))
+        raise unknown_files_error(sorted(unknown), subcorpora, file_names)
     if duplicates:
-        raise SubmissionRejected("duplicate_files", subcorpora=", ".join(sorted(duplicates)))
+        raise SubmissionRejected("duplicate_files", subcorpora="; ".join(
+            f"{display} ({', '.join(names)})" for display, names in sorted(duplicates.items())))
     received: dict[str, ReceivedFile] = {}
     for slug, info in by_slug.items():
         target = workdir / f"{slug}.conllua"
@@ -212,6 +249,21 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
                                       name=info.filename)
         received[slug] = ReceivedFile(slug, PurePosixPath(info.filename).name, target, size, sha)
     return received
+
+
+def unknown_files_error(names: list[str], subcorpora: Mapping[str, str],
+                        file_names: Mapping[str, str] | None = None) -> SubmissionRejected:
+    """The refusal of files that name no sub-corpus, with the closest name where one is
+    evident (``LIHGT.CONLLUA``: did you mean LIGHT?)."""
+    expected = [(file_names or {}).get(slug) or display for slug, display in subcorpora.items()]
+    hints = []
+    for name in names:
+        if (close := closest_subcorpus(name, subcorpora)) is not None:
+            hints.append(f"{PurePosixPath(name).name} looks like {close}: "
+                         f"name it {close}{PurePosixPath(name).suffix or ''}")
+    return SubmissionRejected("unknown_files", names=", ".join(names),
+                              expected=", ".join(expected),
+                              hint=("; ".join(hints) + ".") if hints else "")
 
 
 def _read_chunks(stream: IO[bytes]) -> Iterable[bytes]:

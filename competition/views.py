@@ -15,9 +15,21 @@ from django.views.decorators.http import require_GET, require_POST
 
 from competition import selectors, services
 from competition.errors import CompetitionError, SubmissionRejected
-from competition.forms import SignupForm, SubmissionForm, TeamCreateForm, TeamJoinForm
+from competition.forms import (
+    RunDetailsForm,
+    SignupForm,
+    SubmissionForm,
+    TeamCreateForm,
+    TeamJoinForm,
+)
 from competition.models import Competition, Phase, Submission
-from competition.visibility import submission_details_visible, submission_scores_visible
+from competition.standings import run_standings
+from competition.visibility import (
+    Visibility,
+    phase_visibility,
+    submission_details_visible,
+    submission_scores_visible,
+)
 
 
 def _competition_or_404(slug: str) -> Competition:
@@ -106,10 +118,15 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
         except CompetitionError as exc:
             messages.error(request, exc.message)
     current = selectors.team_for_user(competition=competition, user=request.user)
+    captain = selectors.team_captain(team=current) if current else None
     return render(request, "competition/team.html", {
         "competition": competition,
         "team": current,
         "members": selectors.team_members(team=current) if current else [],
+        "captain": captain,
+        "may_remove": current is not None and (
+            (captain is not None and captain.pk == request.user.pk)
+            or selectors.user_is_organizer(competition=competition, user=request.user)),
         "create_form": create_form,
         "join_form": join_form,
     })
@@ -141,6 +158,8 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
     context["form"] = form
     if current is None:
         return render(request, "competition/submit.html", context)
+    context["blocked"] = services.submission_precheck(team=current, phase=phase_obj,
+                                                      user=request.user)
     if request.method == "POST" and form.is_valid():
         try:
             submission = services.submission_create(
@@ -148,10 +167,13 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
                 files=form.files_by_slug(), archive=form.cleaned_data.get("archive"),
                 run_name=form.cleaned_data["run_name"],
                 description=form.cleaned_data["description"],
+                link=form.cleaned_data["link"],
                 track=form.cleaned_data.get("track") or None)
         except SubmissionRejected as exc:
             context["rejection"] = exc
             context["quota"] = services.submission_quota(team=current, phase=phase_obj)
+            context["blocked"] = services.submission_precheck(team=current, phase=phase_obj,
+                                                              user=request.user)
             return render(request, "competition/submit.html", context, status=400)
         except CompetitionError as exc:
             messages.error(request, exc.message)
@@ -168,10 +190,14 @@ def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) ->
     phase_obj = _phase_or_404(slug, task, phase)
     competition = phase_obj.task.competition
     current = selectors.team_for_user(competition=competition, user=request.user)
+    runs = list(selectors.submissions_for_team(team=current, phase=phase_obj)) if current else []
+    standings = run_standings(phase=phase_obj, viewer=request.user, submissions=runs)
     return render(request, "competition/submissions.html", {
         "competition": competition, "phase": phase_obj, "team": current,
-        "submissions": (selectors.submissions_for_team(team=current, phase=phase_obj)
-                        if current else []),
+        "rows": [(run, standings.get(run.pk), selectors.submission_status_label(submission=run))
+                 for run in runs],
+        "scores_visible": phase_visibility(phase=phase_obj, user=request.user)
+        is not Visibility.NONE,
         "quota": (services.submission_quota(team=current, phase=phase_obj)
                   if current else None),
     })
@@ -200,6 +226,13 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_member": services.submission_member_check(submission=submission,
                                                       user=request.user),
         "status_label": selectors.submission_status_label(submission=submission),
+        "standing": (run_standings(phase=submission.phase, viewer=request.user,
+                                   submissions=[submission]).get(submission.pk)
+                     if visible and submission.status == Submission.Status.SCORED else None),
+        "queue_position": selectors.submission_queue_position(submission=submission),
+        "describe_form": RunDetailsForm(initial={"run_name": submission.run_name,
+                                                 "description": submission.description,
+                                                 "link": submission.link}),
     })
 
 
@@ -216,6 +249,8 @@ def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
         "final": submission.is_final,
         "error": submission.error if submission.status == Submission.Status.FAILED else "",
         "attempts": submission.attempts,
+        "queue_position": selectors.submission_queue_position(submission=submission),
+        "log": submission.scoring_log,
         "updated_at": submission.updated_at.isoformat(),
     })
 

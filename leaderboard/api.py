@@ -12,6 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -22,13 +23,20 @@ from rest_framework.views import exception_handler as drf_exception_handler
 from competition import services as competition_services
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import Competition, Phase, Submission
-from competition.selectors import competition_detail, submission_for_viewer, team_for_user
+from competition.selectors import (
+    competition_detail,
+    submission_for_viewer,
+    submission_get,
+    team_for_user,
+)
+from competition.visibility import submission_details_visible
 from leaderboard.params import board_params
 from leaderboard.selectors import BoardQueryError, leaderboard_board, submission_analysis
 from leaderboard.serializers import (
     CompetitionListSerializer,
     CompetitionSerializer,
     PhaseSerializer,
+    PublicSubmissionSerializer,
     SubmissionSerializer,
     SubmitSerializer,
     board_payload,
@@ -194,6 +202,7 @@ class PhaseSubmissionsView(APIView):
                 team=team, phase=phase, user=request.user, files=files or None,
                 archive=archive, run_name=form.validated_data.get("run_name", ""),
                 description=form.validated_data.get("description", ""), track=track,
+                link=form.validated_data.get("link", ""),
             )
         except SubmissionRejected as exc:
             return error_response(exc.code, exc.message, problems=exc.problems)
@@ -205,16 +214,26 @@ class PhaseSubmissionsView(APIView):
 
 class SubmissionDetailView(APIView):
     """Status, error message and (when the phase lets you see them) scores of a submission
-    of your team. Others get 404."""
+    of your team. A run of another team whose details the phase makes public (its analysis
+    page on the web) is shown as there: name, status and scores, without its files or
+    messages. Others get 404 (401 without a token)."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [AllowAny]
 
     @extend_schema(responses=SubmissionSerializer)
     def get(self, request: Request, submission_id: int) -> Response:
         submission = submission_for_viewer(submission_id=submission_id, user=request.user)
-        if submission is None:
-            raise Http404
-        return Response(_submission_data(submission, request))
+        if submission is not None:
+            return Response(_submission_data(submission, request))
+        other = submission_get(submission_id=submission_id)
+        if other is not None and submission_details_visible(submission=other,
+                                                            user=request.user):
+            analysis = submission_analysis(submission=other, viewer=request.user)
+            return Response(PublicSubmissionSerializer(other,
+                                                       context={"analysis": analysis}).data)
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        raise Http404
 
 
 class SubmissionDocumentsView(APIView):

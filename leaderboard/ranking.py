@@ -63,6 +63,9 @@ class Entry:
     is_reference: bool = False
     """A published result of an edition that ran elsewhere (``source`` says where)."""
     source: str = ""
+    description: str = ""
+    link: str = ""
+    """The run's paper or code, as its team gave it (an http(s) address)."""
     scores: Mapping[str, Score] = field(default_factory=dict)
     """Scores of the displayed metric, by sub-corpus slug."""
     primary: Mapping[str, Score] = field(default_factory=dict)

@@ -67,13 +67,15 @@ class CompetitionListSerializer(serializers.ModelSerializer):
 
 
 class SubmitSerializer(serializers.Serializer):
-    """Multipart form: ``run_name``, ``description``, ``track`` (a track's slug, in tasks with
-    tracks), and either ``archive`` (one zip) or one file field per sub-corpus, named by its
-    slug (e.g. ``light``)."""
+    """Multipart form: ``run_name``, ``description``, ``link``, ``track`` (a track's slug, in
+    tasks with tracks), and either ``archive`` (one zip) or one file field per sub-corpus,
+    named by its slug (e.g. ``light``)."""
 
     run_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
     track = serializers.CharField(required=False, allow_blank=True, max_length=100)
     description = serializers.CharField(required=False, allow_blank=True)
+    link = serializers.CharField(required=False, allow_blank=True, max_length=500,
+                                 help_text="the run's paper or code (http or https)")
     archive = serializers.FileField(required=False)
 
 
@@ -94,8 +96,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "phase_id", "team", "run_name", "description", "track", "status",
-                  "status_detail", "is_final",
+        fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
+                  "status", "status_detail", "is_final",
                   "error", "is_baseline", "is_chosen", "disqualified", "scorer_version",
                   "created_at", "scored_at", "files", "scores"]
 
@@ -121,6 +123,16 @@ class SubmissionSerializer(serializers.ModelSerializer):
                 cells["avg"] = cell_dict(line.average)
             out.setdefault(line.mode, {})[line.metric] = cells
         return out
+
+
+class PublicSubmissionSerializer(SubmissionSerializer):
+    """A run of another team whose details the phase shows to everyone: what its analysis
+    page shows, never its files, messages or who uploaded it."""
+
+    class Meta(SubmissionSerializer.Meta):
+        fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
+                  "status", "is_final", "is_baseline", "disqualified", "scorer_version",
+                  "created_at", "scored_at", "scores"]
 
 
 def cell_dict(cell) -> dict[str, float]:

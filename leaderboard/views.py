@@ -99,6 +99,9 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         "error": error,
         "gap": gap,
         "query": request.GET,
+        # The average (the ranking column) right after the run when the scores are many or
+        # detailed (recall & precision): it never starts off-screen.
+        "avg_first": bool(result and (result.wide or request.GET.get("detail"))),
         "is_organizer": user_is_organizer(competition=phase_obj.task.competition,
                                             user=request.user),
         "chart": _board_chart(result) if result else None,

@@ -165,20 +165,20 @@ def score_submission_task(self, submission_id: int) -> str:
     if submission is None:
         return "skipped"  # done already, cancelled, or another task holds it
 
-    def fail(reason: str, *, platform: bool) -> str:
+    def fail(reason: str, *, platform: bool, log: str = "") -> str:
         services.submission_fail(submission=submission, reason=reason,
-                                 platform_failure=platform, task_id=task_id)
+                                 platform_failure=platform, task_id=task_id, log=log)
         return "failed"
 
     try:
         with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
             results = services.submission_compute(submission=submission)
     except ScoringInputError as exc:  # the files: expected, no retry
-        return fail(str(exc), platform=False)
+        return fail(str(exc), platform=False, log=getattr(exc, "scoring_log", ""))
     except ScoringError as exc:  # the task's options or its gold key: expected, no retry
         return fail(f"The scorer could not score this run ({exc}). This is a problem of the "
                     "platform, not of your files: the run does not count against your "
-                    "limits.", platform=True)
+                    "limits.", platform=True, log=getattr(exc, "scoring_log", ""))
     except SoftTimeLimitExceeded:
         return fail(TIME_LIMIT_MESSAGE.format(seconds=settings.SCORING_SOFT_TIME_LIMIT),
                     platform=True)

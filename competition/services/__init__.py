@@ -8,6 +8,7 @@ from competition.services.accounts import user_signup
 from competition.services.definitions import CompetitionLoad, competition_load
 from competition.services.phases import phase_hide, phase_reveal
 from competition.services.references import reference_results_import
+from competition.services.runs import run_link_check, submission_describe
 from competition.services.scoring import (
     ScoreValue,
     ScoringResults,
@@ -33,20 +34,30 @@ from competition.services.submissions import (
     submission_create,
     submission_disqualify,
     submission_member_check,
+    submission_precheck,
     submission_quota,
     submissions_counted,
     upload_request_check,
 )
-from competition.services.teams import organizer_team_get_or_create, team_create, team_join
+from competition.services.teams import (
+    organizer_team_get_or_create,
+    team_create,
+    team_join,
+    team_leave,
+    team_member_remove,
+    team_rename,
+)
 
 __all__ = [
     "CompetitionLoad", "Problem", "Quota", "RecoverReport", "ScoreValue", "ScoringResults",
     "SweepReport", "submission_recover", "worker_alive", "worker_heartbeat", "workers_alive",
     "competition_load", "reference_results_import", "organizer_team_get_or_create",
     "phase_hide", "phase_rescore", "phase_reveal",
-    "submission_cancel", "submission_choose",
+    "run_link_check", "submission_cancel", "submission_choose", "submission_describe",
     "submission_claim", "submission_compute", "submission_create", "submission_disqualify",
-    "submission_fail", "submission_member_check", "submission_quota", "submission_record",
+    "submission_fail", "submission_member_check", "submission_precheck", "submission_quota",
+    "submission_record",
     "submission_rescore", "submission_sweep", "submissions_counted", "team_create",
-    "team_join", "upload_request_check", "user_signup",
+    "team_join", "team_leave", "team_member_remove", "team_rename",
+    "upload_request_check", "user_signup",
 ]

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 import scoring
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 from scoring import ScoreRow, ScoringError, ScoringInputError, score, score_rows
 
@@ -36,7 +38,8 @@ from competition.services.dispatch import (
     scoring_publish,
     scoring_queue_empty,
 )
-from competition.task_scoring import scoring_modes, task_modes
+from competition.services.submissions import web_wording
+from competition.task_scoring import mode_label, scoring_modes, task_modes
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -58,6 +61,7 @@ class ScoringResults:
     warnings: tuple[str, ...] = ()
     keys: dict[str, str] = field(default_factory=dict)  # sub-corpus id -> key SHA-256
     procedure: str = ""  # the task's scoring procedure, if any (e.g. "crac-2024")
+    log: str = ""  # what was read, warnings, timings: shown to the team (`Submission.scoring_log`)
 
 
 def scored_files(submission: Submission):
@@ -250,21 +254,35 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     scores: list[ScoreValue] = []
     warnings: list[str] = []
     keys: dict[str, str] = {}
+    started = time.perf_counter()
+    log = [f"{timezone.now():%Y-%m-%d %H:%M:%S} UTC: scorer {scoring.__version__}, "
+           f"{len(modes)} mode{'s' if len(modes) != 1 else ''}: "
+           f"{', '.join(mode_label(task, mode.name) for mode in modes)}"]
     for submitted in files:
         keys[str(submitted.subcorpus_id)] = submitted.subcorpus.sha256
         key = str(submitted.subcorpus.key_path)
         response = str(submitted.absolute_path)
+        name = submitted.subcorpus.name
         for mode in modes:
+            begun = time.perf_counter()
             try:
                 # One process: a worker is already one of many scoring in parallel.
                 result = score(key, response, options=mode.options, per_doc=mode.per_doc,
                                processes=1)
             except ScoringInputError as exc:
-                raise _public_error(exc, key=key, response=response,
-                                    submitted=submitted) from None
+                error = _public_error(exc, key=key, response=response, submitted=submitted)
+                log.append(f"{name}: {submitted.original_name} refused after "
+                           f"{time.perf_counter() - begun:.2f} s: {error}")
+                error.scoring_log = "\n".join(log)  # the task stores it with the failure
+                raise error from None
             scores.extend(ScoreValue(submitted.subcorpus_id, row)
                           for row in score_rows(result, mode.options, mode=mode.name,
                                                 per_doc=mode.per_doc))
+            log.append(f"{name} [{mode_label(task, mode.name)}]: read "
+                       f"{submitted.original_name} ({submitted.size:,} bytes) and the gold key "
+                       f"of {name}; {len(result.scored)} document"
+                       f"{'s' if len(result.scored) != 1 else ''} scored in "
+                       f"{time.perf_counter() - begun:.2f} s")
             for warning in (*mode.notes, *result.warnings):
                 text = str(warning)
                 if key in text:
@@ -273,10 +291,12 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                                    submitted.subcorpus.name, submission.pk, text)
                     continue
                 warnings.append(text.replace(response, submitted.original_name))
+                log.append(f"  warning: {warnings[-1]}")
+    log.append(f"done in {time.perf_counter() - started:.2f} s")
     return ScoringResults(scorer_version=scoring.__version__,
                           options={mode.name: list(mode.words) for mode in modes},
                           scores=tuple(scores), warnings=tuple(warnings), keys=keys,
-                          procedure=task.procedure)
+                          procedure=task.procedure, log="\n".join(log))
 
 
 def _public_error(exc: ScoringInputError, *, key: str, response: str,
@@ -286,7 +306,7 @@ def _public_error(exc: ScoringInputError, *, key: str, response: str,
     it becomes a plain ``ScoringError``, which does not count against the team."""
     on_key_side = exc.path == key
     message = exc.message.replace(key, f"gold key of {submitted.subcorpus.name}")
-    message = message.replace(response, submitted.original_name)
+    message = web_wording(message.replace(response, submitted.original_name))
     if on_key_side:
         # Details of the gold annotation are for the organizers (the log), not the team.
         logger.error("gold key of %s refused by the scorer: %s", submitted.subcorpus.name,
@@ -343,13 +363,21 @@ def submission_record(*, submission: Submission, results: ScoringResults,
         )
         Submission.objects.filter(pk=held.pk).update(
             status=Status.SCORED, scored_at=now, scorer_version=results.scorer_version,
-            error="\n".join(results.warnings)[:10000], platform_failure=False, updated_at=now)
+            error="\n".join(results.warnings)[:10000], platform_failure=False,
+            scoring_log=_log_after(held.scoring_log, results.log), updated_at=now)
         notification_enqueue(submission_id=held.pk)
     return True
 
 
+def _log_after(previous: str, log: str) -> str:
+    """The run's log with this job's lines after the earlier ones (upload, other jobs); the
+    oldest lines go first when it grows long."""
+    text = f"{previous}\n{log}" if previous else log
+    return text[-50000:]
+
+
 def submission_fail(*, submission: Submission, reason: str, platform_failure: bool,
-                    task_id: str | None = None) -> bool:
+                    task_id: str | None = None, log: str = "") -> bool:
     """Mark a pending submission failed with a message the team can read.
 
     ``platform_failure`` says whose fault it is: the platform's (time or memory limit, lost
@@ -361,8 +389,9 @@ def submission_fail(*, submission: Submission, reason: str, platform_failure: bo
     if task_id is not None:
         pending = pending.filter(claimed_by=task_id)
     now = timezone.now()
+    fields = {"scoring_log": Concat(F("scoring_log"), Value("\n" + log[:20000]))} if log else {}
     updated = pending.update(status=Status.FAILED, failed_at=now, error=reason[:10000],
-                             platform_failure=platform_failure, updated_at=now)
+                             platform_failure=platform_failure, updated_at=now, **fields)
     if updated:
         notification_enqueue(submission_id=submission.pk)
     return updated == 1

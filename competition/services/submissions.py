@@ -12,6 +12,7 @@ import logging
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -37,8 +38,16 @@ from competition.models import (
 )
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
+from competition.services.runs import run_link_check
 from competition.task_scoring import validation_options
-from competition.uploads import ReceivedFile, Upload, UploadLimits, receive_files, receive_zip
+from competition.uploads import (
+    ReceivedFile,
+    Upload,
+    UploadLimits,
+    receive_files,
+    receive_zip,
+    subcorpus_for_name,
+)
 from competition.visibility import user_is_organizer
 
 logger = logging.getLogger(__name__)
@@ -149,6 +158,27 @@ def _check_may_submit(*, team: Team, phase: Phase, user, is_baseline: bool, at: 
     _check_limits(team=team, phase=phase, at=at)
 
 
+def submission_precheck(*, team: Team, phase: Phase, user,
+                        at: datetime | None = None) -> SubmissionRejected | None:
+    """Why ``user`` cannot submit to ``phase`` for ``team`` now, or None: the upload form is
+    shown disabled with this reason, so nobody picks files for a run that would be refused.
+    The same rules are checked again when a run arrives."""
+    at = at or timezone.now()
+    if not phase.is_open(at=at):
+        when = "%Y-%m-%d %H:%M UTC"
+        if at < phase.start:
+            return SubmissionRejected("phase_upcoming", phase=phase.title,
+                                      start=phase.start.astimezone(dt_timezone.utc)
+                                      .strftime(when))
+        return SubmissionRejected("phase_ended", phase=phase.title,
+                                  end=phase.end.astimezone(dt_timezone.utc).strftime(when))
+    try:
+        _check_may_submit(team=team, phase=phase, user=user, is_baseline=False, at=at)
+    except SubmissionRejected as exc:
+        return exc
+    return None
+
+
 def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
                          subcorpora: Mapping[str, SubCorpus]) -> list[Problem]:
     """Validate every response file against its gold key with the scorer's own reader.
@@ -170,10 +200,110 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
                                   max_problems=50)
         except ScoringInputError as exc:  # a reader may raise instead of returning
             found = [exc]
-        for error in found:
-            problems.append(_problem_from(error, response=response, subcorpus=subcorpus,
-                                          key_path=Path(key_path)))
+        file_problems = [_problem_from(error, response=response, subcorpus=subcorpus,
+                                       key_path=Path(key_path)) for error in found]
+        problems.extend(_condensed(file_problems, phase=phase, response=response,
+                                   subcorpus=subcorpus))
     return problems
+
+
+# Command-line advice means nothing on the web: the platform chooses the format and options.
+_CLI_ADVICE = (
+    re.compile(r";\s*[^;()]*(?:\s--?[a-z]|python -m|ua-score|codicrac)[^;()]*(?=\))"),
+    re.compile(r"\s*\((?:see )?`?(?:python -m|ua-score|codicrac)[^)]*\)"),
+    re.compile(r";\s*use -f \w+"),
+    re.compile(r", the default format(?=\))"),
+)
+
+# After one of these, the rest of a file's problems only repeat it.
+FATAL_CODES = frozenset({
+    "wrong_format", "unsupported_format", "unreadable", "empty_file", "encoding",
+    "undecodable", "nul_character", "tokens_before_newdoc", "no_newdoc",
+    "bad_columns_header", "columns",
+})
+SAME_CODE_SHOWN = 3  # then "and N more like these"
+SPLIT_WORDS = {"dev": "development", "train": "training", "test": "test"}
+
+
+def web_wording(message: str) -> str:
+    """A scorer message as the web shows it: without command-line options or commands."""
+    for pattern in _CLI_ADVICE:
+        message = pattern.sub("", message)
+    return message
+
+
+def _split_of(text: str) -> str | None:
+    words = set(re.split(r"[^a-z0-9]+", text.lower()))
+    found = [word for word in SPLIT_WORDS if word in words]
+    return found[0] if len(found) == 1 else None
+
+
+def _wrong_split(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
+                 subcorpus: SubCorpus) -> Problem | None:
+    """A file of another split (a ``_dev`` file sent to a test phase): its documents are all
+    missing and all extra. Say so, instead of listing document names."""
+    codes = {problem.code for problem in problems}
+    if not codes or not codes <= {"missing_documents", "extra_documents"}:
+        return None
+    expected = "dev" if phase.kind == Phase.Kind.DEVELOPMENT else "test"
+    extra = next((p.message for p in problems if p.code == "extra_documents"), "")
+    sent = _split_of(response.original_name) or _split_of(extra.split(":", 1)[-1][:200])
+    if sent is None or sent == expected:
+        return None
+    return Problem(
+        file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+        code="wrong_split",
+        message=(f"this looks like a {SPLIT_WORDS[sent]} file, but the phase {phase.title} "
+                 f"scores the {SPLIT_WORDS[expected]} documents of {subcorpus.name}: upload "
+                 f"your system's output on the {SPLIT_WORDS[expected]} input."))
+
+
+def _other_subcorpus(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
+                     subcorpus: SubCorpus) -> Problem | None:
+    """A file given for one sub-corpus whose name says another (``AMI.CONLLUA`` in the LIGHT
+    field) and whose documents are all wrong: say which file goes where."""
+    codes = {problem.code for problem in problems}
+    if not codes or not codes <= {"missing_documents", "extra_documents"}:
+        return None
+    others = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+    named = subcorpus_for_name(response.original_name, others)
+    if named is None or named == subcorpus.slug:
+        return None
+    return Problem(
+        file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+        code="other_subcorpus",
+        message=(f"this file's name says {others[named]}, but it was given for "
+                 f"{subcorpus.name} and holds none of its documents: give each sub-corpus "
+                 "its own file."))
+
+
+def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
+               subcorpus: SubCorpus) -> list[Problem]:
+    """A file's problems as a team can act on them: only the first when it is fatal (the
+    wrong format, no documents), the evident fix for a file of another split, and at most a
+    few of each kind, then how many more."""
+    if not problems:
+        return []
+    if problems[0].code in FATAL_CODES:
+        return problems[:1]
+    if (hint := _wrong_split(problems, phase=phase, response=response, subcorpus=subcorpus)
+            or _other_subcorpus(problems, phase=phase, response=response,
+                                subcorpus=subcorpus)) is not None:
+        return [hint]
+    shown: list[Problem] = []
+    hidden: dict[str, int] = {}
+    for problem in problems:
+        seen = sum(1 for kept in shown if kept.code == problem.code)
+        if seen < SAME_CODE_SHOWN:
+            shown.append(problem)
+        else:
+            hidden[problem.code] = hidden.get(problem.code, 0) + 1
+    for code, count in hidden.items():
+        shown.append(Problem(file=response.original_name, subcorpus=subcorpus.name,
+                             document=None, line=None, code=code,
+                             message=f"… and {count} more like the ones above ({code}); "
+                                     "fix those first."))
+    return shown
 
 
 def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
@@ -183,8 +313,7 @@ def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
     # Never show private or server paths: name files as the team knows them.
     message = message.replace(str(key_path), f"gold key of {subcorpus.name}")
     message = message.replace(str(response.path), response.original_name)
-    # Command-line advice means nothing on the platform, which always needs every document.
-    message = re.sub(r"; --missing-documents [^)]*", "", message)
+    message = web_wording(message)
     on_key_side = bool(path) and Path(path) == key_path
     if on_key_side:
         # The details (entities, markables, lines) describe the gold annotation: log them for
@@ -212,8 +341,7 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
     names = {slug: sc.name for slug, sc in subcorpora.items()}
     files = {key: value for key, value in (files or {}).items() if value is not None}
     if archive is not None and files:
-        raise SubmissionRejected("duplicate_files", subcorpora="give either one zip or one file "
-                                 "per sub-corpus, not both")
+        raise SubmissionRejected("zip_and_files")
     if archive is not None:
         received = receive_zip(archive=archive, subcorpora=names, workdir=workdir,
                                limits=upload_limits(),
@@ -247,7 +375,8 @@ def _store(*, submission: Submission, received: Mapping[str, ReceivedFile],
 
 def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upload] | None = None,
                       archive: Upload | None = None, run_name: str = "", description: str = "",
-                      is_baseline: bool = False, track: str | None = None) -> Submission:
+                      link: str = "", is_baseline: bool = False,
+                      track: str | None = None) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
     one zip whose members are named by sub-corpus.
 
@@ -260,19 +389,28 @@ def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upl
     """
     now = timezone.now()
     _check_may_submit(team=team, phase=phase, user=user, is_baseline=is_baseline, at=now)
+    link = run_link_check(link=link)
     chosen_track = _track_for(phase=phase, track=track, is_baseline=is_baseline)
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
         received = _receive(files=files, archive=archive, subcorpora=subcorpora,
                             workdir=Path(tmp),
                             skipping_allowed=phase.missing == Phase.Missing.ZERO)
+        begun = time.perf_counter()
         if problems := response_files_check(phase=phase, received=received,
                                             subcorpora=subcorpora):
             raise SubmissionRejected("invalid_files", problems=problems)
+        log = [f"{now:%Y-%m-%d %H:%M:%S} UTC: received "
+               f"{'one zip' if archive is not None else f'{len(received)} file(s)'}"]
+        log += [f"{subcorpora[slug].name}: {response.original_name} ({response.size:,} bytes), "
+                f"checked against the gold key of {subcorpora[slug].name}"
+                for slug, response in received.items()]
+        log.append(f"validated in {time.perf_counter() - begun:.2f} s; queued for scoring")
         return _submission_commit(team=team, phase=phase, user=user, received=received,
                                   subcorpora=subcorpora, run_name=run_name,
-                                  description=description, is_baseline=is_baseline,
-                                  track=chosen_track)
+                                  description=description, link=link,
+                                  is_baseline=is_baseline, track=chosen_track,
+                                  log="\n".join(log))
 
 
 def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:
@@ -289,8 +427,8 @@ def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track |
 
 
 def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,
-                       description: str, is_baseline: bool,
-                       track: Track | None = None) -> Submission:
+                       description: str, is_baseline: bool, link: str = "",
+                       track: Track | None = None, log: str = "") -> Submission:
     folder: Path | None = None
     try:
         with transaction.atomic():
@@ -302,7 +440,8 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                 _check_limits(team=team, phase=phase, at=now)
             submission = Submission.objects.create(
                 team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
-                description=description.strip(), is_baseline=is_baseline, track=track,
+                description=description.strip(), link=link, is_baseline=is_baseline,
+                track=track, scoring_log=log,
                 status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
@@ -381,7 +520,8 @@ def submission_member_check(*, submission: Submission, user: AbstractBaseUser | 
 
 
 __all__ = [
-    "Problem", "Quota", "submission_create", "upload_request_check", "submission_cancel",
+    "Problem", "Quota", "submission_create", "submission_precheck", "web_wording",
+    "upload_request_check", "submission_cancel",
     "submission_choose",
     "submission_disqualify", "submission_quota", "submissions_counted",
 ]

@@ -74,7 +74,7 @@ def board_material(
         .order_by("created_at", "id")
         .values("id", "team_id", "team__name", "run_name", "created_at", "status",
                 "is_baseline", "is_chosen", "disqualified", "scorer_version", "track__slug",
-                "is_reference", "source")
+                "is_reference", "source", "description", "link")
     )
     entries = {
         s["id"]: {
@@ -91,6 +91,8 @@ def board_material(
             "track": s["track__slug"],
             "is_reference": s["is_reference"],
             "source": s["source"],
+            "description": s["description"],
+            "link": s["link"],
             "procedure": "",
             "scores": {},
         }
@@ -173,6 +175,8 @@ def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]
                 team_id=e["team_id"],
                 is_reference=e.get("is_reference", False),
                 source=e.get("source", ""),
+                description=e.get("description", ""),
+                link=e.get("link", ""),
                 scores=_cells(e["scores"], mode, metric),
                 primary=_cells(e["scores"], TASK_MODE, primary),
             )

@@ -157,3 +157,54 @@ def test_the_client_never_imports_django():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     assert subprocess.run([sys.executable, "-c", code], env=env,
                           cwd=Path(__file__).resolve().parents[2]).returncode == 0
+
+
+def test_scores_print_full_metric_names_so_bridging_relations_stay_apart():
+    from client.main import format_scores
+
+    cell = {"recall": 0.5, "precision": 0.5, "f1": 0.5}
+    text = format_scores({"task": {
+        "bridging_entity:comparative": {"light": cell, "avg": cell},
+        "bridging_entity:comparison": {"light": cell, "avg": cell},
+        "bridging_mention:set-membership": {"light": cell, "avg": cell},
+    }})
+    names = [line.split()[0] for line in text.splitlines()[1:]]
+    assert names == ["bridging_entity:comparative", "bridging_entity:comparison",
+                     "bridging_mention:set-membership"]
+
+
+def test_all_runs_board_names_every_run(live_world, live_server, config, monkeypatch, capsys,
+                                        tmp_path):
+    from competition import services
+
+    for name in ("first-run", "a-rather-long-second-run-name"):
+        services.submission_create(team=live_world.alpha, phase=live_world.phase,
+                                   user=live_world.alice, files=live_world.uploads(),
+                                   run_name=name)
+    assert main(["leaderboard", str(live_world.phase.pk), "--server", live_server.url,
+                 "--all-runs"]) == 0
+    table = capsys.readouterr().out
+    assert "Alpha [first-run]" in table
+    assert "Alpha [a-rather-long-second-run-name]" in table  # never cut
+    assert main(["leaderboard", str(live_world.phase.pk), "--server", live_server.url]) == 0
+    assert "[first-run]" not in capsys.readouterr().out  # one line per team: no run names
+
+
+def test_status_of_another_teams_public_run_shows_what_the_web_shows(
+        live_world, live_server, config, monkeypatch, capsys):
+    from competition import services
+    from competition.models import Phase
+
+    theirs = services.submission_create(team=live_world.beta, phase=live_world.phase,
+                                        user=live_world.bob, files=live_world.uploads(),
+                                        run_name="beta-run")
+    login(monkeypatch, live_server)
+    capsys.readouterr()
+    assert main(["status", str(theirs.pk), "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["team"] == "Beta" and body["run_name"] == "beta-run"
+    assert body["scores"]["task"]["conll"]["avg"]["f1"] > 0
+    assert "files" not in body and "error" not in body
+    # A phase that keeps run details private: 404, as on the web.
+    Phase.objects.filter(pk=live_world.phase.pk).update(run_details=Phase.RunDetails.TEAM)
+    assert main(["status", str(theirs.pk)]) == 1

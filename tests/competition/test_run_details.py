@@ -1,7 +1,8 @@
 """One rule for a run's details (competition.visibility.submission_details_visible), applied
 alike to the run's page, its analysis page, its per-document exports and the API. The run's
 own view (the page, ``/api/submissions/<id>/``: status, messages, files) is its team's only;
-another team that may see the details is sent from the page to the analysis."""
+another team that may see the details is sent from the page to the analysis, and the API
+answers it with what the analysis shows (name, status, scores; no files, no messages)."""
 
 from __future__ import annotations
 
@@ -47,10 +48,16 @@ def answers(user, submission: Submission) -> dict[str, int]:
 
 def test_public_details_open_every_place_to_other_teams(world, scored):
     """In a public phase with public run details, another team reads the analysis, the
-    exports and the API's view of the run; the run's own page sends it to the analysis."""
+    exports and the API's public view of the run; the run's own page sends it to the
+    analysis."""
     assert world.phase.run_details == Phase.RunDetails.PUBLIC
     assert answers(world.bob, scored) == {"page": 302, "analysis": 200, "csv": 200,
-                                          "api": 404, "api_documents": 200}
+                                          "api": 200, "api_documents": 200}
+    client = Client()
+    token, _ = Token.objects.get_or_create(user=world.bob)
+    body = client.get(f"/api/submissions/{scored.pk}/",
+                      HTTP_AUTHORIZATION=f"Token {token.key}").json()
+    assert body["scores"] and not {"files", "error", "status_detail"} & set(body)
     assert answers(world.alice, scored) == {"page": 200, "analysis": 200, "csv": 200,
                                             "api": 200, "api_documents": 200}
 

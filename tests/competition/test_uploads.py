@@ -37,10 +37,14 @@ def rejection(callable_, **kwargs) -> SubmissionRejected:
 
 @pytest.mark.parametrize("name, expected", [
     ("LIGHT.CONLLUA", "light"), ("light.conllua", "light"), ("run/AMI.CONLLUA", "ami"),
-    ("ami", "ami"), ("light_test.CONLLUA", None), ("switchboard.conllua", None),
+    ("ami", "ami"), ("switchboard.conllua", None),
+    # the distributed names: a sub-corpus name, then a separator and anything
+    ("light_test.CONLLUA", "light"), ("AMI_test_partial.ES2004a.CONLLUA", "ami"),
+    ("run/Light_dev.2022.CONLLUA", "light"), ("lightweight.CONLLUA", None),
 ])
 def test_it_matches_file_names_to_sub_corpora_by_stem(name, expected):
-    """The stem before the first dot names the sub-corpus, ignoring case and folders."""
+    """The stem before the first dot names the sub-corpus, ignoring case and folders; so does
+    a stem that starts with a sub-corpus name and a separator (``light_test``)."""
     assert subcorpus_for_name(name, SUBCORPORA) == expected
 
 
@@ -135,3 +139,33 @@ def test_it_refuses_an_archive_uploaded_as_a_single_file(tmp_path):
     exc = rejection(receive_files, files={"light": archive}, subcorpora=SUBCORPORA,
                     workdir=tmp_path, limits=LIMITS)
     assert exc.code == "unsafe_zip"
+
+
+def test_the_longest_start_wins_and_a_tie_matches_nothing():
+    names = {"ami": "AMI", "ami-extra": "AMI_extra", "a": "A", "b": "a"}
+    assert subcorpus_for_name("ami_extra_test.conllua", names) == "ami-extra"
+    assert subcorpus_for_name("AMI_test.conllua", names) == "ami"
+    assert subcorpus_for_name("a_x.conllua", names) is None  # "a" names two sub-corpora
+
+
+def test_a_zip_of_distributed_names_in_a_folder_made_by_macos_is_accepted(tmp_path):
+    archive = make_zip({"run/light_test.CONLLUA": b"light", "run/AMI_test.CONLLUA": b"ami",
+                        "__MACOSX/run/._light_test.CONLLUA": b"\0\5\26\7",
+                        "run/._AMI_test.CONLLUA": b"\0\5\26\7", "run/.DS_Store": b"\0"})
+    received = receive_zip(archive=archive, subcorpora=SUBCORPORA, workdir=tmp_path,
+                           limits=LIMITS)
+    assert {slug: r.original_name for slug, r in received.items()} == {
+        "light": "light_test.CONLLUA", "ami": "AMI_test.CONLLUA"}
+    assert received["light"].path.read_bytes() == b"light"
+
+
+def test_two_files_for_one_sub_corpus_are_named_and_a_typo_gets_a_suggestion(tmp_path):
+    exc = rejection(receive_zip, archive=make_zip({"light_dev.CONLLUA": b"a",
+                                                   "light_test.CONLLUA": b"b"}),
+                    subcorpora=SUBCORPORA, workdir=tmp_path, limits=LIMITS)
+    assert exc.code == "duplicate_files"
+    assert "LIGHT (light_dev.CONLLUA, light_test.CONLLUA)" in exc.message
+    exc = rejection(receive_zip, archive=make_zip({"LIHGT.CONLLUA": b"a", "AMI.CONLLUA": b"b"}),
+                    subcorpora=SUBCORPORA, workdir=tmp_path, limits=LIMITS)
+    assert exc.code == "unknown_files"
+    assert "LIHGT.CONLLUA looks like LIGHT: name it LIGHT.CONLLUA" in exc.message

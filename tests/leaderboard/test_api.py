@@ -118,12 +118,19 @@ def test_daily_limit_is_429_with_its_code(api, make_world):
     assert response.status_code == 429 and response.json()["code"] == "daily_limit"
 
 
-def test_other_teams_submissions_are_404(api, world):
+def test_other_teams_submissions_are_404_unless_the_web_shows_them(api, world):
+    from competition.models import Phase
+
+    Phase.objects.filter(pk=world.phase.pk).update(run_details=Phase.RunDetails.TEAM)
     login(api, world.alice)
     sid = submit(api, world).json()["id"]
     login(api, world.bob)
     assert api.get(f"/api/submissions/{sid}/").status_code == 404
     assert api.get(f"/api/phases/{world.phase.pk}/submissions/").json() == []
+    # Run details public (the analysis page on the web): the same, never files or messages.
+    Phase.objects.filter(pk=world.phase.pk).update(run_details=Phase.RunDetails.PUBLIC)
+    body = api.get(f"/api/submissions/{sid}/").json()
+    assert body["team"] == "Alpha" and "files" not in body and "error" not in body
 
 
 def test_hidden_phase_hides_scores_in_status_and_leaderboard(api, make_world):

@@ -1,0 +1,34 @@
+"""Small steps shared by the participant browser tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+WIDTH = 1366
+NO_OVERFLOW = ("() => document.documentElement.scrollWidth <= "
+               "document.documentElement.clientWidth")
+
+
+def log_in(page, base: str, username: str, password: str) -> None:
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button:has-text('Log in')")
+    page.wait_for_selector(f".who:has-text('{username}')")
+
+
+def log_out(page) -> None:
+    page.click("button:has-text('Log out')")
+
+
+def shot(page, artifacts_dir: Path, name: str) -> None:
+    """A full-page screenshot at 1366 px, after checking that nothing is off-screen."""
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    assert page.evaluate(NO_OVERFLOW), f"{page.url} scrolls sideways at {WIDTH} px"
+    page.screenshot(path=str(artifacts_dir / f"{name}.png"), full_page=True)
+
+
+def part_shot(page, artifacts_dir: Path, selector: str, name: str) -> None:
+    """A screenshot of one part of the page (for the guides: small images), at 1366 px."""
+    page.set_viewport_size({"width": WIDTH, "height": 900})
+    page.locator(selector).first.screenshot(path=str(artifacts_dir / f"part-{name}.png"))
