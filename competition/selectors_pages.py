@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from competition.models import (
     Announcement,
@@ -88,19 +88,25 @@ def team_approval_state(*, team: Team) -> ApprovalState:
 
 
 def teams_for_approval(*, competition: Competition) -> list[dict]:
-    """Every participant team with its members and its standing, pending first."""
-    teams = (Team.objects.filter(competition=competition, is_organizer_team=False)
-             .select_related("approval").prefetch_related("memberships__user")
+    """Every team with its members (oldest first: the captain leads) and its standing,
+    pending first; the organizers' own team last, needing no approval."""
+    members = Membership.objects.select_related("user").order_by("joined_at", "id")
+    teams = (Team.objects.filter(competition=competition)
+             .select_related("approval")
+             .prefetch_related(Prefetch("memberships", queryset=members))
              .order_by("created", "name"))
     rows = []
     for team in teams:
         decision = getattr(team, "approval", None)  # None: no decision yet
-        status = decision.status if decision else "pending"
+        status = ("organizers" if team.is_organizer_team
+                  else decision.status if decision else "pending")
+        memberships = list(team.memberships.all())
         rows.append({"team": team, "status": status,
                      "reason": decision.reason if decision else "",
                      "decided_at": decision.decided_at if decision else None,
-                     "members": [m.user.username for m in team.memberships.all()]})
-    order = {"pending": 0, "rejected": 1, "approved": 2}
+                     "memberships": memberships,
+                     "members": [m.user.username for m in memberships]})
+    order = {"pending": 0, "rejected": 1, "approved": 2, "organizers": 3}
     rows.sort(key=lambda row: order[row["status"]])
     return rows
 

@@ -72,22 +72,19 @@ def team_member_remove(request: HttpRequest, slug: str, team_id: int,
         messages.error(request, exc.message)
     if selectors.team_for_user(competition=team.competition, user=request.user) == team:
         return redirect("competition:team", slug=slug)
-    return redirect("competition:teams_organize", slug=slug)
+    return redirect("competition:organize_teams", slug=slug)
 
 
 @login_required
 def teams_organize(request: HttpRequest, slug: str) -> HttpResponse:
-    """The competition's teams and their members, for its organizers: remove a member."""
+    """The organizers' teams page is one: members, removal and approval together."""
     try:
         competition = selectors.competition_detail(slug=slug)
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
     if not selectors.user_is_organizer(competition=competition, user=request.user):
         raise Http404("No such page.")
-    return render(request, "competition/teams_organize.html", {
-        "competition": competition,
-        "teams": selectors.teams_with_members(competition=competition),
-    })
+    return redirect("competition:organize_teams", slug=slug)
 
 
 @login_required
