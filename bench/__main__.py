@@ -11,6 +11,7 @@ Nothing is asserted: the numbers are printed, to be read.
     python -m bench                          # every case at full size
     python -m bench --scale 0.1 --cases docs-5000,mentions-20000
     python -m bench --cases compact-1000,compact-5000   # compact vs exploded (bench/compact.py)
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... python -m bench --cases corefud-22
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import compact, startup
+from bench import compact, corefud22, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -131,13 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     names = [name for name in wanted if name in by_name]
     compact_names = [name for name in wanted if name in compact.CASES]
     unknown = [name for name in wanted
-               if name not in by_name and name not in compact.CASES and name != "startup"]
+               if name not in by_name and name not in compact.CASES
+               and name not in ("startup", corefud22.NAME)]
     if unknown:
         parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
-                     f"{', '.join(compact.CASES)}, startup")
+                     f"{', '.join(compact.CASES)}, {corefud22.NAME}, startup")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     if compact_names:
         rows += compact.run(compact_names, args.scale, sys.stdout)
+    if corefud22.NAME in wanted:
+        rows += corefud22.run(sys.stdout, args.scale)
     if "startup" in args.cases.split(","):
         rows += startup.run(sys.stdout)
     if args.json:
