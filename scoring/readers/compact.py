@@ -169,7 +169,7 @@ def scan(path: str | Path) -> list[tuple[str, int]]:
 # Streaming: decoded text a megabyte at a time, cut into documents at # newdoc lines
 
 CHUNK = 1 << 20
-_NEWDOC_LINE = re.compile(r"^#[^\n]*newdoc[^\n]*", re.M)
+_NEWDOC_WORD = re.compile("newdoc")
 
 
 def _texts(path: str) -> Iterator[str]:
@@ -224,17 +224,19 @@ def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
     base = 1  # the line of the current piece's first character
     for text in _texts(path):
         start = 0
-        for match in _NEWDOC_LINE.finditer(text):
-            if not _NEWDOC.match(match.group().strip()):
+        for word in _NEWDOC_WORD.finditer(text):
+            at = text.rfind("\n", 0, word.start()) + 1  # the start of its line
+            if text[at] != "#" or at < start or not _NEWDOC.match(
+                    text[at:text.index("\n", word.start())].strip()):
                 continue
-            parts.append(text[start:match.start()])
+            parts.append(text[start:at])
             block = "".join(parts)
             if block or is_document:
                 yield line, block, is_document
             parts = []
-            base += text.count("\n", start, match.start())
+            base += text.count("\n", start, at)
             line = base
-            start = match.start()
+            start = at
             is_document = True
         parts.append(text[start:])
         base += text.count("\n", start)
@@ -383,8 +385,8 @@ class _Reader:
             row += text.count("\n", at, begin)
             at = last = begin
             node = row_node[row]
-            if node is not None:
-                doc.annotate(row_lines[row], node, text[begin:end].split("\t")[MISC])
+            if node is not None:  # MISC is the last of the line's ten columns
+                doc.annotate(row_lines[row], node, text[text.rfind("\t", begin, end) + 1:end])
         self.comments = []
         self.finish_document()
         return True
