@@ -90,6 +90,12 @@ def vm_peak_mib(pid: int) -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
@@ -149,6 +155,7 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
             row.update(case=NAME, datasets=len(DATASETS), upload_mib=size / 2**20,
                        zip_mib=archive.stat().st_size / 2**20, generate_s=generated,
                        worker_peak_mib=max(vm_peak_mib(p) for p in pool) if pool else 0.0,
+                       worker_cpu_s=sum(cpu_seconds(p) for p in pool),
                        worker_main_peak_mib=vm_peak_mib(worker.pid))
         finally:
             if worker is not None and worker.poll() is None:
@@ -157,11 +164,13 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
             database(url, name, "drop")
     print(f"{NAME}: {row['datasets']} datasets, {row['upload_mib']:.1f} MiB of CoNLL-U "
           f"({row['zip_mib']:.1f} MiB zipped), {row['documents']} documents", file=out)
-    print(f"  validation (submission_create) {row['validate_s']:.2f} s, web process peak "
+    print(f"  validation (submission_create) {row['validate_s']:.2f} s "
+          f"({row['validate_cpu_s']:.2f} s CPU), web process peak "
           f"{row['web_peak_mib']:.0f} MiB (before the upload {row['web_before_mib']:.0f} MiB)",
           file=out)
-    print(f"  queued -> scored {row['scoring_s']:.2f} s (worker pool process peak "
-          f"{row['worker_peak_mib']:.0f} MiB)", file=out)
+    print(f"  queued -> scored {row['scoring_s']:.2f} s (worker pool process: "
+          f"{row['worker_cpu_s']:.2f} s CPU in all, peak {row['worker_peak_mib']:.0f} MiB)",
+          file=out)
     print(f"  upload -> on the board {row['board_s']:.2f} s", file=out, flush=True)
     return [row]
 
@@ -196,10 +205,12 @@ def upload(yaml: str, archive: str) -> int:
     before = vm_peak_mib(os.getpid())
     with open(archive, "rb") as handle:
         started = time.perf_counter()
+        cpu = time.process_time()
         submission = submission_create(team=team, phase=phase, user=user,
                                        archive=File(handle, name=Path(archive).name),
                                        track="unconstrained")
         validated = time.perf_counter() - started
+        validated_cpu = time.process_time() - cpu
     web_peak = vm_peak_mib(os.getpid())
     board = reverse("leaderboard:board_json", kwargs={"competition": competition.slug,
                                           "task": phase.task.slug, "phase": phase.slug})
@@ -218,7 +229,7 @@ def upload(yaml: str, archive: str) -> int:
     submission.refresh_from_db()
     documents = sum(len(sc.documents or []) for sc in phase.subcorpora.all())
     print(json.dumps({
-        "validate_s": validated, "board_s": on_board,
+        "validate_s": validated, "validate_cpu_s": validated_cpu, "board_s": on_board,
         "scoring_s": (submission.scored_at - submission.scoring_started_at).total_seconds(),
         "queue_wait_s": (submission.scoring_started_at - submission.queued_at).total_seconds(),
         "web_peak_mib": web_peak, "web_before_mib": before, "documents": documents,
