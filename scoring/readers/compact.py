@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import add
+from operator import add, itemgetter
 from pathlib import Path
 
 from scoring.clusters import first_node
@@ -255,9 +255,9 @@ _FIRST_ID = re.compile(r"[0-9]+(?:[.-][0-9]+)?\t")
 _BAD_START = re.compile(r"\n(?![0-9]+(?:[.-][0-9]+)?\t|\Z)")
 _SPECIAL_FIRST = re.compile(r"[0-9]+[.-]")
 _SPECIAL_ID = re.compile(r"\n[0-9]+[.-]")
-_FORM = re.compile(r"[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"[^\t\n]*\n")
-_ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t[^\t\n]*$", re.M)
-_ANNOTATION = re.compile(r"(?:Entity|DiscourseDeixis|SplitAnte|Bridge)=")
+_FORM_MISC = re.compile(r"[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"([^\t\n]*)\n")
+_ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\n]*)$",
+                  re.M)
 
 
 @dataclass(slots=True)
@@ -349,14 +349,9 @@ class _Reader:
                 _FIRST_ID.match(text) is None or _BAD_START.search(text) is not None):
             return False  # a line that is not ten tab-separated columns with a plain ID
         words_only = _SPECIAL_ID.search(text) is None and _SPECIAL_FIRST.match(text) is None
-        if words_only:
-            forms = _FORM.findall(text)
-            if len(forms) != rows:
-                return False
-        else:
-            cells = _ROW.findall(text)
-            if len(cells) != rows:
-                return False
+        cells = (_FORM_MISC if words_only else _ROW).findall(text)
+        if len(cells) != rows:
+            return False
         self.end_sentence()
         self.start_document(line, _NEWDOC.match(block[:block.index("\n")].strip()).group(1)
                             or None)  # type: ignore[union-attr]
@@ -366,7 +361,7 @@ class _Reader:
         assert doc is not None
         row_lines = list(chain.from_iterable(map(range, starts, map(add, starts, sizes))))
         if words_only:  # node = row = word position
-            doc.tokens = forms
+            doc.tokens = list(map(itemgetter(0), cells))
             doc.token_lines = row_lines
             doc.positions = range(rows)
             row_node: list[int | None] | range = doc.positions
@@ -374,19 +369,10 @@ class _Reader:
             row_node = doc.special_rows(cells, row_lines, sizes)
         doc.sentences = [Sentence(tuple(c), ()) for c in comments]
         doc.sentence_index = len(comments)
-        last = -1
-        row = 0
-        at = 0
-        for hit in _ANNOTATION.finditer(text):
-            begin = text.rfind("\n", 0, hit.start()) + 1
-            if begin <= last:
-                continue  # a line already read
-            end = text.index("\n", hit.start())
-            row += text.count("\n", at, begin)
-            at = last = begin
-            node = row_node[row]
-            if node is not None:  # MISC is the last of the line's ten columns
-                doc.annotate(row_lines[row], node, text[text.rfind("\t", begin, end) + 1:end])
+        annotate = doc.annotate
+        for row, misc in enumerate(map(itemgetter(-1), cells)):
+            if misc != "_" and (node := row_node[row]) is not None:
+                annotate(row_lines[row], node, misc)
         self.comments = []
         self.finish_document()
         return True
@@ -567,14 +553,14 @@ class _DocumentBuilder:
         self.local_ids.append(token_id)
         self.node_deps.append(deps)
 
-    def special_rows(self, rows: list[tuple[str, str, str]], row_lines: list[int],
+    def special_rows(self, rows: list[tuple[str, str, str, str]], row_lines: list[int],
                      sizes: list[int]) -> list[int | None]:
         """The nodes of a document with empty nodes or multiword tokens, from its token rows
-        (ID, FORM, DEPS); the node index of each row (None for a multiword range)."""
+        (ID, FORM, DEPS, MISC); the node index of each row (None for a multiword range)."""
         row_node: list[int | None] = []
         sentence = 0
         left = sizes[0] if sizes else 0
-        for (token_id, form, deps), number in zip(rows, row_lines):
+        for (token_id, form, deps, _), number in zip(rows, row_lines):
             while not left:
                 sentence += 1
                 left = sizes[sentence]
@@ -612,6 +598,18 @@ class _DocumentBuilder:
                 self.read_bridge(number, value, index)
 
     def brackets(self, number: int, index: int, value: str, layer: str) -> None:
+        opening, closing = value.count("("), value.count(")")
+        if opening + closing == 1 and len(value) > 1:  # one opening or one closing
+            if opening and value[0] == "(":
+                self.open_mention(number, index, value[1:], layer)
+                return
+            if closing and value[-1] == ")":
+                self.close(number, index, value[:-1], layer)
+                return
+        elif opening == closing == 1 and value[0] == "(" and value[-1] == ")":
+            self.close_part(number, index,  # one single-word mention
+                            self.open_mention(number, index, value[1:-1], layer), layer)
+            return
         pos = 0
         for match in _ITEM.finditer(value):
             if match.start() != pos:
