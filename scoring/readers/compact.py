@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
 from operator import add, itemgetter
 from pathlib import Path
 
@@ -370,9 +370,10 @@ class _Reader:
         doc.sentences = [Sentence(tuple(c), ()) for c in comments]
         doc.sentence_index = len(comments)
         annotate = doc.annotate
-        for row, misc in enumerate(map(itemgetter(-1), cells)):
-            if misc != "_" and (node := row_node[row]) is not None:
-                annotate(row_lines[row], node, misc)
+        miscs = list(map(itemgetter(-1), cells))
+        for row in compress(range(rows), map("_".__ne__, miscs)):  # rows annotated
+            if (node := row_node[row]) is not None:
+                annotate(row_lines[row], node, miscs[row])
         self.comments = []
         self.finish_document()
         return True
@@ -644,7 +645,7 @@ class _DocumentBuilder:
             if not 1 <= part <= total:
                 raise self.fail(number, f"discontinuous part [{part}/{total}] (expected "
                                 "[k/n] with 1 <= k <= n)", "brackets")
-        entity = unescape(raw_id)
+        entity = unescape(raw_id) if "%" in raw_id else raw_id
         if not entity:
             raise self.fail(number, f"opening '({content}' has no entity id (expected "
                             f"'({self.fields[0]}-…')", "brackets")
@@ -669,7 +670,7 @@ class _DocumentBuilder:
             self.parts_open.setdefault((layer, entity, part, total), []).append(mention)
         else:
             self.open.setdefault((layer, entity), []).append(mention)
-        mention.fields["_part"] = str(part)
+        mention.fields["_part"] = "1" if part == 1 else str(part)
         return mention
 
     def close(self, number: int, index: int, content: str, layer: str) -> None:
@@ -746,27 +747,34 @@ class _DocumentBuilder:
         mids: dict[str, int] = {}
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
         ua_elements: dict[int, tuple[str, ...]] = {}
+        read = self.markable
         for mention in self.mentions:
-            markable, element_of, bridges = self.markable(mention, locals_by_sentence)
-            if markable.markable_id in mids and mention.layer == "identity":
-                raise self.fail(mention.line, f"markable id {markable.markable_id} is used twice "
-                                "(expected one mid per mention)", "duplicate_markable")
+            markable, element_of, bridges = read(mention, locals_by_sentence)
             if mention.layer == "identity":
-                mids[markable.markable_id] = len(built)
-            ua_elements[len(built)] = element_of
-            ua_links.extend((markable.markable_id, anchor, rel, mention.line)
-                            for anchor, rel in bridges)
+                mid = markable.markable_id
+                if mid in mids:
+                    raise self.fail(mention.line, f"markable id {mid} is used twice "
+                                    "(expected one mid per mention)", "duplicate_markable")
+                mids[mid] = len(built)
+            if element_of:
+                ua_elements[len(built)] = element_of
+            if bridges:
+                ua_links.extend((markable.markable_id, anchor, rel, mention.line)
+                                for anchor, rel in bridges)
             built.append(markable)
         layers = [m.layer for m in self.mentions]
         if self.exact_ua:
-            built = [self.with_elements(markable, ua_elements[i]) if ua_elements[i] else markable
-                     for i, markable in enumerate(built)]
+            built = [self.with_elements(markable, ua_elements[i]) if i in ua_elements
+                     else markable for i, markable in enumerate(built)]
             bridging = self.exact_bridges(ua_links, mids)
         else:
             built = self.apply_split_ante(built, layers)
             bridging = self.resolve_bridges(built, layers)
-        identity = tuple(m for m, layer in zip(built, layers) if layer == "identity")
-        deixis = tuple(m for m, layer in zip(built, layers) if layer == "discourse_deixis")
+        if "discourse_deixis" in layers:
+            identity = tuple(m for m, layer in zip(built, layers) if layer == "identity")
+            deixis = tuple(m for m, layer in zip(built, layers) if layer == "discourse_deixis")
+        else:
+            identity, deixis = tuple(built), ()
         return Document(
             name=self.name, path=self.path, line=self.line, tokens=tuple(self.tokens),
             identity=identity, discourse_deixis=deixis, bridging=tuple(bridging),
@@ -778,7 +786,7 @@ class _DocumentBuilder:
         ranges = mention.ranges
         zero = 0
         positions = self.positions
-        if len(ranges) == 1 and self._no_empty_node(*ranges[1]):
+        if len(ranges) == 1 and (self.empty_count is None or self._no_empty_node(*ranges[1])):
             first, last = ranges[1]  # the common case: contiguous words only
             nodes: range | list[int] = range(first, last + 1)
             parts = [(positions[first], positions[last])]
