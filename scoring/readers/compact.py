@@ -48,8 +48,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import chain, compress
-from operator import add, itemgetter
+from itertools import accumulate, chain, compress, repeat
+from operator import add, itemgetter, not_, sub
 from pathlib import Path
 
 from scoring.clusters import first_node
@@ -457,6 +457,13 @@ class _Reader:
         self.finish_document()
 
 
+class _RowNodes(dict):
+    """Row → node index of a document with multiword ranges (None for a range's row)."""
+
+    def __missing__(self, key: int) -> None:
+        return None
+
+
 class _SentenceIndex(dict):
     """(sentence, token ID) → node index, built on first use (only zero heads need it)."""
 
@@ -555,32 +562,33 @@ class _DocumentBuilder:
         self.node_deps.append(deps)
 
     def special_rows(self, rows: list[tuple[str, str, str, str]], row_lines: list[int],
-                     sizes: list[int]) -> list[int | None]:
+                     sizes: list[int]) -> list[int | None] | range:
         """The nodes of a document with empty nodes or multiword tokens, from its token rows
-        (ID, FORM, DEPS, MISC); the node index of each row (None for a multiword range)."""
-        row_node: list[int | None] = []
-        sentence = 0
-        left = sizes[0] if sizes else 0
-        for (token_id, form, deps, _), number in zip(rows, row_lines):
-            while not left:
-                sentence += 1
-                left = sizes[sentence]
-            left -= 1
-            self.sentence_index = sentence
-            if token_id.isdigit():
-                rank = 0
-                self.tokens.append(form)
-                self.token_lines.append(number)
-                self.zeros_before = 0
-            elif "." in token_id:
-                self.zeros_before += 1
-                rank = self.zeros_before
-            else:
-                row_node.append(None)
-                continue
-            row_node.append(len(self.positions))
-            self.add_node(rank, token_id, deps)
-        self.sentence_index = 0
+        (ID, FORM, DEPS, MISC), by C-level operations over the columns; the node index of
+        each row (None for a multiword range)."""
+        ids = list(map(itemgetter(0), rows))
+        words = list(map(str.isdigit, ids))
+        self.tokens = list(compress(map(itemgetter(1), rows), words))
+        self.token_lines = list(compress(row_lines, words))
+        deps = list(map(itemgetter(2), rows))
+        sentences = list(chain.from_iterable(map(repeat, range(len(sizes)), sizes)))
+        row_node: list[int | None] | range | _RowNodes
+        if "-" in "\t".join(ids):  # multiword ranges: rows that are not nodes
+            is_node = list(map(not_, map(str.__contains__, ids, repeat("-"))))
+            node_rows = list(compress(range(len(ids)), is_node))
+            ids, words, deps, sentences = (list(compress(column, is_node))
+                                           for column in (ids, words, deps, sentences))
+            row_node = _RowNodes(zip(node_rows, range(len(node_rows))))
+        else:
+            row_node = range(len(ids))
+        empty = list(map(not_, words))
+        self.positions = list(map(sub, accumulate(map(int, words)), words))
+        self.empty_count = list(accumulate(map(int, empty)))
+        ranks = [0] * len(ids)
+        for node in compress(range(len(ids)), empty):  # its rank among the empty nodes
+            ranks[node] = ranks[node - 1] + 1 if node and empty[node - 1] else 1
+        self.ranks = ranks
+        self.local_ids, self.node_deps, self.node_sentences = ids, deps, sentences
         return row_node
 
     def annotate(self, number: int, index: int, misc: str) -> None:
