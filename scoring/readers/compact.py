@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
 from operator import add, itemgetter, not_, sub
 from pathlib import Path
@@ -260,18 +259,23 @@ _ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\
                   re.M)
 
 
-@dataclass(slots=True)
 class _Mention:
-    """A mention being read: node-index ranges of its parts, and its bracket fields."""
+    """A mention being read: node-index ranges of its parts (part -> [first, last]), the
+    parts closed, and its bracket fields."""
 
-    entity: str
-    fields: dict[str, str]
-    line: int
-    order: int
-    layer: str
-    parts_total: int = 1
-    ranges: dict[int, list[int]] = field(default_factory=dict)  # part -> [first, last]
-    closed: set[int] = field(default_factory=set)
+    __slots__ = ("entity", "fields", "line", "order", "layer", "parts_total", "ranges",
+                 "closed")
+
+    def __init__(self, entity: str, fields: dict[str, str], line: int, order: int, layer: str,
+                 parts_total: int = 1) -> None:
+        self.entity = entity
+        self.fields = fields
+        self.line = line
+        self.order = order
+        self.layer = layer
+        self.parts_total = parts_total
+        self.ranges: dict[int, list[int]] = {}
+        self.closed: set[int] = set()
 
 
 class _Reader:
@@ -797,8 +801,9 @@ class _DocumentBuilder:
         if len(ranges) == 1 and (self.empty_count is None or self._no_empty_node(*ranges[1])):
             first, last = ranges[1]  # the common case: contiguous words only
             nodes: range | list[int] = range(first, last + 1)
-            parts = [(positions[first], positions[last])]
-            zeros: list[tuple[int, int]] = []
+            parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = (
+                (positions[first], positions[last]),)
+            zeros: list[tuple[int, int]] | tuple = ()
         else:
             rank = self.rank
             nodes = [i for part in sorted(ranges)
@@ -828,10 +833,10 @@ class _DocumentBuilder:
                                 f"its mention of {len(nodes)} nodes (expected 1..{len(nodes)})",
                                 "head")
             node = nodes[h - 1]
-            head, head_zero = positions[node], self.rank(node)
+            head, head_zero = positions[node], self.ranks[node] if self.ranks else 0
         min_span = None
         element_of: tuple[str, ...] = ()
-        bridges: list[tuple[str, str]] = []
+        bridges: list[tuple[str, str]] | tuple = ()
         if least := fields.get("min"):
             try:
                 bounds = [int(x) - 1 for x in least.split(",")]
@@ -845,6 +850,7 @@ class _DocumentBuilder:
         attributes = [(name, value) for name, value in fields.items()
                       if value and name not in skip and name[0] != "_"]
         if ua := fields.get("ua"):
+            bridges = []
             for pair in ua.split(","):
                 key, _, value = pair.partition(":")
                 key = unescape(key)
