@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from itertools import accumulate, chain, compress, repeat
-from operator import add, itemgetter, not_, sub
+from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 
 from scoring.clusters import first_node
@@ -249,7 +249,7 @@ def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
 
 # A document a fast read takes whole: sentences of comment lines, then token lines of ten
 # tab-separated columns with plain IDs (5, 5.1, 5-6), one blank line between sentences.
-_LEAD = re.compile(r"(?:#[^\n]*\n)*")
+_PARAGRAPH = re.compile(r"((?:#[^\n]*\n)*)([^\n]+(?:\n[^\n]+)*)\n(\n*)")
 _FIRST_ID = re.compile(r"[0-9]+(?:[.-][0-9]+)?\t")
 _BAD_START = re.compile(r"\n(?![0-9]+(?:[.-][0-9]+)?\t|\Z)")
 _SPECIAL_FIRST = re.compile(r"[0-9]+[.-]")
@@ -313,31 +313,18 @@ class _Reader:
         while block.startswith("\n", pos):  # blank lines after # newdoc
             pos += 1
             number += 1
-        comments: list[list[str]] = []  # per sentence
-        starts: list[int] = []  # the line of each sentence's first token line
-        sizes: list[int] = []  # its token lines
-        bodies: list[str] = []
-        rest = block[pos:]
-        if rest:
-            for paragraph in rest[:-2 if rest.endswith("\n\n") else -1].split("\n\n"):
-                if paragraph[0] == "#":
-                    end = _LEAD.match(paragraph).end()  # type: ignore[union-attr]
-                    lead = paragraph[:end]
-                    body = paragraph[end:]
-                    if not body or body[0] == "#" or "\n#" in body:
-                        return False  # no token line after the comments, or one among them
-                    comments.append([c.strip() for c in lead.split("\n")[:-1]])
-                    number += lead.count("\n")
-                else:
-                    body = paragraph
-                    if "\n#" in body:
-                        return False
-                    comments.append([])
-                size = body.count("\n") + 1
-                starts.append(number)
-                sizes.append(size)
-                bodies.append(body)
-                number += size + 1
+        # per sentence: its comment lines, its token lines, the blank lines after them
+        paragraphs = _PARAGRAPH.findall(block, pos)
+        leads = list(map(itemgetter(0), paragraphs))
+        bodies = list(map(itemgetter(1), paragraphs))
+        lead_lines = list(map(methodcaller("count", "\n"), leads))
+        sizes = [body.count("\n") + 1 for body in bodies]  # token lines
+        spans = map(add, map(add, lead_lines, sizes), map(len, map(itemgetter(2), paragraphs)))
+        before = accumulate(chain((number,), spans))  # each paragraph's first line + 1
+        starts = list(map(add, before, lead_lines))  # the line of each first token line
+        comments = [list(map(str.strip, lead[:-1].split("\n"))) if lead else []
+                    for lead in leads]
+        del paragraphs, leads
         headers: list[str] = []  # a # global.Entity in the document's first comments
         if "global.Entity" in block:
             first = comments[0] if comments else []
@@ -351,7 +338,8 @@ class _Reader:
         rows = len(text) and text.count("\n")
         if text.count("\t") != 9 * rows or rows and (
                 _FIRST_ID.match(text) is None or _BAD_START.search(text) is not None):
-            return False  # a line that is not ten tab-separated columns with a plain ID
+            return False  # a line that is not ten tab-separated columns with a plain ID, a
+            # comment among token lines or a paragraph of comments only
         words_only = _SPECIAL_ID.search(text) is None and _SPECIAL_FIRST.match(text) is None
         cells = (_FORM_MISC if words_only else _ROW).findall(text)
         if len(cells) != rows:
