@@ -303,9 +303,10 @@ class _Reader:
         its text: the token lines are located, split and checked by compiled expressions, and
         only lines whose MISC carries an annotation are parsed one by one. False (nothing
         read) where the document needs the line-by-line reading: rows kept for a converter,
-        a ``# global.Entity`` after its first token line, lines that are not plain (spaces for tabs, a comment
-        among token lines, a blank line of spaces, an ID that is not 5, 5.1 or 5-6), or any
-        malformed line, which that reading reports."""
+        a ``# global.Entity`` after its first token line, lines that are not plain (spaces
+        for tabs, a comment among token lines, a paragraph of comments only, a blank line of
+        spaces, an ID that is not 5, 5.1 or 5-6), or any malformed line, which that reading
+        reports."""
         if self.layout or "\n\n\n" in block:
             return False
         pos = block.index("\n") + 1
