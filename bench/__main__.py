@@ -10,6 +10,8 @@ Nothing is asserted: the numbers are printed, to be read.
 
     python -m bench                          # every case at full size
     python -m bench --scale 0.1 --cases docs-5000,mentions-20000
+    python -m bench --cases compact-1000,compact-5000   # compact vs exploded (bench/compact.py)
+    DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... python -m bench --cases corefud-22
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import startup
+from bench import compact, corefud22, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -120,16 +122,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
-    parser.add_argument("--cases", default=",".join([c.name for c in CASES] + ["startup"]),
+    parser.add_argument("--cases", default=",".join([c.name for c in CASES] + list(compact.CASES)
+                                                    + ["startup"]),
                         help="comma-separated case names")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
-    names = [name for name in args.cases.split(",") if name != "startup"]
-    unknown = [name for name in names if name not in by_name]
+    wanted = args.cases.split(",")
+    names = [name for name in wanted if name in by_name]
+    compact_names = [name for name in wanted if name in compact.CASES]
+    unknown = [name for name in wanted
+               if name not in by_name and name not in compact.CASES
+               and name not in ("startup", corefud22.NAME)]
     if unknown:
-        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, startup")
+        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
+                     f"{', '.join(compact.CASES)}, {corefud22.NAME}, startup")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
+    if compact_names:
+        rows += compact.run(compact_names, args.scale, sys.stdout)
+    if corefud22.NAME in wanted:
+        rows += corefud22.run(sys.stdout, args.scale)
     if "startup" in args.cases.split(","):
         rows += startup.run(sys.stdout)
     if args.json:

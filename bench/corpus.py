@@ -226,3 +226,83 @@ def write_pair(directory: Path, shape: Shape, name: str = "bench") -> tuple[Path
             _write(doc, key)
             _write(_response(rng, doc), response)
     return key_path, response_path
+
+
+# ---------------------------------------------------------------------------------------
+# CorefUD-shaped compact files (CoNLL-U, Entity= in MISC), as a CRAC dataset looks
+
+UPOS = ("NOUN", "VERB", "DET", "PRON", "ADP", "ADJ", "PROPN", "ADV", "CCONJ", "PUNCT")
+ETYPES = ("person", "place", "object", "organization", "abstract", "event", "time")
+
+
+def _corefud_document(doc: _Document, rng: random.Random, zero_share: float) -> list[str]:
+    """The lines of one document: words with UD-like columns, an empty node (a dropped
+    subject, a zero mention of an entity of the document) in ``zero_share`` of the sentences,
+    and the mentions of ``doc`` as CorefUD brackets with their head."""
+    entities = {m.entity: f"e{m.entity.replace('-Pseudo', '')}" for m in doc.mentions}
+    etype = {e: ETYPES[int(e[1:].split("-")[0]) % len(ETYPES)] for e in entities.values()}
+    opens: dict[int, list[str]] = {}
+    closes: dict[int, list[str]] = {}
+    for m in doc.mentions:  # sorted by (start, -end): outer mentions open first
+        eid = entities[m.entity]
+        head = m.end - m.start + 1  # the last word: CorefUD heads are often the last noun
+        if m.start == m.end:
+            opens.setdefault(m.start, []).append(f"({eid}-{etype[eid]}-1-)")
+        else:
+            opens.setdefault(m.start, []).append(f"({eid}-{etype[eid]}-{head}-")
+            closes.setdefault(m.end, []).insert(0, f"{eid})")
+    known = list(entities.values()) or ["e1"]
+    lines = [f"# newdoc id = {doc.name}"]
+    for number, (s, e) in enumerate(doc.sentences, 1):
+        words = doc.words[s:e + 1]
+        lines.append(f"# sent_id = {doc.name}-{number}")
+        lines.append(f"# text = {' '.join(words)}")
+        zero_after = rng.randrange(len(words)) + 1 if rng.random() < zero_share else 0
+        for i, form in enumerate(words):
+            position = s + i
+            local = i + 1
+            head = 0 if i == 0 else 1
+            deprel = "root" if i == 0 else rng.choice(("nsubj", "obj", "det", "obl", "nmod"))
+            entity = "".join(closes.get(position, [])) + "".join(opens.get(position, []))
+            misc = [f"Entity={entity}"] if entity else []
+            if rng.random() < 0.15:
+                misc.append("SpaceAfter=No")
+            lines.append(f"{local}\t{form}\t{form}\t{rng.choice(UPOS)}\t_\t"
+                         f"{'Number=Sing' if i % 3 else '_'}\t{head}\t{deprel}\t"
+                         f"{head}:{deprel}\t{'|'.join(misc) or '_'}")
+            if local == zero_after:
+                eid = rng.choice(known)
+                lines.append(f"{local}.1\t#Pron\t#PersPron\tPRON\t_\t_\t_\t_\t1:nsubj\t"
+                             f"Entity=({eid}-{etype.get(eid, 'person')}-1-)")
+        lines.append("")
+    return lines
+
+
+def write_corefud(directory: Path, name: str, documents: int, *, seed: int = 1,
+                  tokens: int = 500, mentions: int = 60,
+                  zero_share: float = 0.1) -> tuple[Path, Path]:
+    """Write ``NAME.key.conllu`` and ``NAME.response.conllu`` (CorefUD 1.x compact files:
+    ``# global.Entity = eid-etype-head-other`` after the first ``# newdoc``, ``# sent_id``
+    and ``# text`` per sentence, some empty nodes); the response has the errors of
+    `_response`. Same seed, same files."""
+    rng = random.Random(seed)
+    shape = Shape(documents=documents, tokens=tokens, mentions=mentions, split_share=0.0)
+    key_path = Path(directory) / f"{name}.key.conllu"
+    response_path = Path(directory) / f"{name}.response.conllu"
+    with open(key_path, "w", encoding="utf-8") as key, \
+            open(response_path, "w", encoding="utf-8") as response:
+        for index in range(documents):
+            n_tokens = max(20, int(rng.gauss(tokens, tokens / 10)))
+            n_mentions = max(2, round(mentions * n_tokens / tokens))
+            doc = _document(rng, shape, index, n_tokens, n_mentions)
+            doc = _Document(f"{name}/doc_{index}", doc.words, doc.sentences, doc.mentions, [], [])
+            answer = _response(random.Random(rng.random()), doc)
+            state = rng.getstate()
+            key_lines = _corefud_document(doc, rng, zero_share)
+            rng.setstate(state)  # the same words and columns in the response
+            response_lines = _corefud_document(answer, rng, zero_share)
+            for out, lines in ((key, key_lines), (response, response_lines)):
+                if index == 0:
+                    lines.insert(1, "# global.Entity = eid-etype-head-other")
+                out.write("\n".join(lines) + "\n")
+    return key_path, response_path

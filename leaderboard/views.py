@@ -116,8 +116,9 @@ def _board_chart(result) -> charts.BarChart | None:
     ranked = [r for r in result.rows if r.average is not None][:12]
     if not ranked:
         return None
-    values = [(r.entry.run_name if r.entry.is_baseline else r.entry.team, r.average.f1)
-              for r in ranked]
+    # a baseline by its run's name; a published one may have none: then by its team
+    values = [((r.entry.run_name or r.entry.team) if r.entry.is_baseline else r.entry.team,
+               r.average.f1) for r in ranked]
     return charts.bar_chart(values, width=max(320, 70 * len(values) + 40), height=200)
 
 

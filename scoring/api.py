@@ -24,7 +24,7 @@ from scoring.errors import ScoringInputError
 from scoring.model import Document, Sentence
 from scoring.options import Invocation, ScoringOptions, parse_options
 from scoring.pairing import FORM_CHECKED, Pairing, file_format, read_other, reader_settings
-from scoring.readers import detect_format, exploded
+from scoring.readers import compact, detect_format, exploded
 from scoring.results import CorpusResult
 from scoring.runner import run
 from scoring.serialize import result_dict
@@ -141,6 +141,8 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
         if formats[side] == "ua":
             return exploded.iter_documents(path, collect=problems,
                                            **reader_settings(opts, side))
+        if formats[side] == "corefud":
+            return compact.iter_documents(path, collect=problems, layout=False)
         return iter(read_other(path, formats[side], problems))
 
     sentences = formats["key"] == formats["response"] == "corefud"

@@ -17,7 +17,7 @@ from scoring.errors import ScoringInputError
 from scoring.model import Document
 from scoring.options import ScoringOptions
 from scoring.readers import FORMATS, read_head, reader_module
-from scoring.readers import exploded
+from scoring.readers import compact, exploded
 from scoring.validate import (
     compare_sentences,
     compare_tokens,
@@ -32,7 +32,8 @@ the others need the same number of tokens per document."""
 
 def read_other(path: str, format: str, collect: list | None,
                warnings: list[str] | None = None) -> list[Document]:
-    """Every document of a file in a format other than exploded CONLL-UA (read whole)."""
+    """Every document of a file in a format other than exploded CONLL-UA (read whole; see
+    `compact.iter_documents` for compact files read one document at a time)."""
     try:
         module = reader_module(format)
     except ImportError:
@@ -124,6 +125,12 @@ class Pairing:
                 for _ in exploded.iter_documents(path, **reader_settings(self.options, side)):
                     pass
             return names
+        if format == "corefud":
+            names = compact.scan(path)
+            if not names:  # let the reader say what is wrong (no token line, a bad header)
+                for _ in compact.iter_documents(path, layout=False):
+                    pass
+            return names
         if path not in self.loaded:
             self.loaded[path] = read_other(path, format, None, self.warnings)
         return [(doc.name, doc.line) for doc in self.loaded[path]]
@@ -134,6 +141,8 @@ class Pairing:
         if format == "ua":
             return exploded.iter_documents(path, part=self.parts.get(side),
                                            **reader_settings(self.options, side))
+        if format == "corefud":  # streamed too, its token rows never kept
+            return compact.iter_documents(path, warnings=self.warnings, layout=False)
         return iter(self.loaded[path])
 
     def prepare(self) -> None:

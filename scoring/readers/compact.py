@@ -45,11 +45,10 @@ udapi-python #101): they are reported as warnings (``warnings=`` list) and dropp
 
 from __future__ import annotations
 
-import io
-from functools import partial
-
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from itertools import accumulate, chain, compress, repeat
+from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 
 from scoring.clusters import first_node
@@ -116,60 +115,167 @@ def read(path: str | Path, *, warnings: list[str] | None = None,
     sentence's comments (its ``# sent_id``) but not its token rows, which only a converter
     needs: scoring reads that way, in a fraction of the memory.
     """
-    return read_collecting(partial(_read, layout=layout), path, warnings, collect)
+    return read_collecting(lambda p, w: list(iter_documents(p, warnings=w, layout=layout)),
+                           path, warnings, collect)
 
 
-def _read(path: str, warnings: list[str] | None, layout: bool = True) -> list[Document]:
-    text = read_text(path)
-    reader = _Reader(path, warnings, layout=layout)
-    for number, raw in enumerate(io.StringIO(text, newline=None), start=1):
-        reader.line(number, raw)
-    del text
-    reader.finish()
-    if not reader.documents:
-        raise ScoringInputError(path, None, "no token lines (expected a CoNLL-U file with "
-                                "Entity= annotations in MISC)", code="empty_file")
-    return reader.documents
+def iter_documents(path: str | Path, *, warnings: list[str] | None = None,
+                   collect: list | None = None, layout: bool = True) -> Iterator[Document]:
+    """Yield the documents of a compact file one by one, reading it a document at a time.
+
+    Only one document's text and structures are held at once. ``collect``: None raises the
+    first ScoringInputError; a list receives it and the documents stop there (those before
+    it were yielded). ``warnings`` and ``layout`` as in `read`.
+    """
+    reader = _Reader(str(path), warnings, layout=layout)
+    try:
+        for line, block, is_document in _blocks(str(path)):
+            if not (is_document and reader.fast_document(line, block)):
+                for number, raw in enumerate(block.split("\n")[:-1], start=line):
+                    reader.line(number, raw)
+            yield from reader.take()
+        reader.finish()
+        yield from reader.take()
+        if not reader.count:
+            raise ScoringInputError(str(path), None, "no token lines (expected a CoNLL-U file "
+                                    "with Entity= annotations in MISC)", code="empty_file")
+    except ScoringInputError as problem:
+        if collect is None:
+            raise
+        collect.append(problem)
+
+
+def scan(path: str | Path) -> list[tuple[str, int]]:
+    """(name, line) of every document of a compact file, as `read` names them, without
+    parsing a token line: the ``# newdoc`` lines (and a first document without one).
+    Raises what decoding the file raises; an empty list where reading must say what is wrong.
+    """
+    names: list[tuple[str, int]] = []
+    for line, block, is_document in _blocks(str(path)):
+        if is_document:
+            newdoc = block[:block.index("\n")].strip()
+            name = _NEWDOC.match(newdoc).group(1)  # type: ignore[union-attr]
+            names.append((name or str(len(names) + 1), line))
+            continue
+        for number, raw in enumerate(block.split("\n"), start=line):
+            if raw.strip() and not raw.startswith("#"):  # a token line before any # newdoc
+                names.append(("1", number))
+                break
+    return names
+
+
+# ---------------------------------------------------------------------------------------
+# Streaming: decoded text a megabyte at a time, cut into documents at # newdoc lines
+
+CHUNK = 1 << 20
+_NEWDOC_WORD = re.compile("newdoc")
+
+
+def _texts(path: str) -> Iterator[str]:
+    """The file's text as UTF-8 in pieces that end at a line end (every piece ends with
+    "\\n"), line ends made "\\n" as universal newlines read them. Bytes that are not UTF-8
+    are a ScoringInputError naming their line and byte, as `read_text` says."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise ScoringInputError(path, None, f"cannot open the file ({exc.strerror})",
+                                code="unreadable") from None
+    with handle:
+        rest = b""
+        offset = lines = 0  # bytes and "\n" before the piece
+        encoding = "utf-8-sig"
+        while True:
+            data = handle.read(CHUNK)
+            if not data:
+                if rest:
+                    data, rest = rest + b"\n", b""
+                else:
+                    return
+            else:
+                data = rest + data
+                cut = data.rfind(b"\n") + 1
+                if not cut:
+                    rest = data
+                    continue
+                data, rest = data[:cut], data[cut:]
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError as exc:
+                line = lines + data.count(b"\n", 0, exc.start) + 1
+                raise ScoringInputError(path, line, f"bytes that are not UTF-8 at byte "
+                                        f"{offset + exc.start} (expected a UTF-8 text file)",
+                                        code="encoding") from None
+            encoding = "utf-8"
+            offset += len(data)
+            lines += data.count(b"\n")
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            yield text
+
+
+def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
+    """(first line, text, starts with # newdoc) of the file's lines before its first
+    ``# newdoc`` (possibly empty), then of each document from its ``# newdoc`` line to the
+    next; every text ends with "\\n"."""
+    parts: list[str] = []
+    line = 1  # the first line of the pending block
+    is_document = False
+    base = 1  # the line of the current piece's first character
+    for text in _texts(path):
+        start = 0
+        for word in _NEWDOC_WORD.finditer(text):
+            at = text.rfind("\n", 0, word.start()) + 1  # the start of its line
+            if text[at] != "#" or at < start or not _NEWDOC.match(
+                    text[at:text.index("\n", word.start())].strip()):
+                continue
+            parts.append(text[start:at])
+            block = "".join(parts)
+            if block or is_document:
+                yield line, block, is_document
+            parts = []
+            base += text.count("\n", start, at)
+            line = base
+            start = at
+            is_document = True
+        parts.append(text[start:])
+        base += text.count("\n", start)
+    block = "".join(parts)
+    if block or is_document:
+        yield line, block, is_document
 
 
 # ---------------------------------------------------------------------------------------
 # Parsing
 
+# A document a fast read takes whole: sentences of comment lines, then token lines of ten
+# tab-separated columns with plain IDs (5, 5.1, 5-6), one blank line between sentences.
+_PARAGRAPH = re.compile(r"((?:#[^\n]*\n)*)([^\n]+(?:\n[^\n]+)*)\n(\n*)")
+_FIRST_ID = re.compile(r"[0-9]+(?:[.-][0-9]+)?\t")
+_BAD_START = re.compile(r"\n(?![0-9]+(?:[.-][0-9]+)?\t|\Z)")
+_SPECIAL_FIRST = re.compile(r"[0-9]+[.-]")
+_SPECIAL_ID = re.compile(r"\n[0-9]+[.-]")
+_FORM_MISC = re.compile(r"[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"([^\t\n]*)\n")
+_ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\n]*)$",
+                  re.M)
 
-@dataclass
+
 class _Mention:
-    """A mention being read: node-index ranges of its parts, and its bracket fields."""
+    """A mention being read: node-index ranges of its parts (part -> [first, last]), the
+    parts closed, and its bracket fields."""
 
-    entity: str
-    fields: dict[str, str]
-    line: int
-    order: int
-    layer: str
-    parts_total: int = 1
-    ranges: dict[int, list[int]] = field(default_factory=dict)  # part -> [first, last]
-    closed: set[int] = field(default_factory=set)
+    __slots__ = ("entity", "fields", "line", "order", "layer", "parts_total", "ranges",
+                 "closed")
 
-
-@dataclass(slots=True)
-class _Node:
-    position: int
-    rank: int  # 0 for a word
-    sentence: int
-    local_id: str
-    deps: str
-
-
-class _LazyIndex(dict):
-    """(sentence, token ID) → node, built on first use (only zero heads need it)."""
-
-    def __init__(self, nodes: list[_Node]) -> None:
-        super().__init__()
-        self.nodes = nodes
-
-    def get(self, key, default=None):
-        if not self and self.nodes:
-            self.update(((n.sentence, n.local_id), n) for n in self.nodes)
-        return super().get(key, default)
+    def __init__(self, entity: str, fields: dict[str, str], line: int, order: int, layer: str,
+                 parts_total: int = 1) -> None:
+        self.entity = entity
+        self.fields = fields
+        self.line = line
+        self.order = order
+        self.layer = layer
+        self.parts_total = parts_total
+        self.ranges: dict[int, list[int]] = {}
+        self.closed: set[int] = set()
 
 
 class _Reader:
@@ -178,14 +284,92 @@ class _Reader:
         self.layout = layout
         self.sentence_tokens = 0
         self.warnings = warnings
-        self.documents: list[Document] = []
+        self.count = 0  # documents finished
+        self.ready: list[Document] = []  # finished, not yet handed out
         self.fields: tuple[str, ...] = DEFAULT_ENTITY_FIELDS
         self.header = "-".join(DEFAULT_ENTITY_FIELDS)
         self.doc: _DocumentBuilder | None = None
         self.comments: list[str] = []
         self.rows: list[tuple[str, ...]] = []
-        self.unnamed = 0
         self.globals: dict[str, str] = {}
+
+    def take(self) -> list[Document]:
+        ready, self.ready = self.ready, []
+        return ready
+
+    # a whole document at once
+    def fast_document(self, line: int, block: str) -> bool:
+        """Read a document from its ``# newdoc`` line to the next with C-level operations on
+        its text: the token lines are located, split and checked by compiled expressions, and
+        only lines whose MISC carries an annotation are parsed one by one. False (nothing
+        read) where the document needs the line-by-line reading: rows kept for a converter,
+        a ``# global.Entity`` after its first token line, lines that are not plain (spaces
+        for tabs, a comment among token lines, a paragraph of comments only, a blank line of
+        spaces, an ID that is not 5, 5.1 or 5-6), or any malformed line, which that reading
+        reports."""
+        if self.layout or "\n\n\n" in block:
+            return False
+        pos = block.index("\n") + 1
+        number = line + 1
+        while block.startswith("\n", pos):  # blank lines after # newdoc
+            pos += 1
+            number += 1
+        # per sentence: its comment lines, its token lines, the blank lines after them
+        paragraphs = _PARAGRAPH.findall(block, pos)
+        leads = list(map(itemgetter(0), paragraphs))
+        bodies = list(map(itemgetter(1), paragraphs))
+        lead_lines = list(map(methodcaller("count", "\n"), leads))
+        sizes = [body.count("\n") + 1 for body in bodies]  # token lines
+        spans = map(add, map(add, lead_lines, sizes), map(len, map(itemgetter(2), paragraphs)))
+        before = accumulate(chain((number,), spans))  # each paragraph's first line + 1
+        starts = list(map(add, before, lead_lines))  # the line of each first token line
+        comments = [list(map(str.strip, lead[:-1].split("\n"))) if lead else []
+                    for lead in leads]
+        del paragraphs, leads
+        headers: list[str] = []  # a # global.Entity in the document's first comments
+        if "global.Entity" in block:
+            first = comments[0] if comments else []
+            headers = [m.group(1) for c in first if (m := _GLOBAL_ENTITY.match(c))]
+            if block.count("global.Entity") != len(headers) or \
+                    not all(h.split("-")[0].strip() for h in headers):
+                return False  # elsewhere, or one the line-by-line reading refuses
+            comments[0] = [c for c in first if not _GLOBAL_ENTITY.match(c)]
+        text = "\n".join(bodies) + "\n" if bodies else ""
+        del bodies
+        rows = len(text) and text.count("\n")
+        if text.count("\t") != 9 * rows or rows and (
+                _FIRST_ID.match(text) is None or _BAD_START.search(text) is not None):
+            return False  # a line that is not ten tab-separated columns with a plain ID, a
+            # comment among token lines or a paragraph of comments only
+        words_only = _SPECIAL_ID.search(text) is None and _SPECIAL_FIRST.match(text) is None
+        cells = (_FORM_MISC if words_only else _ROW).findall(text)
+        if len(cells) != rows:
+            return False
+        self.end_sentence()
+        self.start_document(line, _NEWDOC.match(block[:block.index("\n")].strip()).group(1)
+                            or None)  # type: ignore[union-attr]
+        for header in headers:
+            self.set_fields(line, header)
+        doc = self.doc
+        assert doc is not None
+        row_lines = list(chain.from_iterable(map(range, starts, map(add, starts, sizes))))
+        if words_only:  # node = row = word position
+            doc.tokens = list(map(itemgetter(0), cells))
+            doc.token_lines = row_lines
+            doc.positions = range(rows)
+            row_node: list[int | None] | range = doc.positions
+        else:
+            row_node = doc.special_rows(cells, row_lines, sizes)
+        doc.sentences = [Sentence(tuple(c), ()) for c in comments]
+        doc.sentence_index = len(comments)
+        annotate = doc.annotate
+        miscs = list(map(itemgetter(-1), cells))
+        for row in compress(range(rows), map("_".__ne__, miscs)):  # rows annotated
+            if (node := row_node[row]) is not None:
+                annotate(row_lines[row], node, miscs[row])
+        self.comments = []
+        self.finish_document()
+        return True
 
     # one physical line
     def line(self, number: int, raw: str) -> None:
@@ -241,8 +425,7 @@ class _Reader:
     def start_document(self, number: int, name: str | None) -> None:
         self.finish_document()
         if name is None:
-            self.unnamed += 1
-            name = str(len(self.documents) + 1)
+            name = str(self.count + 1)
         self.doc = _DocumentBuilder(self.path, name, number, self.fields, self.header,
                                     self.warnings)
         self.doc.globals = dict(self.globals)
@@ -258,7 +441,8 @@ class _Reader:
     def finish_document(self) -> None:
         self.end_sentence()
         if self.doc is not None:
-            self.documents.append(self.doc.build())
+            self.ready.append(self.doc.build())
+            self.count += 1
             self.doc = None
         self.comments = []
 
@@ -266,7 +450,33 @@ class _Reader:
         self.finish_document()
 
 
+class _RowNodes(dict):
+    """Row → node index of a document with multiword ranges (None for a range's row)."""
+
+    def __missing__(self, key: int) -> None:
+        return None
+
+
+class _SentenceIndex(dict):
+    """(sentence, token ID) → node index, built on first use (only zero heads need it)."""
+
+    def __init__(self, doc: _DocumentBuilder) -> None:
+        super().__init__()
+        self.doc = doc
+
+    def get(self, key, default=None):
+        if not self and self.doc.local_ids:
+            self.update(((sentence, local), index) for index, (sentence, local) in
+                        enumerate(zip(self.doc.node_sentences, self.doc.local_ids)))
+        return super().get(key, default)
+
+
 class _DocumentBuilder:
+    """One document being read. Its nodes (words and empty nodes, in file order) are
+    parallel sequences: word position, rank among the empty nodes before the next word (0
+    for a word), and, where the document has empty nodes, sentence, ID and DEPS (a zero's
+    dependencies need them)."""
+
     def __init__(self, path: str, name: str, line: int, fields: tuple[str, ...], header: str,
                  warnings: list[str] | None) -> None:
         self.path = path
@@ -277,8 +487,12 @@ class _DocumentBuilder:
         self.set_fields(fields, header)
         self.tokens: list[str] = []
         self.token_lines: list[int] = []
-        self.nodes: list[_Node] = []
-        self.empty_count: list[int] = []  # empty nodes among nodes[0..i]
+        self.positions: list[int] | range = []
+        self.ranks: list[int] | None = None  # None: no empty node
+        self.empty_count: list[int] | None = None  # empty nodes among nodes[0..i]
+        self.node_sentences: list[int] = []
+        self.local_ids: list[str] = []
+        self.node_deps: list[str] = []
         self.sentences: list[Sentence] = []
         self.sentence_index = 0
         self.zeros_before = 0  # empty nodes since the last word
@@ -294,6 +508,7 @@ class _DocumentBuilder:
         self.fields = fields
         self.header = header
         self.exact_ua = "ua" in fields
+        self.not_attributes = _SPECIAL_FIELDS | {fields[0]}
 
     def fail(self, line: int, message: str, code: str = "invalid") -> ScoringInputError:
         return ScoringInputError(self.path, line, message, code=code, document=self.name)
@@ -302,27 +517,75 @@ class _DocumentBuilder:
         if self.warnings is not None:
             self.warnings.append(f"{self.path}:{line}: {message}")
 
+    def rank(self, node: int) -> int:
+        return self.ranks[node] if self.ranks is not None else 0
+
     # token lines
     def token(self, number: int, fields: tuple[str, ...]) -> None:
         token_id = fields[0]
         if token_id.isdigit():
-            node = _Node(len(self.tokens), 0, self.sentence_index, token_id, fields[DEPS])
+            rank = 0
             self.tokens.append(fields[1])
             self.token_lines.append(number)
             self.zeros_before = 0
         elif _EMPTY_ID.match(token_id):
             self.zeros_before += 1
-            node = _Node(len(self.tokens), self.zeros_before, self.sentence_index, token_id,
-                         fields[DEPS])
+            rank = self.zeros_before
         elif _RANGE_ID.match(token_id):
             return  # a multiword token: its words follow on their own lines
         else:
             raise self.fail(number, f"token ID {token_id!r} (expected a word ID such as 5, an "
                             "empty node such as 5.1 or a multiword range such as 5-6)", "token_id")
-        self.nodes.append(node)
-        index = len(self.nodes) - 1
-        self.empty_count.append((self.empty_count[-1] if index else 0) + (node.rank > 0))
-        misc = fields[MISC]
+        self.add_node(rank, token_id, fields[DEPS])
+        self.annotate(number, len(self.positions) - 1, fields[MISC])
+
+    def add_node(self, rank: int, token_id: str, deps: str) -> None:
+        """One more node, at the current word position (its rank: 0 for a word)."""
+        assert isinstance(self.positions, list)
+        index = len(self.positions)
+        if rank and self.ranks is None:  # the first empty node: keep ranks from now on
+            self.ranks = [0] * index
+            self.empty_count = [0] * index
+        self.positions.append(len(self.tokens) - (rank == 0))
+        if self.ranks is not None:
+            self.ranks.append(rank)
+            self.empty_count.append((self.empty_count[-1] if index else 0) + (rank > 0))
+        self.node_sentences.append(self.sentence_index)
+        self.local_ids.append(token_id)
+        self.node_deps.append(deps)
+
+    def special_rows(self, rows: list[tuple[str, str, str, str]], row_lines: list[int],
+                     sizes: list[int]) -> list[int | None] | range:
+        """The nodes of a document with empty nodes or multiword tokens, from its token rows
+        (ID, FORM, DEPS, MISC), by C-level operations over the columns; the node index of
+        each row (None for a multiword range)."""
+        ids = list(map(itemgetter(0), rows))
+        words = list(map(str.isdigit, ids))
+        self.tokens = list(compress(map(itemgetter(1), rows), words))
+        self.token_lines = list(compress(row_lines, words))
+        deps = list(map(itemgetter(2), rows))
+        sentences = list(chain.from_iterable(map(repeat, range(len(sizes)), sizes)))
+        row_node: list[int | None] | range | _RowNodes
+        if "-" in "\t".join(ids):  # multiword ranges: rows that are not nodes
+            is_node = list(map(not_, map(str.__contains__, ids, repeat("-"))))
+            node_rows = list(compress(range(len(ids)), is_node))
+            ids, words, deps, sentences = (list(compress(column, is_node))
+                                           for column in (ids, words, deps, sentences))
+            row_node = _RowNodes(zip(node_rows, range(len(node_rows))))
+        else:
+            row_node = range(len(ids))
+        empty = list(map(not_, words))
+        self.positions = list(map(sub, accumulate(map(int, words)), words))
+        self.empty_count = list(accumulate(map(int, empty)))
+        ranks = [0] * len(ids)
+        for node in compress(range(len(ids)), empty):  # its rank among the empty nodes
+            ranks[node] = ranks[node - 1] + 1 if node and empty[node - 1] else 1
+        self.ranks = ranks
+        self.local_ids, self.node_deps, self.node_sentences = ids, deps, sentences
+        return row_node
+
+    def annotate(self, number: int, index: int, misc: str) -> None:
+        """The annotations in the MISC of node ``index`` (on line ``number``)."""
         if misc == "_" or "=" not in misc:
             return
         for item in misc.split("|"):
@@ -337,6 +600,18 @@ class _DocumentBuilder:
                 self.read_bridge(number, value, index)
 
     def brackets(self, number: int, index: int, value: str, layer: str) -> None:
+        opening, closing = value.count("("), value.count(")")
+        if opening + closing == 1 and len(value) > 1:  # one opening or one closing
+            if opening and value[0] == "(":
+                self.open_mention(number, index, value[1:], layer)
+                return
+            if closing and value[-1] == ")":
+                self.close(number, index, value[:-1], layer)
+                return
+        elif opening == closing == 1 and value[0] == "(" and value[-1] == ")":
+            self.close_part(number, index,  # one single-word mention
+                            self.open_mention(number, index, value[1:-1], layer), layer)
+            return
         pos = 0
         for match in _ITEM.finditer(value):
             if match.start() != pos:
@@ -356,16 +631,22 @@ class _DocumentBuilder:
 
     def open_mention(self, number: int, index: int, content: str, layer: str) -> _Mention:
         values = content.split("-")
-        fields = {name: (values[i] if name == "ua" else unescape(values[i]))
-                  if i < len(values) else "" for i, name in enumerate(self.fields)}
+        names = self.fields
+        if "%" in content:
+            fields = {name: (values[i] if name == "ua" else unescape(values[i]))
+                      if i < len(values) else "" for i, name in enumerate(names)}
+        else:  # nothing escaped (the common case): the same dict, built in C
+            fields = dict(zip(names, values))
+            for name in names[len(values):]:
+                fields[name] = ""
         raw_id = values[0]
         part, total = 1, 1
-        if match := _PART.match(raw_id):
+        if "[" in raw_id and (match := _PART.match(raw_id)):
             raw_id, part, total = match.group(1), int(match.group(2)), int(match.group(3))
             if not 1 <= part <= total:
                 raise self.fail(number, f"discontinuous part [{part}/{total}] (expected "
                                 "[k/n] with 1 <= k <= n)", "brackets")
-        entity = unescape(raw_id)
+        entity = unescape(raw_id) if "%" in raw_id else raw_id
         if not entity:
             raise self.fail(number, f"opening '({content}' has no entity id (expected "
                             f"'({self.fields[0]}-…')", "brackets")
@@ -390,12 +671,12 @@ class _DocumentBuilder:
             self.parts_open.setdefault((layer, entity, part, total), []).append(mention)
         else:
             self.open.setdefault((layer, entity), []).append(mention)
-        mention.fields["_part"] = str(part)
+        mention.fields["_part"] = "1" if part == 1 else str(part)
         return mention
 
     def close(self, number: int, index: int, content: str, layer: str) -> None:
-        raw_id = content.split("-")[0]
-        if match := _PART.match(raw_id):
+        raw_id = content.split("-", 1)[0]
+        if "[" in raw_id and (match := _PART.match(raw_id)):
             entity = unescape(match.group(1))
             part, total = int(match.group(2)), int(match.group(3))
             stack = self.parts_open.get((layer, entity, part, total))
@@ -462,52 +743,62 @@ class _DocumentBuilder:
                 missing = sorted(set(range(1, mention.parts_total + 1)) - mention.closed)
                 raise self.fail(mention.line, f"discontinuous mention of entity {mention.entity} "
                                 f"lacks part(s) {missing} of {mention.parts_total}", "unclosed")
-        locals_by_sentence = _LazyIndex(self.nodes)
+        locals_by_sentence = _SentenceIndex(self)
         built: list[Markable] = []
         mids: dict[str, int] = {}
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
         ua_elements: dict[int, tuple[str, ...]] = {}
+        read = self.markable
         for mention in self.mentions:
-            markable, element_of, bridges = self.markable(mention, locals_by_sentence)
-            if markable.markable_id in mids and mention.layer == "identity":
-                raise self.fail(mention.line, f"markable id {markable.markable_id} is used twice "
-                                "(expected one mid per mention)", "duplicate_markable")
+            markable, element_of, bridges = read(mention, locals_by_sentence)
             if mention.layer == "identity":
-                mids[markable.markable_id] = len(built)
-            ua_elements[len(built)] = element_of
-            ua_links.extend((markable.markable_id, anchor, rel, mention.line)
-                            for anchor, rel in bridges)
+                mid = markable.markable_id
+                if mid in mids:
+                    raise self.fail(mention.line, f"markable id {mid} is used twice "
+                                    "(expected one mid per mention)", "duplicate_markable")
+                mids[mid] = len(built)
+            if element_of:
+                ua_elements[len(built)] = element_of
+            if bridges:
+                ua_links.extend((markable.markable_id, anchor, rel, mention.line)
+                                for anchor, rel in bridges)
             built.append(markable)
         layers = [m.layer for m in self.mentions]
         if self.exact_ua:
-            built = [self.with_elements(markable, ua_elements[i]) if ua_elements[i] else markable
-                     for i, markable in enumerate(built)]
+            built = [self.with_elements(markable, ua_elements[i]) if i in ua_elements
+                     else markable for i, markable in enumerate(built)]
             bridging = self.exact_bridges(ua_links, mids)
         else:
             built = self.apply_split_ante(built, layers)
             bridging = self.resolve_bridges(built, layers)
-        identity = tuple(m for m, layer in zip(built, layers) if layer == "identity")
-        deixis = tuple(m for m, layer in zip(built, layers) if layer == "discourse_deixis")
+        if "discourse_deixis" in layers:
+            identity = tuple(m for m, layer in zip(built, layers) if layer == "identity")
+            deixis = tuple(m for m, layer in zip(built, layers) if layer == "discourse_deixis")
+        else:
+            identity, deixis = tuple(built), ()
         return Document(
             name=self.name, path=self.path, line=self.line, tokens=tuple(self.tokens),
             identity=identity, discourse_deixis=deixis, bridging=tuple(bridging),
             token_lines=tuple(self.token_lines), sentences=tuple(self.sentences),
             metadata={**self.globals, "format": FORMAT, "global.Entity": self.header})
 
-    def markable(self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], _Node]
+    def markable(self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], int]
                  ) -> tuple[Markable, tuple[str, ...], list[tuple[str, str]]]:
         ranges = mention.ranges
         zero = 0
-        if len(ranges) == 1 and self._no_empty_node(*ranges[1]):
+        positions = self.positions
+        if len(ranges) == 1 and (self.empty_count is None or self._no_empty_node(*ranges[1])):
             first, last = ranges[1]  # the common case: contiguous words only
-            nodes = self.nodes[first:last + 1]
-            parts = [(nodes[0].position, nodes[-1].position)]
-            zeros: list[tuple[int, int]] = []
+            nodes: range | list[int] = range(first, last + 1)
+            parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = (
+                (positions[first], positions[last]),)
+            zeros: list[tuple[int, int]] | tuple = ()
         else:
-            nodes = [self.nodes[i] for part in sorted(ranges)
+            rank = self.rank
+            nodes = [i for part in sorted(ranges)
                      for i in range(ranges[part][0], ranges[part][1] + 1)]
-            words = sorted({n.position for n in nodes if n.rank == 0})
-            zeros = sorted({(n.position, n.rank) for n in nodes if n.rank})
+            words = sorted({positions[i] for i in nodes if rank(i) == 0})
+            zeros = sorted({(positions[i], rank(i)) for i in nodes if rank(i)})
             if words:
                 parts = []
                 for w in words:
@@ -520,7 +811,7 @@ class _DocumentBuilder:
                 parts = [(position, position)]
         fields = mention.fields
         head = head_zero = None
-        if fields.get("head"):
+        if "head" in fields and fields["head"]:
             try:
                 h = int(fields["head"])
             except ValueError:
@@ -531,27 +822,25 @@ class _DocumentBuilder:
                                 f"its mention of {len(nodes)} nodes (expected 1..{len(nodes)})",
                                 "head")
             node = nodes[h - 1]
-            head, head_zero = node.position, node.rank
-        attributes: list[tuple[str, str]] = []
+            head, head_zero = positions[node], self.ranks[node] if self.ranks else 0
         min_span = None
         element_of: tuple[str, ...] = ()
-        bridges: list[tuple[str, str]] = []
-        if fields.get("min"):
+        bridges: list[tuple[str, str]] | tuple = ()
+        if least := fields.get("min"):
             try:
-                bounds = [int(x) - 1 for x in fields["min"].split(",")]
+                bounds = [int(x) - 1 for x in least.split(",")]
             except ValueError:
                 raise self.fail(mention.line, f"min {fields['min']!r} (expected a token number "
                                 "or two joined by a comma)", "min") from None
             min_span = (bounds[0], bounds[-1])
         if min_span is None and head is not None and not head_zero:
             min_span = (head, head)  # CorefUD partial matching: the head is the minimum
-        for name, value in fields.items():
-            if name in _SPECIAL_FIELDS or name == self.fields[0] or name.startswith("_"):
-                continue
-            if value:
-                attributes.append((name, value))
-        if fields.get("ua"):
-            for pair in fields["ua"].split(","):
+        skip = self.not_attributes
+        attributes = [(name, value) for name, value in fields.items()
+                      if value and name not in skip and name[0] != "_"]
+        if ua := fields.get("ua"):
+            bridges = []
+            for pair in ua.split(","):
                 key, _, value = pair.partition(":")
                 key = unescape(key)
                 if key == "ElementOf":
@@ -562,39 +851,41 @@ class _DocumentBuilder:
                 elif key:
                     attributes.append((key, unescape(value)))
         markable_id = fields.get("mid") or f"m{mention.order + 1}"
-        markable = Markable(
-            markable_id=markable_id, entity_id=mention.entity, parts=tuple(parts),
-            line=mention.line, min_span=min_span, head=head, zero=zero,
-            attributes=tuple(attributes), zeros=tuple(zeros), head_zero=head_zero or 0,
-        )
+        markable = Markable(markable_id, mention.entity, tuple(parts), mention.line, min_span,
+                            head, (), zero, tuple(attributes), tuple(zeros), head_zero or 0)
+        if head is not None and not head_zero or head is None and not zero and not zeros:
+            return markable, element_of, bridges  # headed by a word
         # The node that heads it when scored (v2: the first one when none is annotated).
         head_node = (head, head_zero or 0) if head is not None else first_node(markable)
         if head_node[1]:  # an empty node: a zero, which carries its head's dependencies
-            source = next(n for n in nodes if (n.position, n.rank) == head_node)
+            source = next(i for i in nodes if (positions[i], self.rank(i)) == head_node)
             markable = markable._replace(attributes=markable.attributes + (
                 ("deps", self.doc_deps(source, locals_by_sentence)),))
         return markable, element_of, bridges
 
     def _no_empty_node(self, first: int, last: int) -> bool:
+        if self.empty_count is None:
+            return True
         before = self.empty_count[first - 1] if first else 0
         return self.empty_count[last] == before
 
-    def doc_deps(self, node: _Node, locals_by_sentence: dict[tuple[int, str], _Node]) -> str:
-        if node.deps in ("", "_"):
+    def doc_deps(self, node: int, locals_by_sentence: dict[tuple[int, str], int]) -> str:
+        deps = self.node_deps[node]
+        if deps in ("", "_"):
             return ""
         out = []
-        for dep in node.deps.split("|"):
+        for dep in deps.split("|"):
             parent, _, label = dep.partition(":")
             if parent == "0":
                 where = "root"
             else:
-                target = locals_by_sentence.get((node.sentence, parent))
+                target = locals_by_sentence.get((self.node_sentences[node], parent))
                 if target is None:
                     where = parent
-                elif target.rank:
-                    where = f"{target.position}.{target.rank}"
+                elif self.rank(target):
+                    where = f"{self.positions[target]}.{self.rank(target)}"
                 else:
-                    where = str(target.position)
+                    where = str(self.positions[target])
             out.append(f"{where}:{label}")
         return "|".join(out)
 
@@ -650,7 +941,7 @@ class _DocumentBuilder:
             anaphor = opened_at.get((line, anaphor_entity))
             if anaphor is None:
                 later = [m for m in by_entity.get(anaphor_entity, ())
-                         if m.start >= self.nodes[node].position]
+                         if m.start >= self.positions[node]]
                 anaphor = later[0] if later else None
             if anaphor is None or anchor_entity not in by_entity:
                 missing = anaphor_entity if anaphor is None else anchor_entity

@@ -57,3 +57,16 @@ def test_importing_the_scorer_does_not_import_scipy():
     code = "import sys, scoring; print('scipy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True,
                           text=True).stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_the_compact_case_measures_the_converted_twin_of_the_same_corpus():
+    """`python -m bench --cases compact-1000` at a tiny size: both formats measured, ratios
+    printed."""
+    from bench import compact
+
+    out = io.StringIO()
+    [row] = compact.run(["compact-1000"], scale=0.005, out=out)
+    assert row["compact"]["documents"] == row["exploded"]["documents"] == 5
+    assert row["peak_ratio"] > 0 and row["cpu_ratio"] > 0
+    assert out.getvalue().splitlines()[2].startswith("compact-1000")

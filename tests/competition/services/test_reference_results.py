@@ -65,6 +65,15 @@ def test_the_board_ranks_them_as_published_and_says_where_they_come_from(codi_cr
     assert emory.average.recall is None
 
 
+def test_the_board_chart_labels_a_published_baseline_by_its_team(codi_crac_2021, client):
+    """The published baseline has no run name: its bar is labelled with its team."""
+    reference_results_import(path=REFERENCES)
+    page = client.get("/competitions/codi-crac-2021/identity/test-predicted/leaderboard/")
+    chart = page.context["chart"]
+    labels = [bar.label for bar in chart.bars]
+    assert "Baseline" in labels and "" not in labels
+
+
 @pytest.mark.parametrize("change, message", [
     (("average: 74.3", "average: 47.3"), "is not the mean of the row"),
     (("[LIGHT, AMI, PERSUASION, SWITCHBOARD]\n    rows:\n      - {team: Emory",

@@ -1,0 +1,241 @@
+"""``python -m bench --cases corefud-22``: a CRAC-sized submission from upload to board.
+
+Twenty-two generated CorefUD datasets (bench/corpus.py `write_corefud`: compact CoNLL-U,
+``Entity=`` in MISC, ``# newdoc`` / ``# sent_id``, empty nodes; 1.5-9 MB per file, as the
+CorefUD 1.x test sets range) become a competition of the CODI-CRAC 2025 procedure (head
+match, zeros by dependencies, the variant columns) in a throwaway PostgreSQL database created
+on ``DATABASE_URL``'s server and dropped afterwards. A real ``celery -A config worker``
+(``CELERY_BROKER_URL``, one pool process) scores; a fresh process stands for the web process:
+it uploads the zip of the 22 response files through `competition.services.submission_create`
+(what the upload page and the API call), then polls the board's JSON until the run is on it.
+
+Printed: validation (the upload call: receiving the zip, the alignment checks against the 22
+keys), queue to scored (the worker's scoring), upload to board, and the peak RSS of the web
+process during the upload and of the worker's pool process. Needs both URLs; without them the
+case says so and measures nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit, urlunsplit
+
+from bench.corpus import write_corefud
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "corefud-22"
+DATASETS = (  # (dataset, language, documents of ~500 words)
+    ("ca_ancora", "Catalan", 120), ("cs_pcedt", "Czech", 260), ("cs_pdt", "Czech", 240),
+    ("cu_proiel", "Old Church Slavonic", 30), ("de_parcorfull", "German", 30),
+    ("de_potsdamcc", "German", 40), ("en_gum", "English", 90), ("en_litbank", "English", 60),
+    ("en_parcorfull", "English", 30), ("es_ancora", "Spanish", 130), ("fr_ancor", "French", 70),
+    ("fr_democrat", "French", 80), ("grc_proiel", "Ancient Greek", 35),
+    ("hbo_ptnk", "Ancient Hebrew", 30), ("hu_korkor", "Hungarian", 30),
+    ("hu_szegedkoref", "Hungarian", 60), ("ko_ecmt", "Korean", 50), ("lt_lcc", "Lithuanian", 30),
+    ("no_bokmaalnarc", "Norwegian", 75), ("no_nynorsknarc", "Norwegian", 65),
+    ("pl_pcc", "Polish", 140), ("ru_rucor", "Russian", 60),
+)
+
+
+def definition(keys: dict[str, Path]) -> str:
+    lines = [f"slug: {NAME}", "title: CorefUD 22-dataset benchmark", "organizers: []",
+             "tasks:", "  - slug: coreference", "    kind: corefud",
+             "    title: Multilingual coreference", "    procedure: crac-2025", "    tracks:",
+             "      - slug: unconstrained", "        name: Unconstrained", "    phases:",
+             "      - slug: test", "        kind: test_predicted", "        title: Evaluation",
+             "        start: 2020-01-01T00:00:00-12:00", "        end: 2099-12-31T23:59:59-12:00",
+             "        leaderboard: public", "        daily_limit: 10", "        total_limit: 10",
+             "        counts: best", "        missing: zero", "        subcorpora:"]
+    language = {name: lang for name, lang, _ in DATASETS}
+    for name, path in keys.items():
+        lines += [f"          - name: {name}", f"            language: {language[name]}",
+                  f"            file: {name}-corefud-test.conllu", f"            key: {path}"]
+    return "\n".join(lines) + "\n"
+
+
+def generate(directory: Path, scale: float) -> tuple[Path, Path, int]:
+    """The competition definition (with its keys) and the zip a team uploads."""
+    keys: dict[str, Path] = {}
+    archive = directory / "run.zip"
+    size = 0
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for seed, (name, _, documents) in enumerate(DATASETS, 1):
+            key, response = write_corefud(directory, name, max(2, round(documents * scale)),
+                                          seed=seed)
+            keys[name] = key.relative_to(directory)
+            zf.write(response, f"{name}-corefud-test.conllu")
+            size += response.stat().st_size
+            response.unlink()
+    path = directory / "competition.yaml"
+    path.write_text(definition(keys), encoding="utf-8")
+    return path, archive, size
+
+
+def vm_peak_mib(pid: int) -> float:
+    """Peak resident memory (VmHWM) of a live process."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a live process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(p) for p in text]
+    return found
+
+
+def database(url: str, name: str, action: str) -> None:
+    import psycopg
+
+    parts = urlsplit(url)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        if action == "create":
+            connection.execute(f'CREATE DATABASE "{name}"')
+        else:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def run(out: TextIO, scale: float = 1.0) -> list[dict]:
+    url, broker = os.environ.get("DATABASE_URL", ""), os.environ.get("CELERY_BROKER_URL", "")
+    if not url.startswith("postgres") or not broker.startswith("redis"):
+        print(f"{NAME}: skipped (needs DATABASE_URL=postgres://... and "
+              "CELERY_BROKER_URL=redis://...)", file=out)
+        return []
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'bench'}_corefud22_{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix="ua-bench-corefud22-") as tmp:
+        directory = Path(tmp)
+        started = time.perf_counter()
+        yaml, archive, size = generate(directory, scale)
+        generated = time.perf_counter() - started
+        env = dict(os.environ, DATABASE_URL=urlunsplit(parts._replace(path=f"/{name}")),
+                   CELERY_BROKER_URL=broker, MEDIA_ROOT=str(directory / "media"),
+                   PRIVATE_ROOT=str(directory / "private"), PYTHONUNBUFFERED="1",
+                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        database(url, name, "create")
+        worker = None
+        try:
+            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
+                           env=env, check=True, capture_output=True)
+            log = open(directory / "worker.log", "ab")
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+                 "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle",
+                 "-n", f"bench-{os.getpid()}@%h"], cwd=ROOT, env=env, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True)
+            done = subprocess.run([sys.executable, "-m", "bench.corefud22", str(yaml),
+                                   str(archive)], cwd=ROOT, env=env, capture_output=True,
+                                  text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"{NAME}: the upload failed: {done.stderr[-3000:]}\n"
+                                   + (directory / "worker.log").read_text()[-2000:])
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            pool = children(worker.pid)
+            row.update(case=NAME, datasets=len(DATASETS), upload_mib=size / 2**20,
+                       zip_mib=archive.stat().st_size / 2**20, generate_s=generated,
+                       worker_peak_mib=max(vm_peak_mib(p) for p in pool) if pool else 0.0,
+                       worker_cpu_s=sum(cpu_seconds(p) for p in pool),
+                       worker_main_peak_mib=vm_peak_mib(worker.pid))
+        finally:
+            if worker is not None and worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                worker.wait(timeout=30)
+            database(url, name, "drop")
+    print(f"{NAME}: {row['datasets']} datasets, {row['upload_mib']:.1f} MiB of CoNLL-U "
+          f"({row['zip_mib']:.1f} MiB zipped), {row['documents']} documents", file=out)
+    print(f"  validation (submission_create) {row['validate_s']:.2f} s "
+          f"({row['validate_cpu_s']:.2f} s CPU), web process peak "
+          f"{row['web_peak_mib']:.0f} MiB (before the upload {row['web_before_mib']:.0f} MiB)",
+          file=out)
+    print(f"  queued -> scored {row['scoring_s']:.2f} s (worker pool process: "
+          f"{row['worker_cpu_s']:.2f} s CPU in all, peak {row['worker_peak_mib']:.0f} MiB)",
+          file=out)
+    print(f"  upload -> on the board {row['board_s']:.2f} s", file=out, flush=True)
+    return [row]
+
+
+def upload(yaml: str, archive: str) -> int:
+    """In a fresh process (the web process's part): load the competition, upload the zip,
+    wait for the board. Prints one JSON line."""
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    from django.core.files import File
+    from django.test import Client
+    from django.urls import reverse
+
+    from competition.models import Phase, Submission
+    from competition.services.accounts import user_signup
+    from competition.services.definitions import competition_load
+    from competition.services.submissions import submission_create
+    from competition.services.teams import team_create
+    from config.celery import app
+
+    competition = competition_load(path=yaml, with_baselines=False).competition
+    user = user_signup(username="bench", password=secrets.token_urlsafe(16))
+    team = team_create(competition=competition, name="Bench team", user=user)
+    phase = Phase.objects.get(task__competition=competition, slug="test")
+    deadline = time.monotonic() + 120
+    while not app.control.ping(timeout=0.5):
+        if time.monotonic() > deadline:
+            raise RuntimeError("the worker did not answer")
+    Path("/proc/self/clear_refs").write_text("5")  # peak RSS from here on
+    before = vm_peak_mib(os.getpid())
+    with open(archive, "rb") as handle:
+        started = time.perf_counter()
+        cpu = time.process_time()
+        submission = submission_create(team=team, phase=phase, user=user,
+                                       archive=File(handle, name=Path(archive).name),
+                                       track="unconstrained")
+        validated = time.perf_counter() - started
+        validated_cpu = time.process_time() - cpu
+    web_peak = vm_peak_mib(os.getpid())
+    board = reverse("leaderboard:board_json", kwargs={"competition": competition.slug,
+                                          "task": phase.task.slug, "phase": phase.slug})
+    client = Client()
+    while True:
+        rows = json.loads(client.get(board).content)["rows"]
+        if any("Bench team" in json.dumps(row) for row in rows):
+            break
+        submission.refresh_from_db()
+        if submission.status in (Submission.Status.FAILED, Submission.Status.CANCELLED):
+            raise RuntimeError(f"the run failed: {submission.error}")
+        if time.perf_counter() - started > 1800:
+            raise RuntimeError("the run is not on the board after 30 minutes")
+        time.sleep(0.2)
+    on_board = time.perf_counter() - started
+    submission.refresh_from_db()
+    documents = sum(len(sc.documents or []) for sc in phase.subcorpora.all())
+    print(json.dumps({
+        "validate_s": validated, "validate_cpu_s": validated_cpu, "board_s": on_board,
+        "scoring_s": (submission.scored_at - submission.scoring_started_at).total_seconds(),
+        "queue_wait_s": (submission.scoring_started_at - submission.queued_at).total_seconds(),
+        "web_peak_mib": web_peak, "web_before_mib": before, "documents": documents,
+        "web_process_maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(upload(*sys.argv[1:]))
