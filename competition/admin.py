@@ -197,3 +197,17 @@ class ScoreAdmin(admin.ModelAdmin):
 class WorkerHeartbeatAdmin(admin.ModelAdmin):
     list_display = ["node", "seen_at"]
     readonly_fields = ["node", "seen_at"]
+
+
+@admin.register(models.BoardEntry)
+class BoardEntryAdmin(admin.ModelAdmin):
+    """Kept by competition.services.boards from the score rows: shown, never edited."""
+
+    list_display = ["submission", "run", "pairs"]
+    readonly_fields = ["submission", "run", "pairs", "scores"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -30,6 +30,7 @@ from competition.models import (
     SubmissionFile,
     WorkerHeartbeat,
 )
+from competition.services.boards import board_entries_write
 from competition.services.dispatch import notification_enqueue, scoring_enqueue
 from competition.task_scoring import scoring_modes, task_modes
 
@@ -311,6 +312,7 @@ def submission_record(*, submission: Submission, results: ScoringResults,
         Submission.objects.filter(pk=held.pk).update(
             status=Status.SCORED, scored_at=now, scorer_version=results.scorer_version,
             error="\n".join(results.warnings)[:10000], platform_failure=False, updated_at=now)
+        board_entries_write(submission_ids=[held.pk])
         notification_enqueue(submission_id=held.pk)
     return True
 

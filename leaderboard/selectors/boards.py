@@ -22,10 +22,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from django.core.cache import cache
+from django.db.models import FilteredRelation, Q
 from django.utils.dateparse import parse_datetime
 from scoring.vocabulary import metric_label, ordered_metrics
 
 from competition.models import Phase, Score, ScoringRun, SubCorpus, Submission, Task
+from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
 from leaderboard import significance
 from leaderboard.models import BoardSnapshot
@@ -63,21 +65,45 @@ def subcorpus_columns(phase: Phase) -> list[dict]:
 
 
 def board_material(
-    *, phase: Phase, modes: Sequence[str] | None = None, metrics: Sequence[str] | None = None
+    *, phase: Phase, modes: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+    pairs: Iterable[tuple[str, str]] | None = None,
 ) -> dict:
     """Every scored or failed run of the phase with its sub-corpus scores (current scoring run),
-    as plain JSON-able data; ``modes``/``metrics`` limit which scores are read (None: all)."""
+    as plain JSON-able data. ``modes``/``metrics`` limit which scores are read to their
+    combinations, ``pairs`` to exactly these (mode, metric) pairs (None: all of them).
+
+    Scores of the pairs a board shows by default come from the runs' `BoardEntry` (one row per
+    run, read with the runs themselves); the other pairs, and runs whose entry is missing or
+    built from an older scoring, are read from the score rows.
+    """
+    wanted: set[tuple[str, str]] | None = None
+    if pairs is not None:
+        wanted = set(pairs)
+    elif modes is not None and metrics is not None:
+        wanted = {(mode, metric) for mode in modes for metric in metrics}
+    task = phase.task
+    kept = set(board_pairs(primary_metric=task.primary_metric, procedure=task.procedure))
+    kept_text = pairs_text(board_pairs(primary_metric=task.primary_metric,
+                                       procedure=task.procedure))
+    from_entries = wanted is not None and bool(wanted & kept)
+    fields = ["id", "team_id", "team__name", "run_name", "created_at", "status", "is_baseline",
+              "is_chosen", "disqualified", "scorer_version", "track__slug", "is_reference",
+              "source", "current__id", "current__procedure"]
+    if from_entries:
+        fields += ["board_entry__run_id", "board_entry__pairs", "board_entry__scores"]
     submissions = (
         Submission.objects.filter(
             phase=phase, status__in=[Submission.Status.SCORED, Submission.Status.FAILED]
         )
+        .annotate(current=FilteredRelation("runs", condition=Q(runs__is_current=True)))
         .order_by("created_at", "id")
-        .values("id", "team_id", "team__name", "run_name", "created_at", "status",
-                "is_baseline", "is_chosen", "disqualified", "scorer_version", "track__slug",
-                "is_reference", "source")
+        .values(*fields)
     )
-    entries = {
-        s["id"]: {
+    entries = {}
+    stale: list[int] = []
+    for s in submissions:
+        scored = s["status"] == Submission.Status.SCORED and s["current__id"] is not None
+        entry = {
             "submission_id": s["id"],
             "team_id": s["team_id"],
             "team": s["team__name"],
@@ -91,34 +117,59 @@ def board_material(
             "track": s["track__slug"],
             "is_reference": s["is_reference"],
             "source": s["source"],
-            "procedure": "",
+            "procedure": (s["current__procedure"] or "") if scored else "",
             "scores": {},
         }
-        for s in submissions
-    }
-    procedures = ScoringRun.objects.filter(submission__phase=phase, is_current=True,
-                                           submission__status=Submission.Status.SCORED)
-    for sid, procedure in procedures.values_list("submission_id", "procedure"):
-        if sid in entries:
-            entries[sid]["procedure"] = procedure
-    scores = Score.objects.filter(
+        entries[s["id"]] = entry
+        if not scored or not from_entries:
+            continue
+        if (s["board_entry__run_id"] == s["current__id"]
+                and s["board_entry__pairs"] == kept_text):
+            for (mode, metric) in wanted & kept:
+                cells = s["board_entry__scores"].get(mode, {}).get(metric)
+                if cells:
+                    entry["scores"].setdefault(mode, {})[metric] = cells
+        else:
+            stale.append(s["id"])
+    # The rest from the score rows: every pair for runs without a usable entry, the pairs no
+    # entry keeps for all runs.
+    base = Score.objects.filter(
         submission__phase=phase,
         submission__status=Submission.Status.SCORED,
         run__is_current=True,
         document="",
     )
-    if modes is not None:
-        scores = scores.filter(mode__in=list(modes))
-    if metrics is not None:
-        scores = scores.filter(metric__in=list(metrics))
-    for sid, mode, metric, slug, r, p, f in scores.values_list(
-        "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
-    ):
-        if sid in entries:
+    if wanted is None:  # everything, or one side limited: the score rows as they are
+        if modes is not None:
+            base = base.filter(mode__in=list(modes))
+        if metrics is not None:
+            base = base.filter(metric__in=list(metrics))
+    reads = []
+    if not from_entries:
+        reads.append((base, wanted))
+    else:
+        if stale:
+            reads.append((base.filter(submission_id__in=stale) if len(stale) <= 200 else base,
+                          wanted, set(stale)))
+        if wanted - kept:
+            reads.append((base, wanted - kept))
+    for step in reads:
+        scores, pairs_read = step[0], step[1]
+        only = step[2] if len(step) > 2 else None
+        if pairs_read is not None:
+            scores = scores.filter(mode__in={mo for mo, _ in pairs_read},
+                                   metric__in={me for _, me in pairs_read})
+        for sid, mode, metric, slug, r, p, f in scores.values_list(
+            "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
+        ):
+            if sid not in entries or (only is not None and sid not in only):
+                continue
+            if pairs_read is not None and (mode, metric) not in pairs_read:
+                continue
             entries[sid]["scores"].setdefault(mode, {}).setdefault(metric, {})[slug] = [r, p, f]
     return {
         "subcorpora": subcorpus_columns(phase),
-        "primary_metric": phase.task.primary_metric,
+        "primary_metric": task.primary_metric,
         "entries": list(entries.values()),
     }
 
@@ -225,6 +276,11 @@ class Board:
     versions: list[str] = field(default_factory=list)
     """How the shown runs were scored: "<procedure or options> · scorer <version>", or
     "published" for reference results; more than one means the board mixes scorings."""
+    material: dict[int, dict] = field(default_factory=dict, repr=False)
+    """The scores read for the board, by submission id: ``{mode: {metric: {slug: [r, p,
+    f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``."""
+    material_pairs: frozenset[tuple[str, str]] | None = frozenset()
+    """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
 
     @property
     def available(self) -> list[str]:
@@ -307,6 +363,7 @@ def leaderboard_board(
     sort = sort or f"{AVERAGE}.f1"
     frozen = active_snapshot(phase=phase)
     use_snapshot = frozen is not None and not (live and visibility is Visibility.ALL)
+    read: frozenset[tuple[str, str]] | None = None  # None: every pair (a frozen board)
     if use_snapshot:
         data = frozen.data
         stored = _material_metrics(data)
@@ -324,9 +381,14 @@ def leaderboard_board(
     if data is None:
         if visibility is Visibility.NONE:
             data = {"subcorpora": subcorpus_columns(phase), "entries": []}
+            read = frozenset()
         else:
-            data = board_material(phase=phase, modes=[mode, TASK_MODE],
-                                  metrics=[metric, primary])
+            wanted = {(mode, metric), (TASK_MODE, primary)}
+            if (mode, metric) == (TASK_MODE, primary):  # the default board: with its variants
+                wanted.update(board_pairs(primary_metric=primary,
+                                          procedure=phase.task.procedure))
+            data = board_material(phase=phase, pairs=wanted)
+            read = frozenset(wanted)
     columns = [Column(**c) for c in data["subcorpora"]]
     if sort not in sort_columns([c.slug for c in columns]):
         raise BoardQueryError(
@@ -375,6 +437,8 @@ def leaderboard_board(
         tracks=tracks,
         track=track,
         versions=_versions(data, {row.entry.submission_id for row in rows}),
+        material={e["submission_id"]: e["scores"] for e in data["entries"]},
+        material_pairs=read,
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
         markers = board_tied_groups(board)
