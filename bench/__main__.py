@@ -10,6 +10,7 @@ Nothing is asserted: the numbers are printed, to be read.
 
     python -m bench                          # every case at full size
     python -m bench --scale 0.1 --cases docs-5000,mentions-20000
+    python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import startup
+from bench import boards, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -51,6 +52,8 @@ CASES = (
          options=("evaluate_discourse_deixis",), note="the DD column"),
 )
 
+
+BOARD_CASE = "board-1000"
 
 LEGEND = """
 score s: score_files wall time after imports; cpu s: its CPU time (steadier on a shared machine)
@@ -121,17 +124,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
     parser.add_argument("--cases", default=",".join([c.name for c in CASES] + ["startup"]),
-                        help="comma-separated case names")
+                        help="comma-separated case names: " + ", ".join(
+                            [c.name for c in CASES] + ["startup", BOARD_CASE]) + f". The "
+                        f"default is all but {BOARD_CASE} (boards at 1,000 runs: it seeds a "
+                        "throwaway database, about a minute; PostgreSQL when DATABASE_URL is "
+                        "set, else SQLite)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
-    names = [name for name in args.cases.split(",") if name != "startup"]
+    names = [name for name in args.cases.split(",") if name not in ("startup", BOARD_CASE)]
     unknown = [name for name in names if name not in by_name]
     if unknown:
-        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, startup")
+        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, startup, "
+                     f"{BOARD_CASE}")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     if "startup" in args.cases.split(","):
         rows += startup.run(sys.stdout)
+    if BOARD_CASE in args.cases.split(","):
+        rows += boards.run(sys.stdout, scale=args.scale)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
