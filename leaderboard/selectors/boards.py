@@ -48,6 +48,8 @@ TASK_MODE = Score.TASK_MODE
 WIDE_COLUMNS = 6
 GROUP_SAMPLES = 1000
 GROUP_SEED = significance.DEFAULT_SEED
+PAIRS_KEPT = 20_000
+"""Tested pairs kept per phase and column (a pair's p-value is a few dozen bytes)."""
 
 
 class BoardQueryError(ValueError):
@@ -118,6 +120,7 @@ def board_material(
             "is_reference": s["is_reference"],
             "source": s["source"],
             "procedure": (s["current__procedure"] or "") if scored else "",
+            "run": s["current__id"],
             "scores": {},
         }
         entries[s["id"]] = entry
@@ -280,6 +283,8 @@ class Board:
     """The scores read for the board, by submission id: ``{mode: {metric: {slug: [r, p,
     f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``."""
     material_pairs: frozenset[tuple[str, str]] | None = frozenset()
+    current_runs: dict[int, int] | None = field(default=None, repr=False)
+    """The current scoring run of each shown run, by submission id (None: not read)."""
     """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
 
     @property
@@ -438,6 +443,8 @@ def leaderboard_board(
         track=track,
         versions=_versions(data, {row.entry.submission_id for row in rows}),
         material={e["submission_id"]: e["scores"] for e in data["entries"]},
+        current_runs=None if use_snapshot else {
+            e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
         material_pairs=read,
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
@@ -493,8 +500,10 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     """Group markers of the ranked rows (rank order): rank neighbours not significantly
     different at 0.05 share a marker. Empty when per-document counts are not available.
 
-    Each neighbour pair's p-value is cached, keyed by both runs' current scorings, so a new
-    submission costs the tests of its own two new pairs, not the whole board's.
+    Each neighbour pair's p-value is kept, keyed by both runs' current scorings, in one cache
+    entry per phase and column (a board of a thousand runs has a thousand pairs: one entry
+    each would be evicted by a small cache before the next request), so a new submission costs
+    the tests of its own two new pairs, not the whole board's.
     """
     ranked = sorted((r for r in board.rows if r.rank is not None), key=lambda r: r.rank)
     if len(ranked) < 2:
@@ -505,34 +514,35 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     subcorpora = (board.available if rank_column.startswith(f"{AVERAGE}.")
                   else [rank_column.partition(".")[0]])
     ids = [r.entry.submission_id for r in ranked]
-    current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
-                   .values_list("submission_id", "id"))
-
-    def key(a: int, b: int) -> str:
-        fingerprint = repr((board.mode, board.metric, subcorpora, GROUP_SAMPLES, GROUP_SEED,
-                            a, current.get(a), b, current.get(b)))
-        return "leaderboard:pair:" + hashlib.sha256(fingerprint.encode()).hexdigest()
-
-    pairs = list(zip(ids, ids[1:]))
-    keys = [key(a, b) for a, b in pairs]
-    p_values = cache.get_many(keys)
-    missing = [(pair, k) for pair, k in zip(pairs, keys) if k not in p_values]
+    current = board.current_runs
+    if current is None or any(sid not in current for sid in ids):
+        current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
+                       .values_list("submission_id", "id"))
+    fingerprint = repr((board.phase.pk, board.mode, board.metric, subcorpora, GROUP_SAMPLES,
+                        GROUP_SEED))
+    cache_key = "leaderboard:pairs:" + hashlib.sha256(fingerprint.encode()).hexdigest()
+    keys = [(a, current.get(a), b, current.get(b)) for a, b in zip(ids, ids[1:])]
+    known: dict = cache.get(cache_key) or {}
+    p_values = {k: known[k] for k in keys if k in known}
+    missing = [k for k in keys if k not in p_values]
     if missing:
-        needed = sorted({sid for pair, _ in missing for sid in pair})
+        needed = sorted({sid for a, _, b, _ in missing for sid in (a, b)})
         found = document_counts(submission_ids=needed, mode=board.mode, metric=board.metric)
         if found is None:
             return {}
         counts, score = found
-        computed = {}
-        for (a, b), k in missing:
+        for k in missing:
+            a, _, b, _ = k
             result = compare_counts(counts.get(a, {}), counts.get(b, {}), score=score,
                                     subcorpora=subcorpora, samples=GROUP_SAMPLES,
                                     seed=GROUP_SEED)
             if result is None:
                 return {}
-            computed[k] = result.p_value
-        cache.set_many(computed, timeout=7 * 24 * 3600)
-        p_values.update(computed)
+            p_values[k] = result.p_value
+        # Keep what other views of the column (teams, all runs) tested too, newest last.
+        kept = {k: v for k, v in known.items() if k not in p_values}
+        kept.update(p_values)
+        cache.set(cache_key, dict(list(kept.items())[-PAIRS_KEPT:]), timeout=7 * 24 * 3600)
     markers = significance.tied_groups([p_values[k] for k in keys])
     return dict(zip(ids, markers))
 
