@@ -20,6 +20,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from django.core.cache import cache
 from django.db.models import FilteredRelation, Q
@@ -68,7 +69,7 @@ def subcorpus_columns(phase: Phase) -> list[dict]:
 
 def board_material(
     *, phase: Phase, modes: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
-    pairs: Iterable[tuple[str, str]] | None = None,
+    pairs: Iterable[tuple[str, str]] | None = None, as_json: bool = True,
 ) -> dict:
     """Every scored or failed run of the phase with its sub-corpus scores (current scoring run),
     as plain JSON-able data. ``modes``/``metrics`` limit which scores are read to their
@@ -76,7 +77,8 @@ def board_material(
 
     Scores of the pairs a board shows by default come from the runs' `BoardEntry` (one row per
     run, read with the runs themselves); the other pairs, and runs whose entry is missing or
-    built from an older scoring, are read from the score rows.
+    built from an older scoring, are read from the score rows. ``as_json=False`` leaves the
+    submission times as datetimes (a live board that is not stored).
     """
     wanted: set[tuple[str, str]] | None = None
     if pairs is not None:
@@ -110,7 +112,7 @@ def board_material(
             "team_id": s["team_id"],
             "team": s["team__name"],
             "run_name": s["run_name"],
-            "submitted_at": s["created_at"].isoformat(),
+            "submitted_at": s["created_at"].isoformat() if as_json else s["created_at"],
             "status": s["status"],
             "is_baseline": s["is_baseline"],
             "is_chosen": s["is_chosen"],
@@ -186,8 +188,8 @@ def _stored_metrics(phase: Phase) -> dict[str, list[str]]:
         .order_by("-created_at", "-id").values_list("id", flat=True)[:5]
     )
     pairs = (
-        Score.objects.filter(run_id__in=runs, document="").values_list("mode", "metric")
-        .distinct()
+        Score.objects.filter(run_id__in=runs, document="").order_by()
+        .values_list("mode", "metric").distinct()
     )
     out: dict[str, set[str]] = defaultdict(set)
     for mode, metric in pairs:
@@ -213,13 +215,17 @@ def _cells(scores: dict, mode: str, metric: str) -> dict[str, Cell]:
 
 def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]:
     out = []
+    same = (mode, metric) == (TASK_MODE, primary)
     for e in data["entries"]:
+        submitted = e["submitted_at"]
+        scores = _cells(e["scores"], mode, metric)
         out.append(
             Entry(
                 submission_id=e["submission_id"],
                 team=e["team"],
                 run_name=e["run_name"],
-                submitted_at=parse_datetime(e["submitted_at"]),
+                submitted_at=(submitted if isinstance(submitted, datetime)
+                              else parse_datetime(submitted)),
                 status=e["status"],
                 is_baseline=e["is_baseline"],
                 is_chosen=e["is_chosen"],
@@ -227,8 +233,8 @@ def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]
                 team_id=e["team_id"],
                 is_reference=e.get("is_reference", False),
                 source=e.get("source", ""),
-                scores=_cells(e["scores"], mode, metric),
-                primary=_cells(e["scores"], TASK_MODE, primary),
+                scores=scores,
+                primary=scores if same else _cells(e["scores"], TASK_MODE, primary),
             )
         )
     return out
@@ -392,7 +398,7 @@ def leaderboard_board(
             if (mode, metric) == (TASK_MODE, primary):  # the default board: with its variants
                 wanted.update(board_pairs(primary_metric=primary,
                                           procedure=phase.task.procedure))
-            data = board_material(phase=phase, pairs=wanted)
+            data = board_material(phase=phase, pairs=wanted, as_json=False)
             read = frozenset(wanted)
     columns = [Column(**c) for c in data["subcorpora"]]
     if sort not in sort_columns([c.slug for c in columns]):
