@@ -126,9 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", default=",".join([c.name for c in CASES] + ["startup"]),
                         help="comma-separated case names: " + ", ".join(
                             [c.name for c in CASES] + ["startup", BOARD_CASE]) + f". The "
-                        f"default is all but {BOARD_CASE} (boards at 1,000 runs: it seeds a "
-                        "throwaway database, about a minute; PostgreSQL when DATABASE_URL is "
-                        "set, else SQLite)")
+                        f"default is all but {BOARD_CASE} (boards at 1,000 runs, --scale "
+                        "multiplies them: it seeds a throwaway database, several minutes; a "
+                        "test_<name> database on the server of DATABASE_URL when it is set, "
+                        "else a temporary SQLite file)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
