@@ -309,8 +309,8 @@ def column_leaders(rows: Sequence[Row], subcorpora: Sequence[str],
     ranked = [r for r in rows if r.rank is not None]
     for group in [*subcorpora, AVERAGE]:
         column = f"{group}.{name}"
-        values = [(r.value(column), r.entry.submission_id) for r in ranked
-                  if r.value(column) is not None]
+        values = [(value, r.entry.submission_id) for r in ranked
+                  if (value := r.value(column)) is not None]
         if not values:
             continue
         best = max(v for v, _ in values)

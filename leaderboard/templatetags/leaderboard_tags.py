@@ -6,7 +6,7 @@ from __future__ import annotations
 from django import template
 from django.http import QueryDict
 from django.urls import reverse
-from django.utils import dateformat, timezone
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from scoring.vocabulary import metric_label
@@ -181,7 +181,7 @@ def board_body(board, leaders, detail) -> str:
                 f1 = pct(field(score, "f1"))
                 cells.append(f'<td class="lb-num"><strong class="lb-best">{f1}</strong></td>'
                              if sid in best else f'<td class="lb-num">{f1}</td>')
-        submitted = dateformat.format(timezone.localtime(entry.submitted_at), "Y-m-d H:i")
+        submitted = timezone.localtime(entry.submitted_at).strftime("%Y-%m-%d %H:%M")
         out.append(
             f'<tr class="{classes}" data-submission="{sid}">'
             f'<td class="lb-rank">{rank}</td><td class="lb-team">{team}</td>'
