@@ -289,9 +289,9 @@ class Board:
     """The scores read for the board, by submission id: ``{mode: {metric: {slug: [r, p,
     f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``."""
     material_pairs: frozenset[tuple[str, str]] | None = frozenset()
+    """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
     current_runs: dict[int, int] | None = field(default=None, repr=False)
     """The current scoring run of each shown run, by submission id (None: not read)."""
-    """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
 
     @property
     def available(self) -> list[str]:
