@@ -12,6 +12,7 @@ Nothing is asserted: the numbers are printed, to be read.
     python -m bench --scale 0.1 --cases docs-5000,mentions-20000
     python -m bench --cases compact-1000,compact-5000   # compact vs exploded (bench/compact.py)
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... python -m bench --cases corefud-22
+    python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import compact, corefud22, startup
+from bench import boards, compact, corefud22, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -53,6 +54,8 @@ CASES = (
          options=("evaluate_discourse_deixis",), note="the DD column"),
 )
 
+
+BOARD_CASE = "board-1000"
 
 LEGEND = """
 score s: score_files wall time after imports; cpu s: its CPU time (steadier on a shared machine)
@@ -124,7 +127,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
     parser.add_argument("--cases", default=",".join([c.name for c in CASES] + list(compact.CASES)
                                                     + ["startup"]),
-                        help="comma-separated case names")
+                        help="comma-separated case names: " + ", ".join(
+                            [c.name for c in CASES] + list(compact.CASES)
+                            + ["startup", corefud22.NAME, BOARD_CASE]) + f". The default is "
+                        f"all but {corefud22.NAME} (needs PostgreSQL and Redis) and "
+                        f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
+                        "a throwaway database, several minutes; a test_<name> database on the "
+                        "server of DATABASE_URL when it is set, else a temporary SQLite file)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
@@ -133,10 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     compact_names = [name for name in wanted if name in compact.CASES]
     unknown = [name for name in wanted
                if name not in by_name and name not in compact.CASES
-               and name not in ("startup", corefud22.NAME)]
+               and name not in ("startup", corefud22.NAME, BOARD_CASE)]
     if unknown:
         parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
-                     f"{', '.join(compact.CASES)}, {corefud22.NAME}, startup")
+                     f"{', '.join(compact.CASES)}, {corefud22.NAME}, startup, {BOARD_CASE}")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     if compact_names:
         rows += compact.run(compact_names, args.scale, sys.stdout)
@@ -144,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += corefud22.run(sys.stdout, args.scale)
     if "startup" in args.cases.split(","):
         rows += startup.run(sys.stdout)
+    if BOARD_CASE in args.cases.split(","):
+        rows += boards.run(sys.stdout, scale=args.scale)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

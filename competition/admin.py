@@ -254,3 +254,17 @@ class AnnouncementOptOutAdmin(admin.ModelAdmin):
 class RescoreBatchAdmin(admin.ModelAdmin):
     list_display = ["phase", "started_at", "created_by"]
     readonly_fields = ["submission_ids"]
+
+
+@admin.register(models.BoardEntry)
+class BoardEntryAdmin(admin.ModelAdmin):
+    """Kept by competition.services.boards from the score rows: shown, never edited."""
+
+    list_display = ["submission", "run", "pairs"]
+    readonly_fields = ["submission", "run", "pairs", "scores"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -614,3 +614,26 @@ class RescoreBatch(models.Model):
 
     def __str__(self) -> str:
         return f"re-scoring of {self.phase} at {self.started_at:%Y-%m-%d %H:%M}"
+
+
+class BoardEntry(models.Model):
+    """What the boards show by default of one scored run, kept beside its score rows so that a
+    board reads one small row per run instead of every score row of the phase.
+
+    Written by one function only, ``competition.services.boards.board_entries_write``, from
+    every path that changes a run's current scoring. ``scores`` holds the sub-corpus rows of
+    ``run`` (the current scoring it was built from) for the (mode, metric) pairs named in
+    ``pairs``: the task's primary metric in the task mode, and the variant columns of its
+    procedure. The same shape as a frozen board's entries: ``{mode: {metric: {sub-corpus slug:
+    [recall, precision, f1]}}}``. A reader uses a row only while ``run`` is still the current
+    scoring and ``pairs`` still what the task shows; anything else is read from the score rows.
+    """
+
+    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, primary_key=True,
+                                      related_name="board_entry")
+    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="+")
+    pairs = models.CharField(max_length=1000)
+    scores = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"board entry of submission {self.submission_id} (run {self.run_id})"

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Literal
+from typing import Literal, NamedTuple
 
 TIE_EPSILON = 1e-9
 """Scores closer than this are equal: they share a rank (CodaLab v1 used 1e-12)."""
@@ -34,10 +34,10 @@ CountsRule = Literal["best", "latest", "chosen"]
 MissingRule = Literal["unranked", "zero"]
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
+class Score(NamedTuple):
     """Recall, precision and F1 of one metric on one sub-corpus, as fractions in [0, 1]
-    (recall and precision None for a published result that printed F1 alone)."""
+    (recall and precision None for a published result that printed F1 alone). A named tuple:
+    a board of a thousand runs makes thousands of them per request."""
 
     recall: float | None
     precision: float | None
@@ -121,20 +121,20 @@ def macro_average(scores: Mapping[str, Score], available: Sequence[str],
     >>> macro_average({"a": Score(1.0, 0.5, 0.6)}, ["a", "b"], missing="zero")
     Score(recall=0.5, precision=0.25, f1=0.3)
     """
-    present = [slug for slug in available if slug in scores]
+    present = [scores[slug] for slug in available if slug in scores]
     if not available or not present:
         return None
     if len(present) < len(available) and missing != "zero":
         return None
     n = len(available)
 
-    def mean(name: str) -> float | None:
-        values = [scores[slug].get(name) for slug in present]
+    def mean(values: list) -> float | None:
         if any(value is None for value in values):  # a published F1 without R and P
             return None
         return math.fsum(values) / n
 
-    return Score(*(mean(name) for name in FIELDS))
+    return Score(mean([s.recall for s in present]), mean([s.precision for s in present]),
+                 mean([s.f1 for s in present]))
 
 
 def missing_subcorpora(entry: Entry, available: Sequence[str]) -> tuple[str, ...]:
@@ -312,8 +312,8 @@ def column_leaders(rows: Sequence[Row], subcorpora: Sequence[str],
     ranked = [r for r in rows if r.rank is not None]
     for group in [*subcorpora, AVERAGE]:
         column = f"{group}.{name}"
-        values = [(r.value(column), r.entry.submission_id) for r in ranked
-                  if r.value(column) is not None]
+        values = [(value, r.entry.submission_id) for r in ranked
+                  if (value := r.value(column)) is not None]
         if not values:
             continue
         best = max(v for v, _ in values)

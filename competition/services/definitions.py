@@ -44,6 +44,7 @@ from competition.models import (
     Track,
 )
 from competition.services.pages import page_save, team_approval_require
+from competition.services.boards import board_entries_refresh
 from competition.services.scoring import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
@@ -202,6 +203,9 @@ def competition_load(*, path: str | Path, with_baselines: bool = True,
     with transaction.atomic():
         competition = _load_structure(top, keys=keys, seen=seen)
         removed = _remove_unlisted(competition, seen=seen, source=source)
+        # A task's primary metric or procedure may have changed, or sub-corpora with their
+        # score rows gone: what the boards keep is rebuilt for the competition's phases.
+        board_entries_refresh(phases=Phase.objects.filter(task__competition=competition))
     changed = tuple(seen.changed_phases.values())
     rescored: list[Submission] = []
     if rescore:

@@ -28,6 +28,7 @@ from scoring.vocabulary import METRIC_ORDER, base_metric
 
 from competition.errors import DefinitionError
 from competition.models import Competition, Phase, Score, ScoringRun, Submission, Team
+from competition.services.boards import board_entries_write
 
 PUBLISHED = "published"
 """The scorer version of a reference result's scoring run."""
@@ -150,4 +151,5 @@ def reference_results_import(*, path: Path) -> list[Submission]:
                   precision=None, f1=value)
             for subcorpus_id, value in row.scores.items()])
         created.append(submission)
+    board_entries_write(submission_ids=[s.pk for s in created])
     return created

@@ -32,6 +32,7 @@ from competition.models import (
     SubmissionFile,
     WorkerHeartbeat,
 )
+from competition.services.boards import board_entries_write
 from competition.services.dispatch import (
     notification_enqueue,
     scoring_enqueue,
@@ -365,6 +366,7 @@ def submission_record(*, submission: Submission, results: ScoringResults,
             status=Status.SCORED, scored_at=now, scorer_version=results.scorer_version,
             error="\n".join(results.warnings)[:10000], platform_failure=False,
             scoring_log=_log_after(held.scoring_log, results.log), updated_at=now)
+        board_entries_write(submission_ids=[held.pk])
         notification_enqueue(submission_id=held.pk)
     return True
 

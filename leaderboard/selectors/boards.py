@@ -20,12 +20,15 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
 from django.core.cache import cache
+from django.db.models import FilteredRelation, Q
 from django.utils.dateparse import parse_datetime
 from scoring.vocabulary import metric_label, ordered_metrics
 
 from competition.models import Phase, Score, ScoringRun, SubCorpus, Submission, Task
+from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
 from leaderboard import significance
 from leaderboard.models import BoardSnapshot
@@ -46,6 +49,8 @@ TASK_MODE = Score.TASK_MODE
 WIDE_COLUMNS = 6
 GROUP_SAMPLES = 1000
 GROUP_SEED = significance.DEFAULT_SEED
+PAIRS_KEPT = 20_000
+"""Tested pairs kept per phase and column (a pair's p-value is a few dozen bytes)."""
 
 
 class BoardQueryError(ValueError):
@@ -63,26 +68,51 @@ def subcorpus_columns(phase: Phase) -> list[dict]:
 
 
 def board_material(
-    *, phase: Phase, modes: Sequence[str] | None = None, metrics: Sequence[str] | None = None
+    *, phase: Phase, modes: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+    pairs: Iterable[tuple[str, str]] | None = None, as_json: bool = True,
 ) -> dict:
     """Every scored or failed run of the phase with its sub-corpus scores (current scoring run),
-    as plain JSON-able data; ``modes``/``metrics`` limit which scores are read (None: all)."""
+    as plain JSON-able data. ``modes``/``metrics`` limit which scores are read to their
+    combinations, ``pairs`` to exactly these (mode, metric) pairs (None: all of them).
+
+    Scores of the pairs a board shows by default come from the runs' `BoardEntry` (one row per
+    run, read with the runs themselves); the other pairs, and runs whose entry is missing or
+    built from an older scoring, are read from the score rows. ``as_json=False`` leaves the
+    submission times as datetimes (a live board that is not stored).
+    """
+    wanted: set[tuple[str, str]] | None = None
+    if pairs is not None:
+        wanted = set(pairs)
+    elif modes is not None and metrics is not None:
+        wanted = {(mode, metric) for mode in modes for metric in metrics}
+    task = phase.task
+    kept = set(board_pairs(primary_metric=task.primary_metric, procedure=task.procedure))
+    kept_text = pairs_text(board_pairs(primary_metric=task.primary_metric,
+                                       procedure=task.procedure))
+    from_entries = wanted is not None and bool(wanted & kept)
+    fields = ["id", "team_id", "team__name", "run_name", "created_at", "status", "is_baseline",
+              "is_chosen", "disqualified", "scorer_version", "track__slug", "is_reference",
+              "source", "description", "link", "current__id", "current__procedure"]
+    if from_entries:
+        fields += ["board_entry__run_id", "board_entry__pairs", "board_entry__scores"]
     submissions = (
         Submission.objects.filter(
             phase=phase, status__in=[Submission.Status.SCORED, Submission.Status.FAILED]
         )
+        .annotate(current=FilteredRelation("runs", condition=Q(runs__is_current=True)))
         .order_by("created_at", "id")
-        .values("id", "team_id", "team__name", "run_name", "created_at", "status",
-                "is_baseline", "is_chosen", "disqualified", "scorer_version", "track__slug",
-                "is_reference", "source", "description", "link")
+        .values(*fields)
     )
-    entries = {
-        s["id"]: {
+    entries = {}
+    stale: list[int] = []
+    for s in submissions:
+        scored = s["status"] == Submission.Status.SCORED and s["current__id"] is not None
+        entry = {
             "submission_id": s["id"],
             "team_id": s["team_id"],
             "team": s["team__name"],
             "run_name": s["run_name"],
-            "submitted_at": s["created_at"].isoformat(),
+            "submitted_at": s["created_at"].isoformat() if as_json else s["created_at"],
             "status": s["status"],
             "is_baseline": s["is_baseline"],
             "is_chosen": s["is_chosen"],
@@ -93,34 +123,60 @@ def board_material(
             "source": s["source"],
             "description": s["description"],
             "link": s["link"],
-            "procedure": "",
+            "procedure": (s["current__procedure"] or "") if scored else "",
+            "run": s["current__id"],
             "scores": {},
         }
-        for s in submissions
-    }
-    procedures = ScoringRun.objects.filter(submission__phase=phase, is_current=True,
-                                           submission__status=Submission.Status.SCORED)
-    for sid, procedure in procedures.values_list("submission_id", "procedure"):
-        if sid in entries:
-            entries[sid]["procedure"] = procedure
-    scores = Score.objects.filter(
+        entries[s["id"]] = entry
+        if not scored or not from_entries:
+            continue
+        if (s["board_entry__run_id"] == s["current__id"]
+                and s["board_entry__pairs"] == kept_text):
+            for (mode, metric) in wanted & kept:
+                cells = s["board_entry__scores"].get(mode, {}).get(metric)
+                if cells:
+                    entry["scores"].setdefault(mode, {})[metric] = cells
+        else:
+            stale.append(s["id"])
+    # The rest from the score rows: every pair for runs without a usable entry, the pairs no
+    # entry keeps for all runs.
+    base = Score.objects.filter(
         submission__phase=phase,
         submission__status=Submission.Status.SCORED,
         run__is_current=True,
         document="",
     )
-    if modes is not None:
-        scores = scores.filter(mode__in=list(modes))
-    if metrics is not None:
-        scores = scores.filter(metric__in=list(metrics))
-    for sid, mode, metric, slug, r, p, f in scores.values_list(
-        "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
-    ):
-        if sid in entries:
+    if wanted is None:  # everything, or one side limited: the score rows as they are
+        if modes is not None:
+            base = base.filter(mode__in=list(modes))
+        if metrics is not None:
+            base = base.filter(metric__in=list(metrics))
+    reads = []
+    if not from_entries:
+        reads.append((base, wanted))
+    else:
+        if stale:
+            reads.append((base.filter(submission_id__in=stale) if len(stale) <= 200 else base,
+                          wanted, set(stale)))
+        if wanted - kept:
+            reads.append((base, wanted - kept))
+    for step in reads:
+        scores, pairs_read = step[0], step[1]
+        only = step[2] if len(step) > 2 else None
+        if pairs_read is not None:
+            scores = scores.filter(mode__in={mo for mo, _ in pairs_read},
+                                   metric__in={me for _, me in pairs_read})
+        for sid, mode, metric, slug, r, p, f in scores.values_list(
+            "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
+        ):
+            if sid not in entries or (only is not None and sid not in only):
+                continue
+            if pairs_read is not None and (mode, metric) not in pairs_read:
+                continue
             entries[sid]["scores"].setdefault(mode, {}).setdefault(metric, {})[slug] = [r, p, f]
     return {
         "subcorpora": subcorpus_columns(phase),
-        "primary_metric": phase.task.primary_metric,
+        "primary_metric": task.primary_metric,
         "entries": list(entries.values()),
     }
 
@@ -134,8 +190,8 @@ def _stored_metrics(phase: Phase) -> dict[str, list[str]]:
         .order_by("-created_at", "-id").values_list("id", flat=True)[:5]
     )
     pairs = (
-        Score.objects.filter(run_id__in=runs, document="").values_list("mode", "metric")
-        .distinct()
+        Score.objects.filter(run_id__in=runs, document="").order_by()
+        .values_list("mode", "metric").distinct()
     )
     out: dict[str, set[str]] = defaultdict(set)
     for mode, metric in pairs:
@@ -161,13 +217,17 @@ def _cells(scores: dict, mode: str, metric: str) -> dict[str, Cell]:
 
 def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]:
     out = []
+    same = (mode, metric) == (TASK_MODE, primary)
     for e in data["entries"]:
+        submitted = e["submitted_at"]
+        scores = _cells(e["scores"], mode, metric)
         out.append(
             Entry(
                 submission_id=e["submission_id"],
                 team=e["team"],
                 run_name=e["run_name"],
-                submitted_at=parse_datetime(e["submitted_at"]),
+                submitted_at=(submitted if isinstance(submitted, datetime)
+                              else parse_datetime(submitted)),
                 status=e["status"],
                 is_baseline=e["is_baseline"],
                 is_chosen=e["is_chosen"],
@@ -177,8 +237,8 @@ def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]
                 source=e.get("source", ""),
                 description=e.get("description", ""),
                 link=e.get("link", ""),
-                scores=_cells(e["scores"], mode, metric),
-                primary=_cells(e["scores"], TASK_MODE, primary),
+                scores=scores,
+                primary=scores if same else _cells(e["scores"], TASK_MODE, primary),
             )
         )
     return out
@@ -229,6 +289,13 @@ class Board:
     versions: list[str] = field(default_factory=list)
     """How the shown runs were scored: "<procedure or options> · scorer <version>", or
     "published" for reference results; more than one means the board mixes scorings."""
+    material: dict[int, dict] = field(default_factory=dict, repr=False)
+    """The scores read for the board, by submission id: ``{mode: {metric: {slug: [r, p,
+    f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``."""
+    material_pairs: frozenset[tuple[str, str]] | None = frozenset()
+    """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
+    current_runs: dict[int, int] | None = field(default=None, repr=False)
+    """The current scoring run of each shown run, by submission id (None: not read)."""
 
     @property
     def available(self) -> list[str]:
@@ -311,6 +378,7 @@ def leaderboard_board(
     sort = sort or f"{AVERAGE}.f1"
     frozen = active_snapshot(phase=phase)
     use_snapshot = frozen is not None and not (live and visibility is Visibility.ALL)
+    read: frozenset[tuple[str, str]] | None = None  # None: every pair (a frozen board)
     if use_snapshot:
         data = frozen.data
         stored = _material_metrics(data)
@@ -328,9 +396,14 @@ def leaderboard_board(
     if data is None:
         if visibility is Visibility.NONE:
             data = {"subcorpora": subcorpus_columns(phase), "entries": []}
+            read = frozenset()
         else:
-            data = board_material(phase=phase, modes=[mode, TASK_MODE],
-                                  metrics=[metric, primary])
+            wanted = {(mode, metric), (TASK_MODE, primary)}
+            if (mode, metric) == (TASK_MODE, primary):  # the default board: with its variants
+                wanted.update(board_pairs(primary_metric=primary,
+                                          procedure=phase.task.procedure))
+            data = board_material(phase=phase, pairs=wanted, as_json=False)
+            read = frozenset(wanted)
     columns = [Column(**c) for c in data["subcorpora"]]
     if sort not in sort_columns([c.slug for c in columns]):
         raise BoardQueryError(
@@ -379,6 +452,10 @@ def leaderboard_board(
         tracks=tracks,
         track=track,
         versions=_versions(data, {row.entry.submission_id for row in rows}),
+        material={e["submission_id"]: e["scores"] for e in data["entries"]},
+        current_runs=None if use_snapshot else {
+            e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
+        material_pairs=read,
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
         markers = board_tied_groups(board)
@@ -433,8 +510,10 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     """Group markers of the ranked rows (rank order): rank neighbours not significantly
     different at 0.05 share a marker. Empty when per-document counts are not available.
 
-    Each neighbour pair's p-value is cached, keyed by both runs' current scorings, so a new
-    submission costs the tests of its own two new pairs, not the whole board's.
+    Each neighbour pair's p-value is kept, keyed by both runs' current scorings, in one cache
+    entry per phase and column (a board of a thousand runs has a thousand pairs: one entry
+    each would be evicted by a small cache before the next request), so a new submission costs
+    the tests of its own two new pairs, not the whole board's.
     """
     ranked = sorted((r for r in board.rows if r.rank is not None), key=lambda r: r.rank)
     if len(ranked) < 2:
@@ -445,34 +524,35 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     subcorpora = (board.available if rank_column.startswith(f"{AVERAGE}.")
                   else [rank_column.partition(".")[0]])
     ids = [r.entry.submission_id for r in ranked]
-    current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
-                   .values_list("submission_id", "id"))
-
-    def key(a: int, b: int) -> str:
-        fingerprint = repr((board.mode, board.metric, subcorpora, GROUP_SAMPLES, GROUP_SEED,
-                            a, current.get(a), b, current.get(b)))
-        return "leaderboard:pair:" + hashlib.sha256(fingerprint.encode()).hexdigest()
-
-    pairs = list(zip(ids, ids[1:]))
-    keys = [key(a, b) for a, b in pairs]
-    p_values = cache.get_many(keys)
-    missing = [(pair, k) for pair, k in zip(pairs, keys) if k not in p_values]
+    current = board.current_runs
+    if current is None or any(sid not in current for sid in ids):
+        current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
+                       .values_list("submission_id", "id"))
+    fingerprint = repr((board.phase.pk, board.mode, board.metric, subcorpora, GROUP_SAMPLES,
+                        GROUP_SEED))
+    cache_key = "leaderboard:pairs:" + hashlib.sha256(fingerprint.encode()).hexdigest()
+    keys = [(a, current.get(a), b, current.get(b)) for a, b in zip(ids, ids[1:])]
+    known: dict = cache.get(cache_key) or {}
+    p_values = {k: known[k] for k in keys if k in known}
+    missing = [k for k in keys if k not in p_values]
     if missing:
-        needed = sorted({sid for pair, _ in missing for sid in pair})
+        needed = sorted({sid for a, _, b, _ in missing for sid in (a, b)})
         found = document_counts(submission_ids=needed, mode=board.mode, metric=board.metric)
         if found is None:
             return {}
         counts, score = found
-        computed = {}
-        for (a, b), k in missing:
+        for k in missing:
+            a, _, b, _ = k
             result = compare_counts(counts.get(a, {}), counts.get(b, {}), score=score,
                                     subcorpora=subcorpora, samples=GROUP_SAMPLES,
                                     seed=GROUP_SEED)
             if result is None:
                 return {}
-            computed[k] = result.p_value
-        cache.set_many(computed, timeout=7 * 24 * 3600)
-        p_values.update(computed)
+            p_values[k] = result.p_value
+        # Keep what other views of the column (teams, all runs) tested too, newest last.
+        kept = {k: v for k, v in known.items() if k not in p_values}
+        kept.update(p_values)
+        cache.set(cache_key, dict(list(kept.items())[-PAIRS_KEPT:]), timeout=7 * 24 * 3600)
     markers = significance.tied_groups([p_values[k] for k in keys])
     return dict(zip(ids, markers))
 

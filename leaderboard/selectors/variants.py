@@ -10,24 +10,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from scoring.procedures import TASK_MODE
-from scoring.vocabulary import CONLL, metric_label
-
 from competition.models import Score
-from competition.task_scoring import task_procedure
+from competition.services.boards import SUPPLEMENTARY, VariantColumn, variant_columns
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
 from leaderboard.selectors.boards import Board
 
-SUPPLEMENTARY = ("mor", "zero")
-"""Metrics of the task's own mode shown as variant columns when the procedure scores them."""
-
-
-@dataclass(frozen=True)
-class VariantColumn:
-    mode: str
-    metric: str
-    label: str
+__all__ = ["SUPPLEMENTARY", "VariantColumn", "Variants", "board_variants"]
 
 
 @dataclass(frozen=True)
@@ -43,27 +32,21 @@ def board_variants(*, board: Board) -> Variants | None:
     """The variant columns of the rows ``board`` shows (its viewer's rows only), or None when
     the board's task has no scoring procedure."""
     task = board.phase.task
-    procedure = task_procedure(task)
-    if procedure is None or board.hidden and not board.rows:
+    if not task.procedure or board.hidden and not board.rows:
         return None
-    columns = [VariantColumn(mode, CONLL, procedure.label(mode))
-               for mode in procedure.modes if mode != TASK_MODE]
-    own = procedure.options(TASK_MODE)
-    columns += [VariantColumn(TASK_MODE, name, metric_label(name))
-                for name in SUPPLEMENTARY if name in own.extra_metrics]
+    columns = variant_columns(procedure=task.procedure)
     wanted = {(c.mode, c.metric) for c in columns}
     ids = [row.entry.submission_id for row in board.rows]
     cells: dict[int, dict[tuple[str, str], dict[str, Cell]]] = defaultdict(
         lambda: defaultdict(dict))
-    if board.snapshot is not None:  # the frozen board shows what was frozen
-        for entry in board.snapshot.data.get("entries", []):
-            if entry["submission_id"] not in ids:
-                continue
-            for mode, metrics in entry["scores"].items():
+    if board.material_pairs is None or wanted <= board.material_pairs:
+        # Read with the board (a frozen board shows what was frozen).
+        for sid in ids:
+            for mode, metrics in board.material.get(sid, {}).items():
                 for metric, by_slug in metrics.items():
                     if (mode, metric) in wanted:
                         for slug, (r, p, f) in by_slug.items():
-                            cells[entry["submission_id"]][(mode, metric)][slug] = Cell(r, p, f)
+                            cells[sid][(mode, metric)][slug] = Cell(r, p, f)
     else:
         rows = Score.objects.filter(
             submission_id__in=ids, run__is_current=True, document="",

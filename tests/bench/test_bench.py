@@ -70,3 +70,25 @@ def test_the_compact_case_measures_the_converted_twin_of_the_same_corpus():
     assert row["compact"]["documents"] == row["exploded"]["documents"] == 5
     assert row["peak_ratio"] > 0 and row["cpu_ratio"] > 0
     assert out.getvalue().splitlines()[2].startswith("compact-1000")
+
+
+def test_the_board_case_times_three_boards_both_ways_at_a_tiny_size():
+    """``--cases board-1000`` at 0.4% size (4 runs) on a throwaway SQLite file: seeds through
+    the worker's service, prints the three boards kept and recomputed, both giving the same
+    rows; the named database is not touched."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["PYTHONPATH"] = str(root)
+    done = subprocess.run([sys.executable, "-m", "bench", "--cases", "board-1000",
+                           "--scale", "0.004"], capture_output=True, text=True, cwd=root,
+                          env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line for line in done.stdout.splitlines() if line.startswith("board-1000 ")]
+    assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html", "all-runs"]
+    assert all("p95" in line and "recomputed from score rows" in line for line in lines)
+    assert "seeded 4 runs" in done.stdout and "same boards both ways: yes" in done.stdout
