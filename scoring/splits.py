@@ -19,9 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 
-from scoring.assignment import linear_sum_assignment
+from scoring.assignment import solve
 from scoring.clusters import Partition
 from scoring.metrics.contingency import Contingency
 from scoring.metrics.coref import NO_SPLITS, SplitMaps
@@ -95,11 +94,10 @@ class SetPairs:
         if n_k == 1 and n_s == 1:
             assigned = [(0, 0)]  # nothing to choose
         else:
-            fsc = np.zeros((n_k, n_s))
+            cost = [[-0.0] * n_s for _ in range(n_k)]  # -F, as scipy was given it
             for (a, b), (_, _, _, f) in scores.items():
-                fsc[a, b] = f
-            rows, cols = linear_sum_assignment(-fsc)
-            assigned = list(zip(rows.tolist(), cols.tolist()))
+                cost[a][b] = -f
+            assigned = list(zip(*solve(cost)))
         recall: dict[int, tuple[int, float]] = {}
         precision: dict[int, tuple[int, float]] = {}
         fmap: dict[int, tuple[int, float]] = {}
