@@ -1,4 +1,4 @@
-"""Kuhn–Munkres without importing numpy or scipy for the matrices scoring meets.
+"""Kuhn–Munkres, loaded when an assignment is actually solved.
 
 `scipy.optimize` takes about half a second of CPU to import, more than scoring a document;
 most documents never need it (CEAF solves 1x1 components directly, the mention alignments
@@ -13,59 +13,11 @@ the algorithm scipy runs (`_shortest_augmenting_paths`, a line-by-line port of s
 ``rectangular_lsap.cpp``: the same operations in the same order, so the same assignment,
 ties included; tests compare the two). A run then never imports scipy unless a matrix is
 large, and a one-document run costs no more than the import of the scorer.
-
-The scorer calls `solve` with a matrix as a list of rows, and sums the chosen cells with
-`numpy_sum` (numpy's own summation order, so totals are numpy's to the last bit): numpy is
-imported only for a matrix too large for Python (about 0.1 s of CPU, a third of a
-one-document run). `linear_sum_assignment` keeps scipy's interface for numpy arrays.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import numpy as np
-
-
-def solve(matrix: list[list[float]], maximize: bool = False) -> tuple[list[int], list[int]]:
-    """`linear_sum_assignment` for a matrix given as a list of equally long rows: rows and
-    columns of an optimal assignment as lists."""
-    rows = len(matrix)
-    cols = len(matrix[0]) if rows else 0
-    if rows * cols <= PYTHON_CELLS:
-        return _shortest_augmenting_paths([cell for row in matrix for cell in row], rows, cols,
-                                          maximize)
-    import numpy as np
-
-    found = linear_sum_assignment(np.array(matrix, dtype=float).reshape(rows, cols), maximize)
-    return found[0].tolist(), found[1].tolist()
-
-
-def numpy_sum(values: list[float]) -> float:
-    """``float(numpy.array(values).sum())``, bit for bit: numpy's pairwise summation (eight
-    running sums in blocks of up to 128 values, halves above that)."""
-    n = len(values)
-    if n < 8:
-        total = 0.0
-        for value in values:
-            total += value
-        return total
-    if n <= 128:
-        r = values[:8]
-        i = 8
-        end = n - n % 8
-        while i < end:
-            for j in range(8):
-                r[j] += values[i + j]
-            i += 8
-        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        for value in values[i:]:
-            total += value
-        return total
-    half = n // 2
-    half -= half % 8
-    return numpy_sum(values[:half]) + numpy_sum(values[half:])
+import numpy as np
 
 
 def linear_sum_assignment(matrix: np.ndarray, maximize: bool = False
@@ -82,21 +34,17 @@ def linear_sum_assignment(matrix: np.ndarray, maximize: bool = False
     found = _only_optimum(matrix, maximize)
     if found is not None:
         return found
-    import numpy as np
-
     if matrix.size <= PYTHON_CELLS:
         rows, cols = _shortest_augmenting_paths(matrix.ravel().tolist(), *matrix.shape,
                                                 maximize)
         return np.array(rows, dtype=np.intp), np.array(cols, dtype=np.intp)
-    from scipy.optimize import linear_sum_assignment as scipy_solve
+    from scipy.optimize import linear_sum_assignment as solve
 
-    return scipy_solve(matrix, maximize=maximize)
+    return solve(matrix, maximize=maximize)
 
 
 def _only_optimum(matrix: np.ndarray, maximize: bool
                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    import numpy as np
-
     rows, cols = matrix.shape
     if rows == 0 or rows > cols:
         return None

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Hashable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 
-from scoring.assignment import numpy_sum, solve
+from scoring.assignment import linear_sum_assignment
 from scoring.results import PRCounts
 
 
@@ -65,9 +66,9 @@ def _best_overlap(keys: list[frozenset], responses: list[frozenset]) -> float:
         return 0.0
     if len(keys) == 1 and len(responses) == 1:
         return float(len(keys[0] & responses[0]))
-    matrix = [[float(len(k & s)) for s in responses] for k in keys]
-    rows, cols = solve(matrix, maximize=True)
-    return numpy_sum([matrix[i][j] for i, j in zip(rows, cols)])
+    matrix = np.array([[len(k & s) for s in responses] for k in keys], dtype=float)
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return float(matrix[rows, cols].sum())
 
 
 def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
@@ -200,10 +201,10 @@ def zero_dependency_alignment(key_deps: Mapping[Hashable, str],
         return {}
     parsed_k = [parse_deps(key_deps[k]) for k in keys]
     parsed_r = [parse_deps(response_deps[r]) for r in responses]
-    matrix = [[0.0] * len(responses) for _ in keys]
+    matrix = np.zeros((len(keys), len(responses)))
     for i, kd in enumerate(parsed_k):
         for j, rd in enumerate(parsed_r):
-            matrix[i][j] = 10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd},
+            matrix[i, j] = 10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd},
                                                           {p for p, _ in rd})
-    rows, cols = solve(matrix, maximize=True)
-    return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i][j] > 0}
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i, j] > 0}

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 
-from scoring.assignment import solve
+from scoring.assignment import linear_sum_assignment
 from scoring.clusters import Partition
 from scoring.metrics.contingency import Contingency
 from scoring.metrics.coref import NO_SPLITS, SplitMaps
@@ -94,10 +95,11 @@ class SetPairs:
         if n_k == 1 and n_s == 1:
             assigned = [(0, 0)]  # nothing to choose
         else:
-            cost = [[-0.0] * n_s for _ in range(n_k)]  # -F, as scipy was given it
+            fsc = np.zeros((n_k, n_s))
             for (a, b), (_, _, _, f) in scores.items():
-                cost[a][b] = -f
-            assigned = list(zip(*solve(cost)))
+                fsc[a, b] = f
+            rows, cols = linear_sum_assignment(-fsc)
+            assigned = list(zip(rows.tolist(), cols.tolist()))
         recall: dict[int, tuple[int, float]] = {}
         precision: dict[int, tuple[int, float]] = {}
         fmap: dict[int, tuple[int, float]] = {}

@@ -30,8 +30,8 @@ from django.db import OperationalError
 # starts scoring at once, and a soft time limit never lands inside numpy's or scipy's import
 # machinery (which may swallow the exception it raises).
 import scoring  # noqa: F401
-import scoring.engine  # noqa: F401
-import scipy.optimize  # noqa: F401  (the scorer loads numpy and scipy for a large assignment)
+import scoring.engine  # noqa: F401  (numpy)
+import scipy.optimize  # noqa: F401  (the scorer loads it on its first assignment)
 import scoring.readers.exploded  # noqa: F401
 from scoring.errors import ScoringError, ScoringInputError
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.assignment import numpy_sum, solve
+import numpy as np
+
+from scoring.assignment import linear_sum_assignment
 from scoring.metrics.contingency import Contingency
 from scoring.results import PRCounts
 
@@ -214,16 +216,15 @@ _BATCH_CELLS = 4096
 
 def _assign(rows, cols, overlap, fmap, phi) -> float:
     ci = {j: n for n, j in enumerate(cols)}
-    matrix = [[0.0] * len(cols) for _ in rows]
+    matrix = np.zeros((len(rows), len(cols)))
     for a, i in enumerate(rows):
-        row = matrix[a]
         for j in overlap[i]:
-            row[ci[j]] = phi(i, j)
+            matrix[a, ci[j]] = phi(i, j)
         hit = fmap.get(i) if fmap else None
         if hit is not None:
-            row[ci[hit[0]]] = phi(i, hit[0])
-    r, c = solve(matrix, maximize=True)
-    return numpy_sum([matrix[a][b] for a, b in zip(r, c)])
+            matrix[a, ci[hit[0]]] = phi(i, hit[0])
+    r, c = linear_sum_assignment(matrix, maximize=True)
+    return float(matrix[r, c].sum())
 
 
 def ceafm(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) -> PRCounts:
