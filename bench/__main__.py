@@ -8,6 +8,13 @@ and ≤ 250 MiB; a 20,000-mention document ≤ 1 s), and the CPU time as a ratio
 baseline's (CPU time, because wall time on a shared machine moves with the load).
 Nothing is asserted: the numbers are printed, to be read.
 
+A second table runs whole command lines, each case's ``python -m scoring KEY RESPONSE`` and
+the line-split floor (`bench.floor`: a Python loop that reads both files and splits every
+line), as child processes: CPU time (children included: a forked second process counts),
+wall time, peak RSS, and the CPU ratios to the floor and to UA scorer v1's CPU time on the
+same corpus shapes as issue 13 reports it (v1 is not installed here; its seconds are those
+measured on the build machine).
+
     python -m bench                          # every case at full size
     python -m bench --scale 0.1 --cases docs-5000,mentions-20000
     python -m bench --cases compact-1000,compact-5000   # compact vs exploded (bench/compact.py)
@@ -38,14 +45,19 @@ class Case:
     target_seconds: float | None = None
     target_mib: float | None = None
     note: str = ""
+    v1_cpu: float | None = None  # UA scorer v1's CPU seconds on this shape (issue 13)
+    command: bool = False  # also measured as a whole command line against the floor
 
 
 CASES = (
-    Case("docs-1000", Shape(documents=1000)),
-    Case("docs-5000", Shape(documents=5000), target_seconds=6.0, target_mib=250.0),
-    Case("mentions-5000", Shape(documents=1, tokens=42000, mentions=5000)),
+    Case("docs-1000", Shape(documents=1000), v1_cpu=4.43, command=True),
+    Case("docs-5000", Shape(documents=5000), target_seconds=6.0, target_mib=250.0,
+         v1_cpu=22.3, command=True),
+    Case("mentions-2000", Shape(documents=1, tokens=16800, mentions=2000), command=True),
+    Case("mentions-5000", Shape(documents=1, tokens=42000, mentions=5000), v1_cpu=15.5,
+         command=True),
     Case("mentions-20000", Shape(documents=1, tokens=167000, mentions=20000),
-         target_seconds=1.0),
+         target_seconds=1.0, command=True),
     Case("split-heavy", Shape(documents=1000, split_share=0.15),
          note="15% plural entities, default mode"),
     Case("bridging-dd", Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
@@ -84,6 +96,50 @@ def measure(what: str, key: Path, response: Path, options: tuple[str, ...]) -> d
 
 def ratio(value: float, target: float | None) -> str:
     return f"{value / target:.2f}" if target else "-"
+
+
+COMMAND_LEGEND = """
+cpu s: CPU time of the whole run in fresh processes, start-up and forked children included
+×floor: project cpu / floor cpu (goal ≤ 2 on docs-5000); v1 ×faster: UA scorer v1's CPU
+seconds (issue 13, same shapes, not measured here) / project cpu (goal ≥ 10)"""
+
+
+def median_run(what: str, key: Path, response: Path, options: tuple[str, ...],
+               repeat: int) -> dict:
+    """The run of median CPU time among ``repeat`` runs of ``what``."""
+    runs = sorted((measure(what, key, response, options) for _ in range(repeat)),
+                  key=lambda r: r["cpu_seconds"])
+    return runs[len(runs) // 2]
+
+
+def run_commands(cases: list[Case], scale: float, out, repeat: int = 1) -> list[dict]:
+    """Whole command-line runs of the scorer and of the line-split floor, per case."""
+    rows = []
+    header = (f"{'command line':<15} {'cpu s':>7} {'wall s':>7} {'peak MiB':>8} "
+              f"{'floor cpu':>9} {'floor wall':>10} {'floor MiB':>9} {'×floor':>7} "
+              f"{'v1 cpu':>7} {'v1 ×faster':>10}")
+    print("\n" + header, file=out)
+    print("-" * len(header), file=out)
+    with tempfile.TemporaryDirectory(prefix="ua-bench-") as directory:
+        for case in cases:
+            shape = scaled(case.shape, scale)
+            key, response = write_pair(Path(directory), shape, name=case.name)
+            project = median_run("command", key, response, case.options, repeat)
+            floor = median_run("floor", key, response, (), repeat)
+            v1 = case.v1_cpu if scale == 1 else None
+            row = {"case": f"command: {case.name}", "project": project, "floor": floor,
+                   "floor_ratio": project["cpu_seconds"] / max(floor["cpu_seconds"], 1e-9),
+                   "v1_cpu": v1,
+                   "v1_ratio": v1 / project["cpu_seconds"] if v1 else None}
+            rows.append(row)
+            print(f"{case.name:<15} {project['cpu_seconds']:>7.2f} {project['seconds']:>7.2f} "
+                  f"{project['peak_mib']:>8.1f} {floor['cpu_seconds']:>9.2f} "
+                  f"{floor['seconds']:>10.2f} {floor['peak_mib']:>9.1f} "
+                  f"{row['floor_ratio']:>7.2f} "
+                  f"{v1 if v1 else '-':>7} "
+                  f"{format(row['v1_ratio'], '.1f') if v1 else '-':>10}", file=out, flush=True)
+    print(COMMAND_LEGEND, file=out)
+    return rows
 
 
 def run(cases: list[Case], scale: float, out) -> list[dict]:
@@ -135,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
                         "a throwaway database, several minutes; a test_<name> database on the "
                         "server of DATABASE_URL when it is set, else a temporary SQLite file)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="whole command-line runs per case (the median CPU is shown)")
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
     wanted = args.cases.split(",")
@@ -147,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
                      f"{', '.join(compact.CASES)}, {corefud22.NAME}, startup, {BOARD_CASE}")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
+    commands = [by_name[name] for name in names if by_name[name].command]
+    if commands:
+        rows += run_commands(commands, args.scale, sys.stdout, args.repeat)
     if compact_names:
         rows += compact.run(compact_names, args.scale, sys.stdout)
     if corefud22.NAME in wanted:

@@ -1,6 +1,7 @@
 """One measurement in a fresh process.
 
 ``python -m bench.measure score|read KEY RESPONSE [options]``
+``python -m bench.measure command|floor KEY RESPONSE [options]``
 
 Prints one JSON line: the wall and CPU seconds the work took (after imports), the peak
 resident set size of the whole process and the size right after the imports, both in MiB
@@ -8,6 +9,11 @@ resident set size of the whole process and the size right after the imports, bot
 inputs in two processes; ``UA_SCORER_PROCESSES=1`` keeps one). ``score`` runs
 `scoring.score_files`; ``read`` streams both files through the reader with the same settings
 and no scoring: the baseline.
+
+``command`` runs the whole command line, ``python -m scoring KEY RESPONSE [options]``, and
+``floor`` the line-split floor (`bench.floor`), each as a child process: the seconds are then
+those of the whole run, start-up included, and the CPU time that of the child and of every
+process it forked.
 """
 
 from __future__ import annotations
@@ -29,8 +35,25 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def command(what: str, key: str, response: str, options: list[str]) -> dict:
+    """A whole run as a child process: its wall and CPU seconds (its children's included)
+    and its peak RSS (the largest of it and its children)."""
+    import subprocess
+
+    module = "scoring" if what == "command" else "bench.floor"
+    start, cpu_start = time.perf_counter(), children_cpu()
+    subprocess.run([sys.executable, "-m", module, key, response,
+                    *(options if what == "command" else ())],
+                   check=True, stdout=subprocess.DEVNULL)
+    return {"seconds": time.perf_counter() - start, "cpu_seconds": children_cpu() - cpu_start,
+            "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
 def main(argv: list[str]) -> int:
     what, key, response, *options = argv
+    if what in ("command", "floor"):
+        print(json.dumps(command(what, key, response, options)))
+        return 0
     import scoring.engine  # noqa: F401  (imported before the clock starts, as in a worker)
     from scoring.api import score_files
     from scoring.pairing import reader_settings as _exploded_settings

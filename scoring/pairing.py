@@ -10,7 +10,6 @@ in memory whole. The reader settings of each side come from one place, `reader_s
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from scoring.errors import ScoringInputError
@@ -113,6 +112,8 @@ class Pairing:
         if format == "ua":
             index = None
             if side in self.scanning:  # scanned in another process meanwhile
+                from concurrent.futures.process import BrokenProcessPool
+
                 try:
                     index = self.scanning.pop(side).result()
                 except (OSError, BrokenProcessPool):  # the process died: scan here

@@ -20,11 +20,10 @@ is the one one process would have raised.
 from __future__ import annotations
 
 import copy
+import importlib
 import os
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from typing import TYPE_CHECKING, Any
 
 from scoring.engine import paused_gc, score_corpus, summarize
 from scoring.errors import ScoringInputError
@@ -32,6 +31,30 @@ from scoring.model import Document
 from scoring.pairing import Pairing
 from scoring.readers import exploded
 from scoring.results import CorpusResult, document_from_values, document_values
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+_PROCESSES = {"ProcessPoolExecutor": ("concurrent.futures", "ProcessPoolExecutor"),
+              "BrokenProcessPool": ("concurrent.futures.process", "BrokenProcessPool"),
+              "get_context": ("multiprocessing", "get_context")}
+"""The process machinery, imported on first use: importing it costs about 0.03 s of CPU,
+a quarter of importing the scorer, and most runs never fork."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROCESSES:
+        module, attribute = _PROCESSES[name]
+        value = globals()[name] = getattr(importlib.import_module(module), attribute)
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _process(name: str) -> Any:
+    """``ProcessPoolExecutor``, ``BrokenProcessPool`` or ``get_context``, as this module
+    holds it (set by a test, or imported now)."""
+    return globals()[name] if name in globals() else __getattr__(name)
+
 
 PARALLEL_DOCUMENTS = 200
 """Key files with more documents than this are scored in two processes where the machine
@@ -136,9 +159,9 @@ def early_pool(pairing: Pairing) -> ProcessPoolExecutor | None:
             or os.path.getsize(pairing.response_path) < EARLY_SCAN_BYTES:
         return None
     try:
-        pool = ProcessPoolExecutor(1, mp_context=get_context("fork"))
+        pool = _process("ProcessPoolExecutor")(1, mp_context=_process("get_context")("fork"))
         pairing.scanning["response"] = pool.submit(exploded.scan, pairing.response_path)
-    except (OSError, AssertionError, BrokenProcessPool):
+    except (OSError, AssertionError, _process("BrokenProcessPool")):
         return None
     return pool
 
@@ -152,7 +175,7 @@ def score_halves(pairing: Pairing, cut: tuple[dict, dict],
     own = pool is None
     try:
         if own:
-            pool = ProcessPoolExecutor(1, mp_context=get_context("fork"))
+            pool = _process("ProcessPoolExecutor")(1, mp_context=_process("get_context")("fork"))
         try:
             second = pool.submit(score_half, pairing, dict(cut[1]), plain=True)
             first = score_half(copy.copy(pairing), cut[0])
@@ -160,7 +183,7 @@ def score_halves(pairing: Pairing, cut: tuple[dict, dict],
         finally:
             if own:
                 pool.shutdown(cancel_futures=True)
-    except (OSError, AssertionError, BrokenProcessPool):
+    except (OSError, AssertionError, _process("BrokenProcessPool")):
         return None
 
 
@@ -184,7 +207,7 @@ class ResponseAhead:
     reader's first error where it stopped, so the run sees what reading here would show."""
 
     def __init__(self, pairing: Pairing) -> None:
-        context = get_context("fork")
+        context = _process("get_context")("fork")
         self.pairing = pairing
         self.receiver, sender = context.Pipe(duplex=False)
         self.process = context.Process(target=self.read, args=(pairing, sender), daemon=True)

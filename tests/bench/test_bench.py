@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from bench.__main__ import CASES, run
+from bench.__main__ import CASES, run, run_commands
 from bench.corpus import Shape, write_pair
 from scoring import score_files, validate_response
 
@@ -36,6 +36,31 @@ def test_the_bench_prints_a_row_per_case_at_a_tiny_size():
     assert row["score"]["peak_mib"] >= row["score"]["import_mib"] > 0
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("case") and lines[2].startswith("bridging-dd")
+
+
+@pytest.mark.slow
+def test_the_command_line_table_times_the_scorer_and_the_floor_as_whole_runs():
+    """Whole `python -m scoring` runs and the line-split floor, each a child process; the
+    ratio to the floor is printed, v1's only at full size."""
+    out = io.StringIO()
+    [case] = [c for c in CASES if c.name == "docs-1000"]
+    [row] = run_commands([case], scale=0.005, out=out)
+    project, floor = row["project"], row["floor"]
+    assert project["cpu_seconds"] > floor["cpu_seconds"] > 0
+    assert project["peak_mib"] > 0 and floor["seconds"] > 0
+    assert row["floor_ratio"] == project["cpu_seconds"] / floor["cpu_seconds"]
+    assert row["v1_cpu"] is None  # scaled: v1's seconds are for the full corpus
+    lines = out.getvalue().splitlines()
+    assert lines[1].startswith("command line") and lines[3].startswith("docs-1000")
+
+
+def test_the_floor_splits_every_line_of_both_files(tmp_path):
+    from bench.floor import split_every_line
+
+    key, response = write_pair(tmp_path, Shape(documents=2))
+    expected = sum(len(line.split()) for path in (key, response)
+                   for line in path.read_text(encoding="utf-8").splitlines())
+    assert split_every_line([str(key), str(response)]) == expected
 
 
 def test_the_startup_case_prints_the_import_and_the_runs(capsys):

@@ -444,3 +444,36 @@ def test_markables_built_in_c_carry_every_field(tmp_path):
     [markable] = doc.identity
     assert len(markable) == len(Markable._fields)
     assert markable == Markable("m1", "1", ((0, 0),), 3)
+
+
+ODD_IDS = ["7", "7.1", "1-2", "²", "٣", "x", "07", "7."]
+ODD_SEPARATORS = ["\t", "  ", " \t ", "\xa0", "\x0b", "\r\t", "\u3000"]
+ODD_CELLS = ["_", ")", "(EntityID=1|MarkableID=m9)", "(EntityID=2|MarkableID=m8", "x", "_x",
+             "(", "m1)", "(=1|MarkableID=m7)"]
+
+
+def odd_line(number: str, separator: str, cells: list[str], count: int) -> str:
+    fields = [number, "w"] + ["_"] * 8 + cells + ["_", "_"]
+    return separator.join(fields[:count])
+
+
+@pytest.mark.parametrize("mode", SETTINGS, ids=lambda s: "-".join(s["layers"]))
+def test_odd_token_lines_read_fast_as_the_general_path_reads_them(tmp_path, mode):
+    """A fuzz of token lines between plain ones: IDs that are not ASCII digits or are zeros,
+    separators other than tabs and spaces, junk or markables in the columns read, too few or
+    too many columns. The shortcut for plain lines must read each document as the general
+    path does: the same tokens, lines, markables and problems."""
+    import random
+
+    rng = random.Random(13)
+    for round_ in range(60):
+        lines = ["# newdoc id = d", row("1", "a", "(EntityID=1|MarkableID=m1)"), row("2", "b")]
+        for _ in range(6):
+            cells = [rng.choice(ODD_CELLS) for _ in range(3)]
+            lines.append(odd_line(rng.choice(ODD_IDS), rng.choice(ODD_SEPARATORS), cells,
+                                  rng.choice([2, 10, 11, 12, 13, 15, 16])))
+            lines.append(row(str(rng.randint(3, 9)), "c"))
+        lines += [row("10", "d", ")"), "# sent_id = 2", ""]
+        path = write(tmp_path, lines, name=f"odd{round_}.conllua",
+                     newline=rng.choice(["\n", "\r\n"]))
+        assert reading(path, mode, False) == reading(path, mode, True), lines

@@ -1,0 +1,61 @@
+"""No start-up tax: importing the scorer loads neither scipy (imported on the first assignment
+actually solved, `scoring.assignment`) nor the process machinery (a run forks only for large
+inputs, `scoring.runner`). numpy is part of the scorer and loads with it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring import runner
+
+ROOT = Path(__file__).resolve().parents[2]
+AMI = "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA"
+AMI_BASELINE = "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA"
+WATCHED = ("scipy", "multiprocessing", "concurrent.futures")
+
+
+def loaded_after(code: str) -> dict[str, bool]:
+    """Which of `WATCHED` a fresh interpreter has imported after running ``code``."""
+    code += f"\nprint(*(name in sys.modules for name in {WATCHED!r}))"
+    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
+                          text=True, cwd=ROOT)
+    return dict(zip(WATCHED, (word == "True" for word in done.stdout.split()), strict=True))
+
+
+def loaded_by_a_run(key: str, response: str, *options: str) -> dict[str, bool]:
+    return loaded_after("import io, contextlib\n"
+                        "from scoring.cli import main\n"
+                        "with contextlib.redirect_stdout(io.StringIO()):\n"
+                        f"    main({[key, response, *options]!r})")
+
+
+def test_importing_the_scorer_loads_no_scipy_and_no_process_machinery():
+    assert loaded_after("import scoring, scoring.cli") == dict.fromkeys(WATCHED, False)
+
+
+def test_a_one_document_run_with_no_assignment_to_solve_loads_none_of_them():
+    assert loaded_by_a_run(AMI, AMI, "remove_split_antecedent") == dict.fromkeys(WATCHED, False)
+
+
+def test_scipy_loads_when_a_run_solves_an_assignment():
+    """The AMI baseline against its key has CEAF components of many entities: scipy solves
+    them. The run is still one process."""
+    loaded = loaded_by_a_run(AMI, AMI_BASELINE)
+    assert loaded["scipy"] and not loaded["multiprocessing"]
+
+
+@pytest.mark.parametrize("name", ["ProcessPoolExecutor", "BrokenProcessPool", "get_context"])
+def test_the_runner_still_offers_the_process_machinery(name):
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    from multiprocessing import get_context
+
+    expected = {"ProcessPoolExecutor": ProcessPoolExecutor,
+                "BrokenProcessPool": BrokenProcessPool, "get_context": get_context}[name]
+    assert getattr(runner, name) is expected
+    with pytest.raises(AttributeError):
+        runner.no_such_thing  # noqa: B018
