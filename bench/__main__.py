@@ -12,7 +12,7 @@ A second table runs whole command lines, each case's ``python -m scoring KEY RES
 the line-split floor (`bench.floor`: a Python loop that reads both files and splits every
 line), as child processes: CPU time (children included: a forked second process counts),
 wall time, peak RSS, and the CPU ratios to the floor and to UA scorer v1's CPU time on the
-same corpus shapes as issue 13 reports it (v1 is not installed here; its seconds are those
+same corpus shapes as the reference measurement (v1 is not installed here; its seconds are those
 measured on the build machine).
 
     python -m bench                          # every case at full size
@@ -45,7 +45,7 @@ class Case:
     target_seconds: float | None = None
     target_mib: float | None = None
     note: str = ""
-    v1_cpu: float | None = None  # UA scorer v1's CPU seconds on this shape (issue 13)
+    v1_cpu: float | None = None  # UA scorer v1's CPU seconds on this shape (reference measurement)
     command: bool = False  # also measured as a whole command line against the floor
 
 
@@ -101,7 +101,7 @@ def ratio(value: float, target: float | None) -> str:
 COMMAND_LEGEND = """
 cpu s: CPU time of the whole run in fresh processes, start-up and forked children included
 ×floor: project cpu / floor cpu (goal ≤ 2 on docs-5000); v1 ×faster: UA scorer v1's CPU
-seconds (issue 13, same shapes, not measured here) / project cpu (goal ≥ 10)"""
+seconds (reference measurement, same shapes, not measured here) / project cpu (goal ≥ 10)"""
 
 
 def median_run(what: str, key: Path, response: Path, options: tuple[str, ...],
