@@ -61,7 +61,7 @@ def test_download_then_upload_gives_the_same_competition(corefud):
     archive = competition_definition_zip(competition=corefud)
     data = yaml.safe_load(first_yaml)
     phase = data["tasks"][0]["phases"][0]
-    assert phase["time_zone"] == "AoE" and phase["end"] == "2027-01-31T23:59:59-12:00"
+    assert phase["time_zone"] == "AoE" and phase["end"] == "2026-06-17T23:59:59-12:00"
     with zipfile.ZipFile(io.BytesIO(archive)) as zf:
         names = set(zf.namelist())
     assert {sub["key"] for sub in phase["subcorpora"]} <= names

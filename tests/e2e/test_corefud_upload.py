@@ -1,6 +1,7 @@
 """A CorefUD upload in a real browser: a team sends a zip of .conllu files named as the
-datasets' release names, for two of three datasets, in the LLM track; the run is scored and
-ranked on the LLM track's board, its skipped dataset shown as missing."""
+datasets' release names, for two of three datasets, in the LLM track, to the post-task phase
+(the evaluation is over); the run is scored and ranked on the LLM track's post-task board,
+its skipped dataset shown as missing."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def test_a_team_uploads_a_corefud_zip_and_finds_its_run_on_its_tracks_board(
     page.fill("input[name=username]", "dana")
     page.fill("input[name=password]", "a-long-passphrase-42")
     page.click("button[type=submit]")
-    page.goto(f"{base}/competitions/corefud-demo/coreference/test/submit/")
+    page.goto(f"{base}/competitions/corefud-demo/coreference/post-task/submit/")
     page.set_input_files("input[name=archive]", str(archive))
     page.select_option("select[name=track]", "llm")
     page.fill("input[name=run_name]", "corpipe-lite")
@@ -51,13 +52,13 @@ def test_a_team_uploads_a_corefud_zip_and_finds_its_run_on_its_tracks_board(
     page.locator("#submission-status[data-status=scored]").wait_for(timeout=90_000)
     submission_id = int(re.search(r"/submissions/(\d+)/", page.url).group(1))
 
-    page.goto(f"{base}/competitions/corefud-demo/coreference/test/leaderboard/?track=llm")
+    page.goto(f"{base}/competitions/corefud-demo/coreference/post-task/leaderboard/?track=llm")
     row = page.locator(f"#leaderboard tr[data-submission='{submission_id}']")
     row.wait_for()
     assert "Delta" in row.inner_text() and row.locator(".lb-rank").inner_text() == "1"
     assert row.locator("td.lb-missing").count() == 1  # the zeros dataset was skipped
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
     page.screenshot(path=str(artifacts_dir / "corefud-board-upload.png"), full_page=True)
-    page.goto(f"{base}/competitions/corefud-demo/coreference/test/leaderboard/"
+    page.goto(f"{base}/competitions/corefud-demo/coreference/post-task/leaderboard/"
               "?track=unconstrained")
     assert page.locator(f"#leaderboard tr[data-submission='{submission_id}']").count() == 0

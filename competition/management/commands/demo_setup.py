@@ -19,9 +19,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 
 from competition.errors import CompetitionError
-from competition.models import Competition, Membership, Submission
+from competition.models import Competition, Membership, Phase, Submission
 from competition.services import competition_load, reference_results_import, team_create
 from leaderboard.models import BoardSnapshot
 from leaderboard.services import board_freeze
@@ -74,6 +75,7 @@ class Command(BaseCommand):
             competition.organizers.add(organizer)
             self.demo_team(competition=competition, user=participant)
             self.published_results(competition=competition, organizer=organizer)
+            self.official_boards(competition=competition, organizer=organizer)
             competitions.append(competition)
         self.summary(competitions, url=url.rstrip("/") + "/", eager=eager)
 
@@ -93,6 +95,25 @@ class Command(BaseCommand):
                              note="official results as published; later runs go to the "
                                   "post-task phase")
         self.stdout.write(f"  {len(imported)} published results imported from {path.name}")
+
+    def official_boards(self, *, competition: Competition, organizer) -> None:
+        """Freeze the board of each ended phase whose task keeps a post-task phase, as the
+        organizers of a finished shared task do (once: a frozen board stays as it was). With
+        jobs queued rather than run here, a board is frozen only once its runs are scored."""
+        now = timezone.now()
+        phases = Phase.objects.filter(task__competition=competition, end__lt=now).exclude(
+            kind=Phase.Kind.POST_TASK)
+        for phase in phases:
+            if not phase.task.phases.filter(kind=Phase.Kind.POST_TASK).exists():
+                continue
+            if BoardSnapshot.objects.filter(phase=phase, active=True).exists():
+                continue
+            runs = Submission.objects.filter(phase=phase)
+            if not runs.exists() or runs.filter(status__in=Submission.PENDING_STATUSES).exists():
+                continue
+            board_freeze(phase=phase, user=organizer,
+                         note="official results of the evaluation; later runs go to the "
+                              "post-task phase")
 
     def demo_user(self, username: str, password: str, *, staff: bool):
         """Create the user, or reset it to the documented password and rights."""
