@@ -76,10 +76,21 @@ def mutations(draw) -> tuple[str, bytes]:
 
 
 @pytest.fixture
-def ami_phase(world, services_ready, settings):
-    """The world's phase with one sub-corpus, AMI, keyed by the real gold file; scoring runs
-    in this process (the point here is the upload path, not the queue)."""
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+def eager_jobs():
+    """Jobs run in this process for this test only (the point here is the upload path, not
+    the queue). Celery's own setting is switched: it is read from Django's settings once, so
+    changing those would leave every later test of the process eager."""
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def ami_phase(world, services_ready, eager_jobs):
+    """The world's phase with one sub-corpus, AMI, keyed by the real gold file."""
     key_dir = Path(django_settings.PRIVATE_ROOT) / "keys"
     shutil.copy(KEY, key_dir / "ami_real.conllua")
     SubCorpus.objects.filter(phase=world.phase).exclude(slug="ami").delete()

@@ -56,7 +56,8 @@ def worker():
 def ping_until_answered(name: str, process: subprocess.Popen) -> list[dict]:
     from celery import Celery
 
-    pinger = Celery("deploytest", broker=BROKER)
+    # not made the current app: the project's shared tasks would then be sent through it
+    pinger = Celery("deploytest", broker=BROKER, set_as_current=False)
     deadline = time.monotonic() + START_TIMEOUT
     try:
         while time.monotonic() < deadline:
