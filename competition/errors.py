@@ -22,6 +22,9 @@ MESSAGES: dict[str, str] = {
     "total_limit": "Your team has used all {limit} submissions of this phase; it takes no "
     "more runs from your team.",
     "no_files": "No files were uploaded.",
+    "no_gold_keys": "The phase {phase} takes no runs yet: none of its datasets has a gold key "
+    "on the platform, so nothing could be scored. It opens for uploads once the organizers "
+    "have added the keys.",
     "upload_too_large": "The upload {name} is {size} bytes; the limit is {limit} bytes.",
     "missing_files": "A response file is missing for: {subcorpora}.",
     "unknown_files": "These files do not name a sub-corpus of the phase: {names} "

@@ -44,6 +44,7 @@ from leaderboard.serializers import (
 
 ERROR_STATUS = {
     "phase_closed": status.HTTP_403_FORBIDDEN,
+    "no_gold_keys": status.HTTP_403_FORBIDDEN,
     "not_a_member": status.HTTP_403_FORBIDDEN,
     "team_competition": status.HTTP_403_FORBIDDEN,
     "no_team": status.HTTP_403_FORBIDDEN,

@@ -146,6 +146,10 @@ def _check_limits(*, team: Team, phase: Phase, at: datetime) -> None:
 def _check_may_submit(*, team: Team, phase: Phase, user, is_baseline: bool, at: datetime) -> None:
     if team.competition_id != phase.task.competition_id:
         raise SubmissionRejected("team_competition", team=team.name)
+    if not phase.subcorpora.filter(available=True).exists():
+        # A definition may list its datasets before the organizers hold the keys (the CRAC
+        # editions do): say so rather than refuse every file as unknown.
+        raise SubmissionRejected("no_gold_keys", phase=phase.title)
     if is_baseline:
         if not team.is_organizer_team:
             raise SubmissionRejected("not_a_member", team=team.name)
@@ -393,9 +397,12 @@ def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upl
     chosen_track = _track_for(phase=phase, track=track, is_baseline=is_baseline)
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
-        received = _receive(files=files, archive=archive, subcorpora=subcorpora,
-                            workdir=Path(tmp),
-                            skipping_allowed=phase.missing == Phase.Missing.ZERO)
+        try:
+            received = _receive(files=files, archive=archive, subcorpora=subcorpora,
+                                workdir=Path(tmp),
+                                skipping_allowed=phase.missing == Phase.Missing.ZERO)
+        except SubmissionRejected as refused:
+            raise _keyless_refusal(phase=phase, refused=refused) from None
         begun = time.perf_counter()
         if problems := response_files_check(phase=phase, received=received,
                                             subcorpora=subcorpora):
@@ -411,6 +418,29 @@ def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upl
                                   description=description, link=link,
                                   is_baseline=is_baseline, track=chosen_track,
                                   log="\n".join(log))
+
+
+def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> SubmissionRejected:
+    """Files refused as naming no dataset may name one that is listed but has no gold key
+    yet (a definition may list its datasets before the organizers add the keys): the message
+    then says so, instead of leaving the team to wonder about the name. Any other refusal is
+    returned as it was."""
+    if refused.code != "unknown_files":
+        return refused
+    keyless = {sc.slug: sc for sc in phase.subcorpora.filter(available=False)}
+    names = {slug: sc.name for slug, sc in keyless.items()}
+    file_names = {slug: sc.file_name for slug, sc in keyless.items()}
+    unknown = [n for n in str(refused.params.get("names", "")).split(", ") if n]
+    matched = sorted({slug for name in unknown
+                      if (slug := subcorpus_for_name(name, names, file_names)) is not None})
+    if not matched:
+        return refused
+    hint = (f"No gold key is on the platform yet for {', '.join(names[s] for s in matched)}, "
+            "so these files cannot be scored; leave them out of the upload.")
+    return SubmissionRejected("unknown_files", names=refused.params["names"],
+                              expected=refused.params.get("expected", ""),
+                              hint=" ".join(filter(None, [refused.params.get("hint", ""),
+                                                          hint])))
 
 
 def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:

@@ -42,6 +42,16 @@ class Command(BaseCommand):
                 count = sum(1 for s in load.rescored if s.phase_id == phase.pk)
                 self.stdout.write(f"Gold keys or scorer options of {label} changed: "
                                   f"{count} submissions queued for re-scoring.")
+        for task in competition.tasks.all():
+            for phase in task.phases.all():
+                keyless = phase.subcorpora.filter(available=False).count()
+                if keyless:
+                    total = phase.subcorpora.count()
+                    self.stdout.write(self.style.WARNING(
+                        f"{task.slug}/{phase.slug}: {keyless} of {total} datasets have no "
+                        "gold key yet; add them on the phase's edit page"
+                        + (" (until one is there, the phase takes no runs)."
+                           if keyless == total else ".")))
         tasks = competition.tasks.count()
         phases = sum(task.phases.count() for task in competition.tasks.all())
         baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)
