@@ -178,7 +178,7 @@ def test_an_organizer_downloads_the_definition_zip_and_uploads_it_changed(
     competition = Competition.objects.get(slug="corefud-demo")
     assert competition.title.startswith("CorefUD 2027")
     assert Phase.objects.get(slug="test").daily_limit == 4
-    assert SubCorpus.objects.count() == 3
+    assert SubCorpus.objects.count() == 6  # three datasets in each of the two phases
     shot(page, artifacts_dir, "editor-definition-loaded")
 
 
