@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 from django import template
+from scoring.vocabulary import metric_label
 
 register = template.Library()
+
+
+@register.filter
+def metric_name(metric: str) -> str:
+    """A metric's label as the boards print it ("CoNLL", "bridging entity", ...)."""
+    return metric_label(metric)
 
 
 @register.filter
