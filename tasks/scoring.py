@@ -4,8 +4,11 @@
 message keeps its task id and may re-take its own claim), computes without writing, and
 records in one transaction only while it holds the claim. Messages are acknowledged late and
 re-queued when a worker dies, each job has soft and hard time limits, and each worker child
-has a memory cap. ``sweep_stuck_submissions`` (celery beat) re-queues jobs whose message was
-lost and fails, with a message, those that used all their attempts.
+has a memory cap. Every worker node runs ``heartbeat_loop`` in its main process: it says the
+node is alive and takes back the runs of dead workers, publishes runs the broker never took
+and sends again runs whose message the broker lost (``submission_recover``).
+``sweep_stuck_submissions`` (celery beat) is the backstop: it re-queues jobs stuck for
+``SWEEP_STUCK_AFTER`` and fails, with a message, those that used all their attempts.
 ``notify_submission_task`` e-mails the submitter how a run ended.
 """
 

@@ -3,9 +3,9 @@ task layer.
 
 The jobs are imported by name, at module level. The task module imports nothing of the
 competition app when it loads: each job looks its services up when it runs (the style
-guide's task pattern), so the load-time import graph has no circle. A broker that cannot be
-reached is logged and left to the sweep, which re-queues submissions whose message never
-arrived.
+guide's task pattern), so the load-time import graph has no circle. A scoring job the broker
+cannot take leaves its run marked unpublished; a live worker's heartbeat round publishes it
+once the broker answers (`competition.services.scoring.submission_recover`).
 """
 
 from __future__ import annotations
