@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "competition",
     "leaderboard",
+    "tasks",
 ]
 
 MIDDLEWARE = [

@@ -9,7 +9,8 @@ node is alive and takes back the runs of dead workers, publishes runs the broker
 and sends again runs whose message the broker lost (``submission_recover``).
 ``sweep_stuck_submissions`` (celery beat) is the backstop: it re-queues jobs stuck for
 ``SWEEP_STUCK_AFTER`` and fails, with a message, those that used all their attempts.
-``notify_submission_task`` e-mails the submitter how a run ended.
+``notify_submission_task`` e-mails the submitter how a run ended. The jobs import the services
+they call; the services reach the jobs only through the queue port (``tasks.queue``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import task_failure, worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
-from django.db import OperationalError
+from django.db import OperationalError, close_old_connections
 
 # Imported here, in the worker's main process before it forks its children: a child then
 # starts scoring at once, and a soft time limit never lands inside numpy's or scipy's import
@@ -37,6 +38,10 @@ import scoring.engine  # noqa: F401  (numpy)
 import scipy.optimize  # noqa: F401  (the scorer loads it on its first assignment)
 import scoring.readers.exploded  # noqa: F401
 from scoring.errors import ScoringError, ScoringInputError
+
+from competition import services
+from competition.models import Submission
+from competition.services.notifications import submission_notify
 
 logger = logging.getLogger(__name__)
 
@@ -104,10 +109,6 @@ def stop_heartbeat(**_: object) -> None:
 def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
     """Heartbeat and recovery every ``WORKER_HEARTBEAT_INTERVAL`` seconds (``rounds``: for
     tests). A failing round (database away) is logged and the next one tries again."""
-    from django.db import close_old_connections
-
-    from competition import services
-
     done = 0
     while not _stop_heartbeat.is_set() and (rounds is None or done < rounds):
         try:
@@ -159,8 +160,6 @@ def scoring_deadline(seconds: int) -> Iterator[None]:
              max_retries=5)
 def score_submission_task(self, submission_id: int) -> str:
     """Score one submission. A redelivered message is harmless: claim, compute, replace."""
-    from competition import services
-
     task_id = self.request.id or f"local-{submission_id}"
     worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
     submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
@@ -203,8 +202,6 @@ def score_submission_task(self, submission_id: int) -> str:
 @shared_task(acks_late=True, ignore_result=True)
 def sweep_stuck_submissions() -> dict[str, list[int]]:
     """Re-queue submissions stuck in queued/scoring; fail those out of attempts."""
-    from competition import services
-
     report = services.submission_sweep()
     return {"requeued": list(report.requeued), "failed": list(report.failed)}
 
@@ -219,9 +216,6 @@ def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None
         return
     if not isinstance(exception, TimeLimitExceeded) or not args:
         return
-    from competition import services
-    from competition.models import Submission
-
     services.submission_fail(
         submission=Submission(pk=args[0]), task_id=task_id, platform_failure=True,
         reason=HARD_LIMIT_MESSAGE.format(seconds=settings.SCORING_HARD_TIME_LIMIT))
@@ -231,6 +225,4 @@ def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None
              retry_backoff=True, retry_backoff_max=600, max_retries=5)
 def notify_submission_task(submission_id: int) -> bool:
     """E-mail the submitter how their run ended; a mail server that is down is retried."""
-    from competition.services.notifications import submission_notify
-
     return submission_notify(submission_id=submission_id)
