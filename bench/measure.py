@@ -56,8 +56,8 @@ def main(argv: list[str]) -> int:
         return 0
     import scoring.engine  # noqa: F401  (imported before the clock starts, as in a worker)
     from scoring.api import score_files
-    from scoring.pairing import reader_settings as _exploded_settings
     from scoring.options import parse_options
+    from scoring.plan import ScoringPlan
     from scoring.readers import exploded
 
     imported = peak_mib()
@@ -66,10 +66,10 @@ def main(argv: list[str]) -> int:
         result = score_files(key, response, options)
         documents = len(result["documents"])
     else:
-        settings = parse_options(options).options
+        plan = ScoringPlan.compile(parse_options(options).options)
         documents = 0
         for path, side in ((key, "key"), (response, "response")):
-            for _ in exploded.iter_documents(path, **_exploded_settings(settings, side)):
+            for _ in exploded.iter_documents(path, **plan.reader(side).settings()):
                 documents += side == "key"
     seconds = time.perf_counter() - start
     cpu = time.process_time() + children_cpu() - cpu_start

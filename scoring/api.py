@@ -23,7 +23,8 @@ from collections.abc import Iterator, Sequence
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Sentence
 from scoring.options import Invocation, ScoringOptions, parse_options
-from scoring.pairing import FORM_CHECKED, Pairing, file_format, read_other, reader_settings
+from scoring.pairing import FORM_CHECKED, Pairing, file_format, read_other
+from scoring.plan import ScoringPlan
 from scoring.readers import compact, detect_format, exploded
 from scoring.results import CorpusResult
 from scoring.runner import run
@@ -125,12 +126,12 @@ def validate_response(key_path: str, response_path: str, options: Sequence[str] 
 def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
                   max_problems: int = 50) -> list[ScoringInputError]:
     """`validate_response` for options given as a `ScoringOptions`."""
-    opts = options
+    plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     formats: dict[str, str] = {}
     for side, path in (("key", str(key_path)), ("response", str(response_path))):
         try:
-            formats[side] = file_format(path, opts)
+            formats[side] = file_format(path, plan)
         except ScoringInputError as problem:
             problems.append(problem)
     if len(formats) < 2:
@@ -140,7 +141,7 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
     def documents(path: str, side: str) -> Iterator[Document]:
         if formats[side] == "ua":
             return exploded.iter_documents(path, collect=problems,
-                                           **reader_settings(opts, side))
+                                           **plan.reader(side).settings())
         if formats[side] == "corefud":
             return compact.iter_documents(path, collect=problems, layout=False)
         return iter(read_other(path, formats[side], problems))
@@ -150,7 +151,7 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
     response_names: list[tuple[str, int]] = []
     for doc in documents(str(response_path), "response"):
         response_names.append((doc.name, doc.line))
-        problems.extend(document_checks(doc, opts))
+        problems.extend(document_checks(doc, plan))
         # keep only what the key is compared with: tokens (and sentence ids, compact files)
         layout = tuple(Sentence((f"# sent_id = {sid}",), ()) for sid in sentence_ids(doc)) \
             if sentences else ()
@@ -163,7 +164,7 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
     key_names: list[tuple[str, int]] = []
     for doc in documents(str(key_path), "key"):
         key_names.append((doc.name, doc.line))
-        problems.extend(document_checks(doc, opts))
+        problems.extend(document_checks(doc, plan))
         response_doc = response_tokens.pop(doc.name, None)
         if response_doc is not None:
             if (problem := compare_tokens(doc, response_doc, forms=forms)) is not None:
@@ -173,6 +174,6 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
         if len(problems) >= max_problems:
             return problems[:max_problems]
     errors, _ = document_pairing(str(key_path), key_names, str(response_path),
-                                 response_names, opts.missing_documents)
+                                 response_names, plan.missing_documents)
     problems.extend(errors)
     return problems[:max_problems]

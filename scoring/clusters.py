@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from scoring.errors import ScoringInputError
 from scoring.model import Markable
-from scoring.options import ScoringOptions
+from scoring.plan import ScoringPlan
 
 MentionKey = tuple
 """What makes two markables the same mention: ``(parts, zero)``, their word parts and zero
@@ -192,7 +192,7 @@ class ProcessedLayer:
     deps: dict[int, str] = field(default_factory=dict)
 
 
-def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder: SpanCoder,
+def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanCoder,
                   *, path: str, document: str, warnings: list[str],
                   pseudo_non_referring: bool = True) -> ProcessedLayer:
     """Apply the scoring mode (spec §2.6, policy) to one annotation layer.
@@ -237,7 +237,7 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
                 deps[code] = dict(m.attributes).get("deps", "")
     min_spans: dict[int, tuple[int, int]] = {}
     heads: dict[int, int] = {}
-    if options.matching != "exact":
+    if plan.matching != "exact":
         for m, code in zip(markables, mcodes):
             if m.min_span is not None or m.head is not None:
                 if m.min_span is not None and code not in min_spans:
@@ -266,8 +266,8 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
             f"counted once: {', '.join(duplicates[:5])}"
             + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""))
 
-    keep_split = options.keep_split_antecedents
-    keep_singletons = options.keep_singletons
+    keep_split = plan.keep_split_antecedents
+    keep_singletons = plan.keep_singletons
     clusters: list[list[int]] = []
     sets: list[AccommodatedSet | None] = []
     eids: list[str] = []
@@ -281,7 +281,7 @@ def process_layer(markables: Sequence[Markable], options: ScoringOptions, coder:
             continue
         if not keep_singletons and len(codes) + (acc is not None) == 1:
             continue
-        if zero_codes and not options.keep_zeros:
+        if zero_codes and not plan.keep_zeros:
             codes = [c for c in codes if c not in zero_codes]
             if not codes and acc is None:
                 continue

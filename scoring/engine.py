@@ -1,10 +1,10 @@
-"""The scoring engine: (key, response) document pairs + options → per-document and corpus scores.
+"""The scoring engine: (key, response) document pairs + a plan → per-document and corpus scores.
 
 Per document (`score_document`): MUC-7 optional key markables the response does not mark
 leave the key (`scoring.filters.drop_unmarked_optional`), mode processing of both sides
 (`scoring.clusters`; mentions are node sets, empty nodes included, and under head matching on
 compact files the head is part of a mention's identity), the dependency alignment of zeros
-(``--zero-match-method dependent``), the mention alignment of ``options.matching``
+(``--zero-match-method dependent``), the mention alignment of ``plan.matching``
 (`scoring.alignment`), one sparse contingency table
 (`scoring.metrics.Contingency`), the split-antecedent alignment per metric where sets exist
 (`scoring.splits`), then every selected metric in closed form, non-referring identification
@@ -39,6 +39,7 @@ from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
+from scoring.plan import ScoringPlan
 from scoring.results import (
     PRF,
     CorpusResult,
@@ -56,45 +57,42 @@ COMPACT = "corefud"  # ... of the compact (CorefUD) reader
 MUC_7 = "muc7"  # ... of the MUC-7 reader
 
 
-def score_document(key: Document, response: Document, options: ScoringOptions) -> DocumentResult:
+def score_document(key: Document, response: Document,
+                   plan: ScoringPlan | ScoringOptions) -> DocumentResult:
     """Score one response document against its key document.
 
     Returns the document's counts per metric (and its own scores from them), plus
-    non-referring and bridging counts when the options ask for them.
+    non-referring and bridging counts when the plan asks for them.
     """
-    unknown = [m for m in options.metrics if m not in COREF_METRICS]
-    if unknown:
-        raise UsageError(f"unknown coreference metric(s): {', '.join(unknown)} "
-                         f"(valid: {', '.join(COREF_METRICS)})")
+    plan = ScoringPlan.of(plan)
     result = DocumentResult(key.name)
     warnings = result.warnings
-    dd = options.discourse_deixis
+    dd = plan.discourse_deixis
     compact = key.metadata.get("format") == COMPACT
     # head matching on compact files compares heads even for identical spans (v2 VM:100-115)
-    coder = SpanCoder(head_identity=compact and options.matching == "head")
+    coder = SpanCoder(head_identity=compact and plan.matching == "head")
     if key.metadata.get("format") == MUC_7:
         key = filters.drop_unmarked_optional(key, response)
-    key_markables = _filtered(key, key.layer(dd), options, key)
-    resp_markables = _filtered(response, response.layer(dd), options, key)
+    key_markables = _filtered(key, key.layer(dd), plan, key)
+    resp_markables = _filtered(response, response.layer(dd), plan, key)
     if compact:
-        exact = options.matching == "exact"
+        exact = plan.matching == "exact"
         key_markables = with_first_node_heads(key_markables, exact=exact)
         resp_markables = with_first_node_heads(resp_markables, exact=exact)
     # the CorefUD scorer scores a '-Pseudo' entity of a compact file as any other entity
-    k = process_layer(key_markables, options, coder, path=key.path, document=key.name,
+    k = process_layer(key_markables, plan, coder, path=key.path, document=key.name,
                       warnings=warnings, pseudo_non_referring=not compact)
-    r = process_layer(resp_markables, options, coder, path=response.path,
+    r = process_layer(resp_markables, plan, coder, path=response.path,
                       document=response.name, warnings=warnings,
                       pseudo_non_referring=not compact)
     key_part, resp_part = k.partition, r.partition
     rename: dict[int, int] = {}
-    if (options.keep_zeros and options.zero_match_method == "dependent" and k.zeros
-            and r.zeros):
+    if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:
         rename = _zero_dependency_rename(k, r, key, response, coder)
         resp_part = resp_part.renamed(rename)
-    if options.matching != "exact":
+    if plan.matching != "exact":
         more = align_mentions(
-            options.matching, (m for c in key_part.clusters for m in c),
+            plan.matching, (m for c in key_part.clusters for m in c),
             (m for c in resp_part.clusters for m in c), coder.keys,
             key_min=k.min_spans, key_heads=k.heads, response_min=r.min_spans,
             response_heads=r.heads, warnings=warnings, where=f"{key.path}: document {key.name}",
@@ -105,26 +103,26 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
             rename = {s: more.get(t, t) for s, t in rename.items()} | {
                 s: t for s, t in more.items() if s not in rename and s not in targets}
 
-    if options.metrics:
+    if plan.metrics:
         table = Contingency(key_part, resp_part)
         pairs = SetPairs(key_part, resp_part) if table.has_sets else None
-        for name in options.metrics:
+        for name in plan.metrics:
             counts: list[PRCounts] = []
             split: list[PRCounts] = []
             for metric in COREF_METRICS[name]:
                 maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
                 counts.append(metric(table, maps))
                 split.append(split_counts)
-            result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), options,
+            result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), plan,
                                                   _key_links_only(key))
 
-    for name in options.extra_metrics:
+    for name in plan.extra_metrics:
         counts = _extra_metric(name, key_part, resp_part, k, r, rename, coder)
-        result.metrics[name] = _metric_result(name, (counts,), (), options)
+        result.metrics[name] = _metric_result(name, (counts,), (), plan)
 
-    if options.keep_non_referring:
+    if plan.non_referring:
         result.non_referring = non_referring(k.non_referring, r.non_referring)
-    if options.keep_bridging:
+    if plan.bridging:
         key_pairs = _bridging_pairs(key, key_markables, coder, warnings)
         resp_pairs = _bridging_pairs(response, resp_markables, coder, warnings)
         key_map = {m: i for i, c in enumerate(key_part.clusters) for m in c}
@@ -132,17 +130,19 @@ def score_document(key: Document, response: Document, options: ScoringOptions) -
     return result
 
 
-def score_corpus(pairs: Iterable[tuple[Document, Document]], options: ScoringOptions
-                 ) -> CorpusResult:
-    """Score (key, response) document pairs, given in key-file order, and micro-sum them."""
+def score_corpus(pairs: Iterable[tuple[Document, Document]],
+                 options: ScoringOptions | ScoringPlan) -> CorpusResult:
+    """Score (key, response) document pairs, given in key-file order, and micro-sum them.
+    Options are compiled into their plan once, here (or were already)."""
+    plan = ScoringPlan.of(options)
     documents = []
     key_links_only = None
     with paused_gc():
         for key, response in pairs:
-            documents.append(score_document(key, response, options))
+            documents.append(score_document(key, response, plan))
             conll = _key_links_only(key)
             key_links_only = conll if key_links_only is None else key_links_only and conll
-        return summarize(documents, options, key_links_only=bool(key_links_only))
+        return summarize(documents, plan, key_links_only=bool(key_links_only))
 
 
 @contextmanager
@@ -165,29 +165,30 @@ def _key_links_only(key: Document) -> bool:
     return key.metadata.get("format") == CONLL_2012
 
 
-def summarize(documents: Sequence[DocumentResult], options: ScoringOptions, *,
+def summarize(documents: Sequence[DocumentResult], plan: ScoringPlan | ScoringOptions, *,
               key_links_only: bool = False) -> CorpusResult:
     """Corpus scores from per-document results (counts summed in document order)."""
+    plan = ScoringPlan.of(plan)
     metrics: dict[str, MetricResult] = {}
-    for name in (*options.metrics, *options.extra_metrics):
+    for name in (*plan.metrics, *plan.extra_metrics):
         n = len(COREF_METRICS.get(name, (None,)))
         results = [doc.metrics[name] for doc in documents]
         counts = tuple(_sum_counts([m.counts[i] for m in results]) for i in range(n))
         split = (tuple(_sum_counts([m.split_counts[i] for m in results]) for i in range(n))
                  if name in COREF_METRICS else ())
-        metrics[name] = _metric_result(name, counts, split, options, key_links_only)
+        metrics[name] = _metric_result(name, counts, split, plan, key_links_only)
     conll = None
-    if options.conll:
+    if plan.conll:
         conll = (metrics["muc"].prf.f1 + metrics["bcub"].prf.f1 + metrics["ceafe"].prf.f1) / 3
     result = CorpusResult(metrics, conll, documents=list(documents))
     for doc in documents:
         result.warnings.extend(doc.warnings)
-    if options.keep_non_referring:
+    if plan.non_referring:
         total = TPCounts()
         for doc in documents:
             total = total + (doc.non_referring or TPCounts())
         result.non_referring = total.prf()
-    if options.keep_bridging:
+    if plan.bridging:
         levels = {level: TPCounts() for level in BRIDGING_LEVELS}
         by_rel: dict[str, dict[str, TPCounts]] = {}
         for doc in documents:
@@ -223,7 +224,7 @@ def _prf(counts: PRCounts) -> PRF:
 
 
 def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCounts, ...],
-                   options: ScoringOptions, key_links_only: bool = False) -> MetricResult:
+                   plan: ScoringPlan, key_links_only: bool = False) -> MetricResult:
     """Scores of one metric from its (summed) counts.
 
     A metric with sub-metrics (BLANC) averages R, P and F over the sub-metrics whose main
@@ -233,7 +234,7 @@ def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCount
     the CoNLL-2012 reference scorer does (its test cases TC-M-3/M-6/N-3/N-6; the UA scorers
     average in a 0 there, conformance README).
     """
-    scored = split if options.only_split_antecedent and split else counts
+    scored = split if plan.scores_split_counts and split else counts
     if len(counts) == 1:
         return MetricResult(name, _prf(scored[0]), counts, split)
     if key_links_only:
@@ -248,15 +249,15 @@ def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCount
     return MetricResult(name, prf, counts, split)
 
 
-def _filtered(doc: Document, markables: tuple[Markable, ...], options: ScoringOptions,
+def _filtered(doc: Document, markables: tuple[Markable, ...], plan: ScoringPlan,
               key: Document) -> tuple[Markable, ...]:
     """Apply the mention filters (``np_only``, ``remove_nested_mentions``) when asked.
 
     ``np_only`` decides with the key's parse for both sides, as v2 does.
     """
-    if not (options.np_only or options.remove_nested_mentions):
+    if not plan.filters_mentions:
         return markables
-    return tuple(filters.apply(doc, markables, options, key=key))
+    return tuple(filters.apply(doc, markables, plan.options, key=key))
 
 
 def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,

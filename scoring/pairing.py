@@ -4,7 +4,8 @@
 document is reported before anything is scored), checks the pairing, then hands out
 (key, response) document pairs in key order, each checked (same tokens, well-formed
 annotation). Exploded files are streamed document by document, so a large corpus never sits
-in memory whole. The reader settings of each side come from one place, `reader_settings`.
+in memory whole. What each side's reader keeps comes from the run's `ScoringPlan`, compiled
+once from its options.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from scoring.errors import ScoringInputError
 from scoring.model import Document
 from scoring.options import ScoringOptions
+from scoring.plan import ScoringPlan
 from scoring.readers import FORMATS, read_head, reader_module
 from scoring.readers import compact, exploded
 from scoring.validate import (
@@ -48,39 +50,24 @@ def read_other(path: str, format: str, collect: list | None,
         return []
 
 
-def file_format(path: str, options: ScoringOptions) -> str:
+def file_format(path: str, plan: ScoringPlan) -> str:
     """The format to read ``path`` in: the ``-f`` one, or exploded CONLL-UA for ``auto``.
 
     ``auto`` never reads another format silently (the reference printed zeros for CoNLL-2012
     files, UA scorer issue #2): a file that is clearly another format is an error naming the
     ``-f`` to use.
     """
-    if options.format != "auto":
-        if options.format not in FORMATS:
-            raise ScoringInputError(path, None, f"unknown format {options.format!r} "
+    if plan.format != "auto":
+        if plan.format not in FORMATS:
+            raise ScoringInputError(path, None, f"unknown format {plan.format!r} "
                                     f"(expected one of {', '.join(FORMATS)})",
                                     code="unsupported_format")
-        return options.format
+        return plan.format
     kind = exploded.other_format(read_head(path))
     if kind is not None:
         raise ScoringInputError(path, 1, f"this looks like {kind} (expected exploded "
                                 "CONLL-UA, the default format)", code="wrong_format")
     return "ua"
-
-
-def reader_settings(options: ScoringOptions, side: str) -> dict[str, Any]:
-    """Exploded-reader settings for one side of a scoring run: only the layers the mode
-    reads, minimum spans where the matching uses them."""
-    if options.discourse_deixis:
-        layers = ["discourse_deixis"]
-    else:
-        layers = ["identity"] + (["bridging"] if options.keep_bridging else [])
-    uses_min = (options.matching == "partial-corefud" and side == "key"
-                or options.matching == "head")
-    return {"layers": layers, "check_min": uses_min,
-            "read_min": options.matching in ("partial-corefud", "head"),
-            "discontinuous": options.style == "v2",
-            "allow_crossing": options.allow_boundary_crossing, "layout": False}
 
 
 class Pairing:
@@ -91,10 +78,12 @@ class Pairing:
     ``scanning``).
     """
 
-    def __init__(self, key_path: str, response_path: str, options: ScoringOptions) -> None:
+    def __init__(self, key_path: str, response_path: str,
+                 options: ScoringOptions | ScoringPlan) -> None:
         self.key_path = str(key_path)
         self.response_path = str(response_path)
-        self.options = options
+        self.plan = plan = ScoringPlan.of(options)
+        self.options = plan.options
         self.warnings: list[str] = []
         self.scored: list[str] = []
         self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
@@ -104,8 +93,8 @@ class Pairing:
         self.indexes: dict[str, exploded.FileIndex] = {}  # side → scan of an exploded file
         self.key_names: list[tuple[str, int]] = []
         self.response_names: list[tuple[str, int]] = []
-        self.key_format = file_format(self.key_path, options)
-        self.response_format = file_format(self.response_path, options)
+        self.key_format = file_format(self.key_path, plan)
+        self.response_format = file_format(self.response_path, plan)
 
     # names first, so a missing document is reported before anything is scored
     def names(self, path: str, format: str, side: str) -> list[tuple[str, int]]:
@@ -123,7 +112,7 @@ class Pairing:
             plain = [name for name, _ in names]
             if not names or "" in plain or len(set(plain)) < len(plain):
                 # let the reader say what is wrong (empty file, no newdoc, duplicates, ...)
-                for _ in exploded.iter_documents(path, **reader_settings(self.options, side)):
+                for _ in exploded.iter_documents(path, **self.plan.reader(side).settings()):
                     pass
             return names
         if format == "corefud":
@@ -141,7 +130,7 @@ class Pairing:
             return self.ahead.pop(side)()
         if format == "ua":
             return exploded.iter_documents(path, part=self.parts.get(side),
-                                           **reader_settings(self.options, side))
+                                           **self.plan.reader(side).settings())
         if format == "corefud":  # streamed too, its token rows never kept
             return compact.iter_documents(path, warnings=self.warnings, layout=False)
         return iter(self.loaded[path])
@@ -152,7 +141,7 @@ class Pairing:
         self.response_names = self.names(self.response_path, self.response_format, "response")
         errors, warnings = document_pairing(self.key_path, self.key_names, self.response_path,
                                             self.response_names,
-                                            self.options.missing_documents)
+                                            self.plan.missing_documents)
         if errors:
             raise errors[0]
         self.warnings.extend(warnings)
@@ -166,7 +155,7 @@ class Pairing:
 
     def pairs(self) -> Iterator[tuple[Document, Document]]:
         """(key, response) per scored key document, in key order; checks each pair."""
-        options = self.options
+        plan = self.plan
         response_set = {name for name, _ in self.response_names}
         responses = self.documents(self.response_path, self.response_format, "response")
         lookup: dict[str, Document] | None = None
@@ -178,7 +167,7 @@ class Pairing:
                     response_doc = lookup.pop(key_doc.name)
                 else:
                     response_doc = next(doc for doc in responses if doc.name == key_doc.name)
-            elif options.missing_documents == "empty":
+            elif plan.missing_documents == "empty":
                 response_doc = Document(name=key_doc.name, path=self.response_path, line=0,
                                         tokens=key_doc.tokens, token_lines=key_doc.token_lines)
             else:
@@ -195,6 +184,6 @@ class Pairing:
             if (problem := compare_sentences(key_doc, response_doc)) is not None:
                 raise problem
         for doc in (key_doc, response_doc):
-            problems = document_checks(doc, self.options)
+            problems = document_checks(doc, self.plan)
             if problems:
                 raise problems[0]

@@ -102,7 +102,7 @@ def _run(pairing: Pairing, parallel: bool) -> CorpusResult:
     if outcomes is None:
         reader = ResponseAhead.start(pairing) if parallel else None
         try:
-            return score_corpus(pairing.pairs(), pairing.options)
+            return score_corpus(pairing.pairs(), pairing.plan)
         finally:
             if reader is not None:
                 reader.stop()
@@ -110,7 +110,7 @@ def _run(pairing: Pairing, parallel: bool) -> CorpusResult:
     pairing.scored = first_scored + second_scored
     documents = first + [document_from_values(values) for values in second]
     # exploded files only: BLANC's CoNLL-2012 rule (key_links_only) never applies
-    return summarize(documents, pairing.options, key_links_only=False)
+    return summarize(documents, pairing.plan, key_links_only=False)
 
 
 def halves(pairing: Pairing) -> tuple[dict, dict] | None:
@@ -194,7 +194,7 @@ def score_half(pairing: Pairing, half: dict, plain: bool = False) -> tuple[list,
     pairing.key_names = half["key_names"]
     pairing.response_names = half["response_names"]
     pairing.scored = []
-    documents = score_corpus(pairing.pairs(), pairing.options).documents
+    documents = score_corpus(pairing.pairs(), pairing.plan).documents
     if plain:
         documents = [document_values(doc) for doc in documents]
     return documents, pairing.scored

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
+from scoring.plan import ScoringPlan
 
 LISTED = 10
 """How many document names an error message lists before "and N more"."""
@@ -86,19 +87,20 @@ def elementof_cycles(doc: Document, markables: Sequence[Markable],
     return problems
 
 
-def layer_of(doc: Document, options: ScoringOptions) -> tuple[tuple[Markable, ...], str]:
+def layer_of(doc: Document, plan: ScoringPlan) -> tuple[tuple[Markable, ...], str]:
     """The markables a mode scores and the column they come from."""
-    if options.discourse_deixis:
+    if plan.discourse_deixis:
         return doc.discourse_deixis, "DISCOURSE_DEIXIS"
     return doc.identity, "IDENTITY"
 
 
-def document_checks(doc: Document, options: ScoringOptions) -> list[ScoringInputError]:
+def document_checks(doc: Document,
+                    plan: ScoringPlan | ScoringOptions) -> list[ScoringInputError]:
     """Problems of one document that only the scoring mode makes fatal (cycles)."""
-    if not (options.keep_split_antecedents or options.only_split_antecedent
-            or options.discourse_deixis):
+    plan = ScoringPlan.of(plan)
+    if not plan.follows_split_antecedents:
         return []  # without split antecedents ElementOf is not followed (Q13 is harmless)
-    markables, layer = layer_of(doc, options)
+    markables, layer = layer_of(doc, plan)
     return elementof_cycles(doc, markables, layer)
 
 
