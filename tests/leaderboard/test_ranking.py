@@ -288,3 +288,35 @@ def test_a_baseline_without_a_run_name_is_named_by_its_team_in_the_gap_table():
     rows = rank_rows([entry], available=["cs"])
     (gap,) = predicted_vs_gold(rows, rows)
     assert gap.team == "Baseline" and gap.gap == 0.0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.dictionaries(st.sampled_from(SUBS + ["arrau"]),
+                                          scores_st.filter(lambda v: v is not None)),
+                          st.sampled_from(["scored", "scored", "failed"]),
+                          st.integers(0, 2)), max_size=10),
+       st.sampled_from(["unranked", "zero"]))
+def test_best_run_is_the_one_with_the_highest_macro_average_f1(raw, missing):
+    """Under ``best`` each team keeps the run whose primary `macro_average` F1 is highest
+    (complete runs before incomplete ones, the earlier of equals): the selection reads only
+    the F1 of each run's primary cells, and must agree with the average the board shows."""
+    entries = [entry(i + 1, f"T{team}", f1s, status=status, team_id=team)
+               for i, (f1s, status, team) in enumerate(raw)]
+    available = SUBS + ["arrau"]
+    picked = select_team_entries(entries, counts="best", available=available, missing=missing)
+
+    def key(e):
+        average = macro_average(e.primary, available, missing) if e.is_scored else None
+        if average is None:
+            return (0, 0.0)
+        return (2 if all(s in e.primary for s in available) else 1, average.f1)
+
+    for chosen in picked:
+        runs = [e for e in entries if e.team_id == chosen.team_id and e.is_scored]
+        best = runs[0]
+        for run in runs[1:]:
+            k, b = key(run), key(best)
+            if k[0] > b[0] or (k[0] == b[0] and k[1] > b[1] + 1e-9):
+                best = run
+        assert chosen.submission_id == best.submission_id
+    assert {e.team_id for e in picked} == {e.team_id for e in entries if e.is_scored}
