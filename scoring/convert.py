@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
+import secrets
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,14 +47,19 @@ def convert(source: str, target: str, to: str, format: str | None = None) -> int
     """Convert ``source`` into ``target``; returns the number of documents written."""
     documents = read_any(source, format)
     directory = os.path.dirname(os.path.abspath(target))
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="\n", dir=directory,
-                                         prefix=".convert-", suffix=".tmp", delete=False)
+    # Written beside the target, then renamed over it: a failed conversion leaves no half
+    # file. The new file gets the mode any new file gets here (0666 less the umask), or the
+    # replaced file's, not the owner-only mode of a temporary file.
+    temporary = os.path.join(directory, f".convert-{os.getpid()}-{secrets.token_hex(6)}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
-        with handle:
+        with open(descriptor, "w", encoding="utf-8", newline="\n") as handle:
             WRITERS[to](documents, handle)
-        os.replace(handle.name, target)
+        if os.path.exists(target):
+            shutil.copymode(target, temporary)
+        os.replace(temporary, target)
     except BaseException:
-        os.unlink(handle.name)
+        os.unlink(temporary)
         raise
     return len(documents)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -268,3 +270,23 @@ def test_convert_reads_discontinuous_exploded_markables(tmp_path):
     assert convert.main(["--to", "compact", str(source), str(tmp_path / "o.conllu")]) == 0
     [doc] = compact.read(tmp_path / "o.conllu")
     assert any(len(m.parts) > 1 for m in doc.identity)
+
+
+def test_a_converted_file_gets_the_mode_of_a_new_file_or_of_the_file_it_replaces(tmp_path):
+    """Written through a temporary file and renamed, it must still be readable as any new
+    file is (0666 less the umask), not owner-only like a temporary file; a file it replaces
+    keeps its mode."""
+    source = str(DATA / "muc7_key.sgml")
+    new, existing = tmp_path / "new.conllu", tmp_path / "existing.conllu"
+    existing.write_text("old", encoding="utf-8")
+    existing.chmod(0o640)
+    mask = os.umask(0o022)
+    try:
+        convert.convert(source, str(new), "compact")
+        convert.convert(source, str(existing), "compact")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o640
+    assert [d.name for d in compact.read(existing)] == ["nyt960214.0704", "nyt960214.0705"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["existing.conllu", "new.conllu"]
