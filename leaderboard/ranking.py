@@ -47,9 +47,14 @@ class Score(NamedTuple):
         return getattr(self, name)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Entry:
-    """One run as the board sees it: its identity and its scores per sub-corpus slug."""
+    """One run as the board sees it: its identity and its scores per sub-corpus slug.
+
+    Treated as a value: nothing assigns to an entry once built (`dataclasses.replace` makes
+    a changed copy). It is not declared frozen because a board builds one per run of the
+    phase, a thousand per request, and a frozen dataclass's ``__init__`` (one
+    ``object.__setattr__`` per field) costs four times a plain one's."""
 
     submission_id: int
     team: str
