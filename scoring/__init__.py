@@ -11,7 +11,7 @@
 See docs/scorer.md for the command line, the modes and the JSON object.
 """
 
-from scoring.api import (read_documents, score, score_files, validate_pair,
+from scoring.api import (read_documents, score, score_files, score_modes, validate_pair,
                          validate_response)
 from scoring.errors import ScoringError, ScoringInputError, UsageError
 from scoring.options import PRESETS, ScoringOptions, parse_options
@@ -21,5 +21,5 @@ from scoring.version import __version__
 
 __all__ = ["PRESETS", "CorpusResult", "ScoreRow", "ScoringError", "ScoringInputError",
            "ScoringOptions", "UsageError", "__version__", "counts_vector", "parse_options",
-           "read_documents", "score", "score_files", "score_rows", "validate_pair",
-           "validate_response"]
+           "read_documents", "score", "score_files", "score_modes", "score_rows",
+           "validate_pair", "validate_response"]

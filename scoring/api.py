@@ -2,6 +2,7 @@
 
 - `score(key_path, response_path, options=ScoringOptions(...))` → a typed `CorpusResult`;
   `scoring.serialize.score_rows` turns it into flat score rows, the platform's data format;
+  `score_modes(key_path, response_path, options=[...])` → one per mode, the files read once;
 - `score_files(key_path, response_path, words)` → the ``--json`` object (a dict), for the
   command line and for callers that speak in option words;
 - `read_documents(path, format="auto")` → list of `Document`;
@@ -27,7 +28,7 @@ from scoring.pairing import FORM_CHECKED, Pairing, file_format, read_other
 from scoring.plan import ScoringPlan
 from scoring.readers import compact, detect_format, exploded
 from scoring.results import CorpusResult
-from scoring.runner import run
+from scoring.runner import run, run_modes
 from scoring.serialize import result_dict
 from scoring.validate import (
     compare_sentences,
@@ -37,7 +38,8 @@ from scoring.validate import (
     sentence_ids,
 )
 
-__all__ = ["read_documents", "score", "score_files", "score_invocation", "validate_response"]
+__all__ = ["read_documents", "score", "score_files", "score_invocation", "score_modes",
+           "validate_response"]
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -73,6 +75,41 @@ def score(key_path: str, response_path: str, *, options: ScoringOptions,
     if not per_doc:
         result.documents = []
     return result
+
+
+def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringOptions],
+                per_doc: Sequence[bool] | None = None) -> list[CorpusResult]:
+    """Score a response file in several modes (one process), reading both files once for
+    every group of modes that read them alike (`ScoringPlan.reading`): a platform that scores
+    each file of a run in a task's three or four modes reads it once instead of three or
+    four times.
+
+    The results, in the order of ``options``, are number for number those of
+    ``score(key_path, response_path, options=o, per_doc=d, processes=1)`` for each, warnings
+    and scored documents included. Bad input raises the `ScoringInputError` that scoring the
+    modes one by one, in order, raises first: where a shared reading meets a problem, the
+    modes are scored one by one to find it.
+    """
+    plans = [ScoringPlan.compile(each) for each in options]
+    keep = list(per_doc) if per_doc is not None else [True] * len(plans)
+    groups: dict[tuple, list[int]] = {}
+    for index, plan in enumerate(plans):
+        groups.setdefault(plan.reading, []).append(index)
+    results: list = [None] * len(plans)
+    try:
+        for members in groups.values():
+            pairing = Pairing(key_path, response_path, plans[members[0]],
+                              also=[plans[i] for i in members[1:]])
+            for index, result in zip(members, run_modes(pairing)):
+                results[index] = result
+    except ScoringInputError:
+        # Which mode's problem comes first (a cycle only one mode follows, say) is what
+        # scoring them one by one decides; a refused run is rare, so it is done that way.
+        results = [run(Pairing(key_path, response_path, plan), processes=1) for plan in plans]
+    for result, kept in zip(results, keep):
+        if not kept:
+            result.documents = []
+    return results
 
 
 def score_files(key_path: str, response_path: str, options: Sequence[str] = (), *,

@@ -134,15 +134,25 @@ def score_corpus(pairs: Iterable[tuple[Document, Document]],
                  options: ScoringOptions | ScoringPlan) -> CorpusResult:
     """Score (key, response) document pairs, given in key-file order, and micro-sum them.
     Options are compiled into their plan once, here (or were already)."""
-    plan = ScoringPlan.of(options)
-    documents = []
+    return score_corpus_modes(pairs, [options])[0]
+
+
+def score_corpus_modes(pairs: Iterable[tuple[Document, Document]],
+                       plans: Sequence[ScoringOptions | ScoringPlan]) -> list[CorpusResult]:
+    """`score_corpus` in several modes over one pass of the pairs (each pair is scored in
+    every mode as it comes): the result of each plan is the one `score_corpus` gives for it
+    alone."""
+    plans = [ScoringPlan.of(plan) for plan in plans]
+    documents: list[list[DocumentResult]] = [[] for _ in plans]
     key_links_only = None
     with paused_gc():
         for key, response in pairs:
-            documents.append(score_document(key, response, plan))
+            for plan, scored in zip(plans, documents):
+                scored.append(score_document(key, response, plan))
             conll = _key_links_only(key)
             key_links_only = conll if key_links_only is None else key_links_only and conll
-        return summarize(documents, plan, key_links_only=bool(key_links_only))
+        return [summarize(scored, plan, key_links_only=bool(key_links_only))
+                for plan, scored in zip(plans, documents)]
 
 
 @contextmanager

@@ -10,7 +10,7 @@ once from its options.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from scoring.errors import ScoringInputError
@@ -79,10 +79,14 @@ class Pairing:
     """
 
     def __init__(self, key_path: str, response_path: str,
-                 options: ScoringOptions | ScoringPlan) -> None:
+                 options: ScoringOptions | ScoringPlan, *,
+                 also: Sequence[ScoringPlan] = ()) -> None:
         self.key_path = str(key_path)
         self.response_path = str(response_path)
         self.plan = plan = ScoringPlan.of(options)
+        # the other plans its pairs are scored in (`scoring.api.score_modes`): each pair is
+        # checked under them too; they read the files as ``plan`` does
+        self.also = tuple(also)
         self.options = plan.options
         self.warnings: list[str] = []
         self.scored: list[str] = []
@@ -183,7 +187,8 @@ class Pairing:
         if self.key_format == self.response_format == "corefud" and response_doc.line:
             if (problem := compare_sentences(key_doc, response_doc)) is not None:
                 raise problem
-        for doc in (key_doc, response_doc):
-            problems = document_checks(doc, self.plan)
-            if problems:
-                raise problems[0]
+        for plan in (self.plan, *self.also):
+            for doc in (key_doc, response_doc):
+                problems = document_checks(doc, plan)
+                if problems:
+                    raise problems[0]

@@ -109,6 +109,16 @@ class ScoringPlan:
         entry points take either, and compile at most once per run."""
         return given if isinstance(given, ScoringPlan) else cls.compile(given)
 
+    @property
+    def reading(self) -> tuple:
+        """What reading and pairing the files depends on: runs whose plans have the same
+        ``reading`` read both files into the same documents and pairs, and may share one
+        reading (`scoring.api.score_modes`). Only the exploded reader (``auto`` reads
+        exploded files or refuses) takes the reader plans; the others read one way."""
+        readers = ((self.key_reader, self.response_reader) if self.format in ("auto", "ua")
+                   else ())
+        return (self.format, self.missing_documents, *readers)
+
     def reader(self, side: str) -> ReaderPlan:
         """The reader plan of ``side`` ("key" or "response")."""
         return self.key_reader if side == "key" else self.response_reader

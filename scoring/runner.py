@@ -25,7 +25,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from scoring.engine import paused_gc, score_corpus, summarize
+from scoring.engine import paused_gc, score_corpus, score_corpus_modes, summarize
 from scoring.errors import ScoringInputError
 from scoring.model import Document
 from scoring.pairing import Pairing
@@ -81,6 +81,20 @@ def run(pairing: Pairing, *, processes: int | None = None) -> CorpusResult:
     (first) and the names of the scored documents."""
     with paused_gc():  # the second half's results are rebuilt and summed here too
         result = _run(pairing, processes_setting(processes) > 1)
+    return _finished(pairing, result)
+
+
+def run_modes(pairing: Pairing) -> list[CorpusResult]:
+    """Prepare ``pairing`` and score every pair in its plan and in each of ``pairing.also``
+    (plans that read the files alike), from one reading of both files, in this process: the
+    results in that order, each the one `run` gives for its plan alone with one process."""
+    with paused_gc():
+        pairing.prepare()
+        results = score_corpus_modes(pairing.pairs(), [pairing.plan, *pairing.also])
+    return [_finished(pairing, result) for result in results]
+
+
+def _finished(pairing: Pairing, result: CorpusResult) -> CorpusResult:
     warnings = list(pairing.warnings)
     for warning in result.warnings:
         if warning not in warnings:
