@@ -18,6 +18,7 @@ measured on the build machine).
     python -m bench                          # every case at full size
     python -m bench --scale 0.1 --cases docs-5000,mentions-20000
     python -m bench --cases compact-1000,compact-5000   # compact vs exploded (bench/compact.py)
+    python -m bench --cases modes-identity,modes-crac   # a task's modes from one reading
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... python -m bench --cases corefud-22
     python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
 """
@@ -33,7 +34,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import boards, compact, corefud22, startup
+from bench import boards, compact, corefud22, modes, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -182,9 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
     parser.add_argument("--cases", default=",".join([c.name for c in CASES] + list(compact.CASES)
-                                                    + ["startup"]),
+                                                    + list(modes.CASES) + ["startup"]),
                         help="comma-separated case names: " + ", ".join(
-                            [c.name for c in CASES] + list(compact.CASES)
+                            [c.name for c in CASES] + list(compact.CASES) + list(modes.CASES)
                             + ["startup", corefud22.NAME, BOARD_CASE]) + f". The default is "
                         f"all but {corefud22.NAME} (needs PostgreSQL and Redis) and "
                         f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
@@ -198,18 +199,22 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.cases.split(",")
     names = [name for name in wanted if name in by_name]
     compact_names = [name for name in wanted if name in compact.CASES]
+    mode_names = [name for name in wanted if name in modes.CASES]
     unknown = [name for name in wanted
-               if name not in by_name and name not in compact.CASES
+               if name not in by_name and name not in compact.CASES and name not in modes.CASES
                and name not in ("startup", corefud22.NAME, BOARD_CASE)]
     if unknown:
         parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
-                     f"{', '.join(compact.CASES)}, {corefud22.NAME}, startup, {BOARD_CASE}")
+                     f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
+                     f"{corefud22.NAME}, startup, {BOARD_CASE}")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     commands = [by_name[name] for name in names if by_name[name].command]
     if commands:
         rows += run_commands(commands, args.scale, sys.stdout, args.repeat)
     if compact_names:
         rows += compact.run(compact_names, args.scale, sys.stdout)
+    if mode_names:
+        rows += modes.run(mode_names, args.scale, sys.stdout)
     if corefud22.NAME in wanted:
         rows += corefud22.run(sys.stdout, args.scale)
     if "startup" in args.cases.split(","):

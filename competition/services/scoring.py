@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
-from scoring import ScoreRow, ScoringError, ScoringInputError, score, score_rows
+from scoring import ScoreRow, ScoringError, ScoringInputError, score_modes, score_rows
 
 from competition.errors import CompetitionError
 from competition.models import (
@@ -264,18 +264,21 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
         key = str(submitted.subcorpus.key_path)
         response = str(submitted.absolute_path)
         name = submitted.subcorpus.name
-        for mode in modes:
-            begun = time.perf_counter()
-            try:
-                # One process: a worker is already one of many scoring in parallel.
-                result = score(key, response, options=mode.options, per_doc=mode.per_doc,
-                               processes=1)
-            except ScoringInputError as exc:
-                error = _public_error(exc, key=key, response=response, submitted=submitted)
-                log.append(f"{name}: {submitted.original_name} refused after "
-                           f"{time.perf_counter() - begun:.2f} s: {error}")
-                error.scoring_log = "\n".join(log)  # the task stores it with the failure
-                raise error from None
+        begun = time.perf_counter()
+        try:
+            # Every mode from one reading of the two files (the scorer reads them once for
+            # the modes that read them alike), in one process: a worker is already one of
+            # many scoring in parallel.
+            results = score_modes(key, response, options=[mode.options for mode in modes],
+                                  per_doc=[mode.per_doc for mode in modes])
+        except ScoringInputError as exc:
+            error = _public_error(exc, key=key, response=response, submitted=submitted)
+            log.append(f"{name}: {submitted.original_name} refused after "
+                       f"{time.perf_counter() - begun:.2f} s: {error}")
+            error.scoring_log = "\n".join(log)  # the task stores it with the failure
+            raise error from None
+        spent = time.perf_counter() - begun
+        for mode, result in zip(modes, results):
             scores.extend(ScoreValue(submitted.subcorpus_id, row)
                           for row in score_rows(result, mode.options, mode=mode.name,
                                                 per_doc=mode.per_doc))
@@ -283,7 +286,8 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                        f"{submitted.original_name} ({submitted.size:,} bytes) and the gold key "
                        f"of {name}; {len(result.scored)} document"
                        f"{'s' if len(result.scored) != 1 else ''} scored in "
-                       f"{time.perf_counter() - begun:.2f} s")
+                       f"{spent:.2f} s" + (f" (the {len(modes)} modes together)"
+                                           if len(modes) > 1 else ""))
             for warning in (*mode.notes, *result.warnings):
                 text = str(warning)
                 if key in text:
