@@ -3,13 +3,16 @@ for number what `score` gives for that mode alone, errors included."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from scoring import ScoringInputError, parse_options, score, score_modes, score_rows
 from scoring.plan import ScoringPlan
 from scoring.procedures import PROCEDURES
-from tests.conftest import REPO, SHARED
 
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO / ".." / "shared"
 CODI = REPO / "fixtures" / "data" / "codi-crac21"
 BASELINES = REPO / "fixtures" / "baselines" / "codi-crac21"
 COREFUD = REPO / "fixtures" / "corefud"
