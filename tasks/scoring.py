@@ -35,8 +35,8 @@ from django.db import OperationalError, close_old_connections
 # machinery (which may swallow the exception it raises).
 import scoring  # noqa: F401
 import scoring.engine  # noqa: F401  (numpy)
-import scipy.optimize  # noqa: F401  (the scorer loads it on its first assignment)
 import scoring.readers.exploded  # noqa: F401
+from scoring.assignment import solver
 from scoring.errors import ScoringError, ScoringInputError
 
 from competition import services
@@ -44,6 +44,8 @@ from competition.models import Submission
 from competition.services.notifications import submission_notify
 
 logger = logging.getLogger(__name__)
+
+solver()  # scipy's Kuhn–Munkres, which the scorer loads on its first assignment
 
 TIME_LIMIT_MESSAGE = ("Scoring stopped at the time limit of {seconds} s. This is a limit of "
                       "the platform: the run does not count against your limits.")

@@ -171,3 +171,40 @@ def test_the_assignment_shortcut_returns_what_scipy_returns():
                     assert ours[1].tolist() == theirs[1].tolist()
                     shortcuts += _only_optimum(matrix, maximize) is not None
     assert shortcuts > 100  # the shortcut is exercised, not only the fallback
+
+
+def test_the_solver_is_scipys_own_and_gives_its_assignments():
+    """`scoring.assignment.solver` loads scipy's compiled ``linear_sum_assignment`` from its
+    module file (not through ``scipy.optimize``); it must be that function, giving scipy's
+    indices on random matrices with ties, rectangular ones included."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment as reference
+
+    from scoring.assignment import _compiled_solver
+
+    solve = _compiled_solver()  # fails loudly if scipy's layout changes (solver falls back)
+    assert solve.__name__ == reference.__name__ and solve.__doc__ == reference.__doc__
+    rng = np.random.default_rng(11)
+    for rows in range(1, 7):
+        for cols in range(1, 7):
+            for _ in range(20):
+                matrix = (rng.integers(0, 3, (rows, cols)).astype(float) if rng.random() < 0.5
+                          else rng.random((rows, cols)))
+                for maximize in (True, False):
+                    ours, theirs = solve(matrix, maximize=maximize), reference(
+                        matrix, maximize=maximize)
+                    assert [a.tolist() for a in ours] == [a.tolist() for a in theirs]
+
+
+def test_the_solver_falls_back_to_scipys_public_import(monkeypatch):
+    from scipy.optimize import linear_sum_assignment as public
+
+    from scoring import assignment
+
+    def unavailable():
+        raise ImportError("no compiled _lsap module")
+
+    monkeypatch.setattr(assignment, "_SOLVE", None)
+    monkeypatch.setattr(assignment, "_compiled_solver", unavailable)
+    assert assignment.solver() is public
+

@@ -41,11 +41,21 @@ def test_a_one_document_run_with_no_assignment_to_solve_loads_none_of_them():
     assert loaded_by_a_run(AMI, AMI, "remove_split_antecedent") == dict.fromkeys(WATCHED, False)
 
 
-def test_scipy_loads_when_a_run_solves_an_assignment():
-    """The AMI baseline against its key has CEAF components of many entities: scipy solves
-    them. The run is still one process."""
-    loaded = loaded_by_a_run(AMI, AMI_BASELINE)
-    assert loaded["scipy"] and not loaded["multiprocessing"]
+def test_a_run_that_solves_an_assignment_loads_scipys_solver_not_scipy_optimize():
+    """The AMI baseline against its key has CEAF components of many entities: scipy's
+    compiled Kuhn–Munkres solves them, loaded from its module file without the
+    ``scipy.optimize`` package (most of a one-document run's CPU before). One process."""
+    code = ("import io, contextlib\n"
+            "from scoring.cli import main\n"
+            "from scoring import assignment\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main({[AMI, AMI_BASELINE]!r})\n"
+            "print(assignment._SOLVE is not None, 'scipy.optimize' in sys.modules, "
+            "'multiprocessing' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False", "False"]
 
 
 @pytest.mark.parametrize("name", ["ProcessPoolExecutor", "BrokenProcessPool", "get_context"])
