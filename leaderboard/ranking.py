@@ -126,10 +126,8 @@ def macro_average(scores: Mapping[str, Score], available: Sequence[str],
     >>> macro_average({"a": Score(1.0, 0.5, 0.6)}, ["a", "b"], missing="zero")
     Score(recall=0.5, precision=0.25, f1=0.3)
     """
-    present = [scores[slug] for slug in available if slug in scores]
-    if not available or not present:
-        return None
-    if len(present) < len(available) and missing != "zero":
+    present = _averaged(scores, available, missing)
+    if present is None:
         return None
     n = len(available)
 
@@ -142,6 +140,19 @@ def macro_average(scores: Mapping[str, Score], available: Sequence[str],
                  mean([s.f1 for s in present]))
 
 
+def _averaged(scores: Mapping[str, Score], available: Sequence[str],
+              missing: MissingRule) -> list[Score] | None:
+    """The scores a macro-average is taken over (the available sub-corpora's present ones),
+    or None where there is no average: nothing available or present, or a sub-corpus missing
+    without the zero rule."""
+    present = [scores[slug] for slug in available if slug in scores]
+    if not available or not present:
+        return None
+    if len(present) < len(available) and missing != "zero":
+        return None
+    return present
+
+
 def missing_subcorpora(entry: Entry, available: Sequence[str]) -> tuple[str, ...]:
     """The available sub-corpora a scored entry has no score for."""
     return tuple(slug for slug in available if slug not in entry.scores)
@@ -151,13 +162,12 @@ def _primary_key(entry: Entry, available: Sequence[str],
                  missing: MissingRule = "unranked") -> tuple[int, float]:
     """Which of a team's runs is best: complete runs before incomplete ones (which have an
     average only under the zero rule), then the higher primary average F1."""
-    if not entry.is_scored or not available:
+    present = _averaged(entry.primary, available, missing) if entry.is_scored else None
+    if present is None:
         return (0, 0.0)
-    primary = entry.primary  # the F1 of `macro_average`, without its recall and precision:
-    present = [primary[slug].f1 for slug in available if slug in primary]  # 1,000 runs a board
-    if not present or (len(present) < len(available) and missing != "zero"):
-        return (0, 0.0)
-    return (2 if len(present) == len(available) else 1, math.fsum(present) / len(available))
+    # the F1 of `macro_average`, without its recall and precision (1,000 runs a board)
+    return (2 if len(present) == len(available) else 1,
+            math.fsum([score.f1 for score in present]) / len(available))
 
 
 def select_team_entries(
