@@ -149,27 +149,34 @@ def test_blanc_with_a_split_antecedent_is_the_mean_over_mention_orders(make_doc)
     assert 3 / 5 <= coref.recall <= (4 + 1 / 3) / 5
 
 
+def random_matrices(*, seed: int, rows: int, cols: int, each: int):
+    """``each`` random matrices of every shape up to rows × cols: half of small integers (many
+    ties), half of floats."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for n in range(1, rows + 1):
+        for m in range(1, cols + 1):
+            for _ in range(each):
+                yield (rng.integers(0, 3, (n, m)).astype(float) if rng.random() < 0.5
+                       else rng.random((n, m)))
+
+
 def test_the_assignment_shortcut_returns_what_scipy_returns():
     """Where every row has a strictly best cell in a column of its own, the assignment is
     taken without scipy; it must be the indices scipy returns, on random matrices with ties."""
-    import numpy as np
     from scipy.optimize import linear_sum_assignment as reference
 
     from scoring.assignment import _only_optimum, linear_sum_assignment
 
-    rng = np.random.default_rng(7)
     shortcuts = 0
-    for rows in range(1, 6):
-        for cols in range(1, 7):
-            for _ in range(60):
-                matrix = (rng.integers(0, 3, (rows, cols)).astype(float) if rng.random() < 0.5
-                          else rng.random((rows, cols)))
-                for maximize in (True, False):
-                    ours = linear_sum_assignment(matrix, maximize=maximize)
-                    theirs = reference(matrix, maximize=maximize)
-                    assert ours[0].tolist() == theirs[0].tolist()
-                    assert ours[1].tolist() == theirs[1].tolist()
-                    shortcuts += _only_optimum(matrix, maximize) is not None
+    for matrix in random_matrices(seed=7, rows=5, cols=6, each=60):
+        for maximize in (True, False):
+            ours = linear_sum_assignment(matrix, maximize=maximize)
+            theirs = reference(matrix, maximize=maximize)
+            assert ours[0].tolist() == theirs[0].tolist()
+            assert ours[1].tolist() == theirs[1].tolist()
+            shortcuts += _only_optimum(matrix, maximize) is not None
     assert shortcuts > 100  # the shortcut is exercised, not only the fallback
 
 
@@ -177,23 +184,16 @@ def test_the_solver_is_scipys_own_and_gives_its_assignments():
     """`scoring.assignment.solver` loads scipy's compiled ``linear_sum_assignment`` from its
     module file (not through ``scipy.optimize``); it must be that function, giving scipy's
     indices on random matrices with ties, rectangular ones included."""
-    import numpy as np
     from scipy.optimize import linear_sum_assignment as reference
 
     from scoring.assignment import _compiled_solver
 
     solve = _compiled_solver()  # fails loudly if scipy's layout changes (solver falls back)
     assert solve.__name__ == reference.__name__ and solve.__doc__ == reference.__doc__
-    rng = np.random.default_rng(11)
-    for rows in range(1, 7):
-        for cols in range(1, 7):
-            for _ in range(20):
-                matrix = (rng.integers(0, 3, (rows, cols)).astype(float) if rng.random() < 0.5
-                          else rng.random((rows, cols)))
-                for maximize in (True, False):
-                    ours, theirs = solve(matrix, maximize=maximize), reference(
-                        matrix, maximize=maximize)
-                    assert [a.tolist() for a in ours] == [a.tolist() for a in theirs]
+    for matrix in random_matrices(seed=11, rows=6, cols=6, each=20):
+        for maximize in (True, False):
+            ours, theirs = solve(matrix, maximize=maximize), reference(matrix, maximize=maximize)
+            assert [a.tolist() for a in ours] == [a.tolist() for a in theirs]
 
 
 def test_the_solver_falls_back_to_scipys_public_import(monkeypatch):
