@@ -344,10 +344,22 @@ def celery_worker(celery_worker_factory) -> WorkerProcess:
 
 
 def wait_for(predicate, *, timeout: float, interval: float = 0.1, what: str = "a condition"):
-    """Poll ``predicate`` until it returns a truthy value; fail (never hang) after timeout."""
+    """Poll ``predicate`` until it returns a truthy value; fail (never hang) after timeout.
+
+    A poll refused with "database table is locked" counts as not yet: the embedded pass's
+    test database is SQLite in memory with a shared cache, where a reader is refused at once
+    while another thread (in-process scoring) holds a table's write lock; a file database,
+    as `make demo` uses, waits for the writer instead (settings: ``timeout``)."""
+    from django.db import OperationalError
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = predicate()
+        try:
+            value = predicate()
+        except OperationalError as exc:
+            if "table is locked" not in str(exc):
+                raise
+            value = None
         if value:
             return value
         time.sleep(interval)
