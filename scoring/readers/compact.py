@@ -48,6 +48,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from itertools import accumulate, chain, compress, repeat
+from functools import partial
 from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 
@@ -57,6 +58,7 @@ from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
 
 FORMAT = "corefud"
+_new_markable = partial(tuple.__new__, Markable)
 DEFAULT_ENTITY_FIELDS = ("eid", "etype", "head", "other")
 COLUMNS = 10
 MISC = 9
@@ -254,9 +256,65 @@ _FIRST_ID = re.compile(r"[0-9]+(?:[.-][0-9]+)?\t")
 _BAD_START = re.compile(r"\n(?![0-9]+(?:[.-][0-9]+)?\t|\Z)")
 _SPECIAL_FIRST = re.compile(r"[0-9]+[.-]")
 _SPECIAL_ID = re.compile(r"\n[0-9]+[.-]")
-_FORM_MISC = re.compile(r"[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"([^\t\n]*)\n")
+_FORM_MISC = re.compile(r"^[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"([^\t\n]*)\n",
+                        re.M)
 _ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\n]*)$",
                   re.M)
+
+
+Split = tuple[list[list[str]], list[int], list[int], bool, list, "list[tuple[int, str]] | None"]
+
+
+def split_document(block: str, pos: int, number: int) -> Split | None:
+    """A plain CoNLL-U document's sentences and token rows, by compiled expressions over its
+    text from offset ``pos`` (line ``number``): (comments, sizes, row_lines, words_only,
+    first, second), or None where it is not that plain (see `_Reader.fast_document`).
+
+    - comments: one list per sentence, its comment lines stripped; sizes: its token lines;
+    - row_lines: the line of every token line; words_only: no ID like 5.1 or 5-6;
+    - first: words_only, the FORM of every row; otherwise (ID, FORM, DEPS, MISC) per row;
+    - second: words_only, (row, MISC) of each row whose MISC is not "_"; otherwise None.
+
+    `scoring._speedups.split_document` does the same in C, in a fifth of the time; the
+    reader uses it where `make venv` built it (tests/scoring/test_speedups.py: the same
+    results, and the same documents read)."""
+    # per sentence: its comment lines, its token lines, the blank lines after them
+    paragraphs = _PARAGRAPH.findall(block, pos)
+    leads = list(map(itemgetter(0), paragraphs))
+    bodies = list(map(itemgetter(1), paragraphs))
+    lead_lines = list(map(methodcaller("count", "\n"), leads))
+    sizes = [body.count("\n") + 1 for body in bodies]  # token lines
+    spans = map(add, map(add, lead_lines, sizes), map(len, map(itemgetter(2), paragraphs)))
+    before = accumulate(chain((number,), spans))  # each paragraph's first line + 1
+    starts = list(map(add, before, lead_lines))  # the line of each first token line
+    comments = [list(map(str.strip, lead[:-1].split("\n"))) if lead else []
+                for lead in leads]
+    del paragraphs, leads
+    text = "\n".join(bodies) + "\n" if bodies else ""
+    del bodies
+    rows = len(text) and text.count("\n")
+    if not rows or text.count("\t") != 9 * rows or _FIRST_ID.match(text) is None \
+            or _BAD_START.search(text) is not None:
+        return None  # no token line, a line that is not ten tab-separated columns with a
+        # plain ID, a comment among token lines or a paragraph of comments only
+    words_only = _SPECIAL_ID.search(text) is None and _SPECIAL_FIRST.match(text) is None
+    cells = (_FORM_MISC if words_only else _ROW).findall(text)
+    if len(cells) != rows:  # each line matched from its start: each has ten columns
+        return None
+    row_lines = list(chain.from_iterable(map(range, starts, map(add, starts, sizes))))
+    if not words_only:
+        return comments, sizes, row_lines, False, cells, None
+    miscs = list(map(itemgetter(1), cells))
+    annotated = list(zip(compress(range(rows), map("_".__ne__, miscs)),
+                         compress(miscs, map("_".__ne__, miscs))))
+    return comments, sizes, row_lines, True, list(map(itemgetter(0), cells)), annotated
+
+
+try:  # the same in C, where `make venv` built it (setup.py)
+    from scoring._speedups import split_document as _native_split_document
+except ImportError:  # pragma: no cover - a checkout without the build step
+    _native_split_document = None
+_split_document = _native_split_document or split_document
 
 
 class _Mention:
@@ -264,12 +322,13 @@ class _Mention:
     parts closed, and its bracket fields."""
 
     __slots__ = ("entity", "fields", "line", "order", "layer", "parts_total", "ranges",
-                 "closed")
+                 "closed", "attribute_names")
 
     def __init__(self, entity: str, fields: dict[str, str], line: int, order: int, layer: str,
-                 parts_total: int = 1) -> None:
+                 parts_total: int = 1, attribute_names: tuple[str, ...] = ()) -> None:
         self.entity = entity
         self.fields = fields
+        self.attribute_names = attribute_names  # the fields of its header that are attributes
         self.line = line
         self.order = order
         self.layer = layer
@@ -314,37 +373,19 @@ class _Reader:
         while block.startswith("\n", pos):  # blank lines after # newdoc
             pos += 1
             number += 1
-        # per sentence: its comment lines, its token lines, the blank lines after them
-        paragraphs = _PARAGRAPH.findall(block, pos)
-        leads = list(map(itemgetter(0), paragraphs))
-        bodies = list(map(itemgetter(1), paragraphs))
-        lead_lines = list(map(methodcaller("count", "\n"), leads))
-        sizes = [body.count("\n") + 1 for body in bodies]  # token lines
-        spans = map(add, map(add, lead_lines, sizes), map(len, map(itemgetter(2), paragraphs)))
-        before = accumulate(chain((number,), spans))  # each paragraph's first line + 1
-        starts = list(map(add, before, lead_lines))  # the line of each first token line
-        comments = [list(map(str.strip, lead[:-1].split("\n"))) if lead else []
-                    for lead in leads]
-        del paragraphs, leads
+        split = _split_document(block, pos, number)
+        if split is None:
+            return False  # a line that is not ten tab-separated columns with a plain ID, a
+            # comment among token lines or a paragraph of comments only
+        comments, sizes, row_lines, words_only, first, annotated = split
         headers: list[str] = []  # a # global.Entity in the document's first comments
         if "global.Entity" in block:
-            first = comments[0] if comments else []
-            headers = [m.group(1) for c in first if (m := _GLOBAL_ENTITY.match(c))]
+            lead = comments[0] if comments else []
+            headers = [m.group(1) for c in lead if (m := _GLOBAL_ENTITY.match(c))]
             if block.count("global.Entity") != len(headers) or \
                     not all(h.split("-")[0].strip() for h in headers):
                 return False  # elsewhere, or one the line-by-line reading refuses
-            comments[0] = [c for c in first if not _GLOBAL_ENTITY.match(c)]
-        text = "\n".join(bodies) + "\n" if bodies else ""
-        del bodies
-        rows = len(text) and text.count("\n")
-        if text.count("\t") != 9 * rows or rows and (
-                _FIRST_ID.match(text) is None or _BAD_START.search(text) is not None):
-            return False  # a line that is not ten tab-separated columns with a plain ID, a
-            # comment among token lines or a paragraph of comments only
-        words_only = _SPECIAL_ID.search(text) is None and _SPECIAL_FIRST.match(text) is None
-        cells = (_FORM_MISC if words_only else _ROW).findall(text)
-        if len(cells) != rows:
-            return False
+            comments[0] = [c for c in lead if not _GLOBAL_ENTITY.match(c)]
         self.end_sentence()
         self.start_document(line, _NEWDOC.match(block[:block.index("\n")].strip()).group(1)
                             or None)  # type: ignore[union-attr]
@@ -352,21 +393,26 @@ class _Reader:
             self.set_fields(line, header)
         doc = self.doc
         assert doc is not None
-        row_lines = list(chain.from_iterable(map(range, starts, map(add, starts, sizes))))
-        if words_only:  # node = row = word position
-            doc.tokens = list(map(itemgetter(0), cells))
-            doc.token_lines = row_lines
-            doc.positions = range(rows)
-            row_node: list[int | None] | range = doc.positions
-        else:
-            row_node = doc.special_rows(cells, row_lines, sizes)
         doc.sentences = [Sentence(tuple(c), ()) for c in comments]
         doc.sentence_index = len(comments)
-        annotate = doc.annotate
-        miscs = list(map(itemgetter(-1), cells))
-        for row in compress(range(rows), map("_".__ne__, miscs)):  # rows annotated
-            if (node := row_node[row]) is not None:
-                annotate(row_lines[row], node, miscs[row])
+        rows = len(row_lines)
+        if words_only:  # node = row = word position
+            doc.tokens = first
+            doc.token_lines = row_lines
+            doc.positions = range(rows)
+            annotate, brackets = doc.annotate, doc.brackets
+            for row, misc in annotated:
+                if misc.startswith("Entity=") and "|" not in misc:  # the usual MISC
+                    brackets(row_lines[row], row, misc[7:], "identity")
+                else:
+                    annotate(row_lines[row], row, misc)
+        else:
+            row_node = doc.special_rows(first, row_lines, sizes)
+            annotate = doc.annotate
+            miscs = list(map(itemgetter(-1), first))
+            for row in compress(range(rows), map("_".__ne__, miscs)):  # rows annotated
+                if (node := row_node[row]) is not None:
+                    annotate(row_lines[row], node, miscs[row])
         self.comments = []
         self.finish_document()
         return True
@@ -509,6 +555,11 @@ class _DocumentBuilder:
         self.header = header
         self.exact_ua = "ua" in fields
         self.not_attributes = _SPECIAL_FIELDS | {fields[0]}
+        # the fields kept in Markable.attributes, in header order (a name given twice once;
+        # an empty name, from a header like eid--etype, names nothing)
+        self.attribute_names = tuple(dict.fromkeys(
+            name for name in fields if name and name not in self.not_attributes
+            and name[0] != "_"))
 
     def fail(self, line: int, message: str, code: str = "invalid") -> ScoringInputError:
         return ScoringInputError(self.path, line, message, code=code, document=self.name)
@@ -588,6 +639,9 @@ class _DocumentBuilder:
         """The annotations in the MISC of node ``index`` (on line ``number``)."""
         if misc == "_" or "=" not in misc:
             return
+        if misc.startswith("Entity=") and "|" not in misc:  # the usual MISC: only Entity=
+            self.brackets(number, index, misc[7:], "identity")
+            return
         for item in misc.split("|"):
             key, _, value = item.partition("=")
             if key == "Entity":
@@ -600,18 +654,20 @@ class _DocumentBuilder:
                 self.read_bridge(number, value, index)
 
     def brackets(self, number: int, index: int, value: str, layer: str) -> None:
-        opening, closing = value.count("("), value.count(")")
-        if opening + closing == 1 and len(value) > 1:  # one opening or one closing
-            if opening and value[0] == "(":
-                self.open_mention(number, index, value[1:], layer)
-                return
-            if closing and value[-1] == ")":
+        if len(value) > 1:  # the usual values: one opening, one closing, one single-word mention
+            first, last = value[0], value[-1]
+            if first == "(":
+                inner = value[1:-1] if last == ")" else value[1:]
+                if "(" not in inner and ")" not in inner:
+                    if last == ")":
+                        self.close_part(number, index,
+                                        self.open_mention(number, index, inner, layer), layer)
+                    else:
+                        self.open_mention(number, index, inner, layer)
+                    return
+            elif last == ")" and "(" not in value and ")" not in value[:-1]:
                 self.close(number, index, value[:-1], layer)
                 return
-        elif opening == closing == 1 and value[0] == "(" and value[-1] == ")":
-            self.close_part(number, index,  # one single-word mention
-                            self.open_mention(number, index, value[1:-1], layer), layer)
-            return
         pos = 0
         for match in _ITEM.finditer(value):
             if match.start() != pos:
@@ -637,8 +693,9 @@ class _DocumentBuilder:
                       if i < len(values) else "" for i, name in enumerate(names)}
         else:  # nothing escaped (the common case): the same dict, built in C
             fields = dict(zip(names, values))
-            for name in names[len(values):]:
-                fields[name] = ""
+            if len(values) < len(names):
+                for name in names[len(values):]:
+                    fields[name] = ""
         raw_id = values[0]
         part, total = 1, 1
         if "[" in raw_id and (match := _PART.match(raw_id)):
@@ -651,7 +708,8 @@ class _DocumentBuilder:
             raise self.fail(number, f"opening '({content}' has no entity id (expected "
                             f"'({self.fields[0]}-…')", "brackets")
         if part == 1:
-            mention = _Mention(entity, fields, number, len(self.mentions), layer, total)
+            mention = _Mention(entity, fields, number, len(self.mentions), layer, total,
+                               self.attribute_names)
             self.mentions.append(mention)
             if total > 1:
                 self.pending.setdefault((layer, entity, total), []).append(mention)
@@ -692,14 +750,18 @@ class _DocumentBuilder:
         if not stack:
             raise self.fail(number, f"closing '{content})' has no open mention of entity "
                             f"{entity} (expected an earlier '({raw_id}-…')", "unopened")
-        self.finish_part(number, index, stack.pop(), 1)
+        mention = stack.pop()  # a mention of one part (finish_part, inlined)
+        mention.ranges[1][1] = index
+        mention.closed.add(1)
 
     def close_part(self, number: int, index: int, mention: _Mention, layer: str) -> None:
-        part = int(mention.fields["_part"])
-        if mention.parts_total > 1:
-            self.parts_open[(layer, mention.entity, part, mention.parts_total)].pop()
-        else:
+        if mention.parts_total == 1:  # the usual mention, of one part (finish_part, inlined)
             self.open[(layer, mention.entity)].pop()
+            mention.ranges[1][1] = index
+            mention.closed.add(1)
+            return
+        part = int(mention.fields["_part"])
+        self.parts_open[(layer, mention.entity, part, mention.parts_total)].pop()
         self.finish_part(number, index, mention, part)
 
     def finish_part(self, number: int, index: int, mention: _Mention, part: int) -> None:
@@ -828,31 +890,35 @@ class _DocumentBuilder:
         bridges: list[tuple[str, str]] | tuple = ()
         if least := fields.get("min"):
             try:
-                bounds = [int(x) - 1 for x in least.split(",")]
+                bounds = list(map(int, least.split(",")))
             except ValueError:
                 raise self.fail(mention.line, f"min {fields['min']!r} (expected a token number "
                                 "or two joined by a comma)", "min") from None
-            min_span = (bounds[0], bounds[-1])
+            min_span = (bounds[0] - 1, bounds[-1] - 1)
         if min_span is None and head is not None and not head_zero:
             min_span = (head, head)  # CorefUD partial matching: the head is the minimum
-        skip = self.not_attributes
-        attributes = [(name, value) for name, value in fields.items()
-                      if value and name not in skip and name[0] != "_"]
+        names = mention.attribute_names  # most mentions have none of them filled
+        attributes = ([(name, fields[name]) for name in names if fields.get(name)]
+                      if any(map(fields.get, names)) else [])
         if ua := fields.get("ua"):
             bridges = []
+            plain = unescape if "%" in ua else str  # str(text) is text itself
             for pair in ua.split(","):
                 key, _, value = pair.partition(":")
-                key = unescape(key)
+                key = plain(key)
                 if key == "ElementOf":
-                    element_of += tuple(unescape(value).split(","))
+                    element_of += tuple(plain(value).split(","))
                 elif key == "Bridge":
                     anchor, _, rel = value.partition("/")
-                    bridges.append((unescape(anchor), unescape(rel)))
+                    bridges.append((plain(anchor), plain(rel)))
                 elif key:
-                    attributes.append((key, unescape(value)))
+                    attributes.append((key, plain(value)))
         markable_id = fields.get("mid") or f"m{mention.order + 1}"
-        markable = Markable(markable_id, mention.entity, tuple(parts), mention.line, min_span,
-                            head, (), zero, tuple(attributes), tuple(zeros), head_zero or 0)
+        # Markable(markable_id, entity_id, parts, line, min_span, head, element_of, zero,
+        # attributes, zeros, head_zero), built as the tuple it is
+        markable = _new_markable((markable_id, mention.entity, tuple(parts), mention.line,
+                                  min_span, head, (), zero, tuple(attributes), tuple(zeros),
+                                  head_zero or 0))
         if head is not None and not head_zero or head is None and not zero and not zeros:
             return markable, element_of, bridges  # headed by a word
         # The node that heads it when scored (v2: the first one when none is annotated).
