@@ -148,6 +148,8 @@ def compare_sentences(key: Document, response: Document) -> ScoringInputError | 
     """The first difference between the sentences of a key and a response document of a
     compact (CorefUD) file: the same number of sentences, with the same ``# sent_id``, as the
     CorefUD scorer requires before it aligns anything."""
+    if key.sentences == response.sentences:  # the same comments: the same sent_ids
+        return None
     key_ids, response_ids = sentence_ids(key), sentence_ids(response)
     if key_ids == response_ids:
         return None
