@@ -659,11 +659,7 @@ class _DocumentBuilder:
             if first == "(":
                 inner = value[1:-1] if last == ")" else value[1:]
                 if "(" not in inner and ")" not in inner:
-                    if last == ")":
-                        self.close_part(number, index,
-                                        self.open_mention(number, index, inner, layer), layer)
-                    else:
-                        self.open_mention(number, index, inner, layer)
+                    self.open_mention(number, index, inner, layer, last == ")")
                     return
             elif last == ")" and "(" not in value and ")" not in value[:-1]:
                 self.close(number, index, value[:-1], layer)
@@ -685,7 +681,10 @@ class _DocumentBuilder:
                             "'(e1-…', single-word mentions "
                             "'(e1-…)' and closings 'e1)')", "brackets")
 
-    def open_mention(self, number: int, index: int, content: str, layer: str) -> _Mention:
+    def open_mention(self, number: int, index: int, content: str, layer: str,
+                     single: bool = False) -> _Mention:
+        """The mention (or next part of a discontinuous mention) an opening starts on node
+        ``index``; ``single``: it closes there too (``(e1-…)``)."""
         values = content.split("-")
         names = self.fields
         if "%" in content:
@@ -727,9 +726,15 @@ class _DocumentBuilder:
         mention.ranges[part] = [index, index]
         if total > 1:
             self.parts_open.setdefault((layer, entity, part, total), []).append(mention)
+            mention.fields["_part"] = str(part)  # which part a closing ends (close_part)
+            if single:
+                self.close_part(number, index, mention, layer)
+        elif single:  # opened and closed on this node: never on the stack of open mentions
+            mention.closed.add(1)
+        elif (stack := self.open.get((layer, entity))) is None:
+            self.open[(layer, entity)] = [mention]
         else:
-            self.open.setdefault((layer, entity), []).append(mention)
-        mention.fields["_part"] = "1" if part == 1 else str(part)
+            stack.append(mention)
         return mention
 
     def close(self, number: int, index: int, content: str, layer: str) -> None:
