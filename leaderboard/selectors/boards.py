@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.core.cache import cache
-from django.db.models import FilteredRelation, Q
+from django.db.models import DateTimeField, FilteredRelation, Func, Q
 from django.utils.dateparse import parse_datetime
 from scoring.vocabulary import metric_label, ordered_metrics
 
@@ -55,6 +55,36 @@ PAIRS_KEPT = 20_000
 
 class BoardQueryError(ValueError):
     """A board was asked for with a parameter that does not exist (unknown metric, column)."""
+
+
+class _Timestamp(Func):
+    """A datetime column, read as Django reads it but through psycopg's compiled loader.
+
+    Django loads PostgreSQL's ``timestamptz`` with a loader written in Python (for its time
+    zone handling) at about 4 µs a value: 4 ms of a board's thousand runs, a tenth of the
+    request. The same instant read as a plain ``timestamp`` on the connection's wall clock
+    goes through psycopg's compiled loader, and given the connection's time zone back it is
+    the datetime Django's loader makes (naive without ``USE_TZ``, as Django's). Other
+    databases read the column as it is.
+    """
+
+    arity = 1
+    output_field = DateTimeField()
+
+    def as_sql(self, compiler, connection, **extra_context):
+        return compiler.compile(self.source_expressions[0])
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"({sql} AT TIME ZONE %s)", (*params, connection.timezone_name)
+
+    def get_db_converters(self, connection):
+        converters = super().get_db_converters(connection)
+        zone = connection.timezone
+        if connection.vendor == "postgresql" and zone is not None:
+            converters.append(lambda value, expression, connection: (
+                None if value is None else value.replace(tzinfo=zone)))
+        return converters
 
 
 # --- raw material: the same structure live and frozen ----------------------------------------
@@ -90,54 +120,60 @@ def board_material(
     kept_text = pairs_text(board_pairs(primary_metric=task.primary_metric,
                                        procedure=task.procedure))
     from_entries = wanted is not None and bool(wanted & kept)
-    fields = ["id", "team_id", "team__name", "run_name", "created_at", "status", "is_baseline",
+    fields = ["id", "team_id", "team__name", "run_name", "submitted", "status", "is_baseline",
               "is_chosen", "disqualified", "scorer_version", "track__slug", "is_reference",
               "source", "description", "link", "current__id", "current__procedure"]
     if from_entries:
         fields += ["board_entry__run_id", "board_entry__pairs", "board_entry__scores"]
+    # Tuples, not dicts: a thousand rows a board, unpacked once each.
     submissions = (
         Submission.objects.filter(
             phase=phase, status__in=[Submission.Status.SCORED, Submission.Status.FAILED]
         )
-        .annotate(current=FilteredRelation("runs", condition=Q(runs__is_current=True)))
+        .annotate(current=FilteredRelation("runs", condition=Q(runs__is_current=True)),
+                  submitted=_Timestamp("created_at"))
         .order_by("created_at", "id")
-        .values(*fields)
+        .values_list(*fields)
     )
+    entry_pairs = tuple(wanted & kept) if from_entries else ()
     entries = {}
     stale: list[int] = []
-    for s in submissions:
-        scored = s["status"] == Submission.Status.SCORED and s["current__id"] is not None
-        entry = {
-            "submission_id": s["id"],
-            "team_id": s["team_id"],
-            "team": s["team__name"],
-            "run_name": s["run_name"],
-            "submitted_at": s["created_at"].isoformat() if as_json else s["created_at"],
-            "status": s["status"],
-            "is_baseline": s["is_baseline"],
-            "is_chosen": s["is_chosen"],
-            "disqualified": s["disqualified"],
-            "scorer_version": s["scorer_version"],
-            "track": s["track__slug"],
-            "is_reference": s["is_reference"],
-            "source": s["source"],
-            "description": s["description"],
-            "link": s["link"],
-            "procedure": (s["current__procedure"] or "") if scored else "",
-            "run": s["current__id"],
-            "scores": {},
+    for row in submissions:
+        (sid, team_id, team, run_name, submitted, status, is_baseline, is_chosen,
+         disqualified, scorer_version, track, is_reference, source, description, link, run,
+         procedure) = row[:17]
+        scored = status == Submission.Status.SCORED and run is not None
+        scores: dict = {}
+        entries[sid] = {
+            "submission_id": sid,
+            "team_id": team_id,
+            "team": team,
+            "run_name": run_name,
+            "submitted_at": submitted.isoformat() if as_json else submitted,
+            "status": status,
+            "is_baseline": is_baseline,
+            "is_chosen": is_chosen,
+            "disqualified": disqualified,
+            "scorer_version": scorer_version,
+            "track": track,
+            "is_reference": is_reference,
+            "source": source,
+            "description": description,
+            "link": link,
+            "procedure": (procedure or "") if scored else "",
+            "run": run,
+            "scores": scores,
         }
-        entries[s["id"]] = entry
         if not scored or not from_entries:
             continue
-        if (s["board_entry__run_id"] == s["current__id"]
-                and s["board_entry__pairs"] == kept_text):
-            for (mode, metric) in wanted & kept:
-                cells = s["board_entry__scores"].get(mode, {}).get(metric)
+        entry_run, entry_pairs_text, entry_scores = row[17:]
+        if entry_run == run and entry_pairs_text == kept_text:
+            for mode, metric in entry_pairs:
+                cells = entry_scores.get(mode, {}).get(metric)
                 if cells:
-                    entry["scores"].setdefault(mode, {})[metric] = cells
+                    scores.setdefault(mode, {})[metric] = cells
         else:
-            stale.append(s["id"])
+            stale.append(sid)
     # The rest from the score rows: every pair for runs without a usable entry, the pairs no
     # entry keeps for all runs.
     base = Score.objects.filter(

@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.utils import timezone
 
+from competition.models import Submission
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors import (
     BoardQueryError,
@@ -58,6 +59,16 @@ def test_runs_all_lists_every_run_and_failed_ones_last(world, make):
     board = leaderboard_board(phase=world["phase"], viewer=ANON, runs=True)
     assert [r.entry.submission_id for r in board.rows][-1] == failed.pk
     assert len(board.rows) == 5 and board.rows[-1].rank is None
+
+
+def test_submission_times_are_the_stored_datetimes(world):
+    """A board reads its runs' times the way the models do (on PostgreSQL by another
+    loader): the same instants, with the same time zone object."""
+    board = leaderboard_board(phase=world["phase"], viewer=ANON, runs=True)
+    stored = {s.pk: s.created_at for s in Submission.objects.filter(phase=world["phase"])}
+    for row in board.rows:
+        assert row.entry.submitted_at == stored[row.entry.submission_id]
+        assert row.entry.submitted_at.tzinfo is stored[row.entry.submission_id].tzinfo
 
 
 def test_an_unknown_metric_or_sort_column_is_a_query_error(world):
