@@ -17,13 +17,15 @@ Who sees what is `competition.visibility`'s decision:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.core.cache import cache
-from django.db.models import DateTimeField, FilteredRelation, Func, Q
+from django.db.models import DateTimeField, FilteredRelation, Func, Q, TextField
+from django.db.models.functions import Cast
 from django.utils.dateparse import parse_datetime
 from scoring.vocabulary import metric_label, ordered_metrics
 
@@ -51,6 +53,8 @@ GROUP_SAMPLES = 1000
 GROUP_SEED = significance.DEFAULT_SEED
 PAIRS_KEPT = 20_000
 """Tested pairs kept per phase and column (a pair's p-value is a few dozen bytes)."""
+DECODED_KEPT = 10_000
+"""Board entries a process keeps decoded (`_entry_scores`; about 2 kB each)."""
 
 
 class BoardQueryError(ValueError):
@@ -85,6 +89,26 @@ class _Timestamp(Func):
             converters.append(lambda value, expression, connection: (
                 None if value is None else value.replace(tzinfo=zone)))
         return converters
+
+
+_decoded: dict[str, dict] = {}
+
+
+def _entry_scores(text: str) -> dict:
+    """The scores of a `BoardEntry`, decoded from its JSON text, once per process.
+
+    Decoding a thousand entries (a dozen floats each) is a fifth of a board's request, and
+    the same on every request: an entry changes only when its run's scoring does. Keyed by
+    the text itself, a kept value can never be out of date, so nothing needs to forget it;
+    the table is only emptied when full (a phase larger than it decodes as before). The value
+    is shared between requests: readers must not change it.
+    """
+    scores = _decoded.get(text)
+    if scores is None:
+        if len(_decoded) >= DECODED_KEPT:
+            _decoded.clear()
+        scores = _decoded[text] = json.loads(text)
+    return scores
 
 
 # --- raw material: the same structure live and frozen ----------------------------------------
@@ -123,15 +147,19 @@ def board_material(
     fields = ["id", "team_id", "team__name", "run_name", "submitted", "status", "is_baseline",
               "is_chosen", "disqualified", "scorer_version", "track__slug", "is_reference",
               "source", "description", "link", "current__id", "current__procedure"]
-    if from_entries:
-        fields += ["board_entry__run_id", "board_entry__pairs", "board_entry__scores"]
+    annotations = {
+        "current": FilteredRelation("runs", condition=Q(runs__is_current=True)),
+        "submitted": _Timestamp("created_at"),
+    }
+    if from_entries:  # the entries' scores as their JSON text, decoded by `_entry_scores`
+        annotations["entry_scores"] = Cast("board_entry__scores", TextField())
+        fields += ["board_entry__run_id", "board_entry__pairs", "entry_scores"]
     # Tuples, not dicts: a thousand rows a board, unpacked once each.
     submissions = (
         Submission.objects.filter(
             phase=phase, status__in=[Submission.Status.SCORED, Submission.Status.FAILED]
         )
-        .annotate(current=FilteredRelation("runs", condition=Q(runs__is_current=True)),
-                  submitted=_Timestamp("created_at"))
+        .annotate(**annotations)
         .order_by("created_at", "id")
         .values_list(*fields)
     )
@@ -166,8 +194,9 @@ def board_material(
         }
         if not scored or not from_entries:
             continue
-        entry_run, entry_pairs_text, entry_scores = row[17:]
+        entry_run, entry_pairs_text, entry_text = row[17:]
         if entry_run == run and entry_pairs_text == kept_text:
+            entry_scores = _entry_scores(entry_text)
             for mode, metric in entry_pairs:
                 cells = entry_scores.get(mode, {}).get(metric)
                 if cells:
@@ -327,7 +356,8 @@ class Board:
     "published" for reference results; more than one means the board mixes scorings."""
     material: dict[int, dict] = field(default_factory=dict, repr=False)
     """The scores read for the board, by submission id: ``{mode: {metric: {slug: [r, p,
-    f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``."""
+    f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``. Read only: parts
+    of it are shared with other requests (`_entry_scores`)."""
     material_pairs: frozenset[tuple[str, str]] | None = frozenset()
     """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
     current_runs: dict[int, int] | None = field(default=None, repr=False)

@@ -12,6 +12,7 @@ the services recorded, so the equality is not won by falling back.
 from __future__ import annotations
 
 import itertools
+import json
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -28,7 +29,7 @@ from competition.models import BoardEntry, Score, ScoringRun, Submission
 from competition.services.boards import board_entries_refresh, board_pairs
 from competition.services.scoring import ScoreValue, ScoringResults
 from competition.task_scoring import scoring_modes
-from leaderboard.selectors import BoardQueryError, leaderboard_board
+from leaderboard.selectors import BoardQueryError, boards, leaderboard_board
 from leaderboard.selectors.variants import board_variants
 
 pytestmark = pytest.mark.django_db
@@ -188,6 +189,8 @@ def check_boards(world: Phase, *, metrics=("conll",)) -> None:
     for viewer, runs, metric in itertools.product(world.viewers(), (False, True), metrics):
         kwargs = dict(phase=world.phase, viewer=viewer, runs=runs, metric=metric)
         assert shown(**kwargs) == recomputed(**kwargs), kwargs
+    # The decoded entries the boards share between requests are still what they decode to.
+    assert all(value == json.loads(text) for text, value in boards._decoded.items())
 
 
 def check_entries(world: Phase) -> None:
