@@ -29,7 +29,7 @@ from django.db.models.functions import Cast
 from django.utils.dateparse import parse_datetime
 from scoring.vocabulary import metric_label, ordered_metrics
 
-from competition.models import Phase, Score, ScoringRun, SubCorpus, Submission, Task
+from competition.models import Phase, Score, ScoringRun, Submission, Task
 from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
 from leaderboard import significance
@@ -115,9 +115,11 @@ def _entry_scores(text: str) -> dict:
 
 
 def subcorpus_columns(phase: Phase) -> list[dict]:
+    """The phase's sub-corpora in board order (`SubCorpus` orders by ``order``, ``id``),
+    from the phase's prefetched sub-corpora when the caller has read them (the API has)."""
     return [
         {"slug": s.slug, "name": s.name, "available": s.available, "language": s.language}
-        for s in SubCorpus.objects.filter(phase=phase).order_by("order", "id")
+        for s in phase.subcorpora.all()
     ]
 
 
@@ -249,12 +251,12 @@ def board_material(
 def _stored_metrics(phase: Phase) -> dict[str, list[str]]:
     """{mode: metrics} stored by the current scorings of the phase's latest scored runs (all
     runs of a phase are scored with the same options; the latest show a new scorer's set)."""
-    runs = list(
+    runs = (
         ScoringRun.objects.filter(submission__phase=phase, is_current=True,
                                   submission__status=Submission.Status.SCORED)
-        .order_by("-created_at", "-id").values_list("id", flat=True)[:5]
+        .order_by("-created_at", "-id").values("id")[:5]
     )
-    pairs = (
+    pairs = (  # one query: the runs as its subquery
         Score.objects.filter(run_id__in=runs, document="").order_by()
         .values_list("mode", "metric").distinct()
     )
@@ -276,36 +278,26 @@ def ordered_modes(modes: Iterable[str]) -> list[str]:
     return sorted(set(modes), key=lambda m: (m != TASK_MODE, m))
 
 
-def _cells(scores: dict, mode: str, metric: str) -> dict[str, Cell]:
-    return {slug: Cell(*v) for slug, v in scores.get(mode, {}).get(metric, {}).items()}
+def _cells(scores: dict, mode: str, metric: str, make=Cell._make) -> dict[str, Cell]:
+    return {slug: make(v) for slug, v in scores.get(mode, {}).get(metric, {}).items()}
 
 
 def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]:
+    """One `Entry` per run of the material. A board builds a thousand per request: the
+    fields are given in `Entry`'s order, which costs half of naming them."""
     out = []
     same = (mode, metric) == (TASK_MODE, primary)
     for e in data["entries"]:
         submitted = e["submitted_at"]
         scores = _cells(e["scores"], mode, metric)
-        out.append(
-            Entry(
-                submission_id=e["submission_id"],
-                team=e["team"],
-                run_name=e["run_name"],
-                submitted_at=(submitted if isinstance(submitted, datetime)
-                              else parse_datetime(submitted)),
-                status=e["status"],
-                is_baseline=e["is_baseline"],
-                is_chosen=e["is_chosen"],
-                disqualified=e["disqualified"],
-                team_id=e["team_id"],
-                is_reference=e.get("is_reference", False),
-                source=e.get("source", ""),
-                description=e.get("description", ""),
-                link=e.get("link", ""),
-                scores=scores,
-                primary=scores if same else _cells(e["scores"], TASK_MODE, primary),
-            )
-        )
+        out.append(Entry(
+            e["submission_id"], e["team"], e["run_name"],
+            submitted if isinstance(submitted, datetime) else parse_datetime(submitted),
+            e["status"], e["is_baseline"], e["is_chosen"], e["disqualified"], e["team_id"],
+            e.get("is_reference", False), e.get("source", ""), e.get("description", ""),
+            e.get("link", ""), scores,
+            scores if same else _cells(e["scores"], TASK_MODE, primary),
+        ))
     return out
 
 
