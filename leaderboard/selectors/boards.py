@@ -91,23 +91,36 @@ class _Timestamp(Func):
         return converters
 
 
+class _KeptCells(dict):
+    """The cells (`Score` by sub-corpus slug) of one mode and metric of a kept board entry,
+    as `_entry_scores` decoded them: shared by every board that shows them, never changed,
+    so that an `Entry` takes them as they are."""
+
+    __slots__ = ()
+
+
 _decoded: dict[str, dict] = {}
 
 
-def _entry_scores(text: str) -> dict:
-    """The scores of a `BoardEntry`, decoded from its JSON text, once per process.
+def _entry_scores(text: str, make=Cell._make) -> dict:
+    """The scores of a `BoardEntry`, decoded from its JSON text, once per process:
+    ``{mode: {metric: _KeptCells}}``.
 
-    Decoding a thousand entries (a dozen floats each) is a fifth of a board's request, and
-    the same on every request: an entry changes only when its run's scoring does. Keyed by
-    the text itself, a kept value can never be out of date, so nothing needs to forget it;
-    the table is only emptied when full (a phase larger than it decodes as before). The value
-    is shared between requests: readers must not change it.
+    Decoding a thousand entries (a dozen floats each) and making their cells was a quarter
+    of a board's request, the same on every request: an entry changes only when its run's
+    scoring does. Keyed by the text itself, a kept value can never be out of date, so nothing
+    needs to forget it; the table is only emptied when full (a phase larger than it decodes
+    as before). The value is shared between requests: readers must not change it.
     """
     scores = _decoded.get(text)
     if scores is None:
         if len(_decoded) >= DECODED_KEPT:
             _decoded.clear()
-        scores = _decoded[text] = json.loads(text)
+        scores = _decoded[text] = {
+            mode: {metric: _KeptCells({slug: make(v) for slug, v in cells.items()})
+                   for metric, cells in metrics.items()}
+            for mode, metrics in json.loads(text).items()
+        }
     return scores
 
 
@@ -206,27 +219,28 @@ def board_material(
         else:
             stale.append(sid)
     # The rest from the score rows: every pair for runs without a usable entry, the pairs no
-    # entry keeps for all runs.
-    base = Score.objects.filter(
-        submission__phase=phase,
-        submission__status=Submission.Status.SCORED,
-        run__is_current=True,
-        document="",
-    )
-    if wanted is None:  # everything, or one side limited: the score rows as they are
-        if modes is not None:
-            base = base.filter(mode__in=list(modes))
-        if metrics is not None:
-            base = base.filter(metric__in=list(metrics))
+    # entry keeps for all runs (nothing, when the entries hold it all).
     reads = []
-    if not from_entries:
-        reads.append((base, wanted))
-    else:
-        if stale:
-            reads.append((base.filter(submission_id__in=stale) if len(stale) <= 200 else base,
-                          wanted, set(stale)))
-        if wanted - kept:
-            reads.append((base, wanted - kept))
+    if not from_entries or stale or wanted - kept:
+        base = Score.objects.filter(
+            submission__phase=phase,
+            submission__status=Submission.Status.SCORED,
+            run__is_current=True,
+            document="",
+        )
+        if wanted is None:  # everything, or one side limited: the score rows as they are
+            if modes is not None:
+                base = base.filter(mode__in=list(modes))
+            if metrics is not None:
+                base = base.filter(metric__in=list(metrics))
+        if not from_entries:
+            reads.append((base, wanted))
+        else:
+            if stale:
+                reads.append((base.filter(submission_id__in=stale) if len(stale) <= 200
+                              else base, wanted, set(stale)))
+            if wanted - kept:
+                reads.append((base, wanted - kept))
     for step in reads:
         scores, pairs_read = step[0], step[1]
         only = step[2] if len(step) > 2 else None
@@ -279,7 +293,10 @@ def ordered_modes(modes: Iterable[str]) -> list[str]:
 
 
 def _cells(scores: dict, mode: str, metric: str, make=Cell._make) -> dict[str, Cell]:
-    return {slug: make(v) for slug, v in scores.get(mode, {}).get(metric, {}).items()}
+    cells = scores.get(mode, {}).get(metric, {})
+    if type(cells) is _KeptCells:  # made once per process, shared as they are
+        return cells
+    return {slug: make(v) for slug, v in cells.items()}
 
 
 def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]:
@@ -348,8 +365,9 @@ class Board:
     "published" for reference results; more than one means the board mixes scorings."""
     material: dict[int, dict] = field(default_factory=dict, repr=False)
     """The scores read for the board, by submission id: ``{mode: {metric: {slug: [r, p,
-    f1]}}}``, complete for the (mode, metric) pairs of ``material_pairs``. Read only: parts
-    of it are shared with other requests (`_entry_scores`)."""
+    f1]}}}`` (a cell may be a `Score`), complete for the (mode, metric) pairs of
+    ``material_pairs``. Read only: parts of it are shared with other requests
+    (`_entry_scores`)."""
     material_pairs: frozenset[tuple[str, str]] | None = frozenset()
     """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
     current_runs: dict[int, int] | None = field(default=None, repr=False)
