@@ -71,8 +71,9 @@ class _Timestamp(Func):
     request. The same instant read as a plain ``timestamp`` on the connection's wall clock
     goes through psycopg's compiled loader; given the connection's time zone back (none
     without ``USE_TZ``, as Django's) it is the datetime Django's loader makes. The reader does
-    that in its own loop: as a Django converter it would copy every row twice. Other
-    databases read the column as it is.
+    that in its own loop: as a Django converter it would copy every row twice. Only on a UTC
+    connection (Django's default), whose wall clock names each instant once; elsewhere, and
+    on other databases, the column is read as it is.
     """
 
     arity = 1
@@ -83,12 +84,18 @@ class _Timestamp(Func):
 
     def as_postgresql(self, compiler, connection, **extra_context):
         sql, params = compiler.compile(self.source_expressions[0])
+        if not self._on_wall_clock(connection):
+            return sql, params
         return f"({sql} AT TIME ZONE %s)", (*params, connection.timezone_name)
 
     @staticmethod
-    def zone(connection) -> tzinfo | None:
+    def _on_wall_clock(connection) -> bool:
+        return connection.vendor == "postgresql" and connection.timezone_name == "UTC"
+
+    @classmethod
+    def zone(cls, connection) -> tzinfo | None:
         """The time zone the values read on ``connection`` lack (None: they lack nothing)."""
-        return connection.timezone if connection.vendor == "postgresql" else None
+        return connection.timezone if cls._on_wall_clock(connection) else None
 
 
 class _KeptCells(dict):
