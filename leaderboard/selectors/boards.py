@@ -310,20 +310,23 @@ def _cells(scores: dict, mode: str, metric: str, make=Cell._make) -> dict[str, C
 
 
 def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]:
-    """One `Entry` per run of the material. A board builds a thousand per request: the
-    fields are given in `Entry`'s order, which costs half of naming them."""
+    """One `Entry` per run of the material. The fields are named: given by position they
+    cost 0.4 ms less a thousand runs, and a reordered `Entry` would silently take one
+    field's value for another's."""
     out = []
     same = (mode, metric) == (TASK_MODE, primary)
     for e in data["entries"]:
         submitted = e["submitted_at"]
         scores = _cells(e["scores"], mode, metric)
         out.append(Entry(
-            e["submission_id"], e["team"], e["run_name"],
-            submitted if isinstance(submitted, datetime) else parse_datetime(submitted),
-            e["status"], e["is_baseline"], e["is_chosen"], e["disqualified"], e["team_id"],
-            e.get("is_reference", False), e.get("source", ""), e.get("description", ""),
-            e.get("link", ""), scores,
-            scores if same else _cells(e["scores"], TASK_MODE, primary),
+            submission_id=e["submission_id"], team=e["team"], run_name=e["run_name"],
+            submitted_at=(submitted if isinstance(submitted, datetime)
+                          else parse_datetime(submitted)),
+            status=e["status"], is_baseline=e["is_baseline"], is_chosen=e["is_chosen"],
+            disqualified=e["disqualified"], team_id=e["team_id"],
+            is_reference=e.get("is_reference", False), source=e.get("source", ""),
+            description=e.get("description", ""), link=e.get("link", ""), scores=scores,
+            primary=scores if same else _cells(e["scores"], TASK_MODE, primary),
         ))
     return out
 
