@@ -100,10 +100,20 @@ class _Timestamp(Func):
 
 class _KeptCells(dict):
     """The cells (`Score` by sub-corpus slug) of one mode and metric of a kept board entry,
-    as `_entry_scores` decoded them: shared by every board that shows them, never changed,
-    so that an `Entry` takes them as they are."""
+    as `_entry_scores` decoded them: shared by every board that shows them, so that an
+    `Entry` takes them as they are. Changing one in place raises TypeError (it would change
+    every later board of the process); a copy is a plain dict."""
 
     __slots__ = ()
+
+    def _shared(self, *args, **kwargs):
+        raise TypeError("kept board cells are shared between requests: copy them to change them")
+
+    __setitem__ = __delitem__ = setdefault = update = pop = popitem = clear = _shared
+    __ior__ = _shared
+
+    def __reduce__(self):  # a copy (copy, pickle) is the caller's own: a plain dict
+        return (dict, (dict(self),))
 
 
 _decoded: dict[str, dict] = {}

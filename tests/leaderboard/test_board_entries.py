@@ -11,8 +11,10 @@ the services recorded, so the equality is not won by falling back.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
+import pickle
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
@@ -262,3 +264,21 @@ def test_the_migration_fill_rebuilds_what_the_writer_keeps(make):
     assert board_entries_refresh(phases=[world.phase]) == 4
     assert {e.submission_id: (e.run_id, e.pairs, e.scores)
             for e in BoardEntry.objects.all()} == kept
+
+
+def test_kept_cells_refuse_a_change_in_place_and_copy_to_a_plain_dict():
+    """The decoded cells of a kept entry are shared by every later board of the process:
+    writing into them would change those boards, so it raises; a copy is the caller's."""
+    text = json.dumps({"": {"conll": {"set0": [0.5, 0.25, 0.3]}}})
+    boards._decoded.pop(text, None)
+    cells = boards._entry_scores(text)[""]["conll"]
+    assert cells["set0"] == (0.5, 0.25, 0.3) and boards._entry_scores(text)[""]["conll"] is cells
+    for change in (lambda c: c.__setitem__("set1", None), lambda c: c.update(set1=None),
+                   lambda c: c.setdefault("set1", None), lambda c: c.pop("set0"),
+                   lambda c: c.clear()):
+        with pytest.raises(TypeError, match="shared between requests"):
+            change(cells)
+    assert list(cells) == ["set0"]
+    for duplicate in (copy.copy(cells), copy.deepcopy(cells), pickle.loads(pickle.dumps(cells))):
+        assert type(duplicate) is dict and duplicate == cells
+        duplicate["set1"] = None
