@@ -260,6 +260,9 @@ def bar_chart_svg(chart, title, highlight_last=False) -> str:
     out.append("\n    ")
     label_y = int(chart.plot_bottom) + 14
     last = len(chart.bars) - 1
+    # a label fits its bar's slot (about 6 px a character at the labels' 10 px): at most 14
+    slot = (chart.plot_right - chart.plot_left) / max(1, len(chart.bars))
+    characters = max(4, min(14, int(slot // 6)))
     for index, bar in enumerate(chart.bars):
         name = conditional_escape(bar.label)
         percent = conditional_escape(bar.percent)
@@ -274,7 +277,8 @@ def bar_chart_svg(chart, title, highlight_last=False) -> str:
             f'        <text class="lb-value" x="{center}" y="{int(bar.y) - 4}" '
             f'text-anchor="middle">{percent}</text>\n'
             f'        <text class="lb-label" x="{center}" y="{label_y}" text-anchor="middle">'
-            f'{conditional_escape(Truncator(bar.label).chars(14))}</text>\n      </g>\n    ')
+            f'{conditional_escape(Truncator(bar.label).chars(characters))}</text>\n'
+            '      </g>\n    ')
     out.append(f'\n    <line class="lb-axis" x1="{left}" x2="{right}" y1="{bottom}" '
                f'y2="{bottom}"/>\n  </svg>\n  ')
     if title:

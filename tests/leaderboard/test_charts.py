@@ -2,6 +2,8 @@
 
 # ruff: noqa: E501  (the oracle is the template as it was)
 
+import re
+
 import pytest
 from django.template import Context, Template
 from django.template.loader import render_to_string
@@ -75,7 +77,7 @@ def test_wide_slots_get_capped_bars_centred_in_their_slot():
 
 @pytest.mark.parametrize(("values", "size", "title", "highlight_last"), [
     ([("Team A", 0.7812345), ("B<&>'\"", None), ("A very long team name indeed", 0.1),
-      ("tiny", 1e-7)], (320, 200), "Macro-average F1 (%)", False),
+      ("tiny", 1e-7)], (480, 200), "Macro-average F1 (%)", False),
     ([("light", 0.5), ("Average", 0.25)], (480, 220), "MUC & <b> F1 (%) per sub-corpus", True),
     ([], (480, 220), "", False),
     ([("over", 1.5)], (881, 201), None, True),
@@ -88,3 +90,19 @@ def test_the_chart_is_the_markup_of_its_old_template(values, size, title, highli
         context["highlight_last"] = True
     expected = Template(OLD_CHART).render(Context(context))
     assert render_to_string("leaderboard/_bar_chart.html", context) == expected
+
+
+def test_labels_of_narrow_slots_are_cut_to_their_slot():
+    """Four bars on a 320-px chart leave 71 px a bar: a label of 14 characters (about 84 px
+    at 10 px) would run into its neighbour's, so it is cut to what the slot holds."""
+    names = ["Previous annotation", "String match", "All singletons",
+             "Universität des Saarlandes"]
+    chart = bar_chart([(name, 0.5) for name in names], width=320, height=200)
+    svg = render_to_string("leaderboard/_bar_chart.html", {"chart": chart, "title": "F1"})
+    labels = re.findall(r'<text class="lb-label"[^>]*>([^<]*)</text>', svg)
+    slot = (chart.plot_right - chart.plot_left) / len(names)
+    assert labels == ["Previous a…", "String mat…", "All single…", "Universitä…"]
+    assert all(len(label) * 6 <= slot for label in labels)
+    wide = bar_chart([(name, 0.5) for name in names], width=640, height=200)
+    svg = render_to_string("leaderboard/_bar_chart.html", {"chart": wide, "title": "F1"})
+    assert re.findall(r'<text class="lb-label"[^>]*>([^<]*)</text>', svg)[0] == "Previous anno…"
