@@ -199,10 +199,262 @@ static PyObject *split_document(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* --- entity_mentions: the Entity= annotations of a words-only document ----------------- */
+
+/* Whether t[start:end] equals the ASCII text `word`. */
+static int equals(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *word) {
+    Py_ssize_t n = (Py_ssize_t)strlen(word);
+    if (end - start != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (at(t, start + i) != (Py_UCS4)(unsigned char)word[i]) return 0;
+    return 1;
+}
+
+static Py_ssize_t find_char(const Text *t, Py_UCS4 ch, Py_ssize_t start, Py_ssize_t end) {
+    for (Py_ssize_t i = start; i < end; i++)
+        if (at(t, i) == ch) return i;
+    return -1;
+}
+
+typedef struct {
+    PyObject *names;     /* the header's field names (a tuple) */
+    PyObject *empty;     /* "" */
+    PyObject *dash;      /* "-" */
+    PyObject *ua;        /* "ua": the one field kept escaped */
+    PyObject *unescape;  /* the reader's unescape(text) */
+    PyObject *entities, *fields, *lines;  /* per mention, in opening order */
+    Py_ssize_t *first, *last, count, capacity;
+    PyObject *open;      /* entity -> list of the indices of its open mentions */
+} Mentions;
+
+/* A mention opened on `row` (line `line`) by the bracket content t[start:end]; closed there
+ * too when `single`. 1, 0 (not plain: the Python reading decides) or -1 (error set). */
+static int open_mention(Mentions *m, PyObject *misc, const Text *t, Py_ssize_t start,
+                        Py_ssize_t end, Py_ssize_t row, PyObject *line, int single) {
+    int escaped = find_char(t, '%', start, end) >= 0;
+    PyObject *content = PyUnicode_Substring(misc, start, end);
+    if (content == NULL) return -1;
+    PyObject *values = PyUnicode_Split(content, m->dash, -1);  /* content.split("-") */
+    Py_DECREF(content);
+    if (values == NULL) return -1;
+    PyObject *raw_id = PyList_GET_ITEM(values, 0);
+    Py_ssize_t id_length = PyUnicode_GET_LENGTH(raw_id);
+    if (id_length == 0 || PyUnicode_FindChar(raw_id, '[', 0, id_length, 1) != -1) {
+        Py_DECREF(values);  /* no entity id, or a discontinuous part */
+        return 0;
+    }
+    PyObject *entity = NULL, *fields = PyDict_New();
+    if (fields == NULL) { Py_DECREF(values); return -1; }
+    /* fields[name] = value (unescaped but for ua) or "" past the values, name by name */
+    Py_ssize_t n_names = PyTuple_GET_SIZE(m->names), n_values = PyList_GET_SIZE(values);
+    for (Py_ssize_t i = 0; i < n_names; i++) {
+        PyObject *name = PyTuple_GET_ITEM(m->names, i), *value;
+        if (i >= n_values) {
+            value = Py_NewRef(m->empty);
+        } else if (escaped) {
+            int is_ua = PyUnicode_Compare(name, m->ua) == 0;
+            if (PyErr_Occurred()) goto failed;
+            value = is_ua ? Py_NewRef(PyList_GET_ITEM(values, i))
+                          : PyObject_CallOneArg(m->unescape, PyList_GET_ITEM(values, i));
+        } else {
+            value = Py_NewRef(PyList_GET_ITEM(values, i));
+        }
+        if (value == NULL) goto failed;
+        int failed = PyDict_SetItem(fields, name, value);
+        Py_DECREF(value);
+        if (failed) goto failed;
+    }
+    entity = escaped && PyUnicode_FindChar(raw_id, '%', 0, id_length, 1) != -1
+        ? PyObject_CallOneArg(m->unescape, raw_id) : Py_NewRef(raw_id);
+    if (entity == NULL) goto failed;
+    if (!PyUnicode_Check(entity) || PyUnicode_GET_LENGTH(entity) == 0) {
+        Py_DECREF(entity);
+        Py_DECREF(fields);
+        Py_DECREF(values);
+        return 0;
+    }
+    if (m->count == m->capacity) {
+        Py_ssize_t capacity = m->capacity ? 2 * m->capacity : 64;
+        Py_ssize_t *first = PyMem_Realloc(m->first, capacity * sizeof(Py_ssize_t));
+        if (first == NULL) { PyErr_NoMemory(); goto failed; }
+        m->first = first;
+        Py_ssize_t *last = PyMem_Realloc(m->last, capacity * sizeof(Py_ssize_t));
+        if (last == NULL) { PyErr_NoMemory(); goto failed; }
+        m->last = last;
+        m->capacity = capacity;
+    }
+    if (PyList_Append(m->entities, entity) || PyList_Append(m->fields, fields) ||
+            PyList_Append(m->lines, line))
+        goto failed;
+    Py_ssize_t index = m->count++;
+    m->first[index] = m->last[index] = row;
+    if (!single) {  /* on its entity's stack until a closing names it */
+        PyObject *stack = PyDict_GetItemWithError(m->open, entity);
+        if (stack == NULL) {
+            if (PyErr_Occurred()) goto failed;
+            stack = PyList_New(0);
+            if (stack == NULL || PyDict_SetItem(m->open, entity, stack)) {
+                Py_XDECREF(stack);
+                goto failed;
+            }
+            Py_DECREF(stack);  /* the dict holds it */
+        }
+        PyObject *position = PyLong_FromSsize_t(index);
+        if (append_new(stack, position)) goto failed;
+    }
+    Py_DECREF(entity);
+    Py_DECREF(fields);
+    Py_DECREF(values);
+    return 1;
+failed:
+    Py_XDECREF(entity);
+    Py_DECREF(fields);
+    Py_DECREF(values);
+    return -1;
+}
+
+/* The closing t[start:end] ("e5" of "e5)") on `row`: 1, 0 or -1 as open_mention. */
+static int close_mention(Mentions *m, PyObject *misc, const Text *t, Py_ssize_t start,
+                         Py_ssize_t end, Py_ssize_t row) {
+    Py_ssize_t dash = find_char(t, '-', start, end);
+    Py_ssize_t id_end = dash >= 0 ? dash : end;
+    if (find_char(t, '[', start, id_end) >= 0) return 0;  /* a discontinuous part */
+    PyObject *entity = PyUnicode_Substring(misc, start, id_end);
+    if (entity != NULL && find_char(t, '%', start, id_end) >= 0)
+        Py_SETREF(entity, PyObject_CallOneArg(m->unescape, entity));
+    if (entity == NULL) return -1;
+    PyObject *stack = PyDict_GetItemWithError(m->open, entity);
+    Py_DECREF(entity);
+    if (stack == NULL) return PyErr_Occurred() ? -1 : 0;  /* nothing open: an error */
+    Py_ssize_t size = PyList_GET_SIZE(stack);
+    if (size == 0) return 0;
+    Py_ssize_t index = PyLong_AsSsize_t(PyList_GET_ITEM(stack, size - 1));
+    if (index == -1 && PyErr_Occurred()) return -1;
+    if (PyList_SetSlice(stack, size - 1, size, NULL)) return -1;
+    m->last[index] = row;
+    return 1;
+}
+
+/* The brackets of one Entity= value, t[start:end], in order: 1, 0 or -1. */
+static int brackets(Mentions *m, PyObject *misc, const Text *t, Py_ssize_t start,
+                    Py_ssize_t end, Py_ssize_t row, PyObject *line) {
+    if (start == end) return 0;  /* an empty Entity= */
+    Py_ssize_t p = start;
+    while (p < end) {
+        Py_UCS4 c = at(t, p);
+        Py_ssize_t q = c == '(' ? p + 1 : p;
+        while (q < end && at(t, q) != '(' && at(t, q) != ')') q++;
+        int status;
+        if (c == '(') {  /* "(content" or "(content)" */
+            int single = q < end && at(t, q) == ')';
+            status = open_mention(m, misc, t, p + 1, q, row, line, single);
+            p = single ? q + 1 : q;
+        } else {  /* "content)" */
+            if (q == p || q == end || at(t, q) != ')') return 0;
+            status = close_mention(m, misc, t, p, q, row);
+            p = q + 1;
+        }
+        if (status <= 0) return status;
+    }
+    return 1;
+}
+
+static PyObject *entity_mentions(PyObject *self, PyObject *args) {
+    PyObject *annotated, *row_lines, *names, *unescape;
+    int exact_ua;
+    if (!PyArg_ParseTuple(args, "O!O!O!Op", &PyList_Type, &annotated, &PyList_Type, &row_lines,
+                          &PyTuple_Type, &names, &unescape, &exact_ua))
+        return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(names, i))) {
+            PyErr_SetString(PyExc_TypeError, "names: expected a tuple of str");
+            return NULL;
+        }
+    Mentions m = {names, PyUnicode_New(0, 0), PyUnicode_FromString("-"),
+                  PyUnicode_FromString("ua"), unescape, PyList_New(0), PyList_New(0),
+                  PyList_New(0), NULL, NULL, 0, 0, PyDict_New()};
+    PyObject *result = NULL;
+    int status = 1;
+    if (!m.empty || !m.dash || !m.ua || !m.entities || !m.fields || !m.lines || !m.open) {
+        status = -1;
+        goto done;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(annotated);
+    for (Py_ssize_t k = 0; k < n && status > 0; k++) {
+        PyObject *pair = PyList_GET_ITEM(annotated, k);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "annotated: expected (row, misc) pairs");
+            status = -1;
+            break;
+        }
+        Py_ssize_t row = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        PyObject *misc = PyTuple_GET_ITEM(pair, 1);
+        if ((row == -1 && PyErr_Occurred()) || !PyUnicode_Check(misc) || row < 0 ||
+                row >= PyList_GET_SIZE(row_lines)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "annotated: a row outside the document");
+            status = -1;
+            break;
+        }
+        PyObject *line = PyList_GET_ITEM(row_lines, row);
+        Text t = {PyUnicode_KIND(misc), PyUnicode_DATA(misc), PyUnicode_GET_LENGTH(misc)};
+        if (find_char(&t, '=', 0, t.length) < 0) continue;  /* no annotation */
+        Py_ssize_t item = 0;
+        while (item <= t.length && status > 0) {  /* the |-separated items */
+            Py_ssize_t bar = find_char(&t, '|', item, t.length);
+            Py_ssize_t item_end = bar >= 0 ? bar : t.length;
+            Py_ssize_t eq = find_char(&t, '=', item, item_end);
+            Py_ssize_t key_end = eq >= 0 ? eq : item_end;
+            if (equals(&t, item, key_end, "Entity")) {
+                status = brackets(&m, misc, &t, eq >= 0 ? eq + 1 : item_end, item_end, row,
+                                  line);
+            } else if (equals(&t, item, key_end, "DiscourseDeixis") ||
+                       (!exact_ua && (equals(&t, item, key_end, "SplitAnte") ||
+                                      equals(&t, item, key_end, "Bridge")))) {
+                status = 0;  /* another layer, or links: the Python reading */
+            }  /* (with exact ua records, SplitAnte= and Bridge= only inform) */
+            item = item_end + 1;
+        }
+    }
+    if (status > 0) {  /* every mention closed */
+        PyObject *entity, *stack;
+        Py_ssize_t position = 0;
+        while (PyDict_Next(m.open, &position, &entity, &stack))
+            if (PyList_GET_SIZE(stack)) { status = 0; break; }
+    }
+    if (status > 0) {
+        result = PyList_New(m.count);
+        for (Py_ssize_t i = 0; result && i < m.count; i++) {
+            PyObject *record = Py_BuildValue("(OOOnn)", PyList_GET_ITEM(m.entities, i),
+                                             PyList_GET_ITEM(m.fields, i),
+                                             PyList_GET_ITEM(m.lines, i), m.first[i], m.last[i]);
+            if (record == NULL) Py_CLEAR(result);
+            else PyList_SET_ITEM(result, i, record);
+        }
+    } else if (status == 0) {
+        result = Py_NewRef(Py_None);
+    }
+done:
+    Py_XDECREF(m.empty);
+    Py_XDECREF(m.dash);
+    Py_XDECREF(m.ua);
+    Py_XDECREF(m.entities);
+    Py_XDECREF(m.fields);
+    Py_XDECREF(m.lines);
+    Py_XDECREF(m.open);
+    PyMem_Free(m.first);
+    PyMem_Free(m.last);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"split_document", split_document, METH_VARARGS,
      "split_document(block, pos, number) -> (comments, sizes, row_lines, words_only, first, "
      "second) or None: a CoNLL-U document's sentences and token rows (see the module)."},
+    {"entity_mentions", entity_mentions, METH_VARARGS,
+     "entity_mentions(annotated, row_lines, names, unescape, exact_ua) -> [(entity, fields, "
+     "line, first, last)] "
+     "or None: the identity mentions of a words-only document's Entity= annotations."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -311,10 +311,16 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
 
 
 try:  # the same in C, where `make venv` built it (setup.py)
+    from scoring._speedups import entity_mentions as _native_entity_mentions
     from scoring._speedups import split_document as _native_split_document
 except ImportError:  # pragma: no cover - a checkout without the build step
-    _native_split_document = None
+    _native_split_document = _native_entity_mentions = None
 _split_document = _native_split_document or split_document
+# The Entity= annotations of a words-only document, read in C: [(entity, fields, line,
+# first row, last row)] in opening order, or None where the document has anything else
+# (discontinuous mentions, other layers or links, a malformed or unclosed bracket):
+# `_DocumentBuilder.annotate` then reads it, and reports what is wrong.
+_entity_mentions = _native_entity_mentions
 
 
 class _Mention:
@@ -400,12 +406,18 @@ class _Reader:
             doc.tokens = first
             doc.token_lines = row_lines
             doc.positions = range(rows)
-            annotate, brackets = doc.annotate, doc.brackets
-            for row, misc in annotated:
-                if misc.startswith("Entity=") and "|" not in misc:  # the usual MISC
-                    brackets(row_lines[row], row, misc[7:], "identity")
-                else:
-                    annotate(row_lines[row], row, misc)
+            found = (None if _entity_mentions is None
+                     else _entity_mentions(annotated, row_lines, doc.fields, unescape,
+                                           doc.exact_ua))
+            if found is not None:  # every annotation read in C: mentions of one part
+                doc.take_mentions(found)
+            else:
+                annotate, brackets = doc.annotate, doc.brackets
+                for row, misc in annotated:
+                    if misc.startswith("Entity=") and "|" not in misc:  # the usual MISC
+                        brackets(row_lines[row], row, misc[7:], "identity")
+                    else:
+                        annotate(row_lines[row], row, misc)
         else:
             row_node = doc.special_rows(first, row_lines, sizes)
             annotate = doc.annotate
@@ -634,6 +646,16 @@ class _DocumentBuilder:
         self.ranks = ranks
         self.local_ids, self.node_deps, self.node_sentences = ids, deps, sentences
         return row_node
+
+    def take_mentions(self, found: list[tuple[str, dict[str, str], int, int, int]]) -> None:
+        """The identity mentions `scoring._speedups.entity_mentions` read: each of one part,
+        closed, on the nodes ``first``..``last`` (rows of a words-only document)."""
+        names, mentions = self.attribute_names, self.mentions
+        for entity, fields, line, first, last in found:
+            mention = _Mention(entity, fields, line, len(mentions), "identity", 1, names)
+            mention.ranges[1] = [first, last]
+            mention.closed.add(1)
+            mentions.append(mention)
 
     def annotate(self, number: int, index: int, misc: str) -> None:
         """The annotations in the MISC of node ``index`` (on line ``number``)."""

@@ -1,7 +1,9 @@
-"""`scoring._speedups.split_document` (C) and `compact.split_document` (Python) are two ways to
-the same split of a CoNLL-U document: the same sentences, rows and annotated cells where a
-document is plain, None (the Python reading decides) where it is not. The reader takes the C
-one where `make venv` built it; both must give the same documents."""
+"""`scoring._speedups` does two steps of the compact reader in C, each beside its Python
+twin: `split_document` (`compact.split_document`: a plain CoNLL-U document's sentences, rows
+and annotated cells) and `entity_mentions` (`_DocumentBuilder.annotate`: the mentions of a
+words-only document's Entity= annotations). Each returns None where the input is not plain,
+and the Python reading decides. The reader takes the C ones where `make venv` built them;
+both ways must give the same documents, warnings and errors."""
 
 from __future__ import annotations
 
@@ -143,6 +145,7 @@ def read_both_ways(path: Path, monkeypatch):
 
     with monkeypatch.context() as patched:
         patched.setattr(compact, "_split_document", compact.split_document)
+        patched.setattr(compact, "_entity_mentions", None)
         python = reading()
     return python, reading()
 
@@ -171,3 +174,78 @@ def test_a_line_of_eleven_columns_is_not_balanced_by_one_of_nine(tmp_path):
     with pytest.raises(ScoringInputError) as caught:
         compact.read(path, layout=False)
     assert (caught.value.code, caught.value.line) == ("columns", 3)
+
+
+ENTITY_EDITS = ["(", ")", "e1)", "(e1-x-1-)", "(e2-y-", "%2D", "%", "[1/2]", "-", "|",
+                "|SplitAnte=e1<e2", "|Bridge=e1<e2", "|DiscourseDeixis=(d1-x-)", "=", "é",
+                "\U0001d518", "SpaceAfter=No|", ""]
+
+
+def mention_document(rng: random.Random, header: str) -> str:
+    """A words-only document of random well-formed mentions (nested, single-word, escaped
+    ids), then one to three edits of its MISC cells."""
+    n = rng.randint(3, 14)
+    cells: list[list[str]] = [[] for _ in range(n)]
+    for _ in range(rng.randint(1, 6)):
+        start = rng.randrange(n)
+        end = rng.randrange(start, n)
+        entity = rng.choice(["e1", "e2", "e3", "7%2DPseudo", "e%25"])
+        fields = "-".join(rng.choice(["", "x", "p%2Cq", "1", "SemType:dn", "a,b"])
+                          for _ in range(rng.randint(0, 5)))
+        opening = f"({entity}-{fields}" if fields else f"({entity}"
+        if start == end:
+            cells[start].append(opening + ")")
+        else:
+            cells[start].append(opening)
+            cells[end].insert(0, entity + ")")
+    miscs = ["Entity=" + "".join(c) if c else "_" for c in cells]
+    for _ in range(rng.randint(0, 3)):
+        at = rng.randrange(n)
+        text, cut = miscs[at], rng.randint(0, len(miscs[at]))
+        miscs[at] = (text[:cut] + rng.choice(ENTITY_EDITS) + text[cut:]
+                     if rng.random() < 0.7 else text[:cut] + text[cut + 1:])
+        if not miscs[at] or "\t" in miscs[at]:
+            miscs[at] = "_"
+    rows = "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t0\t_\t_\t{misc}\n"
+                   for i, misc in enumerate(miscs))
+    return f"# global.Entity = {header}\n# newdoc id = d\n# sent_id = s1\n{rows}\n"
+
+
+@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
+    """Random nested, single-word and escaped mentions, some cells then broken: the same
+    documents, or the same error (code, line, message), with and without the C steps."""
+    rng = random.Random(2611)
+    outcomes = {"read": 0, "refused": 0}
+    path = tmp_path / "mentions.conllu"
+    for k in range(1500):
+        header = rng.choice(["eid-etype-head-other", "eid-etype-other-mid-min-ua",
+                             "eid-etype-eid", "GRP-etype-infstat"])
+        path.write_text(mention_document(rng, header), encoding="utf-8")
+        python, c = read_both_ways(path, monkeypatch)
+        assert c == python, path.read_text(encoding="utf-8")
+        outcomes["refused" if isinstance(c[0], tuple) else "read"] += 1
+    assert outcomes["read"] > 300 and outcomes["refused"] > 100, outcomes
+
+
+@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+def test_the_mentions_step_reads_most_documents_and_leaves_the_rest(monkeypatch):
+    """Plain Entity= annotations (escaped ids included) are read in C; a document with a
+    discontinuous mention, links or another layer is left to the Python reading."""
+    names = ("eid", "etype", "head", "other")
+    rows = [0, 1, 2]
+    plain = [(0, "Entity=(e1-person-1-(7%2DPseudo-x-1-)"), (1, "SpaceAfter=No"),
+             (2, "Entity=e1)")]
+    found = native_mentions(plain, [5, 6, 7], names, compact.unescape, False)
+    assert found == [("e1", {"eid": "e1", "etype": "person", "head": "1", "other": ""}, 5, 0, 2),
+                     ("7-Pseudo", {"eid": "7-Pseudo", "etype": "x", "head": "1", "other": ""},
+                      5, 0, 0)]
+    for misc in ("Entity=(e9[1/2]-x-1-)", "Entity=(e1-x-)|SplitAnte=e1<e2",
+                 "Entity=(e1-x-)|DiscourseDeixis=(d1-x-)", "Entity=(e1-x-", "Entity=e5)",
+                 "Entity=(e1-x-)junk", "Entity="):
+        assert native_mentions([(0, misc)], rows, names, compact.unescape, False) is None, misc
+    assert native_mentions([(0, "Entity=(e1-x-)|SplitAnte=e1<e2")], rows, names,
+                           compact.unescape, True) is not None  # ua records: only informative
+
+
+native_mentions = compact._native_entity_mentions
