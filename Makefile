@@ -18,9 +18,9 @@ $(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m compileall -q -j 0 scoring competition leaderboard tasks config client bench
 	touch $@
 
-# The compact reader's token-line scan in C (scoring/_speedups.c), built with the machine's C
-# compiler and Python headers; without it the reader runs the same scan in Python.
-$(VENV)/.speedups: scoring/_speedups.c setup.py | $(VENV)/.installed
+# Two steps of the compact reader in C (scoring/native/_speedups.c: the scan, the mentions),
+# built with the machine's C compiler and Python headers; without it they run in Python.
+$(VENV)/.speedups: scoring/native/_speedups.c setup.py | $(VENV)/.installed
 	$(BIN)/python setup.py -q build_ext --inplace --build-temp $(VENV)/build-temp
 	touch $@
 
@@ -48,4 +48,4 @@ worker: venv
 	$(BIN)/celery -A config worker --loglevel=info
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles build scoring/_speedups*.so
+	rm -rf $(VENV) db.sqlite3 media staticfiles build scoring/native/_speedups*.so

@@ -41,8 +41,6 @@ def modules() -> dict[str, Path]:
             if parts[-1] == "__init__":
                 parts = parts[:-1]
             found[".".join(parts)] = path
-        for path in (ROOT / package).rglob("*.c"):  # a compiled module imports no project module
-            found[".".join(path.relative_to(ROOT).with_suffix("").parts)] = path
     return found
 
 
@@ -59,8 +57,6 @@ def resolve(name: str, known: dict[str, Path]) -> str | None:
 
 def imports(module: str, path: Path, known: dict[str, Path]) -> tuple[set[str], set[str]]:
     """(load-time, run-time) project modules imported by ``module``."""
-    if path.suffix != ".py":
-        return set(), set()
     tree = ast.parse(path.read_text(encoding="utf-8"))
     load: set[str] = set()
     run: set[str] = set()

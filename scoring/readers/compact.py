@@ -275,7 +275,7 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
     - first: words_only, the FORM of every row; otherwise (ID, FORM, DEPS, MISC) per row;
     - second: words_only, (row, MISC) of each row whose MISC is not "_"; otherwise None.
 
-    `scoring._speedups.split_document` does the same in C, in a fifth of the time; the
+    `scoring.native._speedups.split_document` does the same in C, in a fifth of the time; the
     reader uses it where `make venv` built it (tests/scoring/test_speedups.py: the same
     results, and the same documents read)."""
     # per sentence: its comment lines, its token lines, the blank lines after them
@@ -311,8 +311,8 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
 
 
 try:  # the same in C, where `make venv` built it (setup.py)
-    from scoring._speedups import entity_mentions as _native_entity_mentions
-    from scoring._speedups import split_document as _native_split_document
+    from scoring.native._speedups import entity_mentions as _native_entity_mentions
+    from scoring.native._speedups import split_document as _native_split_document
 except ImportError:  # pragma: no cover - a checkout without the build step
     _native_split_document = _native_entity_mentions = None
 _split_document = _native_split_document or split_document
@@ -648,7 +648,7 @@ class _DocumentBuilder:
         return row_node
 
     def take_mentions(self, found: list[tuple[str, dict[str, str], int, int, int]]) -> None:
-        """The identity mentions `scoring._speedups.entity_mentions` read: each of one part,
+        """The identity mentions `scoring.native._speedups.entity_mentions` read: each of one part,
         closed, on the nodes ``first``..``last`` (rows of a words-only document)."""
         names, mentions = self.attribute_names, self.mentions
         for entity, fields, line, first, last in found:

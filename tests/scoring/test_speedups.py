@@ -1,4 +1,4 @@
-"""`scoring._speedups` does two steps of the compact reader in C, each beside its Python
+"""`scoring.native._speedups` does two steps of the compact reader in C, each beside its Python
 twin: `split_document` (`compact.split_document`: a plain CoNLL-U document's sentences, rows
 and annotated cells) and `entity_mentions` (`_DocumentBuilder.annotate`: the mentions of a
 words-only document's Entity= annotations). Each returns None where the input is not plain,
@@ -27,9 +27,9 @@ native = compact._native_split_document
 
 
 def test_the_extension_is_built():
-    """`make venv` compiles scoring/_speedups.c (setup.py); without it every CorefUD file is
+    """`make venv` compiles scoring/native/_speedups.c (setup.py); without it every CorefUD file is
     read at the Python path's speed."""
-    assert native is not None, "scoring._speedups is not built: run `make venv`"
+    assert native is not None, "scoring.native._speedups is not built: run `make venv`"
     assert compact._split_document is native
 
 
@@ -59,7 +59,7 @@ def both(block: str, number: int = 3):
     return compact.split_document(block, pos, number), native(block, pos, number)
 
 
-@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_real_documents_split_the_same_both_ways():
     blocks = [b for path in compact_files() for b in document_blocks(path)]
@@ -98,7 +98,7 @@ def edited(block: str, rng: random.Random) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_edited_documents_split_or_are_refused_the_same_both_ways():
     rng = random.Random(20261126)
@@ -124,7 +124,7 @@ LINE = st.one_of(
     pair[0] + "\t" + pair[1])
 
 
-@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 @settings(max_examples=400, deadline=None)
 @given(st.lists(LINE, min_size=1, max_size=12))
 def test_generated_documents_split_the_same_both_ways(lines):
@@ -150,7 +150,7 @@ def read_both_ways(path: Path, monkeypatch):
     return python, reading()
 
 
-@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_files_read_to_the_same_documents_both_ways(monkeypatch):
     for path in compact_files():
@@ -211,7 +211,7 @@ def mention_document(rng: random.Random, header: str) -> str:
     return f"# global.Entity = {header}\n# newdoc id = d\n# sent_id = s1\n{rows}\n"
 
 
-@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     """Random nested, single-word and escaped mentions, some cells then broken: the same
     documents, or the same error (code, line, message), with and without the C steps."""
@@ -228,7 +228,7 @@ def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     assert outcomes["read"] > 300 and outcomes["refused"] > 100, outcomes
 
 
-@pytest.mark.skipif(native is None, reason="scoring._speedups is not built")
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 def test_the_mentions_step_reads_most_documents_and_leaves_the_rest(monkeypatch):
     """Plain Entity= annotations (escaped ids included) are read in C; a document with a
     discontinuous mention, links or another layer is left to the Python reading."""

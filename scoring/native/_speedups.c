@@ -1,6 +1,6 @@
-/* scoring._speedups: the compact reader's token-line scan in C.
+/* scoring.native._speedups: two steps of the compact reader in C.
  *
- * `split_document(block, pos, number)` does what `scoring.readers.compact._split_document`
+ * `split_document(block, pos, number)` does what `scoring.readers.compact.split_document`
  * does in Python (compiled expressions over a document's text): it cuts a CoNLL-U document,
  * from offset `pos` of `block` (whose line there is `number`), into sentences of comment lines
  * then token lines of ten tab-separated columns with a plain ID (5, 5.1, 5-6), and returns
@@ -19,6 +19,10 @@
  * columns, an ID that is not plain, no token line at all): the Python reading decides those,
  * and reports what is wrong. Both paths must give the same documents
  * (tests/scoring/test_speedups.py). The module is optional: without it the Python path runs.
+ *
+ * `entity_mentions(annotated, row_lines, names, unescape, exact_ua)` does what
+ * `_DocumentBuilder.annotate` does for the Entity= annotations of a words-only document (see
+ * the function), and returns None for the same kinds of reason.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -459,8 +463,8 @@ static PyMethodDef methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "scoring._speedups",
-    "The compact reader's token-line scan in C (optional; the Python path gives the same).",
+    PyModuleDef_HEAD_INIT, "scoring.native._speedups",
+    "Two steps of the compact reader in C (optional; the Python path gives the same).",
     -1, methods,
 };
 
