@@ -412,12 +412,9 @@ class _Reader:
             if found is not None:  # every annotation read in C: mentions of one part
                 doc.take_mentions(found)
             else:
-                annotate, brackets = doc.annotate, doc.brackets
+                annotate = doc.annotate
                 for row, misc in annotated:
-                    if misc.startswith("Entity=") and "|" not in misc:  # the usual MISC
-                        brackets(row_lines[row], row, misc[7:], "identity")
-                    else:
-                        annotate(row_lines[row], row, misc)
+                    annotate(row_lines[row], row, misc)
         else:
             row_node = doc.special_rows(first, row_lines, sizes)
             annotate = doc.annotate
