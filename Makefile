@@ -18,9 +18,10 @@ $(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m compileall -q -j 0 scoring competition leaderboard tasks config client bench
 	touch $@
 
-# Two steps of the compact reader in C (scoring/native/_speedups.c: the scan, the mentions),
-# built with the machine's C compiler and Python headers; without it they run in Python.
-$(VENV)/.speedups: scoring/native/_speedups.c setup.py | $(VENV)/.installed
+# The readers' compiled steps (scoring/native/*.c: the compact scan and mentions, the exploded
+# token lines), built with the machine's C compiler and Python headers; without them the
+# same steps run in Python.
+$(VENV)/.speedups: scoring/native/_speedups.c scoring/native/_exploded.c setup.py | $(VENV)/.installed
 	$(BIN)/python setup.py -q build_ext --inplace --build-temp $(VENV)/build-temp
 	touch $@
 
@@ -48,4 +49,4 @@ worker: venv
 	$(BIN)/celery -A config worker --loglevel=info
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles build scoring/native/_speedups*.so
+	rm -rf $(VENV) db.sqlite3 media staticfiles build scoring/native/_*.so

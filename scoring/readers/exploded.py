@@ -101,6 +101,16 @@ def other_format(text_head: str) -> str | None:
     return None
 
 
+try:  # the rest of a document at once in C, where `make venv` built it (setup.py)
+    from scoring.native._exploded import read_document as _native_read_document
+except ImportError:  # pragma: no cover - a checkout without the build step
+    _native_read_document = None
+_read_document = _native_read_document
+"""What `_Reader.lines` reads a document with after its first line, None: line by line
+(tests set it to None to compare the two readings)."""
+_NATIVE_COLUMNS = 64
+"""`read_document` reads columns 0-63 (``MAX_CELLS`` in scoring/native/_exploded.c)."""
+
 CHUNK = 1 << 18
 """Bytes read from the file at a time."""
 _NEWDOC_HINT = re.compile(rb"#[ \t]*newdoc\b")
@@ -256,18 +266,53 @@ class _Reader:
             yield finished
 
     def lines(self, segment: bytes, lineno: int) -> Iterator[Document]:
-        """Read the lines of ``segment`` (its first is line ``lineno``) one by one."""
-        bad: dict[int, tuple[str, str]] = {}
+        """Read the lines of ``segment`` (its first is line ``lineno``): a document's first
+        line, then the rest of it at once in C where `read_document` is built and takes it,
+        else line by line."""
         try:  # decoded at once; line by line only where a byte is not UTF-8
-            lines = segment.decode("utf-8").split("\n")
+            text = segment.decode("utf-8")
         except UnicodeDecodeError:
             lines, bad = self.decoded(segment, lineno)
-        else:
-            if not lines[-1]:
-                lines.pop()  # the segment ends with a line end
-            if lineno == 1 and lines and lines[0].startswith("\ufeff"):
-                lines[0] = lines[0][1:]  # a byte-order mark
-        if b"\x00" in segment or max(map(len, lines), default=0) > MAX_LINE_CHARACTERS:
+            yield from self.read_lines(lines, lineno, bad, b"\x00" in segment)
+            return
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]  # a byte-order mark
+        nul = b"\x00" in segment
+        cut = text.find("\n") + 1
+        if cut and _read_document is not None and not nul:
+            yield from self.read_lines([text[:cut - 1]], lineno, {}, False)
+            if self.native(text, cut, lineno + 1):
+                return
+            text, lineno = text[cut:], lineno + 1
+        lines = text.split("\n")
+        if not lines[-1]:
+            lines.pop()  # the segment ends with a line end
+        yield from self.read_lines(lines, lineno, {}, nul)
+
+    def native(self, text: str, start: int, lineno: int) -> bool:
+        """Read the rest of the document begun on the line before ``lineno`` (``text`` from
+        offset ``start``) with `read_document`; False where it leaves the document to
+        `read_lines` (not plain, or a layout mode: nothing is read then)."""
+        doc = self.doc
+        if doc is None or doc.fast is None or doc.line != lineno - 1 or doc.tokens:
+            return False
+        settings = doc.native_settings()
+        if settings is None:
+            return False
+        read = _read_document(text, start, lineno, settings)
+        if read is None:
+            return False
+        doc.tokens, doc.token_lines, identity, dd, bridging = read
+        doc.built = (identity, dd)
+        for self.lineno, cell in bridging:
+            doc.bridging_cell(cell)
+        return True
+
+    def read_lines(self, lines: list[str], lineno: int, bad: dict[int, tuple[str, str]],
+                   nul: bool) -> Iterator[Document]:
+        """Read ``lines`` (the first is line ``lineno``) one by one; ``bad``: the lines that
+        are not UTF-8, ``nul``: whether one may hold a NUL character."""
+        if nul or max(map(len, lines), default=0) > MAX_LINE_CHARACTERS:
             bad.update(self.unreadable(lines, lineno))
         doc = self.doc
         fast = doc is not None and doc.fast is not None and not bad
@@ -499,6 +544,20 @@ class _Doc:
         # and `most` cells, '_' in these three columns (repeated where fewer are read; ID is
         # never '_' and stands in where none is) and a number as its ID
         self.fast = None if self.slow else (self.needed, self.most, *columns)
+        self.built: tuple[tuple[Markable, ...], tuple[Markable, ...]] | None = None
+        """The identity and discourse-deixis markables, where `read_document` read them."""
+
+    def native_settings(self) -> tuple | None:
+        """What `read_document` needs to read this document as `_Reader.read_lines` would
+        (see scoring/native/_exploded.c), or None where a column is beyond what it reads."""
+        columns = [layer.column if layer is not None else -1
+                   for layer in (self.identity, self.dd)]
+        columns += [-1 if self.bridging_column is None else self.bridging_column,
+                    -1 if self.guard is None else self.guard]
+        if max(columns) >= _NATIVE_COLUMNS:
+            return None
+        reader = self.reader
+        return (*self.fast, *columns, reader.read_min, reader.check_min, Markable)
 
     @staticmethod
     def _layer(name: str, columns: dict, wanted: set[str] | None) -> _Layer | None:
@@ -757,7 +816,8 @@ class _Doc:
             metadata["global.columns"] = reader.header
         return Document(
             name=self.name, path=reader.path, line=self.line, tokens=tuple(self.tokens),
-            identity=self.markables(self.identity), discourse_deixis=self.markables(self.dd),
+            identity=self.markables(self.identity) if self.built is None else self.built[0],
+            discourse_deixis=self.markables(self.dd) if self.built is None else self.built[1],
             bridging=tuple(self.bridging), token_lines=tuple(self.token_lines),
             sentences=tuple(self.sentences), metadata=metadata)
 

@@ -1,0 +1,257 @@
+"""`scoring.native._exploded.read_document` reads the rest of an exploded CONLL-UA document in
+C: what `_Reader.read_lines` reads line by line in Python. It returns None where a document is
+not plain (a zero, a named closing, anything malformed, a comment the reader acts on), and the
+Python reading then reads the whole document and words every error. The reader takes the C
+step where `make venv` built it; both ways must give the same documents, warnings and errors.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from scoring.errors import ScoringInputError
+from scoring.model import Markable
+from scoring.readers import exploded
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
+DATA = Path(__file__).resolve().parent / "data"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+native = exploded._native_read_document
+needs_native = pytest.mark.skipif(native is None,
+                                  reason="scoring.native._exploded is not built")
+
+SETTINGS = [
+    {"layout": False},
+    {"layout": False, "read_min": False},
+    {"layout": False, "layers": ["identity"]},
+    {"layout": False, "layers": ["identity", "bridging"], "check_min": True},
+    {"layout": False, "layers": ["discourse_deixis"], "discontinuous": True},
+    {"layout": False, "layers": ["identity"], "allow_crossing": True, "discontinuous": True},
+]
+"""Reader settings the scoring modes use (layout mode keeps raw rows: never in C)."""
+
+
+def test_the_extension_is_built():
+    """`make venv` compiles scoring/native/_exploded.c (setup.py); without it every exploded
+    file is read line by line in Python."""
+    assert native is not None, "scoring.native._exploded is not built: run `make venv`"
+    assert exploded._read_document is native
+
+
+def reading(path: Path, settings: dict):
+    """Documents and collected problems, and the first problem when raising."""
+    collected: list[ScoringInputError] = []
+    documents = exploded.read(str(path), collect=collected, **settings)
+    problems = [(p.code, p.line, str(p)) for p in collected]
+    try:
+        exploded.read(str(path), **settings)
+        first = None
+    except ScoringInputError as problem:
+        first = (problem.code, problem.line, str(problem))
+    return documents, problems, first
+
+
+def both_ways(path: Path, settings: dict, monkeypatch):
+    with monkeypatch.context() as patched:
+        patched.setattr(exploded, "_read_document", None)
+        python = reading(path, settings)
+    return python, reading(path, settings)
+
+
+class Taken:
+    """Counts the documents `read_document` read and those it left to Python."""
+
+    def __init__(self, monkeypatch):
+        self.read = self.left = 0
+        original = exploded._Reader.native
+
+        def counted(reader, text, start, lineno):
+            done = original(reader, text, start, lineno)
+            if reader.doc is not None and reader.doc.fast is not None:
+                if done:
+                    self.read += 1
+                else:
+                    self.left += 1
+            return done
+
+        monkeypatch.setattr(exploded._Reader, "native", counted)
+
+
+def exploded_files() -> list[Path]:
+    files = [p for p in sorted(SHARED.glob("data/codi-crac2*/**/*")) if p.is_file()
+             and p.suffix.upper() in (".CONLLUA", ".CONLL", ".UA") or p.name.endswith("CONLLUA")]
+    files += [p for p in sorted((SHARED / "conformance").rglob("*"))
+              if p.is_file() and p.suffix in (".key", ".response", ".conllua", ".CONLLUA")]
+    files += [p for p in sorted(FIXTURES.rglob("*")) + sorted(DATA.rglob("*"))
+              if p.is_file() and p.suffix.upper() == ".CONLLUA"]
+    return sorted(set(files))
+
+
+@needs_native
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
+def test_files_read_to_the_same_documents_both_ways(monkeypatch):
+    """Every exploded file here (the CODI-CRAC corpora, the conformance cases, fixtures), in
+    every reader setting the modes use."""
+    files = exploded_files()
+    assert len(files) > 100, len(files)
+    taken = Taken(monkeypatch)
+    for path in files:
+        for settings in SETTINGS:
+            python, c = both_ways(path, settings, monkeypatch)
+            assert c == python, (path, settings)
+    assert taken.read > 1000 and taken.left > 0, vars(taken)
+
+
+HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
+          "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM\n")
+EDITS = ["(", ")", "))", "m_1)", "(EntityID=1|MarkableID=m_1)", "(EntityID=2|MarkableID=m_9",
+         "|Min=1,2", "|Min=x", "|Min=٣", "|ElementOf=1,,2", "|EntityID=", "=", "|", " ", "\t",
+         "\u00a0", "\x00", "(", ".1", "_", "é", "\U0001d518", "EntityID=3", "|MarkableID=m_1"]
+
+
+def exploded_document(rng: random.Random, name: str) -> str:
+    """A document of random well-formed markables (nested, single-word, Min, ElementOf, a
+    second layer, bridging), then up to three edits of its lines."""
+    n = rng.randint(3, 16)
+    cells = {column: [[] for _ in range(n)] for column in (10, 12)}
+    bridging = ["_"] * n
+    for k in range(rng.randint(1, 7)):
+        column = rng.choice([10, 10, 10, 12])
+        start = rng.randrange(n)
+        end = rng.randrange(start, n)
+        attributes = [f"EntityID={rng.choice(['1', '2', '3-Pseudo', '4'])}",
+                      f"MarkableID=m_{k}"]
+        if rng.random() < 0.6:
+            first = rng.randint(start + 1, end + 1)
+            attributes.append(f"Min={first}" if rng.random() < 0.5
+                              else f"Min={first},{rng.randint(first, n + 1)}")
+        if rng.random() < 0.2:
+            attributes.append("ElementOf=" + rng.choice(["1", "1,2", ",2", ""]))
+        if rng.random() < 0.3:
+            attributes.append("SemType=dn")
+        rng.shuffle(attributes)
+        opening = "(" + "|".join(attributes)
+        if start == end:
+            cells[column][start].append(opening + ")")
+        else:
+            cells[column][start].append(opening)
+            cells[column][end].insert(0, ")")
+        if column == 10 and k and rng.random() < 0.2:
+            bridging[start] = f"(MarkableID=m_{k}|Rel=part-of|MentionAnchor=m_0)"
+
+    def cell(parts: list[str]) -> str:
+        closings = "".join(p for p in parts if p == ")")
+        return closings + "".join(p for p in parts if p != ")") if parts else "_"
+
+    lines = [f"# newdoc id = {name}"]
+    for i in range(n):
+        if i % 5 == 0:
+            lines += ["", f"# sent_id = {name}-{i}"]
+        lines.append("\t".join([str(i + 1), f"w{i % 4}", "_", "_", "_", "_", "_", "_", "_", "_",
+                                cell(cells[10][i]), bridging[i], cell(cells[12][i]), "_", "_"]))
+    for _ in range(rng.randint(0, 3)):
+        at = rng.randrange(1, len(lines))
+        text = lines[at]
+        cut = rng.randint(0, len(text))
+        edit = rng.random()
+        if edit < 0.6:
+            text = text[:cut] + rng.choice(EDITS) + text[cut:]
+        elif edit < 0.8:
+            text = text[:cut] + text[cut + 1:]
+        elif edit < 0.9:
+            text = rng.choice(["# a comment", "# global.columns = ID FORM IDENTITY", "",
+                               "4.1\tzero\t_\t_\t_\t_\t_\t_\t_\t_\t(EntityID=1|MarkableID=z)"
+                               "\t_\t_\t_\t_"])
+        else:
+            text = text.replace("\t", "  ")
+        lines[at] = text
+    return "\n".join(lines) + "\n"
+
+
+@needs_native
+def test_edited_documents_read_the_same_both_ways(tmp_path, monkeypatch):
+    """Random markables, some lines then broken: the same documents, or the same problems
+    (code, line, message), with and without the C step, in every setting."""
+    rng = random.Random(2611)
+    taken = Taken(monkeypatch)
+    refused = 0
+    path = tmp_path / "edited.CONLLUA"
+    for k in range(600):
+        text = HEADER + "".join(exploded_document(rng, f"d{k}-{j}")
+                                for j in range(rng.randint(1, 3)))
+        if rng.random() < 0.1:
+            text = text.replace("\n", "\r\n")
+        path.write_text(text, encoding="utf-8")
+        settings = SETTINGS[k % len(SETTINGS)]
+        python, c = both_ways(path, settings, monkeypatch)
+        assert c == python, (settings, text)
+        refused += bool(c[1])
+    assert taken.read > 300 and taken.left > 100 and refused > 100, (vars(taken), refused)
+
+
+SETTINGS_OF = (13, 15, 10, 12, 9, 10, 12, -1, 9, True, False, Markable)
+"""`read_document` settings of the CODI-CRAC layout read for identity and discourse deixis,
+Min read, not checked."""
+
+
+def plain(*cells: tuple[str, str, str]) -> str:
+    return "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t_\t_\t_\t_\t{a}\t{b}\t{c}\t_\t_\n"
+                   for i, (a, b, c) in enumerate(cells))
+
+
+@needs_native
+def test_read_document_reads_plain_markables():
+    text = "# newdoc id = d\n" + plain(
+        ("(EntityID=1|MarkableID=m_1|Min=2|SemType=dn", "_", "_"),
+        ("_", "_", "(EntityID=5-DD|MarkableID=d_1)"),
+        (")(EntityID=1|MarkableID=m_2|ElementOf=7,,8)", "_", "_")) + "\n# comment\n"
+    tokens, lines, identity, dd, bridging = native(text, text.index("\n") + 1, 2, SETTINGS_OF)
+    assert tokens == ["w0", "w1", "w2"] and lines == [2, 3, 4] and bridging == []
+    assert identity == (Markable("m_1", "1", ((0, 2),), 2, (1, 1)),
+                        Markable("m_2", "1", ((2, 2),), 4, None, element_of=("7", "8")))
+    assert dd == (Markable("d_1", "5-DD", ((1, 1),), 3),)
+    assert all(type(m) is Markable for m in identity + dd)
+
+
+@needs_native
+def test_read_document_leaves_what_is_not_plain_to_python():
+    """Each of these is read (or refused) by the Python reading, never guessed at in C."""
+    cases = {
+        "a zero": [("_", "_", "_")] * 2,
+        "a named closing": [("(EntityID=1|MarkableID=m_1", "_", "_"), ("m_1)", "_", "_")],
+        "never closed": [("(EntityID=1|MarkableID=m_1", "_", "_")],
+        "closing nothing": [(")", "_", "_")],
+        "no EntityID": [("(MarkableID=m_1)", "_", "_")],
+        "no NAME=VALUE": [("(EntityID=1|MarkableID=m_1|x)", "_", "_")],
+        "a repeated MarkableID": [("(EntityID=1|MarkableID=m_1)", "_", "_")] * 2,
+        "close after open": [("(EntityID=1|MarkableID=m_1))", "_", "_")],
+        "a Min beyond the document": [("(EntityID=1|MarkableID=m_1|Min=9)", "_", "_")],
+    }
+    for what, cells in cases.items():
+        text = "# newdoc id = d\n" + plain(*cells)
+        if what == "a zero":
+            text = text.replace("\n2\t", "\n1.1\t")
+        settings = SETTINGS_OF if what != "a Min beyond the document" \
+            else SETTINGS_OF[:10] + (True, Markable)
+        assert native(text, text.index("\n") + 1, 2, settings) is None, what
+    for line in ("# newdoc id = e", "# global.columns = ID FORM IDENTITY", "1\tw\t_",
+                 "1\tw\t_\t_\t_\t_\t_\t_\t_\t(\t_\t_\t_\t_\t_", "1\tw\x00\t_\t_\t_\t_\t_\t_\t_"
+                 "\t_\t_\t_\t_\t_\t_", "1\t" + "w" * 100_001):
+        text = "# newdoc id = d\n" + plain(("_", "_", "_")) + line + "\n"
+        assert native(text, text.index("\n") + 1, 2, SETTINGS_OF) is None, line
+    # the Python reading then names what is wrong
+    assert native("# newdoc id = d\n" + plain(("_", "_", "_")), 16, 2, SETTINGS_OF) is not None
+
+
+@needs_native
+def test_cells_split_as_str_split_does():
+    """A no-break space or U+2003 separates cells as `str.split()` separates them; a Unicode
+    digit is a number as `str.isdigit()` reads it."""
+    row = "1\u00a0w\u2003_\t_\t_\t_\t_\t_\t_\t_\t(EntityID=1|MarkableID=m)\t_\t_\t_\t_\n"
+    text = "# newdoc id = d\n" + row + "\u0663\tx\t" + "\t".join(["_"] * 13) + "\n"
+    tokens, lines, identity, _, _ = native(text, 16, 2, SETTINGS_OF)
+    assert tokens == ["w", "x"] and identity[0].parts == ((0, 0),)
