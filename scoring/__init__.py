@@ -11,6 +11,13 @@
 See docs/scorer.md for the command line, the modes and the JSON object.
 """
 
+import os
+
+# The scorer does no linear algebra, yet OpenBLAS (numpy's) starts a thread per core at
+# numpy's import, and they spin: about 0.1 s of CPU in every process. One thread unless
+# the caller chose otherwise (it must be set before numpy is imported to count).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from scoring.api import (read_documents, score, score_files, score_modes, validate_pair,
                          validate_response)
 from scoring.errors import ScoringError, ScoringInputError, UsageError

@@ -4,6 +4,7 @@ inputs, `scoring.runner`). numpy is part of the scorer and loads with it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,23 @@ def test_the_runner_still_offers_the_process_machinery(name):
     assert getattr(runner, name) is expected
     with pytest.raises(AttributeError):
         runner.no_such_thing  # noqa: B018
+
+
+def threads_after_import(environment: dict[str, str]) -> int:
+    """The threads of a fresh interpreter after ``import scoring`` (numpy's OpenBLAS starts
+    its own at import)."""
+    code = "import scoring, os\nprint(len(os.listdir('/proc/self/task')))"
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env={**env, **environment})
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_numpy_starts_no_blas_threads_unless_told_to():
+    """OpenBLAS would start a spinning thread per core at numpy's import (about 0.1 s of CPU
+    per process, and the scorer does no linear algebra): `scoring` asks for one (the main
+    thread) before numpy loads, and leaves a caller's own setting alone."""
+    assert threads_after_import({}) == 1
+    assert threads_after_import({"OPENBLAS_NUM_THREADS": "2"}) == min(2, os.cpu_count() or 1)
