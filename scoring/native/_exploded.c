@@ -1,4 +1,5 @@
-/* scoring.native._exploded: the exploded (CONLL-UA) reader's token lines in C.
+/* scoring.native._exploded: the exploded (CONLL-UA) reader's token lines in C, and the
+ * line count of its byte scans (`newlines`).
  *
  * `read_document(text, pos, number, settings)` reads what `_Reader.lines` in
  * scoring/readers/exploded.py reads, line by line in Python, for the rest of one document:
@@ -587,7 +588,26 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
+/* newlines(data, start, end): data.count(b"\n", start, end) with memchr, which skips the
+ * bytes between line ends several at a time (bytes.count tests them one by one). */
+static PyObject *newlines(PyObject *Py_UNUSED(self), PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start = 0, end = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "y*|nn", &view, &start, &end)) return NULL;
+    PySlice_AdjustIndices(view.len, &start, &end, 1);  /* as data[start:end] reads them */
+    const char *p = (const char *)view.buf + start, *stop = (const char *)view.buf + end;
+    Py_ssize_t count = 0;
+    while (p < stop && (p = memchr(p, '\n', stop - p)) != NULL) {
+        count++;
+        p++;
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
+    {"newlines", newlines, METH_VARARGS,
+     "newlines(data, start=0, end=len(data)) -> data.count(b'\\n', start, end)"},
     {"read_document", read_document, METH_VARARGS,
      "read_document(text, pos, number, settings) -> (tokens, token_lines, identity, "
      "discourse_deixis, bridging) or None: the rest of one exploded CONLL-UA document "

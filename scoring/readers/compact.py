@@ -55,6 +55,7 @@ from pathlib import Path
 from scoring.clusters import first_node
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
+from scoring.readers.text import count_newlines as _newlines
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
 
 FORMAT = "corefud"
@@ -209,7 +210,7 @@ def _texts(path: str) -> Iterator[str]:
                                         code="encoding") from None
             encoding = "utf-8"
             offset += len(data)
-            lines += data.count(b"\n")
+            lines += _newlines(data)
             if "\r" in text:
                 text = text.replace("\r\n", "\n").replace("\r", "\n")
             yield text

@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
+from scoring.readers.text import count_newlines as _newlines
 
 FORMAT = "ua"
 
@@ -146,7 +147,7 @@ def _segments(handle, lineno: int = 1,
                 pieces.append(data[previous:start])
                 part = b"".join(pieces)
                 yield part, lineno
-                lineno += part.count(b"\n")
+                lineno += _newlines(part)
                 pieces = []
                 previous = start
         pieces.append(data[previous:cut])
@@ -968,7 +969,7 @@ def _scan_block(block: bytes, offset: int, state: list, index: FileIndex) -> Non
             partable = False  # a newdoc the reader may see and the cut may not (or neither)
             position = block.find(b"newdoc", position + 6)
             continue
-        line += block.count(b"\n", counted, start)
+        line += _newlines(block, counted, start)
         counted = start
         if not seen:
             seen = True
@@ -980,7 +981,7 @@ def _scan_block(block: bytes, offset: int, state: list, index: FileIndex) -> Non
         position = block.find(b"newdoc", match.end())
     if seen and partable and index.starts and index.starts[0][0] < offset:
         partable = block.find(b"global.") < 0
-    state[:] = [line + block.count(b"\n", counted), partable, seen]
+    state[:] = [line + _newlines(block, counted), partable, seen]
 
 
 def document_names(path: str) -> list[tuple[str, int]]:

@@ -255,3 +255,17 @@ def test_cells_split_as_str_split_does():
     text = "# newdoc id = d\n" + row + "\u0663\tx\t" + "\t".join(["_"] * 13) + "\n"
     tokens, lines, identity, _, _ = native(text, 16, 2, SETTINGS_OF)
     assert tokens == ["w", "x"] and identity[0].parts == ((0, 0),)
+
+
+@needs_native
+def test_newlines_counts_what_bytes_count_counts():
+    """The readers count a file's lines with `newlines` (memchr) where it is built."""
+    from scoring.readers import text
+
+    assert text.count_newlines is exploded._newlines is text._native_newlines
+    rng = random.Random(7)
+    for _ in range(300):
+        data = bytes(rng.choice(b"ab\n\r\x00") for _ in range(rng.randint(0, 200)))
+        start, end = sorted(rng.randint(-5, len(data) + 5) for _ in range(2))
+        assert text.count_newlines(data, start, end) == text.newlines(data, start, end)
+        assert text.count_newlines(data) == data.count(b"\n")
