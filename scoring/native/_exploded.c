@@ -34,6 +34,7 @@
  * `str.split()` splits on, so both readings see the same cells
  * (tests/scoring/test_speedups.py checks the two give the same documents).
  */
+#define _GNU_SOURCE  /* memmem */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
@@ -80,6 +81,8 @@ static Py_ssize_t find_char(const Text *t, Py_UCS4 ch, Py_ssize_t start, Py_ssiz
 
 static int contains(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *word) {
     Py_ssize_t n = (Py_ssize_t)strlen(word);
+    if (t->kind == PyUnicode_1BYTE_KIND)
+        return memmem((const char *)t->data + start, end - start, word, n) != NULL;
     for (Py_ssize_t i = start; i + n <= end; i++) {
         Py_ssize_t k = 0;
         while (k < n && at(t, i + k) == (Py_UCS4)(unsigned char)word[k]) k++;
@@ -260,10 +263,26 @@ static int cell(Reading *r, Layer *layer, Py_ssize_t start, Py_ssize_t end,
     return 1;
 }
 
+/* The tuple (first, last). */
+static PyObject *span(Py_ssize_t first, Py_ssize_t last) {
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) return NULL;
+    PyObject *a = PyLong_FromSsize_t(first), *b = PyLong_FromSsize_t(last);
+    if (a == NULL || b == NULL) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_DECREF(pair);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, a);
+    PyTuple_SET_ITEM(pair, 1, b);
+    return pair;
+}
+
 /* Min=TEXT as `_Doc.min_span` reads it for a document of `words` words: 1 with *span set (or
  * Py_None), 0 where the Python reading decides (non-ASCII text; a bad Min when it is checked),
  * -1 on error. */
-static int min_span(PyObject *text, Py_ssize_t words, int check_min, PyObject **span) {
+static int min_span(PyObject *text, Py_ssize_t words, int check_min, PyObject **out) {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     if (!PyUnicode_IS_ASCII(text)) return 0;
     const char *s = (const char *)PyUnicode_DATA(text);
@@ -285,11 +304,11 @@ static int min_span(PyObject *text, Py_ssize_t words, int check_min, PyObject **
     }
     if (parts == 1) bound[1] = bound[0];
     if (ok && 1 <= bound[0] && bound[0] <= bound[1] && bound[1] <= words) {
-        *span = Py_BuildValue("(nn)", (Py_ssize_t)(bound[0] - 1), (Py_ssize_t)(bound[1] - 1));
-        return *span == NULL ? -1 : 1;
+        *out = span((Py_ssize_t)(bound[0] - 1), (Py_ssize_t)(bound[1] - 1));
+        return *out == NULL ? -1 : 1;
     }
     if (check_min) return 0;
-    *span = Py_NewRef(Py_None);
+    *out = Py_NewRef(Py_None);
     return 1;
 }
 
@@ -300,21 +319,22 @@ static int markables(Layer *layer, PyTypeObject *type, Py_ssize_t words, int che
     if (built == NULL) return -1;
     for (Py_ssize_t i = 0; i < layer->count; i++) {
         Open *o = &layer->open[i];
-        PyObject *span;
+        PyObject *minimum;
         if (o->end < 0) {  /* never closed */
             Py_DECREF(built);
             return 0;
         }
         if (o->min_text == NULL) {
-            span = Py_NewRef(Py_None);
+            minimum = Py_NewRef(Py_None);
         } else {
-            int status = min_span(o->min_text, words, check_min, &span);
+            int status = min_span(o->min_text, words, check_min, &minimum);
             if (status <= 0) {
                 Py_DECREF(built);
                 return status;
             }
         }
-        PyObject *parts = Py_BuildValue("((nn))", o->start, o->end);
+        PyObject *parts = span(o->start, o->end);
+        if (parts != NULL) Py_SETREF(parts, PyTuple_Pack(1, parts));
         PyObject *record = type->tp_alloc(type, 11);
         PyObject *empty = PyTuple_New(0), *no_zero = PyLong_FromLong(0);
         if (parts == NULL || record == NULL || empty == NULL || no_zero == NULL) {
@@ -322,7 +342,7 @@ static int markables(Layer *layer, PyTypeObject *type, Py_ssize_t words, int che
             Py_XDECREF(record);
             Py_XDECREF(empty);
             Py_XDECREF(no_zero);
-            Py_DECREF(span);
+            Py_DECREF(minimum);
             Py_DECREF(built);
             return -1;
         }
@@ -332,7 +352,7 @@ static int markables(Layer *layer, PyTypeObject *type, Py_ssize_t words, int che
         PyTuple_SET_ITEM(record, 1, Py_NewRef(o->entity_id));
         PyTuple_SET_ITEM(record, 2, parts);
         PyTuple_SET_ITEM(record, 3, Py_NewRef(o->line));
-        PyTuple_SET_ITEM(record, 4, span);
+        PyTuple_SET_ITEM(record, 4, minimum);
         PyTuple_SET_ITEM(record, 5, Py_NewRef(Py_None));
         PyTuple_SET_ITEM(record, 6, Py_NewRef(o->element_of));
         PyTuple_SET_ITEM(record, 7, Py_NewRef(no_zero));
@@ -356,7 +376,8 @@ static Py_ssize_t split_cells(const Text *t, Py_ssize_t start, Py_ssize_t end,
             while (i < end && latin1[s[i]] == SPACE) i++;
             if (i == end) break;
             Py_ssize_t cell_start = i;
-            while (i < end && !latin1[s[i]]) i++;
+            /* s[end] is the line's '\n' or the text's terminating NUL: no bound needed */
+            while (!latin1[s[i]]) i++;
             if (i < end && latin1[s[i]] == NUL) return -1;
             if (n < MAX_CELLS) {
                 cells[n][0] = cell_start;
@@ -418,7 +439,7 @@ static PyObject *new_form(PyObject *text, Py_ssize_t start, Py_ssize_t end) {
 }
 
 static int forms_grow(Forms *f) {
-    Py_ssize_t capacity = f->capacity ? 2 * f->capacity : 1024;
+    Py_ssize_t capacity = f->capacity ? 2 * f->capacity : 256;
     Form *slots = PyMem_Calloc(capacity, sizeof(Form));
     if (slots == NULL) {
         PyErr_NoMemory();

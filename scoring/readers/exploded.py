@@ -115,8 +115,25 @@ _NATIVE_COLUMNS = 64
 CHUNK = 1 << 18
 """Bytes read from the file at a time."""
 _NEWDOC_HINT = re.compile(rb"#[ \t]*newdoc\b")
-"""Where a ``# newdoc`` line (`_NEWDOC_LINE` at a line start) can match, found faster from its literal '#' (the line start is then
-checked)."""
+"""Where a ``# newdoc`` line (`_NEWDOC_LINE` at a line start) can match (the line start is
+then checked); `_newdoc_hints` finds the same places."""
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _newdoc_hints(data: bytes, end: int) -> Iterator[int]:
+    """Where `_NEWDOC_HINT` matches in ``data[:end]`` (the offset of its '#'), found from the
+    literal ``newdoc`` (``bytes.find`` skips text several bytes at a time; the expression
+    tries every '#', and a file has a comment line per sentence)."""
+    position = data.find(b"newdoc", 0, end)
+    while position >= 0:
+        after = position + 6
+        if after == end or data[after] not in _WORD:  # \b after "newdoc"
+            hash_at = position - 1
+            while hash_at >= 0 and data[hash_at] in b" \t":
+                hash_at -= 1
+            if hash_at >= 0 and data[hash_at] == 0x23:  # '#'
+                yield hash_at
+        position = data.find(b"newdoc", after, end)
 
 
 def _segments(handle, lineno: int = 1,
@@ -141,9 +158,9 @@ def _segments(handle, lineno: int = 1,
             carry = data
             continue
         previous = 0
-        for match in _NEWDOC_HINT.finditer(data, 0, cut):
-            start = data.rfind(b"\n", 0, match.start()) + 1
-            if (start > previous or pieces) and not data[start:match.start()].strip(b" \t"):
+        for hash_at in _newdoc_hints(data, cut):
+            start = data.rfind(b"\n", 0, hash_at) + 1
+            if (start > previous or pieces) and not data[start:hash_at].strip(b" \t"):
                 pieces.append(data[previous:start])
                 part = b"".join(pieces)
                 yield part, lineno

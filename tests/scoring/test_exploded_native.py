@@ -269,3 +269,19 @@ def test_newlines_counts_what_bytes_count_counts():
         start, end = sorted(rng.randint(-5, len(data) + 5) for _ in range(2))
         assert text.count_newlines(data, start, end) == text.newlines(data, start, end)
         assert text.count_newlines(data) == data.count(b"\n")
+
+
+def test_newdoc_hints_are_where_the_expression_matches():
+    """The segment cut finds '# newdoc' from the literal word; it must find exactly where
+    `_NEWDOC_HINT` matches (a '#', spaces or tabs, ``newdoc`` and a word boundary)."""
+    rng = random.Random(5)
+    pieces = [b"#", b" ", b"\t", b"newdoc", b"\n", b"x", b"_", b"newdocs", b"#newdoc", b"-",
+              b"\xc3\xa9", b"0"]
+    found = 0
+    for _ in range(20_000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        end = rng.randint(0, len(data))
+        expected = [m.start() for m in exploded._NEWDOC_HINT.finditer(data, 0, end)]
+        assert list(exploded._newdoc_hints(data, end)) == expected, (data, end)
+        found += bool(expected)
+    assert found > 1000
