@@ -74,6 +74,12 @@ static int all_digits(const Text *t, Py_ssize_t start, Py_ssize_t end) {
 }
 
 static Py_ssize_t find_char(const Text *t, Py_UCS4 ch, Py_ssize_t start, Py_ssize_t end) {
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        if (ch > 255 || start >= end) return -1;
+        const char *s = (const char *)t->data;
+        const char *found = memchr(s + start, (int)ch, end - start);
+        return found ? found - s : -1;
+    }
     for (Py_ssize_t i = start; i < end; i++)
         if (at(t, i) == ch) return i;
     return -1;
@@ -372,6 +378,34 @@ static Py_ssize_t split_cells(const Text *t, Py_ssize_t start, Py_ssize_t end,
     Py_ssize_t n = 0, i = start;
     if (t->kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *s = (const Py_UCS1 *)t->data;
+        /* the usual line: cells between single tabs, no other white space */
+        Py_ssize_t cell_start = i;
+        for (; i < end; i++) {
+            Py_UCS1 c = s[i];
+            if (c == '\t') {
+                if (i == cell_start) break;  /* an empty cell: two tabs, or a leading one */
+                if (n < MAX_CELLS) {
+                    cells[n][0] = cell_start;
+                    cells[n][1] = i;
+                }
+                n++;
+                cell_start = i + 1;
+            } else if (latin1[c]) {
+                break;  /* another space, or a NUL */
+            }
+        }
+        if (i == end) {
+            if (end > cell_start) {
+                if (n < MAX_CELLS) {
+                    cells[n][0] = cell_start;
+                    cells[n][1] = end;
+                }
+                n++;
+            }
+            return n;
+        }
+        n = 0;  /* not the usual line: split it as str.split() does */
+        i = start;
         while (i < end) {
             while (i < end && latin1[s[i]] == SPACE) i++;
             if (i == end) break;
