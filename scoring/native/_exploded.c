@@ -35,20 +35,11 @@
  * (tests/scoring/test_speedups.py checks the two give the same documents).
  */
 #define _GNU_SOURCE  /* memmem */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <string.h>
+#include "text.h"
 
 #define MAX_LINE 100000  /* exploded.MAX_LINE_CHARACTERS */
 #define MAX_CELLS 64     /* cells remembered per line; the columns read must come before */
 
-typedef struct {
-    int kind;
-    const void *data;
-    Py_ssize_t length;
-} Text;
-
-static inline Py_UCS4 at(const Text *t, Py_ssize_t i) { return PyUnicode_READ(t->kind, t->data, i); }
 
 /* str.split()'s whitespace */
 static inline int is_space(Py_UCS4 c) {
@@ -73,17 +64,6 @@ static int all_digits(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return end > start;
 }
 
-static Py_ssize_t find_char(const Text *t, Py_UCS4 ch, Py_ssize_t start, Py_ssize_t end) {
-    if (t->kind == PyUnicode_1BYTE_KIND) {
-        if (ch > 255 || start >= end) return -1;
-        const char *s = (const char *)t->data;
-        const char *found = memchr(s + start, (int)ch, end - start);
-        return found ? found - s : -1;
-    }
-    for (Py_ssize_t i = start; i < end; i++)
-        if (at(t, i) == ch) return i;
-    return -1;
-}
 
 static int contains(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *word) {
     Py_ssize_t n = (Py_ssize_t)strlen(word);
@@ -97,13 +77,6 @@ static int contains(const Text *t, Py_ssize_t start, Py_ssize_t end, const char 
     return 0;
 }
 
-static int equals(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *word) {
-    Py_ssize_t n = (Py_ssize_t)strlen(word);
-    if (end - start != n) return 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (at(t, start + i) != (Py_UCS4)(unsigned char)word[i]) return 0;
-    return 1;
-}
 
 /* One markable being read. */
 typedef struct {
@@ -516,12 +489,6 @@ static PyObject *form_at(Forms *f, PyObject *text, const Text *t, Py_ssize_t sta
     return form;
 }
 
-static int append_new(PyObject *list, PyObject *item) {
-    if (item == NULL) return -1;
-    int failed = PyList_Append(list, item);
-    Py_DECREF(item);
-    return failed;
-}
 
 static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text;

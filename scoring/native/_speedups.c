@@ -24,19 +24,10 @@
  * `_DocumentBuilder.annotate` does for the Entity= annotations of a words-only document (see
  * the function), and returns None for the same kinds of reason.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <string.h>
+#include "text.h"
 
 #define COLUMNS 10
 
-typedef struct {
-    int kind;
-    const void *data;
-    Py_ssize_t length;
-} Text;
-
-static inline Py_UCS4 at(const Text *t, Py_ssize_t i) { return PyUnicode_READ(t->kind, t->data, i); }
 
 static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
 
@@ -57,12 +48,6 @@ static Py_ssize_t plain_id(const Text *t, Py_ssize_t i, Py_ssize_t end, int *spe
     return c == '\t' ? j : -1;
 }
 
-static int append_new(PyObject *list, PyObject *item) {
-    if (item == NULL) return -1;
-    int failed = PyList_Append(list, item);
-    Py_DECREF(item);
-    return failed;
-}
 
 /* The other eight tabs of a token line after the ID's (tabs[0]), exactly eight before `end`:
  * 1, or 0 for another number of columns. One-byte text (the usual case) is searched with
@@ -205,20 +190,7 @@ static PyObject *split_document(PyObject *self, PyObject *args) {
 
 /* --- entity_mentions: the Entity= annotations of a words-only document ----------------- */
 
-/* Whether t[start:end] equals the ASCII text `word`. */
-static int equals(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *word) {
-    Py_ssize_t n = (Py_ssize_t)strlen(word);
-    if (end - start != n) return 0;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (at(t, start + i) != (Py_UCS4)(unsigned char)word[i]) return 0;
-    return 1;
-}
 
-static Py_ssize_t find_char(const Text *t, Py_UCS4 ch, Py_ssize_t start, Py_ssize_t end) {
-    for (Py_ssize_t i = start; i < end; i++)
-        if (at(t, i) == ch) return i;
-    return -1;
-}
 
 typedef struct {
     PyObject *names;     /* the header's field names (a tuple) */
