@@ -210,27 +210,29 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
     zero_heads: dict[int, tuple[int, int]] = {}
     deps: dict[int, str] = {}
     mcodes: list[int] = []
+    append_code = mcodes.append
     for m in markables:
-        if head_identity or m.zeros:
+        # the fields, unpacked at once (a named tuple's attributes are a call each)
+        _, eid, parts, _, _, _, element_of, zero, _, zeros, head_zero = m
+        if head_identity or zeros:
             key = mention_key(m, head_identity)
         else:
-            key = (m.parts, m.zero)
+            key = (parts, zero)
         code = codes_of.get(key)
         if code is None:
             code = codes_of[key] = len(code_keys)
             code_keys.append(key)
-        mcodes.append(code)
-        eid = m.entity_id
+        append_code(code)
         codes = groups.get(eid)
         if codes is None:
             groups[eid] = [code]
             first[eid] = m
         else:
             codes.append(code)
-        if m.element_of:
-            for plural in m.element_of:
+        if element_of:
+            for plural in element_of:
                 split_lists.setdefault(plural, []).append(eid)
-        if m.zero or m.head_zero:
+        if zero or head_zero:
             zero_codes.add(code)
             if code not in zero_heads:
                 zero_heads[code] = (m.head, m.head_zero) if m.head_zero else (m.start, m.zero)
