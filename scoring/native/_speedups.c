@@ -423,7 +423,210 @@ done:
     return result;
 }
 
+/* --- mention_markables: the markables of the mentions entity_mentions read --------------- */
+
+/* The value of a plain number (ASCII digits only, at most nine), or -1. */
+static long plain_number(PyObject *text, Py_ssize_t start, Py_ssize_t end) {
+    if (end <= start || end - start > 9) return -1;
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+    long value = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        if (s[i] < '0' || s[i] > '9') return -1;
+        value = value * 10 + (s[i] - '0');
+    }
+    return value;
+}
+
+/* fields[name] where it is a non-empty str, else NULL (borrowed; no error set). */
+static PyObject *field(PyObject *fields, PyObject *name) {
+    PyObject *value = PyDict_GetItemWithError(fields, name);
+    if (value == NULL || !PyUnicode_Check(value) || PyUnicode_GET_LENGTH(value) == 0)
+        return NULL;
+    return value;
+}
+
+static PyObject *pair_of(Py_ssize_t a, Py_ssize_t b) {
+    return Py_BuildValue("(nn)", a, b);
+}
+
+/* One mention's (markable, element_of, bridges), as `_DocumentBuilder.markable` gives them for
+ * a mention of one part in a words-only document: 1, 0 (not plain) or -1 (error set). */
+static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
+                            PyTypeObject *type, PyObject *keys[4], PyObject **out) {
+    PyObject *entity, *fields, *line;
+    Py_ssize_t first, last;
+    if (!PyArg_ParseTuple(record, "UO!Onn", &entity, &PyDict_Type, &fields, &line, &first,
+                          &last))
+        return -1;
+    PyObject *head = Py_None, *min_span = NULL, *markable_id = NULL, *attributes = NULL;
+    PyObject *element_of = NULL, *bridges = NULL, *result = NULL;
+    int status = -1;
+    PyObject *text = field(fields, keys[0]);  /* head */
+    if (PyErr_Occurred()) return -1;
+    if (text != NULL) {
+        long h = PyUnicode_IS_ASCII(text)
+            ? plain_number(text, 0, PyUnicode_GET_LENGTH(text)) : -1;
+        if (h < 1 || h > last - first + 1) return 0;  /* not a plain number, or outside */
+        head = PyLong_FromSsize_t(first + h - 1);
+        if (head == NULL) return -1;
+    } else {
+        Py_INCREF(head);
+    }
+    text = field(fields, keys[1]);  /* min: "I" or "I,…,J" */
+    if (PyErr_Occurred()) goto done;
+    if (text != NULL) {
+        if (!PyUnicode_IS_ASCII(text)) { status = 0; goto done; }
+        Py_ssize_t n = PyUnicode_GET_LENGTH(text), start = 0;
+        const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+        long bound[2] = {-1, -1};
+        for (Py_ssize_t i = 0; i <= n; i++) {
+            if (i < n && s[i] != ',') continue;
+            long value = plain_number(text, start, i);
+            if (value < 0) { status = 0; goto done; }
+            if (bound[0] < 0) bound[0] = value;
+            bound[1] = value;
+            start = i + 1;
+        }
+        min_span = pair_of(bound[0] - 1, bound[1] - 1);
+    } else if (head != Py_None) {
+        min_span = PyTuple_Pack(2, head, head);
+    } else {
+        min_span = Py_NewRef(Py_None);
+    }
+    if (min_span == NULL) goto done;
+    attributes = PyList_New(0);
+    if (attributes == NULL) goto done;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(names); i++) {
+        PyObject *name = PyTuple_GET_ITEM(names, i), *value = field(fields, name);
+        if (PyErr_Occurred()) goto done;
+        if (value != NULL && append_new(attributes, PyTuple_Pack(2, name, value))) goto done;
+    }
+    element_of = PyList_New(0);
+    if (element_of == NULL) goto done;
+    PyObject *ua = field(fields, keys[2]);
+    if (PyErr_Occurred()) goto done;
+    if (ua != NULL) {
+        Text t = {PyUnicode_KIND(ua), PyUnicode_DATA(ua), PyUnicode_GET_LENGTH(ua)};
+        if (find_char(&t, '%', 0, t.length) >= 0) { status = 0; goto done; }  /* escaped */
+        bridges = PyList_New(0);
+        if (bridges == NULL) goto done;
+        for (Py_ssize_t start = 0; start <= t.length;) {  /* KEY:VALUE,KEY:VALUE */
+            Py_ssize_t comma = find_char(&t, ',', start, t.length);
+            Py_ssize_t end = comma >= 0 ? comma : t.length;
+            Py_ssize_t colon = find_char(&t, ':', start, end);
+            Py_ssize_t key_end = colon >= 0 ? colon : end, value = colon >= 0 ? colon + 1 : end;
+            if (equals(&t, start, key_end, "ElementOf")) {
+                if (append_new(element_of, PyUnicode_Substring(ua, value, end))) goto done;
+            } else if (equals(&t, start, key_end, "Bridge")) {
+                Py_ssize_t slash = find_char(&t, '/', value, end);
+                PyObject *anchor = PyUnicode_Substring(ua, value, slash >= 0 ? slash : end);
+                PyObject *rel = anchor == NULL ? NULL
+                    : PyUnicode_Substring(ua, slash >= 0 ? slash + 1 : end, end);
+                PyObject *pair = rel == NULL ? NULL : PyTuple_Pack(2, anchor, rel);
+                Py_XDECREF(anchor);
+                Py_XDECREF(rel);
+                if (append_new(bridges, pair)) goto done;
+            } else if (key_end > start) {
+                PyObject *key = PyUnicode_Substring(ua, start, key_end);
+                PyObject *val = key == NULL ? NULL : PyUnicode_Substring(ua, value, end);
+                PyObject *pair = val == NULL ? NULL : PyTuple_Pack(2, key, val);
+                Py_XDECREF(key);
+                Py_XDECREF(val);
+                if (append_new(attributes, pair)) goto done;
+            }
+            if (comma < 0) break;
+            start = comma + 1;
+        }
+    } else {
+        bridges = PyTuple_New(0);
+        if (bridges == NULL) goto done;
+    }
+    markable_id = field(fields, keys[3]);  /* mid, else m<order + 1> */
+    if (PyErr_Occurred()) goto done;
+    markable_id = markable_id != NULL ? Py_NewRef(markable_id)
+                                      : PyUnicode_FromFormat("m%zd", order + 1);
+    if (markable_id == NULL) goto done;
+    PyObject *parts = pair_of(first, last), *zero = PyLong_FromLong(0);
+    PyObject *empty = PyTuple_New(0), *attribute_tuple = PyList_AsTuple(attributes);
+    PyObject *part_tuple = parts ? PyTuple_Pack(1, parts) : NULL;
+    PyObject *markable = type->tp_alloc(type, 11);
+    PyObject *element_tuple = PyList_AsTuple(element_of);
+    if (!parts || !zero || !empty || !attribute_tuple || !part_tuple || !markable ||
+            !element_tuple) {
+        Py_XDECREF(parts);
+        Py_XDECREF(zero);
+        Py_XDECREF(empty);
+        Py_XDECREF(attribute_tuple);
+        Py_XDECREF(part_tuple);
+        Py_XDECREF(markable);
+        Py_XDECREF(element_tuple);
+        goto done;
+    }
+    Py_DECREF(parts);
+    /* markable_id, entity_id, parts, line, min_span, head, element_of (filled later by the
+     * reader), zero, attributes, zeros, head_zero */
+    PyTuple_SET_ITEM(markable, 0, Py_NewRef(markable_id));
+    PyTuple_SET_ITEM(markable, 1, Py_NewRef(entity));
+    PyTuple_SET_ITEM(markable, 2, part_tuple);
+    PyTuple_SET_ITEM(markable, 3, Py_NewRef(line));
+    PyTuple_SET_ITEM(markable, 4, Py_NewRef(min_span));
+    PyTuple_SET_ITEM(markable, 5, Py_NewRef(head));
+    PyTuple_SET_ITEM(markable, 6, Py_NewRef(empty));
+    PyTuple_SET_ITEM(markable, 7, Py_NewRef(zero));
+    PyTuple_SET_ITEM(markable, 8, attribute_tuple);
+    PyTuple_SET_ITEM(markable, 9, empty);
+    PyTuple_SET_ITEM(markable, 10, zero);
+    result = PyTuple_Pack(3, markable, element_tuple, bridges);
+    Py_DECREF(markable);
+    Py_DECREF(element_tuple);
+    if (result == NULL) goto done;
+    *out = result;
+    status = 1;
+done:
+    Py_XDECREF(head);
+    Py_XDECREF(min_span);
+    Py_XDECREF(markable_id);
+    Py_XDECREF(attributes);
+    Py_XDECREF(element_of);
+    Py_XDECREF(bridges);
+    return status;
+}
+
+static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *found, *names, *type_object;
+    if (!PyArg_ParseTuple(args, "O!O!O", &PyList_Type, &found, &PyTuple_Type, &names,
+                          &type_object))
+        return NULL;
+    if (!PyType_Check(type_object) ||
+            !PyType_IsSubtype((PyTypeObject *)type_object, &PyTuple_Type) ||
+            ((PyTypeObject *)type_object)->tp_basicsize != PyTuple_Type.tp_basicsize) {
+        PyErr_SetString(PyExc_TypeError, "markable_type: expected a named tuple class");
+        return NULL;
+    }
+    PyObject *keys[4] = {PyUnicode_InternFromString("head"), PyUnicode_InternFromString("min"),
+                         PyUnicode_InternFromString("ua"), PyUnicode_InternFromString("mid")};
+    Py_ssize_t n = PyList_GET_SIZE(found);
+    PyObject *result = keys[0] && keys[1] && keys[2] && keys[3] ? PyList_New(n) : NULL;
+    for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
+        PyObject *made = NULL;
+        int status = mention_markable(PyList_GET_ITEM(found, i), i, names,
+                                      (PyTypeObject *)type_object, keys, &made);
+        if (status <= 0) {
+            Py_CLEAR(result);
+            if (status == 0) result = Py_NewRef(Py_None);
+            break;
+        }
+        PyList_SET_ITEM(result, i, made);
+    }
+    for (int k = 0; k < 4; k++) Py_XDECREF(keys[k]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"mention_markables", mention_markables, METH_VARARGS,
+     "mention_markables(found, attribute_names, markable_type) -> [(markable, element_of, "
+     "bridges)] or None: what `_DocumentBuilder.markable` makes of the mentions "
+     "entity_mentions read."},
     {"split_document", split_document, METH_VARARGS,
      "split_document(block, pos, number) -> (comments, sizes, row_lines, words_only, first, "
      "second) or None: a CoNLL-U document's sentences and token rows (see the module)."},

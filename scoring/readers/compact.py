@@ -46,7 +46,7 @@ udapi-python #101): they are reported as warnings (``warnings=`` list) and dropp
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import accumulate, chain, compress, repeat
 from functools import partial
 from operator import add, itemgetter, methodcaller, not_, sub
@@ -313,15 +313,20 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
 
 try:  # the same in C, where `make venv` built it (setup.py)
     from scoring.native._speedups import entity_mentions as _native_entity_mentions
+    from scoring.native._speedups import mention_markables as _native_mention_markables
     from scoring.native._speedups import split_document as _native_split_document
 except ImportError:  # pragma: no cover - a checkout without the build step
-    _native_split_document = _native_entity_mentions = None
+    _native_split_document = _native_entity_mentions = _native_mention_markables = None
 _split_document = _native_split_document or split_document
 # The Entity= annotations of a words-only document, read in C: [(entity, fields, line,
 # first row, last row)] in opening order, or None where the document has anything else
 # (discontinuous mentions, other layers or links, a malformed or unclosed bracket):
 # `_DocumentBuilder.annotate` then reads it, and reports what is wrong.
 _entity_mentions = _native_entity_mentions
+# What `_DocumentBuilder.markable` makes of those mentions, made in C: [(markable,
+# element_of, bridges)], or None where one is not plain (an escaped ua value, a head or min
+# that is not a plain number, a head outside its mention): `markable` then makes them all.
+_mention_markables = _native_mention_markables
 
 
 class _Mention:
@@ -411,7 +416,12 @@ class _Reader:
                      else _entity_mentions(annotated, row_lines, doc.fields, unescape,
                                            doc.exact_ua))
             if found is not None:  # every annotation read in C: mentions of one part
-                doc.take_mentions(found)
+                made = (None if _mention_markables is None
+                        else _mention_markables(found, doc.attribute_names, Markable))
+                if made is not None:  # and their markables made there
+                    doc.made = made
+                else:
+                    doc.take_mentions(found)
             else:
                 annotate = doc.annotate
                 for row, misc in annotated:
@@ -556,6 +566,9 @@ class _DocumentBuilder:
         self.parts_open: dict[tuple[str, str, int, int], list[_Mention]] = {}
         self.pending: dict[tuple[str, str, int], list[_Mention]] = {}
         self.mentions: list[_Mention] = []
+        self.made: list[tuple[Markable, tuple[str, ...], Sequence]] | None = None
+        """(markable, element_of, bridges) of each mention, where `mention_markables` made
+        them (then `mentions` stays empty)."""
         self.split_ante: list[tuple[str, str, int]] = []  # (antecedent, plural, line)
         # (anchor, anaphor, relation, line, node index)
         self.bridges: list[tuple[str, str, str, int, int]] = []
@@ -835,22 +848,26 @@ class _DocumentBuilder:
         mids: dict[str, int] = {}
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
         ua_elements: dict[int, tuple[str, ...]] = {}
-        read = self.markable
-        for mention in self.mentions:
-            markable, element_of, bridges = read(mention, locals_by_sentence)
-            if mention.layer == "identity":
+        if self.made is not None:  # read in C (`mention_markables`): identity mentions
+            made = self.made
+            layers = ["identity"] * len(made)
+        else:
+            read = self.markable
+            made = [read(mention, locals_by_sentence) for mention in self.mentions]
+            layers = [m.layer for m in self.mentions]
+        for (markable, element_of, bridges), layer in zip(made, layers):
+            if layer == "identity":
                 mid = markable.markable_id
                 if mid in mids:
-                    raise self.fail(mention.line, f"markable id {mid} is used twice "
+                    raise self.fail(markable.line, f"markable id {mid} is used twice "
                                     "(expected one mid per mention)", "duplicate_markable")
                 mids[mid] = len(built)
             if element_of:
                 ua_elements[len(built)] = element_of
             if bridges:
-                ua_links.extend((markable.markable_id, anchor, rel, mention.line)
+                ua_links.extend((markable.markable_id, anchor, rel, markable.line)
                                 for anchor, rel in bridges)
             built.append(markable)
-        layers = [m.layer for m in self.mentions]
         if self.exact_ua:
             built = [self.with_elements(markable, ua_elements[i]) if i in ua_elements
                      else markable for i, markable in enumerate(built)]

@@ -146,6 +146,7 @@ def read_both_ways(path: Path, monkeypatch):
     with monkeypatch.context() as patched:
         patched.setattr(compact, "_split_document", compact.split_document)
         patched.setattr(compact, "_entity_mentions", None)
+        patched.setattr(compact, "_mention_markables", None)
         python = reading()
     return python, reading()
 
@@ -181,6 +182,12 @@ ENTITY_EDITS = ["(", ")", "e1)", "(e1-x-1-)", "(e2-y-", "%2D", "%", "[1/2]", "-"
                 "\U0001d518", "SpaceAfter=No|", ""]
 
 
+FIELD_VALUES = ["", "x", "p%2Cq", "1", "SemType:dn", "a,b", "2", "0", "01", "+1", "1,2",
+                "3,1", "1,", "\u0661", "ElementOf:e2", "Bridge:m1/part", "Bridge:m2",
+                "ElementOf:e1,Bridge:m1/x,Sem:y", ":z", "m7"]
+"""Bracket field values: plain and odd numbers (a head or min), ua records, mids."""
+
+
 def mention_document(rng: random.Random, header: str) -> str:
     """A words-only document of random well-formed mentions (nested, single-word, escaped
     ids), then one to three edits of its MISC cells."""
@@ -190,8 +197,7 @@ def mention_document(rng: random.Random, header: str) -> str:
         start = rng.randrange(n)
         end = rng.randrange(start, n)
         entity = rng.choice(["e1", "e2", "e3", "7%2DPseudo", "e%25"])
-        fields = "-".join(rng.choice(["", "x", "p%2Cq", "1", "SemType:dn", "a,b"])
-                          for _ in range(rng.randint(0, 5)))
+        fields = "-".join(rng.choice(FIELD_VALUES) for _ in range(rng.randint(0, 5)))
         opening = f"({entity}-{fields}" if fields else f"({entity}"
         if start == end:
             cells[start].append(opening + ")")
@@ -249,3 +255,24 @@ def test_the_mentions_step_reads_most_documents_and_leaves_the_rest(monkeypatch)
 
 
 native_mentions = compact._native_entity_mentions
+
+
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
+def test_the_markables_step_makes_what_the_reader_makes_and_leaves_the_rest():
+    """`mention_markables` turns `entity_mentions` records into (markable, element_of,
+    bridges) as `_DocumentBuilder.markable` does; an escaped ua value, a head or min that
+    is not a plain number, or a head outside its mention is left to the Python reading."""
+    from scoring.model import Markable
+
+    make = compact._native_mention_markables
+    names = ("other",)
+    found = [("e1", {"eid": "e1", "head": "2", "min": "", "other": "x", "mid": "",
+                     "ua": "ElementOf:e9,Bridge:m4/part,SemType:dn"}, 5, 3, 6),
+             ("e2", {"eid": "e2", "min": "4,7", "other": "", "mid": "m4", "ua": ""}, 6, 4, 4)]
+    assert make(found, names, Markable) == [
+        (Markable("m1", "e1", ((3, 6),), 5, (4, 4), 4, attributes=(
+            ("other", "x"), ("SemType", "dn"))), ("e9",), [("m4", "part")]),
+        (Markable("m4", "e2", ((4, 4),), 6, (3, 6)), (), ())]
+    for fields in ({"head": "5"}, {"head": "+1"}, {"head": "x"}, {"min": "1,"},
+                   {"min": "\u0661"}, {"ua": "SemType:a%2Cb"}):
+        assert make([("e1", fields, 5, 3, 6)], names, Markable) is None, fields
