@@ -73,6 +73,23 @@ static int find_tabs(const Text *t, Py_ssize_t *tabs, Py_ssize_t end) {
     return n == COLUMNS - 1;
 }
 
+/* The "\n" ending the one-byte token line whose ID ends at tabs[0], with its other eight
+ * tabs put in tabs[1..8] in one pass; -1 for another number of columns or no "\n". */
+static Py_ssize_t tab_cells(const Text *t, Py_ssize_t *tabs) {
+    const Py_UCS1 *s = (const Py_UCS1 *)t->data;
+    int n = 1;
+    for (Py_ssize_t j = tabs[0] + 1; j < t->length; j++) {
+        Py_UCS1 c = s[j];
+        if (c == '\t') {
+            if (n == COLUMNS - 1) return -1;
+            tabs[n++] = j;
+        } else if (c == '\n') {
+            return n == COLUMNS - 1 ? j : -1;
+        }
+    }
+    return -1;
+}
+
 /* One pass over the document's lines. With `out` NULL it only checks the shape and finds
  * whether an ID is special (returns 1 for a plain document, 0 otherwise); with `out` it builds
  * the lists (returns 1, or -1 with a Python error set). */
@@ -87,10 +104,21 @@ static int scan(PyObject *block, const Text *t, Py_ssize_t pos, Py_ssize_t numbe
     Py_ssize_t line = number, row = 0, i = pos;
     int has_comments = 0, status = 0;
     while (i < t->length) {
-        Py_ssize_t end = PyUnicode_FindChar(block, '\n', i, t->length, 1);
-        if (end == -2) { status = -1; goto finish; }
-        if (end == -1) goto finish;  /* every line ends with "\n" */
-        Py_UCS4 first = i < end ? at(t, i) : '\n';
+        Py_UCS4 first = at(t, i);
+        Py_ssize_t tabs[COLUMNS - 1], end;
+        if (t->kind == PyUnicode_1BYTE_KIND && first != '\n' && first != '#') {
+            /* a token line of one-byte text: its tabs and its end found in one pass */
+            int row_special = 0;
+            tabs[0] = plain_id(t, i, t->length, &row_special);
+            if (tabs[0] < 0) goto finish;
+            end = tab_cells(t, tabs);
+            if (end < 0) goto finish;  /* not ten columns, or no "\n" */
+            *special |= row_special;
+        } else {
+            end = PyUnicode_FindChar(block, '\n', i, t->length, 1);
+            if (end == -2) { status = -1; goto finish; }
+            if (end == -1) goto finish;  /* every line ends with "\n" */
+        }
         if (first == '\n') {  /* a blank line ends a sentence: only after its token lines */
             if (!size) goto finish;
             if (out && append_new(out->sizes, PyLong_FromSsize_t(size))) { status = -1; goto finish; }
@@ -109,12 +137,13 @@ static int scan(PyObject *block, const Text *t, Py_ssize_t pos, Py_ssize_t numbe
                 if (append_new(sentence, stripped)) { status = -1; goto finish; }
             }
         } else {
-            int row_special = 0;
-            Py_ssize_t tabs[COLUMNS - 1];
-            tabs[0] = plain_id(t, i, end, &row_special);
-            if (tabs[0] < 0) goto finish;
-            if (!find_tabs(t, tabs, end)) goto finish;
-            *special |= row_special;
+            if (t->kind != PyUnicode_1BYTE_KIND) {
+                int row_special = 0;
+                tabs[0] = plain_id(t, i, end, &row_special);
+                if (tabs[0] < 0) goto finish;
+                if (!find_tabs(t, tabs, end)) goto finish;
+                *special |= row_special;
+            }
             if (out) {
                 if (!size) {  /* a sentence's first token line */
                     if (sentence == NULL && (sentence = PyList_New(0)) == NULL) { status = -1; goto finish; }

@@ -171,7 +171,19 @@ def scan(path: str | Path) -> list[tuple[str, int]]:
 # Streaming: decoded text a megabyte at a time, cut into documents at # newdoc lines
 
 CHUNK = 1 << 20
-_NEWDOC_WORD = re.compile("newdoc")
+
+
+_new_sentence = partial(tuple.__new__, Sentence)
+"""A `Sentence` from the tuple of its fields, built in C (the named tuple's ``__new__`` is a
+Python function)."""
+
+
+def _newdoc_words(text: str) -> Iterator[int]:
+    """Where the word ``newdoc`` stands in ``text`` (not overlapping), by ``str.find``."""
+    position = text.find("newdoc")
+    while position >= 0:
+        yield position
+        position = text.find("newdoc", position + 6)
 
 
 def _texts(path: str) -> Iterator[str]:
@@ -226,10 +238,10 @@ def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
     base = 1  # the line of the current piece's first character
     for text in _texts(path):
         start = 0
-        for word in _NEWDOC_WORD.finditer(text):
-            at = text.rfind("\n", 0, word.start()) + 1  # the start of its line
+        for word in _newdoc_words(text):
+            at = text.rfind("\n", 0, word) + 1  # the start of its line
             if text[at] != "#" or at < start or not _NEWDOC.match(
-                    text[at:text.index("\n", word.start())].strip()):
+                    text[at:text.index("\n", word)].strip()):
                 continue
             parts.append(text[start:at])
             block = "".join(parts)
@@ -405,7 +417,7 @@ class _Reader:
             self.set_fields(line, header)
         doc = self.doc
         assert doc is not None
-        doc.sentences = [Sentence(tuple(c), ()) for c in comments]
+        doc.sentences = list(map(_new_sentence, zip(map(tuple, comments), repeat(()))))
         doc.sentence_index = len(comments)
         rows = len(row_lines)
         if words_only:  # node = row = word position
