@@ -651,7 +651,32 @@ static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
+static PyObject *newline;  /* "\n" */
+
+/* text_newlines(text, start, end): text.count("\n", start, end), with memchr where the text
+ * is one-byte (str.count tests each character). */
+static PyObject *text_newlines(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *text;
+    Py_ssize_t start = 0, end = PY_SSIZE_T_MAX;
+    if (!PyArg_ParseTuple(args, "U|nn", &text, &start, &end)) return NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
+    PySlice_AdjustIndices(length, &start, &end, 1);
+    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) {
+        Py_ssize_t found = end > start ? PyUnicode_Count(text, newline, start, end) : 0;
+        return found < 0 ? NULL : PyLong_FromSsize_t(found);
+    }
+    const char *s = (const char *)PyUnicode_DATA(text), *p = s + start, *stop = s + end;
+    Py_ssize_t count = 0;
+    while (p < stop && (p = memchr(p, '\n', stop - p)) != NULL) {
+        count++;
+        p++;
+    }
+    return PyLong_FromSsize_t(count);
+}
+
 static PyMethodDef methods[] = {
+    {"text_newlines", text_newlines, METH_VARARGS,
+     "text_newlines(text, start=0, end=len(text)) -> text.count('\\n', start, end)"},
     {"mention_markables", mention_markables, METH_VARARGS,
      "mention_markables(found, attribute_names, markable_type) -> [(markable, element_of, "
      "bridges)] or None: what `_DocumentBuilder.markable` makes of the mentions "
@@ -672,4 +697,7 @@ static struct PyModuleDef module = {
     -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__speedups(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__speedups(void) {
+    newline = PyUnicode_InternFromString("\n");
+    return newline == NULL ? NULL : PyModule_Create(&module);
+}

@@ -276,3 +276,19 @@ def test_the_markables_step_makes_what_the_reader_makes_and_leaves_the_rest():
     for fields in ({"head": "5"}, {"head": "+1"}, {"head": "x"}, {"min": "1,"},
                    {"min": "\u0661"}, {"ua": "SemType:a%2Cb"}):
         assert make([("e1", fields, 5, 3, 6)], names, Markable) is None, fields
+
+
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
+def test_text_newlines_counts_what_str_count_counts():
+    """The compact reader counts a document's lines with `text_newlines` (memchr on
+    one-byte text) where it is built."""
+    assert compact._text_newlines is compact._native_text_newlines
+    rng = random.Random(11)
+    for _ in range(300):
+        text = "".join(rng.choice("ab\n\ré\U0001d518") for _ in range(rng.randint(0, 60)))
+        if rng.random() < 0.5:
+            text = text.encode("ascii", "ignore").decode()  # one-byte text
+        start, end = sorted(rng.randint(-5, len(text) + 5) for _ in range(2))
+        assert compact._text_newlines(text, start, end) == compact.text_newlines(
+            text, start, end) == text.count("\n", start, end)
+        assert compact._text_newlines(text) == text.count("\n")
