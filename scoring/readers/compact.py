@@ -246,11 +246,15 @@ def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
     base = 1  # the line of the current piece's first character
     for text in _texts(path):
         start = 0
+        cut_here = -1  # the line this text was last cut at
         for word in _newdoc_words(text):
             at = text.rfind("\n", 0, word) + 1  # the start of its line
-            if text[at] != "#" or at < start or not _NEWDOC.match(
+            # (a second "newdoc" on a line already cut at, as in "# newdoc id = newdoc-1",
+            # is part of that line)
+            if text[at] != "#" or at < start or at == cut_here or not _NEWDOC.match(
                     text[at:text.index("\n", word)].strip()):
                 continue
+            cut_here = at
             parts.append(text[start:at])
             block = "".join(parts)
             if block or is_document:

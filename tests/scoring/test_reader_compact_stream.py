@@ -172,3 +172,18 @@ def test_scan_names_documents_as_the_reading_does(tmp_path):
     read = compact.read(path, layout=False)
     assert compact.scan(path) == [(d.name, d.line) for d in read] == \
         [("1", 2), ("x", 4), ("3", 9)]
+
+
+@pytest.mark.parametrize("chunk", [compact.CHUNK, 5, 40])
+def test_a_document_named_after_newdoc_is_one_document(tmp_path, monkeypatch, chunk):
+    """A name holding the word ``newdoc`` ("# newdoc id = newdoc-1 newdoc") does not cut its
+    own line again: that made an empty document that the scan could not name (a crash, not
+    an error message), whatever the size of the pieces read."""
+    path = tmp_path / "named.conllu"
+    path.write_text(HEADER + document("newdoc-1 newdoc", [row("1", "Entity=(e1-x-1-)")])
+                    + document("newdoc", [row("1")]), encoding="utf-8")
+    monkeypatch.setattr(compact, "CHUNK", chunk)
+    read = compact.read(path, layout=False)
+    assert [(d.name, d.line, len(d.identity)) for d in read] == \
+        [("newdoc-1 newdoc", 2, 1), ("newdoc", 7, 0)]
+    assert compact.scan(path) == [("newdoc-1 newdoc", 2), ("newdoc", 7)]
