@@ -242,22 +242,6 @@ static int cell(Reading *r, Layer *layer, Py_ssize_t start, Py_ssize_t end,
     return 1;
 }
 
-/* The tuple (first, last). */
-static PyObject *span(Py_ssize_t first, Py_ssize_t last) {
-    PyObject *pair = PyTuple_New(2);
-    if (pair == NULL) return NULL;
-    PyObject *a = PyLong_FromSsize_t(first), *b = PyLong_FromSsize_t(last);
-    if (a == NULL || b == NULL) {
-        Py_XDECREF(a);
-        Py_XDECREF(b);
-        Py_DECREF(pair);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(pair, 0, a);
-    PyTuple_SET_ITEM(pair, 1, b);
-    return pair;
-}
-
 /* Min=TEXT as `_Doc.min_span` reads it for a document of `words` words: 1 with *span set (or
  * Py_None), 0 where the Python reading decides (non-ASCII text; a bad Min when it is checked),
  * -1 on error. */
@@ -283,7 +267,7 @@ static int min_span(PyObject *text, Py_ssize_t words, int check_min, PyObject **
     }
     if (parts == 1) bound[1] = bound[0];
     if (ok && 1 <= bound[0] && bound[0] <= bound[1] && bound[1] <= words) {
-        *out = span((Py_ssize_t)(bound[0] - 1), (Py_ssize_t)(bound[1] - 1));
+        *out = int_pair((Py_ssize_t)(bound[0] - 1), (Py_ssize_t)(bound[1] - 1));
         return *out == NULL ? -1 : 1;
     }
     if (check_min) return 0;
@@ -312,32 +296,13 @@ static int markables(Layer *layer, PyTypeObject *type, Py_ssize_t words, int che
                 return status;
             }
         }
-        PyObject *parts = span(o->start, o->end);
-        if (parts != NULL) Py_SETREF(parts, PyTuple_Pack(1, parts));
-        PyObject *record = type->tp_alloc(type, 11);
-        PyObject *empty = PyTuple_New(0), *no_zero = PyLong_FromLong(0);
-        if (parts == NULL || record == NULL || empty == NULL || no_zero == NULL) {
-            Py_XDECREF(parts);
-            Py_XDECREF(record);
-            Py_XDECREF(empty);
-            Py_XDECREF(no_zero);
-            Py_DECREF(minimum);
+        PyObject *record = plain_markable(type, o->markable_id, o->entity_id, o->start, o->end,
+                                          o->line, minimum, Py_None, o->element_of, NULL);
+        Py_DECREF(minimum);
+        if (record == NULL) {
             Py_DECREF(built);
             return -1;
         }
-        /* markable_id, entity_id, parts, line, min_span, head, element_of, zero,
-         * attributes, zeros, head_zero */
-        PyTuple_SET_ITEM(record, 0, Py_NewRef(o->markable_id));
-        PyTuple_SET_ITEM(record, 1, Py_NewRef(o->entity_id));
-        PyTuple_SET_ITEM(record, 2, parts);
-        PyTuple_SET_ITEM(record, 3, Py_NewRef(o->line));
-        PyTuple_SET_ITEM(record, 4, minimum);
-        PyTuple_SET_ITEM(record, 5, Py_NewRef(Py_None));
-        PyTuple_SET_ITEM(record, 6, Py_NewRef(o->element_of));
-        PyTuple_SET_ITEM(record, 7, Py_NewRef(no_zero));
-        PyTuple_SET_ITEM(record, 8, Py_NewRef(empty));
-        PyTuple_SET_ITEM(record, 9, empty);
-        PyTuple_SET_ITEM(record, 10, no_zero);
         PyTuple_SET_ITEM(built, i, record);
     }
     *out = built;
@@ -500,12 +465,7 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
                           &check[0], &check[1], &check[2], &identity, &dd, &bridging, &guard,
                           &read_min, &check_min, &type_object))
         return NULL;
-    if (!PyType_Check(type_object) ||
-            !PyType_IsSubtype((PyTypeObject *)type_object, &PyTuple_Type) ||
-            ((PyTypeObject *)type_object)->tp_basicsize != PyTuple_Type.tp_basicsize) {
-        PyErr_SetString(PyExc_TypeError, "markable_type: expected a named tuple class");
-        return NULL;
-    }
+    if (!is_record_type(type_object)) return NULL;
     Py_ssize_t columns[7] = {check[0], check[1], check[2], identity, dd, bridging, guard};
     for (int k = 0; k < 7; k++)
         if (columns[k] >= MAX_CELLS || columns[k] >= low || (k < 3 && columns[k] < 0)) {
@@ -610,26 +570,36 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
-/* newlines(data, start, end): data.count(b"\n", start, end) with memchr, which skips the
- * bytes between line ends several at a time (bytes.count tests them one by one). */
+static PyObject *newline;  /* "\n" */
+
+/* newlines(data, start, end): data.count("\n", start, end) for bytes or str, with memchr
+ * where the data is bytes or one-byte text (count tests each byte or character). */
 static PyObject *newlines(PyObject *Py_UNUSED(self), PyObject *args) {
-    Py_buffer view;
+    PyObject *data;
     Py_ssize_t start = 0, end = PY_SSIZE_T_MAX;
-    if (!PyArg_ParseTuple(args, "y*|nn", &view, &start, &end)) return NULL;
-    PySlice_AdjustIndices(view.len, &start, &end, 1);  /* as data[start:end] reads them */
-    const char *p = (const char *)view.buf + start, *stop = (const char *)view.buf + end;
-    Py_ssize_t count = 0;
-    while (p < stop && (p = memchr(p, '\n', stop - p)) != NULL) {
-        count++;
-        p++;
+    if (!PyArg_ParseTuple(args, "O|nn", &data, &start, &end)) return NULL;
+    if (PyUnicode_Check(data)) {
+        PySlice_AdjustIndices(PyUnicode_GET_LENGTH(data), &start, &end, 1);
+        if (PyUnicode_KIND(data) != PyUnicode_1BYTE_KIND) {
+            Py_ssize_t found = end > start ? PyUnicode_Count(data, newline, start, end) : 0;
+            return found < 0 ? NULL : PyLong_FromSsize_t(found);
+        }
+        const char *s = (const char *)PyUnicode_DATA(data);
+        return PyLong_FromSsize_t(count_line_ends(s + start, s + end));
     }
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)) return NULL;
+    PySlice_AdjustIndices(view.len, &start, &end, 1);  /* as data[start:end] reads them */
+    const char *s = (const char *)view.buf;
+    Py_ssize_t count = count_line_ends(s + start, s + end);
     PyBuffer_Release(&view);
     return PyLong_FromSsize_t(count);
 }
 
 static PyMethodDef methods[] = {
     {"newlines", newlines, METH_VARARGS,
-     "newlines(data, start=0, end=len(data)) -> data.count(b'\\n', start, end)"},
+     "newlines(data, start=0, end=len(data)) -> data.count('\\n' or b'\\n', start, end), "
+     "for str or bytes"},
     {"read_document", read_document, METH_VARARGS,
      "read_document(text, pos, number, settings) -> (tokens, token_lines, identity, "
      "discourse_deixis, bridging) or None: the rest of one exploded CONLL-UA document "
@@ -646,5 +616,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__exploded(void) {
     for (int c = 0; c < 256; c++) latin1[c] = is_space((Py_UCS4)c) ? SPACE : 0;
     latin1[0] = NUL;
-    return PyModule_Create(&module);
+    newline = PyUnicode_InternFromString("\n");
+    return newline == NULL ? NULL : PyModule_Create(&module);
 }

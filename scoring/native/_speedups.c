@@ -1,4 +1,4 @@
-/* scoring.native._speedups: two steps of the compact reader in C.
+/* scoring.native._speedups: three steps of the compact reader in C.
  *
  * `split_document(block, pos, number)` does what `scoring.readers.compact.split_document`
  * does in Python (compiled expressions over a document's text): it cuts a CoNLL-U document,
@@ -23,6 +23,9 @@
  * `entity_mentions(annotated, row_lines, names, unescape, exact_ua)` does what
  * `_DocumentBuilder.annotate` does for the Entity= annotations of a words-only document (see
  * the function), and returns None for the same kinds of reason.
+ *
+ * `mention_markables(found, attribute_names, markable_type)` makes what
+ * `_DocumentBuilder.markable` makes of those mentions, or returns None where one is not plain.
  */
 #include "text.h"
 
@@ -474,8 +477,15 @@ static PyObject *field(PyObject *fields, PyObject *name) {
     return value;
 }
 
-static PyObject *pair_of(Py_ssize_t a, Py_ssize_t b) {
-    return Py_BuildValue("(nn)", a, b);
+/* The pair (text[a:b], text[c:d]). */
+static PyObject *text_pair(PyObject *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c,
+                           Py_ssize_t d) {
+    PyObject *first = PyUnicode_Substring(text, a, b);
+    PyObject *second = first ? PyUnicode_Substring(text, c, d) : NULL;
+    PyObject *pair = second ? PyTuple_Pack(2, first, second) : NULL;
+    Py_XDECREF(first);
+    Py_XDECREF(second);
+    return pair;
 }
 
 /* One mention's (markable, element_of, bridges), as `_DocumentBuilder.markable` gives them for
@@ -516,7 +526,7 @@ static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
             bound[1] = value;
             start = i + 1;
         }
-        min_span = pair_of(bound[0] - 1, bound[1] - 1);
+        min_span = int_pair(bound[0] - 1, bound[1] - 1);
     } else if (head != Py_None) {
         min_span = PyTuple_Pack(2, head, head);
     } else {
@@ -546,22 +556,14 @@ static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
             Py_ssize_t key_end = colon >= 0 ? colon : end, value = colon >= 0 ? colon + 1 : end;
             if (equals(&t, start, key_end, "ElementOf")) {
                 if (append_new(element_of, PyUnicode_Substring(ua, value, end))) goto done;
-            } else if (equals(&t, start, key_end, "Bridge")) {
+            } else if (equals(&t, start, key_end, "Bridge")) {  /* ANCHOR/REL */
                 Py_ssize_t slash = find_char(&t, '/', value, end);
-                PyObject *anchor = PyUnicode_Substring(ua, value, slash >= 0 ? slash : end);
-                PyObject *rel = anchor == NULL ? NULL
-                    : PyUnicode_Substring(ua, slash >= 0 ? slash + 1 : end, end);
-                PyObject *pair = rel == NULL ? NULL : PyTuple_Pack(2, anchor, rel);
-                Py_XDECREF(anchor);
-                Py_XDECREF(rel);
-                if (append_new(bridges, pair)) goto done;
+                if (append_new(bridges, text_pair(ua, value, slash >= 0 ? slash : end,
+                                                  slash >= 0 ? slash + 1 : end, end)))
+                    goto done;
             } else if (key_end > start) {
-                PyObject *key = PyUnicode_Substring(ua, start, key_end);
-                PyObject *val = key == NULL ? NULL : PyUnicode_Substring(ua, value, end);
-                PyObject *pair = val == NULL ? NULL : PyTuple_Pack(2, key, val);
-                Py_XDECREF(key);
-                Py_XDECREF(val);
-                if (append_new(attributes, pair)) goto done;
+                if (append_new(attributes, text_pair(ua, start, key_end, value, end)))
+                    goto done;
             }
             if (comma < 0) break;
             start = comma + 1;
@@ -575,36 +577,16 @@ static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
     markable_id = markable_id != NULL ? Py_NewRef(markable_id)
                                       : PyUnicode_FromFormat("m%zd", order + 1);
     if (markable_id == NULL) goto done;
-    PyObject *parts = pair_of(first, last), *zero = PyLong_FromLong(0);
-    PyObject *empty = PyTuple_New(0), *attribute_tuple = PyList_AsTuple(attributes);
-    PyObject *part_tuple = parts ? PyTuple_Pack(1, parts) : NULL;
-    PyObject *markable = type->tp_alloc(type, 11);
-    PyObject *element_tuple = PyList_AsTuple(element_of);
-    if (!parts || !zero || !empty || !attribute_tuple || !part_tuple || !markable ||
-            !element_tuple) {
-        Py_XDECREF(parts);
-        Py_XDECREF(zero);
-        Py_XDECREF(empty);
-        Py_XDECREF(attribute_tuple);
-        Py_XDECREF(part_tuple);
+    PyObject *attribute_tuple = PyList_AsTuple(attributes);
+    PyObject *markable = attribute_tuple == NULL ? NULL
+        : plain_markable(type, markable_id, entity, first, last, line, min_span, head, NULL,
+                         attribute_tuple);  /* element_of: filled later by the reader */
+    Py_XDECREF(attribute_tuple);
+    PyObject *element_tuple = markable ? PyList_AsTuple(element_of) : NULL;
+    if (element_tuple == NULL) {
         Py_XDECREF(markable);
-        Py_XDECREF(element_tuple);
         goto done;
     }
-    Py_DECREF(parts);
-    /* markable_id, entity_id, parts, line, min_span, head, element_of (filled later by the
-     * reader), zero, attributes, zeros, head_zero */
-    PyTuple_SET_ITEM(markable, 0, Py_NewRef(markable_id));
-    PyTuple_SET_ITEM(markable, 1, Py_NewRef(entity));
-    PyTuple_SET_ITEM(markable, 2, part_tuple);
-    PyTuple_SET_ITEM(markable, 3, Py_NewRef(line));
-    PyTuple_SET_ITEM(markable, 4, Py_NewRef(min_span));
-    PyTuple_SET_ITEM(markable, 5, Py_NewRef(head));
-    PyTuple_SET_ITEM(markable, 6, Py_NewRef(empty));
-    PyTuple_SET_ITEM(markable, 7, Py_NewRef(zero));
-    PyTuple_SET_ITEM(markable, 8, attribute_tuple);
-    PyTuple_SET_ITEM(markable, 9, empty);
-    PyTuple_SET_ITEM(markable, 10, zero);
     result = PyTuple_Pack(3, markable, element_tuple, bridges);
     Py_DECREF(markable);
     Py_DECREF(element_tuple);
@@ -626,12 +608,7 @@ static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
     if (!PyArg_ParseTuple(args, "O!O!O", &PyList_Type, &found, &PyTuple_Type, &names,
                           &type_object))
         return NULL;
-    if (!PyType_Check(type_object) ||
-            !PyType_IsSubtype((PyTypeObject *)type_object, &PyTuple_Type) ||
-            ((PyTypeObject *)type_object)->tp_basicsize != PyTuple_Type.tp_basicsize) {
-        PyErr_SetString(PyExc_TypeError, "markable_type: expected a named tuple class");
-        return NULL;
-    }
+    if (!is_record_type(type_object)) return NULL;
     PyObject *keys[4] = {PyUnicode_InternFromString("head"), PyUnicode_InternFromString("min"),
                          PyUnicode_InternFromString("ua"), PyUnicode_InternFromString("mid")};
     Py_ssize_t n = PyList_GET_SIZE(found);
@@ -651,32 +628,7 @@ static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
-static PyObject *newline;  /* "\n" */
-
-/* text_newlines(text, start, end): text.count("\n", start, end), with memchr where the text
- * is one-byte (str.count tests each character). */
-static PyObject *text_newlines(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *text;
-    Py_ssize_t start = 0, end = PY_SSIZE_T_MAX;
-    if (!PyArg_ParseTuple(args, "U|nn", &text, &start, &end)) return NULL;
-    Py_ssize_t length = PyUnicode_GET_LENGTH(text);
-    PySlice_AdjustIndices(length, &start, &end, 1);
-    if (PyUnicode_KIND(text) != PyUnicode_1BYTE_KIND) {
-        Py_ssize_t found = end > start ? PyUnicode_Count(text, newline, start, end) : 0;
-        return found < 0 ? NULL : PyLong_FromSsize_t(found);
-    }
-    const char *s = (const char *)PyUnicode_DATA(text), *p = s + start, *stop = s + end;
-    Py_ssize_t count = 0;
-    while (p < stop && (p = memchr(p, '\n', stop - p)) != NULL) {
-        count++;
-        p++;
-    }
-    return PyLong_FromSsize_t(count);
-}
-
 static PyMethodDef methods[] = {
-    {"text_newlines", text_newlines, METH_VARARGS,
-     "text_newlines(text, start=0, end=len(text)) -> text.count('\\n', start, end)"},
     {"mention_markables", mention_markables, METH_VARARGS,
      "mention_markables(found, attribute_names, markable_type) -> [(markable, element_of, "
      "bridges)] or None: what `_DocumentBuilder.markable` makes of the mentions "
@@ -693,11 +645,8 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "scoring.native._speedups",
-    "Two steps of the compact reader in C (optional; the Python path gives the same).",
+    "Steps of the compact reader in C (optional; the Python path gives the same).",
     -1, methods,
 };
 
-PyMODINIT_FUNC PyInit__speedups(void) {
-    newline = PyUnicode_InternFromString("\n");
-    return newline == NULL ? NULL : PyModule_Create(&module);
-}
+PyMODINIT_FUNC PyInit__speedups(void) { return PyModule_Create(&module); }

@@ -45,4 +45,67 @@ static inline int append_new(PyObject *list, PyObject *item) {
     return failed;
 }
 
+/* The "\n" bytes in [p, stop), found with memchr (it passes over a line's bytes at once). */
+static inline Py_ssize_t count_line_ends(const char *p, const char *stop) {
+    Py_ssize_t count = 0;
+    while (p < stop && (p = memchr(p, '\n', stop - p)) != NULL) {
+        count++;
+        p++;
+    }
+    return count;
+}
+
+/* Whether `type` can be built as a plain tuple of its fields (a named tuple class such as
+ * Markable); sets TypeError if not. */
+static inline int is_record_type(PyObject *type) {
+    if (PyType_Check(type) && PyType_IsSubtype((PyTypeObject *)type, &PyTuple_Type) &&
+            ((PyTypeObject *)type)->tp_basicsize == PyTuple_Type.tp_basicsize)
+        return 1;
+    PyErr_SetString(PyExc_TypeError, "markable_type: expected a named tuple class");
+    return 0;
+}
+
+/* The tuple (a, b) of two ints. */
+static inline PyObject *int_pair(Py_ssize_t a, Py_ssize_t b) {
+    PyObject *first = PyLong_FromSsize_t(a), *second = PyLong_FromSsize_t(b);
+    PyObject *pair = first && second ? PyTuple_Pack(2, first, second) : NULL;
+    Py_XDECREF(first);
+    Py_XDECREF(second);
+    return pair;
+}
+
+/* A `type` record (scoring.model.Markable, whose field order this follows) of one contiguous
+ * part [first, last] of words, no zero in it: a new reference, or NULL with an error set.
+ * The objects are borrowed; element_of and attributes NULL stand for (). */
+static inline PyObject *plain_markable(PyTypeObject *type, PyObject *markable_id,
+                                       PyObject *entity_id, Py_ssize_t first, Py_ssize_t last,
+                                       PyObject *line, PyObject *min_span, PyObject *head,
+                                       PyObject *element_of, PyObject *attributes) {
+    PyObject *span = int_pair(first, last);
+    PyObject *parts = span ? PyTuple_Pack(1, span) : NULL;
+    PyObject *empty = PyTuple_New(0), *zero = PyLong_FromLong(0);
+    PyObject *record = parts && empty && zero ? type->tp_alloc(type, 11) : NULL;
+    Py_XDECREF(span);
+    if (record == NULL) {
+        Py_XDECREF(parts);
+        Py_XDECREF(empty);
+        Py_XDECREF(zero);
+        return NULL;
+    }
+    /* markable_id, entity_id, parts, line, min_span, head, element_of, zero, attributes,
+     * zeros, head_zero */
+    PyTuple_SET_ITEM(record, 0, Py_NewRef(markable_id));
+    PyTuple_SET_ITEM(record, 1, Py_NewRef(entity_id));
+    PyTuple_SET_ITEM(record, 2, parts);
+    PyTuple_SET_ITEM(record, 3, Py_NewRef(line));
+    PyTuple_SET_ITEM(record, 4, Py_NewRef(min_span));
+    PyTuple_SET_ITEM(record, 5, Py_NewRef(head));
+    PyTuple_SET_ITEM(record, 6, Py_NewRef(element_of ? element_of : empty));
+    PyTuple_SET_ITEM(record, 7, Py_NewRef(zero));
+    PyTuple_SET_ITEM(record, 8, Py_NewRef(attributes ? attributes : empty));
+    PyTuple_SET_ITEM(record, 9, empty);
+    PyTuple_SET_ITEM(record, 10, zero);
+    return record;
+}
+
 #endif

@@ -173,14 +173,6 @@ def scan(path: str | Path) -> list[tuple[str, int]]:
 CHUNK = 1 << 20
 
 
-def text_newlines(text: str, start: int = 0, end: int | None = None) -> int:
-    """The line ends in ``text[start:end]``."""
-    return text.count("\n", start, len(text) if end is None else end)
-
-
-_text_newlines = text_newlines  # set to the C one below, where built (memchr: several times
-# faster than str.count, which tests each character)
-
 _new_sentence = partial(tuple.__new__, Sentence)
 """A `Sentence` from the tuple of its fields, built in C (the named tuple's ``__new__`` is a
 Python function)."""
@@ -260,12 +252,12 @@ def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
             if block or is_document:
                 yield line, block, is_document
             parts = []
-            base += _text_newlines(text, start, at)
+            base += _newlines(text, start, at)
             line = base
             start = at
             is_document = True
         parts.append(text[start:])
-        base += _text_newlines(text, start)
+        base += _newlines(text, start)
     block = "".join(parts)
     if block or is_document:
         yield line, block, is_document
@@ -339,12 +331,9 @@ try:  # the same in C, where `make venv` built it (setup.py)
     from scoring.native._speedups import entity_mentions as _native_entity_mentions
     from scoring.native._speedups import mention_markables as _native_mention_markables
     from scoring.native._speedups import split_document as _native_split_document
-    from scoring.native._speedups import text_newlines as _native_text_newlines
 except ImportError:  # pragma: no cover - a checkout without the build step
     _native_split_document = _native_entity_mentions = _native_mention_markables = None
-    _native_text_newlines = None
 _split_document = _native_split_document or split_document
-_text_newlines = _native_text_newlines or text_newlines
 # The Entity= annotations of a words-only document, read in C: [(entity, fields, line,
 # first row, last row)] in opening order, or None where the document has anything else
 # (discontinuous mentions, other layers or links, a malformed or unclosed bracket):

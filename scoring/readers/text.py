@@ -15,14 +15,15 @@ except ImportError:  # pragma: no cover - a checkout without the build step
     _native_newlines = None
 
 
-def newlines(data: bytes, start: int = 0, end: int | None = None) -> int:
-    """The line ends in ``data[start:end]``."""
-    return data.count(b"\n", start, len(data) if end is None else end)
+def newlines(data: bytes | str, start: int = 0, end: int | None = None) -> int:
+    """The line ends in ``data[start:end]``, bytes or text."""
+    return data.count("\n" if isinstance(data, str) else b"\n", start,
+                      len(data) if end is None else end)
 
 
 count_newlines = _native_newlines or newlines
-"""`newlines` in C where built: memchr passes over a line's bytes at once, where
-``bytes.count`` tests them one by one (7 ms against 17 ms for a 22 MB file)."""
+"""`newlines` in C where built: memchr passes over a line's bytes at once, where ``count``
+tests them one by one (7 ms against 17 ms for a 22 MB file)."""
 
 
 def read_text(path: str | Path) -> str:

@@ -278,17 +278,18 @@ def test_the_markables_step_makes_what_the_reader_makes_and_leaves_the_rest():
         assert make([("e1", fields, 5, 3, 6)], names, Markable) is None, fields
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
-def test_text_newlines_counts_what_str_count_counts():
-    """The compact reader counts a document's lines with `text_newlines` (memchr on
-    one-byte text) where it is built."""
-    assert compact._text_newlines is compact._native_text_newlines
+def test_newlines_counts_what_str_count_counts():
+    """The compact reader counts a document's lines with `count_newlines` (memchr on
+    one-byte text where the C module is built)."""
+    from scoring.readers import text as texts
+
+    assert compact._newlines is texts.count_newlines
     rng = random.Random(11)
     for _ in range(300):
         text = "".join(rng.choice("ab\n\ré\U0001d518") for _ in range(rng.randint(0, 60)))
         if rng.random() < 0.5:
             text = text.encode("ascii", "ignore").decode()  # one-byte text
         start, end = sorted(rng.randint(-5, len(text) + 5) for _ in range(2))
-        assert compact._text_newlines(text, start, end) == compact.text_newlines(
+        assert texts.count_newlines(text, start, end) == texts.newlines(
             text, start, end) == text.count("\n", start, end)
-        assert compact._text_newlines(text) == text.count("\n")
+        assert texts.count_newlines(text) == text.count("\n")
