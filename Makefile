@@ -18,10 +18,10 @@ $(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m compileall -q -j 0 scoring competition leaderboard tasks config client bench
 	touch $@
 
-# The readers' compiled steps (scoring/native/*.c: the compact scan and mentions, the exploded
-# token lines), built with the machine's C compiler and Python headers; without them the
-# same steps run in Python.
-$(VENV)/.speedups: scoring/native/_speedups.c scoring/native/_exploded.c scoring/native/text.h setup.py | $(VENV)/.installed
+# The scorer's compiled steps (scoring/native/*.c: the compact scan and mentions, the exploded
+# token lines, the metrics' counts of a table without sets), built with the machine's C
+# compiler and Python headers; without them the same steps run in Python.
+$(VENV)/.speedups: scoring/native/_speedups.c scoring/native/_exploded.c scoring/native/_tables.c scoring/native/text.h setup.py | $(VENV)/.installed
 	$(BIN)/python setup.py -q build_ext --inplace --build-temp $(VENV)/build-temp
 	touch $@
 

@@ -35,7 +35,8 @@ from scoring.clusters import (
     with_first_node_heads,
 )
 from scoring.errors import UsageError
-from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
+from scoring.metrics import COREF_METRICS, Contingency
+from scoring.metrics.plain import TableCounts
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
@@ -103,14 +104,21 @@ def score_document(key: Document, response: Document,
             rename = {s: more.get(t, t) for s, t in rename.items()} | {
                 s: t for s, t in more.items() if s not in rename and s not in targets}
 
-    if plan.metrics:
+    if plan.metrics and not (key_part.has_sets or resp_part.has_sets):
+        counts_of = TableCounts(key_part, resp_part)
+        for name in plan.metrics:
+            metrics = COREF_METRICS[name]
+            result.metrics[name] = _metric_result(
+                name, tuple(counts_of[metric] for metric in metrics),
+                tuple(PRCounts() for _ in metrics), plan, _key_links_only(key))
+    elif plan.metrics:
         table = Contingency(key_part, resp_part)
-        pairs = SetPairs(key_part, resp_part) if table.has_sets else None
+        pairs = SetPairs(key_part, resp_part)
         for name in plan.metrics:
             counts: list[PRCounts] = []
             split: list[PRCounts] = []
             for metric in COREF_METRICS[name]:
-                maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
+                maps, split_counts = pairs.align(metric)
                 counts.append(metric(table, maps))
                 split.append(split_counts)
             result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), plan,

@@ -12,7 +12,8 @@ the one-to-one alignment with the largest total F. The aligned pairs feed the ou
 When only one side has sets, the other side gets one empty dummy set: every score with it is 0
 but the denominators of the real sets still count (spec §5 step 1).
 
-The member contingency tables are built once per document and shared by all metrics.
+The member tables are counted once per document (`scoring.metrics.plain.TableCounts`, every
+metric at once where the compiled module is built) and shared by all metrics.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ import numpy as np
 
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import Partition
-from scoring.metrics.contingency import Contingency
 from scoring.metrics.coref import NO_SPLITS, SplitMaps
+from scoring.metrics.plain import TableCounts
 from scoring.results import PRCounts, f_score
 
 Metric = Callable[..., PRCounts]
@@ -52,15 +53,15 @@ class SetPairs:
         sys_sets = _members(response)
         self.key_ids: list[int | None] = [i for i, _ in key_sets]
         self.sys_ids: list[int | None] = [j for j, _ in sys_sets]
-        self.tables: dict[tuple[int, int], Contingency] = {}
+        self.tables: dict[tuple[int, int], TableCounts] = {}
         if not key_sets and not sys_sets:
-            self.key_alone: list[Contingency] = []
-            self.sys_alone: list[Contingency] = []
+            self.key_alone: list[TableCounts] = []
+            self.sys_alone: list[TableCounts] = []
             return
         key_parts = [p for _, p in key_sets]
         sys_parts = [p for _, p in sys_sets]
-        self.key_alone = [Contingency(k, _EMPTY) for k in key_parts]
-        self.sys_alone = [Contingency(_EMPTY, s) for s in sys_parts]
+        self.key_alone = [TableCounts(k, _EMPTY, inner=True) for k in key_parts]
+        self.sys_alone = [TableCounts(_EMPTY, s, inner=True) for s in sys_parts]
         holders: dict[int, set[int]] = {}
         for b, part in enumerate(sys_parts):
             for cluster in part.clusters:
@@ -72,7 +73,7 @@ class SetPairs:
                 for m in cluster:
                     partners.update(holders.get(m, ()))
             for b in sorted(partners):
-                self.tables[(a, b)] = Contingency(part, sys_parts[b])
+                self.tables[(a, b)] = TableCounts(part, sys_parts[b], inner=True)
         if not key_sets:
             self.key_ids = [None]
         if not sys_sets:
@@ -88,7 +89,7 @@ class SetPairs:
         n_k, n_s = len(self.key_ids), len(self.sys_ids)
         scores: dict[tuple[int, int], tuple[PRCounts, float, float, float]] = {}
         for (a, b), table in self.tables.items():
-            c = metric(table, NO_SPLITS, True)
+            c = table[metric]
             p = c.p_num / c.p_den if c.p_num and c.p_den else 0.0
             r = c.r_num / c.r_den if c.r_num and c.r_den else 0.0
             scores[(a, b)] = (c, p, r, f_score(r, p))
@@ -118,6 +119,6 @@ class SetPairs:
                 precision[j] = (i, p)
             if f > 0:
                 fmap[i] = (j, f)
-        pd = sum(metric(t, NO_SPLITS, True).p_den for t in self.sys_alone)
-        rd = sum(metric(t, NO_SPLITS, True).r_den for t in self.key_alone)
+        pd = sum(t[metric].p_den for t in self.sys_alone)
+        rd = sum(t[metric].r_den for t in self.key_alone)
         return SplitMaps(recall, precision, fmap), PRCounts(pn, float(pd), rn, float(rd))

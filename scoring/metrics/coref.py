@@ -192,15 +192,27 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
             v += hit[1]
         return 2 * v / (ks[i] + ss[j]) if entity else float(v)
 
+    singles = 0.0
+    many = []
+    for rows, cols in components:
+        if len(rows) == 1 and len(cols) == 1:
+            singles += phi(rows[0], cols[0])
+        else:
+            many.append((rows, cols))
+    # the one-to-one components' sum first, then the assigned ones' (as scoring.metrics.plain)
+    return singles + assigned_total(many, overlap, fmap, phi)
+
+
+def assigned_total(components, overlap, fmap, phi) -> float:
+    """Σ φ of the optimal alignment of components of more than one entity on a side.
+
+    They go to Kuhn–Munkres together, as one block-diagonal matrix (its optimum is the sum
+    of the blocks' optima), in batches that keep the matrix small.
+    """
     total = 0.0
     batch_rows: list[int] = []
     batch_cols: list[int] = []
     for rows, cols in components:
-        if len(rows) == 1 and len(cols) == 1:
-            total += phi(rows[0], cols[0])
-            continue
-        # Components go to Kuhn–Munkres together, as one block-diagonal matrix (its optimum
-        # is the sum of the blocks' optima), in batches that keep the matrix small.
         batch_rows.extend(rows)
         batch_cols.extend(cols)
         if len(batch_rows) * len(batch_cols) > _BATCH_CELLS:

@@ -1,0 +1,149 @@
+"""`scoring.native._tables.plain_counts` counts every coreference metric of a table without
+accommodated sets in one compiled pass (`scoring.metrics.plain.TableCounts`); the metric
+functions of scoring/metrics/coref.py count the same table in Python. Both ways must give the
+same doubles, not merely close ones: a score must not depend on whether `make venv` built the
+module. Tables it does not take (not plain) go to the Python metrics.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bench.corpus import Shape, write_pair
+from scoring import engine
+from scoring.clusters import Partition
+from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
+from scoring.metrics import plain
+from scoring.options import parse_options
+from scoring.plan import ScoringPlan
+from scoring.readers import exploded
+
+native = plain._native_plain_counts
+METRICS = [metric for functions in COREF_METRICS.values() for metric in functions]
+
+
+def test_the_extension_is_built():
+    """`make venv` compiles scoring/native/_tables.c (setup.py); without it each metric
+    counts its table in Python."""
+    assert native is not None, "scoring.native._tables is not built: run `make venv`"
+    assert plain._plain_counts is native
+
+
+def python_counts(key: Partition, response: Partition, inner: bool) -> dict:
+    table = Contingency(key, response)
+    return {metric: metric(table, NO_SPLITS, inner) for metric in METRICS}
+
+
+def compiled_counts(key: Partition, response: Partition, inner: bool) -> dict:
+    counts = plain.TableCounts(key, response, inner)
+    assert counts.counts, "the compiled pass did not take a plain table"
+    assert counts.table is None
+    return {metric: counts[metric] for metric in METRICS}
+
+
+def partition(clusters: list[list[int]]) -> Partition:
+    return Partition(clusters, [None] * len(clusters))
+
+
+def random_side(rng: random.Random, codes: int, repeats: bool) -> list[list[int]]:
+    """Clusters over some of ``codes`` mention codes: singletons, large clusters, and with
+    ``repeats`` a code in two clusters or twice in one (members of accommodated sets keep every
+    markable, so a member cluster can hold a span twice)."""
+    pool = list(range(codes))
+    rng.shuffle(pool)
+    pool = pool[:rng.randint(0, codes)]
+    clusters: list[list[int]] = []
+    while pool:
+        size = rng.choice((1, 1, 2, 3, 5, 8, 20))
+        clusters.append(pool[:size])
+        pool = pool[size:]
+    if repeats and clusters and codes:
+        for _ in range(rng.randint(1, 4)):
+            rng.choice(clusters).append(rng.randrange(codes))
+    return clusters
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_tables_count_the_same_both_ways(seed):
+    rng = random.Random(seed)
+    for _ in range(60):
+        codes = rng.choice((1, 3, 10, 40, 200))
+        key = partition(random_side(rng, codes, repeats=rng.random() < 0.3))
+        response = partition(random_side(rng, codes, repeats=rng.random() < 0.3))
+        inner = rng.random() < 0.5
+        assert compiled_counts(key, response, inner) == python_counts(key, response, inner)
+
+
+def test_large_components_are_solved_in_batches_alike():
+    """Components of many entities go to the assignment solver in batches (the same batches
+    either way); one-to-one components are summed first either way."""
+    rng = random.Random(7)
+    key = partition([[rng.randrange(3000) for _ in range(6)] for _ in range(400)])
+    response = partition([[rng.randrange(3000) for _ in range(5)] for _ in range(500)])
+    key.clusters[:] = [list(dict.fromkeys(c)) for c in key.clusters]
+    key.sizes[:] = [len(c) for c in key.clusters]
+    response.clusters[:] = [list(dict.fromkeys(c)) for c in response.clusters]
+    response.sizes[:] = [len(c) for c in response.clusters]
+    assert compiled_counts(key, response, False) == python_counts(key, response, False)
+
+
+def test_empty_sides():
+    empty = partition([])
+    other = partition([[0, 1], [2]])
+    for key, response in ((empty, empty), (empty, other), (other, empty)):
+        assert compiled_counts(key, response, True) == python_counts(key, response, True)
+
+
+@pytest.mark.parametrize("clusters", [
+    [[0, 1], []],  # an empty cluster
+    [(0, 1)],  # not a list
+    [[0, -1]],  # a negative code
+    [[0, "1"]],  # not an int
+    [[0, True]],  # not exactly an int
+    [[0, 1 << 40]],  # beyond the codes a document has
+])
+def test_tables_that_are_not_plain_go_to_python(clusters):
+    assert native(clusters, [[0]], False) is None
+    assert native([[0]], clusters, True) is None
+
+
+def test_tables_with_accommodated_sets_go_to_python(monkeypatch):
+    called = []
+    monkeypatch.setattr(plain, "_plain_counts", lambda *args: called.append(args))
+    from scoring.clusters import AccommodatedSet
+
+    members = ((0,), (1,))
+    with_set = Partition([[2, 3]], [AccommodatedSet(members, frozenset(members))])
+    counts = plain.TableCounts(with_set, partition([[2, 3]]))
+    assert not called and not counts.counts
+    assert counts[METRICS[0]] == METRICS[0](Contingency(with_set, partition([[2, 3]])),
+                                            NO_SPLITS)
+
+
+MODES = [[], ["remove_singletons"], ["remove_split_antecedent"], ["only_split_antecedent"],
+         ["min"], ["keep_non_referring", "keep_bridging"]]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("plain")
+    return write_pair(folder, Shape(documents=120, split_share=0.15), name="plain")
+
+
+@pytest.mark.parametrize("words", MODES, ids=lambda w: "+".join(w) or "default")
+def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
+    """Every document's counts, warnings and scores, in each mode, with and without the
+    compiled pass (documents with split antecedents mix both: their member tables are plain)."""
+    plan = ScoringPlan.compile(parse_options(words).options)
+    key_path, response_path = corpus
+    keys = list(exploded.iter_documents(str(key_path), **plan.reader("key").settings()))
+    responses = list(exploded.iter_documents(str(response_path),
+                                             **plan.reader("response").settings()))
+    compiled = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
+    monkeypatch.setattr(plain, "_plain_counts", None)
+    python = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
+    assert compiled == python
+    assert engine.summarize(compiled, plan) == engine.summarize(python, plan)
