@@ -31,6 +31,12 @@ from scoring.errors import ScoringInputError
 from scoring.model import Markable
 from scoring.plan import ScoringPlan
 
+try:
+    from scoring.native._tables import layer_groups as _native_layer_groups
+except ImportError:  # not built: `_groups` groups
+    _native_layer_groups = None
+_layer_groups = _native_layer_groups
+
 MentionKey = tuple
 """What makes two markables the same mention: ``(parts, zero)``, their word parts and zero
 rank; ``(parts, zero, zeros)`` when empty nodes lie inside a mention of several nodes
@@ -202,41 +208,18 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
     """
     codes_of = coder.codes
     code_keys = coder.keys
-    groups: dict[str, list[int]] = {}
-    first: dict[str, Markable] = {}
-    split_lists: dict[str, list[str]] = {}
     head_identity = coder.head_identity
     zero_codes: set[int] = set()
     zero_heads: dict[int, tuple[int, int]] = {}
     deps: dict[int, str] = {}
-    mcodes: list[int] = []
-    append_code = mcodes.append
-    for m in markables:
-        # the fields, unpacked at once (a named tuple's attributes are a call each)
-        _, eid, parts, _, _, _, element_of, zero, _, zeros, head_zero = m
-        if head_identity or zeros:
-            key = mention_key(m, head_identity)
-        else:
-            key = (parts, zero)
-        code = codes_of.get(key)
-        if code is None:
-            code = codes_of[key] = len(code_keys)
-            code_keys.append(key)
-        append_code(code)
-        codes = groups.get(eid)
-        if codes is None:
-            groups[eid] = [code]
-            first[eid] = m
-        else:
-            codes.append(code)
-        if element_of:
-            for plural in element_of:
-                split_lists.setdefault(plural, []).append(eid)
-        if zero or head_zero:
-            zero_codes.add(code)
-            if code not in zero_heads:
-                zero_heads[code] = (m.head, m.head_zero) if m.head_zero else (m.start, m.zero)
-                deps[code] = dict(m.attributes).get("deps", "")
+    grouped = None if head_identity or _layer_groups is None else _layer_groups(
+        markables, codes_of, code_keys)
+    if grouped is not None:  # no empty node: `_groups`, compiled
+        mcodes, groups, first, split_lists, duplicated = grouped
+    else:
+        mcodes, groups, first, split_lists = _groups(markables, coder, zero_codes, zero_heads,
+                                                     deps)
+        duplicated = True  # (looked at below)
     min_spans: dict[int, tuple[int, int]] = {}
     heads: dict[int, int] = {}
     if plan.matching != "exact":
@@ -250,7 +233,7 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
     # keep every markable (``raw``), as both references do
     raw = groups
     duplicates: list[str] = []
-    for eid, codes in groups.items():
+    for eid, codes in groups.items() if duplicated else ():
         if len(codes) > 1 and len(set(codes)) != len(codes):
             if raw is groups:
                 raw = dict(groups)
@@ -296,6 +279,48 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
     return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads,
                           zero_codes, zero_heads, deps)
 
+
+def _groups(markables: Sequence[Markable], coder: SpanCoder, zero_codes: set[int],
+            zero_heads: dict[int, tuple[int, int]], deps: dict[int, str]):
+    """`process_layer`'s first step: each markable's mention code, the codes of each entity,
+    each entity's first markable and the entities whose ElementOf names each plural; the
+    zeros' codes, head nodes and ``deps`` into the three given. ``scoring.native._tables.
+    layer_groups`` is its compiled twin for layers without empty nodes."""
+    codes_of = coder.codes
+    code_keys = coder.keys
+    head_identity = coder.head_identity
+    groups: dict[str, list[int]] = {}
+    first: dict[str, Markable] = {}
+    split_lists: dict[str, list[str]] = {}
+    mcodes: list[int] = []
+    append_code = mcodes.append
+    for m in markables:
+        # the fields, unpacked at once (a named tuple's attributes are a call each)
+        _, eid, parts, _, _, _, element_of, zero, _, zeros, head_zero = m
+        if head_identity or zeros:
+            key = mention_key(m, head_identity)
+        else:
+            key = (parts, zero)
+        code = codes_of.get(key)
+        if code is None:
+            code = codes_of[key] = len(code_keys)
+            code_keys.append(key)
+        append_code(code)
+        codes = groups.get(eid)
+        if codes is None:
+            groups[eid] = [code]
+            first[eid] = m
+        else:
+            codes.append(code)
+        if element_of:
+            for plural in element_of:
+                split_lists.setdefault(plural, []).append(eid)
+        if zero or head_zero:
+            zero_codes.add(code)
+            if code not in zero_heads:
+                zero_heads[code] = (m.head, m.head_zero) if m.head_zero else (m.start, m.zero)
+                deps[code] = dict(m.attributes).get("deps", "")
+    return mcodes, groups, first, split_lists
 
 def _accommodated_set(plural: str, groups: dict[str, list[int]],
                       split_lists: dict[str, list[str]], first: dict[str, Markable],

@@ -1,5 +1,7 @@
-/* Every coreference metric's counts of one contingency table without accommodated sets, in
- * one pass: the compiled twin of building `scoring.metrics.Contingency` and calling muc,
+/* Two steps of scoring a document, compiled: the grouping of a layer's markables into
+ * entities (layer_groups, the first loop of scoring.clusters.process_layer), and every
+ * coreference metric's counts of one contingency table without accommodated sets, in
+ * one pass (plain_counts): the compiled twin of building `scoring.metrics.Contingency` and calling muc,
  * b_cubed, lea, blanc_coref, blanc_noncoref and the one-to-one components of ceafm/ceafe on
  * it (scoring/metrics/coref.py). `scoring.metrics.plain` calls it and finishes CEAF's
  * components of more than one entity per side with the assignment solver, in Python.
@@ -476,12 +478,136 @@ done:
     return result;
 }
 
+
+/* --- Mode processing's first step (scoring.clusters.process_layer) ------------------------ */
+
+/* Whether `value` is the int 0. */
+static inline int is_zero(PyObject *value) {
+    int overflow = 0;
+    return PyLong_CheckExact(value) && PyLong_AsLongAndOverflow(value, &overflow) == 0 &&
+           !overflow;
+}
+
+/* Append `item` to the list at dict[key], the list made on first use (dict.setdefault). */
+static int append_to(PyObject *dict, PyObject *key, PyObject *item, PyObject **made) {
+    PyObject *list = PyDict_GetItemWithError(dict, key);
+    if (list == NULL) {
+        if (PyErr_Occurred()) return -1;
+        list = PyList_New(0);
+        if (list == NULL || PyDict_SetItem(dict, key, list) < 0) {
+            Py_XDECREF(list);
+            return -1;
+        }
+        Py_DECREF(list);
+        if (made) *made = list;
+    }
+    return PyList_Append(list, item);
+}
+
+/* layer_groups(markables, codes, keys): process_layer's loop over markables without empty
+ * nodes. Each markable's mention key (parts, zero) gets its code from `codes` (a new one is
+ * len(keys), its key appended to `keys`, as SpanCoder.code); returns (codes of the markables
+ * in order, entity id -> its codes, entity id -> its first markable, plural entity id -> the
+ * entity ids whose ElementOf names it, whether an entity holds a code twice). None (nothing
+ * coded) where a markable has an empty node, or is not a Markable's tuple. */
+static PyObject *layer_groups(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *markables, *codes, *keys;
+    if (!PyArg_ParseTuple(args, "OO!O!", &markables, &PyDict_Type, &codes, &PyList_Type, &keys))
+        return NULL;
+    PyObject *sequence = PySequence_Fast(markables, "markables: expected a sequence");
+    if (sequence == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *m = items[k];
+        if (!PyTuple_Check(m) || PyTuple_GET_SIZE(m) != 11 || !PyUnicode_Check(PyTuple_GET_ITEM(m, 1))
+                || !PyTuple_Check(PyTuple_GET_ITEM(m, 6)) || !is_zero(PyTuple_GET_ITEM(m, 7))
+                || !PyTuple_Check(PyTuple_GET_ITEM(m, 9)) || PyTuple_GET_SIZE(PyTuple_GET_ITEM(m, 9))
+                || !is_zero(PyTuple_GET_ITEM(m, 10))) {
+            Py_DECREF(sequence);
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *result = NULL, *key = NULL;
+    PyObject *mcodes = PyList_New(n), *groups = PyDict_New(), *first = PyDict_New();
+    PyObject *splits = PyDict_New();
+    Py_ssize_t *stamp = NULL;
+    if (mcodes == NULL || groups == NULL || first == NULL || splits == NULL) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *m = items[k], *eid = PyTuple_GET_ITEM(m, 1);
+        key = PyTuple_Pack(2, PyTuple_GET_ITEM(m, 2), PyTuple_GET_ITEM(m, 7));
+        if (key == NULL) goto done;
+        PyObject *code = PyDict_GetItemWithError(codes, key);
+        if (code == NULL) {
+            if (PyErr_Occurred()) goto done;
+            code = PyLong_FromSsize_t(PyList_GET_SIZE(keys));
+            if (code == NULL) goto done;
+            if (PyDict_SetItem(codes, key, code) < 0 || PyList_Append(keys, key) < 0) {
+                Py_DECREF(code);
+                goto done;
+            }
+        } else {
+            Py_INCREF(code);
+        }
+        Py_CLEAR(key);
+        PyList_SET_ITEM(mcodes, k, code);
+        PyObject *made = NULL;
+        if (append_to(groups, eid, code, &made) < 0) goto done;
+        if (made && PyDict_SetItem(first, eid, m) < 0) goto done;
+        PyObject *element_of = PyTuple_GET_ITEM(m, 6);
+        for (Py_ssize_t e = 0; e < PyTuple_GET_SIZE(element_of); e++)
+            if (append_to(splits, PyTuple_GET_ITEM(element_of, e), eid, NULL) < 0) goto done;
+    }
+    /* an entity holding one code twice: stamp each code with the entity that last held it */
+    Py_ssize_t width = PyList_GET_SIZE(keys);
+    stamp = PyMem_Malloc((width ? width : 1) * sizeof(Py_ssize_t));
+    if (stamp == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < width; c++) stamp[c] = -1;
+    int duplicated = 0;
+    Py_ssize_t position = 0, g = 0;
+    PyObject *eid, *list;
+    while (!duplicated && PyDict_Next(groups, &position, &eid, &list)) {
+        for (Py_ssize_t e = 0; e < PyList_GET_SIZE(list); e++) {
+            Py_ssize_t c = PyLong_AsSsize_t(PyList_GET_ITEM(list, e));
+            if (c < 0 || c >= width) {
+                if (PyErr_Occurred()) goto done;
+                duplicated = 1;  /* a code not given here: let Python look */
+                break;
+            }
+            if (stamp[c] == g) {
+                duplicated = 1;
+                break;
+            }
+            stamp[c] = g;
+        }
+        g++;
+    }
+    result = Py_BuildValue("(OOOOO)", mcodes, groups, first, splits,
+                           duplicated ? Py_True : Py_False);
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(mcodes);
+    Py_XDECREF(groups);
+    Py_XDECREF(first);
+    Py_XDECREF(splits);
+    Py_DECREF(sequence);
+    PyMem_Free(stamp);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"plain_counts", plain_counts, METH_VARARGS,
      "plain_counts(key_clusters, response_clusters, inner) -> (muc, bcub, lea, blanc_coref, "
      "blanc_noncoref, ceafm_singles, ceafe_singles, components, overlap, key_mentions, "
      "response_mentions, key_entities, response_entities), each count a (pn, pd, rn, rd) "
      "tuple; or None where a table is not plain (see scoring/metrics/plain.py)"},
+    {"layer_groups", layer_groups, METH_VARARGS,
+     "layer_groups(markables, codes, keys) -> (markable codes, groups, first markables, "
+     "split lists, duplicated), or None where a markable has an empty node "
+     "(see scoring/clusters.py: process_layer)"},
     {NULL, NULL, 0, NULL},
 };
 

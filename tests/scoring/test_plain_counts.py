@@ -1,8 +1,13 @@
-"""`scoring.native._tables.plain_counts` counts every coreference metric of a table without
-accommodated sets in one compiled pass (`scoring.metrics.plain.TableCounts`); the metric
-functions of scoring/metrics/coref.py count the same table in Python. Both ways must give the
-same doubles, not merely close ones: a score must not depend on whether `make venv` built the
-module. Tables it does not take (not plain) go to the Python metrics.
+"""`scoring.native._tables` does two steps of scoring a document in C:
+
+- `plain_counts` counts every coreference metric of a table without accommodated sets in one
+  pass (`scoring.metrics.plain.TableCounts`), where the metric functions of
+  scoring/metrics/coref.py count the same table in Python;
+- `layer_groups` groups a layer's markables into entities (`scoring.clusters._groups`).
+
+Both ways must give the same doubles and the same clusters, not merely close ones: a score
+must not depend on whether `make venv` built the module. What they do not take (tables with
+sets, layers with empty nodes, anything not plain) goes to Python.
 """
 
 from __future__ import annotations
@@ -13,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from bench.corpus import Shape, write_pair
-from scoring import engine
-from scoring.clusters import Partition
+from scoring import clusters, engine
+from scoring.clusters import Partition, SpanCoder
+from scoring.model import Markable
 from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
 from scoring.metrics import plain
 from scoring.options import parse_options
@@ -30,6 +36,7 @@ def test_the_extension_is_built():
     counts its table in Python."""
     assert native is not None, "scoring.native._tables is not built: run `make venv`"
     assert plain._plain_counts is native
+    assert clusters._layer_groups is clusters._native_layer_groups is not None
 
 
 def python_counts(key: Partition, response: Partition, inner: bool) -> dict:
@@ -144,6 +151,68 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
                                              **plan.reader("response").settings()))
     compiled = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     monkeypatch.setattr(plain, "_plain_counts", None)
+    monkeypatch.setattr(clusters, "_layer_groups", None)
     python = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     assert compiled == python
     assert engine.summarize(compiled, plan) == engine.summarize(python, plan)
+
+
+def random_markables(rng: random.Random, count: int) -> list[Markable]:
+    """Markables of a few entities, some spans repeated (in one entity or two), some entities
+    elements of plurals, some non-referring."""
+    entities = [str(e) for e in range(max(1, count // 3))] + ["7-Pseudo"]
+    spans = [((s, s + rng.randint(0, 2)),) for s in range(count)]
+    out = []
+    for n in range(count):
+        parts = rng.choice(spans) if rng.random() < 0.2 else spans[n]
+        if rng.random() < 0.1:
+            parts = (*parts, (count + n, count + n))  # discontinuous
+        element_of = tuple(rng.sample(entities, rng.randint(1, 2))) if rng.random() < 0.1 else ()
+        out.append(Markable(f"m{n}", rng.choice(entities), parts, n + 1, element_of=element_of))
+    return out
+
+
+def groups_both_ways(markables, coder_state=()):
+    coders = []
+    for _ in range(2):
+        coder = SpanCoder()
+        for key in coder_state:  # codes given by the other side first
+            if key not in coder.codes:
+                coder.codes[key] = len(coder.keys)
+                coder.keys.append(key)
+        coders.append(coder)
+    zero_codes, zero_heads, deps = set(), {}, {}
+    python = clusters._groups(markables, coders[0], zero_codes, zero_heads, deps)
+    compiled = native_groups(markables, coders[1].codes, coders[1].keys)
+    return python, compiled, coders
+
+
+native_groups = clusters._native_layer_groups
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_layer_groups_both_ways(seed):
+    rng = random.Random(seed)
+    for _ in range(20):
+        markables = random_markables(rng, rng.choice((0, 1, 5, 30, 120)))
+        other_side = [(m.parts, 0) for m in random_markables(rng, 10)]
+        python, compiled, coders = groups_both_ways(markables, other_side)
+        assert compiled is not None
+        *same, duplicated = compiled
+        assert tuple(same) == python
+        assert [list(g.items()) for g in same[1:]] == [list(g.items()) for g in python[1:]]
+        assert coders[0].keys == coders[1].keys and coders[0].codes == coders[1].codes
+        assert duplicated == any(len(set(c)) != len(c) for c in python[1].values())
+
+
+@pytest.mark.parametrize("markable", [
+    Markable("m1", "1", ((0, 0),), 1, zero=1),
+    Markable("m1", "1", ((0, 2),), 1, zeros=((1, 1),)),
+    Markable("m1", "1", ((0, 0),), 1, head=0, head_zero=1),
+    ("m1", "1", ((0, 0),), 1),  # not a markable's fields
+])
+def test_layers_with_empty_nodes_go_to_python(markable):
+    coder = SpanCoder()
+    assert native_groups([Markable("m0", "1", ((3, 3),), 1), markable], coder.codes,
+                         coder.keys) is None
+    assert coder.keys == [] and coder.codes == {}
