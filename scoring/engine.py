@@ -35,8 +35,8 @@ from scoring.clusters import (
     with_first_node_heads,
 )
 from scoring.errors import UsageError
-from scoring.metrics import COREF_METRICS, Contingency
-from scoring.metrics.plain import TableCounts
+from scoring.metrics import COREF_METRICS
+from scoring.metrics.plain import SetTable, TableCounts
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
@@ -112,14 +112,14 @@ def score_document(key: Document, response: Document,
                 name, tuple(counts_of[metric] for metric in metrics),
                 tuple(PRCounts() for _ in metrics), plan, _key_links_only(key))
     elif plan.metrics:
-        table = Contingency(key_part, resp_part)
+        table = SetTable(key_part, resp_part)
         pairs = SetPairs(key_part, resp_part)
         for name in plan.metrics:
             counts: list[PRCounts] = []
             split: list[PRCounts] = []
             for metric in COREF_METRICS[name]:
                 maps, split_counts = pairs.align(metric)
-                counts.append(metric(table, maps))
+                counts.append(table.counts(metric, maps))
                 split.append(split_counts)
             result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), plan,
                                                   _key_links_only(key))

@@ -13,6 +13,7 @@ micro-summed counts (`scoring.results.PRCounts`), guarding denominators (Q22).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,13 +186,7 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
         if components is None:
             components = table.components = _components(overlap, fmap)
 
-    def phi(i: int, j: int) -> float:
-        v = overlap[i].get(j, 0)
-        hit = fmap.get(i) if fmap else None
-        if hit is not None and hit[0] == j:
-            v += hit[1]
-        return 2 * v / (ks[i] + ss[j]) if entity else float(v)
-
+    phi = ceaf_phi(overlap, fmap, ks, ss, entity)
     singles = 0.0
     many = []
     for rows, cols in components:
@@ -201,6 +196,21 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
             many.append((rows, cols))
     # the one-to-one components' sum first, then the assigned ones' (as scoring.metrics.plain)
     return singles + assigned_total(many, overlap, fmap, phi)
+
+
+def ceaf_phi(overlap: list[dict[int, int]] | dict[int, dict[int, int]], fmap: Alignment,
+             ks: list[int], ss: list[int], entity: bool) -> Callable[[int, int], float]:
+    """φ(i, j) of CEAF: φ4 (``entity``) or φ3 of key entity i and response entity j, over
+    their overlap; an aligned accommodated set of i adds its F score where it lands on j."""
+
+    def phi(i: int, j: int) -> float:
+        v = overlap[i].get(j, 0)
+        hit = fmap.get(i) if fmap else None
+        if hit is not None and hit[0] == j:
+            v += hit[1]
+        return 2 * v / (ks[i] + ss[j]) if entity else float(v)
+
+    return phi
 
 
 def assigned_total(components, overlap, fmap, phi) -> float:

@@ -1,15 +1,19 @@
-"""Every coreference metric's counts of one key × response table, computed once.
+"""The coreference metrics' counts of one key × response table, in C where it is built.
 
-Most tables have no accommodated set: every document without split antecedents, and every
-member table of the split alignment (`scoring.splits`). For those, the compiled
-``scoring.native._tables.plain_counts`` (built by `make venv`) does in one pass what building
-a `Contingency` and calling muc, b_cubed, lea, both halves of BLANC and CEAF's one-to-one
-components on it do in Python: the same doubles, operation for operation. CEAF's components of
-more than one entity on a side come back as they are and are solved here, by the same
-`assigned_total` the Python metrics use, added after the one-to-one sum as they add it.
+``scoring.native._tables`` (built by `make venv`) does what building a `Contingency` and
+calling muc, b_cubed, lea, both halves of BLANC and CEAF's one-to-one components on it do in
+Python: the same doubles, operation for operation.
 
-Where the module is not built, or a table is not plain, each metric function runs on a
-`Contingency` on first use: the same numbers (tests/scoring/test_plain_counts.py).
+- `TableCounts`: a table without accommodated sets (every document without split
+  antecedents, and every member table of the split alignment, `scoring.splits`) gets every
+  metric's counts in one call (``plain_counts``).
+- `SetTable`: a table with sets gets one metric's counts per call (``set_counts``), given
+  that metric's alignment of the sets (`SplitMaps`).
+
+CEAF's components of more than one entity on a side come back as they are and are solved
+here, by the same `assigned_total` and φ the Python metrics use, added after the one-to-one
+sum as they add it. Where the module is not built, or a table is not as expected, the metric
+functions run on a `Contingency`: the same numbers (tests/scoring/test_plain_counts.py).
 """
 
 from __future__ import annotations
@@ -17,13 +21,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from scoring.clusters import Partition
-from scoring.metrics.contingency import Contingency
+from scoring.metrics.contingency import Contingency, _identical_sets
 from scoring.metrics.coref import (
     NO_SPLITS,
+    SplitMaps,
     assigned_total,
     b_cubed,
     blanc_coref,
     blanc_noncoref,
+    ceaf_phi,
     ceafe,
     ceafm,
     lea,
@@ -33,11 +39,16 @@ from scoring.results import PRCounts
 
 try:
     from scoring.native._tables import plain_counts as _native_plain_counts
+    from scoring.native._tables import set_counts as _native_set_counts
 except ImportError:  # not built: the metric functions count
-    _native_plain_counts = None
+    _native_plain_counts = _native_set_counts = None
 _plain_counts = _native_plain_counts
+_set_counts = _native_set_counts
 
 Metric = Callable[..., PRCounts]
+
+_WHICH = {muc: 0, b_cubed: 1, lea: 2, blanc_coref: 3, blanc_noncoref: 4, ceafm: 5, ceafe: 5}
+"""``set_counts``'s number of each metric (CEAF's two share their components)."""
 
 
 class TableCounts:
@@ -66,27 +77,59 @@ class TableCounts:
         return counts
 
 
-def _counts(found: tuple, key: Partition, response: Partition) -> dict[Metric, PRCounts]:
-    (muc_c, bcub_c, lea_c, coref_c, noncoref_c, singles_m, singles_e, many, overlap,
-     key_mentions, response_mentions, key_entities, response_entities) = found
+class SetTable:
+    """``counts(metric, maps)``: ``metric(Contingency(key, response), maps)`` for a table
+    with accommodated sets, ``maps`` being the metric's alignment of the sets."""
+
+    __slots__ = ("key", "response", "ident_r", "ident_p", "table")
+
+    def __init__(self, key: Partition, response: Partition) -> None:
+        self.key = key
+        self.response = response
+        self.table: Contingency | None = None
+        if _set_counts is None:
+            self.table = Contingency(key, response)
+        else:
+            self.ident_r = _identical_sets(key, response)
+            self.ident_p = _identical_sets(response, key)
+
+    def counts(self, metric: Metric, maps: SplitMaps) -> PRCounts:
+        if self.table is None:
+            which = _WHICH.get(metric)
+            key, response = self.key, self.response
+            found = None if which is None else _set_counts(
+                which, key.clusters, response.clusters, key.sets, response.sets, self.ident_r,
+                self.ident_p, maps.recall, maps.precision, maps.f)
+            if found is not None:
+                if which < 5:
+                    return PRCounts(*found)
+                return _ceaf(metric, found, key, response, maps.f)
+            self.table = Contingency(key, response)
+        return metric(self.table, maps)
+
+
+def _ceaf(metric: Metric, parts: tuple, key: Partition, response: Partition,
+          fmap: dict) -> PRCounts:
+    """ceafm's or ceafe's counts from ``(one-to-one sum of φ3, of φ4, other components,
+    their overlap rows)``."""
+    singles_m, singles_e, many, overlap = parts
     ks, ss = key.sizes, response.sizes
+    entity = metric is ceafe
+    similarity = (singles_e if entity else singles_m) + assigned_total(
+        many, overlap, fmap, ceaf_phi(overlap, fmap, ks, ss, entity))
+    if entity:
+        return PRCounts(similarity, float(len(ss)), similarity, float(len(ks)))
+    return PRCounts(similarity, float(sum(ss)), similarity, float(sum(ks)))
 
-    def phi_m(i: int, j: int) -> float:
-        return float(overlap[i].get(j, 0))
 
-    def phi_e(i: int, j: int) -> float:
-        return 2 * overlap[i].get(j, 0) / (ks[i] + ss[j])
-
-    similarity_m = singles_m + assigned_total(many, overlap, {}, phi_m)
-    similarity_e = singles_e + assigned_total(many, overlap, {}, phi_e)
+def _counts(found: tuple, key: Partition, response: Partition) -> dict[Metric, PRCounts]:
+    muc_c, bcub_c, lea_c, coref_c, noncoref_c, ceaf_parts = found
     return {
         muc: PRCounts(*muc_c),
         b_cubed: PRCounts(*bcub_c),
         lea: PRCounts(*lea_c),
         blanc_coref: PRCounts(*coref_c),
         blanc_noncoref: PRCounts(*noncoref_c),
-        ceafm: PRCounts(similarity_m, float(response_mentions), similarity_m,
-                        float(key_mentions)),
-        ceafe: PRCounts(similarity_e, float(response_entities), similarity_e,
-                        float(key_entities)),
+        ceafm: _ceaf(ceafm, ceaf_parts, key, response, {}),
+        ceafe: _ceaf(ceafe, ceaf_parts, key, response, {}),
     }

@@ -1,10 +1,12 @@
 /* Two steps of scoring a document, compiled: the grouping of a layer's markables into
- * entities (layer_groups, the first loop of scoring.clusters.process_layer), and every
- * coreference metric's counts of one contingency table without accommodated sets, in
- * one pass (plain_counts): the compiled twin of building `scoring.metrics.Contingency` and calling muc,
- * b_cubed, lea, blanc_coref, blanc_noncoref and the one-to-one components of ceafm/ceafe on
- * it (scoring/metrics/coref.py). `scoring.metrics.plain` calls it and finishes CEAF's
- * components of more than one entity per side with the assignment solver, in Python.
+ * entities (layer_groups, the first loop of scoring.clusters.process_layer), and the
+ * coreference metrics' counts of one contingency table: the compiled twin of building
+ * `scoring.metrics.Contingency` and calling muc, b_cubed, lea, blanc_coref, blanc_noncoref
+ * and the one-to-one components of ceafm/ceafe on it (scoring/metrics/coref.py). A table
+ * without accommodated sets gets every count in one call (plain_counts); one with sets gets
+ * one metric's per call, with that metric's alignment of the sets (set_counts).
+ * `scoring.metrics.plain` calls them and finishes CEAF's components of more than one entity
+ * per side with the assignment solver, in Python.
  *
  * It follows the Python step by step, so that every count is the same double: the same
  * operations in the same order (true divisions of integer sums, sums in cluster order). It
@@ -19,6 +21,7 @@ typedef struct {
     Py_ssize_t n;       /* clusters */
     Py_ssize_t *start;  /* cluster i's codes are codes[start[i]:start[i+1]] */
     Py_ssize_t *codes;
+    char *set;          /* set[i]: cluster i has an accommodated set (NULL: none has) */
 } Side;
 
 typedef struct {        /* sparse rows: row i is (col, val)[start[i]:start[i+1]] */
@@ -27,9 +30,15 @@ typedef struct {        /* sparse rows: row i is (col, val)[start[i]:start[i+1]]
     long long *val;
 } Rows;
 
+typedef struct {        /* a SplitMaps map: cluster i -> (j[i], s[i]); j[i] < 0 or j NULL: none */
+    Py_ssize_t *j;
+    double *s;
+} Align;
+
 static void side_free(Side *s) {
     PyMem_Free(s->start);
     PyMem_Free(s->codes);
+    PyMem_Free(s->set);
 }
 
 static void rows_free(Rows *r) {
@@ -38,19 +47,29 @@ static void rows_free(Rows *r) {
     PyMem_Free(r->val);
 }
 
-/* 1: read, 0: not plain (no error set), -1: an error set. */
-static int read_side(PyObject *clusters, Side *s, Py_ssize_t *max_code) {
+static void align_free(Align *a) {
+    PyMem_Free(a->j);
+    PyMem_Free(a->s);
+}
+
+/* The clusters (a list of lists of codes) of one side, with `sets` (None, or the Partition's
+ * sets list: an item that is not None marks a cluster with an accommodated set, which may
+ * then have no mention). 1: read, 0: not plain (no error set), -1: an error set. */
+static int read_side(PyObject *clusters, PyObject *sets, Side *s, Py_ssize_t *max_code) {
     if (!PyList_Check(clusters)) return 0;
     Py_ssize_t n = PyList_GET_SIZE(clusters), total = 0;
+    if (sets != Py_None && (!PyList_Check(sets) || PyList_GET_SIZE(sets) != n)) return 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *c = PyList_GET_ITEM(clusters, i);
-        if (!PyList_Check(c) || PyList_GET_SIZE(c) == 0) return 0;
+        int has_set = sets != Py_None && PyList_GET_ITEM(sets, i) != Py_None;
+        if (!PyList_Check(c) || (PyList_GET_SIZE(c) == 0 && !has_set)) return 0;
         total += PyList_GET_SIZE(c);
     }
     s->n = n;
     s->start = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
     s->codes = PyMem_Malloc((total ? total : 1) * sizeof(Py_ssize_t));
-    if (s->start == NULL || s->codes == NULL) {
+    if (sets != Py_None) s->set = PyMem_Calloc(n ? n : 1, 1);
+    if (s->start == NULL || s->codes == NULL || (sets != Py_None && s->set == NULL)) {
         PyErr_NoMemory();
         return -1;
     }
@@ -58,6 +77,7 @@ static int read_side(PyObject *clusters, Side *s, Py_ssize_t *max_code) {
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *c = PyList_GET_ITEM(clusters, i);
         s->start[i] = k;
+        if (s->set) s->set[i] = PyList_GET_ITEM(sets, i) != Py_None;
         for (Py_ssize_t m = 0; m < PyList_GET_SIZE(c); m++) {
             PyObject *code = PyList_GET_ITEM(c, m);
             if (!PyLong_CheckExact(code)) return 0;
@@ -72,7 +92,91 @@ static int read_side(PyObject *clusters, Side *s, Py_ssize_t *max_code) {
     return 1;
 }
 
-static inline Py_ssize_t size_of(const Side *s, Py_ssize_t i) { return s->start[i + 1] - s->start[i]; }
+/* A cluster's size as Partition.sizes has it: its mentions, and its set as one more. */
+static inline Py_ssize_t size_of(const Side *s, Py_ssize_t i) {
+    return s->start[i + 1] - s->start[i] + (s->set ? s->set[i] : 0);
+}
+
+static inline int has_set(const Side *s, Py_ssize_t i) { return s->set && s->set[i]; }
+
+/* A SplitMaps map {i: (j, score)} over `n` clusters whose partners lie in [0, other_n).
+ * 1: read, 0: not as expected, -1: an error set. */
+static int read_align(PyObject *map, Py_ssize_t n, Py_ssize_t other_n, Align *a) {
+    if (!PyDict_Check(map)) return 0;
+    if (PyDict_GET_SIZE(map) == 0) return 1;
+    a->j = PyMem_Malloc((n ? n : 1) * sizeof(Py_ssize_t));
+    a->s = PyMem_Malloc((n ? n : 1) * sizeof(double));
+    if (a->j == NULL || a->s == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) a->j[i] = -1;
+    Py_ssize_t position = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(map, &position, &key, &value)) {
+        if (!PyLong_CheckExact(key) || !PyTuple_Check(value) || PyTuple_GET_SIZE(value) != 2 ||
+                !PyLong_CheckExact(PyTuple_GET_ITEM(value, 0)) ||
+                !PyFloat_CheckExact(PyTuple_GET_ITEM(value, 1)))
+            return 0;
+        Py_ssize_t i = PyLong_AsSsize_t(key), j = PyLong_AsSsize_t(PyTuple_GET_ITEM(value, 0));
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (i < 0 || i >= n || j < 0 || j >= other_n) return 0;
+        a->j[i] = j;
+        a->s[i] = PyFloat_AS_DOUBLE(PyTuple_GET_ITEM(value, 1));
+    }
+    return 1;
+}
+
+/* `Contingency.ident_r`/`ident_p`: per cluster the other side's cluster with an identical
+ * set, or None (-1). 1: read, 0: not as expected. */
+static int read_ident(PyObject *list, Py_ssize_t n, Py_ssize_t other_n, Py_ssize_t *out) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) != n) return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(list, i);
+        if (item == Py_None) {
+            out[i] = -1;
+            continue;
+        }
+        if (!PyLong_CheckExact(item)) return 0;
+        out[i] = PyLong_AsSsize_t(item);
+        if (out[i] < 0 || out[i] >= other_n) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* _set_target: where the set of cluster i lands on the other side (-1: nowhere) and its
+ * weight: the aligned set's cluster and score, else the identical set's cluster with 1. */
+static inline Py_ssize_t set_target(const Side *s, Py_ssize_t i, const Align *a,
+                                    const Py_ssize_t *ident, double *weight) {
+    *weight = 0.0;
+    if (!has_set(s, i)) return -1;
+    if (a->j && a->j[i] >= 0) {
+        *weight = a->s[i];
+        return a->j[i];
+    }
+    if (ident && ident[i] >= 0) {
+        *weight = 1.0;
+        return ident[i];
+    }
+    return -1;
+}
+
+/* row.get(j, 0) */
+static inline long long row_get(const Rows *r, Py_ssize_t i, Py_ssize_t j, int *found) {
+    for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++)
+        if (r->col[e] == j) {
+            if (found) *found = 1;
+            return r->val[e];
+        }
+    if (found) *found = 0;
+    return 0;
+}
 
 /* mention code -> index of the last cluster holding it (-1: none), as _mention_map; returns
  * whether a code is held more than once. */
@@ -124,8 +228,11 @@ static int make_rows(const Side *s, const Py_ssize_t *other_last, Py_ssize_t oth
 
 typedef struct { double pn, pd, rn, rd; } Counts;
 
+static const Align NO_ALIGN = {NULL, NULL};
+
+/* _muc_side */
 static void muc_side(const Side *s, const Rows *r, const Py_ssize_t *unfound, const Side *o,
-                     int inner, double *num_out, double *den_out) {
+                     int inner, const Align *aligned, double *num_out, double *den_out) {
     double num = 0.0, den = 0.0;
     for (Py_ssize_t i = 0; i < s->n; i++) {
         Py_ssize_t n = size_of(s, i), linked = r->start[i + 1] - r->start[i];
@@ -136,27 +243,62 @@ static void muc_side(const Side *s, const Rows *r, const Py_ssize_t *unfound, co
         }
         if (n <= 1) continue;
         den += (double)(n - 1);
-        num += (double)(n - unfound[i] - linked);
+        Py_ssize_t tp = n - unfound[i] - linked;
+        if (has_set(s, i)) {
+            Py_ssize_t j = aligned->j ? aligned->j[i] : -1;
+            int found = 0;
+            if (j >= 0) row_get(r, i, j, &found);
+            if (!found) {
+                num += (double)(tp - 1);
+            } else {
+                num += (double)tp - (1.0 - aligned->s[i]);
+            }
+            continue;
+        }
+        num += (double)tp;
     }
     *num_out = num;
     *den_out = den;
 }
 
-static void bcub_side(const Side *s, const Rows *r, double *num_out, double *den_out) {
+/* _bcub_side: an aligned set adds its score to its partner's count (appended where the row
+ * does not meet the partner), and the squares are summed in the row's order. */
+static void bcub_side(const Side *s, const Rows *r, const Align *aligned, double *num_out,
+                      double *den_out) {
     double num = 0.0;
     long long den = 0;
     for (Py_ssize_t i = 0; i < s->n; i++) {
-        long long squares = 0, n = size_of(s, i);
-        for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) squares += r->val[e] * r->val[e];
-        num += (double)squares / (double)n;
+        long long n = size_of(s, i);
+        Py_ssize_t j = has_set(s, i) && aligned->j ? aligned->j[i] : -1;
+        if (j < 0) {
+            long long squares = 0;
+            for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++)
+                squares += r->val[e] * r->val[e];
+            num += (double)squares / (double)n;
+        } else {
+            double squares = 0.0, score = aligned->s[i];
+            int met = 0;
+            for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) {
+                if (r->col[e] == j) {
+                    double v = (double)r->val[e] + score;
+                    squares += v * v;
+                    met = 1;
+                } else {
+                    squares += (double)(r->val[e] * r->val[e]);
+                }
+            }
+            if (!met) squares += score * score;
+            num += squares / (double)n;
+        }
         den += n;
     }
     *num_out = num;
     *den_out = (double)den;
 }
 
-static void lea_side(const Side *s, const Rows *r, const Side *o, double *num_out,
-                     double *den_out) {
+/* _lea_side */
+static void lea_side(const Side *s, const Rows *r, const Side *o, const Align *aligned,
+                     const Py_ssize_t *ident, double *num_out, double *den_out) {
     double num = 0.0, den = 0.0;
     for (Py_ssize_t i = 0; i < s->n; i++) {
         long long n = size_of(s, i);
@@ -168,7 +310,9 @@ static void lea_side(const Side *s, const Rows *r, const Side *o, double *num_ou
         }
         long long pairs = 0;
         for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) pairs += r->val[e] * (r->val[e] - 1);
-        double common = (double)pairs / 2.0;
+        double common = (double)pairs / 2.0, weight;
+        Py_ssize_t j = set_target(s, i, aligned, ident, &weight);
+        if (j >= 0) common += weight * (double)row_get(r, i, j, NULL);
         num += (double)n * common / ((double)(n * (n - 1)) / 2.0);
     }
     *num_out = num;
@@ -181,35 +325,73 @@ static double links(const Side *s) {
     return (double)total / 2.0;
 }
 
-static void blanc(const Side *key, const Side *sys, const Rows *r, long long *column,
-                  Counts *coref, Counts *noncoref) {
-    double num = 0.0, total = 0.0, sq_w = 0.0, sq_v = 0.0;
-    for (Py_ssize_t j = 0; j < sys->n; j++) column[j] = 0;
+static long long mentions(const Side *s) {
+    long long total = 0;
+    for (Py_ssize_t i = 0; i < s->n; i++) total += size_of(s, i);
+    return total;
+}
+
+/* blanc_coref */
+static void blanc_coref(const Side *key, const Side *sys, const Rows *r, const Align *f,
+                        const Py_ssize_t *ident_r, Counts *out) {
+    double num = 0.0;
     for (Py_ssize_t i = 0; i < key->n; i++) {
         long long pairs = 0;
-        double w = 0.0;
-        for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) {
-            long long v = r->val[e];
-            pairs += v * (v - 1);
-            w += (double)v;
-            sq_v += (double)(v * v);
-            column[r->col[e]] += v;
-        }
+        for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) pairs += r->val[e] * (r->val[e] - 1);
         num += (double)pairs / 2.0;
+        if (has_set(key, i)) {
+            double weight, half = 0.0;
+            Py_ssize_t j1 = set_target(key, i, f, ident_r, &weight), j0 = ident_r[i];
+            if (j1 >= 0) half += weight * (double)row_get(r, i, j1, NULL);
+            if (j0 >= 0) half += (double)row_get(r, i, j0, NULL);
+            num += half / 2.0;
+        }
+    }
+    out->pn = out->rn = num;
+    out->pd = links(sys);
+    out->rd = links(key);
+}
+
+/* blanc_noncoref: `column` (one per response cluster) and `order` (the columns in the order
+ * first met, as the dict of the Python twin sums them) are scratch. */
+static void blanc_noncoref(const Side *key, const Side *sys, const Rows *r, const Align *f,
+                           const Py_ssize_t *ident_r, double *column, char *met,
+                           Py_ssize_t *order, Counts *out) {
+    double total = 0.0, sq_w = 0.0, sq_v = 0.0;
+    Py_ssize_t columns = 0;
+    for (Py_ssize_t j = 0; j < sys->n; j++) met[j] = 0;
+#define ADD(J, V) do { \
+        double v_ = (V); \
+        w += v_; \
+        sq_v += v_ * v_; \
+        if (!met[J]) { met[J] = 1; column[J] = 0.0; order[columns++] = (J); } \
+        column[J] += v_; \
+    } while (0)
+    for (Py_ssize_t i = 0; i < key->n; i++) {
+        double weight = 0.0, w = 0.0;
+        Py_ssize_t j1 = has_set(key, i) ? set_target(key, i, f, ident_r, &weight) : -1;
+        int found = 0;
+        for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) {
+            Py_ssize_t j = r->col[e];
+            if (j == j1) {
+                found = 1;
+                ADD(j, (double)r->val[e] + weight);
+            } else {
+                ADD(j, (double)r->val[e]);
+            }
+        }
+        if (j1 >= 0 && !found) ADD(j1, weight);
         total += w;
         sq_w += w * w;
     }
-    long long sq_col = 0;
-    for (Py_ssize_t j = 0; j < sys->n; j++) sq_col += column[j] * column[j];
-    double key_links = links(key), sys_links = links(sys);
-    coref->pn = coref->rn = num;
-    coref->pd = sys_links;
-    coref->rd = key_links;
-    double non = (total * total - sq_w - (double)sq_col + sq_v) / 2.0;
-    long long nk = key->start[key->n], ns = sys->start[sys->n];
-    noncoref->pn = noncoref->rn = non;
-    noncoref->rd = (double)(nk * (nk - 1)) / 2.0 - key_links;
-    noncoref->pd = (double)(ns * (ns - 1)) / 2.0 - sys_links;
+#undef ADD
+    double sq_col = 0.0;
+    for (Py_ssize_t c = 0; c < columns; c++) sq_col += column[order[c]] * column[order[c]];
+    double num = (total * total - sq_w - sq_col + sq_v) / 2.0;
+    long long nk = mentions(key), ns = mentions(sys);
+    out->pn = out->rn = num;
+    out->rd = (double)(nk * (nk - 1)) / 2.0 - links(key);
+    out->pd = (double)(ns * (ns - 1)) / 2.0 - links(sys);
 }
 
 /* CEAF's overlap rows where a response code sits in several clusters (_overlap_rows): key
@@ -314,13 +496,18 @@ static PyObject *row_dict(const Rows *r, Py_ssize_t i) {
     return row;
 }
 
-/* CEAF's components of the overlap graph (_components), in the order of their first key
- * row: the one-to-one ones summed here (phi3 and phi4), the others listed as (rows, cols)
- * with their overlap rows in `overlap`. */
-static int components(const Side *key, const Side *sys, const Rows *r, double *m_out,
-                      double *e_out, PyObject *multi, PyObject *overlap) {
+/* CEAF's components of the overlap graph (_components), with an edge from each key cluster
+ * to the partner of its set in the F map `f` (SplitMaps.f), in the order of their first key
+ * row: the one-to-one ones summed here (phi3 and phi4, an aligned set adding its score), the
+ * others listed as (rows, cols) with their overlap rows in `overlap`. */
+static int components(const Side *key, const Side *sys, const Rows *r, const Align *f,
+                      double *m_out, double *e_out, PyObject *multi, PyObject *overlap) {
     int failed = -1;
-    Py_ssize_t nk = key->n, ns = sys->n, entries = r->start[nk];
+    Py_ssize_t nk = key->n, ns = sys->n, entries = r->start[nk] + (f->j ? nk : 0);
+    Rows adj = {0};  /* the overlap rows, and the F map's edges they lack (val 0) */
+    adj.start = PyMem_Malloc((nk + 1) * sizeof(Py_ssize_t));
+    adj.col = PyMem_Malloc((entries ? entries : 1) * sizeof(Py_ssize_t));
+    adj.val = PyMem_Malloc((entries ? entries : 1) * sizeof(long long));
     Py_ssize_t *by_col = PyMem_Calloc(ns + 1, sizeof(Py_ssize_t));
     Py_ssize_t *rows_of = PyMem_Malloc((entries ? entries : 1) * sizeof(Py_ssize_t));
     Py_ssize_t *fill = PyMem_Malloc((ns ? ns : 1) * sizeof(Py_ssize_t));
@@ -330,25 +517,50 @@ static int components(const Side *key, const Side *sys, const Rows *r, double *m
     Py_ssize_t *got_rows = PyMem_Malloc((nk ? nk : 1) * sizeof(Py_ssize_t));
     Py_ssize_t *got_cols = PyMem_Malloc((ns ? ns : 1) * sizeof(Py_ssize_t));
     double sum_m = 0.0, sum_e = 0.0;
-    if (!by_col || !rows_of || !fill || !done || !seen || !queue || !got_rows || !got_cols) {
+    if (!adj.start || !adj.col || !adj.val || !by_col || !rows_of || !fill || !done || !seen ||
+            !queue || !got_rows || !got_cols) {
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t e = 0; e < entries; e++) by_col[r->col[e] + 1]++;
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        adj.start[i] = k;
+        for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) {
+            adj.col[k] = r->col[e];
+            adj.val[k++] = r->val[e];
+        }
+        int found = 1;
+        if (f->j && f->j[i] >= 0) row_get(r, i, f->j[i], &found);
+        if (!found) {
+            adj.col[k] = f->j[i];
+            adj.val[k++] = 0;
+        }
+    }
+    adj.start[nk] = k;
+    entries = k;
+    for (Py_ssize_t e = 0; e < entries; e++) by_col[adj.col[e] + 1]++;
     for (Py_ssize_t j = 0; j < ns; j++) {
         by_col[j + 1] += by_col[j];
         fill[j] = by_col[j];
     }
     for (Py_ssize_t i = 0; i < nk; i++)
-        for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) rows_of[fill[r->col[e]]++] = i;
+        for (Py_ssize_t e = adj.start[i]; e < adj.start[i + 1]; e++) rows_of[fill[adj.col[e]]++] = i;
     for (Py_ssize_t start = 0; start < nk; start++) {
-        Py_ssize_t first = r->start[start], stop = r->start[start + 1];
+        Py_ssize_t first = adj.start[start], stop = adj.start[start + 1];
         if (done[start] || first == stop) continue;
         done[start] = 1;
-        if (stop - first == 1 && by_col[r->col[first] + 1] - by_col[r->col[first]] == 1) {
-            long long v = r->val[first];
-            sum_m += (double)v;
-            sum_e += (double)(2 * v) / (double)(size_of(key, start) + size_of(sys, r->col[first]));
+        Py_ssize_t j = adj.col[first];
+        if (stop - first == 1 && by_col[j + 1] - by_col[j] == 1) {
+            long long v = adj.val[first];
+            double size = (double)(size_of(key, start) + size_of(sys, j));
+            if (f->j && f->j[start] == j) {  /* phi: v += hit[1] */
+                double with_set = (double)v + f->s[start];
+                sum_m += with_set;
+                sum_e += 2.0 * with_set / size;
+            } else {
+                sum_m += (double)v;
+                sum_e += (double)(2 * v) / size;
+            }
             continue;
         }
         Py_ssize_t n_rows = 0, n_cols = 0, n_queue = 0;
@@ -356,12 +568,12 @@ static int components(const Side *key, const Side *sys, const Rows *r, double *m
         queue[n_queue++] = start;
         while (n_queue) {
             Py_ssize_t i = queue[--n_queue];
-            for (Py_ssize_t e = r->start[i]; e < r->start[i + 1]; e++) {
-                Py_ssize_t j = r->col[e];
-                if (seen[j]) continue;
-                seen[j] = 1;
-                got_cols[n_cols++] = j;
-                for (Py_ssize_t h = by_col[j]; h < by_col[j + 1]; h++) {
+            for (Py_ssize_t e = adj.start[i]; e < adj.start[i + 1]; e++) {
+                Py_ssize_t c = adj.col[e];
+                if (seen[c]) continue;
+                seen[c] = 1;
+                got_cols[n_cols++] = c;
+                for (Py_ssize_t h = by_col[c]; h < by_col[c + 1]; h++) {
                     Py_ssize_t i2 = rows_of[h];
                     if (!done[i2]) {
                         done[i2] = 1;
@@ -393,6 +605,7 @@ static int components(const Side *key, const Side *sys, const Rows *r, double *m
     *e_out = sum_e;
     failed = 0;
 done:
+    rows_free(&adj);
     PyMem_Free(by_col);
     PyMem_Free(rows_of);
     PyMem_Free(fill);
@@ -408,76 +621,187 @@ static PyObject *counts_tuple(const Counts *c) {
     return Py_BuildValue("(dddd)", c->pn, c->pd, c->rn, c->rd);
 }
 
+/* What both entry points build from the two sides: the mention maps, the rows, CEAF's
+ * overlap rows where they differ from the recall rows, and scratch. */
+typedef struct {
+    Side key, sys;
+    Rows rrow, prow, over;
+    Py_ssize_t *r_unfound, *p_unfound, *order;
+    long long *scratch;
+    double *column;
+    char *met;
+    int sys_multi;
+} Table;
+
+static void table_free(Table *t) {
+    side_free(&t->key);
+    side_free(&t->sys);
+    rows_free(&t->rrow);
+    rows_free(&t->prow);
+    rows_free(&t->over);
+    PyMem_Free(t->r_unfound);
+    PyMem_Free(t->p_unfound);
+    PyMem_Free(t->order);
+    PyMem_Free(t->scratch);
+    PyMem_Free(t->column);
+    PyMem_Free(t->met);
+}
+
+/* 1: built, 0: not plain (no error set), -1: an error set. */
+static int table_build(Table *t, PyObject *key_clusters, PyObject *key_sets,
+                       PyObject *sys_clusters, PyObject *sys_sets) {
+    Py_ssize_t max_code = -1;
+    int read = read_side(key_clusters, key_sets, &t->key, &max_code);
+    if (read == 1) read = read_side(sys_clusters, sys_sets, &t->sys, &max_code);
+    if (read != 1) return read;
+    Py_ssize_t codes = max_code + 1, width = (t->key.n > t->sys.n ? t->key.n : t->sys.n) + 1;
+    Py_ssize_t *key_last = PyMem_Malloc((codes + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *sys_last = PyMem_Malloc((codes + 1) * sizeof(Py_ssize_t));
+    t->r_unfound = PyMem_Malloc((t->key.n + 1) * sizeof(Py_ssize_t));
+    t->p_unfound = PyMem_Malloc((t->sys.n + 1) * sizeof(Py_ssize_t));
+    t->order = PyMem_Malloc(width * sizeof(Py_ssize_t));
+    t->scratch = PyMem_Malloc(width * sizeof(long long));
+    t->column = PyMem_Malloc(width * sizeof(double));
+    t->met = PyMem_Malloc(width);
+    int built = -1;
+    if (!key_last || !sys_last || !t->r_unfound || !t->p_unfound || !t->order || !t->scratch ||
+            !t->column || !t->met) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    t->sys_multi = mention_map(&t->sys, sys_last, codes);
+    mention_map(&t->key, key_last, codes);
+    if (make_rows(&t->key, sys_last, t->sys.n, &t->rrow, t->r_unfound, t->scratch) < 0 ||
+            make_rows(&t->sys, key_last, t->key.n, &t->prow, t->p_unfound, t->scratch) < 0)
+        goto done;
+    if (t->sys_multi && overlap_rows(&t->key, &t->sys, codes, &t->over, t->scratch) < 0)
+        goto done;
+    built = 1;
+done:
+    PyMem_Free(key_last);
+    PyMem_Free(sys_last);
+    return built;
+}
+
+/* CEAF's (ceafm one-to-one sum, ceafe one-to-one sum, other components, their overlap rows). */
+static PyObject *ceaf_parts(Table *t, const Align *f) {
+    PyObject *multi = PyList_New(0), *overlap = PyDict_New(), *result = NULL;
+    double singles_m = 0.0, singles_e = 0.0;
+    if (multi && overlap &&
+            components(&t->key, &t->sys, t->sys_multi ? &t->over : &t->rrow, f, &singles_m,
+                       &singles_e, multi, overlap) == 0)
+        result = Py_BuildValue("(ddOO)", singles_m, singles_e, multi, overlap);
+    Py_XDECREF(multi);
+    Py_XDECREF(overlap);
+    return result;
+}
+
 static PyObject *plain_counts(PyObject *self, PyObject *args) {
     PyObject *key_clusters, *sys_clusters;
     int inner;
     if (!PyArg_ParseTuple(args, "OOp", &key_clusters, &sys_clusters, &inner)) return NULL;
-    Side key = {0}, sys = {0};
-    Rows rrow = {0}, prow = {0}, over = {0};
-    Py_ssize_t *key_last = NULL, *sys_last = NULL, *r_unfound = NULL, *p_unfound = NULL;
-    long long *scratch = NULL;
-    PyObject *result = NULL, *multi = NULL, *overlap = NULL;
-    Py_ssize_t max_code = -1;
-    int read = read_side(key_clusters, &key, &max_code);
-    if (read == 1) read = read_side(sys_clusters, &sys, &max_code);
-    if (read != 1) {
-        if (read == 0) result = Py_NewRef(Py_None);
+    Table t = {0};
+    PyObject *result = NULL, *ceaf = NULL;
+    int built = table_build(&t, key_clusters, Py_None, sys_clusters, Py_None);
+    if (built != 1) {
+        if (built == 0) result = Py_NewRef(Py_None);
         goto done;
     }
-    Py_ssize_t codes = max_code + 1, width = (key.n > sys.n ? key.n : sys.n) + 1;
-    key_last = PyMem_Malloc((codes + 1) * sizeof(Py_ssize_t));
-    sys_last = PyMem_Malloc((codes + 1) * sizeof(Py_ssize_t));
-    r_unfound = PyMem_Malloc((key.n + 1) * sizeof(Py_ssize_t));
-    p_unfound = PyMem_Malloc((sys.n + 1) * sizeof(Py_ssize_t));
-    scratch = PyMem_Malloc(width * sizeof(long long));
-    if (!key_last || !sys_last || !r_unfound || !p_unfound || !scratch) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    int sys_multi = mention_map(&sys, sys_last, codes);
-    mention_map(&key, key_last, codes);
-    if (make_rows(&key, sys_last, sys.n, &rrow, r_unfound, scratch) < 0 ||
-            make_rows(&sys, key_last, key.n, &prow, p_unfound, scratch) < 0)
-        goto done;
     Counts muc, bcub, lea, coref, noncoref;
-    muc_side(&key, &rrow, r_unfound, &sys, inner, &muc.rn, &muc.rd);
-    muc_side(&sys, &prow, p_unfound, &key, inner, &muc.pn, &muc.pd);
-    bcub_side(&key, &rrow, &bcub.rn, &bcub.rd);
-    bcub_side(&sys, &prow, &bcub.pn, &bcub.pd);
-    lea_side(&key, &rrow, &sys, &lea.rn, &lea.rd);
-    lea_side(&sys, &prow, &key, &lea.pn, &lea.pd);
-    blanc(&key, &sys, &rrow, scratch, &coref, &noncoref);
-    if (sys_multi && overlap_rows(&key, &sys, codes, &over, scratch) < 0) goto done;
-    multi = PyList_New(0);
-    overlap = PyDict_New();
-    double singles_m = 0.0, singles_e = 0.0;
-    if (multi == NULL || overlap == NULL ||
-            components(&key, &sys, sys_multi ? &over : &rrow, &singles_m, &singles_e, multi,
-                       overlap) < 0)
-        goto done;
+    muc_side(&t.key, &t.rrow, t.r_unfound, &t.sys, inner, &NO_ALIGN, &muc.rn, &muc.rd);
+    muc_side(&t.sys, &t.prow, t.p_unfound, &t.key, inner, &NO_ALIGN, &muc.pn, &muc.pd);
+    bcub_side(&t.key, &t.rrow, &NO_ALIGN, &bcub.rn, &bcub.rd);
+    bcub_side(&t.sys, &t.prow, &NO_ALIGN, &bcub.pn, &bcub.pd);
+    lea_side(&t.key, &t.rrow, &t.sys, &NO_ALIGN, NULL, &lea.rn, &lea.rd);
+    lea_side(&t.sys, &t.prow, &t.key, &NO_ALIGN, NULL, &lea.pn, &lea.pd);
+    blanc_coref(&t.key, &t.sys, &t.rrow, &NO_ALIGN, NULL, &coref);
+    blanc_noncoref(&t.key, &t.sys, &t.rrow, &NO_ALIGN, NULL, t.column, t.met, t.order,
+                   &noncoref);
+    ceaf = ceaf_parts(&t, &NO_ALIGN);
+    if (ceaf == NULL) goto done;
     PyObject *parts[5] = {counts_tuple(&muc), counts_tuple(&bcub), counts_tuple(&lea),
                           counts_tuple(&coref), counts_tuple(&noncoref)};
     if (parts[0] && parts[1] && parts[2] && parts[3] && parts[4])
-        result = Py_BuildValue("(OOOOOddOOnnnn)", parts[0], parts[1], parts[2], parts[3],
-                               parts[4], singles_m, singles_e, multi, overlap,
-                               key.start[key.n], sys.start[sys.n], key.n, sys.n);
+        result = Py_BuildValue("(OOOOOO)", parts[0], parts[1], parts[2], parts[3],
+                               parts[4], ceaf);
     for (int p = 0; p < 5; p++) Py_XDECREF(parts[p]);
 done:
-    Py_XDECREF(multi);
-    Py_XDECREF(overlap);
-    side_free(&key);
-    side_free(&sys);
-    rows_free(&rrow);
-    rows_free(&prow);
-    rows_free(&over);
-    PyMem_Free(key_last);
-    PyMem_Free(sys_last);
-    PyMem_Free(r_unfound);
-    PyMem_Free(p_unfound);
-    PyMem_Free(scratch);
+    Py_XDECREF(ceaf);
+    table_free(&t);
     return result;
 }
 
+enum { MUC, BCUB, LEA, BLANC_COREF, BLANC_NONCOREF, CEAF };
+
+/* set_counts(which, key_clusters, response_clusters, key_sets, response_sets, ident_r,
+ * ident_p, recall, precision, f): one metric's counts of a table with accommodated sets,
+ * given its SplitMaps; CEAF (which 5) as ceaf_parts. None where the input is not as
+ * expected. */
+static PyObject *set_counts(PyObject *self, PyObject *args) {
+    int which;
+    PyObject *key_clusters, *sys_clusters, *key_sets, *sys_sets, *ident_r_list, *ident_p_list;
+    PyObject *recall_map, *precision_map, *f_map;
+    if (!PyArg_ParseTuple(args, "iOOOOOOOOO", &which, &key_clusters, &sys_clusters, &key_sets,
+                          &sys_sets, &ident_r_list, &ident_p_list, &recall_map, &precision_map,
+                          &f_map))
+        return NULL;
+    Table t = {0};
+    Align recall = {0}, precision = {0}, f = {0};
+    Py_ssize_t *ident_r = NULL, *ident_p = NULL;
+    PyObject *result = NULL;
+    int ok = which >= MUC && which <= CEAF && PyList_Check(key_sets) && PyList_Check(sys_sets);
+    if (ok) ok = table_build(&t, key_clusters, key_sets, sys_clusters, sys_sets);
+    if (ok == 1) {
+        ident_r = PyMem_Malloc((t.key.n + 1) * sizeof(Py_ssize_t));
+        ident_p = PyMem_Malloc((t.sys.n + 1) * sizeof(Py_ssize_t));
+        if (ident_r == NULL || ident_p == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        ok = read_ident(ident_r_list, t.key.n, t.sys.n, ident_r) &&
+             read_ident(ident_p_list, t.sys.n, t.key.n, ident_p);
+    }
+    if (ok == 1) ok = read_align(recall_map, t.key.n, t.sys.n, &recall);
+    if (ok == 1) ok = read_align(precision_map, t.sys.n, t.key.n, &precision);
+    if (ok == 1) ok = read_align(f_map, t.key.n, t.sys.n, &f);
+    if (ok != 1) {
+        if (ok == 0) result = Py_NewRef(Py_None);
+        goto done;
+    }
+    Counts c;
+    switch (which) {
+    case MUC:
+        muc_side(&t.key, &t.rrow, t.r_unfound, &t.sys, 0, &recall, &c.rn, &c.rd);
+        muc_side(&t.sys, &t.prow, t.p_unfound, &t.key, 0, &precision, &c.pn, &c.pd);
+        break;
+    case BCUB:
+        bcub_side(&t.key, &t.rrow, &recall, &c.rn, &c.rd);
+        bcub_side(&t.sys, &t.prow, &precision, &c.pn, &c.pd);
+        break;
+    case LEA:
+        lea_side(&t.key, &t.rrow, &t.sys, &recall, ident_r, &c.rn, &c.rd);
+        lea_side(&t.sys, &t.prow, &t.key, &precision, ident_p, &c.pn, &c.pd);
+        break;
+    case BLANC_COREF:
+        blanc_coref(&t.key, &t.sys, &t.rrow, &f, ident_r, &c);
+        break;
+    case BLANC_NONCOREF:
+        blanc_noncoref(&t.key, &t.sys, &t.rrow, &f, ident_r, t.column, t.met, t.order, &c);
+        break;
+    default:
+        result = ceaf_parts(&t, &f);
+        goto done;
+    }
+    result = counts_tuple(&c);
+done:
+    table_free(&t);
+    align_free(&recall);
+    align_free(&precision);
+    align_free(&f);
+    PyMem_Free(ident_r);
+    PyMem_Free(ident_p);
+    return result;
+}
 
 /* --- Mode processing's first step (scoring.clusters.process_layer) ------------------------ */
 
@@ -601,9 +925,14 @@ done:
 static PyMethodDef methods[] = {
     {"plain_counts", plain_counts, METH_VARARGS,
      "plain_counts(key_clusters, response_clusters, inner) -> (muc, bcub, lea, blanc_coref, "
-     "blanc_noncoref, ceafm_singles, ceafe_singles, components, overlap, key_mentions, "
-     "response_mentions, key_entities, response_entities), each count a (pn, pd, rn, rd) "
-     "tuple; or None where a table is not plain (see scoring/metrics/plain.py)"},
+     "blanc_noncoref, (ceafm_singles, ceafe_singles, components, overlap)), each count a "
+     "(pn, pd, rn, rd) tuple; or None where a table is not plain (see "
+     "scoring/metrics/plain.py)"},
+    {"set_counts", set_counts, METH_VARARGS,
+     "set_counts(which, key_clusters, response_clusters, key_sets, response_sets, ident_r, "
+     "ident_p, recall, precision, f) -> (pn, pd, rn, rd), or for CEAF (which 5) "
+     "(ceafm_singles, ceafe_singles, components, overlap); None where the input is not as "
+     "expected (see scoring/metrics/plain.py)"},
     {"layer_groups", layer_groups, METH_VARARGS,
      "layer_groups(markables, codes, keys) -> (markable codes, groups, first markables, "
      "split lists, duplicated), or None where a markable has an empty node "

@@ -3,6 +3,8 @@
 - `plain_counts` counts every coreference metric of a table without accommodated sets in one
   pass (`scoring.metrics.plain.TableCounts`), where the metric functions of
   scoring/metrics/coref.py count the same table in Python;
+- `set_counts` counts one metric of a table with sets, given the metric's alignment of the
+  sets (`scoring.metrics.plain.SetTable`);
 - `layer_groups` groups a layer's markables into entities (`scoring.clusters._groups`).
 
 Both ways must give the same doubles and the same clusters, not merely close ones: a score
@@ -19,9 +21,9 @@ import pytest
 
 from bench.corpus import Shape, write_pair
 from scoring import clusters, engine
-from scoring.clusters import Partition, SpanCoder
+from scoring.clusters import AccommodatedSet, Partition, SpanCoder
 from scoring.model import Markable
-from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency
+from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency, SplitMaps
 from scoring.metrics import plain
 from scoring.options import parse_options
 from scoring.plan import ScoringPlan
@@ -37,6 +39,7 @@ def test_the_extension_is_built():
     assert native is not None, "scoring.native._tables is not built: run `make venv`"
     assert plain._plain_counts is native
     assert clusters._layer_groups is clusters._native_layer_groups is not None
+    assert plain._set_counts is plain._native_set_counts is not None
 
 
 def python_counts(key: Partition, response: Partition, inner: bool) -> dict:
@@ -117,10 +120,81 @@ def test_tables_that_are_not_plain_go_to_python(clusters):
     assert native([[0]], clusters, True) is None
 
 
+def set_side(rng: random.Random, codes: int, identities: list) -> Partition:
+    """Clusters as `random_side`, some with an accommodated set (a few with no mention
+    besides it); the sets' identities drawn from ``identities``, so that the two sides share
+    some."""
+    found = random_side(rng, codes, repeats=rng.random() < 0.3)
+    found += [[] for _ in range(rng.randint(0, 2))]
+    sets = []
+    for cluster in found:
+        if not cluster or rng.random() < 0.3:
+            members = rng.choice(identities)
+            sets.append(AccommodatedSet(members, frozenset(members)))
+        else:
+            sets.append(None)
+    return Partition(found, sets)
+
+
+def random_maps(rng: random.Random, key: Partition, response: Partition) -> SplitMaps:
+    """An alignment of the sets as `SetPairs.align` gives one: set clusters to the other
+    side's set clusters with scores in (0, 1]; sometimes a map entry from a cluster without a
+    set too (CEAF reads the F map whatever the cluster)."""
+
+    def aligned(side: Partition, other: Partition) -> dict:
+        targets = [j for j, s in enumerate(other.sets) if s is not None] or [None]
+        out = {}
+        for i, s in enumerate(side.sets):
+            if (s is not None or rng.random() < 0.05) and other.clusters and rng.random() < 0.8:
+                j = rng.choice(targets)
+                j = rng.randrange(len(other.clusters)) if j is None else j
+                out[i] = (j, rng.choice((1.0, 0.5, rng.random() or 0.1)))
+        return out
+
+    return SplitMaps(aligned(key, response), aligned(response, key), aligned(key, response))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_tables_with_sets_count_the_same_both_ways(seed):
+    rng = random.Random(seed)
+    for _ in range(40):
+        codes = rng.choice((3, 10, 40))
+        identities = [tuple((rng.randrange(50),) for _ in range(rng.randint(2, 3)))
+                      for _ in range(3)]
+        key, response = set_side(rng, codes, identities), set_side(rng, codes, identities)
+        if not (key.has_sets or response.has_sets):
+            continue
+        maps = random_maps(rng, key, response)
+        table = plain.SetTable(key, response)
+        python = Contingency(key, response)
+        for metric in METRICS:
+            assert table.counts(metric, maps) == metric(python, maps), metric.__name__
+        assert table.table is None, "a table the compiled counts did not take"
+
+
+def test_set_counts_refuses_what_it_does_not_expect():
+    key = Partition([[0, 1], []], [None, AccommodatedSet(((2,),), frozenset({(2,)}))])
+    response = partition([[0], [1]])
+    args = [key.clusters, response.clusters, key.sets, response.sets, [None, None],
+            [None, None], {}, {}, {}]
+    assert native_sets(0, *args) is not None
+    for index, wrong in [(5, [None]), (5, [None, 7]), (6, [0, "1"]), (8, {0: (5, 1.0)}),
+                         (8, {0: (1, 1)}), (7, {9: (0, 1.0)}), (2, [None, None, None]),
+                         (1, [[0, 1], None])]:
+        changed = list(args)
+        changed[index] = wrong
+        assert native_sets(0, *changed) is None, (index, wrong)
+    assert native_sets(0, key.clusters, response.clusters, [None, None], response.sets,
+                       *args[4:]) is None  # an empty cluster without a set
+    assert native_sets(9, *args) is None
+
+
+native_sets = plain._native_set_counts
+
+
 def test_tables_with_accommodated_sets_go_to_python(monkeypatch):
     called = []
     monkeypatch.setattr(plain, "_plain_counts", lambda *args: called.append(args))
-    from scoring.clusters import AccommodatedSet
 
     members = ((0,), (1,))
     with_set = Partition([[2, 3]], [AccommodatedSet(members, frozenset(members))])
@@ -151,6 +225,7 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
                                              **plan.reader("response").settings()))
     compiled = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     monkeypatch.setattr(plain, "_plain_counts", None)
+    monkeypatch.setattr(plain, "_set_counts", None)
     monkeypatch.setattr(clusters, "_layer_groups", None)
     python = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     assert compiled == python
