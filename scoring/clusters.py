@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from scoring.errors import ScoringInputError
-from scoring.model import Markable
+from scoring.model import NON_REFERRING, Markable
 from scoring.plan import ScoringPlan
 
 try:
@@ -163,11 +163,14 @@ class Partition:
 
     def __post_init__(self) -> None:
         if not self.sizes:
-            self.sizes = [len(c) + (s is not None) for c, s in zip(self.clusters, self.sets)]
+            if self.sets.count(None) == len(self.sets):
+                self.sizes = list(map(len, self.clusters))
+            else:
+                self.sizes = [len(c) + (s is not None) for c, s in zip(self.clusters, self.sets)]
 
     @property
     def has_sets(self) -> bool:
-        return any(s is not None for s in self.sets)
+        return self.sets.count(None) != len(self.sets)
 
     def renamed(self, rename: dict[int, int]) -> Partition:
         """The same partition with mention codes replaced through ``rename`` (an alignment)."""
@@ -261,7 +264,7 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
         acc = None
         if keep_split and split_lists.get(eid):
             acc = _accommodated_set(eid, raw, split_lists, first, path)
-        if pseudo_non_referring and first[eid].non_referring:
+        if pseudo_non_referring and eid.endswith(NON_REFERRING):  # first[eid].non_referring
             non_referring.update(codes)
             continue
         if not keep_singletons and len(codes) + (acc is not None) == 1:
@@ -274,7 +277,7 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
         sets.append(acc)
         eids.append(eid)
 
-    if keep_split and any(s is not None for s in sets):
+    if keep_split and sets.count(None) != len(sets):
         clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
     return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads,
                           zero_codes, zero_heads, deps)

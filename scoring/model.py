@@ -21,6 +21,10 @@ Span = tuple[int, int]
 """An inclusive interval of token positions, ``(start, end)``."""
 
 
+NON_REFERRING = "-Pseudo"
+"""The entity id suffix of non-referring entities (spec Q25)."""
+
+
 class Markable(NamedTuple):
     """One annotated mention (a markable) of one annotation layer.
 
@@ -62,7 +66,7 @@ class Markable(NamedTuple):
     @property
     def non_referring(self) -> bool:
         """Non-referring status comes only from the ``-Pseudo`` suffix (spec Q25)."""
-        return self.entity_id.endswith("-Pseudo")
+        return self.entity_id.endswith(NON_REFERRING)
 
 
 @dataclass(frozen=True, slots=True)

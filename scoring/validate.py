@@ -12,6 +12,7 @@ Every problem is a `ScoringInputError` with a stable ``code``:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable
@@ -19,6 +20,8 @@ from scoring.options import ScoringOptions
 from scoring.plan import ScoringPlan
 
 LISTED = 10
+
+_ELEMENT_OF = attrgetter("element_of")
 """How many document names an error message lists before "and N more"."""
 
 
@@ -42,6 +45,8 @@ def elementof_cycles(doc: Document, markables: Sequence[Markable],
     >>> [e.code for e in elementof_cycles(doc, ms)]
     ['elementof_cycle']
     """
+    if not any(map(_ELEMENT_OF, markables)):
+        return []  # no ElementOf at all: nothing to follow (most documents; a C-level test)
     mentioned = {m.entity_id for m in markables}
     edges: dict[str, list[str]] = {}
     first_line: dict[tuple[str, str], int] = {}
