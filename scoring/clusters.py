@@ -32,10 +32,12 @@ from scoring.model import NON_REFERRING, Markable
 from scoring.plan import ScoringPlan
 
 try:
+    from scoring.native._tables import layer_clusters as _native_layer_clusters
     from scoring.native._tables import layer_groups as _native_layer_groups
-except ImportError:  # not built: `_groups` groups
-    _native_layer_groups = None
+except ImportError:  # not built: `_groups` and `_clusters`
+    _native_layer_groups = _native_layer_clusters = None
 _layer_groups = _native_layer_groups
+_layer_clusters = _native_layer_clusters
 
 MentionKey = tuple
 """What makes two markables the same mention: ``(parts, zero)``, their word parts and zero
@@ -256,6 +258,27 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
 
     keep_split = plan.keep_split_antecedents
     keep_singletons = plan.keep_singletons
+    if grouped is not None and not duplicated:  # (no zeros: the loop below, compiled)
+        clusters, sets, eids, non_referring = _layer_clusters(
+            groups, split_lists, keep_split, keep_singletons, pseudo_non_referring,
+            _accommodated_set, (groups, split_lists, first, path))
+    else:
+        clusters, sets, eids, non_referring = _clusters(
+            groups, raw, split_lists, first, zero_codes, plan, path, pseudo_non_referring)
+    if keep_split and sets.count(None) != len(sets):
+        clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
+    return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads,
+                          zero_codes, zero_heads, deps)
+
+
+def _clusters(groups: dict[str, list[int]], raw: dict[str, list[int]],
+              split_lists: dict[str, list[str]], first: dict[str, Markable],
+              zero_codes: set[int], plan: ScoringPlan, path: str, pseudo_non_referring: bool):
+    """`process_layer`'s second step: the scored clusters, their accommodated sets and entity
+    ids, and the codes of non-referring entities. ``scoring.native._tables.layer_clusters``
+    is its compiled twin for layers without zeros or repeated spans."""
+    keep_split = plan.keep_split_antecedents
+    keep_singletons = plan.keep_singletons
     clusters: list[list[int]] = []
     sets: list[AccommodatedSet | None] = []
     eids: list[str] = []
@@ -276,11 +299,7 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
         clusters.append(codes)
         sets.append(acc)
         eids.append(eid)
-
-    if keep_split and sets.count(None) != len(sets):
-        clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
-    return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads,
-                          zero_codes, zero_heads, deps)
+    return clusters, sets, eids, non_referring
 
 
 def _groups(markables: Sequence[Markable], coder: SpanCoder, zero_codes: set[int],

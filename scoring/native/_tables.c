@@ -922,6 +922,79 @@ done:
     return result;
 }
 
+
+/* layer_clusters(groups, split_lists, keep_split, keep_singletons, pseudo_non_referring,
+ * accommodate, args): process_layer's second loop, for a layer without zeros whose entities
+ * hold no code twice. For each entity in order: its accommodated set (accommodate(eid,
+ * *args), where keep_split and split_lists names members of it), non-referring entities'
+ * codes set aside (pseudo_non_referring and an id ending in "-Pseudo"), clusters of one
+ * mention dropped without keep_singletons. Returns (clusters, sets, entity ids,
+ * non-referring codes). */
+static PyObject *layer_clusters(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *groups, *splits, *accommodate, *extra;
+    int keep_split, keep_singletons, pseudo;
+    if (!PyArg_ParseTuple(args, "O!O!pppOO!", &PyDict_Type, &groups, &PyDict_Type, &splits,
+                          &keep_split, &keep_singletons, &pseudo, &accommodate, &PyTuple_Type,
+                          &extra))
+        return NULL;
+    PyObject *clusters = PyList_New(0), *sets = PyList_New(0), *eids = PyList_New(0);
+    PyObject *non_referring = PySet_New(NULL), *suffix = PyUnicode_FromString("-Pseudo");
+    PyObject *result = NULL, *acc = NULL, *call_args = NULL;
+    if (!clusters || !sets || !eids || !non_referring || !suffix) goto done;
+    Py_ssize_t position = 0;
+    PyObject *eid, *codes;
+    while (PyDict_Next(groups, &position, &eid, &codes)) {
+        if (!PyList_Check(codes) || !PyUnicode_Check(eid)) {
+            PyErr_SetString(PyExc_TypeError, "layer_clusters: expected str -> list groups");
+            goto done;
+        }
+        acc = Py_NewRef(Py_None);
+        if (keep_split) {
+            PyObject *members = PyDict_GetItemWithError(splits, eid);
+            if (members == NULL && PyErr_Occurred()) goto done;
+            if (members != NULL && PyObject_IsTrue(members)) {
+                Py_ssize_t n = PyTuple_GET_SIZE(extra);
+                call_args = PyTuple_New(n + 1);
+                if (call_args == NULL) goto done;
+                PyTuple_SET_ITEM(call_args, 0, Py_NewRef(eid));
+                for (Py_ssize_t a = 0; a < n; a++)
+                    PyTuple_SET_ITEM(call_args, a + 1, Py_NewRef(PyTuple_GET_ITEM(extra, a)));
+                Py_SETREF(acc, PyObject_Call(accommodate, call_args, NULL));
+                Py_CLEAR(call_args);
+                if (acc == NULL) goto done;
+            }
+        }
+        if (pseudo) {
+            Py_ssize_t ends = PyUnicode_Tailmatch(eid, suffix, 0, PY_SSIZE_T_MAX, 1);
+            if (ends < 0) goto done;
+            if (ends) {
+                for (Py_ssize_t e = 0; e < PyList_GET_SIZE(codes); e++)
+                    if (PySet_Add(non_referring, PyList_GET_ITEM(codes, e)) < 0) goto done;
+                Py_CLEAR(acc);
+                continue;
+            }
+        }
+        if (!keep_singletons && PyList_GET_SIZE(codes) + (acc != Py_None) == 1) {
+            Py_CLEAR(acc);
+            continue;
+        }
+        if (PyList_Append(clusters, codes) < 0 || PyList_Append(sets, acc) < 0 ||
+                PyList_Append(eids, eid) < 0)
+            goto done;
+        Py_CLEAR(acc);
+    }
+    result = PyTuple_Pack(4, clusters, sets, eids, non_referring);
+done:
+    Py_XDECREF(acc);
+    Py_XDECREF(call_args);
+    Py_XDECREF(clusters);
+    Py_XDECREF(sets);
+    Py_XDECREF(eids);
+    Py_XDECREF(non_referring);
+    Py_XDECREF(suffix);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"plain_counts", plain_counts, METH_VARARGS,
      "plain_counts(key_clusters, response_clusters, inner) -> (muc, bcub, lea, blanc_coref, "
@@ -933,6 +1006,10 @@ static PyMethodDef methods[] = {
      "ident_p, recall, precision, f) -> (pn, pd, rn, rd), or for CEAF (which 5) "
      "(ceafm_singles, ceafe_singles, components, overlap); None where the input is not as "
      "expected (see scoring/metrics/plain.py)"},
+    {"layer_clusters", layer_clusters, METH_VARARGS,
+     "layer_clusters(groups, split_lists, keep_split, keep_singletons, pseudo_non_referring, "
+     "accommodate, args) -> (clusters, sets, entity ids, non-referring codes) "
+     "(see scoring/clusters.py: process_layer)"},
     {"layer_groups", layer_groups, METH_VARARGS,
      "layer_groups(markables, codes, keys) -> (markable codes, groups, first markables, "
      "split lists, duplicated), or None where a markable has an empty node "

@@ -5,7 +5,8 @@
   scoring/metrics/coref.py count the same table in Python;
 - `set_counts` counts one metric of a table with sets, given the metric's alignment of the
   sets (`scoring.metrics.plain.SetTable`);
-- `layer_groups` groups a layer's markables into entities (`scoring.clusters._groups`).
+- `layer_groups` groups a layer's markables into entities (`scoring.clusters._groups`), and
+  `layer_clusters` makes the scored clusters of them (`scoring.clusters._clusters`).
 
 Both ways must give the same doubles and the same clusters, not merely close ones: a score
 must not depend on whether `make venv` built the module. What they do not take (tables with
@@ -39,6 +40,7 @@ def test_the_extension_is_built():
     assert native is not None, "scoring.native._tables is not built: run `make venv`"
     assert plain._plain_counts is native
     assert clusters._layer_groups is clusters._native_layer_groups is not None
+    assert clusters._layer_clusters is clusters._native_layer_clusters is not None
     assert plain._set_counts is plain._native_set_counts is not None
 
 
@@ -227,6 +229,7 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
     monkeypatch.setattr(plain, "_plain_counts", None)
     monkeypatch.setattr(plain, "_set_counts", None)
     monkeypatch.setattr(clusters, "_layer_groups", None)
+    monkeypatch.setattr(clusters, "_layer_clusters", None)
     python = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     assert compiled == python
     assert engine.summarize(compiled, plan) == engine.summarize(python, plan)
@@ -291,3 +294,33 @@ def test_layers_with_empty_nodes_go_to_python(markable):
     assert native_groups([Markable("m0", "1", ((3, 3),), 1), markable], coder.codes,
                          coder.keys) is None
     assert coder.keys == [] and coder.codes == {}
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("words", MODES[:3], ids=lambda w: "+".join(w) or "default")
+def test_layer_clusters_both_ways(seed, words):
+    """The scored clusters, sets, entity ids and non-referring codes of random layers."""
+    plan = ScoringPlan.compile(parse_options(words).options)
+    rng = random.Random(seed)
+    for _ in range(10):
+        markables = random_markables(rng, rng.choice((1, 5, 30, 120)))
+        coder = SpanCoder()
+        grouped = native_groups(markables, coder.codes, coder.keys)
+        _, groups, first, split_lists, duplicated = grouped
+        if duplicated:
+            continue
+        for pseudo in (True, False):
+            try:
+                python = clusters._clusters(groups, groups, split_lists, first, set(), plan,
+                                            "f", pseudo)
+            except Exception as problem:  # an ElementOf cycle: both raise it
+                with pytest.raises(type(problem), match="cycle"):
+                    clusters._native_layer_clusters(
+                        groups, split_lists, plan.keep_split_antecedents,
+                        plan.keep_singletons, pseudo, clusters._accommodated_set,
+                        (groups, split_lists, first, "f"))
+                continue
+            compiled = clusters._native_layer_clusters(
+                groups, split_lists, plan.keep_split_antecedents, plan.keep_singletons,
+                pseudo, clusters._accommodated_set, (groups, split_lists, first, "f"))
+            assert compiled == python
