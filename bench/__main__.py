@@ -47,13 +47,14 @@ class Case:
     target_mib: float | None = None
     note: str = ""
     v1_cpu: float | None = None  # UA scorer v1's CPU seconds on this shape (reference measurement)
+    floor_ref_cpu: float | None = None  # the floor's CPU seconds in that same measurement
     command: bool = False  # also measured as a whole command line against the floor
 
 
 CASES = (
-    Case("docs-1000", Shape(documents=1000), v1_cpu=4.43, command=True),
+    Case("docs-1000", Shape(documents=1000), v1_cpu=4.43, floor_ref_cpu=0.22, command=True),
     Case("docs-5000", Shape(documents=5000), target_seconds=6.0, target_mib=250.0,
-         v1_cpu=22.3, command=True),
+         v1_cpu=22.3, floor_ref_cpu=0.96, command=True),
     Case("mentions-2000", Shape(documents=1, tokens=16800, mentions=2000), command=True),
     Case("mentions-5000", Shape(documents=1, tokens=42000, mentions=5000), v1_cpu=15.5,
          command=True),
@@ -102,15 +103,24 @@ def ratio(value: float, target: float | None) -> str:
 COMMAND_LEGEND = """
 cpu s: CPU time of the whole run in fresh processes, start-up and forked children included
 ×floor: project cpu / floor cpu (goal ≤ 2 on docs-5000); v1 ×faster: UA scorer v1's CPU
-seconds (reference measurement, same shapes, not measured here) / project cpu (goal ≥ 10)"""
+seconds (reference measurement, same shapes, not measured here) / project cpu (goal ≥ 10);
+v1 est ×: the same with v1's seconds scaled by floor cpu now / floor cpu in that measurement
+(0.22 s and 0.96 s), an estimate of v1 on this machine now. Scorer and floor run in turns."""
 
 
-def median_run(what: str, key: Path, response: Path, options: tuple[str, ...],
-               repeat: int) -> dict:
-    """The run of median CPU time among ``repeat`` runs of ``what``."""
-    runs = sorted((measure(what, key, response, options) for _ in range(repeat)),
-                  key=lambda r: r["cpu_seconds"])
-    return runs[len(runs) // 2]
+def median(runs) -> dict:
+    """The run of median CPU time."""
+    ordered = sorted(runs, key=lambda r: r["cpu_seconds"])
+    return ordered[len(ordered) // 2]
+
+
+def project_and_floor(key: Path, response: Path, options: tuple[str, ...],
+                      repeat: int) -> tuple[dict, dict]:
+    """The median runs of the scorer's command line and of the floor, measured in turns (one
+    of each, ``repeat`` times), so that a change in the machine's load meets both alike."""
+    pairs = [(measure("command", key, response, options), measure("floor", key, response, ()))
+             for _ in range(repeat)]
+    return median(p for p, _ in pairs), median(f for _, f in pairs)
 
 
 def run_commands(cases: list[Case], scale: float, out, repeat: int = 1) -> list[dict]:
@@ -118,27 +128,33 @@ def run_commands(cases: list[Case], scale: float, out, repeat: int = 1) -> list[
     rows = []
     header = (f"{'command line':<15} {'cpu s':>7} {'wall s':>7} {'peak MiB':>8} "
               f"{'floor cpu':>9} {'floor wall':>10} {'floor MiB':>9} {'×floor':>7} "
-              f"{'v1 cpu':>7} {'v1 ×faster':>10}")
+              f"{'v1 cpu':>7} {'v1 ×faster':>10} {'v1 est ×':>8}")
     print("\n" + header, file=out)
     print("-" * len(header), file=out)
     with tempfile.TemporaryDirectory(prefix="ua-bench-") as directory:
         for case in cases:
             shape = scaled(case.shape, scale)
             key, response = write_pair(Path(directory), shape, name=case.name)
-            project = median_run("command", key, response, case.options, repeat)
-            floor = median_run("floor", key, response, (), repeat)
+            project, floor = project_and_floor(key, response, case.options, repeat)
             v1 = case.v1_cpu if scale == 1 else None
+            # v1 on this machine now, estimated: its reference seconds scaled by how much the
+            # floor's CPU time moved since that measurement
+            v1_here = (v1 * floor["cpu_seconds"] / case.floor_ref_cpu
+                       if v1 and case.floor_ref_cpu else None)
             row = {"case": f"command: {case.name}", "project": project, "floor": floor,
                    "floor_ratio": project["cpu_seconds"] / max(floor["cpu_seconds"], 1e-9),
                    "v1_cpu": v1,
-                   "v1_ratio": v1 / project["cpu_seconds"] if v1 else None}
+                   "v1_ratio": v1 / project["cpu_seconds"] if v1 else None,
+                   "v1_estimated_ratio": v1_here / project["cpu_seconds"] if v1_here else None}
             rows.append(row)
             print(f"{case.name:<15} {project['cpu_seconds']:>7.2f} {project['seconds']:>7.2f} "
                   f"{project['peak_mib']:>8.1f} {floor['cpu_seconds']:>9.2f} "
                   f"{floor['seconds']:>10.2f} {floor['peak_mib']:>9.1f} "
                   f"{row['floor_ratio']:>7.2f} "
                   f"{v1 if v1 else '-':>7} "
-                  f"{format(row['v1_ratio'], '.1f') if v1 else '-':>10}", file=out, flush=True)
+                  f"{format(row['v1_ratio'], '.1f') if v1 else '-':>10} "
+                  f"{format(row['v1_estimated_ratio'], '.1f') if v1_here else '-':>8}",
+                  file=out, flush=True)
     print(COMMAND_LEGEND, file=out)
     return rows
 

@@ -50,6 +50,7 @@ def test_the_command_line_table_times_the_scorer_and_the_floor_as_whole_runs():
     assert project["peak_mib"] > 0 and floor["seconds"] > 0
     assert row["floor_ratio"] == project["cpu_seconds"] / floor["cpu_seconds"]
     assert row["v1_cpu"] is None  # scaled: v1's seconds are for the full corpus
+    assert row["v1_estimated_ratio"] is None
     lines = out.getvalue().splitlines()
     assert lines[1].startswith("command line") and lines[3].startswith("docs-1000")
 
