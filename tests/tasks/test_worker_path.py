@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -28,9 +29,16 @@ def final(pk: int) -> bool:
 BIG = {"light": "light_test.CONLLUA", "ami": "Persuasion_test.CONLLUA"}
 
 
-COPIES = 8
-"""Each big key holds its file's documents this many times (renamed), so that scoring takes
-seconds: one copy of both files scores in well under the 1 s time limit tested below."""
+COPIES = 4
+"""Each big key holds its file's documents this many times (renamed): 196 documents a job."""
+
+SLOW_WORKER = {"PYTHONPATH": os.pathsep.join(
+    [str(Path(__file__).resolve().parent / "slow_worker"), os.environ.get("PYTHONPATH", "")]),
+    "SLOW_SCORING_SECONDS": "0.025"}
+"""A worker whose every scored document takes 25 ms longer (tests/tasks/slow_worker), so that
+a job of the big uploads lasts about 5 s whatever the scorer's speed: long enough to be killed
+while it scores, and over the 1 s time limit tested below. (The scorer alone now scores them
+in well under that limit.)"""
 
 
 def big_uploads(world, shared_dir: Path) -> dict:
@@ -70,7 +78,8 @@ def test_a_killed_worker_does_not_lose_the_job_and_it_is_scored_once(world, shar
     """The whole worker is SIGKILLed while scoring; the unacknowledged message comes back
     (or the new worker's recovery queues it again), and exactly one run is recorded."""
     files = big_uploads(world, shared_dir)
-    fast_restore = {"CELERY_VISIBILITY_TIMEOUT": "5", "CELERY_UNACKED_RESTORE_INTERVAL": "1"}
+    fast_restore = {"CELERY_VISIBILITY_TIMEOUT": "5", "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+                    **SLOW_WORKER}
     first = celery_worker_factory(**fast_restore)
     submission = services.submission_create(team=world.alpha, phase=world.phase,
                                             user=world.alice, files=files)
@@ -118,7 +127,8 @@ def test_a_job_over_the_time_limit_fails_with_a_message(world, shared_dir, monke
     monkeypatch.setattr(score_submission_task, "soft_time_limit", 1)
     monkeypatch.setattr(score_submission_task, "time_limit", 30)
     monkeypatch.setattr("django.conf.settings.SCORING_SOFT_TIME_LIMIT", 1)
-    celery_worker_factory(SCORING_SOFT_TIME_LIMIT="1", SCORING_HARD_TIME_LIMIT="30")
+    celery_worker_factory(SCORING_SOFT_TIME_LIMIT="1", SCORING_HARD_TIME_LIMIT="30",
+                          **SLOW_WORKER)
     submission = services.submission_create(team=world.alpha, phase=world.phase,
                                             user=world.alice, files=files)
     wait(lambda: final(submission.pk), timeout=60, what="the job to stop at its time limit")
@@ -202,7 +212,7 @@ def test_a_whole_worker_killed_while_a_second_is_alive_is_scored_again_within_a_
     import time
 
     files = big_uploads(world, shared_dir)
-    quick = {"WORKER_HEARTBEAT_INTERVAL": "1", "WORKER_STALE_AFTER": "4"}
+    quick = {"WORKER_HEARTBEAT_INTERVAL": "1", "WORKER_STALE_AFTER": "4", **SLOW_WORKER}
     first = celery_worker_factory(**quick)
     submission = services.submission_create(team=world.alpha, phase=world.phase,
                                             user=world.alice, files=files)
