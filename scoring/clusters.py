@@ -258,7 +258,7 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
 
     keep_split = plan.keep_split_antecedents
     keep_singletons = plan.keep_singletons
-    if grouped is not None and not duplicated:  # (no zeros: the loop below, compiled)
+    if grouped is not None and not duplicated:  # no zeros, no span twice: `_clusters`, compiled
         clusters, sets, eids, non_referring = _layer_clusters(
             groups, split_lists, keep_split, keep_singletons, pseudo_non_referring,
             _accommodated_set, (groups, split_lists, first, path))
