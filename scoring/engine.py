@@ -35,7 +35,7 @@ from scoring.clusters import (
     with_first_node_heads,
 )
 from scoring.errors import UsageError
-from scoring.metrics import COREF_METRICS
+from scoring.metrics import COREF_METRICS, NO_SPLITS
 from scoring.metrics.plain import SetTable, TableCounts
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
 from scoring.model import Document, Markable
@@ -104,22 +104,16 @@ def score_document(key: Document, response: Document,
             rename = {s: more.get(t, t) for s, t in rename.items()} | {
                 s: t for s, t in more.items() if s not in rename and s not in targets}
 
-    if plan.metrics and not (key_part.has_sets or resp_part.has_sets):
-        counts_of = TableCounts(key_part, resp_part)
-        for name in plan.metrics:
-            metrics = COREF_METRICS[name]
-            result.metrics[name] = _metric_result(
-                name, tuple(counts_of[metric] for metric in metrics),
-                tuple(PRCounts() for _ in metrics), plan, _key_links_only(key))
-    elif plan.metrics:
-        table = SetTable(key_part, resp_part)
-        pairs = SetPairs(key_part, resp_part)
+    if plan.metrics:
+        with_sets = key_part.has_sets or resp_part.has_sets
+        table = (SetTable if with_sets else TableCounts)(key_part, resp_part)
+        pairs = SetPairs(key_part, resp_part) if with_sets else None
         for name in plan.metrics:
             counts: list[PRCounts] = []
             split: list[PRCounts] = []
             for metric in COREF_METRICS[name]:
-                maps, split_counts = pairs.align(metric)
-                counts.append(table.counts(metric, maps))
+                maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
+                counts.append(table.counts_of(metric, maps))
                 split.append(split_counts)
             result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), plan,
                                                   _key_links_only(key))

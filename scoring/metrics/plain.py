@@ -68,6 +68,10 @@ class TableCounts:
             if found is not None:
                 self.counts = _counts(found, key, response)
 
+    def counts_of(self, metric: Metric, maps: SplitMaps = NO_SPLITS) -> PRCounts:
+        """`SetTable.counts_of` for a table without sets (``maps`` has nothing to align)."""
+        return self[metric]
+
     def __getitem__(self, metric: Metric) -> PRCounts:
         counts = self.counts.get(metric)
         if counts is None:
@@ -78,7 +82,7 @@ class TableCounts:
 
 
 class SetTable:
-    """``counts(metric, maps)``: ``metric(Contingency(key, response), maps)`` for a table
+    """``counts_of(metric, maps)``: ``metric(Contingency(key, response), maps)`` for a table
     with accommodated sets, ``maps`` being the metric's alignment of the sets."""
 
     __slots__ = ("key", "response", "ident_r", "ident_p", "table")
@@ -93,7 +97,7 @@ class SetTable:
             self.ident_r = _identical_sets(key, response)
             self.ident_p = _identical_sets(response, key)
 
-    def counts(self, metric: Metric, maps: SplitMaps) -> PRCounts:
+    def counts_of(self, metric: Metric, maps: SplitMaps) -> PRCounts:
         if self.table is None:
             which = _WHICH.get(metric)
             key, response = self.key, self.response
