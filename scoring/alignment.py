@@ -31,7 +31,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
-import numpy as np
 
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
@@ -255,11 +254,11 @@ def _assign(pairs: dict[tuple[int, int], float], keys: list[MentionKey]) -> dict
         cols = sorted({s for _, s in members}, key=order)
         ri = {k: n for n, k in enumerate(rows)}
         ci = {s: n for n, s in enumerate(cols)}
-        matrix = np.zeros((len(rows), len(cols)))
+        width = len(cols)
+        matrix = [0.0] * (len(rows) * width)
         for k, s in members:
-            matrix[ri[k], ci[s]] = pairs[(k, s)]
-        r, c = linear_sum_assignment(-matrix)
-        for a, b in zip(r.tolist(), c.tolist()):
-            if matrix[a, b] > 0:
+            matrix[ri[k] * width + ci[s]] = pairs[(k, s)]
+        for a, b in zip(*linear_sum_assignment(matrix, len(rows), width, maximize=True)):
+            if matrix[a * width + b] > 0:
                 rename[cols[b]] = rows[a]
     return rename

@@ -1,17 +1,22 @@
-"""Kuhn–Munkres: scipy's solver, loaded when an assignment is actually solved.
+"""Kuhn–Munkres: the optimal one-to-one assignment of a matrix, compiled or scipy's.
 
-Most documents never need it (CEAF solves 1x1 components directly, the mention alignments
-only run under partial or head matching, and a matrix whose rows each have a strictly best
-cell in a column of its own has that choice as its only optimum), so it is loaded on the
-first call that needs it, not with the scorer.
+The scorer solves assignments for CEAF's components of more than one entity per side, for
+the alignment of split antecedents and under partial or head matching. A matrix is given row
+by row as one flat list of floats (``values[i * n_cols + j]``).
 
-`scipy.optimize.linear_sum_assignment` is a function of scipy's compiled module
-``scipy.optimize._lsap``, the same object. Importing it the usual way first runs the
-``scipy.optimize`` package, which loads all of scipy's optimizers: 0.6-1.0 s of CPU, more
-than scoring a document and most of a one-document command line. `solver` loads the compiled
-module from its file without running that package (about 0.04 s), and falls back to the
-public import wherever that does not work (another scipy layout). A Celery worker loads it
-before it forks (tasks/scoring.py).
+Where `scoring.native._assign` is built (`make venv`), it solves them: the same algorithm as
+scipy's ``linear_sum_assignment``, step for step, so the same optimum, and `assigned_sum`
+adds the chosen cells as numpy's ``sum`` does, so the same double
+(tests/scoring/test_assign_native.py). A run then loads neither numpy nor scipy.
+
+Where it is not built, scipy's solver does, loaded on the first call that needs it. Most
+documents never do (CEAF solves 1x1 components directly, and a matrix whose rows each have a
+strictly best cell in a column of its own has that choice as its only optimum). Importing
+``scipy.optimize`` runs the whole package, all of scipy's optimizers: 0.6-1.0 s of CPU, more
+than scoring a document. `solver` loads the compiled module ``scipy.optimize._lsap``, whose
+``linear_sum_assignment`` is the same object, from its file without running that package
+(about 0.04 s), and falls back to the public import wherever that does not work (another
+scipy layout).
 """
 
 from __future__ import annotations
@@ -21,9 +26,36 @@ import importlib.util
 import os
 from collections.abc import Callable
 
-import numpy as np
+try:
+    from scoring.native._assign import assigned_sum as _native_assigned_sum
+    from scoring.native._assign import solve as _native_solve
+except ImportError:  # not built: numpy and scipy solve
+    _native_solve = _native_assigned_sum = None
+_solve = _native_solve
+_assigned_sum = _native_assigned_sum
 
 _SOLVE: Callable | None = None
+
+
+def linear_sum_assignment(values: list[float], n_rows: int, n_cols: int,
+                          maximize: bool = False) -> tuple[list[int], list[int]]:
+    """Row and column indices of an optimal one-to-one assignment of the matrix (minimal
+    total cost, or maximal with ``maximize``), rows in increasing order: those of
+    `scipy.optimize.linear_sum_assignment`."""
+    if _solve is not None:
+        return _solve(values, n_rows, n_cols, maximize)
+    rows, cols = _python_solve(values, n_rows, n_cols, maximize)[1:]
+    return rows.tolist(), cols.tolist()
+
+
+def assigned_sum(values: list[float], n_rows: int, n_cols: int, maximize: bool = False
+                 ) -> float:
+    """The total of the cells `linear_sum_assignment` chooses, as ``matrix[rows,
+    cols].sum()`` in numpy adds them."""
+    if _assigned_sum is not None:
+        return _assigned_sum(values, n_rows, n_cols, maximize)
+    matrix, rows, cols = _python_solve(values, n_rows, n_cols, maximize)
+    return float(matrix[rows, cols].sum())
 
 
 def solver() -> Callable:
@@ -37,6 +69,13 @@ def solver() -> Callable:
 
             _SOLVE = linear_sum_assignment
     return _SOLVE
+
+
+def preload() -> None:
+    """Load what the first assignment would load: nothing when it is compiled, else scipy's
+    solver (a Celery worker calls this before it forks its children)."""
+    if _solve is None:
+        solver()
 
 
 def _compiled_solver() -> Callable:
@@ -62,25 +101,23 @@ def _compiled_solver() -> Callable:
     return solve
 
 
-def linear_sum_assignment(matrix: np.ndarray, maximize: bool = False
-                          ) -> tuple[np.ndarray, np.ndarray]:
-    """`scipy.optimize.linear_sum_assignment`: row and column indices of an optimal
-    one-to-one assignment (minimal total cost, or maximal with ``maximize``), rows in
-    increasing order.
+def _python_solve(values, n_rows, n_cols, maximize):
+    """The matrix as a numpy array and scipy's optimum of it (the uncompiled path)."""
+    import numpy as np
 
-    When every row's best cell is strictly better than the rest of its row and no two rows
-    share that column, taking them is the only optimum (any other assignment gives up a
-    row's best for something worse): it is returned without solving, as the same indices
-    scipy returns.
-    """
+    matrix = np.array(values, dtype=float).reshape(n_rows, n_cols)
     found = _only_optimum(matrix, maximize)
-    if found is not None:
-        return found
-    return solver()(matrix, maximize=maximize)
+    if found is None:
+        found = solver()(matrix, maximize=maximize)
+    return matrix, found[0], found[1]
 
 
-def _only_optimum(matrix: np.ndarray, maximize: bool
-                  ) -> tuple[np.ndarray, np.ndarray] | None:
+def _only_optimum(matrix, maximize: bool):
+    """When every row's best cell is strictly better than the rest of its row and no two
+    rows share that column, taking them is the only optimum (any other assignment gives up a
+    row's best for something worse): the same indices scipy returns, without loading it."""
+    import numpy as np
+
     rows, cols = matrix.shape
     if rows == 0 or rows > cols:
         return None

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Hashable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from scoring.assignment import linear_sum_assignment
+from scoring.assignment import assigned_sum, linear_sum_assignment
 from scoring.results import PRCounts
 
 
@@ -66,9 +64,8 @@ def _best_overlap(keys: list[frozenset], responses: list[frozenset]) -> float:
         return 0.0
     if len(keys) == 1 and len(responses) == 1:
         return float(len(keys[0] & responses[0]))
-    matrix = np.array([[len(k & s) for s in responses] for k in keys], dtype=float)
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
-    return float(matrix[rows, cols].sum())
+    values = [float(len(k & s)) for k in keys for s in responses]
+    return assigned_sum(values, len(keys), len(responses), maximize=True)
 
 
 def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
@@ -201,10 +198,8 @@ def zero_dependency_alignment(key_deps: Mapping[Hashable, str],
         return {}
     parsed_k = [parse_deps(key_deps[k]) for k in keys]
     parsed_r = [parse_deps(response_deps[r]) for r in responses]
-    matrix = np.zeros((len(keys), len(responses)))
-    for i, kd in enumerate(parsed_k):
-        for j, rd in enumerate(parsed_r):
-            matrix[i, j] = 10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd},
-                                                          {p for p, _ in rd})
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
-    return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i, j] > 0}
+    width = len(responses)
+    matrix = [10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd}, {p for p, _ in rd})
+              for kd in parsed_k for rd in parsed_r]
+    rows, cols = linear_sum_assignment(matrix, len(keys), width, maximize=True)
+    return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i * width + j] > 0}

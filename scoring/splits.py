@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import Partition
@@ -96,11 +95,10 @@ class SetPairs:
         if n_k == 1 and n_s == 1:
             assigned = [(0, 0)]  # nothing to choose
         else:
-            fsc = np.zeros((n_k, n_s))
+            fsc = [0.0] * (n_k * n_s)
             for (a, b), (_, _, _, f) in scores.items():
-                fsc[a, b] = f
-            rows, cols = linear_sum_assignment(-fsc)
-            assigned = list(zip(rows.tolist(), cols.tolist()))
+                fsc[a * n_s + b] = f
+            assigned = list(zip(*linear_sum_assignment(fsc, n_k, n_s, maximize=True)))
         recall: dict[int, tuple[int, float]] = {}
         precision: dict[int, tuple[int, float]] = {}
         fmap: dict[int, tuple[int, float]] = {}

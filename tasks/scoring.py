@@ -31,12 +31,13 @@ from django.conf import settings
 from django.db import OperationalError, close_old_connections
 
 # Imported here, in the worker's main process before it forks its children: a child then
-# starts scoring at once, and a soft time limit never lands inside numpy's or scipy's import
-# machinery (which may swallow the exception it raises).
+# starts scoring at once, and a soft time limit never lands inside an import (numpy's and
+# scipy's machinery, where the assignment solver is not compiled, may swallow the exception
+# it raises).
 import scoring  # noqa: F401
-import scoring.engine  # noqa: F401  (numpy)
+import scoring.engine  # noqa: F401
 import scoring.readers.exploded  # noqa: F401
-from scoring.assignment import solver
+from scoring.assignment import preload
 from scoring.errors import ScoringError, ScoringInputError
 
 from competition import services
@@ -45,7 +46,7 @@ from competition.services.notifications import submission_notify
 
 logger = logging.getLogger(__name__)
 
-solver()  # scipy's Kuhn–Munkres, which the scorer loads on its first assignment
+preload()  # the Kuhn–Munkres the scorer would load on its first assignment
 
 TIME_LIMIT_MESSAGE = ("Scoring stopped at the time limit of {seconds} s. This is a limit of "
                       "the platform: the run does not count against your limits.")

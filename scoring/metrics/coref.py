@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
-from scoring.assignment import linear_sum_assignment
+from scoring.assignment import assigned_sum
 from scoring.metrics.contingency import Contingency
 from scoring.results import PRCounts
 
@@ -238,15 +236,16 @@ _BATCH_CELLS = 4096
 
 def _assign(rows, cols, overlap, fmap, phi) -> float:
     ci = {j: n for n, j in enumerate(cols)}
-    matrix = np.zeros((len(rows), len(cols)))
+    width = len(cols)
+    values = [0.0] * (len(rows) * width)
     for a, i in enumerate(rows):
+        base = a * width
         for j in overlap[i]:
-            matrix[a, ci[j]] = phi(i, j)
+            values[base + ci[j]] = phi(i, j)
         hit = fmap.get(i) if fmap else None
         if hit is not None:
-            matrix[a, ci[hit[0]]] = phi(i, hit[0])
-    r, c = linear_sum_assignment(matrix, maximize=True)
-    return float(matrix[r, c].sum())
+            values[base + ci[hit[0]]] = phi(i, hit[0])
+    return assigned_sum(values, len(rows), width, maximize=True)
 
 
 def ceafm(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) -> PRCounts:

@@ -1,6 +1,7 @@
-"""No start-up tax: importing the scorer loads neither scipy (imported on the first assignment
-actually solved, `scoring.assignment`) nor the process machinery (a run forks only for large
-inputs, `scoring.runner`). numpy is part of the scorer and loads with it."""
+"""No start-up tax: importing the scorer loads neither numpy nor scipy (the compiled solver
+solves assignments; without it scipy's is loaded on the first assignment actually solved,
+`scoring.assignment`) nor the process machinery (a run forks only for large inputs,
+`scoring.runner`)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from scoring import runner
+from scoring import assignment, runner
 
 ROOT = Path(__file__).resolve().parents[2]
 AMI = "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA"
 AMI_BASELINE = "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA"
-WATCHED = ("scipy", "multiprocessing", "concurrent.futures")
+WATCHED = ("numpy", "scipy", "multiprocessing", "concurrent.futures")
 
 
 def loaded_after(code: str) -> dict[str, bool]:
@@ -42,21 +43,45 @@ def test_a_one_document_run_with_no_assignment_to_solve_loads_none_of_them():
     assert loaded_by_a_run(AMI, AMI, "remove_split_antecedent") == dict.fromkeys(WATCHED, False)
 
 
-def test_a_run_that_solves_an_assignment_loads_scipys_solver_not_scipy_optimize():
-    """The AMI baseline against its key has CEAF components of many entities: scipy's
-    compiled Kuhn–Munkres solves them, loaded from its module file without the
-    ``scipy.optimize`` package (most of a one-document run's CPU before). One process."""
+def run_solving_assignments(setup: str) -> list[str]:
+    """The AMI baseline against its key, one process, after ``setup``: it has CEAF
+    components of many entities. Prints how many assignments were solved and whether scipy's
+    solver, ``scipy.optimize``, numpy and the process machinery were loaded."""
     code = ("import io, contextlib\n"
             "from scoring.cli import main\n"
             "from scoring import assignment\n"
+            f"{setup}\n"
+            "solved = []\n"
+            "real = assignment.assigned_sum\n"
+            "def counted(*args, **kw):\n"
+            "    solved.append(1)\n"
+            "    return real(*args, **kw)\n"
+            "import scoring.metrics.coref as coref\n"
+            "coref.assigned_sum = counted\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    main({[AMI, AMI_BASELINE]!r})\n"
-            "print(assignment._SOLVE is not None, 'scipy.optimize' in sys.modules, "
-            "'multiprocessing' in sys.modules)")
+            "print(len(solved), assignment._SOLVE is not None, 'scipy.optimize' in sys.modules,"
+            " 'numpy' in sys.modules, 'multiprocessing' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
                           text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["True", "False", "False"]
+    return done.stdout.split()
+
+
+@pytest.mark.skipif(assignment._native_solve is None, reason="scoring.native._assign not built")
+def test_a_run_that_solves_assignments_with_the_compiled_solver_loads_no_numpy_or_scipy():
+    solved, *loaded = run_solving_assignments("")
+    assert int(solved) > 0
+    assert loaded == ["False", "False", "False", "False"]
+
+
+def test_without_the_compiled_solver_a_run_loads_scipys_solver_not_scipy_optimize():
+    """scipy's compiled Kuhn–Munkres is loaded from its module file, without the
+    ``scipy.optimize`` package (most of a one-document run's CPU before)."""
+    solved, *loaded = run_solving_assignments(
+        "assignment._solve = assignment._assigned_sum = None")
+    assert int(solved) > 0
+    assert loaded == ["True", "False", "True", "False"]
 
 
 @pytest.mark.parametrize("name", ["ProcessPoolExecutor", "BrokenProcessPool", "get_context"])
@@ -73,9 +98,10 @@ def test_the_runner_still_offers_the_process_machinery(name):
 
 
 def threads_after_import(environment: dict[str, str]) -> int:
-    """The threads of a fresh interpreter after ``import scoring`` (numpy's OpenBLAS starts
-    its own at import)."""
-    code = "import scoring, os\nprint(len(os.listdir('/proc/self/task')))"
+    """The threads of a fresh interpreter after ``import scoring`` then numpy (OpenBLAS
+    starts its own at numpy's import; the scorer loads numpy only where the assignment solver
+    is not compiled, the platform for its significance tests)."""
+    code = "import scoring, numpy, os\nprint(len(os.listdir('/proc/self/task')))"
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, env={**env, **environment})
@@ -86,7 +112,7 @@ def threads_after_import(environment: dict[str, str]) -> int:
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
 def test_numpy_starts_no_blas_threads_unless_told_to():
     """OpenBLAS would start a spinning thread per core at numpy's import (about 0.1 s of CPU
-    per process, and the scorer does no linear algebra): `scoring` asks for one (the main
-    thread) before numpy loads, and leaves a caller's own setting alone."""
+    per process, and nothing here does linear algebra that needs them): `scoring` asks for
+    one (the main thread) before numpy loads, and leaves a caller's own setting alone."""
     assert threads_after_import({}) == 1
     assert threads_after_import({"OPENBLAS_NUM_THREADS": "2"}) == min(2, os.cpu_count() or 1)
