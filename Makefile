@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
 # The scorer's compiled steps (scoring/native/*.c: the compact scan and mentions, the exploded
 # token lines, the metrics' counts of a table without sets, the assignment solver), built
 # with the machine's C compiler and Python headers; without them the same steps run in Python.
-$(VENV)/.speedups: scoring/native/_speedups.c scoring/native/_exploded.c scoring/native/_tables.c scoring/native/_assign.c scoring/native/text.h setup.py | $(VENV)/.installed
+$(VENV)/.speedups: scoring/native/_speedups.c scoring/native/_exploded.c scoring/native/_tables.c scoring/native/_assign.c scoring/native/text.h scoring/native/lsap.h setup.py | $(VENV)/.installed
 	$(BIN)/python setup.py -q build_ext --inplace --build-temp $(VENV)/build-temp
 	touch $@
 

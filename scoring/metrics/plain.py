@@ -1,8 +1,8 @@
 """The coreference metrics' counts of one key × response table, in C where it is built.
 
 ``scoring.native._tables`` (built by `make venv`) does what building a `Contingency` and
-calling muc, b_cubed, lea, both halves of BLANC and CEAF's one-to-one components on it do in
-Python: the same doubles, operation for operation.
+calling muc, b_cubed, lea, both halves of BLANC, ceafm and ceafe on it do in Python: the
+same doubles, operation for operation.
 
 - `TableCounts`: a table without accommodated sets (every document without split
   antecedents, and every member table of the split alignment, `scoring.splits`) gets every
@@ -10,10 +10,11 @@ Python: the same doubles, operation for operation.
 - `SetTable`: a table with sets gets one metric's counts per call (``set_counts``), given
   that metric's alignment of the sets (`SplitMaps`).
 
-CEAF's components of more than one entity on a side come back as they are and are solved
-here, by the same `assigned_total` and φ the Python metrics use, added after the one-to-one
-sum as they add it. Where the module is not built, or a table is not as expected, the metric
-functions run on a `Contingency`: the same numbers (tests/scoring/test_plain_counts.py).
+CEAF's components of more than one entity on a side are solved in C as well, in the batches
+of `scoring.metrics.coref.assigned_total`, by the compiled twin of scipy's solver
+(``scoring/native/lsap.h``, the one `scoring.assignment` calls). Where the module is not
+built, or a table is not as expected, the metric functions run on a `Contingency`: the same
+numbers (tests/scoring/test_plain_counts.py).
 """
 
 from __future__ import annotations
@@ -25,11 +26,9 @@ from scoring.metrics.contingency import Contingency, _identical_sets
 from scoring.metrics.coref import (
     NO_SPLITS,
     SplitMaps,
-    assigned_total,
     b_cubed,
     blanc_coref,
     blanc_noncoref,
-    ceaf_phi,
     ceafe,
     ceafm,
     lea,
@@ -47,8 +46,11 @@ _set_counts = _native_set_counts
 
 Metric = Callable[..., PRCounts]
 
-_WHICH = {muc: 0, b_cubed: 1, lea: 2, blanc_coref: 3, blanc_noncoref: 4, ceafm: 5, ceafe: 5}
-"""``set_counts``'s number of each metric (CEAF's two share their components)."""
+_METRICS = (muc, b_cubed, lea, blanc_coref, blanc_noncoref, ceafm, ceafe)
+"""The order of ``plain_counts``'s counts."""
+
+_WHICH = {muc: 0, b_cubed: 1, lea: 2, blanc_coref: 3, blanc_noncoref: 4, ceafm: 5, ceafe: 6}
+"""``set_counts``'s number of each metric."""
 
 
 class TableCounts:
@@ -66,7 +68,7 @@ class TableCounts:
         if _plain_counts is not None and not (key.has_sets or response.has_sets):
             found = _plain_counts(key.clusters, response.clusters, inner)
             if found is not None:
-                self.counts = _counts(found, key, response)
+                self.counts = _counts(found)
 
     def counts_of(self, metric: Metric, maps: SplitMaps = NO_SPLITS) -> PRCounts:
         """`SetTable.counts_of` for a table without sets (``maps`` has nothing to align)."""
@@ -105,35 +107,10 @@ class SetTable:
                 which, key.clusters, response.clusters, key.sets, response.sets, self.ident_r,
                 self.ident_p, maps.recall, maps.precision, maps.f)
             if found is not None:
-                if which < 5:
-                    return PRCounts(*found)
-                return _ceaf(metric, found, key, response, maps.f)
+                return PRCounts(*found)
             self.table = Contingency(key, response)
         return metric(self.table, maps)
 
 
-def _ceaf(metric: Metric, parts: tuple, key: Partition, response: Partition,
-          fmap: dict) -> PRCounts:
-    """ceafm's or ceafe's counts from ``(one-to-one sum of φ3, of φ4, other components,
-    their overlap rows)``."""
-    singles_m, singles_e, many, overlap = parts
-    ks, ss = key.sizes, response.sizes
-    entity = metric is ceafe
-    similarity = (singles_e if entity else singles_m) + assigned_total(
-        many, overlap, fmap, ceaf_phi(overlap, fmap, ks, ss, entity))
-    if entity:
-        return PRCounts(similarity, float(len(ss)), similarity, float(len(ks)))
-    return PRCounts(similarity, float(sum(ss)), similarity, float(sum(ks)))
-
-
-def _counts(found: tuple, key: Partition, response: Partition) -> dict[Metric, PRCounts]:
-    muc_c, bcub_c, lea_c, coref_c, noncoref_c, ceaf_parts = found
-    return {
-        muc: PRCounts(*muc_c),
-        b_cubed: PRCounts(*bcub_c),
-        lea: PRCounts(*lea_c),
-        blanc_coref: PRCounts(*coref_c),
-        blanc_noncoref: PRCounts(*noncoref_c),
-        ceafm: _ceaf(ceafm, ceaf_parts, key, response, {}),
-        ceafe: _ceaf(ceafe, ceaf_parts, key, response, {}),
-    }
+def _counts(found: tuple) -> dict[Metric, PRCounts]:
+    return {metric: PRCounts(*counts) for metric, counts in zip(_METRICS, found, strict=True)}

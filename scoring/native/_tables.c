@@ -1,12 +1,11 @@
 /* Two steps of scoring a document, compiled: the grouping of a layer's markables into
  * entities (layer_groups, the first loop of scoring.clusters.process_layer), and the
  * coreference metrics' counts of one contingency table: the compiled twin of building
- * `scoring.metrics.Contingency` and calling muc, b_cubed, lea, blanc_coref, blanc_noncoref
- * and the one-to-one components of ceafm/ceafe on it (scoring/metrics/coref.py). A table
- * without accommodated sets gets every count in one call (plain_counts); one with sets gets
- * one metric's per call, with that metric's alignment of the sets (set_counts).
- * `scoring.metrics.plain` calls them and finishes CEAF's components of more than one entity
- * per side with the assignment solver, in Python.
+ * `scoring.metrics.Contingency` and calling muc, b_cubed, lea, blanc_coref, blanc_noncoref,
+ * ceafm and ceafe on it (scoring/metrics/coref.py). A table without accommodated sets gets
+ * every count in one call (plain_counts); one with sets gets one metric's per call, with
+ * that metric's alignment of the sets (set_counts). CEAF's components of more than one
+ * entity per side are solved here too, by lsap.h (the compiled twin of scipy's solver).
  *
  * It follows the Python step by step, so that every count is the same double: the same
  * operations in the same order (true divisions of integer sums, sums in cluster order). It
@@ -14,6 +13,8 @@
  * code that is not a small non-negative int), and the Python metrics decide. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+#include "lsap.h"
 
 #define MAX_CODE (1 << 24)
 
@@ -470,38 +471,74 @@ static int compare_index(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static PyObject *index_list(const Py_ssize_t *items, Py_ssize_t n) {
-    PyObject *list = PyList_New(n);
-    if (list == NULL) return NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *item = PyLong_FromSsize_t(items[i]);
-        if (item == NULL) {
-            Py_DECREF(list);
-            return NULL;
+/* The φ3 and φ4 of key cluster i and response cluster j, given their overlap v and whether
+ * i's set is aligned to j (ceaf_phi: an aligned set adds its F score to the overlap). */
+static inline void ceaf_phi(const Side *key, const Side *sys, const Align *f, Py_ssize_t i,
+                            Py_ssize_t j, long long v, int hit, double *m, double *e) {
+    double size = (double)(size_of(key, i) + size_of(sys, j));
+    if (hit) {
+        double with_set = (double)v + f->s[i];
+        *m = with_set;
+        *e = 2.0 * with_set / size;
+    } else {
+        *m = (double)v;
+        *e = (double)(2 * v) / size;
+    }
+}
+
+#define BATCH_CELLS 4096  /* scoring.metrics.coref._BATCH_CELLS */
+
+/* One batch of CEAF's components of more than one cluster per side, solved as one
+ * block-diagonal matrix (assigned_total's _assign): rows the batch's key clusters, columns
+ * its response clusters, in the order the components were found; adds the assigned sum of φ3
+ * to *total_m and of φ4 to *total_e (as `want` asks: 1 φ3, 2 φ4). `column` maps a response
+ * cluster to its column and is left all -1. 0, or -1 with an exception set. */
+static int ceaf_batch(const Side *key, const Side *sys, const Rows *r, const Align *f,
+                      int want, const Py_ssize_t *rows, Py_ssize_t nr, const Py_ssize_t *cols,
+                      Py_ssize_t nc, Py_ssize_t *column, double *total_m, double *total_e) {
+    int status = -1;
+    double *m = PyMem_Calloc((size_t)(nr * nc), sizeof(double));
+    double *e = PyMem_Calloc((size_t)(nr * nc), sizeof(double));
+    if (m == NULL || e == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < nc; c++) column[cols[c]] = c;
+    for (Py_ssize_t a = 0; a < nr; a++) {
+        Py_ssize_t i = rows[a], hit = f->j ? f->j[i] : -1;
+        for (Py_ssize_t x = r->start[i]; x < r->start[i + 1]; x++) {
+            Py_ssize_t j = r->col[x], cell = a * nc + column[j];
+            ceaf_phi(key, sys, f, i, j, r->val[x], j == hit, &m[cell], &e[cell]);
         }
-        PyList_SET_ITEM(list, i, item);
+        if (hit >= 0) {
+            Py_ssize_t cell = a * nc + column[hit];
+            ceaf_phi(key, sys, f, i, hit, row_get(r, i, hit, NULL), 1, &m[cell], &e[cell]);
+        }
     }
-    return list;
+    for (Py_ssize_t c = 0; c < nc; c++) column[cols[c]] = -1;
+    double sum;
+    if (want & 1) {
+        if (lsap_assigned_sum(m, nr, nc, 1, &sum) < 0) goto done;
+        *total_m += sum;
+    }
+    if (want & 2) {
+        if (lsap_assigned_sum(e, nr, nc, 1, &sum) < 0) goto done;
+        *total_e += sum;
+    }
+    status = 0;
+done:
+    PyMem_Free(m);
+    PyMem_Free(e);
+    return status;
 }
 
-/* The row {col: val} of the overlap, as a dict in the order met. */
-static PyObject *row_dict(const Rows *r, Py_ssize_t i) {
-    PyObject *row = PyDict_New();
-    for (Py_ssize_t e = r->start[i]; row && e < r->start[i + 1]; e++) {
-        PyObject *col = PyLong_FromSsize_t(r->col[e]), *val = PyLong_FromLongLong(r->val[e]);
-        if (col == NULL || val == NULL || PyDict_SetItem(row, col, val) < 0) Py_CLEAR(row);
-        Py_XDECREF(col);
-        Py_XDECREF(val);
-    }
-    return row;
-}
-
-/* CEAF's components of the overlap graph (_components), with an edge from each key cluster
- * to the partner of its set in the F map `f` (SplitMaps.f), in the order of their first key
- * row: the one-to-one ones summed here (phi3 and phi4, an aligned set adding its score), the
- * others listed as (rows, cols) with their overlap rows in `overlap`. */
+/* CEAF's similarities, Σ φ3 (*m_out) and Σ φ4 (*e_out) over the optimal one-to-one
+ * alignment (_ceaf_similarity): over the components of the overlap graph, with an edge from
+ * each key cluster to the partner of its set in the F map `f` (SplitMaps.f), in the order of
+ * their first key row. The one-to-one ones are summed as found; the others are solved in
+ * batches (assigned_total) and their sum added after. `want` as ceaf_batch's. */
 static int components(const Side *key, const Side *sys, const Rows *r, const Align *f,
-                      double *m_out, double *e_out, PyObject *multi, PyObject *overlap) {
+                      int want, double *m_out, double *e_out) {
     int failed = -1;
     Py_ssize_t nk = key->n, ns = sys->n, entries = r->start[nk] + (f->j ? nk : 0);
     Rows adj = {0};  /* the overlap rows, and the F map's edges they lack (val 0) */
@@ -514,14 +551,18 @@ static int components(const Side *key, const Side *sys, const Rows *r, const Ali
     char *done = PyMem_Calloc(nk ? nk : 1, 1);
     char *seen = PyMem_Calloc(ns ? ns : 1, 1);
     Py_ssize_t *queue = PyMem_Malloc((nk ? nk : 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *got_rows = PyMem_Malloc((nk ? nk : 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *got_cols = PyMem_Malloc((ns ? ns : 1) * sizeof(Py_ssize_t));
-    double sum_m = 0.0, sum_e = 0.0;
+    /* the batch: its key clusters, then its response clusters */
+    Py_ssize_t *batch_rows = PyMem_Malloc((nk ? nk : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *batch_cols = PyMem_Malloc((ns ? ns : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t *column = PyMem_Malloc((ns ? ns : 1) * sizeof(Py_ssize_t));
+    Py_ssize_t n_rows = 0, n_cols = 0;
+    double sum_m = 0.0, sum_e = 0.0, total_m = 0.0, total_e = 0.0;
     if (!adj.start || !adj.col || !adj.val || !by_col || !rows_of || !fill || !done || !seen ||
-            !queue || !got_rows || !got_cols) {
+            !queue || !batch_rows || !batch_cols || !column) {
         PyErr_NoMemory();
         goto done;
     }
+    for (Py_ssize_t j = 0; j < ns; j++) column[j] = -1;
     Py_ssize_t k = 0;
     for (Py_ssize_t i = 0; i < nk; i++) {
         adj.start[i] = k;
@@ -551,20 +592,17 @@ static int components(const Side *key, const Side *sys, const Rows *r, const Ali
         done[start] = 1;
         Py_ssize_t j = adj.col[first];
         if (stop - first == 1 && by_col[j + 1] - by_col[j] == 1) {
-            long long v = adj.val[first];
-            double size = (double)(size_of(key, start) + size_of(sys, j));
-            if (f->j && f->j[start] == j) {  /* phi: v += hit[1] */
-                double with_set = (double)v + f->s[start];
-                sum_m += with_set;
-                sum_e += 2.0 * with_set / size;
-            } else {
-                sum_m += (double)v;
-                sum_e += (double)(2 * v) / size;
-            }
+            double m, e;
+            ceaf_phi(key, sys, f, start, j, adj.val[first], f->j && f->j[start] == j, &m, &e);
+            sum_m += m;
+            sum_e += e;
             continue;
         }
-        Py_ssize_t n_rows = 0, n_cols = 0, n_queue = 0;
-        got_rows[n_rows++] = start;
+        /* a component of more than one cluster on a side: its rows and columns, each in
+         * increasing order, join the batch */
+        Py_ssize_t *got_rows = batch_rows + n_rows, *got_cols = batch_cols + n_cols;
+        Py_ssize_t rows_here = 0, cols_here = 0, n_queue = 0;
+        got_rows[rows_here++] = start;
         queue[n_queue++] = start;
         while (n_queue) {
             Py_ssize_t i = queue[--n_queue];
@@ -572,37 +610,34 @@ static int components(const Side *key, const Side *sys, const Rows *r, const Ali
                 Py_ssize_t c = adj.col[e];
                 if (seen[c]) continue;
                 seen[c] = 1;
-                got_cols[n_cols++] = c;
+                got_cols[cols_here++] = c;
                 for (Py_ssize_t h = by_col[c]; h < by_col[c + 1]; h++) {
                     Py_ssize_t i2 = rows_of[h];
                     if (!done[i2]) {
                         done[i2] = 1;
-                        got_rows[n_rows++] = i2;
+                        got_rows[rows_here++] = i2;
                         queue[n_queue++] = i2;
                     }
                 }
             }
         }
-        qsort(got_rows, n_rows, sizeof(Py_ssize_t), compare_index);
-        qsort(got_cols, n_cols, sizeof(Py_ssize_t), compare_index);
-        PyObject *rows_list = index_list(got_rows, n_rows), *cols_list = index_list(got_cols, n_cols);
-        PyObject *pair = rows_list && cols_list ? PyTuple_Pack(2, rows_list, cols_list) : NULL;
-        Py_XDECREF(rows_list);
-        Py_XDECREF(cols_list);
-        if (pair == NULL) goto done;
-        int appended = PyList_Append(multi, pair);
-        Py_DECREF(pair);
-        if (appended < 0) goto done;
-        for (Py_ssize_t a = 0; a < n_rows; a++) {
-            PyObject *index = PyLong_FromSsize_t(got_rows[a]), *row = row_dict(r, got_rows[a]);
-            int stored = index && row ? PyDict_SetItem(overlap, index, row) : -1;
-            Py_XDECREF(index);
-            Py_XDECREF(row);
-            if (stored < 0) goto done;
+        qsort(got_rows, rows_here, sizeof(Py_ssize_t), compare_index);
+        qsort(got_cols, cols_here, sizeof(Py_ssize_t), compare_index);
+        n_rows += rows_here;
+        n_cols += cols_here;
+        if (n_rows * n_cols > BATCH_CELLS) {
+            if (ceaf_batch(key, sys, r, f, want, batch_rows, n_rows, batch_cols, n_cols, column,
+                           &total_m, &total_e) < 0)
+                goto done;
+            n_rows = n_cols = 0;
         }
     }
-    *m_out = sum_m;
-    *e_out = sum_e;
+    if (n_rows && ceaf_batch(key, sys, r, f, want, batch_rows, n_rows, batch_cols, n_cols,
+                             column, &total_m, &total_e) < 0)
+        goto done;
+    /* the one-to-one components' sum first, then the assigned ones' (assigned_total) */
+    *m_out = sum_m + total_m;
+    *e_out = sum_e + total_e;
     failed = 0;
 done:
     rows_free(&adj);
@@ -612,8 +647,9 @@ done:
     PyMem_Free(done);
     PyMem_Free(seen);
     PyMem_Free(queue);
-    PyMem_Free(got_rows);
-    PyMem_Free(got_cols);
+    PyMem_Free(batch_rows);
+    PyMem_Free(batch_cols);
+    PyMem_Free(column);
     return failed;
 }
 
@@ -683,17 +719,20 @@ done:
     return built;
 }
 
-/* CEAF's (ceafm one-to-one sum, ceafe one-to-one sum, other components, their overlap rows). */
-static PyObject *ceaf_parts(Table *t, const Align *f) {
-    PyObject *multi = PyList_New(0), *overlap = PyDict_New(), *result = NULL;
-    double singles_m = 0.0, singles_e = 0.0;
-    if (multi && overlap &&
-            components(&t->key, &t->sys, t->sys_multi ? &t->over : &t->rrow, f, &singles_m,
-                       &singles_e, multi, overlap) == 0)
-        result = Py_BuildValue("(ddOO)", singles_m, singles_e, multi, overlap);
-    Py_XDECREF(multi);
-    Py_XDECREF(overlap);
-    return result;
+/* ceafm's counts, PRCounts(Σφ3, Σ|S|, Σφ3, Σ|K|), and ceafe's, PRCounts(Σφ4, |S|, Σφ4, |K|),
+ * as `want` asks (1 ceafm, 2 ceafe; the other is left as it is). 0, or -1 with an exception
+ * set. */
+static int ceaf_counts(Table *t, const Align *f, int want, Counts *m, Counts *e) {
+    double sim_m, sim_e;
+    if (components(&t->key, &t->sys, t->sys_multi ? &t->over : &t->rrow, f, want, &sim_m,
+                   &sim_e) < 0)
+        return -1;
+    long long key_size = 0, sys_size = 0;
+    for (Py_ssize_t i = 0; i < t->key.n; i++) key_size += size_of(&t->key, i);
+    for (Py_ssize_t j = 0; j < t->sys.n; j++) sys_size += size_of(&t->sys, j);
+    if (want & 1) *m = (Counts){sim_m, (double)sys_size, sim_m, (double)key_size};
+    if (want & 2) *e = (Counts){sim_e, (double)t->sys.n, sim_e, (double)t->key.n};
+    return 0;
 }
 
 static PyObject *plain_counts(PyObject *self, PyObject *args) {
@@ -701,13 +740,13 @@ static PyObject *plain_counts(PyObject *self, PyObject *args) {
     int inner;
     if (!PyArg_ParseTuple(args, "OOp", &key_clusters, &sys_clusters, &inner)) return NULL;
     Table t = {0};
-    PyObject *result = NULL, *ceaf = NULL;
+    PyObject *result = NULL;
     int built = table_build(&t, key_clusters, Py_None, sys_clusters, Py_None);
     if (built != 1) {
         if (built == 0) result = Py_NewRef(Py_None);
         goto done;
     }
-    Counts muc, bcub, lea, coref, noncoref;
+    Counts muc, bcub, lea, coref, noncoref, ceafm, ceafe;
     muc_side(&t.key, &t.rrow, t.r_unfound, &t.sys, inner, &NO_ALIGN, &muc.rn, &muc.rd);
     muc_side(&t.sys, &t.prow, t.p_unfound, &t.key, inner, &NO_ALIGN, &muc.pn, &muc.pd);
     bcub_side(&t.key, &t.rrow, &NO_ALIGN, &bcub.rn, &bcub.rd);
@@ -717,26 +756,24 @@ static PyObject *plain_counts(PyObject *self, PyObject *args) {
     blanc_coref(&t.key, &t.sys, &t.rrow, &NO_ALIGN, NULL, &coref);
     blanc_noncoref(&t.key, &t.sys, &t.rrow, &NO_ALIGN, NULL, t.column, t.met, t.order,
                    &noncoref);
-    ceaf = ceaf_parts(&t, &NO_ALIGN);
-    if (ceaf == NULL) goto done;
-    PyObject *parts[5] = {counts_tuple(&muc), counts_tuple(&bcub), counts_tuple(&lea),
-                          counts_tuple(&coref), counts_tuple(&noncoref)};
-    if (parts[0] && parts[1] && parts[2] && parts[3] && parts[4])
-        result = Py_BuildValue("(OOOOOO)", parts[0], parts[1], parts[2], parts[3],
-                               parts[4], ceaf);
-    for (int p = 0; p < 5; p++) Py_XDECREF(parts[p]);
+    if (ceaf_counts(&t, &NO_ALIGN, 3, &ceafm, &ceafe) < 0) goto done;
+    PyObject *parts[7] = {counts_tuple(&muc), counts_tuple(&bcub), counts_tuple(&lea),
+                          counts_tuple(&coref), counts_tuple(&noncoref), counts_tuple(&ceafm),
+                          counts_tuple(&ceafe)};
+    if (parts[0] && parts[1] && parts[2] && parts[3] && parts[4] && parts[5] && parts[6])
+        result = PyTuple_Pack(7, parts[0], parts[1], parts[2], parts[3], parts[4], parts[5],
+                              parts[6]);
+    for (int p = 0; p < 7; p++) Py_XDECREF(parts[p]);
 done:
-    Py_XDECREF(ceaf);
     table_free(&t);
     return result;
 }
 
-enum { MUC, BCUB, LEA, BLANC_COREF, BLANC_NONCOREF, CEAF };
+enum { MUC, BCUB, LEA, BLANC_COREF, BLANC_NONCOREF, CEAFM, CEAFE };
 
 /* set_counts(which, key_clusters, response_clusters, key_sets, response_sets, ident_r,
  * ident_p, recall, precision, f): one metric's counts of a table with accommodated sets,
- * given its SplitMaps; CEAF (which 5) as ceaf_parts. None where the input is not as
- * expected. */
+ * given its SplitMaps. None where the input is not as expected. */
 static PyObject *set_counts(PyObject *self, PyObject *args) {
     int which;
     PyObject *key_clusters, *sys_clusters, *key_sets, *sys_sets, *ident_r_list, *ident_p_list;
@@ -749,7 +786,7 @@ static PyObject *set_counts(PyObject *self, PyObject *args) {
     Align recall = {0}, precision = {0}, f = {0};
     Py_ssize_t *ident_r = NULL, *ident_p = NULL;
     PyObject *result = NULL;
-    int ok = which >= MUC && which <= CEAF && PyList_Check(key_sets) && PyList_Check(sys_sets);
+    int ok = which >= MUC && which <= CEAFE && PyList_Check(key_sets) && PyList_Check(sys_sets);
     if (ok) ok = table_build(&t, key_clusters, key_sets, sys_clusters, sys_sets);
     if (ok == 1) {
         ident_r = PyMem_Malloc((t.key.n + 1) * sizeof(Py_ssize_t));
@@ -789,8 +826,7 @@ static PyObject *set_counts(PyObject *self, PyObject *args) {
         blanc_noncoref(&t.key, &t.sys, &t.rrow, &f, ident_r, t.column, t.met, t.order, &c);
         break;
     default:
-        result = ceaf_parts(&t, &f);
-        goto done;
+        if (ceaf_counts(&t, &f, which == CEAFM ? 1 : 2, &c, &c) < 0) goto done;
     }
     result = counts_tuple(&c);
 done:
@@ -998,14 +1034,13 @@ done:
 static PyMethodDef methods[] = {
     {"plain_counts", plain_counts, METH_VARARGS,
      "plain_counts(key_clusters, response_clusters, inner) -> (muc, bcub, lea, blanc_coref, "
-     "blanc_noncoref, (ceafm_singles, ceafe_singles, components, overlap)), each count a "
-     "(pn, pd, rn, rd) tuple; or None where a table is not plain (see "
-     "scoring/metrics/plain.py)"},
+     "blanc_noncoref, ceafm, ceafe), each count a (pn, pd, rn, rd) tuple; or None where a "
+     "table is not plain (see scoring/metrics/plain.py)"},
     {"set_counts", set_counts, METH_VARARGS,
      "set_counts(which, key_clusters, response_clusters, key_sets, response_sets, ident_r, "
-     "ident_p, recall, precision, f) -> (pn, pd, rn, rd), or for CEAF (which 5) "
-     "(ceafm_singles, ceafe_singles, components, overlap); None where the input is not as "
-     "expected (see scoring/metrics/plain.py)"},
+     "ident_p, recall, precision, f) -> (pn, pd, rn, rd) of metric `which` (0 muc, 1 bcub, "
+     "2 lea, 3 blanc_coref, 4 blanc_noncoref, 5 ceafm, 6 ceafe); None where the input is not "
+     "as expected (see scoring/metrics/plain.py)"},
     {"layer_clusters", layer_clusters, METH_VARARGS,
      "layer_clusters(groups, split_lists, keep_split, keep_singletons, pseudo_non_referring, "
      "accommodate, args) -> (clusters, sets, entity ids, non-referring codes) "
@@ -1019,7 +1054,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "scoring.native._tables",
-    "Every metric's counts of a contingency table without accommodated sets, in one pass.",
+    "The metrics' counts of a contingency table, and the first steps of a layer's clusters.",
     -1, methods,
 };
 

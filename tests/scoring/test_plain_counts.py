@@ -2,7 +2,8 @@
 
 - `plain_counts` counts every coreference metric of a table without accommodated sets in one
   pass (`scoring.metrics.plain.TableCounts`), where the metric functions of
-  scoring/metrics/coref.py count the same table in Python;
+  scoring/metrics/coref.py count the same table in Python; CEAF's components of many
+  entities are solved by the compiled solver there, by scipy's here;
 - `set_counts` counts one metric of a table with sets, given the metric's alignment of the
   sets (`scoring.metrics.plain.SetTable`);
 - `layer_groups` groups a layer's markables into entities (`scoring.clusters._groups`), and
@@ -15,13 +16,14 @@ sets, layers with empty nodes, anything not plain) goes to Python.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from pathlib import Path
 
 import pytest
 
 from bench.corpus import Shape, write_pair
-from scoring import clusters, engine
+from scoring import assignment, clusters, engine
 from scoring.clusters import AccommodatedSet, Partition, SpanCoder
 from scoring.model import Markable
 from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency, SplitMaps
@@ -45,8 +47,19 @@ def test_the_extension_is_built():
 
 
 def python_counts(key: Partition, response: Partition, inner: bool) -> dict:
-    table = Contingency(key, response)
-    return {metric: metric(table, NO_SPLITS, inner) for metric in METRICS}
+    with scipys_solver():
+        table = Contingency(key, response)
+        return {metric: metric(table, NO_SPLITS, inner) for metric in METRICS}
+
+
+@contextlib.contextmanager
+def scipys_solver():
+    """Within it, `scoring.assignment` solves with scipy and adds with numpy, not with the
+    compiled twin that `_tables` shares (lsap.h): the Python way is then Python all through."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(assignment, "_solve", None)
+        patch.setattr(assignment, "_assigned_sum", None)
+        yield
 
 
 def compiled_counts(key: Partition, response: Partition, inner: bool) -> dict:
@@ -100,6 +113,27 @@ def test_large_components_are_solved_in_batches_alike():
     response.clusters[:] = [list(dict.fromkeys(c)) for c in response.clusters]
     response.sizes[:] = [len(c) for c in response.clusters]
     assert compiled_counts(key, response, False) == python_counts(key, response, False)
+
+
+def test_many_components_fill_many_batches_alike():
+    """Blocks of 3-5 key and 3-5 response clusters, each key cluster meeting each response
+    cluster of its block: hundreds of components of many entities, solved some twenty to a
+    batch; every batch's sum counts."""
+    rng = random.Random(11)
+    key_side: list[list[int]] = []
+    response_side: list[list[int]] = []
+    code = 0
+    for _ in range(400):
+        rows, cols = rng.randint(3, 5), rng.randint(3, 5)
+        grid = [[list(range(code + (x * cols + y) * 2, code + (x * cols + y) * 2
+                            + rng.randint(1, 2))) for y in range(cols)] for x in range(rows)]
+        code += rows * cols * 2
+        key_side += [[c for cell in grid[x] for c in cell] for x in range(rows)]
+        response_side += [[c for x in range(rows) for c in grid[x][y]] for y in range(cols)]
+    key, response = partition(key_side), partition(response_side)
+    counts = compiled_counts(key, response, False)
+    assert counts == python_counts(key, response, False)
+    assert counts[METRICS[0]].r_den > 0
 
 
 def test_empty_sides():
@@ -230,6 +264,8 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
     monkeypatch.setattr(plain, "_set_counts", None)
     monkeypatch.setattr(clusters, "_layer_groups", None)
     monkeypatch.setattr(clusters, "_layer_clusters", None)
+    monkeypatch.setattr(assignment, "_solve", None)
+    monkeypatch.setattr(assignment, "_assigned_sum", None)
     python = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     assert compiled == python
     assert engine.summarize(compiled, plan) == engine.summarize(python, plan)

@@ -44,20 +44,24 @@ def test_a_one_document_run_with_no_assignment_to_solve_loads_none_of_them():
 
 
 def run_solving_assignments(setup: str) -> list[str]:
-    """The AMI baseline against its key, one process, after ``setup``: it has CEAF
-    components of many entities. Prints how many assignments were solved and whether scipy's
-    solver, ``scipy.optimize``, numpy and the process machinery were loaded."""
+    """The AMI baseline against its key, one process, after ``setup``: its split antecedents
+    are aligned by Kuhn–Munkres (and it has CEAF components of many entities). Prints how
+    many assignments `scoring.assignment` solved, and whether scipy's solver,
+    ``scipy.optimize``, numpy and the process machinery were loaded."""
     code = ("import io, contextlib\n"
             "from scoring.cli import main\n"
             "from scoring import assignment\n"
             f"{setup}\n"
             "solved = []\n"
-            "real = assignment.assigned_sum\n"
-            "def counted(*args, **kw):\n"
-            "    solved.append(1)\n"
-            "    return real(*args, **kw)\n"
-            "import scoring.metrics.coref as coref\n"
-            "coref.assigned_sum = counted\n"
+            "def counting(solve):\n"
+            "    def counted(*args, **kw):\n"
+            "        solved.append(1)\n"
+            "        return solve(*args, **kw)\n"
+            "    return counted\n"
+            "if assignment._solve is not None:\n"
+            "    assignment._solve = counting(assignment._solve)\n"
+            "else:\n"
+            "    assignment._python_solve = counting(assignment._python_solve)\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    main({[AMI, AMI_BASELINE]!r})\n"
             "print(len(solved), assignment._SOLVE is not None, 'scipy.optimize' in sys.modules,"
@@ -75,10 +79,12 @@ def test_a_run_that_solves_assignments_with_the_compiled_solver_loads_no_numpy_o
     assert loaded == ["False", "False", "False", "False"]
 
 
-def test_without_the_compiled_solver_a_run_loads_scipys_solver_not_scipy_optimize():
+def test_without_the_compiled_steps_a_run_loads_scipys_solver_not_scipy_optimize():
     """scipy's compiled Kuhn–Munkres is loaded from its module file, without the
     ``scipy.optimize`` package (most of a one-document run's CPU before)."""
     solved, *loaded = run_solving_assignments(
+        "from scoring.metrics import plain\n"
+        "plain._plain_counts = plain._set_counts = None\n"
         "assignment._solve = assignment._assigned_sum = None")
     assert int(solved) > 0
     assert loaded == ["True", "False", "True", "False"]
