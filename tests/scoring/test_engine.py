@@ -426,3 +426,47 @@ def test_the_zero_metric_asks_each_side_whether_a_mention_is_a_zero():
                             ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1})])
     assert score_corpus([(key, response)], options).metrics["zero"].counts[0] == PRCounts(
         0, 1, 0, 0)
+
+
+def test_the_collector_is_paused_and_what_was_made_meanwhile_is_not_scanned_young():
+    """`paused_gc`: no collection during the block; after it, the collector is on again and
+    the block's objects are in the oldest generation, so the first collection after does
+    not scan them all as young objects; nested uses leave it paused until the outer one."""
+    import gc
+
+    from scoring.engine import paused_gc
+
+    assert gc.isenabled()
+    collections = []
+    gc.callbacks.append(lambda phase, info: phase == "stop" and collections.append(info))
+    try:
+        with paused_gc():
+            made = [[n] for n in range(50_000)]
+            with paused_gc():
+                assert not gc.isenabled()
+            assert not gc.isenabled()
+        assert not collections
+        assert gc.isenabled()
+        assert gc.get_count()[0] < 100
+        oldest = {id(item) for item in gc.get_objects(generation=2)}
+        assert id(made) in oldest and id(made[-1]) in oldest
+    finally:
+        gc.callbacks.pop()
+
+    del made
+    gc.freeze()  # a process that froze its heap (config/heap.py) keeps it frozen
+    try:
+        count = gc.get_freeze_count()
+        with paused_gc():
+            made = [[n] for n in range(1000)]
+        assert gc.get_freeze_count() >= count - 100 and gc.isenabled()  # (unfrozen: 0)
+    finally:
+        gc.unfreeze()
+
+    gc.disable()  # a caller that paused it itself keeps it paused
+    try:
+        with paused_gc():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
