@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from scoring.errors import ScoringInputError
+from scoring.forked import ChildDied
 from scoring.model import Document
 from scoring.options import ScoringOptions
 from scoring.plan import ScoringPlan
@@ -92,7 +93,7 @@ class Pairing:
         self.scored: list[str] = []
         self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
         self.ahead: dict[str, Any] = {}  # side → its documents, read in another process
-        self.scanning: dict[str, Any] = {}  # side → the future of its scan in another process
+        self.scanning: dict[str, Any] = {}  # side → its scan in a forked process (`Forked`)
         self.loaded: dict[str, list[Document]] = {}
         self.indexes: dict[str, exploded.FileIndex] = {}  # side → scan of an exploded file
         self.key_names: list[tuple[str, int]] = []
@@ -105,11 +106,9 @@ class Pairing:
         if format == "ua":
             index = None
             if side in self.scanning:  # scanned in another process meanwhile
-                from concurrent.futures.process import BrokenProcessPool
-
                 try:
                     index = self.scanning.pop(side).result()
-                except (OSError, BrokenProcessPool):  # the process died: scan here
+                except (OSError, ChildDied):  # the process died: scan here
                     index = None
             self.indexes[side] = index = index or exploded.scan(path)
             names = index.names

@@ -7,54 +7,30 @@ number for number, sooner where a second core helps.
 - halves: exploded files of more than `PARALLEL_DOCUMENTS` key documents, in the same order
   in both files, are cut at a document boundary near the key's middle and the second half is
   read and scored in a forked process while this one does the first;
-- early scan: a response of `EARLY_SCAN_BYTES` or more is scanned for its documents in that
-  process while this one scans the key (the scans come before the halves can be cut);
+- early scan: a response of `EARLY_SCAN_BYTES` or more is scanned for its documents in a
+  forked process while this one scans the key (the scans come before the halves can be cut);
 - read-ahead: a response of `READ_AHEAD_BYTES` or more that is not cut in halves (few, large
   documents) is read in a forked process while this one reads the key.
 
-A path that cannot fork (a daemonic worker) or whose process dies falls back to one process.
-Errors cross processes as the `ScoringInputError` itself (it pickles whole); the first error
-is the one one process would have raised.
+Each is one call in a forked process (`scoring.forked`). A path that cannot fork (a daemonic
+worker) or whose process dies falls back to one process. Errors cross processes as the
+`ScoringInputError` itself (it pickles whole); the first error is the one one process would
+have raised.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from scoring.engine import paused_gc, score_corpus, score_corpus_modes, summarize
 from scoring.errors import ScoringInputError
+from scoring.forked import CannotFork, ChildDied, Forked
 from scoring.model import Document
 from scoring.pairing import Pairing
 from scoring.readers import exploded
 from scoring.results import CorpusResult, document_from_values, document_values
-
-if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
-_PROCESSES = {"ProcessPoolExecutor": ("concurrent.futures", "ProcessPoolExecutor"),
-              "BrokenProcessPool": ("concurrent.futures.process", "BrokenProcessPool"),
-              "get_context": ("multiprocessing", "get_context")}
-"""The process machinery, imported on first use: importing it costs about 0.03 s of CPU,
-a quarter of importing the scorer, and most runs never fork."""
-
-
-def __getattr__(name: str) -> Any:
-    if name in _PROCESSES:
-        module, attribute = _PROCESSES[name]
-        value = globals()[name] = getattr(importlib.import_module(module), attribute)
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _process(name: str) -> Any:
-    """``ProcessPoolExecutor``, ``BrokenProcessPool`` or ``get_context``, as this module
-    holds it (set by a test, or imported now)."""
-    return globals()[name] if name in globals() else __getattr__(name)
-
 
 PARALLEL_DOCUMENTS = 200
 """Key files with more documents than this are scored in two processes where the machine
@@ -105,14 +81,14 @@ def _finished(pairing: Pairing, result: CorpusResult) -> CorpusResult:
 
 
 def _run(pairing: Pairing, parallel: bool) -> CorpusResult:
-    pool = early_pool(pairing) if parallel else None
+    scan = early_scan(pairing) if parallel else None
     try:
         pairing.prepare()
         cut = halves(pairing) if parallel else None
-        outcomes = score_halves(pairing, cut, pool) if cut is not None else None
+        outcomes = score_halves(pairing, cut) if cut is not None else None
     finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        if scan is not None:
+            scan.cancel()  # (a scan whose result was taken is already done)
     if outcomes is None:
         reader = ResponseAhead.start(pairing) if parallel else None
         try:
@@ -165,39 +141,38 @@ def halves(pairing: Pairing) -> tuple[dict, dict] | None:
     return first, second
 
 
-def early_pool(pairing: Pairing) -> ProcessPoolExecutor | None:
-    """A second process for a run whose exploded files are large enough to be scored in
-    halves, started at once to scan the response while this process scans the key. None for
+def early_scan(pairing: Pairing) -> Forked | None:
+    """The response of a run whose exploded files are large enough to be scored in halves,
+    scanned for its documents in a forked process while this one scans the key. None for
     other runs, or where no process can be forked."""
     if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
             or os.path.getsize(pairing.response_path) < EARLY_SCAN_BYTES:
         return None
     try:
-        pool = _process("ProcessPoolExecutor")(1, mp_context=_process("get_context")("fork"))
-        pairing.scanning["response"] = pool.submit(exploded.scan, pairing.response_path)
-    except (OSError, AssertionError, _process("BrokenProcessPool")):
+        scan = Forked(exploded.scan, pairing.response_path)
+    except (OSError, CannotFork):
         return None
-    return pool
+    pairing.scanning["response"] = scan
+    return scan
 
 
-def score_halves(pairing: Pairing, cut: tuple[dict, dict],
-                 pool: ProcessPoolExecutor | None = None) -> tuple | None:
-    """Both halves' (documents, scored names): the second in a forked process (of ``pool`` if
-    given), the first here meanwhile. None where no process can be forked (e.g. inside a
-    daemonic worker): then one process scores. An input error of the first half is raised
+def score_halves(pairing: Pairing, cut: tuple[dict, dict]) -> tuple | None:
+    """Both halves' (documents, scored names): the second in a forked process, the first
+    here meanwhile. None where no process can be forked (e.g. inside a daemonic worker) or
+    the child died: then one process scores. An input error of the first half is raised
     before one of the second, as one process would."""
-    own = pool is None
     try:
-        if own:
-            pool = _process("ProcessPoolExecutor")(1, mp_context=_process("get_context")("fork"))
-        try:
-            second = pool.submit(score_half, pairing, dict(cut[1]), plain=True)
-            first = score_half(copy.copy(pairing), cut[0])
-            return first, second.result()
-        finally:
-            if own:
-                pool.shutdown(cancel_futures=True)
-    except (OSError, AssertionError, _process("BrokenProcessPool")):
+        second = Forked(score_half, pairing, dict(cut[1]), plain=True)
+    except (OSError, CannotFork):
+        return None
+    try:
+        first = score_half(copy.copy(pairing), cut[0])
+    except BaseException:
+        second.cancel()
+        raise
+    try:
+        return first, second.result()
+    except ChildDied:
         return None
 
 
@@ -221,12 +196,8 @@ class ResponseAhead:
     reader's first error where it stopped, so the run sees what reading here would show."""
 
     def __init__(self, pairing: Pairing) -> None:
-        context = _process("get_context")("fork")
         self.pairing = pairing
-        self.receiver, sender = context.Pipe(duplex=False)
-        self.process = context.Process(target=self.read, args=(pairing, sender), daemon=True)
-        self.process.start()
-        sender.close()
+        self.reading = Forked(self.read, pairing)
 
     @classmethod
     def start(cls, pairing: Pairing) -> ResponseAhead | None:
@@ -238,13 +209,15 @@ class ResponseAhead:
             return None  # (in another order, the whole response is needed at once)
         try:
             ahead = cls(pairing)
-        except (OSError, AssertionError):
+        except (OSError, CannotFork):
             return None
         pairing.ahead["response"] = ahead.documents
         return ahead
 
     @staticmethod
-    def read(pairing: Pairing, sender) -> None:  # in the forked process
+    def read(pairing: Pairing) -> tuple[list[Document], ScoringInputError | None]:
+        """In the forked process: the response's documents, and the error that stopped the
+        reader if one did."""
         documents: list[Document] = []
         error = None
         try:
@@ -252,13 +225,12 @@ class ResponseAhead:
                 documents.append(doc)
         except ScoringInputError as problem:
             error = problem
-        sender.send((documents, error))
-        sender.close()
+        return documents, error
 
     def documents(self) -> Iterator[Document]:
         try:
-            documents, error = self.receiver.recv()
-        except (EOFError, OSError):  # the process died: read here instead
+            documents, error = self.reading.result()
+        except ChildDied:  # the process died: read here instead
             yield from self.pairing.documents(self.pairing.response_path, "ua", "response")
             return
         yield from documents
@@ -266,7 +238,4 @@ class ResponseAhead:
             raise error
 
     def stop(self) -> None:
-        if self.process.is_alive():
-            self.process.terminate()  # the run ended before it needed the response
-        self.process.join()
-        self.receiver.close()
+        self.reading.cancel()  # (nothing to stop where the run took the documents)

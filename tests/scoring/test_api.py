@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -156,8 +157,9 @@ def test_the_version_is_exported():
 
 
 # -- two processes give the numbers of one ---------------------------------------------------
-from scoring import pairing, runner  # noqa: E402
+from scoring import forked, pairing, runner  # noqa: E402
 from scoring.errors import ScoringInputError  # noqa: E402
+from scoring.forked import ChildDied  # noqa: E402
 
 
 def corpus(tmp_path: Path, documents: int = 16) -> tuple[str, str]:
@@ -273,14 +275,42 @@ def test_where_no_process_can_be_forked_one_process_scores(tmp_path, monkeypatch
     key, response = corpus(tmp_path, documents=6)
     monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 2)
     one = score_files(key, response, ["--per-doc"], processes=1)
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("daemonic processes are not allowed to have children")
-
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(forked, "may_fork", lambda: False)
     taken = halves_taken(monkeypatch)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is not None
+
+
+def test_a_daemonic_pool_process_scores_alone(tmp_path, monkeypatch):
+    """A pool's daemonic process (multiprocessing's here; billiard's in a Celery worker) may
+    not have children of its own: it scores the halves itself, and forks nothing."""
+    import multiprocessing
+
+    key, response = corpus(tmp_path, documents=6)
+    monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 2)
+    monkeypatch.setattr(runner, "EARLY_SCAN_BYTES", 0)
+    one = score_files(key, response, ["--per-doc"], processes=1)
+    forks: list[int] = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    taken = halves_taken(monkeypatch)
+
+    def work(sender) -> None:
+        forks.clear()
+        result = score_files(key, response, ["--per-doc"], processes=2)
+        sender.send((forked.may_fork(), len(forks), taken[-1] is not None, result))
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=work, args=(sender,), daemon=True)
+    process.start()
+    may_fork, forks_there, cut, result = receiver.recv()
+    process.join()
+    assert (may_fork, forks_there, cut) == (False, 0, True)
+    assert result == one
+    forks.clear()  # and here, in a process of its own, it forks: a scan and a half
+    assert score_files(key, response, ["--per-doc"], processes=2) == one
+    assert len(forks) == 2
 
 
 def test_reader_warnings_of_other_formats_reach_the_report(tmp_path):
@@ -362,14 +392,11 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
     one = score_files(key, response, ["--per-doc"], processes=1)
     taken = ahead_taken(monkeypatch)
     monkeypatch.setattr(runner.ResponseAhead, "read",
-                        staticmethod(lambda pairing, sender: __import__("os")._exit(1)))
+                        staticmethod(lambda pairing: __import__("os")._exit(1)))
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is not None
 
-    def refuse(self, pairing):
-        raise AssertionError("daemonic processes are not allowed to have children")
-
-    monkeypatch.setattr(runner.ResponseAhead, "__init__", refuse)
+    monkeypatch.setattr(forked, "may_fork", lambda: False)
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is None
 
@@ -395,9 +422,9 @@ def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp
 
     class Broken:
         def result(self):
-            raise runner.BrokenProcessPool("the process died")
+            raise ChildDied("the process died")
 
-    monkeypatch.setattr(runner, "early_pool",
+    monkeypatch.setattr(runner, "early_scan",
                         lambda pairing: pairing.scanning.update(response=Broken()))
     scans.clear()
     assert score_files(key, response, ["--per-doc"], processes=2) == one

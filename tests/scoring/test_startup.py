@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import assignment, runner
+from scoring import assignment
 
 ROOT = Path(__file__).resolve().parents[2]
 AMI = "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA"
@@ -90,17 +90,28 @@ def test_without_the_compiled_steps_a_run_loads_scipys_solver_not_scipy_optimize
     assert loaded == ["True", "False", "True", "False"]
 
 
-@pytest.mark.parametrize("name", ["ProcessPoolExecutor", "BrokenProcessPool", "get_context"])
-def test_the_runner_still_offers_the_process_machinery(name):
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-    from multiprocessing import get_context
+def test_a_run_in_two_processes_loads_no_process_machinery(tmp_path):
+    """The halves and the early scan are forks of their own (`scoring.forked`), not a process
+    pool: the run imports neither ``multiprocessing`` nor ``concurrent.futures``."""
+    from bench.corpus import Shape, write_pair
 
-    expected = {"ProcessPoolExecutor": ProcessPoolExecutor,
-                "BrokenProcessPool": BrokenProcessPool, "get_context": get_context}[name]
-    assert getattr(runner, name) is expected
-    with pytest.raises(AttributeError):
-        runner.no_such_thing  # noqa: B018
+    key, response = write_pair(tmp_path, Shape(documents=12, tokens=100, mentions=10))
+    code = ("import io, contextlib\n"
+            "from scoring import runner\n"
+            "from scoring.cli import main\n"
+            "runner.PARALLEL_DOCUMENTS = 2\n"
+            "runner.EARLY_SCAN_BYTES = 0\n"
+            "cuts = []\n"
+            "halves = runner.halves\n"
+            "runner.halves = lambda pairing: cuts.append(halves(pairing)) or cuts[-1]\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main({[str(key), str(response)]!r})\n"
+            "print(cuts[-1] is not None, 'multiprocessing' in sys.modules, "
+            "'concurrent.futures' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, "UA_SCORER_PROCESSES": "2"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", "False", "False"]
 
 
 def threads_after_import(environment: dict[str, str]) -> int:
