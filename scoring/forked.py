@@ -5,8 +5,8 @@ process scans the key, scoring the second half of a large corpus, reading a larg
 ahead. Each is one call whose arguments the child already has (it is a fork of this process)
 and whose result comes back once, pickled. That needs ``os.fork``, a pipe and pickle, not a
 process pool: importing ``concurrent.futures`` and ``multiprocessing``, their threads and
-queues, and pickling the arguments cost about 0.03 s of CPU per run, a tenth of scoring a
-1,000-document corpus in halves.
+queues, and pickling the arguments into a call queue cost about 0.03 s of CPU per run (the
+median of twenty runs on the 1,000-document bench pair, some 5 % of the run).
 
 A process that may not fork (a daemonic pool process of ``multiprocessing`` or of
 ``billiard``, Celery's, or a platform without ``fork``) gets `CannotFork`, and the runner does
