@@ -23,8 +23,8 @@ def newlines(data: bytes | str, start: int = 0, end: int | None = None) -> int:
 
 
 count_newlines = _native_newlines or newlines
-"""`newlines` in C where built: memchr passes over a line's bytes at once, where ``count``
-tests them one by one (7 ms against 17 ms for a 22 MB file)."""
+"""`newlines` in C where built: sixteen bytes per step (SSE2), where ``count`` tests them
+one by one (1.3 ms against some 11 ms for a 22 MB file)."""
 
 
 def find(data: bytes, needle: bytes, start: int = 0, end: int | None = None) -> int:
@@ -33,8 +33,9 @@ def find(data: bytes, needle: bytes, start: int = 0, end: int | None = None) -> 
 
 
 find_bytes = _native_find or find
-"""`find` in C where built: glibc's memmem (6 ms against 15 ms for ``bytes.find`` of
-``newdoc`` through a 22 MB file; the exploded reader searches each file for it twice)."""
+"""`find` in C where built: sixteen positions per step (SSE2), then memmem (1.9 ms against
+some 10 ms for ``bytes.find`` of ``newdoc`` through a 22 MB file; the exploded reader
+searches each file for it twice)."""
 
 
 def read_text(path: str | Path) -> str:

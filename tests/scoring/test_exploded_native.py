@@ -259,7 +259,7 @@ def test_cells_split_as_str_split_does():
 
 @needs_native
 def test_newlines_counts_what_bytes_count_counts():
-    """The readers count a file's lines with `newlines` (memchr) where it is built."""
+    """The readers count a file's lines with `newlines` (SSE2, memchr) where it is built."""
     from scoring.readers import text
 
     assert text.count_newlines is exploded._newlines is text._native_newlines
@@ -269,6 +269,21 @@ def test_newlines_counts_what_bytes_count_counts():
         start, end = sorted(rng.randint(-5, len(data) + 5) for _ in range(2))
         assert text.count_newlines(data, start, end) == text.newlines(data, start, end)
         assert text.count_newlines(data) == data.count(b"\n")
+
+
+@needs_native
+@pytest.mark.parametrize("size", [15, 16, 17, 255 * 16 - 1, 255 * 16, 255 * 16 + 1,
+                                  3 * 255 * 16 + 9, 100_000])
+def test_newlines_counts_long_runs_in_steps_of_sixteen_bytes(size):
+    """Sixteen bytes per step, counters added up every 255 steps: data of nothing but line
+    ends (every counter at its most), and of a few, across those boundaries and offsets."""
+    from scoring.readers import text
+
+    rng = random.Random(size)
+    for data in (b"\n" * size, bytes(rng.choice(b"\n" + b"x" * 30) for _ in range(size))):
+        for start in (0, 1, 7, 15):
+            assert text.count_newlines(data, start) == data.count(b"\n", start)
+            assert text.count_newlines(data.decode(), start) == data.count(b"\n", start)
 
 
 @needs_native
