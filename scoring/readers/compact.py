@@ -56,6 +56,7 @@ from scoring.clusters import first_node
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import count_newlines as _newlines
+from scoring.readers.text import find_text as _find
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
 
 FORMAT = "corefud"
@@ -179,11 +180,11 @@ Python function)."""
 
 
 def _newdoc_words(text: str) -> Iterator[int]:
-    """Where the word ``newdoc`` stands in ``text`` (not overlapping), by ``str.find``."""
-    position = text.find("newdoc")
+    """Where the word ``newdoc`` stands in ``text`` (not overlapping), by `find_text`."""
+    position = _find(text, "newdoc")
     while position >= 0:
         yield position
-        position = text.find("newdoc", position + 6)
+        position = _find(text, "newdoc", position + 6)
 
 
 def _texts(path: str) -> Iterator[str]:

@@ -289,7 +289,7 @@ def test_newlines_counts_long_runs_in_steps_of_sixteen_bytes(size):
 @needs_native
 def test_find_finds_what_bytes_find_finds():
     """The exploded reader's scan and segment cut search for ``newdoc`` and ``global.`` with
-    `find_bytes` (memmem) where it is built."""
+    `find_bytes` (SSE2, memmem) where it is built."""
     from scoring.readers import text
 
     assert text.find_bytes is exploded._find is text._native_find
@@ -298,12 +298,41 @@ def test_find_finds_what_bytes_find_finds():
         data = bytes(rng.choice(b"newdoc\n#") for _ in range(rng.randint(0, 60)))
         needle = bytes(rng.choice(b"newdoc") for _ in range(rng.randint(1, 3)))
         needle = rng.choice((needle, b"newdoc", b"global."))
+        if rng.random() < 0.5:  # found, somewhere in a step of sixteen or in the last bytes
+            at = rng.randint(0, len(data))
+            data = data[:at] + needle + data[at:]
         start, end = (rng.randint(-70, 70) for _ in range(2))
         assert text.find_bytes(data, needle, start, end) == data.find(needle, start, end)
         assert text.find_bytes(data, needle, start) == data.find(needle, start)
         assert text.find_bytes(data, needle) == data.find(needle)
     with pytest.raises(ValueError):
         text.find_bytes(b"abc", b"")
+
+
+@needs_native
+def test_find_finds_what_str_find_finds():
+    """The compact reader's cut searches its decoded text for ``newdoc`` with `find_text`:
+    the C search on one-byte text, str.find on wider text (here both, and needles wider than
+    the text), long enough to take the sixteen-position steps."""
+    from scoring.readers import compact, text
+
+    assert compact._find is text.find_text is text._native_find
+    rng = random.Random(13)
+    for _ in range(3000):
+        alphabet = rng.choice(("newdoc\n# ", "newdoc\n# é", "newdoc\n# €", "newdoc\n# 😀"))
+        data = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 90)))
+        needle = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4)))
+        needle = rng.choice((needle, "newdoc", "# newdoc", "é"))
+        if rng.random() < 0.5:
+            at = rng.randint(0, len(data))
+            data = data[:at] + needle + data[at:]
+        start, end = (rng.randint(-100, 100) for _ in range(2))
+        assert text.find_text(data, needle, start, end) == data.find(needle, start, end)
+        assert text.find_text(data, needle) == data.find(needle)
+    with pytest.raises(ValueError):
+        text.find_text("abc", "")
+    with pytest.raises(TypeError):
+        text.find_text(b"abc", "a")
 
 
 def test_newdoc_hints_are_where_the_expression_matches():
