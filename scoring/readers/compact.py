@@ -174,6 +174,8 @@ def scan(path: str | Path) -> list[tuple[str, int]]:
 CHUNK = 1 << 20
 
 
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+
 _new_sentence = partial(tuple.__new__, Sentence)
 """A `Sentence` from the tuple of its fields, built in C (the named tuple's ``__new__`` is a
 Python function)."""
@@ -395,7 +397,7 @@ class _Reader:
         for tabs, a comment among token lines, a paragraph of comments only, a blank line of
         spaces, an ID that is not 5, 5.1 or 5-6), or any malformed line, which that reading
         reports."""
-        if self.layout or "\n\n\n" in block:
+        if self.layout or _find(block, "\n\n\n") >= 0:
             return False
         pos = block.index("\n") + 1
         number = line + 1
@@ -408,7 +410,7 @@ class _Reader:
             # comment among token lines or a paragraph of comments only
         comments, sizes, row_lines, words_only, first, annotated = split
         headers: list[str] = []  # a # global.Entity in the document's first comments
-        if "global.Entity" in block:
+        if _find(block, "global.Entity") >= 0:
             lead = comments[0] if comments else []
             headers = [m.group(1) for c in lead if (m := _GLOBAL_ENTITY.match(c))]
             if block.count("global.Entity") != len(headers) or \
@@ -860,7 +862,6 @@ class _DocumentBuilder:
                 missing = sorted(set(range(1, mention.parts_total + 1)) - mention.closed)
                 raise self.fail(mention.line, f"discontinuous mention of entity {mention.entity} "
                                 f"lacks part(s) {missing} of {mention.parts_total}", "unclosed")
-        locals_by_sentence = _SentenceIndex(self)
         built: list[Markable] = []
         mids: dict[str, int] = {}
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
@@ -868,8 +869,16 @@ class _DocumentBuilder:
         if self.made is not None:  # read in C (`mention_markables`): identity mentions
             made = self.made
             layers = ["identity"] * len(made)
+            built = list(map(_FIRST, made))
+            mids = dict(zip(map(_FIRST, built), range(len(built))))  # (markable_id first)
+            if len(mids) == len(built) and not any(map(_SECOND, made)) \
+                    and not any(map(_THIRD, made)):
+                made = []  # no mid twice, no ElementOf, no bridges: nothing left to check
+            else:
+                built, mids = [], {}  # the loop below says which mid is used twice
         else:
             read = self.markable
+            locals_by_sentence = _SentenceIndex(self)
             made = [read(mention, locals_by_sentence) for mention in self.mentions]
             layers = [m.layer for m in self.mentions]
         for (markable, element_of, bridges), layer in zip(made, layers):

@@ -293,3 +293,40 @@ def test_newlines_counts_what_str_count_counts():
         assert texts.count_newlines(text, start, end) == texts.newlines(
             text, start, end) == text.count("\n", start, end)
         assert texts.count_newlines(text) == text.count("\n")
+
+
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
+@pytest.mark.parametrize("miscs, outcome", [
+    # the same mid twice: refused at the second mention's line, whichever way
+    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m1-)"], "duplicate_markable"),
+    # an ElementOf, then a bridge, in the ua field: read into element_of, a bridging link
+    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2--ElementOf:e1)", "Entity=(e3-x-_-m3-)"],
+     "read"),
+    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m3--Bridge:m1/part)"],
+     "read"),
+    # none of them: the markables as C made them
+    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e1-x-_-m3-)"], "read"),
+])
+def test_markables_made_in_c_are_checked_as_the_python_reading_checks_them(
+        tmp_path, monkeypatch, miscs, outcome):
+    """`build` takes the markables `mention_markables` made whole where no mid repeats and
+    none has an ElementOf or a bridge; otherwise its loop checks and links them, as for the
+    Python reading's markables."""
+    rows = "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t0\t_\t_\t{misc}\n" for i, misc in enumerate(miscs))
+    path = tmp_path / "made.conllu"
+    path.write_text("# global.Entity = eid-etype-other-mid-min-ua\n# newdoc id = d\n"
+                    f"# sent_id = s1\n{rows}\n", encoding="utf-8")
+    made = []
+    real = compact._mention_markables
+    monkeypatch.setattr(compact, "_mention_markables",
+                        lambda *args: made.append(real(*args)) or made[-1])
+    python, c = read_both_ways(path, monkeypatch)
+    assert made and made[-1] is not None  # the C reading made them
+    assert c == python
+    if outcome == "read":
+        [document], warnings = c
+        assert [m.markable_id for m in document.identity] == ["m1", "m2", "m3"]
+        assert document.identity[1].element_of == (("e1",) if "ElementOf" in miscs[1] else ())
+        assert len(document.bridging) == ("Bridge" in miscs[2])
+    else:
+        assert c[0][:2] == (outcome, 6)
