@@ -260,10 +260,13 @@ static int open_mention(Mentions *m, PyObject *misc, const Text *t, Py_ssize_t s
         if (i >= n_values) {
             value = Py_NewRef(m->empty);
         } else if (escaped) {
-            int is_ua = PyUnicode_Compare(name, m->ua) == 0;
+            /* unescape(value) is value where it holds no '%' (most values): no call then */
+            PyObject *raw = PyList_GET_ITEM(values, i);
+            Py_ssize_t percent = PyUnicode_FindChar(raw, '%', 0, PyUnicode_GET_LENGTH(raw), 1);
+            if (percent == -2) goto failed;
+            int is_ua = percent >= 0 && PyUnicode_Compare(name, m->ua) == 0;
             if (PyErr_Occurred()) goto failed;
-            value = is_ua ? Py_NewRef(PyList_GET_ITEM(values, i))
-                          : PyObject_CallOneArg(m->unescape, PyList_GET_ITEM(values, i));
+            value = percent < 0 || is_ua ? Py_NewRef(raw) : PyObject_CallOneArg(m->unescape, raw);
         } else {
             value = Py_NewRef(PyList_GET_ITEM(values, i));
         }
@@ -628,6 +631,45 @@ static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
     return result;
 }
 
+static inline int hex_value(Py_UCS4 c) {
+    if (c >= '0' && c <= '9') return (int)(c - '0');
+    if (c >= 'a' && c <= 'f') return (int)(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') return (int)(c - 'A' + 10);
+    return -1;
+}
+
+/* unescape(value): compact.unescape in C, each "%XX" (two hex digits) made the character
+ * U+00XX, left to right and not overlapping, as re.sub(r"%([0-9A-Fa-f]{2})", ...) does;
+ * value itself where it holds no '%'. */
+static PyObject *unescape(PyObject *Py_UNUSED(self), PyObject *value) {
+    if (!PyUnicode_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "unescape: expected a str");
+        return NULL;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(value);
+    Py_ssize_t first = PyUnicode_FindChar(value, '%', 0, n, 1);
+    if (first == -2) return NULL;
+    if (first == -1) return Py_NewRef(value);
+    Text t = {PyUnicode_KIND(value), PyUnicode_DATA(value), n};
+    Py_UCS4 *out = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)(n ? n : 1));
+    if (out == NULL) return PyErr_NoMemory();
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = at(&t, i);
+        int high, low;
+        if (c == '%' && i + 2 < n && (high = hex_value(at(&t, i + 1))) >= 0 &&
+                (low = hex_value(at(&t, i + 2))) >= 0) {
+            out[k++] = (Py_UCS4)(high * 16 + low);
+            i += 2;
+        } else {
+            out[k++] = c;
+        }
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, k);
+    PyMem_Free(out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"mention_markables", mention_markables, METH_VARARGS,
      "mention_markables(found, attribute_names, markable_type) -> [(markable, element_of, "
@@ -636,6 +678,8 @@ static PyMethodDef methods[] = {
     {"split_document", split_document, METH_VARARGS,
      "split_document(block, pos, number) -> (comments, sizes, row_lines, words_only, first, "
      "second) or None: a CoNLL-U document's sentences and token rows (see the module)."},
+    {"unescape", unescape, METH_O,
+     "unescape(value) -> value with each %XX (two hex digits) made the character U+00XX."},
     {"entity_mentions", entity_mentions, METH_VARARGS,
      "entity_mentions(annotated, row_lines, names, unescape, exact_ua) -> [(entity, fields, "
      "line, first, last)] "

@@ -330,3 +330,24 @@ def test_markables_made_in_c_are_checked_as_the_python_reading_checks_them(
         assert len(document.bridging) == ("Bridge" in miscs[2])
     else:
         assert c[0][:2] == (outcome, 6)
+
+
+@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
+def test_unescape_undoes_percent_escapes_as_the_expression_does():
+    """The compact reader's `unescape` is the C twin of `python_unescape` (a regular
+    expression per value): each %XX of two hex digits made one character, left to right,
+    not overlapping; wide characters and odd percent signs kept."""
+    from scoring.native import _speedups
+
+    assert compact.unescape is _speedups.unescape
+    rng = random.Random(17)
+    alphabet = "%%%%0123456789abcdefABCDEFgG-x é€\U0001d518"
+    for _ in range(20_000):
+        value = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert compact.unescape(value) == compact.python_unescape(value), value
+    assert compact.unescape("7%2DPseudo") == "7-Pseudo"
+    assert compact.unescape("%%41%4") == "%A%4"
+    plain = "e12"
+    assert compact.unescape(plain) is plain
+    with pytest.raises(TypeError):
+        compact.unescape(b"%41")
