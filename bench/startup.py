@@ -16,7 +16,7 @@ DOCUMENTS = {
         ROOT / "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
         ROOT / "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
         ("remove_split_antecedent",)),
-    "with Kuhn-Munkres (scipy)": (
+    "with Kuhn-Munkres": (
         ROOT / "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
         ROOT / "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA", ()),
 }
