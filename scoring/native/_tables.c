@@ -497,31 +497,37 @@ static int ceaf_batch(const Side *key, const Side *sys, const Rows *r, const Ali
                       int want, const Py_ssize_t *rows, Py_ssize_t nr, const Py_ssize_t *cols,
                       Py_ssize_t nc, Py_ssize_t *column, double *total_m, double *total_e) {
     int status = -1;
-    double *m = PyMem_Calloc((size_t)(nr * nc), sizeof(double));
-    double *e = PyMem_Calloc((size_t)(nr * nc), sizeof(double));
-    if (m == NULL || e == NULL) {
+    /* only the matrices `want` asks for (set_counts asks for one) */
+    double *m = want & 1 ? PyMem_Calloc((size_t)(nr * nc), sizeof(double)) : NULL;
+    double *e = want & 2 ? PyMem_Calloc((size_t)(nr * nc), sizeof(double)) : NULL;
+    if ((want & 1 && m == NULL) || (want & 2 && e == NULL)) {
         PyErr_NoMemory();
         goto done;
     }
     for (Py_ssize_t c = 0; c < nc; c++) column[cols[c]] = c;
     for (Py_ssize_t a = 0; a < nr; a++) {
         Py_ssize_t i = rows[a], hit = f->j ? f->j[i] : -1;
-        for (Py_ssize_t x = r->start[i]; x < r->start[i + 1]; x++) {
+        double phi_m, phi_e;
+        for (Py_ssize_t x = r->start[i]; x < r->start[i + 1]; x++) {  /* the overlap row */
             Py_ssize_t j = r->col[x], cell = a * nc + column[j];
-            ceaf_phi(key, sys, f, i, j, r->val[x], j == hit, &m[cell], &e[cell]);
+            ceaf_phi(key, sys, f, i, j, r->val[x], 0, &phi_m, &phi_e);
+            if (m) m[cell] = phi_m;
+            if (e) e[cell] = phi_e;
         }
-        if (hit >= 0) {
+        if (hit >= 0) {  /* the set's partner, with the set's score (its cell may be above) */
             Py_ssize_t cell = a * nc + column[hit];
-            ceaf_phi(key, sys, f, i, hit, row_get(r, i, hit, NULL), 1, &m[cell], &e[cell]);
+            ceaf_phi(key, sys, f, i, hit, row_get(r, i, hit, NULL), 1, &phi_m, &phi_e);
+            if (m) m[cell] = phi_m;
+            if (e) e[cell] = phi_e;
         }
     }
     for (Py_ssize_t c = 0; c < nc; c++) column[cols[c]] = -1;
     double sum;
-    if (want & 1) {
+    if (m) {
         if (lsap_assigned_sum(m, nr, nc, 1, &sum) < 0) goto done;
         *total_m += sum;
     }
-    if (want & 2) {
+    if (e) {
         if (lsap_assigned_sum(e, nr, nc, 1, &sum) < 0) goto done;
         *total_e += sum;
     }
