@@ -31,7 +31,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 
-
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
 

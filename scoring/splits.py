@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import Partition
 from scoring.metrics.coref import NO_SPLITS, SplitMaps
