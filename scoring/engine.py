@@ -50,6 +50,7 @@ from scoring.results import (
     TPCounts,
     f_score,
     ratio,
+    sum_in_order,
 )
 from scoring.splits import SetPairs
 
@@ -265,8 +266,8 @@ def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCount
     if not parts:
         return MetricResult(name, PRF(0.0, 0.0, 0.0), counts, split)
     n = len(parts)
-    prf = PRF(sum(p.recall for p in parts) / n, sum(p.precision for p in parts) / n,
-              sum(p.f1 for p in parts) / n)
+    prf = PRF(sum_in_order(p.recall for p in parts) / n,
+              sum_in_order(p.precision for p in parts) / n, sum_in_order(p.f1 for p in parts) / n)
     return MetricResult(name, prf, counts, split)
 
 

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+
+def sum_in_order(values: Iterable[float]) -> float:
+    """The floats added one by one, left to right, each sum rounded: the one order of every
+    float sum in the scorer and its C twins (scoring/native/_tables.c adds the same way).
+    Not ``sum()``, whose float sums are compensated since Python 3.12 (so a last bit would
+    depend on the Python and differ from C), nor ``math.fsum`` (exact, but then C would need
+    the same algorithm); left to right is what Python 3.11's ``sum()`` did, so no number
+    moves there."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
 
 
 def ratio(num: float, den: float) -> float:

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Union
 
 from scoring.options import ScoringOptions, mode_dict
-from scoring.results import PRF, CorpusResult, DocumentResult, MetricResult, PRCounts, TPCounts
+from scoring.results import (PRF, CorpusResult, DocumentResult, MetricResult, PRCounts, TPCounts,
+                             sum_in_order)
 from scoring.vocabulary import (
     BRIDGING_LEVELS,
     BRIDGING_METRICS,
@@ -97,8 +98,9 @@ def _conll(metrics: Mapping[str, MetricResult], f1: float | None) -> PRF | None:
     if len(parts) < len(CONLL_PARTS):
         return None if f1 is None else PRF(0.0, 0.0, f1)
     if f1 is None:
-        f1 = sum(p.f1 for p in parts) / 3
-    return PRF(sum(p.recall for p in parts) / 3, sum(p.precision for p in parts) / 3, f1)
+        f1 = sum_in_order(p.f1 for p in parts) / 3
+    return PRF(sum_in_order(p.recall for p in parts) / 3,
+               sum_in_order(p.precision for p in parts) / 3, f1)
 
 
 def _selected(metrics: Mapping[str, MetricResult],

@@ -24,7 +24,7 @@ from scoring.assignment import linear_sum_assignment
 from scoring.clusters import Partition
 from scoring.metrics.coref import NO_SPLITS, SplitMaps
 from scoring.metrics.plain import TableCounts
-from scoring.results import PRCounts, f_score
+from scoring.results import PRCounts, f_score, sum_in_order
 
 Metric = Callable[..., PRCounts]
 
@@ -116,6 +116,6 @@ class SetPairs:
                 precision[j] = (i, p)
             if f > 0:
                 fmap[i] = (j, f)
-        pd = sum(t[metric].p_den for t in self.sys_alone)
-        rd = sum(t[metric].r_den for t in self.key_alone)
+        pd = sum_in_order(t[metric].p_den for t in self.sys_alone)
+        rd = sum_in_order(t[metric].r_den for t in self.key_alone)
         return SplitMaps(recall, precision, fmap), PRCounts(pn, float(pd), rn, float(rd))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from scoring.assignment import assigned_sum
 from scoring.metrics.contingency import Contingency
-from scoring.results import PRCounts
+from scoring.results import PRCounts, sum_in_order
 
 Alignment = dict[int, tuple[int, float]]
 
@@ -102,7 +102,7 @@ def _bcub_side(rows, sizes, sets, aligned):
             j, s = aligned[i]
             row = dict(row)
             row[j] = row.get(j, 0) + s
-        num += sum(v * v for v in row.values()) / n
+        num += sum_in_order(v * v for v in row.values()) / n
         den += n
     return num, float(den)
 
@@ -392,7 +392,7 @@ def blanc_noncoref(table: Contingency, splits: SplitMaps = NO_SPLITS,
             column[j] = column.get(j, 0) + v
         total += w
         sq_w += w * w
-    sq_col = sum(v * v for v in column.values())
+    sq_col = sum_in_order(v * v for v in column.values())
     num = (total * total - sq_w - sq_col + sq_v) / 2
     nk, ns = sum(table.key_sizes), sum(table.sys_sizes)
     rd = nk * (nk - 1) / 2 - _links(table.key_sizes)

@@ -8,7 +8,9 @@
  * entity per side are solved here too, by lsap.h (the compiled twin of scipy's solver).
  *
  * It follows the Python step by step, so that every count is the same double: the same
- * operations in the same order (true divisions of integer sums, sums in cluster order). It
+ * operations in the same order (true divisions of integer sums; every float sum added left to
+ * right, one rounding per step, in cluster and row order: scoring.results.sum_in_order, never
+ * Python's compensated sum()). It
  * returns None for anything it does not take (a cluster that is not a list or is empty, a
  * code that is not a small non-negative int), and the Python metrics decide. */
 #define PY_SSIZE_T_CLEAN
