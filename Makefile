@@ -1,31 +1,34 @@
 # Two commands on a fresh machine: `make demo` runs the platform, `make test` runs the tests.
-PYTHON ?= python3.11
+# Python: the newest of 3.13, 3.12 and 3.11 that runs here (the supported ones), or PYTHON=.
+SUPPORTED := python3.13 python3.12 python3.11
+PYTHON ?= $(firstword $(foreach p,$(SUPPORTED),$(shell $(p) -c '' >/dev/null 2>&1 && echo $(p))))
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv demo test test-fast bench serve worker clean
+.PHONY: venv demo test test-scorer test-fast bench serve worker clean
 
 $(BIN)/python:
+	@test -n "$(PYTHON)" || { echo "No Python 3.11, 3.12 or 3.13 here: install one (e.g. apt install python3.12-venv), or name it: make PYTHON=/path/to/python3.12"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip uv
 
-# Bytecode is compiled at install: without it every command-line run compiles numpy, scipy
-# and the project again (about 0.5 s of CPU where PYTHONDONTWRITEBYTECODE is set).
-$(VENV)/.installed: pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[test]'
-	$(BIN)/python -m compileall -q -j 0 scoring competition leaderboard tasks config client bench
+# The scorer (scorer/, its own distribution) and the platform, both editable. The scorer's
+# compiled steps (scorer/scoring/native/*.c: the compact scan and mentions, the exploded token
+# lines, the metrics' counts, the assignment solver) are built by its standard build
+# (scorer/pyproject.toml, setuptools) with the machine's C compiler and Python headers, next
+# to the sources, and rebuilt when they change; where they do not build, the same steps run
+# in Python. Bytecode is compiled at install: without it every command-line run compiles
+# numpy, scipy and the project again (about 0.5 s of CPU where PYTHONDONTWRITEBYTECODE is set).
+NATIVE := $(wildcard scorer/scoring/native/*.c scorer/scoring/native/*.h)
+$(VENV)/.installed: pyproject.toml scorer/pyproject.toml scorer/setup.py $(NATIVE) | $(BIN)/python
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python \
+		--reinstall-package universal-anaphora-scorer -e ./scorer -e '.[test]'
+	$(BIN)/python -m compileall -q -j 0 scorer/scoring competition leaderboard tasks config client bench
 	touch $@
 
-# The scorer's compiled steps (scoring/native/*.c: the compact scan and mentions, the exploded
-# token lines, the metrics' counts of a table without sets, the assignment solver), built
-# with the machine's C compiler and Python headers; without them the same steps run in Python.
-$(VENV)/.speedups: scoring/native/_speedups.c scoring/native/_exploded.c scoring/native/_tables.c scoring/native/_assign.c scoring/native/text.h scoring/native/lsap.h setup.py | $(VENV)/.installed
-	$(BIN)/python setup.py -q build_ext --inplace --build-temp $(VENV)/build-temp
-	touch $@
-
-venv: $(VENV)/.installed $(VENV)/.speedups
+venv: $(VENV)/.installed
 
 ## The platform: a CODI-CRAC 2021 competition with real data, SQLite, in-process scoring.
 ## PORT=8101 (and HOST) choose where it serves; the printed links and e-mails follow.
@@ -42,6 +45,11 @@ test: venv
 	$(BIN)/python -m pytest -m "not services" $(PYTEST_ARGS)
 	$(SERVICES_ENV) $(BIN)/python -m pytest -m services $(PYTEST_ARGS)
 
+## The scorer's suite alone (tests/scoring), e.g. on another Python:
+## make test-scorer PYTHON=python3.12 VENV=.venv-3.12 (.ci/run does this on every supported one).
+test-scorer: venv
+	$(BIN)/python -m pytest tests/scoring -m "not services" $(PYTEST_ARGS)
+
 bench: venv
 	$(BIN)/python -m bench
 
@@ -49,4 +57,4 @@ worker: venv
 	$(BIN)/celery -A config worker --loglevel=info
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles build scoring/native/_*.so
+	rm -rf $(VENV) db.sqlite3 media staticfiles build scorer/build scorer/scoring/native/_*.so
