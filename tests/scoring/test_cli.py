@@ -5,22 +5,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import scoring.engine
 from scoring import score_files
 from scoring.cli import main
+from tests.paths import CONFORMANCE, REPO
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-FIXTURES = SHARED / "conformance" / "ua-fixtures"
-REPO = Path(__file__).resolve().parents[2]
+FIXTURES = CONFORMANCE / "ua-fixtures"
 
 
 def fixture(name: str) -> tuple[str, str]:
-    if not FIXTURES.is_dir():
-        pytest.skip(f"conformance pack not found at {FIXTURES}")
     return str(FIXTURES / name / "key.conllua"), str(FIXTURES / name / "sys.conllua")
 
 

@@ -103,15 +103,13 @@ def test_the_docstring_examples_hold(module_name):
 def test_compact_files_must_keep_the_keys_sentence_ids(tmp_path):
     """The CorefUD scorer aligns nothing unless both files have the same sentences with the
     same '# sent_id': a changed id is refused, by the validator and the scorer alike."""
-    from pathlib import Path
 
     from scoring import score_files, validate_response
     from scoring.errors import ScoringInputError
 
-    samples = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gum-compact-samples"
-    if not samples.is_dir():
-        pytest.skip(f"GUM samples not found at {samples}")
-    key = sorted(samples.glob("*.conllu"))[0]
+    from tests.paths import GUM
+
+    key = sorted(GUM.glob("*.conllu"))[0]
     text = key.read_text(encoding="utf-8")
     first = text.index("# sent_id = ") + len("# sent_id = ")
     end = text.index("\n", first)
