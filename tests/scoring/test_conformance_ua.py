@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -29,7 +29,6 @@ from scoring.options import parse_options
 from scoring.readers import exploded
 from tests.deviations import V1_MIN_UNBOUND, policy_skip
 from tests.paths import CONFORMANCE
-
 
 TOL = 1e-9
 METRICS = ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc")
@@ -54,7 +53,7 @@ def _cases() -> list[tuple[str, Path]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v1(case: Path) -> dict:
     if (case / "expected.json").exists():
         data = json.loads((case / "expected.json").read_text(encoding="utf-8"))
@@ -62,7 +61,7 @@ def _v1(case: Path) -> dict:
     return json.loads((case / "expected-v1.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2(case: Path) -> dict:
     if (case / "expected.json").exists():
         return json.loads((case / "expected.json").read_text(encoding="utf-8"))["v2"]
@@ -87,7 +86,7 @@ def _crashed_items():
     return items
 
 
-@lru_cache(maxsize=None)
+@cache
 def _documents(case: Path) -> tuple[tuple[Document, ...], tuple[Document, ...]]:
     key = tuple(exploded.read(str(case / "key.conllua")))
     response = tuple(exploded.read(str(case / "sys.conllua")))

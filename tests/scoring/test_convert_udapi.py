@@ -7,10 +7,9 @@ import logging
 from pathlib import Path
 
 import pytest
-
-from scoring.convert import main as convert
 import udapi.core.document as udapi_document
 
+from scoring.convert import main as convert
 from scoring.readers import compact
 from tests.paths import CODI21, CODI22
 

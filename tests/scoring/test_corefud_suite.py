@@ -34,10 +34,9 @@ import pytest
 from scoring import score_files
 from scoring.engine import score_corpus
 from scoring.errors import ScoringInputError
-from scoring.options import parse_options
-from scoring.readers import reader_module
 from scoring.extra_metrics import mor_counts
-from scoring.readers import compact, exploded
+from scoring.options import parse_options
+from scoring.readers import compact, exploded, reader_module
 from tests.deviations import CONLL_AS_COREFUD, NOT_REPRODUCED, policy_skip
 from tests.paths import COREFUD_TESTS
 
@@ -310,7 +309,7 @@ EXPECTED: dict[str, list[tuple]] = {
         (88, 'TC-NCMB-8', '', 'bcub', '7/10', '7/10', None),
         (89, 'TC-NCMB-8', '', 'muc', '2/3', '2/3', None),
     ],
-    'tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README': [
+    'tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README': [  # noqa: E501
         (10, 'TC-OLMA-1', '', 'bcub', '6/6=1', '6/6=1', None),
         (11, 'TC-OLMA-1', '', 'muc', '4/4=1', '4/4=1', None),
         (12, 'TC-OLMA-1', '', 'mor', '23/23=1', '23/23=1', None),

@@ -9,8 +9,13 @@ from pathlib import Path
 import pytest
 
 from scoring.errors import UsageError
-from scoring.options import (CANONICAL_ORDER, COREF_METRICS, ScoringOptions, canonical_mode,
-                             parse_options)
+from scoring.options import (
+    CANONICAL_ORDER,
+    COREF_METRICS,
+    ScoringOptions,
+    canonical_mode,
+    parse_options,
+)
 from tests.paths import CONFORMANCE
 
 

@@ -10,7 +10,7 @@ import pytest
 from scoring.errors import ScoringInputError
 from scoring.readers import compact
 from tests import paths
-from tests.paths import CONFORMANCE, CODI22, GUM
+from tests.paths import CODI22, CONFORMANCE, GUM
 
 COREFUD_TESTS = paths.COREFUD_TESTS / "tests-corefud"
 

@@ -20,7 +20,6 @@ from scoring.readers import exploded
 from scoring.validate import document_checks
 from tests.paths import CORPORA
 
-
 # file: (documents, tokens, identity markables, bridging links, DD-column markables)
 FILES = {
     "codi-crac21/light_test.CONLLUA": (21, 11824, 3931, 415, 176),

@@ -216,7 +216,7 @@ def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     rng = random.Random(2611)
     outcomes = {"read": 0, "refused": 0}
     path = tmp_path / "mentions.conllu"
-    for k in range(1500):
+    for _ in range(1500):
         header = rng.choice(["eid-etype-head-other", "eid-etype-other-mid-min-ua",
                              "eid-etype-eid", "GRP-etype-infstat"])
         path.write_text(mention_document(rng, header), encoding="utf-8")

@@ -10,8 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
-
 ROOT = Path(__file__).resolve().parents[2]
 AMI = "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA"
 AMI_BASELINE = "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA"

@@ -6,8 +6,7 @@ import pytest
 
 from scoring.model import Document, Markable
 from scoring.options import parse_options
-from scoring.validate import (compare_tokens, document_checks, document_pairing,
-                              elementof_cycles)
+from scoring.validate import compare_tokens, document_checks, document_pairing, elementof_cycles
 
 
 def markable(mid: str, entity: str, position: int, *element_of: str) -> Markable:
@@ -106,7 +105,6 @@ def test_compact_files_must_keep_the_keys_sentence_ids(tmp_path):
 
     from scoring import score_files, validate_response
     from scoring.errors import ScoringInputError
-
     from tests.paths import GUM
 
     key = sorted(GUM.glob("*.conllu"))[0]

@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competition import services
-from competition.models import ScoringRun, Submission, SubCorpus
+from competition.models import ScoringRun, SubCorpus, Submission
 from tests.paths import CODI21
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
