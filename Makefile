@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: venv demo test test-scorer test-fast bench serve worker clean
+.PHONY: venv demo test test-scorer test-fast lint bench serve worker clean
 
 $(BIN)/python:
 	@test -n "$(PYTHON)" || { echo "No Python 3.11, 3.12 or 3.13 here: install one (e.g. apt install python3.12-venv), or name it: make PYTHON=/path/to/python3.12"; exit 1; }
@@ -37,11 +37,14 @@ demo: venv
 	$(BIN)/python manage.py demo_setup --url http://$(HOST):$(PORT)/
 	SITE_URL=http://$(HOST):$(PORT) $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
-## Every test. Pass 1: embedded configuration (SQLite, in-process Celery), everything but
-## the `services` tests. Pass 2: PostgreSQL + Redis + real `celery worker` processes.
+## Every test. First what they need beside the venv (Chromium, PostgreSQL, Redis: one line
+## naming what is missing; .ci/run provides them). Pass 1: embedded configuration (SQLite,
+## in-process Celery), everything but the `services` tests. Pass 2: PostgreSQL + Redis + real
+## `celery worker` processes. The only skips are the scoring policy's (tests/deviations.py).
 SERVICES_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/test \
 	CELERY_BROKER_URL=redis://127.0.0.1:6379/15
 test: venv
+	@$(BIN)/python tests/preflight.py
 	$(BIN)/python -m pytest -m "not services" $(PYTEST_ARGS)
 	$(SERVICES_ENV) $(BIN)/python -m pytest -m services $(PYTEST_ARGS)
 
@@ -49,6 +52,12 @@ test: venv
 ## make test-scorer PYTHON=python3.12 VENV=.venv-3.12 (.ci/run does this on every supported one).
 test-scorer: venv
 	$(BIN)/python -m pytest tests/scoring -m "not services" $(PYTEST_ARGS)
+
+## The habits: ruff's rules and formatting, mypy (scoring strictly). Configured in pyproject.toml.
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 bench: venv
 	$(BIN)/python -m bench

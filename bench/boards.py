@@ -81,16 +81,15 @@ def _jittered(row, rng: random.Random, factor: float):
 
 def seed(*, runs: int, private: Path, out) -> dict:
     """The competition, its key files and ``runs`` recorded submissions."""
-    import scoring
+    from django.db import connection
     from django.utils import timezone
-    from scoring import score, score_rows
 
+    import scoring
     from competition import services
     from competition.models import Competition, Phase, SubCorpus, Submission, Task, Team
     from competition.services.scoring import ScoreValue, ScoringResults
     from competition.task_scoring import scoring_modes, task_modes
-
-    from django.db import connection
+    from scoring import score, score_rows
 
     with connection.cursor() as cursor:  # a throwaway database: no need to wait for the disk
         if connection.vendor == "sqlite":

@@ -6,13 +6,13 @@ Dates are typed in the phase's time zone (AoE, UTC or an IANA zone) and stored i
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from django import forms
-from scoring.procedures import PROCEDURES
 
 from competition.models import Phase, Task
 from competition.timezones import AOE, in_zone, zone_choices, zone_get
+from scoring.procedures import PROCEDURES
 
 LOCAL_FORMAT = "%Y-%m-%dT%H:%M"
 
@@ -39,7 +39,7 @@ def aware(value: datetime | None, zone_name: str) -> datetime | None:
     """A naive date and time typed in ``zone_name``, in UTC."""
     if value is None:
         return None
-    return value.replace(tzinfo=zone_get(zone_name)).astimezone(timezone.utc)
+    return value.replace(tzinfo=zone_get(zone_name)).astimezone(UTC)
 
 
 def local(value: datetime | None, zone_name: str) -> datetime | None:

@@ -598,6 +598,9 @@ class AnnouncementOptOut(models.Model):
                                     name="announcement_opt_out_once"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.user_id} opted out of {self.competition_id}"
+
 
 class RescoreBatch(models.Model):
     """An organizer's re-scoring of a phase: which submissions it queued, so its page can

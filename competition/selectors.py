@@ -12,8 +12,6 @@ from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from scoring.vocabulary import metric_sort_key
-
 from competition.models import (
     Competition,
     Membership,
@@ -28,6 +26,7 @@ from competition.models import (
 )
 from competition.task_scoring import scoring_modes
 from competition.visibility import submission_openable, user_is_organizer
+from scoring.vocabulary import metric_sort_key
 
 __all__ = ["user_is_organizer"]  # re-exported for the pages; the rule is the policy's
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from competition.models import Score, Task
 from scoring import ScoringOptions, UsageError, parse_options
 from scoring.procedures import PROCEDURES, Procedure
 from scoring.vocabulary import (
@@ -30,8 +31,6 @@ from scoring.vocabulary import (
     CONLL,
     NON_REFERRING,
 )
-
-from competition.models import Score, Task
 
 TASK_MODE = Score.TASK_MODE
 

@@ -22,7 +22,7 @@ def zone_get(name: str) -> tzinfo:
     if name == AOE:
         return AOE_ZONE
     if name == UTC:
-        return timezone.utc
+        return timezone.utc  # noqa: UP017 (UTC names the zone's string here)
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):

@@ -32,9 +32,9 @@ from competition.forms_editor import (
     aware,
 )
 from competition.models import Phase
-from competition.timezones import zone_display
 from competition.services import definition_files, editor
 from competition.services.editor import EditorError
+from competition.timezones import zone_display
 
 
 def _refused(request: HttpRequest, form, exc: CompetitionError) -> None:

@@ -15,13 +15,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from competition import services as competition_services
 from competition.errors import CompetitionError
-from competition.services.organize import phase_rescore_start
 from competition.models import Competition, Phase, RescoreBatch, Submission
 from competition.selectors import (
     competition_detail,
     phase_get,
     submissions_scored_on_old_input,
 )
+from competition.services.organize import phase_rescore_start
 from competition.visibility import user_is_organizer
 from leaderboard import charts, exports, services
 from leaderboard.models import BoardSnapshot
@@ -30,9 +30,8 @@ from leaderboard.ranking import column_leaders
 from leaderboard.selectors import (
     TASK_MODE,
     BoardQueryError,
-    metric_label,
     leaderboard_board,
-    phase_final_submissions,
+    metric_label,
     submission_analysis,
     submission_compare,
     task_gap_table,

@@ -37,12 +37,11 @@ from django.db import OperationalError, close_old_connections
 import scoring  # noqa: F401
 import scoring.engine  # noqa: F401
 import scoring.readers.exploded  # noqa: F401
-from scoring.assignment import preload
-from scoring.errors import ScoringError, ScoringInputError
-
 from competition import services
 from competition.models import Submission
 from competition.services.notifications import submission_notify
+from scoring.assignment import preload
+from scoring.errors import ScoringError, ScoringInputError
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.deviations import POLICY
+
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO / ".." / "shared"
 TEST_BROKER = "redis://127.0.0.1:6379/15"
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM refuses to run
@@ -37,8 +38,8 @@ BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 
 def _services_problem() -> str | None:
     """Why the services tests cannot run here, or None. Checked before any database set-up,
-    so a configured but unreachable PostgreSQL or Redis skips them at once instead of failing
-    or hanging; tests that need a configuration that is not there skip in their fixtures."""
+    so a configured but unreachable PostgreSQL or Redis stops the run at once instead of
+    failing every test or hanging."""
     from urllib.parse import urlparse
 
     for variable, name, default_port in (("DATABASE_URL", "PostgreSQL", 5432),
@@ -56,9 +57,24 @@ def _services_problem() -> str | None:
 def pytest_collection_modifyitems(config, items):
     services = [item for item in items if "services" in item.keywords]
     if services and (problem := _services_problem()):
-        skip = pytest.mark.skip(reason=problem)
-        for item in services:
-            item.add_marker(skip)
+        raise pytest.UsageError(f"{problem}: start it (.ci/run does), or leave the services "
+                                "tests out with -m 'not services'")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A skip is a failure unless it is one of the scoring policy's documented deviations
+    (tests/deviations.py): a missing file, browser, service or compiled step never passes
+    quietly."""
+    outcome = yield
+    report = outcome.get_result()
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if not reason.removeprefix("Skipped: ").startswith(POLICY):
+        report.outcome = "failed"
+        report.longrepr = (f"skipped, but only the scoring policy's deviations may skip "
+                           f"(tests/deviations.py): {reason}")
 
 
 def pytest_configure(config):
@@ -255,15 +271,15 @@ def _reachable(host: str, port: int) -> bool:
 
 @pytest.fixture
 def services_ready(settings):
-    """Skip unless the tests run against PostgreSQL and Redis (make test, pass 2)."""
+    """The tests run against PostgreSQL and Redis (make test, pass 2), or fail saying so."""
     from django.db import connection
 
     if connection.vendor != "postgresql":
-        pytest.skip("needs DATABASE_URL=postgres://... (run with -m services as `make test` does)")
+        pytest.fail("needs DATABASE_URL=postgres://... (run with -m services as `make test` does)")
     if settings.CELERY_TASK_ALWAYS_EAGER or not settings.CELERY_BROKER_URL.startswith("redis"):
-        pytest.skip("needs CELERY_BROKER_URL=redis://127.0.0.1:6379/15")
+        pytest.fail("needs CELERY_BROKER_URL=redis://127.0.0.1:6379/15")
     if not _reachable("127.0.0.1", 6379):
-        pytest.skip("Redis is not reachable on 127.0.0.1:6379")
+        pytest.fail("Redis is not reachable on 127.0.0.1:6379")
     import redis
 
     redis.Redis.from_url(settings.CELERY_BROKER_URL, socket_timeout=2).flushdb()
@@ -369,11 +385,6 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.1, what: str = "a
 @pytest.fixture
 def wait():
     return wait_for
-
-
-@pytest.fixture
-def shared_dir() -> Path:
-    return SHARED
 
 
 @pytest.fixture

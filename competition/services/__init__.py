@@ -10,9 +10,9 @@ from competition.services.phases import phase_hide, phase_reveal
 from competition.services.references import reference_results_import
 from competition.services.runs import run_link_check, submission_describe
 from competition.services.scoring import (
+    RecoverReport,
     ScoreValue,
     ScoringResults,
-    RecoverReport,
     SweepReport,
     phase_rescore,
     submission_claim,

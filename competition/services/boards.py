@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-from scoring.procedures import PROCEDURES
-from scoring.vocabulary import CONLL, metric_label
 
 from competition.models import BoardEntry, Phase, Score, ScoringRun, Submission
+from scoring.procedures import PROCEDURES
+from scoring.vocabulary import CONLL, metric_label
 
 TASK_MODE = Score.TASK_MODE
 SUPPLEMENTARY = ("mor", "zero")

@@ -30,8 +30,6 @@ from django.core.files import File
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
-from scoring import ScoringError, read_documents
-from scoring.procedures import PROCEDURES
 
 from competition.errors import DefinitionError, SubmissionRejected
 from competition.models import (
@@ -43,8 +41,8 @@ from competition.models import (
     Task,
     Track,
 )
-from competition.services.pages import page_save, team_approval_require
 from competition.services.boards import board_entries_refresh
+from competition.services.pages import page_save, team_approval_require
 from competition.services.scoring import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
@@ -56,7 +54,8 @@ from competition.task_scoring import (
 )
 from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
 from competition.uploads import subcorpus_for_name
-
+from scoring import ScoringError, read_documents
+from scoring.procedures import PROCEDURES
 
 
 class _Reader:

@@ -27,8 +27,6 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.text import get_valid_filename, slugify
-from scoring import ScoringError, ScoringInputError, read_documents
-from scoring.procedures import PROCEDURES
 
 from competition.errors import CompetitionError
 from competition.models import (
@@ -49,6 +47,8 @@ from competition.task_scoring import (
 )
 from competition.timezones import zone_get
 from competition.uploads import Upload
+from scoring import ScoringError, ScoringInputError, read_documents
+from scoring.procedures import PROCEDURES
 
 CHUNK = 1024 * 1024
 

@@ -32,7 +32,6 @@ from competition.models import (
     TeamApproval,
     TermsAcceptance,
 )
-from competition.services.dispatch import announcement_email_enqueue
 from competition.selectors_pages import (
     PAGE_KINDS,
     announcement_recipients,
@@ -41,6 +40,7 @@ from competition.selectors_pages import (
     terms_pending,
     terms_text,
 )
+from competition.services.dispatch import announcement_email_enqueue
 
 logger = logging.getLogger(__name__)
 

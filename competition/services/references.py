@@ -24,11 +24,11 @@ from typing import Any
 import yaml
 from django.db import transaction
 from django.utils import timezone
-from scoring.vocabulary import METRIC_ORDER, base_metric
 
 from competition.errors import DefinitionError
 from competition.models import Competition, Phase, Score, ScoringRun, Submission, Team
 from competition.services.boards import board_entries_write
+from scoring.vocabulary import METRIC_ORDER, base_metric
 
 PUBLISHED = "published"
 """The scorer version of a reference result's scoring run."""

@@ -15,14 +15,13 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-import scoring
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
-from scoring import ScoreRow, ScoringError, ScoringInputError, score_modes, score_rows
 
+import scoring
 from competition.errors import CompetitionError
 from competition.models import (
     Phase,
@@ -41,6 +40,7 @@ from competition.services.dispatch import (
 )
 from competition.services.submissions import web_wording
 from competition.task_scoring import mode_label, scoring_modes, task_modes
+from scoring import ScoreRow, ScoringError, ScoringInputError, score_modes, score_rows
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -458,10 +458,10 @@ def submission_sweep(*, now: datetime | None = None) -> SweepReport:
     stuck = Submission.objects.filter(
         Q(status=Status.QUEUED, queued_at__lt=limit)
         | Q(status=Status.SCORING, claimed_at__lt=limit)
-    ).values_list("pk", "status", "attempts", "queued_at", "claimed_at")
+    ).values_list("pk", "status", "attempts")
     requeued: list[int] = []
     failed: list[int] = []
-    for pk, status, attempts, queued_at, claimed_at in stuck:
+    for pk, status, attempts in stuck:
         # An attempt whose message was lost before any worker claimed it counts too.
         attempts_used = attempts + (1 if status == Status.QUEUED else 0)
         condition = Q(pk=pk, status=status, attempts=attempts)

@@ -15,8 +15,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -24,7 +23,6 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
-from scoring import ScoringInputError, UsageError, validate_pair
 
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import (
@@ -49,6 +47,7 @@ from competition.uploads import (
     subcorpus_for_name,
 )
 from competition.visibility import user_is_organizer
+from scoring import ScoringInputError, UsageError, validate_pair
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -106,7 +105,7 @@ def upload_request_check(*, phase: Phase, content_length: int | None) -> None:
 
 def utc_day_start(at: datetime) -> datetime:
     """Midnight UTC of the day ``at`` falls in: daily limits reset there."""
-    return at.astimezone(dt_timezone.utc).replace(hour=0, minute=0, second=0, microsecond=0)
+    return at.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 def submissions_counted(*, team: Team, phase: Phase) -> QuerySet[Submission]:
@@ -172,10 +171,10 @@ def submission_precheck(*, team: Team, phase: Phase, user,
         when = "%Y-%m-%d %H:%M UTC"
         if at < phase.start:
             return SubmissionRejected("phase_upcoming", phase=phase.title,
-                                      start=phase.start.astimezone(dt_timezone.utc)
+                                      start=phase.start.astimezone(UTC)
                                       .strftime(when))
         return SubmissionRejected("phase_ended", phase=phase.title,
-                                  end=phase.end.astimezone(dt_timezone.utc).strftime(when))
+                                  end=phase.end.astimezone(UTC).strftime(when))
     try:
         _check_may_submit(team=team, phase=phase, user=user, is_baseline=False, at=at)
     except SubmissionRejected as exc:

@@ -7,8 +7,8 @@ from django.db import IntegrityError, transaction
 
 from competition.errors import TeamError
 from competition.models import Competition, Membership, Team, new_invite_code
-from competition.services.pages import terms_check
 from competition.selectors import team_captain
+from competition.services.pages import terms_check
 from competition.visibility import user_is_organizer
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+
 from scoring.vocabulary import metric_label
 
 register = template.Library()

@@ -7,8 +7,6 @@ read; ranking and significance are pure modules (`leaderboard.ranking`,
 `leaderboard.significance`); who may see what is `competition.visibility`.
 """
 
-from scoring.vocabulary import metric_label, ordered_metrics
-
 from competition.visibility import (
     Visibility,
     phase_visibility,
@@ -40,6 +38,7 @@ from leaderboard.selectors.boards import (
     task_gap_table,
 )
 from leaderboard.selectors.counts import compare_counts, document_counts
+from scoring.vocabulary import metric_label, ordered_metrics
 
 __all__ = [
     "TASK_MODE", "Analysis", "Board", "BoardQueryError", "Column", "DocumentLine", "GapTable",

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from scoring.vocabulary import metric_label, ordered_metrics
-
 from competition.models import Score, Submission
 from competition.visibility import submission_details_visible
 from leaderboard import significance
@@ -15,6 +13,7 @@ from leaderboard.ranking import AVERAGE, macro_average
 from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.boards import Column, ordered_modes, subcorpus_columns
 from leaderboard.selectors.counts import compare_counts, document_counts
+from scoring.vocabulary import metric_label, ordered_metrics
 
 TASK_MODE = Score.TASK_MODE
 

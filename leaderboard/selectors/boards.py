@@ -28,7 +28,6 @@ from django.db import connections
 from django.db.models import DateTimeField, FilteredRelation, Func, Q, TextField
 from django.db.models.functions import Cast
 from django.utils.dateparse import parse_datetime
-from scoring.vocabulary import metric_label, ordered_metrics
 
 from competition.models import Phase, Score, ScoringRun, Submission, Task
 from competition.services.boards import board_pairs, pairs_text
@@ -47,6 +46,7 @@ from leaderboard.ranking import (
 )
 from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.counts import compare_counts, document_counts
+from scoring.vocabulary import metric_label, ordered_metrics
 
 TASK_MODE = Score.TASK_MODE
 WIDE_COLUMNS = 6

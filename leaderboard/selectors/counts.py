@@ -12,11 +12,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
-from scoring import counts_vector
-from scoring.vocabulary import CONLL, CONLL_PARTS, CountsKind, counts_kind
 
 from competition.models import Score
 from leaderboard import significance
+from scoring import counts_vector
+from scoring.vocabulary import CONLL, CONLL_PARTS, CountsKind, counts_kind
 
 PR_LENGTH = 4  # p_num, p_den, r_num, r_den
 TP_LENGTH = 3  # tp, fp, fn

@@ -13,10 +13,10 @@ from django.utils.formats import localize
 from django.utils.html import conditional_escape
 from django.utils.safestring import mark_safe
 from django.utils.text import Truncator
-from scoring.vocabulary import metric_label
 
 from leaderboard.selectors import submission_analysis
 from leaderboard.views import analysis_charts
+from scoring.vocabulary import metric_label
 
 register = template.Library()
 

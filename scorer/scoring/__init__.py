@@ -18,8 +18,14 @@ import os
 # the caller chose otherwise (it must be set before numpy is imported to count).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from scoring.api import (read_documents, score, score_files, score_modes, validate_pair,
-                         validate_response)
+from scoring.api import (
+                         read_documents,
+                         score,
+                         score_files,
+                         score_modes,
+                         validate_pair,
+                         validate_response,
+)
 from scoring.errors import ScoringError, ScoringInputError, UsageError
 from scoring.options import PRESETS, ScoringOptions, parse_options
 from scoring.results import CorpusResult

@@ -216,7 +216,7 @@ def _craft(k_rest, s_rest, keys):
         c0, d0 = kparts[0]
         klen = _length(kparts)
         lo, hi = bisect_left(starts, c0), bisect_right(starts, d0)
-        for a, b, s in index[lo:hi]:
+        for _, b, s in index[lo:hi]:
             if b <= d0 and (k, s) not in pairs:
                 pairs[(k, s)] = _overlap(kparts, keys[s][0]) / klen
     return pairs

@@ -204,9 +204,10 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
         problems.extend(document_checks(doc, plan))
         response_doc = response_tokens.pop(doc.name, None)
         if response_doc is not None:
-            if (problem := compare_tokens(doc, response_doc, forms=forms)) is not None:
-                problems.append(problem)
-            elif sentences and (problem := compare_sentences(doc, response_doc)) is not None:
+            problem = compare_tokens(doc, response_doc, forms=forms)
+            if problem is None and sentences:
+                problem = compare_sentences(doc, response_doc)
+            if problem is not None:
                 problems.append(problem)
         if len(problems) >= max_problems:
             return problems[:max_problems]

@@ -358,8 +358,8 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
     plurals are flattened); any other entity is an atomic member, taken as the tuple of its
     mention codes. Two member entities with the same mentions (the same span annotated in
     two entities, both elements of the plural) are one member, as both reference scorers
-    hold the members in a set. An entity reached again while it is being expanded is a cycle: an error
-    naming the entities, never an endless loop (Q13).
+    hold the members in a set. An entity reached again while it is being expanded is a cycle:
+    an error naming the entities, never an endless loop (Q13).
     """
     members: list[tuple[int, ...]] = []
     member_seen: set[str] = set()

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import secrets
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 

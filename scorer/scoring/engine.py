@@ -36,8 +36,8 @@ from scoring.clusters import (
 )
 from scoring.errors import UsageError
 from scoring.metrics import COREF_METRICS, NO_SPLITS
-from scoring.metrics.plain import SetTable, TableCounts
 from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
+from scoring.metrics.plain import SetTable, TableCounts
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
 from scoring.plan import ScoringPlan

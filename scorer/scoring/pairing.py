@@ -18,8 +18,7 @@ from scoring.forked import ChildDied
 from scoring.model import Document
 from scoring.options import ScoringOptions
 from scoring.plan import ScoringPlan
-from scoring.readers import FORMATS, read_head, reader_module
-from scoring.readers import compact, exploded
+from scoring.readers import FORMATS, compact, exploded, read_head, reader_module
 from scoring.validate import (
     compare_sentences,
     compare_tokens,

@@ -14,8 +14,8 @@ RULE = "============================================"
 
 def prf_line(scores: dict) -> str:
     """``Recall: xx.xx  Precision: xx.xx  F1: xx.xx`` (two spaces between the fields)."""
-    return "Recall: %.2f  Precision: %.2f  F1: %.2f" % (
-        scores["recall"] * 100, scores["precision"] * 100, scores["f1"] * 100)
+    return (f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
+            f"F1: {scores['f1'] * 100:.2f}")
 
 
 def v1_banner(mode: dict) -> str:

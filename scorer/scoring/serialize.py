@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from scoring.options import ScoringOptions, mode_dict
 from scoring.results import (PRF, CorpusResult, DocumentResult, MetricResult, PRCounts, TPCounts,
@@ -29,7 +29,7 @@ from scoring.vocabulary import (
     counts_kind,
 )
 
-CountsValue = Union[dict[str, float], list[dict[str, float]]]
+CountsValue = dict[str, float] | list[dict[str, float]]
 """Stored counts: ``{p_num, p_den, r_num, r_den}``, a list of two of them (BLANC),
 ``{tp, fp, fn}`` (non-referring, bridging), or ``{}`` (none: CoNLL)."""
 

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from competition import selectors, services
-from competition.visibility import submission_scores_visible
 from competition.models import Phase
+from competition.visibility import submission_scores_visible
 
 pytestmark = pytest.mark.django_db
 

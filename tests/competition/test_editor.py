@@ -5,7 +5,7 @@ re-scores)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -30,7 +30,7 @@ def key_upload(name: str = "LIGHT.CONLLUA", docs=None) -> SimpleUploadedFile:
 def test_aoe_deadline_is_stored_in_utc_and_shown_with_its_zone():
     """23:59 AoE on 30 June is 11:59 UTC on 1 July; pages show it as typed, with the zone."""
     stored = aware(datetime(2026, 6, 30, 23, 59), "AoE")
-    assert stored == datetime(2026, 7, 1, 11, 59, tzinfo=timezone.utc)
+    assert stored == datetime(2026, 7, 1, 11, 59, tzinfo=UTC)
     assert zone_display(stored, "AoE") == "2026-06-30 23:59 AoE (UTC−12)"
     assert zone_display(stored, "UTC") == "2026-07-01 11:59 UTC"
     assert zone_display(stored, "Europe/Prague") == "2026-07-01 13:59 Europe/Prague (UTC+2)"
@@ -44,7 +44,7 @@ def test_the_phase_form_reads_dates_in_the_chosen_zone():
                       "counts": "best", "missing": "unranked"})
     assert form.is_valid(), form.errors
     fields = form.phase_fields()
-    assert fields["end"] == datetime(2026, 7, 1, 11, 59, tzinfo=timezone.utc)
+    assert fields["end"] == datetime(2026, 7, 1, 11, 59, tzinfo=UTC)
     assert fields["revealed_at"] is None
 
 
@@ -107,7 +107,7 @@ def test_a_task_phase_and_subcorpus_are_made_through_the_pages(client):
         "phase-daily_limit": "3", "phase-total_limit": "9", "phase-counts": "best",
         "phase-missing": "unranked"})
     phase = Phase.objects.get(slug="test")
-    assert phase.end == datetime(2026, 7, 1, 11, 59, tzinfo=timezone.utc)
+    assert phase.end == datetime(2026, 7, 1, 11, 59, tzinfo=UTC)
     assert phase.time_zone == "AoE" and phase.daily_limit == 3
     page = client.get(response["Location"]).content.decode()
     assert "2026-06-30 23:59 AoE (UTC−12)" in page
@@ -125,7 +125,7 @@ def test_a_bad_key_is_refused_with_file_and_line_and_nothing_is_stored(client, s
     competition = editor.competition_create(slug="a", title="A", owner="olga")
     task, _ = editor.task_save(competition=competition, slug="t", kind="identity", title="T")
     phase = editor.phase_save(task=task, slug="p", kind="development", title="P",
-                              start=datetime(2026, 1, 1, tzinfo=timezone.utc))
+                              start=datetime(2026, 1, 1, tzinfo=UTC))
     broken = conllua(KEY_DOCS["light"]).splitlines()
     opening = next(i for i, text in enumerate(broken) if "(EntityID=1|" in text)
     broken[opening] = broken[opening].replace("(EntityID=1|MarkableID=markable_1|Min=1", "_")
@@ -209,7 +209,7 @@ def test_a_changed_key_rescores_and_what_was_submitted_stays(world,
 
 
 def test_a_phase_ending_before_it_starts_is_refused_on_its_field(world):
-    start = datetime(2026, 5, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 5, 1, tzinfo=UTC)
     with pytest.raises(EditorError) as refused:
         editor.phase_save(task=world.task, slug="x", kind="development", title="X",
                           start=start, end=start - timedelta(minutes=1))

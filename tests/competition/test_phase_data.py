@@ -19,7 +19,7 @@ from competition import services
 from competition.models import PhaseDataFile
 from competition.services import editor
 from competition.services.editor import EditorError
-from tests.conftest import KEY_DOCS, conllua
+from tests.conftest import KEY_DOCS
 
 pytestmark = pytest.mark.django_db
 

@@ -5,16 +5,12 @@ checks that their links are built from it) and the server itself; the README say
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_demo_port_reaches_the_links_the_mails_and_the_server():
     # -n prints the recipe without running it; the venv prerequisite is left out with -o.
     plan = subprocess.run(["make", "-n", "-o", "venv", "-o", ".venv/.installed", "demo",

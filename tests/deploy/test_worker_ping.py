@@ -34,7 +34,7 @@ def worker():
     """One worker process under a unique name for this module; stopped (then killed) at the
     end."""
     if not BROKER.startswith("redis://") or not redis_reachable(BROKER):
-        pytest.skip(f"Redis is not reachable at {BROKER}: start it to run this test")
+        pytest.fail(f"Redis is not reachable at {BROKER}: start it to run this test")
     name = f"deploytest-{uuid.uuid4().hex[:8]}@localhost"
     env = dict(os.environ, CELERY_BROKER_URL=BROKER)
     process = subprocess.Popen(
@@ -84,7 +84,7 @@ def test_the_health_endpoint_counts_the_worker(worker, client, settings):
     from config.celery import app
 
     if settings.CELERY_TASK_ALWAYS_EAGER or app.conf.broker_url != BROKER:
-        pytest.skip("the settings do not point at the test broker: run with CELERY_BROKER_URL")
+        pytest.fail("the settings do not point at the test broker: run with CELERY_BROKER_URL")
     name, process = worker
     assert ping_until_answered(name, process)
     response = client.get("/health/workers/")

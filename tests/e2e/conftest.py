@@ -18,13 +18,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 def pytest_collection_modifyitems(config, items):
-    if CHROMIUM.exists():
+    if CHROMIUM.exists() or not any("browser" in item.keywords for item in items):
         return
-    skip = pytest.mark.skip(reason=f"{CHROMIUM} is missing: install the distribution's Chromium "
-                                   "(apt-get install chromium) to run browser tests")
-    for item in items:
-        if "browser" in item.keywords:
-            item.add_marker(skip)
+    raise pytest.UsageError(f"{CHROMIUM} is missing: install the distribution's Chromium "
+                            "(apt-get install chromium) to run the browser tests")
 
 
 @pytest.fixture(scope="session")

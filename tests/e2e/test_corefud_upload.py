@@ -5,7 +5,6 @@ its skipped dataset shown as missing."""
 
 from __future__ import annotations
 
-import io
 import re
 import zipfile
 from pathlib import Path

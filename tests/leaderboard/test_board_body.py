@@ -17,7 +17,7 @@ from django.template import Context, Template
 from competition.models import Submission
 from leaderboard.ranking import column_leaders
 from leaderboard.selectors import leaderboard_board
-from leaderboard.selectors.variants import Variants, VariantColumn
+from leaderboard.selectors.variants import VariantColumn, Variants
 
 pytestmark = pytest.mark.django_db
 

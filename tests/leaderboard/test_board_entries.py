@@ -23,7 +23,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scoring import ScoreRow
 
 from competition import services
 from competition.errors import CompetitionError
@@ -33,6 +32,7 @@ from competition.services.scoring import ScoreValue, ScoringResults
 from competition.task_scoring import scoring_modes
 from leaderboard.selectors import BoardQueryError, boards, leaderboard_board
 from leaderboard.selectors.variants import board_variants
+from scoring import ScoreRow
 
 pytestmark = pytest.mark.django_db
 

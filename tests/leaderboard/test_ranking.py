@@ -1,7 +1,7 @@
 """Pure ranking: team selection, macro-averages, shared ranks, unranked entries last."""
 
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import example, given, settings
@@ -17,7 +17,7 @@ from leaderboard.ranking import (
     sort_columns,
 )
 
-T0 = datetime(2021, 7, 1, tzinfo=timezone.utc)
+T0 = datetime(2021, 7, 1, tzinfo=UTC)
 SUBS = ["light", "ami"]
 
 

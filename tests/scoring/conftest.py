@@ -6,6 +6,7 @@ import pytest
 
 from scoring.model import BridgingLink, Document, Markable
 
+
 @pytest.fixture
 def make_doc():
     """Build a `Document` by hand (see `build_doc`)."""

@@ -11,16 +11,13 @@ import pytest
 import scoring
 from scoring import read_documents, score_files, validate_response
 from scoring.errors import UsageError
+from tests.paths import CONFORMANCE, GUM
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-CONFORMANCE = SHARED / "conformance"
 SEED = CONFORMANCE / "ua-generated" / "seed-017"  # 3 documents, split, NR, bridging, DD
 TOP_KEYS = {"mode", "metrics", "conll", "non_referring", "bridging", "documents", "warnings"}
 
 
 def seed_files() -> tuple[str, str]:
-    if not SEED.is_dir():
-        pytest.skip(f"conformance pack not found at {CONFORMANCE}")
     return str(SEED / "key.conllua"), str(SEED / "sys.conllua")
 
 
@@ -108,9 +105,7 @@ def test_read_documents_reads_every_layer_and_the_layout():
 
 def test_read_documents_detects_a_compact_file():
     """format="auto" hands a CorefUD file to the compact reader."""
-    gum = SHARED / "data" / "gum-compact-samples" / "GUM_voyage_coron.conllu"
-    if not gum.is_file():
-        pytest.skip(f"GUM samples not found at {gum.parent}")
+    gum = GUM / "GUM_voyage_coron.conllu"
     docs = read_documents(str(gum))
     assert len(docs) == 1 and docs[0].identity
     assert len(docs[0].tokens) == 582

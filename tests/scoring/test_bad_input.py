@@ -14,9 +14,9 @@ import pytest
 from scoring import score_files
 from scoring.cli import main
 from scoring.errors import ScoringInputError, UsageError
+from tests.paths import CONFORMANCE
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-FIXTURES = SHARED / "conformance" / "ua-fixtures"
+FIXTURES = CONFORMANCE / "ua-fixtures"
 HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
           "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM")
 GOOD_CELLS = ["(EntityID=1|MarkableID=m1)", "_", "(EntityID=1|MarkableID=m2)"]
@@ -208,8 +208,6 @@ FIXTURE_CASES = [
 def test_every_crash_and_hang_fixture_is_an_input_error(capsys, fixture, words, side, code,
                                                         line):
     """Where the reference raises or loops, we exit 2 naming the file, line and problem."""
-    if not FIXTURES.is_dir():
-        pytest.skip(f"conformance pack not found at {FIXTURES}")
     key, response = (str(FIXTURES / fixture / f"{s}.conllua") for s in ("key", "sys"))
     status, out, err = run_cli(capsys, key, response, *words)
     wrong = key if side == "key" else response
@@ -230,8 +228,6 @@ def test_every_crash_and_hang_fixture_is_an_input_error(capsys, fixture, words, 
 def test_fixtures_score_in_the_modes_that_do_not_need_what_is_wrong(fixture, words):
     """Eleven columns suffice for identity, Min is unused without `min`, and the policy
     defines remove_singletons with split antecedents and duplicate spans."""
-    if not FIXTURES.is_dir():
-        pytest.skip(f"conformance pack not found at {FIXTURES}")
     key, response = (str(FIXTURES / fixture / f"{s}.conllua") for s in ("key", "sys"))
     result = score_files(key, response, words)
     assert set(result["metrics"]) == {"lea", "muc", "bcub", "ceafe", "ceafm", "blanc"}

@@ -5,22 +5,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import scoring.engine
 from scoring import score_files
 from scoring.cli import main
+from tests.paths import CONFORMANCE, REPO
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-FIXTURES = SHARED / "conformance" / "ua-fixtures"
-REPO = Path(__file__).resolve().parents[2]
+FIXTURES = CONFORMANCE / "ua-fixtures"
 
 
 def fixture(name: str) -> tuple[str, str]:
-    if not FIXTURES.is_dir():
-        pytest.skip(f"conformance pack not found at {FIXTURES}")
     return str(FIXTURES / name / "key.conllua"), str(FIXTURES / name / "sys.conllua")
 
 
@@ -29,8 +25,8 @@ def expected_v1(name: str, mode: str) -> dict:
 
 
 def line(scores: dict) -> str:
-    return "Recall: %.2f  Precision: %.2f  F1: %.2f" % (
-        scores["recall"] * 100, scores["precision"] * 100, scores["f1"] * 100)
+    return (f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
+            f"F1: {scores['f1'] * 100:.2f}")
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -47,7 +43,7 @@ def test_default_report_is_the_reference_output_for_pradhan2014(capsys):
     lines = [expected["banner"].rstrip("\n")]
     for name in ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc"):
         lines += [name, line(expected["scores"][name])]
-    lines.append("CoNLL score: %.2f" % expected["conll_percent"])
+    lines.append(f"CoNLL score: {expected['conll_percent']:.2f}")
     assert status == 0 and err == ""
     assert out == "\n".join(lines) + "\n"
     assert "CoNLL score: 45.82" in out

@@ -1,4 +1,4 @@
-"""The CoNLL-2012 reference scorer's own suite (../shared/conformance/conll-reference).
+"""The CoNLL-2012 reference scorer's own suite (tests/data/conformance/conll-reference).
 
 All 36 cases, every value of expected.json: 1e-9 for exact expressions, 0.5·10^-d for
 values the config writes with d decimals. CoNLL-2012 semantics: every mention counts,
@@ -17,7 +17,6 @@ and the engine, without the API.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -25,10 +24,10 @@ from scoring import score_files
 from scoring.engine import score_corpus
 from scoring.options import parse_options
 from scoring.readers import conll2012
+from tests.paths import CONFORMANCE
 
-BASE = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "conll-reference"
-CASES = sorted(p.name for p in BASE.iterdir() if p.is_dir()) if BASE.is_dir() else []
-pytestmark = pytest.mark.skipif(not BASE.is_dir(), reason="../shared/conformance is absent")
+BASE = CONFORMANCE / "conll-reference"
+CASES = sorted(p.name for p in BASE.iterdir() if p.is_dir())
 OPTIONS = ["-f", "conll", "-s", "-m", "muc", "bcub", "ceafe", "ceafm", "blanc"]
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -27,9 +27,8 @@ from scoring.errors import ScoringError, ScoringInputError
 from scoring.model import Document
 from scoring.options import parse_options
 from scoring.readers import exploded
-
-CONFORMANCE = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance"
-NO_PACK_REASON = f"conformance pack not found at {CONFORMANCE} (it lives beside the repository)"
+from tests.deviations import V1_MIN_UNBOUND, policy_skip
+from tests.paths import CONFORMANCE
 
 TOL = 1e-9
 METRICS = ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc")
@@ -47,8 +46,6 @@ REJECTED = {
 
 
 def _cases() -> list[tuple[str, Path]]:
-    if not CONFORMANCE.is_dir():
-        return []
     out = [("ua-plural", p) for p in sorted((CONFORMANCE / "ua-plural").glob("TC-*"))]
     out += [("ua-generated", p) for p in sorted((CONFORMANCE / "ua-generated").glob("seed-*"))]
     out += [("ua-fixtures", p) for p in sorted((CONFORMANCE / "ua-fixtures").iterdir())
@@ -56,7 +53,7 @@ def _cases() -> list[tuple[str, Path]]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v1(case: Path) -> dict:
     if (case / "expected.json").exists():
         data = json.loads((case / "expected.json").read_text(encoding="utf-8"))
@@ -64,7 +61,7 @@ def _v1(case: Path) -> dict:
     return json.loads((case / "expected-v1.json").read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _v2(case: Path) -> dict:
     if (case / "expected.json").exists():
         return json.loads((case / "expected.json").read_text(encoding="utf-8"))["v2"]
@@ -77,7 +74,7 @@ def _items():
         v1 = _v1(case)
         for mode in v1["modes"]:
             items.append(pytest.param(case, mode, id=f"{suite}/{case.name}[{mode}]"))
-    return items or [pytest.param(None, None, marks=pytest.mark.skip(reason=NO_PACK_REASON))]
+    return items
 
 
 def _crashed_items():
@@ -86,11 +83,10 @@ def _crashed_items():
         for mode, crash in _v1(case).get("crashed_modes", {}).items():
             items.append(pytest.param(case, mode, crash["error"],
                                       id=f"{suite}/{case.name}[{mode}]"))
-    return items or [pytest.param(None, None, None,
-                                  marks=pytest.mark.skip(reason=NO_PACK_REASON))]
+    return items
 
 
-@lru_cache(maxsize=None)
+@cache
 def _documents(case: Path) -> tuple[tuple[Document, ...], tuple[Document, ...]]:
     key = tuple(exploded.read(str(case / "key.conllua")))
     response = tuple(exploded.read(str(case / "sys.conllua")))
@@ -248,8 +244,7 @@ def test_mode_matches_the_binding_reference(case: Path, mode: str) -> None:
     if options.matching != "exact":
         # Policy (c): v1 `min` is half-applied (Q11) and does not bind; v2 partial-corefud does.
         if v2 is None:
-            pytest.skip("scoring policy: v1 `min` numbers do not bind and the pack has no "
-                        f"`-a partial-corefud` run equivalent to [{mode}]")
+            policy_skip(V1_MIN_UNBOUND.format(mode=mode))
         result = score_corpus(pairs, options)
         _check_coref(result, v2)
         nr_br = v2_runs.get("-m non-referring bridging -s -l -a partial-corefud")
@@ -376,8 +371,6 @@ def test_cycles_are_refused_through_the_api(mode: str) -> None:
     from scoring import score_files
 
     case = CONFORMANCE / "ua-fixtures" / "elementof_cycle_hang"
-    if not case.is_dir():
-        pytest.skip(NO_PACK_REASON)
     words = [] if mode == "default" else mode.split()
     with pytest.raises(ScoringInputError) as caught:
         score_files(str(case / "key.conllua"), str(case / "sys.conllua"), words)
@@ -395,7 +388,7 @@ def _craft_items():
     items = [pytest.param(case, id=f"{suite}/{case.name}") for suite, case in _cases()
              if suite != "ua-plural" and case.name not in REJECTED
              and "error" not in _v2(case).get(CRAFT, {"error": "absent"})]
-    return items or [pytest.param(None, marks=pytest.mark.skip(reason=NO_PACK_REASON))]
+    return items
 
 
 @pytest.mark.parametrize("case", _craft_items())

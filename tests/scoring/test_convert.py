@@ -15,14 +15,13 @@ from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable
 from scoring.readers import compact, conll2012, exploded, muc7
 from scoring.writers import write_compact, write_exploded
+from tests import paths
+from tests.paths import CONFORMANCE, COREFUD_TESTS
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT / ".." / "shared"
-CODI = sorted((SHARED / "data").glob("codi-crac2*/*.CONLLUA")) if SHARED.is_dir() else []
-GUM = sorted((SHARED / "data" / "gum-compact-samples").glob("*.conllu")) if SHARED.is_dir() \
-    else []
+CODI = sorted(paths.CORPORA.glob("codi-crac2*/*.CONLLUA"))
+GUM = sorted(paths.GUM.glob("*.conllu"))
 DATA = Path(__file__).resolve().parent / "data"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 
 
 def markable_key(m: Markable) -> tuple:
@@ -42,7 +41,6 @@ def extra_columns(doc: Document) -> list[tuple[str, ...]]:
             for s in doc.sentences for row in s.rows]
 
 
-@needs_shared
 @pytest.mark.parametrize("path", CODI, ids=[p.name for p in CODI])
 def test_exploded_to_compact_to_exploded_keeps_every_annotation(path, tmp_path):
     original = exploded.read(str(path))
@@ -69,7 +67,6 @@ def relations(doc: Document) -> tuple:
     return doc.name, doc.tokens, sorted(map(mention, doc.identity)), split, bridges
 
 
-@needs_shared
 @pytest.mark.parametrize("path", GUM, ids=[p.stem for p in GUM])
 def test_compact_to_exploded_to_compact_keeps_mentions_split_antecedents_and_bridges(
         path, tmp_path):
@@ -98,9 +95,8 @@ def test_compact_heads_and_discontinuous_mentions_survive_a_round_trip(tmp_path)
         ("e1", ((0, 1), (3, 4)), 1), ("e2", ((4, 4),), 4)]
 
 
-@needs_shared
 def test_conll_and_muc7_files_convert_to_compact(tmp_path):
-    conll = SHARED / "conformance" / "conll-reference" / "TC-A-1" / "key.conll"
+    conll = CONFORMANCE / "conll-reference" / "TC-A-1" / "key.conll"
     for source, reader in ((conll, conll2012), (DATA / "muc7_key.sgml", muc7)):
         target = tmp_path / f"{source.stem}.conllu"
         convert.convert(str(source), str(target), "compact")
@@ -157,10 +153,8 @@ def test_crossing_markables_round_trip_through_exploded_with_named_closings(tmp_
 
 
 def test_crossing_mentions_of_one_entity_are_refused_by_the_compact_writer(tmp_path):
-    source = SHARED / "data" / "corefud-scorer-tests" / "tests-ua" / "partial-match-corefud" \
+    source = COREFUD_TESTS / "tests-ua" / "partial-match-corefud" \
         / "overlapping_mentions" / "TC-OLMC-5.response"
-    if not source.exists():
-        pytest.skip("../shared (data) is absent")
     docs = exploded.read(str(source), discontinuous=True, allow_crossing=True)
     with pytest.raises(ScoringInputError) as caught, \
             open(tmp_path / "c.conllu", "w", encoding="utf-8") as out:
@@ -169,11 +163,10 @@ def test_crossing_mentions_of_one_entity_are_refused_by_the_compact_writer(tmp_p
     assert "entity 10043" in str(caught.value)
 
 
-UA_SUITE = sorted(p for p in (SHARED / "data" / "corefud-scorer-tests" / "tests-ua").rglob("*")
-                  if p.suffix in (".key", ".response", ".sys")) if SHARED.is_dir() else []
+UA_SUITE = sorted(p for p in (COREFUD_TESTS / "tests-ua").rglob("*")
+                  if p.suffix in (".key", ".response", ".sys"))
 
 
-@needs_shared
 def test_the_ua_suite_files_survive_exploded_to_compact_to_exploded(tmp_path):
     """Zeros, discontinuous markables (a repeated MarkableID) and crossing markables; the
     only refusals are the files with crossing mentions of one entity."""
@@ -198,11 +191,10 @@ def test_the_ua_suite_files_survive_exploded_to_compact_to_exploded(tmp_path):
 
 
 COREFUD_SUITE = sorted(
-    p for p in (SHARED / "data" / "corefud-scorer-tests" / "tests-corefud").rglob("*")
-    if p.suffix in (".key", ".response")) if SHARED.is_dir() else []
+    p for p in (COREFUD_TESTS / "tests-corefud").rglob("*")
+    if p.suffix in (".key", ".response"))
 
 
-@needs_shared
 def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path):
     """Mentions (parts, zeros) and word heads come back; zero heads and empty nodes inside
     multi-word mentions are what exploded files cannot carry."""
@@ -230,7 +222,6 @@ def test_the_corefud_suite_files_survive_compact_to_exploded_to_compact(tmp_path
     assert len(COREFUD_SUITE) > 130
 
 
-@needs_shared
 @pytest.mark.parametrize("matching", ["exact", "partial-corefud", "head"])
 def test_converted_files_score_as_their_exploded_originals(tmp_path, matching):
     """The natural key/response pair AMI ES2004a (2021 test vs 2022 dev): scored as exploded
@@ -242,9 +233,9 @@ def test_converted_files_score_as_their_exploded_originals(tmp_path, matching):
     from scoring import score_files
 
     pair = {}
-    for side, name in (("key", "codi-crac21-corpus/AMI_test_partial.ES2004a.CONLLUA"),
-                       ("response", "codi-crac22-corpus/AMI_dev_v2.2022.ES2004a.CONLLUA")):
-        docs = exploded.read(str(SHARED / "data" / name))
+    for side, name in (("key", "codi-crac21/AMI_test_partial.ES2004a.CONLLUA"),
+                       ("response", "codi-crac22/AMI_dev_v2.2022.ES2004a.CONLLUA")):
+        docs = exploded.read(str(paths.CORPORA / name))
         for doc in docs:
             doc.name = doc.name.split("/", 1)[1]  # the split prefix differs between releases
             doc.identity = tuple(
@@ -263,9 +254,8 @@ def test_converted_files_score_as_their_exploded_originals(tmp_path, matching):
     assert 0 < exploded_scores["metrics"]["muc"]["f1"] < 1
 
 
-@needs_shared
 def test_convert_reads_discontinuous_exploded_markables(tmp_path):
-    source = SHARED / "data" / "corefud-scorer-tests" / "tests-ua" / "discontinuous-craft" \
+    source = COREFUD_TESTS / "tests-ua" / "discontinuous-craft" \
         / "TC-O.key"
     assert convert.main(["--to", "compact", str(source), str(tmp_path / "o.conllu")]) == 0
     [doc] = compact.read(tmp_path / "o.conllu")

@@ -7,18 +7,17 @@ import logging
 from pathlib import Path
 
 import pytest
+import udapi.core.document as udapi_document
 
 from scoring.convert import main as convert
 from scoring.readers import compact
-
-udapi_document = pytest.importorskip("udapi.core.document")
+from tests.paths import CODI21, CODI22
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT / ".." / "shared"
 # One-document files: udapi numbers entities over a whole file, and the UA files restart
 # their entity ids in every document (docs/formats.md, "Converting")
-FILES = sorted([*(SHARED / "data" / "codi-crac21-corpus").glob("AMI*.CONLLUA"),
-                *(SHARED / "data" / "codi-crac22-corpus").glob("AMI*.CONLLUA"),
+FILES = sorted([*CODI21.glob("AMI*.CONLLUA"),
+                *CODI22.glob("AMI*.CONLLUA"),
                 *(ROOT / "fixtures" / "baselines" / "codi-crac21").glob("*/AMI.CONLLUA")])
 
 
@@ -60,14 +59,12 @@ def test_udapi_reads_the_converted_file_as_we_do(tmp_path, source):
 
 
 def test_there_are_files_to_convert():
-    assert len(FILES) >= 8 or not SHARED.is_dir()
+    assert len(FILES) >= 8
 
 
 def test_an_entity_bridging_to_itself_is_left_out_of_the_standard_bridge_field(tmp_path):
     """udapi refuses 'Bridge=e1<e1'; the mention-level link stays in our own field."""
-    light = SHARED / "data" / "codi-crac21-corpus" / "light_test.CONLLUA"
-    if not light.is_file():
-        pytest.skip("CODI-CRAC 2021 data not found")
+    light = CODI21 / "light_test.CONLLUA"
     target = tmp_path / "light.conllu"
     assert convert(["--to", "compact", str(light), str(target)]) == 0
     for line in target.read_text(encoding="utf-8").splitlines():

@@ -1,4 +1,4 @@
-"""The CorefUD scorer's own test suite (../shared/data/corefud-scorer-tests), scored by us.
+"""The CorefUD scorer's own test suite (tests/data/corefud-scorer-tests), scored by us.
 
 The expected values are those of the suite's README files, encoded below as written there:
 ``EXPECTED[readme]`` lists ``(line, case, variant, metric, recall, precision, f1)`` where
@@ -20,7 +20,7 @@ tests-ua/partial-match-corefud ``-f ua -s -a partial-corefud --allow-boundary-cr
 name for MOR) is computed with `scoring.extra_metrics.mor_counts` on the documents our
 readers produce. tests-ua/plural is the conformance pack's ua-plural (engine tests).
 
-Values we do not reproduce, and why, are in ``NOT_REPRODUCED`` (each names the reason).
+Values we do not reproduce, and why, are in ``tests/deviations.py`` (each names the reason).
 """
 
 from __future__ import annotations
@@ -34,14 +34,13 @@ import pytest
 from scoring import score_files
 from scoring.engine import score_corpus
 from scoring.errors import ScoringInputError
-from scoring.options import parse_options
-from scoring.readers import reader_module
 from scoring.extra_metrics import mor_counts
-from scoring.readers import compact, exploded
+from scoring.options import parse_options
+from scoring.readers import compact, exploded, reader_module
+from tests.deviations import CONLL_AS_COREFUD, NOT_REPRODUCED, policy_skip
+from tests.paths import COREFUD_TESTS
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-SUITE = SHARED / "data" / "corefud-scorer-tests"
-pytestmark = pytest.mark.skipif(not SUITE.is_dir(), reason="../shared (data) is absent")
+SUITE = COREFUD_TESTS
 SIX = ["-m", "muc", "bcub", "ceafe", "ceafm", "blanc", "lea"]
 
 EXPECTED: dict[str, list[tuple]] = {
@@ -310,7 +309,7 @@ EXPECTED: dict[str, list[tuple]] = {
         (88, 'TC-NCMB-8', '', 'bcub', '7/10', '7/10', None),
         (89, 'TC-NCMB-8', '', 'muc', '2/3', '2/3', None),
     ],
-    'tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README': [
+    'tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README': [  # noqa: E501
         (10, 'TC-OLMA-1', '', 'bcub', '6/6=1', '6/6=1', None),
         (11, 'TC-OLMA-1', '', 'muc', '4/4=1', '4/4=1', None),
         (12, 'TC-OLMA-1', '', 'mor', '23/23=1', '23/23=1', None),
@@ -657,51 +656,6 @@ EXPECTED: dict[str, list[tuple]] = {
     ],
 }
 
-# tests-corefud/exact-match holds the CoNLL cases TC-A…N in CorefUD format; their values are
-# tests-conll/TestCases.README's (the suite's own unittests use them so). Entries of that
-# README are run on those files too, under this name.
-CONLL_AS_COREFUD = "tests-corefud/exact-match/TestCases.README"  # tests-conll's README
-ZEROS = "tests-corefud/zeros/ZeroTestCases.README"
-OVERLAP_CU = ("tests-corefud/partial-corefud-match/overlapping_mentions/"
-              "OverlappingMentionsTestCases.README")
-OVERLAP_UA = ("tests-ua/partial-match-corefud/overlapping_mentions/"
-              "OverlappingMentionsTestCases.README")
-ORIGINAL_UA = "tests-ua/original-conll/TestCases.README"
-CRAFT = "tests-ua/discontinuous-craft/TestCases.README"
-
-_OLMB3 = ("v2's optimal 1-to-1 alignment matches both embedded keys; v2's own unittests "
-          "expect MUC = B3 = 1 here ('new alignment can find perfect match'), as we score")
-_OLMB6 = ("README MOR precision 17/17, but the response has 9 tokens; v2's unittests expect "
-          "9/23 and 1, as we score")
-_OLMC2 = ("README values corrected in v2's unittests ('the test case seems not correct') to "
-          "MUC 2/4, 2/3 and B3 3/6, 4/5, as we score")
-_OLMC = "v2's own unittests skip TC-OLMC-5/6/7 as 'errors in the test'"
-_DEDUP = ("the README de-duplicates a span repeated in two entities, as scorer.pl does; in "
-          "UA and CorefUD files the span stays in both entities (UA scorer v1 and v2, "
-          "scoring policy)")
-_BLANC_V2 = ("UA scorer v2 averages in a BLANC sub-metric that has no key links when the "
-             "response has some (its unittests assert half the README value); v2 binds for "
-             "UA and CorefUD files (scoring policy); scorer.pl's rule applies to CoNLL-2012 "
-             "files")
-_LINEAR = ("the README repeats the dependent-match values under '_linear' while saying "
-           "'linear zero match fails'; v2's unittests expect 2/3, as we score")
-_P2 = ("UA scorer v2 reads the repeated MarkableID as one discontinuous mention; its [i-jl] "
-       "part reduced to [l] leaves one unmatched key mention, so MUC is (4-2)/(4-1) = 2/3")
-
-NOT_REPRODUCED: dict[tuple[str, int], str] = {
-    **{(readme, line): _OLMB3 for readme in (OVERLAP_CU, OVERLAP_UA) for line in (80, 81)},
-    **{(readme, 103): _OLMB6 for readme in (OVERLAP_CU, OVERLAP_UA)},
-    **{(readme, line): _OLMC2 for readme in (OVERLAP_CU, OVERLAP_UA) for line in (116, 117)},
-    **{(readme, line): _OLMC for readme in (OVERLAP_CU, OVERLAP_UA)
-       for line in (134, 135, 136, 137, 138, 143, 144, 145, 146, 147, 152, 153, 154, 155, 156)},
-    **{(readme, line): _DEDUP for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
-       for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)},
-    **{(readme, line): _BLANC_V2 for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
-       for line in (329, 351, 376, 399)},
-    **{(ZEROS, line): _LINEAR for line in (182, 183, 194, 195)},
-    (CRAFT, 433): _P2,
-}
-"""README values that we do not reproduce on purpose, with the reason."""
 
 PENDING: dict[tuple[str, int], str] = {}
 """README values that need engine work; xfail(strict) so they are noticed once they pass."""
@@ -864,7 +818,7 @@ ENTRIES += [_param(CONLL_AS_COREFUD, entry) for entry in EXPECTED["tests-conll/T
 def test_readme_expected_value(readme, line, case, variant, metric, recall, precision, f1):
     reason = NOT_REPRODUCED.get((readme, line))
     if reason:
-        pytest.skip(reason)
+        policy_skip(reason)
     got = scores(readme, case, variant)[metric]
     if recall is not None:
         for name, got_value, chain in (("recall", got[0], recall),

@@ -458,7 +458,7 @@ def test_the_collector_is_paused_and_what_was_made_meanwhile_is_not_scanned_youn
     try:
         count = gc.get_freeze_count()
         with paused_gc():
-            made = [[n] for n in range(1000)]
+            _made = [[n] for n in range(1000)]  # kept alive while the counts are compared
         assert gc.get_freeze_count() >= count - 100 and gc.isenabled()  # (unfrozen: 0)
     finally:
         gc.unfreeze()

@@ -15,14 +15,12 @@ import pytest
 from scoring.errors import ScoringInputError
 from scoring.model import Markable
 from scoring.readers import exploded
+from tests.paths import CONFORMANCE, CORPORA
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
 DATA = Path(__file__).resolve().parent / "data"
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 native = exploded._native_read_document
-needs_native = pytest.mark.skipif(native is None,
-                                  reason="scoring.native._exploded is not built")
 
 SETTINGS = [
     {"layout": False},
@@ -82,17 +80,15 @@ class Taken:
 
 
 def exploded_files() -> list[Path]:
-    files = [p for p in sorted(SHARED.glob("data/codi-crac2*/**/*")) if p.is_file()
+    files = [p for p in sorted(CORPORA.glob("codi-crac2*/**/*")) if p.is_file()
              and p.suffix.upper() in (".CONLLUA", ".CONLL", ".UA") or p.name.endswith("CONLLUA")]
-    files += [p for p in sorted((SHARED / "conformance").rglob("*"))
+    files += [p for p in sorted((CONFORMANCE).rglob("*"))
               if p.is_file() and p.suffix in (".key", ".response", ".conllua", ".CONLLUA")]
     files += [p for p in sorted(FIXTURES.rglob("*")) + sorted(DATA.rglob("*"))
               if p.is_file() and p.suffix.upper() == ".CONLLUA"]
     return sorted(set(files))
 
 
-@needs_native
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_files_read_to_the_same_documents_both_ways(monkeypatch):
     """Every exploded file here (the CODI-CRAC corpora, the conformance cases, fixtures), in
     every reader setting the modes use."""
@@ -172,7 +168,6 @@ def exploded_document(rng: random.Random, name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-@needs_native
 def test_edited_documents_read_the_same_both_ways(tmp_path, monkeypatch):
     """Random markables, some lines then broken: the same documents, or the same problems
     (code, line, message), with and without the C step, in every setting."""
@@ -203,7 +198,6 @@ def plain(*cells: tuple[str, str, str]) -> str:
                    for i, (a, b, c) in enumerate(cells))
 
 
-@needs_native
 def test_read_document_reads_plain_markables():
     text = "# newdoc id = d\n" + plain(
         ("(EntityID=1|MarkableID=m_1|Min=2|SemType=dn", "_", "_"),
@@ -217,7 +211,6 @@ def test_read_document_reads_plain_markables():
     assert all(type(m) is Markable for m in identity + dd)
 
 
-@needs_native
 def test_read_document_leaves_what_is_not_plain_to_python():
     """Each of these is read (or refused) by the Python reading, never guessed at in C."""
     cases = {
@@ -247,7 +240,6 @@ def test_read_document_leaves_what_is_not_plain_to_python():
     assert native("# newdoc id = d\n" + plain(("_", "_", "_")), 16, 2, SETTINGS_OF) is not None
 
 
-@needs_native
 def test_cells_split_as_str_split_does():
     """A no-break space or U+2003 separates cells as `str.split()` separates them; a Unicode
     digit is a number as `str.isdigit()` reads it."""
@@ -257,7 +249,6 @@ def test_cells_split_as_str_split_does():
     assert tokens == ["w", "x"] and identity[0].parts == ((0, 0),)
 
 
-@needs_native
 def test_newlines_counts_what_bytes_count_counts():
     """The readers count a file's lines with `newlines` (SSE2, memchr) where it is built."""
     from scoring.readers import text
@@ -271,7 +262,6 @@ def test_newlines_counts_what_bytes_count_counts():
         assert text.count_newlines(data) == data.count(b"\n")
 
 
-@needs_native
 @pytest.mark.parametrize("size", [15, 16, 17, 255 * 16 - 1, 255 * 16, 255 * 16 + 1,
                                   3 * 255 * 16 + 9, 100_000])
 def test_newlines_counts_long_runs_in_steps_of_sixteen_bytes(size):
@@ -286,7 +276,6 @@ def test_newlines_counts_long_runs_in_steps_of_sixteen_bytes(size):
             assert text.count_newlines(data.decode(), start) == data.count(b"\n", start)
 
 
-@needs_native
 def test_find_finds_what_bytes_find_finds():
     """The exploded reader's scan and segment cut search for ``newdoc`` and ``global.`` with
     `find_bytes` (SSE2, memmem) where it is built."""
@@ -309,7 +298,6 @@ def test_find_finds_what_bytes_find_finds():
         text.find_bytes(b"abc", b"")
 
 
-@needs_native
 def test_find_finds_what_str_find_finds():
     """The compact reader's cut searches its decoded text for ``newdoc`` with `find_text`:
     the C search on one-byte text, str.find on wider text (here both, and needles wider than

@@ -19,6 +19,7 @@ from scoring.extra_metrics import (
 )
 from scoring.readers import compact
 from scoring.results import PRCounts
+from tests.paths import COREFUD_TESTS
 
 
 def span(a: int, b: int) -> list[int]:
@@ -144,8 +145,7 @@ def test_zero_ignores_non_zero_anaphors():
 
 # -- dependency-based zero matching -------------------------------------------------------
 
-ZEROS = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / \
-    "corefud-scorer-tests" / "tests-corefud" / "zeros"
+ZEROS = COREFUD_TESTS / "tests-corefud" / "zeros"
 
 
 def zero_deps(path: Path) -> dict:
@@ -160,7 +160,6 @@ def test_parse_deps():
                                                         ("3.1", "obj")]
 
 
-@pytest.mark.skipif(not ZEROS.is_dir(), reason="../shared (data) is absent")
 @pytest.mark.parametrize("key, response, entity", [
     # TC-ZF-4: the key zero (15:nsubj) goes to the response zero with the same deprel,
     # e2's 13.1 (15:nsubj), not e1's 15.1 (15:dep): "correct deprel (wrong entity)"

@@ -14,8 +14,6 @@ from scoring import forked
 from scoring.errors import ScoringInputError
 from scoring.forked import CannotFork, ChildDied, Forked
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-
 
 def child_pid() -> int:
     return os.getpid()

@@ -1,4 +1,5 @@
-"""Each metric on hand-computed examples: Pradhan et al. 2014 (spec §13.1) and the plural tests (§13.2)."""
+"""Each metric on hand-computed examples: Pradhan et al. 2014 (spec §13.1) and the plural tests
+(§13.2)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from scoring.engine import score_corpus
 from scoring.metrics import COREF_METRICS, Contingency
 from scoring.options import ScoringOptions
 
-A, B, C, D, E, F, G, H, I = range(9)  # mention codes of the Pradhan example
+A, B, C, D, E, F, G, H, I = range(9)  # noqa: E741 -- mention codes of the Pradhan example
 
 
 def pradhan_table() -> Contingency:

@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 
 from scoring.errors import UsageError
-from scoring.options import (CANONICAL_ORDER, COREF_METRICS, ScoringOptions, canonical_mode,
-                             parse_options)
-
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-CONFORMANCE = SHARED / "conformance"
+from scoring.options import (
+    CANONICAL_ORDER,
+    COREF_METRICS,
+    ScoringOptions,
+    canonical_mode,
+    parse_options,
+)
+from tests.paths import CONFORMANCE
 
 
 def pack_files(pattern: str) -> list[Path]:
-    if not CONFORMANCE.is_dir():
-        pytest.skip(f"conformance pack not found at {CONFORMANCE}")
     return sorted(CONFORMANCE.glob(pattern))
 
 

@@ -25,9 +25,8 @@ import pytest
 from bench.corpus import Shape, write_pair
 from scoring import assignment, clusters, engine
 from scoring.clusters import AccommodatedSet, Partition, SpanCoder
+from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency, SplitMaps, plain
 from scoring.model import Markable
-from scoring.metrics import COREF_METRICS, NO_SPLITS, Contingency, SplitMaps
-from scoring.metrics import plain
 from scoring.options import parse_options
 from scoring.plan import ScoringPlan
 from scoring.readers import exploded

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pickle
-from pathlib import Path
 
 import pytest
 
@@ -12,9 +11,9 @@ from scoring.api import score
 from scoring.errors import UsageError
 from scoring.options import ScoringOptions, parse_options
 from scoring.plan import ScoringPlan
+from tests.paths import CODI21
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-AMI = DATA / "codi-crac21-corpus" / "AMI_test_partial.ES2004a.CONLLUA"
+AMI = CODI21 / "AMI_test_partial.ES2004a.CONLLUA"
 
 
 @pytest.mark.parametrize(("matching", "key_checks", "response_checks", "reads_min"), [

@@ -9,11 +9,10 @@ import pytest
 
 from scoring.errors import ScoringInputError
 from scoring.readers import compact
+from tests import paths
+from tests.paths import CODI22, CONFORMANCE, GUM
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-GUM = SHARED / "data" / "gum-compact-samples"
-COREFUD_TESTS = SHARED / "data" / "corefud-scorer-tests" / "tests-corefud"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
+COREFUD_TESTS = paths.COREFUD_TESTS / "tests-corefud"
 
 HEADER = "# newdoc id = d\n# global.Entity = eid-etype-head-other\n# sent_id = d-1\n"
 
@@ -31,7 +30,6 @@ def write(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
 
 # -- real files ----------------------------------------------------------------------------
 
-@needs_shared
 @pytest.mark.parametrize("name", ["GUM_bio_byron", "GUM_interview_cyclone",
                                   "GUM_interview_gaming", "GUM_news_homeopathic",
                                   "GUM_voyage_coron"])
@@ -55,7 +53,6 @@ def test_it_reads_every_word_and_mention_of_the_gum_samples(name):
     assert all(link.anaphor in ids and link.anchor in ids for link in doc.bridging)
 
 
-@needs_shared
 def test_it_reads_gum_split_antecedents_as_element_of_on_the_antecedents():
     """GUM_bio_byron has SplitAnte=4<19,8<19: entities 4 and 8 are elements of 19."""
     [doc] = compact.read(GUM / "GUM_bio_byron.conllu")
@@ -68,7 +65,6 @@ def test_it_reads_gum_split_antecedents_as_element_of_on_the_antecedents():
     assert all(firsts[m.entity_id] is m for m in doc.identity if m.element_of)
 
 
-@needs_shared
 def test_it_resolves_a_gum_bridge_to_the_nearest_preceding_anchor_mention():
     """Bridge=54<57 on 'My' (GUM_bio_byron line 391): anaphor opens there, anchor precedes."""
     [doc] = compact.read(GUM / "GUM_bio_byron.conllu")
@@ -80,7 +76,6 @@ def test_it_resolves_a_gum_bridge_to_the_nearest_preceding_anchor_mention():
     assert anchor == max(candidates, key=lambda m: (m.start, m.end))
 
 
-@needs_shared
 def test_it_reads_every_file_of_the_corefud_scorer_suite():
     files = sorted(p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response"))
     assert len(files) > 100
@@ -88,12 +83,11 @@ def test_it_reads_every_file_of_the_corefud_scorer_suite():
         assert compact.read(path), path
 
 
-@needs_shared
 def test_it_sniffs_compact_files_and_not_the_others():
     assert compact.sniff((GUM / "GUM_bio_byron.conllu").read_text(encoding="utf-8")[:4000])
-    conll = SHARED / "conformance" / "conll-reference" / "TC-A-1" / "key.conll"
+    conll = CONFORMANCE / "conll-reference" / "TC-A-1" / "key.conll"
     assert not compact.sniff(conll.read_text(encoding="utf-8"))
-    exploded = next((SHARED / "data" / "codi-crac22-corpus").glob("*.CONLLUA"))
+    exploded = next((CODI22).glob("*.CONLLUA"))
     assert not compact.sniff(exploded.read_text(encoding="utf-8")[:4000])
 
 
@@ -282,17 +276,12 @@ def test_a_headless_mention_that_opens_on_an_empty_node_is_a_zero(tmp_path, head
 def test_reading_without_layout_keeps_sentence_ids_and_every_annotation(tmp_path):
     """layout=False (how scoring reads) drops only the token rows a converter needs: the
     documents, tokens, mentions and sentence comments are those of a full read."""
-    from pathlib import Path
 
     from scoring.readers import compact as reader
 
-    samples = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / \
-        "gum-compact-samples"
-    paths = sorted(samples.glob("*.conllu"))
-    if not paths:
-        import pytest
-        pytest.skip("GUM samples not found")
-    for path in paths:
+    samples = sorted(GUM.glob("*.conllu"))
+    assert samples
+    for path in samples:
         full = reader.read(path)
         lean = reader.read(path, layout=False)
         assert [(d.name, d.tokens, d.identity, d.bridging) for d in lean] == \

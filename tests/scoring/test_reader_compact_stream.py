@@ -10,10 +10,10 @@ import pytest
 
 from scoring.errors import ScoringInputError
 from scoring.readers import compact
+from tests import paths
+from tests.paths import GUM
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-GUM = SHARED / "data" / "gum-compact-samples"
-COREFUD_TESTS = SHARED / "data" / "corefud-scorer-tests" / "tests-corefud"
+COREFUD_TESTS = paths.COREFUD_TESTS / "tests-corefud"
 DATA = Path(__file__).resolve().parent / "data"
 
 HEADER = "# global.Entity = eid-etype-head-other\n"
@@ -91,7 +91,6 @@ def test_a_document_read_whole_equals_its_line_by_line_reading(tmp_path, monkeyp
     assert [d.name for d in fast] == ["plain", "zeros-and-ranges", "split-and-bridge", "4"]
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_real_and_suite_files_read_the_same_both_ways(monkeypatch):
     files = sorted(GUM.glob("*.conllu")) + sorted(
         p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response"))

@@ -10,12 +10,11 @@ import pytest
 from scoring import filters
 from scoring.errors import ScoringInputError
 from scoring.readers import conll2012
+from tests.paths import CONFORMANCE, COREFUD_TESTS
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-REFERENCE = SHARED / "conformance" / "conll-reference"
-SUITE = SHARED / "data" / "corefud-scorer-tests" / "tests-conll"
+REFERENCE = CONFORMANCE / "conll-reference"
+SUITE = COREFUD_TESTS / "tests-conll"
 DATA = Path(__file__).resolve().parent / "data"
-needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -24,7 +23,6 @@ def write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-@needs_shared
 def test_it_reads_every_file_of_both_reference_suites():
     files = sorted(REFERENCE.glob("*/*.conll")) + sorted(SUITE.glob("*.key")) + sorted(
         SUITE.glob("*.response"))
@@ -34,7 +32,6 @@ def test_it_reads_every_file_of_both_reference_suites():
         assert docs and all(d.tokens for d in docs), path
 
 
-@needs_shared
 def test_it_names_documents_as_scorer_pl_does():
     """The name is everything after '#begin document', the part included."""
     [doc] = conll2012.read(REFERENCE / "TC-B-1" / "key.conll")
@@ -43,7 +40,6 @@ def test_it_names_documents_as_scorer_pl_does():
     assert doc.name == "(LuoTestCase);"
 
 
-@needs_shared
 def test_it_reads_the_luo_test_key():
     """TC-A.key: {a} {bc} {def}, a = a1 a2, b = b1..b4 (README of the suite)."""
     [doc] = conll2012.read(REFERENCE / "TC-A-1" / "key.conll")
@@ -55,7 +51,6 @@ def test_it_reads_the_luo_test_key():
     assert len(doc.tokens) == 20 and doc.tokens[0] == "a1"
 
 
-@needs_shared
 def test_it_reads_a_repeated_response_span_once_as_scorer_pl_does():
     """TC-A-8: B (entity 3) repeats b (entity 1); de-dup gives {a} {bcx} {dy} {z}."""
     warnings: list[str] = []

@@ -8,9 +8,9 @@ import pytest
 
 from scoring.errors import ScoringInputError
 from scoring.readers import exploded
+from tests.paths import CONFORMANCE, COREFUD_TESTS, CORPORA
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-FIXTURES = SHARED / "conformance" / "ua-fixtures"
+FIXTURES = CONFORMANCE / "ua-fixtures"
 HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
           "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM")
 
@@ -70,8 +70,6 @@ def test_it_reads_every_spelling_of_newdoc_to_the_same_name(tmp_path, newdoc):
 
 def test_the_newdoc_no_spaces_fixture_keeps_its_full_name():
     """Fixture newdoc_no_spaces: the reference names the document 'cdef'; we read 'abcdef'."""
-    if not FIXTURES.is_dir():
-        pytest.skip(f"conformance pack not found at {FIXTURES}")
     [doc] = exploded.read(str(FIXTURES / "newdoc_no_spaces" / "key.conllua"))
     assert doc.name == "abcdef"
 
@@ -279,15 +277,14 @@ def assert_parts_read_as_whole(path: str, settings: dict) -> int:
     return len(starts) - 1
 
 
-def shared_files() -> list[Path]:
-    return sorted(p for folder in (SHARED / "conformance", SHARED / "data")
+def data_files() -> list[Path]:
+    return sorted(p for folder in (CONFORMANCE, COREFUD_TESTS, CORPORA)
                   for p in folder.rglob("*") if p.suffix.lower() == ".conllua")
 
 
-@pytest.mark.skipif(not (SHARED / "conformance").is_dir(), reason="../shared is absent")
 @pytest.mark.parametrize("reading", SETTINGS, ids=lambda s: "-".join(s["layers"]))
-def test_every_shared_file_reads_in_two_parts_as_whole(reading):
-    files = shared_files()
+def test_every_data_file_reads_in_two_parts_as_whole(reading):
+    files = data_files()
     assert len(files) > 100
     cuts = sum(assert_parts_read_as_whole(str(path), reading) for path in files
                if path.stat().st_size < 200_000)
@@ -387,12 +384,11 @@ def reading(path: str, settings: dict, layout: bool) -> tuple:
             [(p.code, p.line, p.document, str(p)) for p in problems])
 
 
-@pytest.mark.skipif(not (SHARED / "conformance").is_dir(), reason="../shared is absent")
 @pytest.mark.parametrize("mode", SETTINGS, ids=lambda s: "-".join(s["layers"]))
 def test_plain_lines_read_fast_as_every_line_reads_with_layout(mode):
     """Scoring reads plain word lines on a shortcut; reading with layout takes every line
-    through the general path. Both give the same documents and problems on every shared file."""
-    files = [p for p in shared_files() if p.stat().st_size < 2_000_000]
+    through the general path. Both give the same documents and problems on every data file."""
+    files = [p for p in data_files() if p.stat().st_size < 2_000_000]
     assert len(files) > 100
     for path in files:
         assert reading(str(path), mode, False) == reading(str(path), mode, True), path

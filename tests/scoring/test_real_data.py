@@ -1,7 +1,7 @@
 """The real CODI-CRAC 2021/2022 files: they parse, score in all 36 v1 modes, and pair up.
 
-The files live beside the repository (../shared/data, see its SOURCE.md files); they are never
-copied into it. Counts are those of data-formats.md §1.1.
+The files are in fixtures/data (see their SOURCE.md files). Counts are those of
+data-formats.md §1.1.
 """
 
 from __future__ import annotations
@@ -18,35 +18,31 @@ from scoring.engine import score_corpus
 from scoring.options import CANONICAL_ORDER, canonical_mode, parse_options
 from scoring.readers import exploded
 from scoring.validate import document_checks
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+from tests.paths import CORPORA
 
 # file: (documents, tokens, identity markables, bridging links, DD-column markables)
 FILES = {
-    "codi-crac21-corpus/light_test.CONLLUA": (21, 11824, 3931, 415, 176),
-    "codi-crac21-corpus/Persuasion_test.CONLLUA": (28, 12629, 3839, 288, 257),
-    "codi-crac21-corpus/AMI_test_partial.ES2004a.CONLLUA": (1, 3308, 888, 108, 50),
-    "codi-crac22-corpus/light_dev.2022.CONLLUA": (21, 11824, 3941, 424, 183),
-    "codi-crac22-corpus/Persuasion_dev.2022.CONLLUA": (27, 12198, 3697, 316, 277),
-    "codi-crac22-corpus/AMI_dev_v2.2022.ES2004a.CONLLUA": (1, 3308, 887, 111, 50),
-    "codi-crac22-corpus/AMI_test.2022.ES2014a.CONLLUA": (1, 2633, 583, 29, 41),
+    "codi-crac21/light_test.CONLLUA": (21, 11824, 3931, 415, 176),
+    "codi-crac21/Persuasion_test.CONLLUA": (28, 12629, 3839, 288, 257),
+    "codi-crac21/AMI_test_partial.ES2004a.CONLLUA": (1, 3308, 888, 108, 50),
+    "codi-crac22/light_dev.2022.CONLLUA": (21, 11824, 3941, 424, 183),
+    "codi-crac22/Persuasion_dev.2022.CONLLUA": (27, 12198, 3697, 316, 277),
+    "codi-crac22/AMI_dev_v2.2022.ES2004a.CONLLUA": (1, 3308, 887, 111, 50),
+    "codi-crac22/AMI_test.2022.ES2014a.CONLLUA": (1, 2633, 583, 29, 41),
 }
 SMALL = [name for name in FILES if "AMI" in name]
 LARGE = [name for name in FILES if "AMI" not in name]
 PAIRS = [  # 2021 file, its 2022 re-annotation
-    ("codi-crac21-corpus/light_test.CONLLUA", "codi-crac22-corpus/light_dev.2022.CONLLUA"),
-    ("codi-crac21-corpus/Persuasion_test.CONLLUA",
-     "codi-crac22-corpus/Persuasion_dev.2022.CONLLUA"),
-    ("codi-crac21-corpus/AMI_test_partial.ES2004a.CONLLUA",
-     "codi-crac22-corpus/AMI_dev_v2.2022.ES2004a.CONLLUA"),
+    ("codi-crac21/light_test.CONLLUA", "codi-crac22/light_dev.2022.CONLLUA"),
+    ("codi-crac21/Persuasion_test.CONLLUA",
+     "codi-crac22/Persuasion_dev.2022.CONLLUA"),
+    ("codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
+     "codi-crac22/AMI_dev_v2.2022.ES2004a.CONLLUA"),
 ]
 
 
 def data_file(name: str) -> Path:
-    path = DATA / name
-    if not path.is_file():
-        pytest.skip(f"real data not found at {path}")
-    return path
+    return CORPORA / name
 
 
 @cache

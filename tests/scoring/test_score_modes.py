@@ -10,13 +10,13 @@ import pytest
 from scoring import ScoringInputError, parse_options, score, score_modes, score_rows
 from scoring.plan import ScoringPlan
 from scoring.procedures import PROCEDURES
+from tests.paths import CONFORMANCE
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = REPO / ".." / "shared"
 CODI = REPO / "fixtures" / "data" / "codi-crac21"
 BASELINES = REPO / "fixtures" / "baselines" / "codi-crac21"
 COREFUD = REPO / "fixtures" / "corefud"
-FIXTURES = SHARED / "conformance" / "ua-fixtures"
+FIXTURES = CONFORMANCE / "ua-fixtures"
 
 IDENTITY = [(), ("remove_singletons", "remove_split_antecedent"), ("only_split_antecedent",)]
 # three readings: identity, identity + bridging, discourse deixis
@@ -40,8 +40,6 @@ def assert_same(shared, separate, options):
 def test_codi_crac_modes_from_one_reading_equal_each_mode_alone(baseline):
     key = CODI / "AMI_test_partial.ES2004a.CONLLUA"
     response = BASELINES / baseline / "AMI.CONLLUA"
-    if not response.is_file():
-        pytest.skip(f"no {baseline} baseline of AMI")
     options = [parse_options(list(words)).options for words in CODI_CRAC]
     per_doc = [True, False, True, False, True, True]
     assert len({ScoringPlan.compile(o).reading for o in options}) < len(options)
@@ -68,8 +66,6 @@ def test_an_error_only_one_mode_meets_is_the_one_scoring_mode_by_mode_raises(ord
     """The fixture's ElementOf cycle is fatal where split antecedents are followed and
     harmless where they are removed: whichever order, the error is the one a loop over the
     modes raises first, and a mode that scores alone is not refused for another's problem."""
-    if not FIXTURES.is_dir():
-        pytest.skip(f"conformance pack not found at {FIXTURES}")
     key, response = (str(FIXTURES / "elementof_cycle_hang" / f"{side}.conllua")
                      for side in ("key", "sys"))
     options = [parse_options([] if name == "default" else [name]).options for name in order]

@@ -41,7 +41,6 @@ def test_per_document_bridging_rows_keep_their_counts():
 
 
 def test_blanc_rows_keep_both_sub_metric_counts():
-    report = scoring.score_files(str(KEY), str(RESPONSE), ["--per-doc"])
     rows = rows_for(["--per-doc"])
     blanc = [row for row in rows if row.metric == "blanc" and row.document]
     assert blanc and all(isinstance(row.counts, list) and len(row.counts) == 2 for row in blanc)

@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from scoring.errors import ScoringInputError
 from scoring.readers import compact
+from tests import paths
+from tests.paths import GUM
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-GUM = SHARED / "data" / "gum-compact-samples"
-COREFUD_TESTS = SHARED / "data" / "corefud-scorer-tests" / "tests-corefud"
+COREFUD_TESTS = paths.COREFUD_TESTS / "tests-corefud"
 DATA = Path(__file__).resolve().parent / "data"
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -59,8 +59,6 @@ def both(block: str, number: int = 3):
     return compact.split_document(block, pos, number), native(block, pos, number)
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_real_documents_split_the_same_both_ways():
     blocks = [b for path in compact_files() for b in document_blocks(path)]
     assert len(blocks) > 100
@@ -98,8 +96,6 @@ def edited(block: str, rng: random.Random) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_edited_documents_split_or_are_refused_the_same_both_ways():
     rng = random.Random(20261126)
     blocks = [block for path in compact_files()[:60] for _, block in document_blocks(path)]
@@ -124,7 +120,6 @@ LINE = st.one_of(
     pair[0] + "\t" + pair[1])
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 @settings(max_examples=400, deadline=None)
 @given(st.lists(LINE, min_size=1, max_size=12))
 def test_generated_documents_split_the_same_both_ways(lines):
@@ -151,8 +146,6 @@ def read_both_ways(path: Path, monkeypatch):
     return python, reading()
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared (data) is absent")
 def test_files_read_to_the_same_documents_both_ways(monkeypatch):
     for path in compact_files():
         python, c = read_both_ways(path, monkeypatch)
@@ -217,14 +210,13 @@ def mention_document(rng: random.Random, header: str) -> str:
     return f"# global.Entity = {header}\n# newdoc id = d\n# sent_id = s1\n{rows}\n"
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     """Random nested, single-word and escaped mentions, some cells then broken: the same
     documents, or the same error (code, line, message), with and without the C steps."""
     rng = random.Random(2611)
     outcomes = {"read": 0, "refused": 0}
     path = tmp_path / "mentions.conllu"
-    for k in range(1500):
+    for _ in range(1500):
         header = rng.choice(["eid-etype-head-other", "eid-etype-other-mid-min-ua",
                              "eid-etype-eid", "GRP-etype-infstat"])
         path.write_text(mention_document(rng, header), encoding="utf-8")
@@ -234,7 +226,6 @@ def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     assert outcomes["read"] > 300 and outcomes["refused"] > 100, outcomes
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 def test_the_mentions_step_reads_most_documents_and_leaves_the_rest(monkeypatch):
     """Plain Entity= annotations (escaped ids included) are read in C; a document with a
     discontinuous mention, links or another layer is left to the Python reading."""
@@ -257,7 +248,6 @@ def test_the_mentions_step_reads_most_documents_and_leaves_the_rest(monkeypatch)
 native_mentions = compact._native_entity_mentions
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 def test_the_markables_step_makes_what_the_reader_makes_and_leaves_the_rest():
     """`mention_markables` turns `entity_mentions` records into (markable, element_of,
     bridges) as `_DocumentBuilder.markable` does; an escaped ua value, a head or min that
@@ -295,7 +285,6 @@ def test_newlines_counts_what_str_count_counts():
         assert texts.count_newlines(text) == text.count("\n")
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 @pytest.mark.parametrize("miscs, outcome", [
     # the same mid twice: refused at the second mention's line, whichever way
     (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m1-)"], "duplicate_markable"),
@@ -332,7 +321,6 @@ def test_markables_made_in_c_are_checked_as_the_python_reading_checks_them(
         assert c[0][:2] == (outcome, 6)
 
 
-@pytest.mark.skipif(native is None, reason="scoring.native._speedups is not built")
 def test_unescape_undoes_percent_escapes_as_the_expression_does():
     """The compact reader's `unescape` is the C twin of `python_unescape` (a regular
     expression per value): each %XX of two hex digits made one character, left to right,

@@ -10,10 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from scoring import assignment
-
 ROOT = Path(__file__).resolve().parents[2]
 AMI = "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA"
 AMI_BASELINE = "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA"
@@ -72,7 +68,6 @@ def run_solving_assignments(setup: str) -> list[str]:
     return done.stdout.split()
 
 
-@pytest.mark.skipif(assignment._native_solve is None, reason="scoring.native._assign not built")
 def test_a_run_that_solves_assignments_with_the_compiled_solver_loads_no_numpy_or_scipy():
     solved, *loaded = run_solving_assignments("")
     assert int(solved) > 0
@@ -126,7 +121,6 @@ def threads_after_import(environment: dict[str, str]) -> int:
     return int(done.stdout)
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
 def test_numpy_starts_no_blas_threads_unless_told_to():
     """OpenBLAS would start a spinning thread per core at numpy's import (about 0.1 s of CPU
     per process, and nothing here does linear algebra that needs them): `scoring` asks for

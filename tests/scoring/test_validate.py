@@ -6,8 +6,7 @@ import pytest
 
 from scoring.model import Document, Markable
 from scoring.options import parse_options
-from scoring.validate import (compare_tokens, document_checks, document_pairing,
-                              elementof_cycles)
+from scoring.validate import compare_tokens, document_checks, document_pairing, elementof_cycles
 
 
 def markable(mid: str, entity: str, position: int, *element_of: str) -> Markable:
@@ -103,15 +102,12 @@ def test_the_docstring_examples_hold(module_name):
 def test_compact_files_must_keep_the_keys_sentence_ids(tmp_path):
     """The CorefUD scorer aligns nothing unless both files have the same sentences with the
     same '# sent_id': a changed id is refused, by the validator and the scorer alike."""
-    from pathlib import Path
 
     from scoring import score_files, validate_response
     from scoring.errors import ScoringInputError
+    from tests.paths import GUM
 
-    samples = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gum-compact-samples"
-    if not samples.is_dir():
-        pytest.skip(f"GUM samples not found at {samples}")
-    key = sorted(samples.glob("*.conllu"))[0]
+    key = sorted(GUM.glob("*.conllu"))[0]
     text = key.read_text(encoding="utf-8")
     first = text.index("# sent_id = ") + len("# sent_id = ")
     end = text.index("\n", first)

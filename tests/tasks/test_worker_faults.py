@@ -92,7 +92,7 @@ class Broker:
 @pytest.fixture
 def own_broker(tmp_path, services_ready) -> Iterator[Broker]:
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
+        pytest.fail("redis-server is not installed (apt-get install redis-server)")
     broker = Broker(tmp_path)
     broker.start()
     yield broker

@@ -12,7 +12,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competition import services
-from competition.models import ScoringRun, Submission, SubCorpus
+from competition.models import ScoringRun, SubCorpus, Submission
+from tests.paths import CODI21
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 Status = Submission.Status
@@ -41,14 +42,12 @@ while it scores, and over the 1 s time limit tested below. (The scorer alone now
 in well under that limit.)"""
 
 
-def big_uploads(world, shared_dir: Path) -> dict:
+def big_uploads(world) -> dict:
     """Point both sub-corpora at keys made of real CODI-CRAC 2021 test files (LIGHT,
     PERSUASION), each document `COPIES` times, and return uploads equal to them."""
     uploads = {}
     for slug, name in BIG.items():
-        source = shared_dir / "data" / "codi-crac21-corpus" / name
-        if not source.is_file():
-            pytest.skip(f"{source} is absent: the shared CODI-CRAC data are needed")
+        source = CODI21 / name
         header, body = source.read_bytes().split(b"\n", 1)
         assert header.startswith(b"# global.columns") and body.startswith(b"# newdoc id = ")
         data = b"\n".join([header] + [body.replace(b"# newdoc id = ", b"# newdoc id = %d/" % k)
@@ -72,12 +71,12 @@ def test_an_upload_is_scored_by_a_worker_into_postgresql(world, celery_worker, w
     assert conll.f1 == pytest.approx(1.0)
 
 
-def test_a_killed_worker_does_not_lose_the_job_and_it_is_scored_once(world, shared_dir,
+def test_a_killed_worker_does_not_lose_the_job_and_it_is_scored_once(world,
                                                                      celery_worker_factory,
                                                                      wait):
     """The whole worker is SIGKILLed while scoring; the unacknowledged message comes back
     (or the new worker's recovery queues it again), and exactly one run is recorded."""
-    files = big_uploads(world, shared_dir)
+    files = big_uploads(world)
     fast_restore = {"CELERY_VISIBILITY_TIMEOUT": "5", "CELERY_UNACKED_RESTORE_INTERVAL": "1",
                     **SLOW_WORKER}
     first = celery_worker_factory(**fast_restore)
@@ -117,13 +116,13 @@ def test_the_sweep_requeues_a_job_whose_message_was_lost(world, celery_worker, w
     assert status_of(submission.pk) == Status.SCORED
 
 
-def test_a_job_over_the_time_limit_fails_with_a_message(world, shared_dir, monkeypatch,
+def test_a_job_over_the_time_limit_fails_with_a_message(world, monkeypatch,
                                                         celery_worker_factory, wait):
     """Time limits travel in the message (Celery takes them from the sender's settings):
     set them on both sides as a deployment with SCORING_SOFT_TIME_LIMIT=1 would."""
     from tasks.scoring import score_submission_task
 
-    files = big_uploads(world, shared_dir)
+    files = big_uploads(world)
     monkeypatch.setattr(score_submission_task, "soft_time_limit", 1)
     monkeypatch.setattr(score_submission_task, "time_limit", 30)
     monkeypatch.setattr("django.conf.settings.SCORING_SOFT_TIME_LIMIT", 1)
@@ -206,12 +205,12 @@ def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_r
 
 
 def test_a_whole_worker_killed_while_a_second_is_alive_is_scored_again_within_a_minute(
-        world, shared_dir, celery_worker_factory, wait):
+        world, celery_worker_factory, wait):
     """No visibility timeout to wait for: the live worker's heartbeat loop sees the dead
     node's claim, queues the run again and scores it; one run, two attempts."""
     import time
 
-    files = big_uploads(world, shared_dir)
+    files = big_uploads(world)
     quick = {"WORKER_HEARTBEAT_INTERVAL": "1", "WORKER_STALE_AFTER": "4", **SLOW_WORKER}
     first = celery_worker_factory(**quick)
     submission = services.submission_create(team=world.alpha, phase=world.phase,

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from itertools import accumulate, chain, compress, repeat
 from functools import partial
+from itertools import accumulate, chain, compress, repeat
 from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 

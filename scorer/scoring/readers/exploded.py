@@ -340,7 +340,7 @@ class _Reader:
             append_token, append_line = doc.tokens.append, doc.token_lines.append
         intern = sys.intern
         first_line = lineno
-        for lineno, cells in enumerate(map(str.split, lines), lineno):
+        for lineno, cells in enumerate(map(str.split, lines), lineno):  # noqa: B020 (counts on)
             # the fast path: a word token line with nothing in the columns read
             if fast and low <= len(cells) <= high and cells[first_column] == "_" \
                     and cells[second_column] == "_" and cells[third_column] == "_" \
@@ -417,7 +417,7 @@ class _Reader:
         if not pieces[-1]:
             pieces.pop()
         lines, bad = [], {}
-        for lineno, raw in enumerate(pieces, lineno):
+        for lineno, raw in enumerate(pieces, lineno):  # noqa: B020 (counts on from the segment's line)
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]  # a byte-order mark
             try:
@@ -481,7 +481,7 @@ class _Reader:
         names = value.split()
         self.declared = len(names)
         if IDENTITY not in names:
-            self.problem(self.lineno, f"'# global.columns' has no IDENTITY column (expected "
+            self.problem(self.lineno, "'# global.columns' has no IDENTITY column (expected "
                          "e.g. '# global.columns = ID FORM … IDENTITY BRIDGING "
                          "DISCOURSE_DEIXIS')", "bad_columns_header")
         self.columns = {name: names.index(name) if name in names else None

@@ -40,13 +40,14 @@ def test_key_warnings_stay_with_the_organizers(world, caplog, django_capture_on_
 def test_a_broken_gold_key_is_reported_without_its_details(world, caplog):
     """An ElementOf cycle in the key: the team learns the key is at fault, nothing more."""
     import scoring
-
     from competition.errors import CompetitionError
 
     key_path = world.key_dir / "ami.conllua"
     text = world.key_text("ami")
-    text = re.sub(r"\(EntityID=1\|(MarkableID=[^|)]+)", r"(EntityID=1|\1|ElementOf=2", text, 1)
-    text = re.sub(r"\(EntityID=2\|(MarkableID=[^|)]+)", r"(EntityID=2|\1|ElementOf=1", text, 1)
+    text = re.sub(r"\(EntityID=1\|(MarkableID=[^|)]+)", r"(EntityID=1|\1|ElementOf=2", text,
+                  count=1)
+    text = re.sub(r"\(EntityID=2\|(MarkableID=[^|)]+)", r"(EntityID=2|\1|ElementOf=1", text,
+                  count=1)
     key_path.write_text(text, encoding="utf-8")
     response = world.key_dir.parent / "ami-response.conllua"
     response.write_text(world.response_text("ami"), encoding="utf-8")

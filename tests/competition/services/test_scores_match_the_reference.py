@@ -16,10 +16,11 @@ from django.utils import timezone
 
 from competition import services
 from competition.models import Competition, Phase, Score, SubCorpus, Task
+from tests.paths import CONFORMANCE
 
 pytestmark = pytest.mark.django_db
 
-PACK = Path(__file__).resolve().parents[3] / ".." / "shared" / "conformance" / "ua-generated"
+PACK = CONFORMANCE / "ua-generated"
 TOLERANCE = 1e-9
 COREF = ("muc", "bcub", "ceafe", "ceafm", "lea", "blanc")
 BRIDGING = {"bridging_ar": "anaphora_recognition", "bridging_mention": "mention",
@@ -27,16 +28,10 @@ BRIDGING = {"bridging_ar": "anaphora_recognition", "bridging_mention": "mention"
 
 
 def cases(feature: str, mode: str, limit: int = 3) -> list[str]:
-    if not (PACK / "INDEX.json").is_file():
-        return []
     index = json.loads((PACK / "INDEX.json").read_text(encoding="utf-8"))
     chosen = [entry["case"] for entry in index
               if feature in entry["features"] and mode not in entry["v1_crashed_modes"]]
     return chosen[:limit]
-
-
-needs_pack = pytest.mark.skipif(not PACK.is_dir(), reason=f"{PACK} is absent: the shared "
-                                "conformance pack is needed")
 
 
 def score_case(case: str, kind: str, options: list[str], world_user):
@@ -89,7 +84,6 @@ def check_coref(rows: dict[str, Score], reference: dict) -> None:
     assert rows["conll"].f1 == pytest.approx(reference["conll"], abs=TOLERANCE)
 
 
-@needs_pack
 @pytest.mark.parametrize("case", cases("identity", "only_split_antecedent"))
 def test_identity_task_and_analysis_modes_match_the_reference(case, participant):
     submission = score_case(case, "identity", [], participant)
@@ -103,7 +97,6 @@ def test_identity_task_and_analysis_modes_match_the_reference(case, participant)
                                                     abs=TOLERANCE), (mode, metric)
 
 
-@needs_pack
 @pytest.mark.parametrize("case", cases("bridging", "keep_bridging"))
 def test_bridging_task_matches_the_reference(case, participant):
     submission = score_case(case, "bridging", ["keep_bridging"], participant)
@@ -117,7 +110,6 @@ def test_bridging_task_matches_the_reference(case, participant):
     assert not Score.objects.filter(submission=submission).exclude(mode="task").exists()
 
 
-@needs_pack
 @pytest.mark.parametrize("case", cases("dd", "evaluate_discourse_deixis"))
 def test_discourse_deixis_task_matches_the_reference(case, participant):
     submission = score_case(case, "discourse_deixis", ["evaluate_discourse_deixis"],

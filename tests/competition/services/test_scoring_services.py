@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-import scoring
 from django.utils import timezone
 
+import scoring
 from competition import services
 from competition.models import Score, ScoringRun, Submission
 

@@ -38,7 +38,8 @@ def nothing_stored() -> bool:
             and (not media.exists() or not any(media.iterdir())))
 
 
-def test_it_stores_a_valid_run_and_queues_it_after_commit(world, django_capture_on_commit_callbacks):
+def test_it_stores_a_valid_run_and_queues_it_after_commit(world,
+                                                          django_capture_on_commit_callbacks):
     """One file per available sub-corpus is stored under MEDIA_ROOT/submissions/<id>/ and
     the scoring job is queued only when the transaction commits."""
     with django_capture_on_commit_callbacks() as callbacks:
