@@ -22,7 +22,12 @@ $(BIN)/python:
 # in Python. Bytecode is compiled at install: without it every command-line run compiles
 # numpy, scipy and the project again (about 0.5 s of CPU where PYTHONDONTWRITEBYTECODE is set).
 NATIVE := $(wildcard scorer/scoring/native/*.c scorer/scoring/native/*.h)
+# (A scoring/ folder left at the top by an older checkout holds only compiled modules and
+# bytecode, but would be imported as an empty package in place of the scorer: it goes.)
 $(VENV)/.installed: pyproject.toml scorer/pyproject.toml scorer/setup.py $(NATIVE) | $(BIN)/python
+	@if [ -d scoring ] && [ -z "$$(find scoring -type f ! -name '*.so' ! -path '*/__pycache__/*')" ]; then \
+		echo "removing scoring/, an older checkout's build output (the scorer is in scorer/scoring)"; \
+		rm -rf scoring; fi
 	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python \
 		--reinstall-package universal-anaphora-scorer -e ./scorer -e '.[test]'
 	$(BIN)/python -m compileall -q -j 0 scorer/scoring competition leaderboard tasks config client bench
