@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from typing import Any
 
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
@@ -163,7 +164,7 @@ def _partial_nodes(k, mn, zero_head, s_rest, starts, keys, pairs) -> None:
 
 def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads,
           key_zero_heads, response_zero_heads):
-    def head_of(code, heads, mins, zero_heads) -> tuple | None:
+    def head_of(code, heads, mins, zero_heads) -> tuple[Any, ...] | None:
         h = heads.get(code)
         if h is not None:
             return (h, h)
@@ -172,7 +173,7 @@ def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads
             return (z[0], z[0], z[1])  # an empty node never equals a word's (h, h)
         return mins.get(code)
 
-    def covers(head: tuple, code: int) -> bool:
+    def covers(head: tuple[Any, ...], code: int) -> bool:
         if len(head) == 3:
             return node_order((head[0], head[2])) in mention_nodes(keys[code])
         sp = keys[code][0]

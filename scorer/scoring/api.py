@@ -20,6 +20,7 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Sentence
@@ -44,7 +45,7 @@ __all__ = ["read_documents", "score", "score_files", "score_invocation", "score_
 
 # -- reading ---------------------------------------------------------------------------------
 def read_documents(path: str, format: str = "auto", *,
-                   collect: list | None = None) -> list[Document]:
+                   collect: list[Any] | None = None) -> list[Document]:
     """Every document of a file, with every annotation layer and the layout.
 
     ``format`` is a ``-f`` name (ua, corefud, conll, muc7) or ``auto``, which picks the first
@@ -92,10 +93,10 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
     """
     plans = [ScoringPlan.compile(each) for each in options]
     keep = list(per_doc) if per_doc is not None else [True] * len(plans)
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for index, plan in enumerate(plans):
         groups.setdefault(plan.reading, []).append(index)
-    results: list = [None] * len(plans)
+    results: list[Any] = [None] * len(plans)
     try:
         for members in groups.values():
             pairing = Pairing(key_path, response_path, plans[members[0]],
@@ -113,7 +114,7 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
 
 
 def score_files(key_path: str, response_path: str, options: Sequence[str] = (), *,
-                processes: int | None = None) -> dict:
+                processes: int | None = None) -> dict[str, Any]:
     """Score a response file against a key file; return the ``--json`` object.
 
     ``options`` are the command-line words after KEY and RESPONSE (v1 bare words or v2 dash
@@ -136,7 +137,7 @@ def score_files(key_path: str, response_path: str, options: Sequence[str] = (), 
 
 
 def score_invocation(key_path: str, response_path: str, invocation: Invocation, *,
-                     processes: int | None = None) -> dict:
+                     processes: int | None = None) -> dict[str, Any]:
     """`score_files` for options parsed already."""
     result = score(key_path, response_path, options=invocation.options,
                    per_doc=invocation.per_doc, processes=processes)

@@ -25,6 +25,7 @@ import importlib.machinery
 import importlib.util
 import os
 from collections.abc import Callable
+from typing import Any
 
 try:
     from scoring.native._assign import assigned_sum as _native_assigned_sum
@@ -34,7 +35,7 @@ except ImportError:  # not built: numpy and scipy solve
 _solve = _native_solve
 _assigned_sum = _native_assigned_sum
 
-_SOLVE: Callable | None = None
+_SOLVE: Callable[..., Any] | None = None
 
 
 def linear_sum_assignment(values: list[float], n_rows: int, n_cols: int,
@@ -58,7 +59,7 @@ def assigned_sum(values: list[float], n_rows: int, n_cols: int, maximize: bool =
     return float(matrix[rows, cols].sum())
 
 
-def solver() -> Callable:
+def solver() -> Callable[..., Any]:
     """scipy's ``linear_sum_assignment``, loaded once (see the module's docstring)."""
     global _SOLVE
     if _SOLVE is None:
@@ -78,7 +79,7 @@ def preload() -> None:
         solver()
 
 
-def _compiled_solver() -> Callable:
+def _compiled_solver() -> Callable[..., Any]:
     """``linear_sum_assignment`` of scipy's compiled ``_lsap`` module, loaded from its file."""
     spec = importlib.util.find_spec("scipy")
     if spec is None or not spec.submodule_search_locations:

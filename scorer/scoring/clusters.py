@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from typing import Any
 
 from scoring.errors import ScoringInputError
 from scoring.model import NON_REFERRING, Markable
@@ -40,7 +41,7 @@ except ImportError:  # not built: `_groups` and `_clusters`
 _layer_groups = _native_layer_groups
 _layer_clusters = _native_layer_clusters
 
-MentionKey = tuple
+MentionKey = tuple[Any, ...]
 """What makes two markables the same mention: ``(parts, zero)``, their word parts and zero
 rank; ``(parts, zero, zeros)`` when empty nodes lie inside a mention of several nodes
 (`Markable.zeros`); ``(parts, zero, zeros, head)`` under head matching on compact files, where
@@ -400,7 +401,7 @@ def _merge_identical_sets(clusters: list[list[int]], sets: list[AccommodatedSet 
     out_c: list[list[int]] = []
     out_s: list[AccommodatedSet | None] = []
     out_e: list[str] = []
-    where: dict[frozenset, int] = {}
+    where: dict[frozenset[Any], int] = {}
     for codes, acc, eid in zip(clusters, sets, eids):
         if acc is not None and acc.identity in where:
             target = out_c[where[acc.identity]]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from scoring import extra_metrics, filters
 from scoring.alignment import align_mentions, mention_order
@@ -301,7 +302,7 @@ def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,
     key_sentences = _zero_sentences(key)
     resp_sentences = _zero_sentences(response)
 
-    def deps(layer: ProcessedLayer, code: int, sentences: dict) -> str:
+    def deps(layer: ProcessedLayer, code: int, sentences: dict[Any, Any]) -> str:
         text = layer.deps.get(code, "")
         if "root" not in text:
             return text

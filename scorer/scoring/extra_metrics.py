@@ -46,8 +46,8 @@ def mor_counts(key_mentions: Sequence[Sequence[Any]],
     overlap = 0.0
     p_den = float(sum(len(s) for *_, is_key, s in items if not is_key))
     r_den = float(sum(len(s) for *_, is_key, s in items if is_key))
-    group_keys: list[frozenset] = []
-    group_response: list[frozenset] = []
+    group_keys: list[frozenset[Any]] = []
+    group_response: list[frozenset[Any]] = []
     bound = None
     for start, end, is_key, tokens in items:
         if bound is not None and start > bound:
@@ -59,7 +59,7 @@ def mor_counts(key_mentions: Sequence[Sequence[Any]],
     return PRCounts(overlap, p_den, overlap, r_den)
 
 
-def _best_overlap(keys: list[frozenset], responses: list[frozenset]) -> float:
+def _best_overlap(keys: list[frozenset[Any]], responses: list[frozenset[Any]]) -> float:
     if not keys or not responses:
         return 0.0
     if len(keys) == 1 and len(responses) == 1:
@@ -160,20 +160,20 @@ def parse_deps(deps: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _ordered(mentions) -> list:
+def _ordered(mentions) -> list[Any]:
     try:
         return sorted(mentions)
     except TypeError:
         return sorted(mentions, key=repr)
 
 
-def _f1(a: set, b: set) -> float:
+def _f1(a: set[Any], b: set[Any]) -> float:
     common = len(a & b)
     return 2 * common / (len(a) + len(b)) if common else 0.0
 
 
 def zero_dependency_alignment(key_deps: Mapping[Hashable, str],
-                              response_deps: Mapping[Hashable, str]) -> dict:
+                              response_deps: Mapping[Hashable, str]) -> dict[Any, Any]:
     """Match key zeros to response zeros by their dependencies (v2 ``--zero-match-method
     dependent``, VB:84-147 step 1 and VCM:225-247).
 

@@ -100,8 +100,8 @@ class Forked:
             os.waitpid(pid, 0)
 
 
-def _run_and_send(write_end: int, function: Callable[..., Any], args: tuple,
-                  kwargs: dict) -> None:
+def _run_and_send(write_end: int, function: Callable[..., Any], args: tuple[Any, ...],
+                  kwargs: dict[str, Any]) -> None:
     """In the child: the call's (True, result) or (False, exception), pickled to the pipe;
     then the child ends at once, without running the parent's exit handlers or flushing the
     buffers it inherited."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from scoring.errors import UsageError
 from scoring.vocabulary import COREF_METRICS, EXTRA_METRICS
@@ -99,7 +99,7 @@ V2_ALL = {
 }
 """What ``-m all`` selects for each format (differences doc §1)."""
 
-PRESETS: dict[str, dict] = {
+PRESETS: dict[str, dict[str, Any]] = {
     "conll12": {"format": "conll", "metrics": ("muc", "bcub", "ceafe")},
     "crac18": {"format": "ua", "metrics": ("muc", "bcub", "ceafe", "non-referring"),
                "keep_singletons": True},
@@ -137,7 +137,7 @@ class Invocation:
     notes: tuple[str, ...] = ()
 
 
-def mode_dict(options: ScoringOptions) -> dict:
+def mode_dict(options: ScoringOptions) -> dict[str, Any]:
     """The effective flags of ``options`` as plain JSON values (the ``"mode"`` object)."""
     return {key: list(value) if isinstance(value, tuple) else value
             for key, value in asdict(options).items()}
@@ -147,10 +147,10 @@ def _valid_words_text() -> str:
     return ", ".join(sorted(set(V1_WORDS), key=str.lower))
 
 
-def _split_pass_through(words: Sequence[str]) -> tuple[list[str], dict]:
+def _split_pass_through(words: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
     """Take ``--json``, ``--per-doc`` and ``--missing-documents X`` out of ``words``."""
     rest: list[str] = []
-    found: dict = {"as_json": False, "per_doc": False, "missing_documents": "error"}
+    found: dict[str, Any] = {"as_json": False, "per_doc": False, "missing_documents": "error"}
     items = list(words)
     index = 0
     while index < len(items):
@@ -356,7 +356,7 @@ _UA_ONLY = {"keep_split_antecedents": "-l", "only_split_antecedent": "--only-spl
 _CONLL_ONLY = {"np_only": "--np-only", "remove_nested_mentions": "--remove-nested-mentions"}
 
 
-def _check_v2_compatibility(fmt: str, settings: dict, selected: list[str]) -> None:
+def _check_v2_compatibility(fmt: str, settings: dict[str, Any], selected: list[str]) -> None:
     """UA scorer v2's ``compatibility_check``: options that a format cannot honour."""
     problems = []
     if fmt != "ua":

@@ -31,7 +31,7 @@ FORM_CHECKED = ("ua", "corefud")
 the others need the same number of tokens per document."""
 
 
-def read_other(path: str, format: str, collect: list | None,
+def read_other(path: str, format: str, collect: list[Any] | None,
                warnings: list[str] | None = None) -> list[Document]:
     """Every document of a file in a format other than exploded CONLL-UA (read whole; see
     `compact.iter_documents` for compact files read one document at a time)."""

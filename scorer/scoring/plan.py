@@ -110,7 +110,7 @@ class ScoringPlan:
         return given if isinstance(given, ScoringPlan) else cls.compile(given)
 
     @property
-    def reading(self) -> tuple:
+    def reading(self) -> tuple[Any, ...]:
         """What reading and pairing the files depends on: runs whose plans have the same
         ``reading`` read both files into the same documents and pairs, and may share one
         reading (`scoring.api.score_modes`). Only the exploded reader (``auto`` reads

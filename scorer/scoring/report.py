@@ -7,18 +7,20 @@ not part of the report: the command line writes them to stderr.
 
 from __future__ import annotations
 
+from typing import Any
+
 from scoring.vocabulary import COREF_METRICS
 
 RULE = "============================================"
 
 
-def prf_line(scores: dict) -> str:
+def prf_line(scores: dict[str, Any]) -> str:
     """``Recall: xx.xx  Precision: xx.xx  F1: xx.xx`` (two spaces between the fields)."""
     return (f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
             f"F1: {scores['f1'] * 100:.2f}")
 
 
-def v1_banner(mode: dict) -> str:
+def v1_banner(mode: dict[str, Any]) -> str:
     """v1's first line, double space after "evaluating" and a trailing space included."""
     if mode["discourse_deixis"]:
         message = "only discourse deixis"
@@ -39,7 +41,7 @@ def v1_banner(mode: dict) -> str:
     return f"The scorer is evaluating  {message} {suffix}"
 
 
-def v2_banner(mode: dict, report_order: list[str]) -> list[str]:
+def v2_banner(mode: dict[str, Any], report_order: list[str]) -> list[str]:
     """v2's banner lines (V:234-261), with its spelling of the no-coreference cases."""
     coreference = any(name in COREF_METRICS for name in report_order)
     if mode["discourse_deixis"]:
@@ -70,18 +72,18 @@ def v2_banner(mode: dict, report_order: list[str]) -> list[str]:
             f"The following metrics will be evaluated: {', '.join(report_order)}", ""]
 
 
-def nr_block(scores: dict) -> list[str]:
+def nr_block(scores: dict[str, Any]) -> list[str]:
     return [RULE, "Non-referring markable identification scores:", prf_line(scores)]
 
 
-def bridging_block(bridging: dict) -> list[str]:
+def bridging_block(bridging: dict[str, Any]) -> list[str]:
     return [RULE,
             "Bridging anaphora recognition scores:", prf_line(bridging["anaphora_recognition"]),
             "Full bridging scores (Markable Level):", prf_line(bridging["mention"]),
             "Full bridging scores (Entity Level):", prf_line(bridging["entity"])]
 
 
-def text_report(result: dict, report_order: list[str] | tuple[str, ...]) -> str:
+def text_report(result: dict[str, Any], report_order: list[str] | tuple[str, ...]) -> str:
     """The report as the reference prints it, one string ending in a newline."""
     mode = result["mode"]
     metrics = result["metrics"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def sum_in_order(values: Iterable[float]) -> float:
@@ -115,15 +116,15 @@ class CorpusResult:
     """Names of the key documents scored, in key order (kept when ``documents`` is not)."""
 
 
-def _tp_values(counts: TPCounts | None) -> tuple | None:
+def _tp_values(counts: TPCounts | None) -> tuple[Any, ...] | None:
     return None if counts is None else (counts.tp, counts.fp, counts.fn)
 
 
-def _tp_counts(values: tuple | None) -> TPCounts | None:
+def _tp_counts(values: tuple[Any, ...] | None) -> TPCounts | None:
     return None if values is None else TPCounts(*values)
 
 
-def document_values(doc: DocumentResult) -> tuple:
+def document_values(doc: DocumentResult) -> tuple[Any, ...]:
     """A document's result as plain tuples, dicts, strings and numbers: what a scoring half
     sends back to its parent (pickling these is a C loop; pickling the frozen dataclasses
     runs Python code per object, and took longer than scoring)."""
@@ -140,7 +141,7 @@ def document_values(doc: DocumentResult) -> tuple:
             list(doc.warnings))
 
 
-def document_from_values(values: tuple) -> DocumentResult:
+def document_from_values(values: tuple[Any, ...]) -> DocumentResult:
     """The inverse of `document_values`."""
     name, metrics, non_referring, bridging, by_relation, warnings = values
     return DocumentResult(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Iterator
+from typing import Any
 
 from scoring.engine import paused_gc, score_corpus, score_corpus_modes, summarize
 from scoring.errors import ScoringInputError
@@ -103,7 +104,7 @@ def _run(pairing: Pairing, parallel: bool) -> CorpusResult:
     return summarize(documents, pairing.plan, key_links_only=False)
 
 
-def halves(pairing: Pairing) -> tuple[dict, dict] | None:
+def halves(pairing: Pairing) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
     """Byte ranges of the key and the response for two halves of a run that reads them as one
     run does, or None where the run must stay whole: other formats, few documents, a
     response in another order, a file `exploded.scan` finds not partable."""
@@ -156,7 +157,8 @@ def early_scan(pairing: Pairing) -> Forked | None:
     return scan
 
 
-def score_halves(pairing: Pairing, cut: tuple[dict, dict]) -> tuple | None:
+def score_halves(pairing: Pairing,
+                 cut: tuple[dict[Any, Any], dict[Any, Any]]) -> tuple[Any, ...] | None:
     """Both halves' (documents, scored names): the second in a forked process, the first
     here meanwhile. None where no process can be forked (e.g. inside a daemonic worker) or
     the child died: then one process scores. An input error of the first half is raised
@@ -176,7 +178,8 @@ def score_halves(pairing: Pairing, cut: tuple[dict, dict]) -> tuple | None:
         return None
 
 
-def score_half(pairing: Pairing, half: dict, plain: bool = False) -> tuple[list, list[str]]:
+def score_half(pairing: Pairing, half: dict[Any, Any],
+               plain: bool = False) -> tuple[list[Any], list[str]]:
     """Per-document results of one half (as `document_values` with ``plain``, for sending to
     the parent: pickling those is a C loop) and the names it scored."""
     pairing.parts = {"key": half["key"], "response": half["response"]}

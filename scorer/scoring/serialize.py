@@ -160,7 +160,7 @@ def score_rows(result: CorpusResult, options: ScoringOptions, *, mode: str = "ta
 
 # -- the --json object ------------------------------------------------------------------------
 def result_dict(result: CorpusResult, options: ScoringOptions, *, per_doc: bool = False,
-                warnings: Sequence[str] | None = None) -> dict:
+                warnings: Sequence[str] | None = None) -> dict[str, Any]:
     """The ``--json`` object of a `CorpusResult` (docs/scorer.md, "JSON output")."""
     metrics = _selected(result.metrics, options)
     out: dict[str, Any] = {
@@ -191,7 +191,7 @@ def _tp_dict(counts: TPCounts) -> dict[str, Any]:
     return {**encode_counts(counts), **counts.prf().as_dict()}
 
 
-def _document_dict(doc: DocumentResult, options: ScoringOptions) -> dict:
+def _document_dict(doc: DocumentResult, options: ScoringOptions) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, metric in _selected(doc.metrics, options).items():
         out[name] = {**metric.prf.as_dict(), "counts": _metric_counts(metric, options)}

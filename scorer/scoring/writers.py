@@ -29,7 +29,7 @@ rides as the markable attribute ``Head=`` (1-based document token number).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TextIO
+from typing import Any, TextIO
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -189,8 +189,8 @@ def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = Tru
         by_anaphor.setdefault(link.anaphor, []).append(link)
     for key, layer in (("Entity", doc.identity), ("DiscourseDeixis", doc.discourse_deixis)):
         _check_compact_nesting(doc, layer)
-        opens: dict[Node, list] = {}
-        closes: dict[Node, list] = {}
+        opens: dict[Node, list[Any]] = {}
+        closes: dict[Node, list[Any]] = {}
         for markable in layer:
             bridges = by_anaphor.get(markable.markable_id, []) if key == "Entity" else []
             fields = _compact_fields(markable, nodes, bridges)
@@ -399,8 +399,8 @@ def _crossing(layer: Iterable[Markable]) -> bool:
 def _exploded_brackets(layer: Iterable[Markable]) -> dict[Node, str]:
     layer = list(layer)
     named = _crossing(layer)  # bare ')' closes by stack order: crossing parts need names
-    opens: dict[Node, list] = {}
-    closes: dict[Node, list] = {}
+    opens: dict[Node, list[Any]] = {}
+    closes: dict[Node, list[Any]] = {}
     for markable in layer:
         body = _exploded_body(markable)
         if markable.zero:

@@ -46,8 +46,11 @@ class Contingency:
             self.overlap = _overlap_rows(key.clusters, response.clusters)
         else:
             self.overlap = self.rrow
-        self.components = None  # CEAF's overlap components, computed on first use
+        # CEAF's overlap components, computed on first use
+        self.components: list[tuple[list[int], list[int]]] | None = None
         self.has_sets = key.has_sets or response.has_sets
+        self.ident_r: list[int | None] | None
+        self.ident_p: list[int | None] | None
         if self.has_sets:
             self.ident_r = _identical_sets(key, response)
             self.ident_p = _identical_sets(response, key)
@@ -66,7 +69,8 @@ def _mention_map(clusters: list[list[int]]) -> tuple[dict[int, int], bool]:
     return mapping, len(mapping) != total
 
 
-def _rows(clusters: list[list[int]], other_map: dict[int, int]):
+def _rows(clusters: list[list[int]],
+          other_map: dict[int, int]) -> tuple[list[dict[int, int]], list[int]]:
     rows: list[dict[int, int]] = []
     unfound: list[int] = []
     get = other_map.get

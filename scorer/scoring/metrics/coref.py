@@ -13,7 +13,7 @@ micro-summed counts (`scoring.results.PRCounts`), guarding denominators (Q22).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from scoring.assignment import assigned_sum
@@ -21,6 +21,9 @@ from scoring.metrics.contingency import Contingency
 from scoring.results import PRCounts, sum_in_order
 
 Alignment = dict[int, tuple[int, float]]
+Rows = list[dict[int, int]]
+Sets = Sequence[object | None] | None  # the accommodated sets of a side's clusters, if any
+Components = list[tuple[list[int], list[int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +43,8 @@ class SplitMaps:
 NO_SPLITS = SplitMaps({}, {}, {})
 
 
-def _muc_side(rows, unfound, sizes, other_sizes, sets, aligned, inner):
+def _muc_side(rows: Rows, unfound: list[int], sizes: list[int], other_sizes: list[int],
+              sets: Sets, aligned: Alignment, inner: bool) -> tuple[float, float]:
     num = den = 0.0
     for i, n in enumerate(sizes):
         row = rows[i]
@@ -55,7 +59,7 @@ def _muc_side(rows, unfound, sizes, other_sizes, sets, aligned, inner):
             continue
         den += n - 1
         linked = len(row)
-        tp = n - unfound[i] - linked
+        tp: float = n - unfound[i] - linked
         if sets is not None and sets[i] is not None:
             hit = aligned.get(i)
             if hit is None or hit[0] not in row:
@@ -93,15 +97,15 @@ def muc(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) 
     return PRCounts(pn, pd, rn, rd)
 
 
-def _bcub_side(rows, sizes, sets, aligned):
+def _bcub_side(rows: Rows, sizes: list[int], sets: Sets,
+               aligned: Alignment) -> tuple[float, float]:
     num = 0.0
     den = 0
     for i, n in enumerate(sizes):
-        row = rows[i]
+        row: Mapping[int, float] = rows[i]
         if sets is not None and sets[i] is not None and i in aligned:
             j, s = aligned[i]
-            row = dict(row)
-            row[j] = row.get(j, 0) + s
+            row = {**row, j: row.get(j, 0) + s}
         num += sum_in_order(v * v for v in row.values()) / n
         den += n
     return num, float(den)
@@ -177,6 +181,7 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
     ks, ss = table.key_sizes, table.sys_sizes
     overlap = table.overlap
     fmap = splits.f
+    components: Components | None
     if fmap:
         components = _components(overlap, fmap)
     else:
@@ -202,7 +207,7 @@ def ceaf_phi(overlap: list[dict[int, int]] | dict[int, dict[int, int]], fmap: Al
     their overlap; an aligned accommodated set of i adds its F score where it lands on j."""
 
     def phi(i: int, j: int) -> float:
-        v = overlap[i].get(j, 0)
+        v: float = overlap[i].get(j, 0)
         hit = fmap.get(i) if fmap else None
         if hit is not None and hit[0] == j:
             v += hit[1]
@@ -211,7 +216,9 @@ def ceaf_phi(overlap: list[dict[int, int]] | dict[int, dict[int, int]], fmap: Al
     return phi
 
 
-def assigned_total(components, overlap, fmap, phi) -> float:
+def assigned_total(components: Components,
+                   overlap: Sequence[dict[int, int]] | dict[int, dict[int, int]],
+                   fmap: Alignment, phi: Callable[[int, int], float]) -> float:
     """Σ φ of the optimal alignment of components of more than one entity on a side.
 
     They go to Kuhn–Munkres together, as one block-diagonal matrix (its optimum is the sum
@@ -234,7 +241,9 @@ def assigned_total(components, overlap, fmap, phi) -> float:
 _BATCH_CELLS = 4096
 
 
-def _assign(rows, cols, overlap, fmap, phi) -> float:
+def _assign(rows: list[int], cols: list[int],
+            overlap: Sequence[dict[int, int]] | dict[int, dict[int, int]], fmap: Alignment,
+            phi: Callable[[int, int], float]) -> float:
     ci = {j: n for n, j in enumerate(cols)}
     width = len(cols)
     values = [0.0] * (len(rows) * width)
@@ -267,18 +276,20 @@ def ceafe(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False
     return PRCounts(sim, float(len(table.sys_sizes)), sim, float(len(table.key_sizes)))
 
 
-def _set_target(i, sets, aligned, ident):
+def _set_target(i: int, sets: Sets, aligned: Alignment,
+                ident: list[int | None] | None) -> tuple[int | None, float]:
     """Where the accommodated set of cluster i lands on the other side, and its weight."""
     if sets is None or sets[i] is None:
         return None, 0.0
     hit = aligned.get(i)
     if hit is not None:
         return hit[0], hit[1]
-    j = ident[i]
+    j = ident[i] if ident is not None else None
     return (j, 1.0) if j is not None else (None, 0.0)
 
 
-def _lea_side(rows, sizes, other_sizes, sets, aligned, ident):
+def _lea_side(rows: Rows, sizes: list[int], other_sizes: list[int], sets: Sets,
+              aligned: Alignment, ident: list[int | None] | None) -> tuple[float, float]:
     num = den = 0.0
     for i, n in enumerate(sizes):
         row = rows[i]
@@ -290,9 +301,9 @@ def _lea_side(rows, sizes, other_sizes, sets, aligned, ident):
                     num += 1
             continue
         common = sum(v * (v - 1) for v in row.values()) / 2
-        j, w = _set_target(i, sets, aligned, ident)
-        if j is not None:
-            common += w * row.get(j, 0)
+        target, w = _set_target(i, sets, aligned, ident)
+        if target is not None:
+            common += w * row.get(target, 0)
         num += n * common / (n * (n - 1) / 2)
     return num, den
 
@@ -327,7 +338,7 @@ def lea(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) 
     return PRCounts(pn, pd, rn, rd)
 
 
-def _links(sizes) -> float:
+def _links(sizes: list[int]) -> float:
     return sum(n * (n - 1) for n in sizes) / 2
 
 
@@ -349,11 +360,12 @@ def blanc_coref(table: Contingency, splits: SplitMaps = NO_SPLITS,
     rows = table.rrow
     num = 0.0
     sets = table.key.sets if table.has_sets else None
+    ident = table.ident_r or []  # present where there are sets
     for i, row in enumerate(rows):
         num += sum(v * (v - 1) for v in row.values()) / 2
         if sets is not None and sets[i] is not None:
-            j1, w1 = _set_target(i, sets, splits.f, table.ident_r)
-            j0 = table.ident_r[i]
+            j1, w1 = _set_target(i, sets, splits.f, ident)
+            j0 = ident[i]
             half = 0.0
             if j1 is not None:
                 half += w1 * row.get(j1, 0)
@@ -379,12 +391,12 @@ def blanc_noncoref(table: Contingency, splits: SplitMaps = NO_SPLITS,
     sets = table.key.sets if table.has_sets else None
     total = sq_w = sq_v = 0.0
     column: dict[int, float] = {}
-    for i, row in enumerate(table.rrow):
+    for i, counts in enumerate(table.rrow):
+        row: Mapping[int, float] = counts
         if sets is not None and sets[i] is not None:
             j1, w1 = _set_target(i, sets, splits.f, table.ident_r)
             if j1 is not None:
-                row = dict(row)
-                row[j1] = row.get(j1, 0) + w1
+                row = {**row, j1: row.get(j1, 0) + w1}
         w = 0.0
         for j, v in row.items():
             w += v

@@ -20,6 +20,7 @@ numbers (tests/scoring/test_plain_counts.py).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from scoring.clusters import Partition
 from scoring.metrics.contingency import Contingency, _identical_sets
@@ -112,5 +113,5 @@ class SetTable:
         return metric(self.table, maps)
 
 
-def _counts(found: tuple) -> dict[Metric, PRCounts]:
+def _counts(found: tuple[Any, ...]) -> dict[Metric, PRCounts]:
     return {metric: PRCounts(*counts) for metric, counts in zip(_METRICS, found, strict=True)}

@@ -51,6 +51,7 @@ from functools import partial
 from itertools import accumulate, chain, compress, repeat
 from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
+from typing import Any
 
 from scoring.clusters import first_node
 from scoring.errors import ScoringInputError
@@ -118,7 +119,7 @@ def sniff(text_head: str) -> bool:
 
 
 def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list | None = None, layout: bool = True) -> list[Document]:
+         collect: list[Any] | None = None, layout: bool = True) -> list[Document]:
     """Read every document of a compact CONLL-UA / CorefUD file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
@@ -132,7 +133,7 @@ def read(path: str | Path, *, warnings: list[str] | None = None,
 
 
 def iter_documents(path: str | Path, *, warnings: list[str] | None = None,
-                   collect: list | None = None, layout: bool = True) -> Iterator[Document]:
+                   collect: list[Any] | None = None, layout: bool = True) -> Iterator[Document]:
     """Yield the documents of a compact file one by one, reading it a document at a time.
 
     Only one document's text and structures are held at once. ``collect``: None raises the
@@ -290,7 +291,8 @@ _ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\
                   re.M)
 
 
-Split = tuple[list[list[str]], list[int], list[int], bool, list, "list[tuple[int, str]] | None"]
+Split = tuple[list[list[str]], list[int], list[int], bool, list[Any],
+              "list[tuple[int, str]] | None"]
 
 
 def split_document(block: str, pos: int, number: int) -> Split | None:
@@ -543,14 +545,14 @@ class _Reader:
         self.finish_document()
 
 
-class _RowNodes(dict):
+class _RowNodes(dict[Any, Any]):
     """Row → node index of a document with multiword ranges (None for a range's row)."""
 
     def __missing__(self, key: int) -> None:
         return None
 
 
-class _SentenceIndex(dict):
+class _SentenceIndex(dict[Any, Any]):
     """(sentence, token ID) → node index, built on first use (only zero heads need it)."""
 
     def __init__(self, doc: _DocumentBuilder) -> None:
@@ -593,7 +595,7 @@ class _DocumentBuilder:
         self.parts_open: dict[tuple[str, str, int, int], list[_Mention]] = {}
         self.pending: dict[tuple[str, str, int], list[_Mention]] = {}
         self.mentions: list[_Mention] = []
-        self.made: list[tuple[Markable, tuple[str, ...], Sequence]] | None = None
+        self.made: list[tuple[Markable, tuple[str, ...], Sequence[Any]]] | None = None
         """(markable, element_of, bridges) of each mention, where `mention_markables` made
         them (then `mentions` stays empty)."""
         self.split_ante: list[tuple[str, str, int]] = []  # (antecedent, plural, line)
@@ -930,7 +932,7 @@ class _DocumentBuilder:
             nodes: range | list[int] = range(first, last + 1)
             parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = (
                 (positions[first], positions[last]),)
-            zeros: list[tuple[int, int]] | tuple = ()
+            zeros: list[tuple[int, int]] | tuple[Any, ...] = ()
         else:
             rank = self.rank
             nodes = [i for part in sorted(ranges)
@@ -963,7 +965,7 @@ class _DocumentBuilder:
             head, head_zero = positions[node], self.ranks[node] if self.ranks else 0
         min_span = None
         element_of: tuple[str, ...] = ()
-        bridges: list[tuple[str, str]] | tuple = ()
+        bridges: list[tuple[str, str]] | tuple[Any, ...] = ()
         if least := fields.get("min"):
             try:
                 bounds = list(map(int, least.split(",")))

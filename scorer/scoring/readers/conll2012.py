@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable, Sentence
@@ -52,7 +53,7 @@ def sniff(text_head: str) -> bool:
 
 
 def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list | None = None) -> list[Document]:
+         collect: list[Any] | None = None) -> list[Document]:
     """Read every ``#begin document`` … ``#end document`` block of a CoNLL-2012 file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).

@@ -38,7 +38,7 @@ import re
 import sys
 from collections.abc import Collection, Iterator
 from functools import partial
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -219,7 +219,7 @@ def parse_attributes(text: str) -> dict[str, str]:
 class _Reader:
     """One pass over one file; yields documents as they end."""
 
-    def __init__(self, path: str, *, collect: list | None, layers: Collection[str] | None,
+    def __init__(self, path: str, *, collect: list[Any] | None, layers: Collection[str] | None,
                  check_min: bool, discontinuous: bool, allow_crossing: bool,
                  layout: bool, read_min: bool = True,
                  part: tuple[int, int, int, int] | None = None) -> None:
@@ -566,7 +566,7 @@ class _Doc:
         self.built: tuple[tuple[Markable, ...], tuple[Markable, ...]] | None = None
         """The identity and discourse-deixis markables, where `read_document` read them."""
 
-    def native_settings(self) -> tuple | None:
+    def native_settings(self) -> tuple[Any, ...] | None:
         """What `read_document` needs to read this document as `_Reader.read_lines` would
         (see scoring/native/_exploded.c), or None where a column is beyond what it reads."""
         columns = [layer.column if layer is not None else -1
@@ -579,7 +579,7 @@ class _Doc:
         return (*self.fast, *columns, reader.read_min, reader.check_min, Markable)
 
     @staticmethod
-    def _layer(name: str, columns: dict, wanted: set[str] | None) -> _Layer | None:
+    def _layer(name: str, columns: dict[Any, Any], wanted: set[str] | None) -> _Layer | None:
         column = columns.get(name)
         if column is None or (wanted is not None and name not in wanted):
             return None
@@ -880,7 +880,7 @@ class _Doc:
         return bounds
 
 
-def iter_documents(path: str, *, collect: list | None = None,
+def iter_documents(path: str, *, collect: list[Any] | None = None,
                    layers: Collection[str] | None = None, check_min: bool = False,
                    read_min: bool = True, discontinuous: bool = False,
                    allow_crossing: bool = False, layout: bool = True,
@@ -923,7 +923,7 @@ def iter_documents(path: str, *, collect: list | None = None,
         return
 
 
-def read(path: str, *, collect: list | None = None, **settings) -> list[Document]:
+def read(path: str, *, collect: list[Any] | None = None, **settings) -> list[Document]:
     """Read every document of an exploded CONLL-UA file (see `iter_documents`)."""
     return list(iter_documents(path, collect=collect, **settings))
 
@@ -974,7 +974,7 @@ def scan(path: str) -> FileIndex:
     return index._replace(partable=state[1])
 
 
-def _scan_block(block: bytes, offset: int, state: list, index: FileIndex) -> None:
+def _scan_block(block: bytes, offset: int, state: list[Any], index: FileIndex) -> None:
     line, partable, seen = state
     counted = 0  # newlines of ``block`` before this position are in ``line``
     position = _find(block, b"newdoc")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import re
 from pathlib import Path
+from typing import Any
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Markable
@@ -57,7 +58,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list | None = None) -> list[Document]:
+         collect: list[Any] | None = None) -> list[Document]:
     """Read every ``<DOC>`` of a MUC-7 coreference file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document
@@ -59,7 +60,7 @@ def read_text(path: str | Path) -> str:
 
 
 def read_collecting(read: Callable[[str, list[str] | None], list[Document]], path: str | Path,
-                    warnings: list[str] | None, collect: list | None) -> list[Document]:
+                    warnings: list[str] | None, collect: list[Any] | None) -> list[Document]:
     """Run one reader's ``read(path, warnings)``.
 
     ``collect``: None raises the first ScoringInputError; a list receives it instead and no
