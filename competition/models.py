@@ -163,6 +163,9 @@ class SubCorpus(models.Model):
     # Path of the gold key, relative to settings.PRIVATE_ROOT. Never served.
     key_file = models.CharField(max_length=500, blank=True)
     sha256 = models.CharField(max_length=64, blank=True)
+    # SHA-256 of the key's content (line endings, trailing blanks normalised;
+    # competition.definition.keys): compared with the data files participants download.
+    content_sha256 = models.CharField(max_length=64, blank=True)
     # [{"name": document name, "tokens": number of word tokens}], in file order.
     documents = models.JSONField(default=list, blank=True)
     order = models.PositiveIntegerField(default=0)
@@ -457,6 +460,9 @@ class PhaseDataFile(models.Model):
     path = models.CharField(max_length=500)
     size = models.PositiveBigIntegerField()
     sha256 = models.CharField(max_length=64)
+    # Content digests of the file and, for a zip, of each member (normalised as a key's
+    # content_sha256 is): no gold key may equal any of them.
+    content_digests = models.JSONField(default=list, blank=True)
     release_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
