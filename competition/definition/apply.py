@@ -19,6 +19,7 @@ upload); the editor's forms write one part of one with the functions it is made 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,17 +71,22 @@ class _Seen:
 # --- the competition ----------------------------------------------------------------------
 
 def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool = True,
-                      with_baselines: bool = True) -> CompetitionLoad:
+                      with_baselines: bool = True,
+                      progress: Callable[[str], None] | None = None) -> CompetitionLoad:
     """Create or update the competition ``spec`` describes, with its pages, tasks, phases,
     sub-corpora and keys; then re-score what changed and submit its baselines.
 
-    Raises `SpecError` saying where and what; nothing is written then (baselines are
-    submitted after the structure is committed, one by one)."""
+    The keys are read, checked and stored first, outside the transaction (``progress`` is
+    told of each), so that a job loading large keys shows how far it is; then the structure
+    is written in one transaction. Raises `SpecError` saying where and what; nothing is
+    written then (baselines are submitted after the structure is committed, one by one)."""
     seen = _Seen()
-    known: dict | None = None
+    existing = Competition.objects.filter(slug=spec.slug).first()
+    known = known_keys(competition=existing) if existing is not None else {}
+    _keys_store(spec, competition=existing or Competition(slug=spec.slug), known=known,
+                progress=progress)
     with transaction.atomic():
         competition, created = _competition_write(spec, new=new)
-        known = known_keys(competition=competition)
         for order, task_spec in enumerate(spec.tasks):
             where = f"tasks[{order}]"
             try:
@@ -103,6 +109,27 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
                  if with_baselines else [])
     return CompetitionLoad(competition=competition, removed=removed, changed_phases=changed,
                            rescored=tuple(rescored), baselines=tuple(baselines))
+
+
+def _keys_store(spec: CompetitionSpec, *, competition: Competition, known: dict,
+                progress: Callable[[str], None] | None) -> None:
+    """Read, check and store every key the spec brings as a file; the spec then names them
+    as stored keys. Each is checked for the task the spec gives (its kind and scoring)."""
+    pending = [(f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub)
+               for t, task in enumerate(spec.tasks)
+               for p, phase in enumerate(task.phases or ())
+               for s, sub in enumerate(phase.subcorpora or ())
+               if isinstance(sub.key, KeyFile)]
+    for number, (where, task_spec, sub) in enumerate(pending, start=1):
+        if progress is not None:
+            progress(f"Reading the gold key {sub.key.label} ({number} of {len(pending)})")
+        task = Task(competition=competition, slug=task_spec.slug, kind=task_spec.kind,
+                    procedure=task_spec.procedure,
+                    scorer_options=list(task_spec.scorer_options))
+        try:
+            sub.key = key_store(key=sub.key, task=task, known=known)
+        except SpecError as exc:
+            raise exc.at(where) from None
 
 
 def competition_head_apply(*, spec: CompetitionSpec, new: bool = False) -> Competition:

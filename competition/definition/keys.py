@@ -146,6 +146,8 @@ def data_key_clash(*, competition: Competition, digests: list[str]) -> SubCorpus
 
 
 def _refuse_data_copy(*, competition: Competition, content: str, label: str) -> None:
+    if competition.pk is None:  # a competition not created yet has no data files
+        return
     if (data := key_data_clash(competition=competition, content=content)) is not None:
         raise KeyRefused("key_is_data", reason=(
             f"{label} is identical to the data file {data.file_name} of phase "

@@ -143,19 +143,21 @@ def _fail(name: str, reason: str) -> DefinitionError:
     return DefinitionError(name, reason)
 
 
-def _write(chunks: Iterator[bytes], target: Path, *, limit: int, name: str) -> str:
-    """Write ``chunks`` to ``target`` with a byte counter; returns their SHA-256 (every file
-    of an upload is hashed here, once, as it is written)."""
+def _write(chunks: Iterator[bytes], target: Path, *, limit: int, name: str,
+           digest: bool = False) -> str:
+    """Write ``chunks`` to ``target`` with a byte counter; with ``digest``, returns their
+    SHA-256 (every member of a zip is hashed here, once, as it is written)."""
     size = 0
-    digest = hashlib.sha256()
+    sha = hashlib.sha256() if digest else None
     with open(target, "wb") as out:
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
                 raise _fail(name, f"larger than the limit of {limit} bytes")
-            digest.update(chunk)
+            if sha is not None:
+                sha.update(chunk)
             out.write(chunk)
-    return digest.hexdigest()
+    return sha.hexdigest() if sha is not None else ""
 
 
 def _member_problem(info: zipfile.ZipInfo) -> str | None:
@@ -206,7 +208,7 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, 
                 with zf.open(info) as member:
                     digests[PurePosixPath(*parts).as_posix()] = _write(
                         iter(lambda m=member: m.read(CHUNK), b""), target,
-                        limit=min(info.file_size, total_limit), name=name)
+                        limit=min(info.file_size, total_limit), name=name, digest=True)
             return root.joinpath(*PurePosixPath(definitions[0]).parts), digests
     except zipfile.BadZipFile as exc:
         raise _fail(name, f"the zip archive cannot be read: {exc}") from None
