@@ -85,6 +85,8 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
     known = known_keys(competition=existing) if existing is not None else {}
     _keys_store(spec, competition=existing or Competition(slug=spec.slug), known=known,
                 progress=progress)
+    if progress is not None:
+        progress("Writing the competition")
     with transaction.atomic():
         competition, created = _competition_write(spec, new=new)
         for order, task_spec in enumerate(spec.tasks):

@@ -18,24 +18,33 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import os
+import shutil
 import stat
 import tempfile
+import uuid
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
 from competition.definition.files import DefinitionFiles
 from competition.definition.spec import StoredKey
 from competition.errors import DefinitionError
-from competition.models import Competition, SubCorpus
+from competition.models import Competition, DefinitionJob, SubCorpus
 from competition.services.definitions import CompetitionLoad, definition_files_load
+from competition.services.dispatch import definition_job_enqueue
 from competition.timezones import in_zone
 from competition.uploads import CHUNK, Upload, _zip_member_problem
+
+logger = logging.getLogger(__name__)
 
 DEFINITION_NAME = "competition.yaml"
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -229,8 +238,9 @@ def _current_keys(competition: Competition) -> dict[str, StoredKey]:
     return current
 
 
-def competition_definition_upload(*, competition: Competition,
-                                  upload: Upload) -> CompetitionLoad:
+def competition_definition_upload(*, competition: Competition, upload: Upload,
+                                  progress: Callable[[str], None] | None = None
+                                  ) -> CompetitionLoad:
     """Load an uploaded definition (YAML, or a zip of the YAML and its keys) into
     ``competition``. Raises ``DefinitionError`` naming the uploaded file and the place in it;
     nothing changes then."""
@@ -258,9 +268,97 @@ def competition_definition_upload(*, competition: Competition,
                                 inside="the upload", digests=digests,
                                 stored=_current_keys(competition))
         try:
-            return definition_files_load(files=files, slug=competition.slug)
+            return definition_files_load(files=files, slug=competition.slug,
+                                         progress=progress)
         except DefinitionError as exc:
             # Never a path of the server: the refusal names the upload and its members.
             reason = str(exc.params.get("reason", ""))
             reason = reason.replace(str(definition.parent) + os.sep, "").replace(str(work), "")
             raise _fail(name, reason) from None
+
+
+# --- large uploads: a job -----------------------------------------------------------------
+
+def definition_job_bytes() -> int:
+    """Uploads larger than this are loaded by a job (DEFINITION_JOB_BYTES)."""
+    return _limit("DEFINITION_JOB_BYTES", 32 * 1024 * 1024)
+
+
+def definition_upload_start(*, competition: Competition, upload: Upload,
+                            user=None) -> CompetitionLoad | DefinitionJob:
+    """Load an uploaded definition now, or, when it is large, keep it and queue a job that
+    loads it (returned; the edit page shows its progress)."""
+    name = PurePosixPath(upload.name.replace("\\", "/")).name
+    limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024 ** 3)
+    if upload.size is None or upload.size <= definition_job_bytes():
+        return competition_definition_upload(competition=competition, upload=upload)
+    if upload.size > limit:
+        raise _fail(name, f"larger than the limit of {limit} bytes")
+    folder = Path("jobs") / uuid.uuid4().hex
+    target = Path(settings.PRIVATE_ROOT) / folder
+    target.mkdir(parents=True)
+    try:
+        _write(iter(upload.chunks(CHUNK)), target / "upload", limit=limit, name=name)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    with transaction.atomic():
+        job = DefinitionJob.objects.create(
+            competition=competition, file_name=name, path=(folder / "upload").as_posix(),
+            size=upload.size, created_by=user, progress="Waiting for a worker")
+        definition_job_enqueue(job_id=job.pk)
+    return job
+
+
+@dataclass(slots=True)
+class _StoredUpload:
+    """A kept upload, as `competition_definition_upload` reads one."""
+
+    name: str
+    path: Path
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size
+
+    def chunks(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        with open(self.path, "rb") as handle:
+            while chunk := handle.read(chunk_size or CHUNK):
+                yield chunk
+
+
+def definition_job_run(*, job_id: int) -> str:
+    """Load the definition of a queued job, keeping its row's progress current; returns its
+    final status. A job already taken (a message delivered twice) is left alone."""
+    taken = DefinitionJob.objects.filter(pk=job_id, status=DefinitionJob.Status.QUEUED).update(
+        status=DefinitionJob.Status.RUNNING, progress="Unpacking the upload")
+    job = DefinitionJob.objects.select_related("competition").get(pk=job_id)
+    if not taken:
+        return job.status
+
+    def progress(text: str) -> None:
+        DefinitionJob.objects.filter(pk=job_id).update(progress=text[:300])
+
+    stored = Path(settings.PRIVATE_ROOT) / job.path
+    try:
+        load = competition_definition_upload(
+            competition=job.competition, upload=_StoredUpload(job.file_name, stored),
+            progress=progress)
+    except DefinitionError as exc:
+        status, message = DefinitionJob.Status.FAILED, exc.message
+    except Exception:
+        logger.exception("definition job %s failed", job_id)
+        status, message = DefinitionJob.Status.FAILED, (
+            f"{job.file_name}: the platform could not load it (an internal error, logged "
+            "for the site's administrators).")
+    else:
+        status = DefinitionJob.Status.DONE
+        message = "The definition was loaded." + (
+            f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
+            f" {len(load.rescored)} scored submissions are being re-scored."
+            if load.rescored else "")
+    finally:
+        shutil.rmtree(stored.parent, ignore_errors=True)
+    DefinitionJob.objects.filter(pk=job_id).update(
+        status=status, message=message, progress="", finished_at=timezone.now())
+    return status

@@ -11,6 +11,7 @@ submitted once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from competition.definition.apply import CompetitionLoad, competition_apply
@@ -38,12 +39,14 @@ def competition_load(*, path: str | Path, with_baselines: bool = True,
 
 
 def definition_files_load(*, files: DefinitionFiles, with_baselines: bool = True,
-                          rescore: bool = True,
-                          slug: str | None = None) -> CompetitionLoad:
+                          rescore: bool = True, slug: str | None = None,
+                          progress: Callable[[str], None] | None = None) -> CompetitionLoad:
     """Read the definition ``files`` holds into a spec and apply it; ``slug``: the
-    competition it must be (an upload on a competition's page)."""
+    competition it must be (an upload on a competition's page); ``progress`` is told what
+    is being done (a job's page shows it)."""
     spec = definition_read(files, slug=slug)
     try:
-        return competition_apply(spec=spec, rescore=rescore, with_baselines=with_baselines)
+        return competition_apply(spec=spec, rescore=rescore, with_baselines=with_baselines,
+                                 progress=progress)
     except SpecError as exc:
         raise DefinitionError(files.name, exc.message) from None
