@@ -305,7 +305,7 @@ def definition_upload_start(*, competition: Competition, upload: Upload,
     with transaction.atomic():
         job = DefinitionJob.objects.create(
             competition=competition, file_name=name, path=(folder / "upload").as_posix(),
-            size=upload.size, created_by=user, progress="Waiting for a worker")
+            size=upload.size, created_by=user)
         definition_job_enqueue(job_id=job.pk)
     return job
 
