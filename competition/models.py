@@ -163,6 +163,9 @@ class SubCorpus(models.Model):
     # Path of the gold key, relative to settings.PRIVATE_ROOT. Never served.
     key_file = models.CharField(max_length=500, blank=True)
     sha256 = models.CharField(max_length=64, blank=True)
+    # SHA-256 of the key's content (line endings, trailing blanks normalised;
+    # competition.definition.keys): compared with the data files participants download.
+    content_sha256 = models.CharField(max_length=64, blank=True)
     # [{"name": document name, "tokens": number of word tokens}], in file order.
     documents = models.JSONField(default=list, blank=True)
     order = models.PositiveIntegerField(default=0)
@@ -457,6 +460,9 @@ class PhaseDataFile(models.Model):
     path = models.CharField(max_length=500)
     size = models.PositiveBigIntegerField()
     sha256 = models.CharField(max_length=64)
+    # Content digests of the file and, for a zip, of each member (normalised as a key's
+    # content_sha256 is): no gold key may equal any of them.
+    content_digests = models.JSONField(default=list, blank=True)
     release_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -640,3 +646,38 @@ class BoardEntry(models.Model):
 
     def __str__(self) -> str:
         return f"board entry of submission {self.submission_id} (run {self.run_id})"
+
+
+class DefinitionJob(models.Model):
+    """An uploaded definition loaded by a job (a large upload: its keys are read outside the
+    request), with how far it is, for the competition's edit page."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Waiting for a worker"
+        RUNNING = "running", "Loading"
+        DONE = "done", "Loaded"
+        FAILED = "failed", "Refused"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
+                                    related_name="definition_jobs")
+    file_name = models.CharField(max_length=255)
+    # The received upload, relative to settings.PRIVATE_ROOT; removed when the job ends.
+    path = models.CharField(max_length=500)
+    size = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    progress = models.CharField(max_length=300, blank=True)
+    message = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
+                                   null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.competition.slug}: {self.file_name} ({self.status})"
+
+    @property
+    def is_pending(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)

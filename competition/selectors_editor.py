@@ -7,7 +7,14 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from competition.models import Competition, Phase, PhaseDataFile, SubCorpus, Task
+from competition.models import (
+    Competition,
+    DefinitionJob,
+    Phase,
+    PhaseDataFile,
+    SubCorpus,
+    Task,
+)
 from competition.timezones import in_zone
 from competition.visibility import data_file_downloadable, user_is_organizer
 
@@ -70,3 +77,8 @@ def data_file_for_download(*, pk: int, file_name: str, user) -> PhaseDataFile | 
     if data is None or not data_file_downloadable(data=data, user=user):
         return None
     return data
+
+
+def definition_jobs(*, competition: Competition, limit: int = 5) -> list[DefinitionJob]:
+    """The competition's latest definition jobs, newest first, for its edit page."""
+    return list(competition.definition_jobs.select_related("created_by")[:limit])

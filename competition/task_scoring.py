@@ -34,31 +34,36 @@ from scoring.vocabulary import (
 
 TASK_MODE = Score.TASK_MODE
 
-DEFAULT_OPTIONS: dict[str, list[str]] = {
-    Task.Kind.IDENTITY: [],
-    Task.Kind.BRIDGING: ["keep_bridging"],
-    Task.Kind.DISCOURSE_DEIXIS: ["evaluate_discourse_deixis"],
-    Task.Kind.COREFUD: [],
+KIND_PROCEDURE: dict[str, str] = {
+    Task.Kind.IDENTITY: "codi-crac-2021-identity",
+    Task.Kind.BRIDGING: "codi-crac-2021-bridging",
+    Task.Kind.DISCOURSE_DEIXIS: "codi-crac-2021-discourse-deixis",
+    Task.Kind.COREFUD: "crac-2025",
 }
-"""A task kind's scorer words when its definition names none (UA scorer v1's modes of the
-CODI-CRAC tasks)."""
+"""A task kind's scoring when its definition names none: a procedure of the scorer. The
+kind's default options, primary metric and analysis modes are the procedure's, said once."""
+
+NAMED_BY_DEFAULT = frozenset({Task.Kind.COREFUD})
+"""Kinds whose tasks record their default procedure by name; the others record its words
+(``scorer_options``) and are scored from them (the CODI-CRAC tasks, as they always were)."""
+
+DEFAULT_OPTIONS: dict[str, list[str]] = {
+    kind: [] if kind in NAMED_BY_DEFAULT else list(PROCEDURES[name].modes[TASK_MODE])
+    for kind, name in KIND_PROCEDURE.items()}
+"""A task kind's scorer words when its definition names none (its procedure's)."""
 
 DEFAULT_PRIMARY_METRIC: dict[str, str] = {
-    Task.Kind.IDENTITY: CONLL,
-    Task.Kind.BRIDGING: BRIDGING_METRICS["entity"],
-    Task.Kind.DISCOURSE_DEIXIS: CONLL,
-    Task.Kind.COREFUD: CONLL,
-}
-"""The metric a task kind ranks by when its definition names none."""
+    kind: PROCEDURES[name].primary_metric for kind, name in KIND_PROCEDURE.items()}
+"""The metric a task kind ranks by when its definition names none (its procedure's)."""
 
-DEFAULT_PROCEDURE: dict[str, str] = {Task.Kind.COREFUD: "crac-2025"}
-"""A task kind's procedure when its definition names none (and no scorer_options)."""
+DEFAULT_PROCEDURE: dict[str, str] = {kind: KIND_PROCEDURE[kind] for kind in NAMED_BY_DEFAULT}
+"""A task kind's procedure, recorded by name, when its definition names none."""
 
 ANALYSIS_MODES: dict[str, tuple[tuple[str, ...], ...]] = {
-    Task.Kind.IDENTITY: (("remove_singletons", "remove_split_antecedent"),
-                         ("only_split_antecedent",)),
-}
-"""Modes scored besides the task's own, by kind (their names are their words)."""
+    kind: tuple(words for mode, words in PROCEDURES[name].modes.items() if mode != TASK_MODE)
+    for kind, name in KIND_PROCEDURE.items() if kind not in NAMED_BY_DEFAULT}
+"""Modes scored besides the task's own, by kind (their names are their words): the other
+modes of the kind's procedure, for a task scored from its options."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,10 +31,10 @@ from competition.forms_editor import (
     TaskForm,
     aware,
 )
-from competition.models import Phase
+from competition.models import DefinitionJob, Phase
+from competition.timezones import zone_display
 from competition.services import definition_files, editor
 from competition.services.editor import EditorError
-from competition.timezones import zone_display
 
 
 def _refused(request: HttpRequest, form, exc: CompetitionError) -> None:
@@ -112,8 +112,13 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, f"The task {task.title} was added; add its phases.")
             return redirect("competition:edit_task", slug=slug, task=task.slug)
         if action == "upload" and upload_form.is_valid():
-            load = definition_files.competition_definition_upload(
-                competition=competition, upload=upload_form.cleaned_data["definition"])
+            load = definition_files.definition_upload_start(
+                competition=competition, upload=upload_form.cleaned_data["definition"],
+                user=request.user)
+            if isinstance(load, DefinitionJob):
+                messages.info(request, f"{load.file_name} is large: it is being loaded by a "
+                              "job. Its progress is shown under Definition file.")
+                return redirect("competition:edit", slug=slug)
             note = f" Removed: {', '.join(load.removed)}." if load.removed else ""
             messages.success(request, "The definition was loaded." + note)
             _rescored(request, load.rescored)
@@ -124,7 +129,9 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
         _refused(request, {"save": form, "organizer": organizer_form,
                            "task": task_form}.get(action), exc)
     competition = selectors.competition_detail(slug=slug)
+    jobs = selectors_editor.definition_jobs(competition=competition)
     return render(request, "competition/editor/competition.html", {
+        "jobs": jobs, "jobs_pending": any(job.is_pending for job in jobs),
         "competition": competition, "form": form, "organizer_form": organizer_form,
         "task_form": task_form, "upload_form": upload_form,
         "organizers": competition.organizers.order_by("username"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from tasks.definitions import load_definition_task
 from tasks.mail import send_announcement_task
 from tasks.scoring import notify_submission_task, score_submission_task, scoring_queue_length
 
@@ -24,6 +25,9 @@ class CeleryJobQueue:
 
     def announce(self, announcement_id: int) -> None:
         send_announcement_task.delay(announcement_id)
+
+    def load_definition(self, job_id: int) -> None:
+        load_definition_task.delay(job_id)
 
     def scoring_queue_length(self) -> int | None:
         return scoring_queue_length()

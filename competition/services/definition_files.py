@@ -4,32 +4,47 @@ loaded by the one loader (`competition_load`), with its rules on removal and re-
 
 Uploads are untrusted: the YAML is parsed with ``yaml.safe_load`` (data only, nothing is ever
 executed); a zip is checked member by member before anything is written (size caps, no
-absolute paths, no ``..``, no symbolic links, no encryption, no nested archives); every path
-the definition names (keys, baselines' files) must stay inside the upload. A YAML alone may
-name the keys as the download does (``keys/<task>/<phase>/<file>``): they are the
-competition's current keys. The download → upload round trip gives the same competition.
+absolute paths, no ``..``, no symbolic links or other special files, no encryption, no nested
+archives), and every member is hashed once as it is written; every path the definition names
+(pages, keys, baselines' files) must name a regular file inside the upload
+(`competition.definition.files`). A YAML alone may name the keys as the download does
+(``keys/<task>/<phase>/<file>``): they are the competition's current keys, neither copied nor
+read again. A key the competition already holds (the same SHA-256, for a task that reads it
+alike) is not read again either. The download → upload round trip gives the same
+competition.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
+import logging
 import os
 import shutil
+import stat
 import tempfile
+import uuid
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
+from competition.definition.files import DefinitionFiles
+from competition.definition.spec import StoredKey
 from competition.errors import DefinitionError
-from competition.models import Competition, PhaseDataFile, SubCorpus
-from competition.services.definitions import CompetitionLoad, _sha256, competition_load
-from competition.services.editor import CHUNK
+from competition.models import Competition, DefinitionJob, SubCorpus
+from competition.services.definitions import CompetitionLoad, definition_files_load
+from competition.services.dispatch import definition_job_enqueue
 from competition.timezones import in_zone
-from competition.uploads import Upload, _zip_member_problem
+from competition.uploads import CHUNK, Upload, _zip_member_problem
+
+logger = logging.getLogger(__name__)
 
 DEFINITION_NAME = "competition.yaml"
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -131,33 +146,54 @@ def competition_definition_zip(*, competition: Competition) -> bytes:
     return buffer.getvalue()
 
 
-# --- upload -----------------------------------------------------------------------------
+# --- upload ---------------------------------------------------------------------------
 
 def _fail(name: str, reason: str) -> DefinitionError:
     return DefinitionError(name, reason)
 
 
-def _write(chunks: Iterator[bytes], target: Path, *, limit: int, name: str) -> int:
+def _write(chunks: Iterator[bytes], target: Path, *, limit: int, name: str,
+           digest: bool = False) -> str:
+    """Write ``chunks`` to ``target`` with a byte counter; with ``digest``, returns their
+    SHA-256 (every member of a zip is hashed here, once, as it is written)."""
     size = 0
+    sha = hashlib.sha256() if digest else None
     with open(target, "wb") as out:
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
                 raise _fail(name, f"larger than the limit of {limit} bytes")
+            if sha is not None:
+                sha.update(chunk)
             out.write(chunk)
-    return size
+    return sha.hexdigest() if sha is not None else ""
 
 
-def _extract(zip_path: Path, root: Path, *, name: str) -> Path:
-    """Check every member, then write them under ``root``; returns the definition's path."""
+def _member_problem(info: zipfile.ZipInfo) -> str | None:
+    """Why a member of a definition's zip is refused, or None: what a run's zip refuses,
+    and any member that is not a regular file (a device, a pipe, a socket)."""
+    if problem := _zip_member_problem(info):
+        return problem
+    if "\x00" in info.filename:
+        return f"{info.filename!r} has a NUL character in its name"
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
+        return f"{info.filename!r} is not a regular file"
+    return None
+
+
+def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, str]]:
+    """Check every member, then write them under ``root``; returns the definition's path
+    and the SHA-256 of every member written (relative path → digest)."""
     total_limit = _limit("DEFINITION_MAX_UNCOMPRESSED_BYTES", 2 * 1024 ** 3)
     ratio = _limit("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
+    digests: dict[str, str] = {}
     try:
         with zipfile.ZipFile(zip_path) as zf:
             members = [info for info in zf.infolist() if not info.is_dir()]
             total = 0
             for info in members:
-                if problem := _zip_member_problem(info):
+                if problem := _member_problem(info):
                     raise _fail(name, f"refused: {problem}")
                 total += info.file_size
                 if total > total_limit:
@@ -175,82 +211,39 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> Path:
                 raise _fail(name, "expected exactly one .yaml file (the definition) in the "
                             f"zip, found {found}")
             for info in members:
-                target = root.joinpath(*PurePosixPath(info.filename).parts)
+                parts = PurePosixPath(info.filename).parts
+                target = root.joinpath(*parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as member:
-                    _write(iter(lambda m=member: m.read(CHUNK), b""), target,
-                           limit=min(info.file_size, total_limit), name=name)
-            return root.joinpath(*PurePosixPath(definitions[0]).parts)
+                    digests[PurePosixPath(*parts).as_posix()] = _write(
+                        iter(lambda m=member: m.read(CHUNK), b""), target,
+                        limit=min(info.file_size, total_limit), name=name, digest=True)
+            return root.joinpath(*PurePosixPath(definitions[0]).parts), digests
     except zipfile.BadZipFile as exc:
         raise _fail(name, f"the zip archive cannot be read: {exc}") from None
 
 
-def _place_current_keys(competition: Competition, root: Path) -> None:
-    """The competition's keys at the paths the download names them, so that a YAML alone
-    may keep them (hard links where the file system allows, else copies)."""
-    _, keys = competition_definition(competition=competition)
-    for name, stored in keys.items():
-        target = root.joinpath(*PurePosixPath(name).parts)
-        if target.exists() or not stored.is_file():
+def _current_keys(competition: Competition) -> dict[str, StoredKey]:
+    """The competition's keys by the paths the download names them, so that a YAML alone may
+    keep them without sending them again (and without their being read again)."""
+    current: dict[str, StoredKey] = {}
+    for subcorpus in (SubCorpus.objects.filter(phase__task__competition=competition,
+                                               available=True).exclude(key_file="")
+                      .select_related("phase__task")):
+        if not subcorpus.key_path.is_file():
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(stored, target)
-        except OSError:
-            shutil.copyfile(stored, target)
+        current.setdefault(_key_name(subcorpus), StoredKey(
+            key_file=subcorpus.key_file, sha256=subcorpus.sha256,
+            documents=tuple(subcorpus.documents), content_sha256=subcorpus.content_sha256))
+    return current
 
 
-def _paths_named(data: Mapping) -> Iterator[tuple[str, Any]]:
-    """(where, path) of every file a definition names."""
-    for t, task in enumerate(data.get("tasks") or []):
-        if not isinstance(task, Mapping):
-            continue
-        for p, phase in enumerate(task.get("phases") or []):
-            if not isinstance(phase, Mapping):
-                continue
-            for s, sub in enumerate(phase.get("subcorpora") or []):
-                if isinstance(sub, Mapping) and "key" in sub:
-                    yield f"tasks[{t}].phases[{p}].subcorpora[{s}].key", sub["key"]
-    for b, baseline in enumerate(data.get("baselines") or []):
-        if isinstance(baseline, Mapping) and isinstance(baseline.get("files"), Mapping):
-            for label, path in baseline["files"].items():
-                yield f"baselines[{b}].files.{label}", path
-
-
-def _check_definition(path: Path, root: Path, *, competition: Competition, name: str) -> None:
-    """The slug is the competition's; every named file stays inside the upload; no key is
-    a data file participants may download."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise _fail(name, f"not valid YAML: {exc}") from None
-    if not isinstance(data, Mapping):
-        raise _fail(name, "the file must be a mapping (slug:, title:, tasks: ...)")
-    if str(data.get("slug", "")).strip() != competition.slug:
-        raise _fail(name, f"'slug' is {data.get('slug')!r}; this page edits "
-                    f"{competition.slug!r} (expected slug: {competition.slug})")
-    data_files = dict(PhaseDataFile.objects.filter(phase__task__competition=competition)
-                      .values_list("sha256", "file_name"))
-    base = path.parent.resolve()
-    for where, relative in _paths_named(data):
-        text = str(relative)
-        pure = PurePosixPath(text.replace("\\", "/"))
-        target = (base / text).resolve()
-        if pure.is_absolute() or ".." in pure.parts or not target.is_relative_to(root):
-            raise _fail(name, f"{where}: {text!r} points outside the upload (expected a path "
-                        "relative to the definition, inside the zip)")
-        if where.endswith(".key") and target.is_file():
-            if (sha := _sha256(target)) in data_files:
-                raise _fail(name, f"{where}: {text} is identical to the data file "
-                            f"{data_files[sha]} that participants download; a gold key must "
-                            "never be given out")
-
-
-def competition_definition_upload(*, competition: Competition,
-                                  upload: Upload) -> CompetitionLoad:
+def competition_definition_upload(*, competition: Competition, upload: Upload,
+                                  progress: Callable[[str], None] | None = None
+                                  ) -> CompetitionLoad:
     """Load an uploaded definition (YAML, or a zip of the YAML and its keys) into
-    ``competition`` with the loader. Raises ``DefinitionError`` naming the uploaded file and
-    the place in it; nothing changes then."""
+    ``competition``. Raises ``DefinitionError`` naming the uploaded file and the place in it;
+    nothing changes then."""
     name = PurePosixPath(upload.name.replace("\\", "/")).name
     limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024 ** 3)
     if upload.size is not None and upload.size > limit:
@@ -265,16 +258,107 @@ def competition_definition_upload(*, competition: Competition,
         _write(iter(upload.chunks(CHUNK)), received, limit=limit, name=name)
         with open(received, "rb") as fh:
             head = fh.read(4)
+        digests: dict[str, str] = {}
         if head.startswith(ZIP_MAGIC) or name.lower().endswith(".zip"):
-            definition = _extract(received, root, name=name)
+            definition, digests = _extract(received, root, name=name)
         else:
             definition = root / DEFINITION_NAME
             received.replace(definition)
-        _place_current_keys(competition, definition.parent)
-        _check_definition(definition, root, competition=competition, name=name)
+        files = DefinitionFiles(definition=definition, root=root, name=name,
+                                inside="the upload", digests=digests,
+                                stored=_current_keys(competition))
         try:
-            return competition_load(path=definition)
+            return definition_files_load(files=files, slug=competition.slug,
+                                         progress=progress)
         except DefinitionError as exc:
-            where = str(exc.params.get("reason", ""))
-            where = where.replace(str(definition.parent) + os.sep, "").replace(str(work), "")
-            raise _fail(name, where) from None
+            # Never a path of the server: the refusal names the upload and its members.
+            reason = str(exc.params.get("reason", ""))
+            reason = reason.replace(str(definition.parent) + os.sep, "").replace(str(work), "")
+            raise _fail(name, reason) from None
+
+
+# --- large uploads: a job -----------------------------------------------------------------
+
+def definition_job_bytes() -> int:
+    """Uploads larger than this are loaded by a job (DEFINITION_JOB_BYTES)."""
+    return _limit("DEFINITION_JOB_BYTES", 32 * 1024 * 1024)
+
+
+def definition_upload_start(*, competition: Competition, upload: Upload,
+                            user=None) -> CompetitionLoad | DefinitionJob:
+    """Load an uploaded definition now, or, when it is large, keep it and queue a job that
+    loads it (returned; the edit page shows its progress)."""
+    name = PurePosixPath(upload.name.replace("\\", "/")).name
+    limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024 ** 3)
+    if upload.size is None or upload.size <= definition_job_bytes():
+        return competition_definition_upload(competition=competition, upload=upload)
+    if upload.size > limit:
+        raise _fail(name, f"larger than the limit of {limit} bytes")
+    folder = Path("jobs") / uuid.uuid4().hex
+    target = Path(settings.PRIVATE_ROOT) / folder
+    target.mkdir(parents=True)
+    try:
+        _write(iter(upload.chunks(CHUNK)), target / "upload", limit=limit, name=name)
+    except BaseException:
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    with transaction.atomic():
+        job = DefinitionJob.objects.create(
+            competition=competition, file_name=name, path=(folder / "upload").as_posix(),
+            size=upload.size, created_by=user)
+        definition_job_enqueue(job_id=job.pk)
+    return job
+
+
+@dataclass(slots=True)
+class _StoredUpload:
+    """A kept upload, as `competition_definition_upload` reads one."""
+
+    name: str
+    path: Path
+
+    @property
+    def size(self) -> int:
+        return self.path.stat().st_size
+
+    def chunks(self, chunk_size: int | None = None) -> Iterator[bytes]:
+        with open(self.path, "rb") as handle:
+            while chunk := handle.read(chunk_size or CHUNK):
+                yield chunk
+
+
+def definition_job_run(*, job_id: int) -> str:
+    """Load the definition of a queued job, keeping its row's progress current; returns its
+    final status. A job already taken (a message delivered twice) is left alone."""
+    taken = DefinitionJob.objects.filter(pk=job_id, status=DefinitionJob.Status.QUEUED).update(
+        status=DefinitionJob.Status.RUNNING, progress="Unpacking the upload")
+    job = DefinitionJob.objects.select_related("competition").get(pk=job_id)
+    if not taken:
+        return job.status
+
+    def progress(text: str) -> None:
+        DefinitionJob.objects.filter(pk=job_id).update(progress=text[:300])
+
+    stored = Path(settings.PRIVATE_ROOT) / job.path
+    try:
+        load = competition_definition_upload(
+            competition=job.competition, upload=_StoredUpload(job.file_name, stored),
+            progress=progress)
+    except DefinitionError as exc:
+        status, message = DefinitionJob.Status.FAILED, exc.message
+    except Exception:
+        logger.exception("definition job %s failed", job_id)
+        status, message = DefinitionJob.Status.FAILED, (
+            f"{job.file_name}: the platform could not load it (an internal error, logged "
+            "for the site's administrators).")
+    else:
+        status = DefinitionJob.Status.DONE
+        message = "The definition was loaded." + (
+            f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
+            f" {len(load.rescored)} scored submissions are being re-scored."
+            if load.rescored else "")
+    finally:
+        shutil.rmtree(stored.parent, ignore_errors=True)
+    DefinitionJob.objects.filter(pk=job_id).update(
+        status=status, message=message, progress="", finished_at=timezone.now())
+    return status

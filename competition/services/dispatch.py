@@ -40,6 +40,8 @@ class JobQueue(Protocol):
 
     def announce(self, announcement_id: int) -> None: ...
 
+    def load_definition(self, job_id: int) -> None: ...
+
     def scoring_queue_length(self) -> int | None: ...
 
     def runs_in_process(self) -> bool: ...
@@ -102,6 +104,35 @@ def announcement_email_enqueue(*, announcement_id: int) -> None:
     cannot be reached loses the mail (logged), not the announcement."""
     _on_commit(lambda: job_queue().announce(announcement_id),
                "could not queue the e-mail of announcement %s", announcement_id)
+
+
+def definition_job_enqueue(*, job_id: int) -> None:
+    """Queue the loading of an uploaded definition once the transaction commits. In the
+    embedded configuration it runs in a background thread, so that the request that
+    uploaded it returns at once and the edit page shows its progress. A broker that cannot
+    be reached leaves the job waiting (its page says so; the organizers upload again)."""
+    if not job_queue().runs_in_process():
+        _on_commit(lambda: job_queue().load_definition(job_id),
+                   "could not queue the definition job %s", job_id)
+        return
+
+    def start() -> None:
+        if connections["default"].in_atomic_block:  # a test's outer transaction
+            job_queue().load_definition(job_id)
+            return
+        threading.Thread(target=_load_in_background, args=(job_id,), daemon=True,
+                         name="definition-in-process").start()
+
+    transaction.on_commit(start)
+
+
+def _load_in_background(job_id: int) -> None:
+    try:
+        job_queue().load_definition(job_id)
+    except Exception:  # logged; the job's row says it failed
+        logger.exception("in-process loading of definition job %s failed", job_id)
+    finally:
+        connections.close_all()
 
 
 def _on_commit(send: Callable[[], None], failure: str, pk: int, *,

@@ -1,16 +1,19 @@
 """Shaping a competition in the browser: competitions, tasks, phases, sub-corpora with their
 gold keys, and the data files a phase hands to participants.
 
-The rules are the loader's (competition.services.definitions): slugs are unique at their
-level; a task's scoring is checked by the scorer's own parser; a gold key is read with the
-scorer's own reader before it is stored (under its SHA-256 in ``PRIVATE_ROOT/keys/``, shared
-with loaded definitions); a task, phase or sub-corpus that holds submissions is never deleted;
-a phase whose key or scoring changed has its scored submissions re-scored.
+Each form builds the part of a competition's spec it edits (`competition.definition.spec`)
+and writes it with the one writer (`competition.definition.apply`): the rules are those of a
+loaded definition, held once. Slugs are unique at their level; a task's scoring is checked by
+the scorer's own parser; a gold key is read like an upload and checked against its task
+before it is stored (under its SHA-256 in ``PRIVATE_ROOT/keys/``, shared with loaded
+definitions); a task, phase or sub-corpus that holds submissions is never deleted; a phase
+whose key or scoring changed has its scored submissions re-scored.
 
 Data files are what participants download (development data, test inputs without
 coreference, gold mentions of a gold phase). They are stored under ``PRIVATE_ROOT/data/`` and
-served only by a view that checks the release time; a file identical to a gold key of the
-competition is refused, and a key identical to a data file too.
+served only by a view that checks the release time; a file with the content of a gold key of
+the competition (or a zip holding one) is refused, and a key with a data file's content too
+(`competition.definition.keys`).
 """
 
 from __future__ import annotations
@@ -18,16 +21,28 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.utils.text import get_valid_filename, slugify
+from django.utils.text import get_valid_filename
 
+from competition.definition import apply
+from competition.definition.keys import data_key_clash, file_content_digests
+from competition.definition.spec import (
+    PHASE_FIELDS,
+    CompetitionSpec,
+    KeyFile,
+    PhaseSpec,
+    SpecError,
+    SubCorpusSpec,
+    TaskSpec,
+)
 from competition.errors import CompetitionError
 from competition.models import (
     Competition,
@@ -39,34 +54,12 @@ from competition.models import (
 )
 from competition.services.scoring import phase_rescore
 from competition.services.teams import organizer_team_get_or_create
-from competition.task_scoring import (
-    DEFAULT_OPTIONS,
-    DEFAULT_PRIMARY_METRIC,
-    DEFAULT_PROCEDURE,
-    task_scoring_check,
-)
-from competition.timezones import zone_get
-from competition.uploads import Upload
-from scoring import ScoringError, ScoringInputError, read_documents
-from scoring.procedures import PROCEDURES
+from competition.uploads import CHUNK, Upload
 
-CHUNK = 1024 * 1024
+T = TypeVar("T")
 
 MESSAGES: dict[str, str] = {
-    "bad_slug": "{value!r} is not a URL slug: use lower-case letters, digits, - and _.",
-    "slug_taken": "The {level} slug {slug!r} is already used here.",
-    "slug_reserved": "{slug!r} is a word of the site's addresses; name the task otherwise "
-    "(not one of {reserved}).",
-    "name_taken": "The sub-corpus name {name!r} is already used in this phase.",
     "unknown_user": "There is no user named {username!r}.",
-    "end_before_start": "The phase ends ({end}) before it starts ({start}).",
-    "bad_time_zone": "{reason}",
-    "bad_scoring": "{reason}",
-    "procedure_and_options": "Give either a scoring procedure or scorer options, not both.",
-    "key_required": "An available sub-corpus needs its gold key file.",
-    "key_unreadable": "{problem}",
-    "key_is_data": "{name} is identical to the data file {data} of phase {phase}, which "
-    "participants may download; a gold key must never be given out.",
     "data_is_key": "{name} is identical to the gold key of {subcorpus}; keys are never given "
     "to participants.",
     "too_large": "{name} is larger than the limit of {limit} bytes.",
@@ -76,6 +69,7 @@ MESSAGES: dict[str, str] = {
     "held": "{what} holds {count} submissions; deleting it would delete them and their "
     "scores.",
 }
+"""The editor's own refusals; a spec's rules refuse with their own message (``reason``)."""
 
 
 class EditorError(CompetitionError):
@@ -87,7 +81,17 @@ class EditorError(CompetitionError):
 
     @property
     def message(self) -> str:
-        return MESSAGES.get(self.code, self.code).format(**self.params)
+        if self.code in MESSAGES:
+            return MESSAGES[self.code].format(**self.params)
+        return str(self.params.get("reason", self.code))
+
+
+def _spec(build: Callable[[], T]) -> T:
+    """Build or apply a spec part; a rule's refusal becomes the form's, on its field."""
+    try:
+        return build()
+    except SpecError as exc:
+        raise EditorError(exc.code, field=exc.field, reason=exc.message) from None
 
 
 def _limit(name: str, default: int) -> int:
@@ -102,38 +106,28 @@ def data_max_bytes() -> int:
     return _limit("DATA_MAX_UPLOAD_BYTES", 1024 * 1024 * 1024)
 
 
-def _check_slug(value: str, *, field: str = "slug") -> str:
-    value = value.strip()
-    if not value or slugify(value) != value:
-        raise EditorError("bad_slug", field=field, value=value)
-    return value
-
-
 # --- competitions -----------------------------------------------------------------------
 
 @transaction.atomic
 def competition_create(*, slug: str, title: str, owner: str) -> Competition:
     """A new, empty competition whose organizer is the user named ``owner`` (staff only:
     the page checks)."""
-    slug = _check_slug(slug)
-    user = get_user_model().objects.filter(username=owner.strip()).first()
-    if user is None:
-        raise EditorError("unknown_user", field="owner", username=owner.strip())
-    if Competition.objects.filter(slug=slug).exists():
-        raise EditorError("slug_taken", field="slug", level="competition", slug=slug)
-    competition = Competition.objects.create(slug=slug, title=title.strip())
-    competition.organizers.add(user)
+    spec = _spec(lambda: CompetitionSpec(slug=slug, title=title, organizers=(owner.strip(),)))
+    try:
+        competition = apply.competition_head_apply(spec=spec, new=True)
+    except SpecError as exc:
+        if exc.code == "unknown_user":
+            raise EditorError("unknown_user", field="owner", username=owner.strip()) from None
+        raise EditorError(exc.code, field=exc.field, reason=exc.message) from None
     organizer_team_get_or_create(competition=competition)
     return competition
 
 
 def competition_update(*, competition: Competition, title: str, description: str = "",
                        website: str = "") -> Competition:
-    competition.title = title.strip()
-    competition.description = description.strip()
-    competition.website = website.strip()
-    competition.save(update_fields=["title", "description", "website"])
-    return competition
+    spec = _spec(lambda: CompetitionSpec(slug=competition.slug, title=title,
+                                         description=description, website=website))
+    return _spec(lambda: apply.competition_head_apply(spec=spec))
 
 
 def competition_organizer_add(*, competition: Competition, username: str) -> None:
@@ -150,45 +144,19 @@ def task_save(*, competition: Competition, task: Task | None = None, slug: str, 
               scorer_options: list[str] | None = None,
               primary_metric: str = "") -> tuple[Task, list[Submission]]:
     """Create or update a task; returns it and the submissions re-scored because its
-    scoring changed."""
-    slug = _check_slug(slug)
-    if slug in Task.RESERVED_SLUGS:
-        raise EditorError("slug_reserved", field="slug", slug=slug,
-                          reserved=", ".join(sorted(Task.RESERVED_SLUGS)))
-    if procedure and scorer_options:
-        raise EditorError("procedure_and_options", field="procedure")
-    options = list(scorer_options) if scorer_options else list(DEFAULT_OPTIONS[kind])
-    if task is None and not procedure and not scorer_options:  # the loader's default
-        procedure = DEFAULT_PROCEDURE.get(kind, "")
-    default_primary = (PROCEDURES[procedure].primary_metric if procedure in PROCEDURES
-                       else DEFAULT_PRIMARY_METRIC[kind])
-    primary_metric = primary_metric.strip() or default_primary
-    if problem := task_scoring_check(words=options, primary_metric=primary_metric,
-                                     procedure=procedure):
-        raise EditorError("bad_scoring", field="scorer_options", reason=problem)
-    clash = Task.objects.filter(competition=competition, slug=slug)
-    if task is not None:
-        clash = clash.exclude(pk=task.pk)
-    if clash.exists():
-        raise EditorError("slug_taken", field="slug", level="task", slug=slug)
+    scoring changed. Blank scoring (no procedure, no options): the kind's."""
+    spec = _spec(lambda: TaskSpec(
+        slug=slug, kind=kind, title=title, description=description, procedure=procedure,
+        scorer_options=tuple(scorer_options) if scorer_options else None,
+        primary_metric=primary_metric))
     with transaction.atomic():
-        if task is None:
-            task = Task(competition=competition,
-                        order=Task.objects.filter(competition=competition).count())
-            changed = False
-        else:
-            changed = (task.kind, list(task.scorer_options), task.procedure) != (
-                kind, options, procedure)
-        task.slug, task.kind, task.title = slug, kind, title.strip()
-        task.description = description.strip()
-        task.scorer_options, task.procedure = options, procedure
-        task.primary_metric = primary_metric
-        task.save()
+        saved, changed = _spec(lambda: apply.task_apply(
+            competition=competition, spec=spec, task=task, new=task is None))
     rescored: list[Submission] = []
     if changed:
-        for phase in task.phases.all():
+        for phase in saved.phases.all():
             rescored.extend(phase_rescore(phase=phase))
-    return task, rescored
+    return saved, rescored
 
 
 def _held(what: str, submissions) -> None:
@@ -203,40 +171,18 @@ def task_delete(*, task: Task) -> None:
 
 # --- phases -----------------------------------------------------------------------------
 
-PHASE_FIELDS = ("kind", "title", "start", "end", "time_zone", "leaderboard_visibility",
-                "revealed_at", "show_own_scores_when_hidden", "run_details", "daily_limit",
-                "total_limit", "counts", "missing")
-
-
 def phase_save(*, task: Task, phase: Phase | None = None, slug: str,
                **fields: Any) -> Phase:
     """Create or update a phase. Dates are aware datetimes (stored in UTC); ``time_zone``
     is the zone they are announced in. Keys, limits and dates may change while the phase
     holds submissions: what was submitted stays."""
-    slug = _check_slug(slug)
-    unknown = set(fields) - set(PHASE_FIELDS)
-    if unknown:
+    if unknown := set(fields) - set(PHASE_FIELDS):
         raise TypeError(f"unknown phase fields {sorted(unknown)}")
-    try:
-        zone_get(fields.get("time_zone", "UTC"))
-    except ValueError as exc:
-        raise EditorError("bad_time_zone", field="time_zone", reason=str(exc)) from None
-    start, end = fields["start"], fields.get("end")
-    if end is not None and end < start:
-        raise EditorError("end_before_start", field="end", start=start.isoformat(),
-                          end=end.isoformat())
-    clash = Phase.objects.filter(task=task, slug=slug)
-    if phase is not None:
-        clash = clash.exclude(pk=phase.pk)
-    if clash.exists():
-        raise EditorError("slug_taken", field="slug", level="phase", slug=slug)
-    if phase is None:
-        phase = Phase(task=task, order=Phase.objects.filter(task=task).count())
-    phase.slug = slug
-    for name, value in fields.items():
-        setattr(phase, name, value)
-    phase.save()
-    return phase
+    spec = _spec(lambda: PhaseSpec(slug=slug, **fields))
+    with transaction.atomic():
+        saved, _ = _spec(lambda: apply.phase_apply(task=task, spec=spec, phase=phase,
+                                                   new=phase is None))
+    return saved
 
 
 def phase_delete(*, phase: Phase) -> None:
@@ -271,49 +217,6 @@ def _receive(upload: Upload, *, limit: int, folder: Path) -> tuple[Path, int, st
     return Path(handle.name), size, digest.hexdigest()
 
 
-def key_documents(path: Path, *, name: str) -> list[dict]:
-    """The documents of a gold key, read by the scorer's own reader (as a definition's
-    keys are); a key that does not read is refused with its file, line and problem."""
-    try:
-        documents = read_documents(str(path))
-    except ScoringInputError as exc:
-        where = name if exc.line is None else f"{name}:{exc.line}"
-        raise EditorError("key_unreadable", field="key",
-                          problem=f"{where}: {exc.message}") from None
-    except ScoringError as exc:
-        raise EditorError("key_unreadable", field="key", problem=f"{name}: {exc}") from None
-    if not documents:
-        raise EditorError("key_unreadable", field="key",
-                          problem=f"{name}: no document was found (expected a gold key in "
-                          "CONLL-UA or CorefUD CoNLL-U)")
-    return [{"name": doc.name, "tokens": len(doc.tokens)} for doc in documents]
-
-
-def _key_not_data(*, competition: Competition, sha: str, name: str) -> None:
-    data = (PhaseDataFile.objects.filter(phase__task__competition=competition, sha256=sha)
-            .select_related("phase__task").first())
-    if data is not None:
-        raise EditorError("key_is_data", field="key", name=name, data=data.file_name,
-                          phase=f"{data.phase.task.slug}/{data.phase.slug}")
-
-
-def key_store(*, competition: Competition, upload: Upload) -> tuple[str, str, list[dict]]:
-    """Check and store an uploaded gold key; returns (stored path, sha256, documents)."""
-    private = Path(settings.PRIVATE_ROOT)
-    path, _, sha = _receive(upload, limit=key_max_bytes(), folder=private / "tmp")
-    try:
-        _key_not_data(competition=competition, sha=sha, name=upload.name)
-        documents = key_documents(path, name=upload.name)
-        stored = Path("keys") / f"{sha}.conllua"
-        target = private / stored
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            path.replace(target)
-    finally:
-        path.unlink(missing_ok=True)
-    return stored.as_posix(), sha, documents
-
-
 @dataclass(frozen=True, slots=True)
 class SubcorpusSave:
     subcorpus: SubCorpus
@@ -323,39 +226,29 @@ class SubcorpusSave:
 def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
                    language: str = "", file_name: str = "", available: bool = True,
                    key: Upload | None = None) -> SubcorpusSave:
-    """Create or update a sub-corpus (dataset). A new key is read and stored first; when it
-    (or the sub-corpus's availability) changes the phase's scored runs are re-scored."""
-    name = " ".join(name.split())
-    slug = slugify(name)
-    if not slug:
-        raise EditorError("bad_slug", field="name", value=name)
-    clash = SubCorpus.objects.filter(phase=phase, slug=slug)
-    if subcorpus is not None:
-        clash = clash.exclude(pk=subcorpus.pk)
-    if clash.exists():
-        raise EditorError("name_taken", field="name", name=name)
-    competition = phase.task.competition
-    key_file, sha, documents = ("", "", [])
-    if subcorpus is not None and subcorpus.key_file:
-        key_file, sha, documents = subcorpus.key_file, subcorpus.sha256, subcorpus.documents
-    if key is not None:
-        key_file, sha, documents = key_store(competition=competition, upload=key)
-    if available and not key_file:
-        raise EditorError("key_required", field="key")
-    if not available:
-        key_file, sha, documents = "", "", []
-    before = (subcorpus.available, subcorpus.sha256) if subcorpus is not None else None
-    if subcorpus is None:
-        subcorpus = SubCorpus(phase=phase, order=SubCorpus.objects.filter(phase=phase).count())
-    subcorpus.name, subcorpus.slug = name, slug
-    subcorpus.language, subcorpus.file_name = language.strip(), file_name.strip()
-    subcorpus.available = available
-    subcorpus.key_file, subcorpus.sha256, subcorpus.documents = key_file, sha, documents
-    subcorpus.save()
+    """Create or update a sub-corpus (dataset). A new key is read, checked against the task
+    and stored first; when it (or the sub-corpus's availability) changes the phase's scored
+    runs are re-scored."""
+    received: Path | None = None
+    try:
+        key_file = None
+        if key is not None and available:
+            received, _, sha = _receive(key, limit=key_max_bytes(),
+                                        folder=Path(settings.PRIVATE_ROOT) / "tmp")
+            key_file = KeyFile(path=received, label=PurePosixPath(
+                key.name.replace("\\", "/")).name, sha256=sha)
+        spec = _spec(lambda: SubCorpusSpec(name=name, available=available, language=language,
+                                           file_name=file_name, key=key_file))
+        with transaction.atomic():
+            saved, changed = _spec(lambda: apply.subcorpus_apply(
+                phase=phase, spec=spec, subcorpus=subcorpus, new=subcorpus is None))
+    finally:
+        if received is not None:
+            received.unlink(missing_ok=True)
     rescored: tuple[Submission, ...] = ()
-    if before is not None and before != (available, sha):
+    if changed:
         rescored = tuple(phase_rescore(phase=phase))
-    return SubcorpusSave(subcorpus=subcorpus, rescored=rescored)
+    return SubcorpusSave(subcorpus=saved, rescored=rescored)
 
 
 def subcorpus_delete(*, subcorpus: SubCorpus) -> None:
@@ -377,8 +270,8 @@ def phase_data_attach(*, phase: Phase, upload: Upload, description: str = "",
     private = Path(settings.PRIVATE_ROOT)
     path, size, sha = _receive(upload, limit=data_max_bytes(), folder=private / "tmp")
     try:
-        key = (SubCorpus.objects.filter(phase__task__competition=phase.task.competition,
-                                        sha256=sha).select_related("phase__task").first())
+        digests = file_content_digests(path)
+        key = data_key_clash(competition=phase.task.competition, digests=digests)
         if key is not None:
             raise EditorError("data_is_key", field="file", name=file_name,
                               subcorpus=f"{key.phase.task.slug}/{key.phase.slug}/{key.name}")
@@ -389,7 +282,8 @@ def phase_data_attach(*, phase: Phase, upload: Upload, description: str = "",
         try:
             return PhaseDataFile.objects.create(
                 phase=phase, file_name=file_name, description=description.strip(),
-                path=stored.as_posix(), size=size, sha256=sha, release_at=release_at)
+                path=stored.as_posix(), size=size, sha256=sha, content_digests=digests,
+                release_at=release_at)
         except IntegrityError:  # a concurrent attach of the same name won
             target.unlink(missing_ok=True)
             raise EditorError("data_name_taken", field="file", name=file_name) from None

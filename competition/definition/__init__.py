@@ -1,0 +1,15 @@
+"""The definition of a competition: one spec, one writer.
+
+- `spec`: the typed parts of a competition (competition, tasks, tracks, phases, sub-corpora
+  with their keys, pages, baselines), their defaults, limits and rules;
+- `files`: the files a definition may name, kept inside its own folder or upload;
+- `keys`: gold keys read like uploads, checked against their task and against the data files
+  participants download;
+- `yaml_io`: a definition file read into a spec;
+- `apply`: a spec written to the database (the one writer of a competition's structure).
+
+Front doors: ``manage.py load_competition`` and the definition upload
+(`competition.services.definitions`, `competition.services.definition_files`) read a file
+into a spec and apply it whole; the editor's forms (`competition.services.editor`) build the
+part they edit and apply it with the same functions.
+"""

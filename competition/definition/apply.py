@@ -1,0 +1,405 @@
+"""Applying a spec to the database: the one writer of a competition's structure.
+
+`competition_apply` writes a whole `CompetitionSpec` (the YAML loader, the definition
+upload); the editor's forms write one part of one with the functions it is made of
+(`task_apply`, `phase_apply`, `subcorpus_apply`), so every writer follows the same rules:
+
+- objects are matched by slug and updated, never duplicated; a part given with ``new`` must
+  not take a slug already used at its level; a renamed part keeps its identity;
+- a whole spec is the record of the structure: tasks, phases and sub-corpora it no longer
+  lists are deleted when nothing was submitted to them, and the whole write is refused (and
+  rolled back) when something was;
+- a gold key is read like an upload, checked against its task and against every data file
+  participants may download (`competition.definition.keys`), and stored once per content;
+- a phase whose keys or whose task's scoring changed is reported, and re-scored by the caller
+  once the write is committed (`competition_apply` does it unless told not to);
+- a definition's ``published`` reaches the competition in one place only
+  (`publication_apply`), and applying never publishes a competition by itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.files import File
+from django.db import transaction
+
+from competition.definition.keys import key_store, known_keys
+from competition.definition.spec import (
+    BaselineSpec,
+    CompetitionSpec,
+    KeyFile,
+    PhaseSpec,
+    SpecError,
+    StoredKey,
+    SubCorpusSpec,
+    TaskSpec,
+    TrackSpec,
+)
+from competition.errors import SubmissionRejected
+from competition.models import Competition, Phase, SubCorpus, Submission, Task, Track
+from competition.services.boards import board_entries_refresh
+from competition.services.pages import page_save, team_approval_require
+from competition.services.scoring import phase_rescore
+from competition.services.submissions import submission_create
+from competition.services.teams import organizer_team_get_or_create
+from competition.uploads import subcorpus_for_name
+
+
+@dataclass(frozen=True, slots=True)
+class CompetitionLoad:
+    """What applying a whole spec did: the competition, what it deleted, what it queued."""
+
+    competition: Competition
+    removed: tuple[str, ...] = ()         # "task", "task/phase", "task/phase/sub-corpus"
+    changed_phases: tuple[Phase, ...] = ()  # gold keys or scoring changed
+    rescored: tuple[Submission, ...] = ()
+    baselines: tuple[Submission, ...] = ()
+
+
+@dataclass(slots=True)
+class _Seen:
+    tasks: set[int] = field(default_factory=set)
+    phases: set[int] = field(default_factory=set)
+    subcorpora: set[int] = field(default_factory=set)
+    changed_phases: dict[int, Phase] = field(default_factory=dict)
+
+
+# --- the competition ----------------------------------------------------------------------
+
+def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool = True,
+                      with_baselines: bool = True,
+                      progress: Callable[[str], None] | None = None) -> CompetitionLoad:
+    """Create or update the competition ``spec`` describes, with its pages, tasks, phases,
+    sub-corpora and keys; then re-score what changed and submit its baselines.
+
+    The keys are read, checked and stored first, outside the transaction (``progress`` is
+    told of each), so that a job loading large keys shows how far it is; then the structure
+    is written in one transaction. Raises `SpecError` saying where and what; nothing is
+    written then (baselines are submitted after the structure is committed, one by one)."""
+    seen = _Seen()
+    existing = Competition.objects.filter(slug=spec.slug).first()
+    known = known_keys(competition=existing) if existing is not None else {}
+    _keys_store(spec, competition=existing or Competition(slug=spec.slug), known=known,
+                progress=progress)
+    if progress is not None:
+        progress("Writing the competition")
+    with transaction.atomic():
+        competition, created = _competition_write(spec, new=new)
+        for order, task_spec in enumerate(spec.tasks):
+            where = f"tasks[{order}]"
+            try:
+                task, changed = task_apply(competition=competition, spec=task_spec,
+                                           order=order, known=known, seen=seen)
+            except SpecError as exc:
+                raise exc.at(where) from None
+            if changed:
+                seen.changed_phases.update({p.pk: p for p in task.phases.all()})
+        removed = _remove_unlisted(competition, seen=seen)
+        # A task's primary metric or procedure may have changed, or sub-corpora with their
+        # score rows gone: what the boards keep is rebuilt for the competition's phases.
+        board_entries_refresh(phases=Phase.objects.filter(task__competition=competition))
+    changed = tuple(seen.changed_phases.values())
+    rescored: list[Submission] = []
+    if rescore:
+        for phase in changed:
+            rescored.extend(phase_rescore(phase=phase))
+    baselines = (baselines_apply(competition=competition, baselines=spec.baselines)
+                 if with_baselines else [])
+    return CompetitionLoad(competition=competition, removed=removed, changed_phases=changed,
+                           rescored=tuple(rescored), baselines=tuple(baselines))
+
+
+def _keys_store(spec: CompetitionSpec, *, competition: Competition, known: dict,
+                progress: Callable[[str], None] | None) -> None:
+    """Read, check and store every key the spec brings as a file; the spec then names them
+    as stored keys. Each is checked for the task the spec gives (its kind and scoring)."""
+    pending = [(f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub)
+               for t, task in enumerate(spec.tasks)
+               for p, phase in enumerate(task.phases or ())
+               for s, sub in enumerate(phase.subcorpora or ())
+               if isinstance(sub.key, KeyFile)]
+    for number, (where, task_spec, sub) in enumerate(pending, start=1):
+        if progress is not None:
+            progress(f"Reading the gold key {sub.key.label} ({number} of {len(pending)})")
+        task = Task(competition=competition, slug=task_spec.slug, kind=task_spec.kind,
+                    procedure=task_spec.procedure,
+                    scorer_options=list(task_spec.scorer_options))
+        try:
+            sub.key = key_store(key=sub.key, task=task, known=known)
+        except SpecError as exc:
+            raise exc.at(where) from None
+
+
+def competition_head_apply(*, spec: CompetitionSpec, new: bool = False) -> Competition:
+    """Create or update a competition's own fields, organizers, pages and settings only (its
+    tasks stay as they are): the editor's competition forms."""
+    with transaction.atomic():
+        competition, _ = _competition_write(spec, new=new)
+    return competition
+
+
+def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition, bool]:
+    values = {"title": spec.title, "description": spec.description, "website": spec.website}
+    if new:
+        if Competition.objects.filter(slug=spec.slug).exists():
+            raise SpecError("slug_taken", field="slug",
+                            reason=f"the competition slug {spec.slug!r} is already used")
+        competition, created = Competition.objects.create(slug=spec.slug, **values), True
+    else:
+        competition, created = Competition.objects.update_or_create(slug=spec.slug,
+                                                                    defaults=values)
+    User = get_user_model()
+    users = list(User.objects.filter(username__in=spec.organizers))
+    if missing := sorted(set(spec.organizers) - {user.username for user in users}):
+        raise SpecError("unknown_user", field="organizers", reason=(
+            f"organizers {', '.join(missing)} do not exist (create the users first)"))
+    competition.organizers.add(*users)
+    if spec.team_approval is not None:
+        team_approval_require(competition=competition, required=spec.team_approval)
+    for kind, body in spec.pages.items():
+        page_save(competition=competition, kind=kind, body=body)
+    publication_apply(competition=competition, published=spec.published, created=created)
+    return competition, created
+
+
+def publication_apply(*, competition: Competition, published: bool | None,
+                      created: bool) -> None:
+    """Where a definition's ``published`` meets the competition: the one place.
+
+    A definition never publishes: ``published: true`` is not acted on here (publishing is
+    the organizers' own step, after its checklist), and a competition created by applying a
+    spec has the model's default state. ``published: false`` asks that the competition stay
+    (or go back to) a draft; recording it is the competition's publication state's job, which
+    is written by the draft feature's service, called from here."""
+    del competition, published, created  # no publication state on the model in this branch
+
+
+# --- tasks, tracks, phases, sub-corpora ---------------------------------------------------
+
+def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = None,
+               new: bool = False, order: int | None = None, known: dict | None = None,
+               seen: _Seen | None = None) -> tuple[Task, bool]:
+    """Create or update a task (``task``: the one the editor edits, which may be renamed;
+    else matched by slug). Returns it and whether its scoring changed (its phases must be
+    re-scored)."""
+    clash = Task.objects.filter(competition=competition, slug=spec.slug)
+    if task is not None:
+        clash = clash.exclude(pk=task.pk)
+    elif not new:
+        task = clash.first()
+        clash = clash.none()
+    if clash.exists():
+        raise SpecError("slug_taken", field="slug",
+                        reason=f"the task slug {spec.slug!r} is already used here")
+    if task is None:
+        task = Task(competition=competition,
+                    order=Task.objects.filter(competition=competition).count())
+        changed = False
+    else:
+        changed = (task.kind, list(task.scorer_options), task.procedure) != (
+            spec.kind, list(spec.scorer_options), spec.procedure)
+    if order is not None:
+        task.order = order
+    task.slug, task.kind, task.title = spec.slug, spec.kind, spec.title
+    task.description, task.procedure = spec.description, spec.procedure
+    task.scorer_options, task.primary_metric = list(spec.scorer_options), spec.primary_metric
+    task.save()
+    if seen is not None:
+        seen.tasks.add(task.pk)
+    if spec.tracks is not None:
+        _tracks_apply(task, spec.tracks)
+    for phase_order, phase_spec in enumerate(spec.phases or ()):
+        try:
+            phase, phase_changed = phase_apply(task=task, spec=phase_spec, order=phase_order,
+                                               known=known, seen=seen)
+        except SpecError as exc:
+            raise exc.at(f"phases[{phase_order}]") from None
+        if phase_changed and seen is not None:
+            seen.changed_phases[phase.pk] = phase
+    return task, changed
+
+
+def _tracks_apply(task: Task, tracks: tuple[TrackSpec, ...]) -> None:
+    """The task's tracks: each ranks separately; a team picks one at upload. A track that
+    holds submissions is never removed."""
+    for order, track in enumerate(tracks):
+        Track.objects.update_or_create(task=task, slug=track.slug, defaults={
+            "name": track.name, "description": track.description, "order": order})
+    unlisted = Track.objects.filter(task=task).exclude(slug__in=[t.slug for t in tracks])
+    if held := [t.name for t in unlisted if t.submissions.exists()]:
+        raise SpecError("held", field="tracks", reason=(
+            f"the file no longer lists the tracks {', '.join(held)}, which hold "
+            "submissions; put them back in the file"))
+    unlisted.delete()
+
+
+def phase_apply(*, task: Task, spec: PhaseSpec, phase: Phase | None = None, new: bool = False,
+                order: int | None = None, known: dict | None = None,
+                seen: _Seen | None = None) -> tuple[Phase, bool]:
+    """Create or update a phase and, when the spec lists them, its sub-corpora. Returns it
+    and whether a gold key changed (its scored runs must be re-scored)."""
+    clash = Phase.objects.filter(task=task, slug=spec.slug)
+    if phase is not None:
+        clash = clash.exclude(pk=phase.pk)
+    elif not new:
+        phase = clash.first()
+        clash = clash.none()
+    if clash.exists():
+        raise SpecError("slug_taken", field="slug",
+                        reason=f"the phase slug {spec.slug!r} is already used here")
+    if phase is not None and seen is not None and phase.pk in seen.phases:
+        raise SpecError("slug_taken", field="slug",
+                        reason=f"phase slug {spec.slug!r} is used twice in the task")
+    if phase is None:
+        phase = Phase(task=task, order=Phase.objects.filter(task=task).count())
+    if order is not None:
+        phase.order = order
+    phase.slug = spec.slug
+    for name, value in spec.values().items():
+        setattr(phase, name, value)
+    phase.save()
+    if seen is not None:
+        seen.phases.add(phase.pk)
+    changed = False
+    for sc_order, sub in enumerate(spec.subcorpora or ()):
+        try:
+            subcorpus, sub_changed = subcorpus_apply(phase=phase, spec=sub, order=sc_order,
+                                                     known=known)
+        except SpecError as exc:
+            raise exc.at(f"subcorpora[{sc_order}]") from None
+        changed = changed or sub_changed
+        if seen is not None:
+            seen.subcorpora.add(subcorpus.pk)
+    return phase, changed
+
+
+def subcorpus_apply(*, phase: Phase, spec: SubCorpusSpec, subcorpus: SubCorpus | None = None,
+                    new: bool = False, order: int | None = None,
+                    known: dict | None = None) -> tuple[SubCorpus, bool]:
+    """Create or update a sub-corpus (dataset). A new key is read, checked and stored first.
+    Returns it and whether its key or availability changed."""
+    clash = SubCorpus.objects.filter(phase=phase, slug=spec.slug)
+    if subcorpus is not None:
+        clash = clash.exclude(pk=subcorpus.pk)
+    elif not new:
+        subcorpus = clash.first()
+        clash = clash.none()
+    if clash.exists():
+        raise SpecError("name_taken", field="name", reason=(
+            f"the sub-corpus name {spec.name!r} is already used in this phase"))
+    stored: StoredKey | None = None
+    if isinstance(spec.key, KeyFile):
+        stored = key_store(key=spec.key, task=phase.task, known=known)
+    elif isinstance(spec.key, StoredKey):
+        stored = spec.key
+    elif subcorpus is not None and subcorpus.key_file:
+        stored = StoredKey(key_file=subcorpus.key_file, sha256=subcorpus.sha256,
+                           documents=tuple(subcorpus.documents),
+                           content_sha256=subcorpus.content_sha256)
+    if spec.available and stored is None:
+        raise SpecError("key_required", field="key",
+                        reason="an available sub-corpus needs its gold key file")
+    if not spec.available:
+        stored = None
+    before = (subcorpus.available, subcorpus.sha256) if subcorpus is not None else None
+    if subcorpus is None:
+        subcorpus = SubCorpus(phase=phase, order=SubCorpus.objects.filter(phase=phase).count())
+    if order is not None:
+        subcorpus.order = order
+    subcorpus.name, subcorpus.slug = spec.name, spec.slug
+    subcorpus.language, subcorpus.file_name = spec.language, spec.file_name
+    subcorpus.available = spec.available
+    subcorpus.key_file = stored.key_file if stored else ""
+    subcorpus.sha256 = stored.sha256 if stored else ""
+    subcorpus.documents = list(stored.documents) if stored else []
+    subcorpus.content_sha256 = stored.content_sha256 if stored else ""
+    subcorpus.save()
+    changed = before is not None and before != (subcorpus.available, subcorpus.sha256)
+    return subcorpus, changed
+
+
+# --- what a whole spec no longer lists ----------------------------------------------------
+
+def _remove_unlisted(competition: Competition, *, seen: _Seen) -> tuple[str, ...]:
+    """Delete the tasks, phases and sub-corpora the spec no longer lists; refuse when any of
+    them holds submissions."""
+    tasks = Task.objects.filter(competition=competition).exclude(pk__in=seen.tasks)
+    phases = (Phase.objects.filter(task__competition=competition).exclude(pk__in=seen.phases)
+              .select_related("task"))
+    subcorpora = (SubCorpus.objects.filter(phase__task__competition=competition)
+                  .exclude(pk__in=seen.subcorpora).select_related("phase__task"))
+    held: list[str] = []
+    for phase in phases:
+        if count := Submission.objects.filter(phase=phase).count():
+            held.append(f"phase {phase.task.slug}/{phase.slug} ({count} submissions)")
+    for subcorpus in subcorpora:
+        if subcorpus.phase_id in seen.phases and (
+                count := subcorpus.files.values("submission").distinct().count()):
+            held.append(f"sub-corpus {subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
+                        f"{subcorpus.name} ({count} submissions)")
+    if held:
+        raise SpecError("held", reason=(
+            f"the file no longer lists {', '.join(held)}; removing them would delete those "
+            "submissions and their scores. Put them back in the file, or delete them in the "
+            "admin first if they are meant to go."))
+    removed = ([task.slug for task in tasks]
+               + [f"{p.task.slug}/{p.slug}" for p in phases if p.task_id in seen.tasks]
+               + [f"{sc.phase.task.slug}/{sc.phase.slug}/{sc.name}" for sc in subcorpora
+                  if sc.phase_id in seen.phases])
+    subcorpora.delete()
+    phases.delete()
+    tasks.delete()
+    return tuple(removed)
+
+
+# --- baselines ----------------------------------------------------------------------------
+
+def baselines_apply(*, competition: Competition,
+                    baselines: tuple[BaselineSpec, ...]) -> list[Submission]:
+    """Submit the spec's baselines not submitted yet (same name, same phase) as runs of the
+    organizers' team; raises `SpecError` naming a refused one."""
+    created: list[Submission] = []
+    if not baselines:
+        return created
+    team = organizer_team_get_or_create(competition=competition)
+    for index, baseline in enumerate(baselines):
+        where = f"baselines[{index}]"
+        task_slug, _, phase_slug = baseline.phase.partition("/")
+        phase = Phase.objects.filter(task__competition=competition, task__slug=task_slug,
+                                     slug=phase_slug).select_related("task").first()
+        if phase is None:
+            raise SpecError("unknown_phase", field="phase", reason=(
+                f"{where}: phase {baseline.phase!r} is not defined (task/phase)"))
+        done = Submission.objects.filter(team=team, phase=phase, run_name=baseline.name,
+                                         is_baseline=True).exclude(
+            status__in=[Submission.Status.FAILED, Submission.Status.CANCELLED])
+        if done.exists():
+            continue
+        available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+        handles = []
+        try:
+            uploads = {}
+            for label, path in baseline.files:
+                slug = subcorpus_for_name(label, available)
+                if slug is None:
+                    raise SpecError("unknown_subcorpus", field="files", reason=(
+                        f"{where}: {label!r} is not an available sub-corpus of the phase"))
+                handle = open(Path(path), "rb")
+                handles.append(handle)
+                uploads[slug] = File(handle, name=Path(path).name)
+            created.append(submission_create(
+                team=team, phase=phase, user=None, files=uploads, run_name=baseline.name,
+                description=baseline.description, is_baseline=True))
+        except SubmissionRejected as exc:
+            details = "; ".join(str(problem) for problem in exc.problems[:5])
+            raise SpecError("baseline_refused", reason=(
+                f"{where}: baseline {baseline.name!r} was refused: {exc.message} {details}")
+            ) from None
+        finally:
+            for handle in handles:
+                handle.close()
+    return created

@@ -1,0 +1,252 @@
+"""Gold keys: read like uploads, checked against their task, never a participant's file.
+
+A key is read by the scorer's own validator exactly as a team's run would be
+(`scoring.validate_pair`, the function the upload path calls, with the task's own options),
+so a key refuses everything an upload refuses: the wrong format for the task (a CorefUD
+``.conllu`` key for a CONLL-UA task, or the reverse), a token line without its IDENTITY cell,
+a markable closed but never opened. Its documents are then recorded (name and tokens).
+
+A key must never be a file participants may download. Keys and data files are compared by
+content, not bytes: `content_digest` hashes the text with its line endings made ``\\n``,
+trailing blanks removed from each line and blank lines removed from its end, and a zip data
+file is compared member by member.
+
+A key is stored once per content under ``PRIVATE_ROOT/keys/<sha256>.conllua``. A key whose
+SHA-256 the competition already holds, for a task scored alike, is not read again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from scoring import ScoringError, ScoringInputError, read_documents, validate_pair
+from scoring.readers import FORMAT_NAMES, detect_format
+
+from competition.definition.spec import KeyFile, SpecError, StoredKey
+from competition.models import Competition, PhaseDataFile, SubCorpus, Task
+from competition.task_scoring import validation_options
+
+CHUNK = 1024 * 1024
+MAX_PROBLEMS_SHOWN = 3
+ZIP_MEMBERS_LIMIT = 10_000
+
+
+class KeyRefused(SpecError):
+    """A gold key was refused (``field`` is always "key")."""
+
+    def __init__(self, code: str, *, reason: str, field: str | None = "key",
+                 where: str = "") -> None:
+        super().__init__(code, field=field, reason=reason, where=where)
+
+
+# --- digests ------------------------------------------------------------------------------
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    rest = b""
+    for chunk in chunks:
+        rest += chunk
+        *lines, rest = rest.split(b"\n")
+        yield from lines
+    yield rest
+
+
+def content_digest(chunks: Iterable[bytes]) -> str:
+    """SHA-256 of a text's content: line endings as ``\\n``, trailing blanks of each line and
+    blank lines at the end left out (a byte-order mark too)."""
+    digest = hashlib.sha256()
+    blank = 0
+    first = True
+    for line in _lines(chunks):
+        if first:
+            line = line.removeprefix(b"\xef\xbb\xbf")
+            first = False
+        line = line.rstrip(b" \t\r\f\v")
+        if not line:
+            blank += 1
+            continue
+        digest.update(b"\n" * blank)
+        blank = 0
+        digest.update(line + b"\n")
+    return digest.hexdigest()
+
+
+def _file_chunks(path: Path) -> Iterator[bytes]:
+    with open(path, "rb") as handle:
+        while chunk := handle.read(CHUNK):
+            yield chunk
+
+
+def file_content_digests(path: Path) -> list[str]:
+    """The content digests of a file participants may download: the file's own, and each
+    member's when it is a zip."""
+    digests = [content_digest(_file_chunks(path))]
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                for info in archive.infolist()[:ZIP_MEMBERS_LIMIT]:
+                    if info.is_dir() or info.flag_bits & 0x1:
+                        continue
+                    with archive.open(info) as member:
+                        digests.append(content_digest(iter(lambda m=member: m.read(CHUNK),
+                                                           b"")))
+    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError):
+        pass  # not a zip after all: its own digest stands
+    return digests
+
+
+def _key_content(subcorpus: SubCorpus) -> str:
+    """The content digest of a stored key (computed once, then kept on the row)."""
+    if not subcorpus.content_sha256 and subcorpus.key_file and subcorpus.key_path.is_file():
+        subcorpus.content_sha256 = content_digest(_file_chunks(subcorpus.key_path))
+        SubCorpus.objects.filter(pk=subcorpus.pk).update(
+            content_sha256=subcorpus.content_sha256)
+    return subcorpus.content_sha256
+
+
+def _data_contents(data: PhaseDataFile) -> list[str]:
+    if not data.content_digests and data.absolute_path.is_file():
+        data.content_digests = file_content_digests(data.absolute_path)
+        PhaseDataFile.objects.filter(pk=data.pk).update(content_digests=data.content_digests)
+    return list(data.content_digests)
+
+
+# --- the rule both ways -------------------------------------------------------------------
+
+def key_data_clash(*, competition: Competition, content: str) -> PhaseDataFile | None:
+    """A data file of the competition whose content (or a member's) is the key's."""
+    for data in (PhaseDataFile.objects.filter(phase__task__competition=competition)
+                 .select_related("phase__task")):
+        if content in _data_contents(data):
+            return data
+    return None
+
+
+def data_key_clash(*, competition: Competition, digests: list[str]) -> SubCorpus | None:
+    """A gold key of the competition whose content is the data file's (or a member's)."""
+    wanted = set(digests)
+    for subcorpus in (SubCorpus.objects.filter(phase__task__competition=competition)
+                      .exclude(sha256="").select_related("phase__task")):
+        if _key_content(subcorpus) in wanted:
+            return subcorpus
+    return None
+
+
+def _refuse_data_copy(*, competition: Competition, content: str, label: str) -> None:
+    if competition.pk is None:  # a competition not created yet has no data files
+        return
+    if (data := key_data_clash(competition=competition, content=content)) is not None:
+        raise KeyRefused("key_is_data", reason=(
+            f"{label} is identical to the data file {data.file_name} of phase "
+            f"{data.phase.task.slug}/{data.phase.slug}, which participants may download; a "
+            "gold key must never be given out."))
+
+
+# --- reading and storing ------------------------------------------------------------------
+
+def expected_format(task: Task) -> str:
+    """The format a task's keys and runs are read in (a `scoring.readers` name)."""
+    fmt = validation_options(task).format
+    return "ua" if fmt == "auto" else fmt
+
+
+def _scored_alike(task: Task) -> tuple:
+    return (expected_format(task), repr(validation_options(task)))
+
+
+def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
+    """What is wrong with a gold key for ``task`` (empty: nothing): its format first, then
+    everything the upload validator finds in it, read as a run of the task would be."""
+    expected = expected_format(task)
+    found = detect_format(str(path))
+    if found is not None and found != expected:
+        return [f"{label} is {FORMAT_NAMES[found]}, but the task {task.slug} reads "
+                f"{FORMAT_NAMES[expected]} (expected a gold key in {FORMAT_NAMES[expected]})"]
+    options = validation_options(task)
+    try:
+        errors = validate_pair(str(path), str(path), options=options,
+                               max_problems=MAX_PROBLEMS_SHOWN)
+    except ScoringInputError as exc:
+        errors = [exc]
+    problems = []
+    for error in errors:
+        line = getattr(error, "line", None)
+        where = label if line is None else f"{label}:{line}"
+        message = str(getattr(error, "message", error))
+        message = message.replace(str(path), label)
+        problems.append(f"{where}: {message}")
+    return list(dict.fromkeys(problems))
+
+
+def key_documents(path: Path, *, task: Task, label: str) -> tuple[dict, ...]:
+    """The documents of a gold key checked with `key_problems`: name and token count."""
+    try:
+        documents = read_documents(str(path), expected_format(task))
+    except ScoringInputError as exc:
+        where = label if exc.line is None else f"{label}:{exc.line}"
+        raise KeyRefused("key_unreadable", reason=f"{where}: {exc.message}") from None
+    except ScoringError as exc:
+        raise KeyRefused("key_unreadable", reason=f"{label}: {exc}") from None
+    if not documents:
+        raise KeyRefused("key_unreadable", reason=f"{label}: no document was found (expected a gold "
+                         f"key in {FORMAT_NAMES[expected_format(task)]})")
+    return tuple({"name": doc.name, "tokens": len(doc.tokens)} for doc in documents)
+
+
+def known_keys(*, competition: Competition) -> dict[tuple, StoredKey]:
+    """The competition's stored keys by (SHA-256, how their task reads them): a key met
+    again for a task that reads it alike is not read again."""
+    known: dict[tuple, StoredKey] = {}
+    for subcorpus in (SubCorpus.objects.filter(phase__task__competition=competition)
+                      .exclude(sha256="").exclude(key_file="").select_related("phase__task")):
+        if not subcorpus.key_path.is_file() or not subcorpus.documents:
+            continue
+        known[(subcorpus.sha256, _scored_alike(subcorpus.phase.task))] = StoredKey(
+            key_file=subcorpus.key_file, sha256=subcorpus.sha256,
+            documents=tuple(subcorpus.documents), content_sha256=subcorpus.content_sha256)
+    return known
+
+
+def key_store(*, key: KeyFile, task: Task,
+              known: dict[tuple, StoredKey] | None = None) -> StoredKey:
+    """Read, check and store a gold key for ``task``; raises `KeyRefused` saying what is
+    wrong with it (file, line, what was expected)."""
+    competition = task.competition
+    sha = key.sha256 or file_sha256(key.path)
+    alike = _scored_alike(task)
+    if known is not None and (sha, alike) in known:
+        stored = known[(sha, alike)]
+        content = stored.content_sha256 or content_digest(_file_chunks(key.path))
+        _refuse_data_copy(competition=competition, content=content, label=key.label)
+        return StoredKey(key_file=stored.key_file, sha256=sha, documents=stored.documents,
+                         content_sha256=content)
+    content = content_digest(_file_chunks(key.path))
+    _refuse_data_copy(competition=competition, content=content, label=key.label)
+    if problems := key_problems(key.path, task=task, label=key.label):
+        raise KeyRefused("key_unreadable", reason="; ".join(problems))
+    documents = key_documents(key.path, task=task, label=key.label)
+    stored_as = Path("keys") / f"{sha}.conllua"
+    target = Path(settings.PRIVATE_ROOT) / stored_as
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.name}.{id(key)}.part")
+        shutil.copyfile(key.path, partial)
+        partial.replace(target)
+    result = StoredKey(key_file=stored_as.as_posix(), sha256=sha, documents=documents,
+                       content_sha256=content)
+    if known is not None:
+        known[(sha, alike)] = result
+    return result

@@ -1,0 +1,374 @@
+"""The spec of a competition: what a definition says, typed, with its defaults and every rule.
+
+Every writer of a competition builds these objects (the YAML loader from the file, the
+definition upload from the file in the zip, the editor's forms from their fields) and hands
+them to `competition.definition.apply`. Building one checks it: a value that breaks a rule
+raises `SpecError` naming the definition's key at fault (``field``) and what was expected;
+the writer adds where it was (``tasks[0].phases[1]``, a form field).
+
+Nothing here touches the database or a file; the rules that need them (a gold key's content,
+a slug already used) live in `competition.definition.keys` and `competition.definition.apply`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.utils.text import slugify
+from scoring.procedures import PROCEDURES
+
+from competition.errors import CompetitionError
+from competition.models import CompetitionPage, Phase, Task
+from competition.task_scoring import (
+    DEFAULT_OPTIONS,
+    KIND_PROCEDURE,
+    NAMED_BY_DEFAULT,
+    task_scoring_check,
+)
+from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
+
+
+class SpecError(CompetitionError):
+    """A definition breaks a rule. ``field`` names its key at fault (``end``, ``kind``);
+    ``reason`` says what is wrong and what was expected."""
+
+    def __init__(self, code: str, *, field: str | None = None, reason: str,
+                 where: str = "") -> None:
+        self.field = field
+        self.where = where
+        self.reason = reason
+        super().__init__(code, reason=reason)
+
+    @property
+    def message(self) -> str:
+        where = getattr(self, "where", "")
+        return f"{where}: {self.params['reason']}" if where else str(self.params["reason"])
+
+    def at(self, where: str) -> SpecError:
+        """The same refusal, said at ``where`` (``tasks[0]`` around ``phases[1]``)."""
+        inner = f"{where}.{self.where}" if self.where else where
+        return type(self)(self.code, field=self.field, reason=self.reason, where=inner)
+
+
+# --- limits -------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How large what a definition holds may be (settings of the same names override)."""
+
+    definition_bytes: int = 1024 * 1024           # DEFINITION_MAX_BYTES: the YAML file
+    description_chars: int = 20_000               # DEFINITION_MAX_DESCRIPTION_CHARS
+    page_bytes: int = 512 * 1024                  # DEFINITION_MAX_PAGE_BYTES: one page
+    key_bytes: int = 1024 ** 3                    # KEY_MAX_UPLOAD_BYTES: one gold key
+    title_chars: int = 300                        # the models' titles
+
+    @classmethod
+    def current(cls) -> Limits:
+        names = {"definition_bytes": "DEFINITION_MAX_BYTES",
+                 "description_chars": "DEFINITION_MAX_DESCRIPTION_CHARS",
+                 "page_bytes": "DEFINITION_MAX_PAGE_BYTES", "key_bytes": "KEY_MAX_UPLOAD_BYTES"}
+        default = cls()
+        return cls(**{name: int(getattr(settings, setting, getattr(default, name)))
+                      for name, setting in names.items()})
+
+
+def text_check(value: str, *, key: str, limit: int, required: bool = False) -> str:
+    """Text of a definition: stripped, without NUL, at most ``limit`` characters."""
+    if not isinstance(value, str):
+        raise SpecError("bad_text", field=key, reason=f"'{key}' must be text")
+    value = value.strip()
+    if required and not value:
+        raise SpecError("required", field=key, reason=f"'{key}' is required")
+    if "\x00" in value:
+        raise SpecError("bad_text", field=key, reason=f"'{key}' contains a NUL character")
+    if len(value) > limit:
+        raise SpecError("too_long", field=key, reason=f"'{key}' is {len(value)} characters "
+                        f"long; the limit is {limit}")
+    return value
+
+
+def slug_check(value: str, *, key: str = "slug") -> str:
+    value = text_check(value, key=key, limit=100, required=True)
+    if slugify(value) != value:
+        raise SpecError("bad_slug", field=key, reason=f"'{key}' must be a URL slug "
+                        f"(lower-case letters, digits, - and _), not {value!r}")
+    return value
+
+
+def choice_check(value: str, choices: list[str], *, key: str) -> str:
+    if value not in choices:
+        raise SpecError("bad_choice", field=key, reason=f"'{key}' is {value!r}; expected one "
+                        f"of {', '.join(choices)}")
+    return value
+
+
+def count_check(value: Any, *, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SpecError("bad_number", field=key, reason=f"'{key}' must be a whole number >= 0, "
+                        f"not {value!r}")
+    return value
+
+
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET", "__bool__": lambda s: False})()
+"""A value the definition does not give: what the database holds is kept."""
+
+
+# --- the parts of a competition -----------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class KeyFile:
+    """A gold key to read, check and store: ``path`` on this machine (inside the definition's
+    folder or upload), ``label`` as the definition names it; ``sha256`` when the reader of the
+    definition hashed it already (while extracting a zip)."""
+
+    path: Path
+    label: str
+    sha256: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredKey:
+    """A gold key already on the platform (``key_file`` under PRIVATE_ROOT)."""
+
+    key_file: str
+    sha256: str
+    documents: tuple = ()
+    content_sha256: str = ""
+
+
+@dataclass(slots=True)
+class TrackSpec:
+    slug: str
+    name: str
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        limits = Limits.current()
+        self.slug = slug_check(self.slug)
+        self.name = text_check(self.name, key="name", limit=100, required=True)
+        self.description = text_check(self.description, key="description",
+                                      limit=limits.description_chars)
+
+
+@dataclass(slots=True)
+class SubCorpusSpec:
+    """A dataset of a phase. ``key``: the gold key (a file to store, one stored already);
+    None with ``available`` keeps the key the sub-corpus has (the editor's forms)."""
+
+    name: str
+    available: bool = True
+    language: str = ""
+    file_name: str = ""
+    key: KeyFile | StoredKey | None = None
+    slug: str = ""
+
+    def __post_init__(self) -> None:
+        self.name = " ".join(text_check(self.name, key="name", limit=100,
+                                        required=True).split())
+        self.slug = slugify(self.name)
+        if not self.slug:
+            raise SpecError("bad_name", field="name", reason=f"sub-corpus name {self.name!r} "
+                            "has no letter or digit")
+        if not isinstance(self.available, bool):
+            raise SpecError("bad_bool", field="available",
+                            reason=f"'available' must be true or false, not {self.available!r}")
+        self.language = text_check(self.language, key="language", limit=64)
+        self.file_name = text_check(self.file_name, key="file", limit=255)
+        if not self.available:
+            self.key = None
+
+
+@dataclass(slots=True)
+class PhaseSpec:
+    """A phase. ``revealed_at`` UNSET keeps what the phase's organizer page set;
+    ``subcorpora`` None keeps the phase's sub-corpora (the editor's phase form)."""
+
+    slug: str
+    kind: str
+    title: str
+    start: datetime
+    end: datetime | None = None
+    time_zone: str = ""  # default: AoE when start is written at UTC−12, else UTC
+    leaderboard_visibility: str = Phase.Visibility.PUBLIC
+    revealed_at: datetime | None = UNSET
+    show_own_scores_when_hidden: bool = False
+    run_details: str = Phase.RunDetails.PUBLIC
+    daily_limit: int = 5
+    total_limit: int = 100
+    counts: str = Phase.Counts.BEST
+    missing: str = Phase.Missing.UNRANKED
+    subcorpora: tuple[SubCorpusSpec, ...] | None = None
+
+    def __post_init__(self) -> None:
+        self.slug = slug_check(self.slug)
+        self.kind = choice_check(str(self.kind), list(Phase.Kind.values), key="kind")
+        self.title = text_check(self.title, key="title", limit=300, required=True)
+        for key in ("start", "end", "revealed_at"):
+            value = getattr(self, key)
+            if value is None or value is UNSET:
+                if key == "start":
+                    raise SpecError("required", field=key, reason="'start' is required")
+                continue
+            if not isinstance(value, datetime) or value.tzinfo is None:
+                raise SpecError("bad_date", field=key, reason=f"'{key}' must be a date and "
+                                "time with a time zone, like 2021-04-01T00:00:00Z")
+        if self.end is not None and self.end < self.start:
+            raise SpecError("end_before_start", field="end", reason="'end' is before 'start' "
+                            f"({self.end.isoformat()} < {self.start.isoformat()})")
+        if not self.time_zone:
+            self.time_zone = AOE if self.start.utcoffset() == AOE_OFFSET else UTC
+        try:
+            zone_get(self.time_zone)
+        except ValueError as exc:
+            raise SpecError("bad_time_zone", field="time_zone", reason=str(exc)) from None
+        self.leaderboard_visibility = choice_check(
+            str(self.leaderboard_visibility), list(Phase.Visibility.values), key="leaderboard")
+        self.run_details = choice_check(str(self.run_details), list(Phase.RunDetails.values),
+                                        key="run_details")
+        self.counts = choice_check(str(self.counts), list(Phase.Counts.values), key="counts")
+        self.missing = choice_check(str(self.missing), list(Phase.Missing.values),
+                                    key="missing")
+        if not isinstance(self.show_own_scores_when_hidden, bool):
+            raise SpecError("bad_bool", field="show_own_scores_when_hidden",
+                            reason="'show_own_scores_when_hidden' must be true or false")
+        self.daily_limit = count_check(self.daily_limit, key="daily_limit")
+        self.total_limit = count_check(self.total_limit, key="total_limit")
+        if self.subcorpora is not None:
+            seen: set[str] = set()
+            for subcorpus in self.subcorpora:
+                if subcorpus.slug in seen:
+                    raise SpecError("name_taken", field="name", reason=f"sub-corpus name "
+                                    f"{subcorpus.name!r} is used twice in the phase")
+                seen.add(subcorpus.slug)
+
+    def values(self) -> dict[str, Any]:
+        """The phase's model fields this spec sets (UNSET ones left out)."""
+        return {name: getattr(self, name) for name in PHASE_FIELDS
+                if getattr(self, name) is not UNSET}
+
+
+PHASE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(PhaseSpec)
+                                      if f.name not in ("slug", "subcorpora"))
+"""The fields of a phase a definition sets, by their model names: the one list."""
+
+
+@dataclass(slots=True)
+class TaskSpec:
+    """A task. Its scoring: a named ``procedure``, or ``scorer_options`` (words of the
+    scorer), never both; neither: its kind's procedure (named for the kinds in
+    `NAMED_BY_DEFAULT`, else by its words). ``tracks``/``phases`` None keep what the task has
+    (the editor's task form)."""
+
+    slug: str
+    kind: str
+    title: str
+    description: str = ""
+    procedure: str = ""
+    scorer_options: tuple[str, ...] | None = None
+    primary_metric: str = ""
+    tracks: tuple[TrackSpec, ...] | None = None
+    phases: tuple[PhaseSpec, ...] | None = None
+
+    def __post_init__(self) -> None:
+        self.slug = slug_check(self.slug)
+        if self.slug in Task.RESERVED_SLUGS:
+            raise SpecError("slug_reserved", field="slug", reason=(
+                f"the task slug {self.slug!r} is a word of the site's addresses (not one of "
+                f"{', '.join(sorted(Task.RESERVED_SLUGS))})"))
+        self.kind = choice_check(str(self.kind), list(Task.Kind.values), key="kind")
+        self.title = text_check(self.title, key="title", limit=300, required=True)
+        self.description = text_check(self.description, key="description",
+                                      limit=Limits.current().description_chars)
+        self.procedure = text_check(self.procedure, key="procedure", limit=64)
+        if self.scorer_options is not None:
+            if isinstance(self.scorer_options, str) or not all(
+                    isinstance(word, str) for word in self.scorer_options):
+                raise SpecError("bad_scoring", field="scorer_options",
+                                reason="'scorer_options' must be a list of scorer option words")
+            self.scorer_options = tuple(self.scorer_options)
+        if self.procedure and self.scorer_options is not None:
+            raise SpecError("procedure_and_options", field="procedure",
+                            reason="give either 'procedure' or 'scorer_options', not both")
+        if not self.procedure and self.scorer_options is None:
+            if self.kind in NAMED_BY_DEFAULT:
+                self.procedure = KIND_PROCEDURE[self.kind]
+            else:
+                self.scorer_options = PROCEDURES[KIND_PROCEDURE[self.kind]].modes["task"]
+        if self.procedure:  # what a task with a procedure has always recorded
+            self.scorer_options = tuple(DEFAULT_OPTIONS[self.kind])
+        named = self.procedure or KIND_PROCEDURE[self.kind]
+        default_primary = (PROCEDURES[named].primary_metric if named in PROCEDURES else "")
+        self.primary_metric = (text_check(self.primary_metric, key="primary_metric", limit=64)
+                               or default_primary)
+        if problem := task_scoring_check(words=self.scorer_options,
+                                         primary_metric=self.primary_metric,
+                                         procedure=self.procedure):
+            raise SpecError("bad_scoring", field="scorer_options", reason=problem)
+        if self.tracks is not None:
+            slugs = [track.slug for track in self.tracks]
+            if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
+                raise SpecError("slug_taken", field="tracks", reason=f"track slug "
+                                f"{twice[0]!r} is used twice in the task")
+        if self.phases is not None:
+            slugs = [phase.slug for phase in self.phases]
+            if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
+                raise SpecError("slug_taken", field="phases", reason=f"phase slug "
+                                f"{twice[0]!r} is used twice in the task")
+
+
+@dataclass(slots=True)
+class BaselineSpec:
+    """A run of the organizers scored when the definition is loaded: ``files`` maps a
+    sub-corpus name to its response file (inside the definition's folder or upload)."""
+
+    name: str
+    phase: str  # "task/phase"
+    files: tuple[tuple[str, Path], ...]
+    description: str = ""
+
+
+@dataclass(slots=True)
+class CompetitionSpec:
+    """A whole competition as a definition gives it. ``team_approval`` and ``published``
+    None keep what the competition has; ``pages`` lists only the pages given (kind → text).
+    Applying a spec never publishes a competition by itself: ``published`` is only ever
+    carried to the one place in `apply` that records it."""
+
+    slug: str
+    title: str
+    description: str = ""
+    website: str = ""
+    organizers: tuple[str, ...] = ()
+    team_approval: bool | None = None
+    published: bool | None = None
+    pages: dict[str, str] = field(default_factory=dict)
+    tasks: tuple[TaskSpec, ...] = ()
+    baselines: tuple[BaselineSpec, ...] = ()
+
+    def __post_init__(self) -> None:
+        limits = Limits.current()
+        self.slug = slug_check(self.slug)
+        self.title = text_check(self.title, key="title", limit=limits.title_chars,
+                                required=True)
+        self.description = text_check(self.description, key="description",
+                                      limit=limits.description_chars)
+        self.website = text_check(self.website, key="website", limit=200)
+        kinds = [kind for kind, _ in CompetitionPage.Kind.choices]
+        for kind, body in self.pages.items():
+            if kind not in kinds:
+                raise SpecError("unknown_page", field="pages", reason=(
+                    f"unknown page {kind!r}; expected one of {', '.join(kinds)}"))
+            if len(body.encode("utf-8", "surrogatepass")) > limits.page_bytes:
+                raise SpecError("too_long", field=f"pages.{kind}", reason=f"the page {kind} "
+                                f"is larger than the limit of {limits.page_bytes} bytes")
+            if "\x00" in body:
+                raise SpecError("bad_text", field=f"pages.{kind}",
+                                reason=f"the page {kind} contains a NUL character")
+        slugs = [task.slug for task in self.tasks]
+        if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
+            raise SpecError("slug_taken", field="tasks",
+                            reason=f"task slug {twice[0]!r} is used twice")

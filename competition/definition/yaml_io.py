@@ -1,0 +1,249 @@
+"""A definition file (YAML, docs/competition-definition.md) read into a `CompetitionSpec`.
+
+The file is data only (``yaml.safe_load``: nothing in it is ever executed), at most
+``Limits.definition_bytes`` long and at most `MAX_VALUES` values once its aliases are
+expanded. Types are checked here, with errors naming the file and the place in it
+(``tasks[0].phases[1]: 'counts' is 'newest'; expected one of best, latest, chosen``); the
+rules are the spec's. Every path the file names goes through `DefinitionFiles`, which keeps
+it inside the definition's folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+from django.utils.dateparse import parse_datetime
+
+from competition.definition.files import DefinitionFiles
+from competition.definition.spec import (
+    UNSET,
+    BaselineSpec,
+    CompetitionSpec,
+    KeyFile,
+    Limits,
+    PhaseSpec,
+    SpecError,
+    StoredKey,
+    SubCorpusSpec,
+    TaskSpec,
+    TrackSpec,
+)
+from competition.errors import DefinitionError
+
+MAX_VALUES = 200_000
+"""How many values (mappings, lists, scalars) a definition may hold once its aliases are
+expanded: a file of a few kilobytes cannot make the loader build millions of objects."""
+
+
+class _Reader:
+    """Typed access to one mapping of the definition, with errors that say where."""
+
+    def __init__(self, data: Any, where: str, name: str) -> None:
+        if not isinstance(data, Mapping):
+            raise DefinitionError(name, f"{where} must be a mapping")
+        self.data, self.where, self.name = data, where, name
+
+    def fail(self, reason: str) -> DefinitionError:
+        return DefinitionError(self.name, f"{self.where}: {reason}")
+
+    def at(self, data: Any, where: str) -> _Reader:
+        return _Reader(data, where, self.name)
+
+    def str(self, key: str, default: str | None = None) -> str:
+        value = self.data.get(key, default)
+        if value is None:
+            raise self.fail(f"'{key}' is required")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.fail(f"'{key}' must be text")
+        return str(value).strip()
+
+    def raw(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def bool(self, key: str, default: bool | None) -> bool | None:
+        value = self.data.get(key, default)
+        if value is not default and not isinstance(value, bool):
+            raise self.fail(f"'{key}' must be true or false, not {value!r}")
+        return value
+
+    def datetime(self, key: str) -> datetime | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        parsed = value if isinstance(value, datetime) else parse_datetime(str(value))
+        if parsed is None or parsed.tzinfo is None:
+            raise self.fail(f"'{key}' must be an ISO 8601 date and time with a time zone, "
+                            f"like 2021-04-01T00:00:00Z, not {value!r}")
+        return parsed
+
+    def list(self, key: str, *, required: bool = False) -> list:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(f"'{key}' is required")
+            return []
+        if not isinstance(value, list):
+            raise self.fail(f"'{key}' must be a list")
+        return value
+
+    def build(self, part: type, /, **values: Any) -> Any:
+        """A spec part, its rules' refusals said at this place."""
+        try:
+            return part(**values)
+        except SpecError as exc:
+            raise self.fail(exc.message) from None
+
+
+def _count_values(data: Any, *, name: str) -> None:
+    budget = MAX_VALUES
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise DefinitionError(name, f"the file holds more than {MAX_VALUES} values once "
+                                  "its aliases (*name) are expanded")
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> CompetitionSpec:
+    """The spec of the definition ``files.definition``; raises `DefinitionError` naming
+    ``files.name`` and the place in the file. ``slug``: the competition the file must
+    define (an upload on that competition's page), checked before any file it names is."""
+    limits = Limits.current()
+    name = files.name
+    try:
+        size = files.definition.stat().st_size
+    except FileNotFoundError:
+        raise DefinitionError(name, "file not found") from None
+    if size > limits.definition_bytes:
+        raise DefinitionError(name, f"the definition is {size} bytes; the limit is "
+                              f"{limits.definition_bytes} bytes (name long pages as files)")
+    raw = files.definition.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DefinitionError(name, f"not valid YAML: not UTF-8 text ({exc})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise DefinitionError(name, f"not valid YAML: {exc}") from None
+    _count_values(data, name=name)
+    top = _Reader(data, "the file", name)
+    head = {"slug": top.str("slug"), "title": top.str("title"),
+            "description": top.str("description", ""), "website": top.str("website", "")}
+    if slug is not None and head["slug"] != slug:
+        raise DefinitionError(name, f"'slug' is {head['slug']!r}; this page edits {slug!r} "
+                              f"(expected slug: {slug})")
+    tasks = top.list("tasks", required=True)
+    if not tasks:
+        raise top.fail("'tasks' must list at least one task")
+    pages = _pages(top, files=files, limits=limits)
+    return top.build(
+        CompetitionSpec, **head,
+        organizers=tuple(str(user) for user in top.list("organizers")),
+        team_approval=top.bool("team_approval", None),
+        published=top.bool("published", None), pages=pages,
+        tasks=tuple(_task(top.at(raw_task, f"tasks[{index}]"), files=files, limits=limits)
+                    for index, raw_task in enumerate(tasks)),
+        baselines=tuple(_baseline(top.at(raw, f"baselines[{index}]"), files=files)
+                        for index, raw in enumerate(top.list("baselines"))))
+
+
+def _pages(top: _Reader, *, files: DefinitionFiles, limits: Limits) -> dict[str, str]:
+    """``pages``: Markdown text or ``{file: path}`` per page kind."""
+    raw = top.data.get("pages")
+    if raw is None:
+        return {}
+    pages = top.at(raw, "pages")
+    bodies: dict[str, str] = {}
+    for kind, value in pages.data.items():
+        if isinstance(value, Mapping):
+            relative = pages.at(value, f"pages.{kind}").str("file")
+            bodies[str(kind)] = files.read_text(relative, where=f"pages.{kind}", what="file",
+                                                limit=limits.page_bytes)
+        elif isinstance(value, str):
+            bodies[str(kind)] = value
+        else:
+            raise pages.fail(f"{kind}: expected Markdown text or {{file: path}}, "
+                             f"not {type(value).__name__}")
+    return bodies
+
+
+def _task(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> TaskSpec:
+    options = reader.raw("scorer_options")
+    if options is not None and (not isinstance(options, list)
+                                or not all(isinstance(word, str) for word in options)):
+        raise reader.fail("'scorer_options' must be a list of scorer option words")
+    tracks = tuple(
+        reader.at(raw, f"{reader.where}.tracks[{index}]").build(
+            TrackSpec, slug=_str(reader, raw, "slug", index, "tracks"),
+            name=_str(reader, raw, "name", index, "tracks"),
+            description=_str(reader, raw, "description", index, "tracks", ""))
+        for index, raw in enumerate(reader.list("tracks")))
+    phases = reader.list("phases", required=True)
+    return reader.build(
+        TaskSpec, slug=reader.str("slug"), kind=reader.str("kind"), title=reader.str("title"),
+        description=reader.str("description", ""), procedure=reader.str("procedure", ""),
+        scorer_options=tuple(options) if options is not None else None,
+        primary_metric=reader.str("primary_metric", ""), tracks=tracks,
+        phases=tuple(_phase(reader.at(raw, f"{reader.where}.phases[{index}]"), files=files,
+                            limits=limits)
+                     for index, raw in enumerate(phases)))
+
+
+def _str(reader: _Reader, raw: Any, key: str, index: int, level: str,
+         default: str | None = None) -> str:
+    return reader.at(raw, f"{reader.where}.{level}[{index}]").str(key, default)
+
+
+def _phase(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> PhaseSpec:
+    start = reader.datetime("start")
+    if start is None:
+        raise reader.fail("'start' is required")
+    given = {key: reader.raw(key) for key in ("show_own_scores_when_hidden", "daily_limit",
+                                              "total_limit") if key in reader.data}
+    return reader.build(
+        PhaseSpec, slug=reader.str("slug"), kind=reader.str("kind"), title=reader.str("title"),
+        start=start, end=reader.datetime("end"), time_zone=reader.str("time_zone", ""),
+        leaderboard_visibility=reader.str("leaderboard", "public"),
+        revealed_at=reader.datetime("revealed_at") if "revealed_at" in reader.data else UNSET,
+        run_details=reader.str("run_details", "public"), counts=reader.str("counts", "best"),
+        missing=reader.str("missing", "unranked"), **given,
+        subcorpora=tuple(_subcorpus(reader.at(raw, f"{reader.where}.subcorpora[{index}]"),
+                                    files=files, limits=limits)
+                         for index, raw in enumerate(reader.list("subcorpora",
+                                                                 required=True))))
+
+
+def _subcorpus(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> SubCorpusSpec:
+    available = reader.bool("available", True)
+    key: KeyFile | StoredKey | None = None
+    if available:
+        relative = reader.str("key")
+        key = files.stored_key(relative)
+        if key is None:
+            path = files.resolve(relative, where=f"{reader.where}.key", what="key file",
+                                 limit=limits.key_bytes)
+            key = KeyFile(path=path, label=PurePosixPath(relative).name or relative,
+                          sha256=files.digests.get(files.relative(path), ""))
+    return reader.build(SubCorpusSpec, name=reader.str("name"), available=available,
+                        language=reader.str("language", ""), file_name=reader.str("file", ""),
+                        key=key)
+
+
+def _baseline(reader: _Reader, *, files: DefinitionFiles) -> BaselineSpec:
+    raw = reader.raw("files")
+    if not isinstance(raw, Mapping) or not raw:
+        raise reader.fail("'files' must map sub-corpus names to response files")
+    paths = tuple((str(label), files.resolve(relative, where=f"{reader.where}.files.{label}"))
+                  for label, relative in raw.items())
+    return reader.build(BaselineSpec, name=reader.str("name"), phase=reader.str("phase"),
+                        description=reader.str("description", ""), files=paths)
