@@ -28,7 +28,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import task_failure, worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
-from django.db import OperationalError, close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 # Imported here, in the worker's main process before it forks its children: a child then
 # starts scoring at once, and a soft time limit never lands inside an import (numpy's and
@@ -116,7 +116,7 @@ def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
     while not _stop_heartbeat.is_set() and (rounds is None or done < rounds):
         try:
             services.worker_heartbeat(node=node)
-            services.submission_recover(node=node)
+            services.submission_recover(node=node, running=node_task_ids)
         except Exception:  # noqa: BLE001 - never let the loop die
             logger.exception("worker heartbeat or recovery failed; trying again")
         finally:
@@ -124,6 +124,21 @@ def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
         done += 1
         if rounds is None or done < rounds:
             _stop_heartbeat.wait(settings.WORKER_HEARTBEAT_INTERVAL)
+
+
+def node_task_ids() -> set[str]:
+    """The task ids this worker node holds now: started in one of its pool processes, or
+    received and waiting there (a retry's countdown, a prefetched message). Read from the
+    worker's own state, in its main process, where the heartbeat runs."""
+    from celery.worker import state
+
+    for _ in range(5):  # the main thread may change the sets while they are copied
+        try:
+            return {request.id for request in (*state.active_requests,
+                                               *state.reserved_requests)}
+        except RuntimeError:
+            continue
+    return {request.id for request in tuple(state.active_requests)}
 
 
 @contextlib.contextmanager
@@ -158,18 +173,38 @@ def scoring_deadline(seconds: int) -> Iterator[None]:
         raise SoftTimeLimitExceeded()
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(OperationalError,), retry_backoff=True, retry_backoff_max=60,
-             max_retries=5)
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+"""What a lost or refused database connection raises (a failover, a restart, an idle
+connection reaper, ``pg_terminate_backend``)."""
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=8)
 def score_submission_task(self, submission_id: int) -> str:
-    """Score one submission. A redelivered message is harmless: claim, compute, replace."""
+    """Score one submission. A redelivered message is harmless: claim, compute, replace.
+
+    A job that loses its database connection gives its claim back (the run is queued again
+    at once, as a new job, and the attempt is not counted: the platform failed, not the
+    run). When the database cannot be reached even for that, the message is retried later
+    under the same task id, and that next try takes over the claim (``resumes``); should it
+    never come, the node's recovery round sees the claim held by a job it no longer runs.
+    """
     task_id = self.request.id or f"local-{submission_id}"
     worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
-    submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
-                                           worker=worker)
-    if submission is None:
-        return "skipped"  # done already, cancelled, or another task holds it
+    claimed = False
+    try:
+        submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
+                                               worker=worker,
+                                               resumes=bool(self.request.retries))
+        if submission is None:
+            return "skipped"  # done already, cancelled, or another task holds it
+        claimed = True
+        return _score_claimed(submission, task_id=task_id)
+    except DATABASE_ERRORS as exc:
+        return _database_lost(self, submission_id=submission_id, task_id=task_id,
+                              claimed=claimed, exc=exc)
 
+
+def _score_claimed(submission: Submission, *, task_id: str) -> str:
     def fail(reason: str, *, platform: bool, log: str = "") -> str:
         services.submission_fail(submission=submission, reason=reason,
                                  platform_failure=platform, task_id=task_id, log=log)
@@ -190,8 +225,8 @@ def score_submission_task(self, submission_id: int) -> str:
     except MemoryError:
         return fail(MEMORY_LIMIT_MESSAGE.format(mb=settings.SCORING_MEMORY_LIMIT_MB),
                     platform=True)
-    except OperationalError:
-        raise  # the database: retried with backoff, under the same task id
+    except DATABASE_ERRORS:
+        raise  # the caller gives the claim back
     except Exception:
         # Containment: mark the submission so it is not left "scoring", then re-raise so the
         # crash is logged by the worker.
@@ -200,6 +235,46 @@ def score_submission_task(self, submission_id: int) -> str:
     recorded = services.submission_record(submission=submission, results=results,
                                           task_id=task_id)
     return "scored" if recorded else "skipped"
+
+
+# SQLSTATE classes of a connection that is gone: 08 (connection exception), 57P01-57P03
+# (the server shut down, crashed or cannot take connections now).
+_LOST_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def connection_lost(exc: Exception) -> bool:
+    """Whether a database error says the connection itself was lost (terminated by the
+    server, a failover, a broken socket), rather than a statement refused (a timeout, a
+    lock) on a connection that lives on."""
+    if isinstance(exc, InterfaceError):
+        return True
+    state = getattr(exc.__cause__, "sqlstate", None)
+    if state:
+        return state.startswith(_LOST_STATES)
+    text = str(exc).lower()  # no answer from the server at all
+    return "connection" in text or "server closed" in text
+
+
+def _database_lost(task, *, submission_id: int, task_id: str, claimed: bool,
+                   exc: Exception) -> str:
+    """After a database error: drop the broken connection, give the claim back and queue
+    the run again; if the database still cannot be reached, retry this message later."""
+    lost = connection_lost(exc)
+    connection.close()
+    if claimed:
+        try:
+            # A dead connection is the platform's hiccup: the attempt is given back. A
+            # statement the database refused (a timeout) keeps it, so that a run that
+            # always fails so is bounded by SCORING_MAX_ATTEMPTS.
+            if services.submission_release(submission_id=submission_id, task_id=task_id,
+                                           spent=not lost):
+                return "released"
+            return "skipped"  # no longer ours
+        except DATABASE_ERRORS:
+            connection.close()
+    logger.warning("submission %s: the database is away (%s); retrying job %s", submission_id,
+                   exc, task_id)
+    raise task.retry(exc=exc, countdown=min(2 ** task.request.retries, 30))
 
 
 @shared_task(acks_late=True, ignore_result=True)

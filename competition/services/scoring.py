@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -19,7 +20,7 @@ import scoring
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, Value
-from django.db.models.functions import Concat
+from django.db.models.functions import Concat, Greatest
 from django.utils import timezone
 from scoring import ScoreRow, ScoringError, ScoringInputError, score_modes, score_rows
 
@@ -79,10 +80,12 @@ def scoring_keys(submission: Submission) -> dict[str, str]:
 
 # --- claim ------------------------------------------------------------------------------
 
-def submission_claim(*, submission_id: int, task_id: str,
-                     worker: str = "") -> Submission | None:
+def submission_claim(*, submission_id: int, task_id: str, worker: str = "",
+                     resumes: bool = False) -> Submission | None:
     """Take the job of scoring a submission, or None if it is done, cancelled or held by a
-    live process. ``worker`` names the claiming process (``<node>:<pid>``).
+    live process. ``worker`` names the claiming process (``<node>:<pid>``). ``resumes``
+    says this is a later try of the task ``task_id`` (Celery sends a retry only once the
+    try before it has given up): it takes over that try's claim, spending nothing.
 
     Only a real attempt counts: a claim of a queued run, or the take-over of a claim whose
     process died (its node stopped its heartbeat, or on the same node its process is gone),
@@ -105,6 +108,8 @@ def submission_claim(*, submission_id: int, task_id: str,
         is_stale = row["claimed_at"] is not None and row["claimed_at"] < stale
         if worker and row["claimed_worker"] == worker:
             spends = False  # this very process again (a retry of its own job)
+        elif resumes and row["claimed_by"] == task_id:
+            spends = False  # the next try of the same job: the previous one has ended
         elif is_stale:
             pass
         elif worker and row["claimed_worker"]:
@@ -146,12 +151,17 @@ def workers_alive(*, at: datetime | None = None) -> list[str]:
                 .order_by("node").values_list("node", flat=True))
 
 
-def worker_alive(*, worker: str, asking: str = "", at: datetime | None = None) -> bool:
+def worker_alive(*, worker: str, asking: str = "", at: datetime | None = None,
+                 task_id: str = "", running: Collection[str] | None = None) -> bool:
     """Whether the process ``worker`` (``<node>:<pid>``) may still be at work: on the asking
-    process's own node, whether that process exists; elsewhere, whether its node's
-    heartbeat is fresh."""
+    process's own node, whether that process exists, or, when the node's ``running`` jobs
+    (task ids) are known, whether the job ``task_id`` is among them (a pool process that
+    outlived its job, after a lost database connection say, is idle, not at work);
+    elsewhere, whether its node's heartbeat is fresh."""
     node, _, pid = worker.rpartition(":")
     own_node = asking.rpartition(":")[0]
+    if node and node == own_node and running is not None and task_id:
+        return task_id in running
     if node and node == own_node and pid.isdigit():
         try:
             os.kill(int(pid), 0)
@@ -170,10 +180,12 @@ class RecoverReport:
     resent: tuple[int, ...] = ()  # runs whose message the broker lost, sent again
 
 
-def submission_recover(*, node: str = "", at: datetime | None = None) -> RecoverReport:
+def submission_recover(*, node: str = "", at: datetime | None = None,
+                       running: Callable[[], Collection[str]] | None = None) -> RecoverReport:
     """What a live worker (``node``) does every few seconds (no beat needed): queue again
-    the runs whose claiming process is gone (its node stopped its heartbeat, or, on this
-    node, the process no longer exists; the attempt was spent when it was claimed), publish
+    the runs whose claiming job is gone (its node stopped its heartbeat, or, on this node,
+    the job is not among the node's ``running`` task ids (or, unknown, its process no
+    longer exists); the attempt was spent when it was claimed), publish
     the runs whose message could not be handed to the broker, and send again the runs whose
     message the broker lost."""
     now = at or timezone.now()
@@ -183,7 +195,10 @@ def submission_recover(*, node: str = "", at: datetime | None = None) -> Recover
     held = (Submission.objects.filter(status=Status.SCORING, claimed_at__lt=grace)
             .exclude(claimed_worker="").values_list("pk", "claimed_worker", "claimed_by"))
     for pk, claimant, task_id in held:
-        if worker_alive(worker=claimant, asking=asking, at=now):
+        # what this node runs, read after the claim (a job that claimed and then ended is
+        # not counted as running)
+        if worker_alive(worker=claimant, asking=asking, at=now, task_id=task_id,
+                        running=running() if running is not None else None):
             continue
         with transaction.atomic():
             updated = Submission.objects.filter(
@@ -231,6 +246,25 @@ def _resend_lost_messages(*, now: datetime, grace: datetime) -> list[int]:
             break
         resent.append(pk)
     return resent
+
+
+def submission_release(*, submission_id: int, task_id: str, spent: bool = True) -> bool:
+    """Give back the claim of a job that could not go on for a reason of the platform's
+    (its database connection was lost): the run is queued again at once, as a new job, and
+    with ``spent=False`` the attempt it took is given back. Only the holder may."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Submission.objects.filter(
+            pk=submission_id, status=Status.SCORING, claimed_by=task_id,
+        ).update(status=Status.QUEUED, queued_at=now, claimed_by="", claimed_worker="",
+                 claimed_at=None, published=True, updated_at=now,
+                 attempts=Greatest(F("attempts") - (0 if spent else 1), 0))
+        if updated:
+            scoring_enqueue(submission_id=submission_id)
+    if updated:
+        logger.warning("submission %s: job %s lost its database connection; queued again",
+                       submission_id, task_id)
+    return updated == 1
 
 
 def attempts_message(attempts: int) -> str:
