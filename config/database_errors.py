@@ -31,7 +31,7 @@ class DatabaseUnavailableMiddleware:
         for connection in connections.all(initialized_only=True):
             if connection.connection is None or not connection.is_usable():
                 connection.close()
-        wants_json = (request.path.startswith("/api/")
+        wants_json = (request.path.startswith("/api/") or request.path.endswith(".json")
                       or "application/json" in request.headers.get("Accept", ""))
         if wants_json:
             response: HttpResponse = JsonResponse({"detail": MESSAGE}, status=503)

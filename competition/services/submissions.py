@@ -111,11 +111,11 @@ def utc_day_start(at: datetime) -> datetime:
 
 def submissions_counted(*, team: Team, phase: Phase) -> QuerySet[Submission]:
     """Submissions that count against the limits: validated, not cancelled, not failed by the
-    platform, not baselines."""
+    platform, not set aside after a key change, not baselines."""
     return (
         Submission.objects.filter(team=team, phase=phase, validated_at__isnull=False,
                                   is_baseline=False)
-        .exclude(status__in=[Status.CANCELLED, Status.REJECTED])
+        .exclude(status__in=[Status.CANCELLED, Status.REJECTED, Status.SET_ASIDE])
         .exclude(status=Status.FAILED, platform_failure=True)
     )
 
@@ -472,6 +472,8 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                 team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
                 description=description.strip(), link=link, is_baseline=is_baseline,
                 track=track, scoring_log=log,
+                validated_keys={str(subcorpora[slug].pk): subcorpora[slug].sha256
+                                for slug in received},
                 status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
