@@ -201,13 +201,21 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
     asking = f"{node}:{os.getpid()}" if node else ""
     grace = now - timedelta(seconds=settings.WORKER_STALE_AFTER)
     requeued: list[int] = []
+    unsent: list[int] = []
     held = (Submission.objects.filter(status=Status.SCORING, claimed_at__lt=grace)
             .exclude(claimed_worker="").values_list("pk", "claimed_worker", "claimed_by"))
+    queue_empty: list[bool] = []  # asked once a round, when needed
+
+    def empty() -> bool:
+        if not queue_empty:
+            queue_empty.append(scoring_queue_empty())
+        return queue_empty[0]
+
     for pk, claimant, task_id in held:
         # what this node runs, read after the claim (a job that claimed and then ended is
         # not counted as running)
         parts = _parts_state(submission_id=pk, claim=task_id, asking=asking, at=now,
-                             running=running)
+                             grace=grace, running=running, queue_empty=empty)
         if parts == "finished":
             # every part is written and the run still waits: its last job (the chord's
             # callback) was lost; send it again (it is safe twice), once per grace time
@@ -219,14 +227,17 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
                 worker=claimant, asking=asking, at=now, task_id=task_id,
                 running=running() if running is not None else None)):
             continue
+        # parts the broker lost (restarted without persistence) are not the run's attempt
+        given_back = 1 if parts == "unsent" else 0
         with transaction.atomic():
             updated = Submission.objects.filter(
                 pk=pk, status=Status.SCORING, claimed_worker=claimant, claimed_by=task_id,
             ).update(status=Status.QUEUED, queued_at=now, claimed_by="", claimed_worker="",
-                     claimed_at=None, updated_at=now)
+                     claimed_at=None, updated_at=now,
+                     attempts=Greatest(F("attempts") - given_back, 0))
             if updated:
                 scoring_enqueue(submission_id=pk)
-                requeued.append(pk)
+                (unsent if given_back else requeued).append(pk)
     published: list[int] = []
     waiting = Submission.objects.filter(status=Status.QUEUED, published=False)
     for pk in waiting.order_by("queued_at", "pk").values_list("pk", flat=True):
@@ -235,7 +246,7 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
         Submission.objects.filter(pk=pk, status=Status.QUEUED).update(
             published=True, queued_at=now, updated_at=now)
         published.append(pk)
-    resent = _resend_lost_messages(now=now, grace=grace)
+    resent = unsent + _resend_lost_messages(now=now, grace=grace)
     if requeued or published or resent:
         logger.warning("recovery: re-queued %s (worker gone), published %s, re-sent %s "
                        "(lost by the broker)", requeued, published, resent)
@@ -244,22 +255,30 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
 
 
 def _parts_state(*, submission_id: int, claim: str, asking: str, at: datetime,
-                 running: Callable[[], Collection[str]] | None) -> str | None:
+                 grace: datetime, running: Callable[[], Collection[str]] | None,
+                 queue_empty: Callable[[], bool]) -> str | None:
     """For a run scored in parts (its job handed its datasets to jobs of their own and
     ended): "finished" when every part is written, "lost" when a part's worker is gone
-    (its node stopped beating, or on this node its job is not running), "alive" otherwise
-    (parts running or waiting in the queue). None for a run scored in one job."""
+    (its node stopped beating, or on this node its job is not running), "unsent" when parts
+    wait that the broker no longer holds (none started or ended for the grace time, and
+    the queue is empty), "alive" otherwise (parts running or waiting in the queue). None
+    for a run scored in one job."""
     parts = list(ScoringPart.objects.filter(submission_id=submission_id, claim=claim)
-                 .values_list("worker", "task_id", "finished_at"))
+                 .values_list("worker", "task_id", "started_at", "finished_at"))
     if not parts:
         return None
-    if all(finished is not None for _, _, finished in parts):
+    if all(finished is not None for *_, finished in parts):
         return "finished"
     ours = running() if running is not None else None
-    for worker, part_task, finished in parts:
+    for worker, part_task, _, finished in parts:
         if finished is None and worker and not worker_alive(
                 worker=worker, asking=asking, at=at, task_id=part_task, running=ours):
             return "lost"
+    waiting = any(started is None for _, _, started, _ in parts)
+    latest = max((moment for *_, started, finished in parts
+                  for moment in (started, finished) if moment is not None), default=None)
+    if waiting and (latest is None or latest < grace) and queue_empty():
+        return "unsent"
     return "alive"
 
 

@@ -148,3 +148,25 @@ def test_in_process_a_multi_dataset_run_is_scored_in_one_job(world,
                                                 user=world.alice, files=world.uploads())
     assert score_submission_task.apply(args=[submission.pk]).result == "scored"
     assert not ScoringPart.objects.exists()
+
+
+def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
+        claimed, settings, monkeypatch, django_capture_on_commit_callbacks):
+    """A broker restarted without persistence forgets the parts' messages: parts that never
+    started, nothing moving for the grace time and an empty queue. The run is queued again
+    and its attempt given back; while the queue holds messages, nothing happens."""
+    from competition.services import scoring as scoring_services
+
+    submission, _ = claimed
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
+                                                       claimed_at=long_ago)
+    services.worker_heartbeat(node="celery@a")
+    monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: False)
+    assert services.submission_recover(node="celery@a").resent == ()
+    monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
+    with django_capture_on_commit_callbacks() as sent:
+        report = services.submission_recover(node="celery@a")
+    assert report.resent == (submission.pk,) and report.requeued == () and len(sent) == 1
+    again = Submission.objects.get(pk=submission.pk)
+    assert (again.status, again.attempts) == (Status.QUEUED, 0)
