@@ -4,15 +4,19 @@ Twenty-two generated CorefUD datasets (bench/corpus.py `write_corefud`: compact 
 ``Entity=`` in MISC, ``# newdoc`` / ``# sent_id``, empty nodes; 1.5-9 MB per file, as the
 CorefUD 1.x test sets range) become a competition of the CODI-CRAC 2025 procedure (head
 match, zeros by dependencies, the variant columns) in a throwaway PostgreSQL database created
-on ``DATABASE_URL``'s server and dropped afterwards. A real ``celery -A config worker``
-(``CELERY_BROKER_URL``, one pool process) scores; a fresh process stands for the web process:
-it uploads the zip of the 22 response files through `competition.services.submission_create`
-(what the upload page and the API call), then polls the board's JSON until the run is on it.
+on ``DATABASE_URL``'s server and dropped afterwards. Real ``celery -A config worker``
+processes (``CELERY_BROKER_URL``, one pool process each) score, in rounds: one worker scoring
+the run in one job (``SCORING_PARTS_FROM=0``, as before runs were scored in parts), then 1, 2
+and 4 workers scoring it one job per dataset. In each round a fresh process stands for the
+web process: it uploads the zip of the 22 response files through
+`competition.services.submission_create` (what the upload page and the API call), then polls
+the board's JSON until the run is on it.
 
-Printed: validation (the upload call: receiving the zip, the alignment checks against the 22
-keys), queue to scored (the worker's scoring), upload to board, and the peak RSS of the web
-process during the upload and of the worker's pool process. Needs both URLs; without them the
-case says so and measures nothing.
+Printed per round: upload to board (and its ratio to the one-worker round of the same bench
+run: the machine's load changes less within a run than between runs), validation (the upload
+call: receiving the zip, the alignment checks against the 22 keys), queue to scored, and the
+peak RSS of the web process during the upload and of the pool processes. Needs both URLs;
+without them the case says so and measures nothing.
 """
 
 from __future__ import annotations
@@ -134,50 +138,77 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
                    PRIVATE_ROOT=str(directory / "private"), PYTHONUNBUFFERED="1",
                    PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         database(url, name, "create")
-        worker = None
+        rows: list[dict] = []
         try:
             subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
                            env=env, check=True, capture_output=True)
-            log = open(directory / "worker.log", "ab")
-            worker = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
-                 "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle",
-                 "-n", f"bench-{os.getpid()}@%h"], cwd=ROOT, env=env, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True)
-            done = subprocess.run([sys.executable, "-m", "bench.corefud22", str(yaml),
-                                   str(archive)], cwd=ROOT, env=env, capture_output=True,
-                                  text=True)
-            if done.returncode != 0:
-                raise RuntimeError(f"{NAME}: the upload failed: {done.stderr[-3000:]}\n"
-                                   + (directory / "worker.log").read_text()[-2000:])
-            row = json.loads(done.stdout.strip().splitlines()[-1])
-            pool = children(worker.pid)
-            row.update(case=NAME, datasets=len(DATASETS), upload_mib=size / 2**20,
-                       zip_mib=archive.stat().st_size / 2**20, generate_s=generated,
-                       worker_peak_mib=max(vm_peak_mib(p) for p in pool) if pool else 0.0,
-                       worker_cpu_s=sum(cpu_seconds(p) for p in pool),
-                       worker_main_peak_mib=vm_peak_mib(worker.pid))
+            for count, parts in ROUNDS:
+                rows.append(_round(count, env=dict(env, SCORING_PARTS_FROM=parts),
+                                   directory=directory, yaml=yaml, archive=archive))
+                rows[-1]["parts"] = parts != "0"
+                rows[-1].update(case=NAME, datasets=len(DATASETS), upload_mib=size / 2**20,
+                                zip_mib=archive.stat().st_size / 2**20, generate_s=generated)
         finally:
-            if worker is not None and worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGTERM)
-                worker.wait(timeout=30)
             database(url, name, "drop")
+    row = rows[0]
     print(f"{NAME}: {row['datasets']} datasets, {row['upload_mib']:.1f} MiB of CoNLL-U "
           f"({row['zip_mib']:.1f} MiB zipped), {row['documents']} documents", file=out)
-    print(f"  validation (submission_create) {row['validate_s']:.2f} s "
-          f"({row['validate_cpu_s']:.2f} s CPU), web process peak "
-          f"{row['web_peak_mib']:.0f} MiB (before the upload {row['web_before_mib']:.0f} MiB)",
-          file=out)
-    print(f"  queued -> scored {row['scoring_s']:.2f} s (worker pool process: "
-          f"{row['worker_cpu_s']:.2f} s CPU in all, peak {row['worker_peak_mib']:.0f} MiB)",
-          file=out)
-    print(f"  upload -> on the board {row['board_s']:.2f} s", file=out, flush=True)
-    return [row]
+    single = next(row["board_s"] for row in rows if row["parts"] and row["workers"] == 1)
+    for row in rows:
+        how = "in parts" if row["parts"] else "one job "
+        print(f"  {row['workers']} worker{'s' if row['workers'] > 1 else ' '}, {how}: upload "
+              f"-> on the board {row['board_s']:.2f} s ({row['board_s'] / single:.2f} of 1 "
+              f"worker in parts); "
+              f"validation {row['validate_s']:.2f} s ({row['validate_cpu_s']:.2f} s CPU, web "
+              f"peak {row['web_peak_mib']:.0f} MiB); queued -> scored {row['scoring_s']:.2f} s "
+              f"(pool processes: {row['worker_cpu_s']:.2f} s CPU, peak "
+              f"{row['worker_peak_mib']:.0f} MiB)", file=out, flush=True)
+    return rows
 
 
-def upload(yaml: str, archive: str) -> int:
-    """In a fresh process (the web process's part): load the competition, upload the zip,
-    wait for the board. Prints one JSON line."""
+ROUNDS = (("1", "0"), ("1", "2"), ("2", "2"), ("4", "2"))
+"""The rounds: this many ``celery worker`` processes (one pool process each, as a deployment
+runs them side by side) and ``SCORING_PARTS_FROM`` (0: the run in one job); each round
+uploads the same zip for a team of its own."""
+
+
+def _round(how_many: str, *, env: dict, directory: Path, yaml: Path, archive: Path) -> dict:
+    count = int(how_many)
+    rounds = len(list(directory.glob("worker-*.log")))
+    workers: list[subprocess.Popen] = []
+    try:
+        log = open(directory / f"worker-{rounds}.log", "ab")
+        for number in range(count):
+            workers.append(subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
+                 "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle",
+                 "-n", f"bench-{os.getpid()}-{rounds}-{number}@%h"], cwd=ROOT, env=env,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+        done = subprocess.run([sys.executable, "-m", "bench.corefud22", str(yaml),
+                               str(archive), str(count), str(rounds)], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"{NAME}: the upload failed: {done.stderr[-3000:]}\n"
+                               + (directory / f"worker-{rounds}.log").read_text()[-2000:])
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        pool = [child for worker in workers for child in children(worker.pid)]
+        row.update(workers=count,
+                   worker_peak_mib=max(vm_peak_mib(p) for p in pool) if pool else 0.0,
+                   worker_cpu_s=sum(cpu_seconds(p) for p in pool),
+                   worker_main_peak_mib=max(vm_peak_mib(w.pid) for w in workers))
+        return row
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+        for worker in workers:
+            worker.wait(timeout=30)
+
+
+def upload(yaml: str, archive: str, workers: str = "1", round_: str = "0") -> int:
+    """In a fresh process (the web process's part): load the competition (the first
+    round), upload the zip for a team of this round, wait for the board. Prints one JSON
+    line."""
     import django
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -186,19 +217,21 @@ def upload(yaml: str, archive: str) -> int:
     from django.test import Client
     from django.urls import reverse
 
-    from competition.models import Phase, Submission
+    from competition.models import Competition, Phase, Submission
     from competition.services.accounts import user_signup
     from competition.services.definitions import competition_load
     from competition.services.submissions import submission_create
     from competition.services.teams import team_create
     from config.celery import app
 
-    competition = competition_load(path=yaml, with_baselines=False).competition
-    user = user_signup(username="bench", password=secrets.token_urlsafe(16))
-    team = team_create(competition=competition, name="Bench team", user=user)
+    competition = (Competition.objects.filter(slug=NAME).first()
+                   or competition_load(path=yaml, with_baselines=False).competition)
+    user = user_signup(username=f"bench{round_}", password=secrets.token_urlsafe(16))
+    team_name = f"Bench team {round_}"
+    team = team_create(competition=competition, name=team_name, user=user)
     phase = Phase.objects.get(task__competition=competition, slug="test")
     deadline = time.monotonic() + 120
-    while not app.control.ping(timeout=0.5):
+    while len(app.control.ping(timeout=0.5)) < int(workers):
         if time.monotonic() > deadline:
             raise RuntimeError("the worker did not answer")
     Path("/proc/self/clear_refs").write_text("5")  # peak RSS from here on
@@ -217,7 +250,7 @@ def upload(yaml: str, archive: str) -> int:
     client = Client()
     while True:
         rows = json.loads(client.get(board).content)["rows"]
-        if any("Bench team" in json.dumps(row) for row in rows):
+        if any(team_name in json.dumps(row) for row in rows):
             break
         submission.refresh_from_db()
         if submission.status in (Submission.Status.FAILED, Submission.Status.CANCELLED):

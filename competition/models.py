@@ -266,8 +266,12 @@ class Submission(models.Model):
         REJECTED = "rejected", "Rejected"
         FAILED = "failed", "Failed"
         CANCELLED = "cancelled", "Cancelled"
+        # Its files no longer fit a gold key the organizers replaced after the upload: kept
+        # for the organizers to look at, never counted against the team.
+        SET_ASIDE = "set_aside", "Set aside"
 
-    FINAL_STATUSES = (Status.SCORED, Status.REJECTED, Status.FAILED, Status.CANCELLED)
+    FINAL_STATUSES = (Status.SCORED, Status.REJECTED, Status.FAILED, Status.CANCELLED,
+                      Status.SET_ASIDE)
     PENDING_STATUSES = (Status.UPLOADED, Status.VALIDATED, Status.QUEUED, Status.SCORING)
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
@@ -309,6 +313,9 @@ class Submission(models.Model):
     # True when a failure is the platform's fault (time/memory limit, lost job, crash): such a
     # submission does not count against the team's limits.
     platform_failure = models.BooleanField(default=False)
+    # {sub-corpus id: SHA-256 of its gold key} the files were validated against at upload: a
+    # run that no longer fits a key replaced since is set aside, not failed.
+    validated_keys = models.JSONField(default=dict, blank=True)
     scorer_version = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(default=timezone.now)  # uploaded
     validated_at = models.DateTimeField(null=True, blank=True)
@@ -434,6 +441,30 @@ class Score(models.Model):
     def __str__(self) -> str:
         where = f"{self.subcorpus.name}/{self.document}" if self.document else self.subcorpus.name
         return f"{self.metric}[{self.mode}] {where}: F1 {self.f1:.4f}"
+
+
+class ScoringPart(models.Model):
+    """One dataset of a run whose datasets are scored by jobs of their own, across the
+    workers (a multi-dataset run fans out: ``tasks.scoring``). ``claim`` is the run's claim
+    (its job's task id) the part belongs to: a run queued again gets new parts, and the
+    parts of an earlier claim are ignored. A part is written once (``finished_at``)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="parts")
+    subcorpus = models.ForeignKey(SubCorpus, on_delete=models.CASCADE, related_name="+")
+    claim = models.CharField(max_length=255)
+    task_id = models.CharField(max_length=255, blank=True)  # the part's own job, once started
+    worker = models.CharField(max_length=255, blank=True)  # "<node>:<pid>" scoring it
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # {"scores": [...], "warnings": [...], "key": sha, "log": [...]} or {"error": {...}}
+    outcome = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "subcorpus", "claim"],
+                                               name="scoring_part_once")]
+
+    def __str__(self) -> str:
+        return f"part {self.subcorpus_id} of #{self.submission_id} ({self.claim})"
 
 
 class WorkerHeartbeat(models.Model):

@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # last: it sees the views' exceptions first (a lost database: 503 with Retry-After)
+    "config.database_errors.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -172,6 +174,9 @@ SCORING_MAX_ATTEMPTS = env_int("SCORING_MAX_ATTEMPTS", 3)
 WORKER_HEARTBEAT_INTERVAL = env_int("WORKER_HEARTBEAT_INTERVAL", 5)
 WORKER_STALE_AFTER = env_int("WORKER_STALE_AFTER", 30)
 SWEEP_INTERVAL = env_int("SWEEP_INTERVAL", 60)  # seconds between sweeps (celery beat)
+# With workers, a run of at least this many datasets is scored one job per dataset across
+# the workers (a Celery chord; 0: always in one job). In-process (no broker): one job.
+SCORING_PARTS_FROM = env_int("SCORING_PARTS_FROM", 2)
 
 # --- E-mail -----------------------------------------------------------------------------
 # Submitters are e-mailed when a run is scored or fails (never with its scores: with a link
@@ -198,7 +203,11 @@ else:
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = False
-CELERY_RESULT_BACKEND = None
+# A chord (a run scored in parts) needs a result backend: the broker's Redis. Only the
+# parts' jobs keep a result (a word, not scores: those are in the database).
+CELERY_RESULT_BACKEND = (CELERY_BROKER_URL
+                         if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None)
+CELERY_RESULT_EXPIRES = timedelta(hours=6)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

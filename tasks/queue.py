@@ -7,7 +7,12 @@ from django.conf import settings
 
 from tasks.definitions import load_definition_task
 from tasks.mail import send_announcement_task
-from tasks.scoring import notify_submission_task, score_submission_task, scoring_queue_length
+from tasks.scoring import (
+    finish_parts_task,
+    notify_submission_task,
+    score_submission_task,
+    scoring_queue_length,
+)
 
 
 class CeleryJobQueue:
@@ -19,6 +24,9 @@ class CeleryJobQueue:
 
     def score_here(self, submission_id: int) -> None:
         score_submission_task.apply(args=[submission_id])
+
+    def finish_parts(self, submission_id: int, claim: str) -> None:
+        finish_parts_task.delay(submission_id, claim)
 
     def notify(self, submission_id: int) -> None:
         notify_submission_task.delay(submission_id)

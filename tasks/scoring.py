@@ -21,14 +21,14 @@ import os
 import resource
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from smtplib import SMTPException
 
-from celery import shared_task
+from celery import chord, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
 from celery.signals import task_failure, worker_process_init, worker_ready, worker_shutdown
 from django.conf import settings
-from django.db import OperationalError, close_old_connections
+from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
 # Imported here, in the worker's main process before it forks its children: a child then
 # starts scoring at once, and a soft time limit never lands inside an import (numpy's and
@@ -115,7 +115,7 @@ def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
     while not _stop_heartbeat.is_set() and (rounds is None or done < rounds):
         try:
             services.worker_heartbeat(node=node)
-            services.submission_recover(node=node)
+            services.submission_recover(node=node, running=node_task_ids)
         except Exception:  # noqa: BLE001 - never let the loop die
             logger.exception("worker heartbeat or recovery failed; trying again")
         finally:
@@ -123,6 +123,21 @@ def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
         done += 1
         if rounds is None or done < rounds:
             _stop_heartbeat.wait(settings.WORKER_HEARTBEAT_INTERVAL)
+
+
+def node_task_ids() -> set[str]:
+    """The task ids this worker node holds now: started in one of its pool processes, or
+    received and waiting there (a retry's countdown, a prefetched message). Read from the
+    worker's own state, in its main process, where the heartbeat runs."""
+    from celery.worker import state
+
+    for _ in range(5):  # the main thread may change the sets while they are copied
+        try:
+            return {request.id for request in (*state.active_requests,
+                                               *state.reserved_requests)}
+        except RuntimeError:
+            continue
+    return {request.id for request in tuple(state.active_requests)}
 
 
 @contextlib.contextmanager
@@ -157,17 +172,62 @@ def scoring_deadline(seconds: int) -> Iterator[None]:
         raise SoftTimeLimitExceeded()
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True,
-             autoretry_for=(OperationalError,), retry_backoff=True, retry_backoff_max=60,
-             max_retries=5)
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+"""What a lost or refused database connection raises (a failover, a restart, an idle
+connection reaper, ``pg_terminate_backend``)."""
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=8)
 def score_submission_task(self, submission_id: int) -> str:
-    """Score one submission. A redelivered message is harmless: claim, compute, replace."""
+    """Score one submission. A redelivered message is harmless: claim, compute, replace.
+
+    A job that loses its database connection gives its claim back (the run is queued again
+    at once, as a new job, and the attempt is not counted: the platform failed, not the
+    run). When the database cannot be reached even for that, the message is retried later
+    under the same task id, and that next try takes over the claim (``resumes``); should it
+    never come, the node's recovery round sees the claim held by a job it no longer runs.
+    """
     task_id = self.request.id or f"local-{submission_id}"
     worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
-    submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
-                                           worker=worker)
-    if submission is None:
-        return "skipped"  # done already, cancelled, or another task holds it
+    claimed = False
+    try:
+        submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
+                                               worker=worker,
+                                               resumes=bool(self.request.retries))
+        if submission is None:
+            return "skipped"  # done already, cancelled, or another task holds it
+        claimed = True
+        if not self.request.is_eager and _in_parts(submission):
+            return _fan_out(submission, claim=task_id)
+        return _score_claimed(submission, task_id=task_id)
+    except DATABASE_ERRORS as exc:
+        return _database_lost(self, submission_id=submission_id, task_id=task_id,
+                              claimed=claimed, exc=exc)
+
+
+def _in_parts(submission: Submission) -> bool:
+    """Whether a run is scored one job per dataset: with workers, from
+    ``SCORING_PARTS_FROM`` datasets on."""
+    least = settings.SCORING_PARTS_FROM
+    return bool(least) and services.scored_files(submission).count() >= max(least, 2)
+
+
+def _fan_out(submission: Submission, *, claim: str) -> str:
+    """Hand each dataset of a claimed run to a job of its own (a Celery chord: the group of
+    parts, then ``finish_parts_task``, which records the run from the parts once all are
+    written). The run keeps its claim; the parts and the last job check it."""
+    subcorpora = services.scoring_parts_create(submission=submission, claim=claim)
+    parts = [score_part_task.si(submission.pk, subcorpus_id, claim)
+             for subcorpus_id in subcorpora]
+    chord(parts)(finish_parts_task.si(submission.pk, claim))
+    return "in parts"
+
+
+def _score_claimed(submission: Submission, *, task_id: str,
+                   compute: Callable[[], services.ScoringResults] | None = None) -> str:
+    """Compute (by default: every dataset, here) and record a claimed run, or end it with
+    the message of what stopped it."""
+    compute = compute or (lambda: services.submission_compute(submission=submission))
 
     def fail(reason: str, *, platform: bool, log: str = "") -> str:
         services.submission_fail(submission=submission, reason=reason,
@@ -176,9 +236,16 @@ def score_submission_task(self, submission_id: int) -> str:
 
     try:
         with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
-            results = services.submission_compute(submission=submission)
+            results = compute()
     except ScoringInputError as exc:  # the files: expected, no retry
-        return fail(str(exc), platform=False, log=getattr(exc, "scoring_log", ""))
+        log = getattr(exc, "scoring_log", "")
+        if replaced := services.submission_replaced_keys(submission=submission):
+            # they fitted the key they were checked against: the key changed, not the run
+            services.submission_set_aside(
+                submission=submission, task_id=task_id, log=log,
+                reason=services.set_aside_message(names=replaced, problem=str(exc)))
+            return "set aside"
+        return fail(str(exc), platform=False, log=log)
     except ScoringError as exc:  # the task's options or its gold key: expected, no retry
         return fail(f"The scorer could not score this run ({exc}). This is a problem of the "
                     "platform, not of your files: the run does not count against your "
@@ -189,8 +256,8 @@ def score_submission_task(self, submission_id: int) -> str:
     except MemoryError:
         return fail(MEMORY_LIMIT_MESSAGE.format(mb=settings.SCORING_MEMORY_LIMIT_MB),
                     platform=True)
-    except OperationalError:
-        raise  # the database: retried with backoff, under the same task id
+    except DATABASE_ERRORS:
+        raise  # the caller gives the claim back
     except Exception:
         # Containment: mark the submission so it is not left "scoring", then re-raise so the
         # crash is logged by the worker.
@@ -199,6 +266,133 @@ def score_submission_task(self, submission_id: int) -> str:
     recorded = services.submission_record(submission=submission, results=results,
                                           task_id=task_id)
     return "scored" if recorded else "skipped"
+
+
+# SQLSTATE classes of a connection that is gone: 08 (connection exception), 57P01-57P03
+# (the server shut down, crashed or cannot take connections now).
+_LOST_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def connection_lost(exc: Exception) -> bool:
+    """Whether a database error says the connection itself was lost (terminated by the
+    server, a failover, a broken socket), rather than a statement refused (a timeout, a
+    lock) on a connection that lives on."""
+    if isinstance(exc, InterfaceError):
+        return True
+    state = getattr(exc.__cause__, "sqlstate", None)
+    if state:
+        return state.startswith(_LOST_STATES)
+    text = str(exc).lower()  # no answer from the server at all
+    return "connection" in text or "server closed" in text
+
+
+def _database_lost(task, *, submission_id: int, task_id: str, claimed: bool,
+                   exc: Exception) -> str:
+    """After a database error: drop the broken connection, give the claim back and queue
+    the run again; if the database still cannot be reached, retry this message later."""
+    lost = connection_lost(exc)
+    connection.close()
+    if claimed:
+        try:
+            # A dead connection is the platform's hiccup: the attempt is given back. A
+            # statement the database refused (a timeout) keeps it, so that a run that
+            # always fails so is bounded by SCORING_MAX_ATTEMPTS.
+            if services.submission_release(submission_id=submission_id, task_id=task_id,
+                                           spent=not lost):
+                return "released"
+            return "skipped"  # no longer ours
+        except DATABASE_ERRORS:
+            connection.close()
+    logger.warning("submission %s: the database is away (%s); retrying job %s", submission_id,
+                   exc, task_id)
+    raise task.retry(exc=exc, countdown=min(2 ** task.request.retries, 30))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=False,
+             autoretry_for=DATABASE_ERRORS, retry_backoff=True, retry_backoff_max=30,
+             max_retries=8)
+def score_part_task(self, submission_id: int, subcorpus_id: int, claim: str) -> str:
+    """Score one dataset of a run scored in parts and write its outcome, once: results, or
+    why it could not be scored (the last job turns that into the run's message). It never
+    raises for the run's sake, so that the chord always reaches its last job; a database
+    error is retried (the part is written once whoever writes it)."""
+    worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
+    started = services.scoring_part_start(submission_id=submission_id,
+                                          subcorpus_id=subcorpus_id, claim=claim,
+                                          task_id=self.request.id or "", worker=worker)
+    if started is None:
+        return "skipped"  # the run was queued again, cancelled or done; or written already
+    submission, submitted = started
+
+    def store(**outcome) -> str:
+        services.scoring_part_store(submission_id=submission_id, subcorpus_id=subcorpus_id,
+                                    claim=claim, **outcome)
+        return "done"
+
+    try:
+        with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
+            results = services.part_compute(submission=submission, submitted=submitted)
+    except ScoringInputError as exc:
+        return store(error={"kind": "input", "file": exc.path, "line": exc.line,
+                            "message": exc.message, "code": exc.code,
+                            "document": exc.document,
+                            "log": getattr(exc, "scoring_log", "")})
+    except ScoringError as exc:
+        return store(error={"kind": "scorer", "message": str(exc),
+                            "log": getattr(exc, "scoring_log", "")})
+    except SoftTimeLimitExceeded:
+        return store(error={"kind": "time"})
+    except MemoryError:
+        return store(error={"kind": "memory"})
+    except DATABASE_ERRORS:
+        connection.close()
+        raise  # retried
+    except Exception:
+        logger.exception("part %s of submission %s crashed", subcorpus_id, submission_id)
+        return store(error={"kind": "crash"})
+    return store(results=results)
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=8)
+def finish_parts_task(self, submission_id: int, claim: str) -> str:
+    """The chord's last job: record the run from its parts, or end it with the message of
+    the first part (in the datasets' order) that could not be scored. Safe to run twice:
+    only the holder of the claim records, once."""
+    try:
+        submission = services.submission_held(submission_id=submission_id, claim=claim)
+        if submission is None:
+            return "skipped"
+        outcome = services.scoring_parts_collect(submission=submission, claim=claim)
+        if outcome.results is None and outcome.error is None:
+            return "waiting"  # parts missing: the recovery round decides
+        return _score_claimed(submission, task_id=claim,
+                              compute=lambda: _from_parts(outcome))
+    except DATABASE_ERRORS as exc:
+        return _database_lost(self, submission_id=submission_id, task_id=claim, claimed=True,
+                              exc=exc)
+
+
+def _from_parts(outcome) -> services.ScoringResults:
+    """The parts' results, or the error of the part that stopped the run, raised as if the
+    run had been scored in one job."""
+    if outcome.results is not None:
+        return outcome.results
+    error = outcome.error
+    kind = error.get("kind")
+    if kind == "input":
+        exc = ScoringInputError(error["file"], error["line"], error["message"],
+                                code=error["code"], document=error["document"])
+        exc.scoring_log = error.get("log", "")
+        raise exc
+    if kind == "scorer":
+        exc = ScoringError(error["message"])
+        exc.scoring_log = error.get("log", "")
+        raise exc
+    if kind == "time":
+        raise SoftTimeLimitExceeded()
+    if kind == "memory":
+        raise MemoryError()
+    raise RuntimeError("a part of the run crashed (see the worker's log)")
 
 
 @shared_task(acks_late=True, ignore_result=True)
@@ -214,10 +408,13 @@ def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None
     """At the hard time limit Celery kills the child and reports the failure from the
     worker's main process: end the submission there, rather than leave it 'scoring' until
     the sweep."""
-    if getattr(sender, "name", None) != score_submission_task.name:
+    name = getattr(sender, "name", None)
+    if name not in (score_submission_task.name, score_part_task.name):
         return
     if not isinstance(exception, TimeLimitExceeded) or not args:
         return
+    if name == score_part_task.name:  # a part: the run's claim is its third argument
+        task_id = args[2]
     services.submission_fail(
         submission=Submission(pk=args[0]), task_id=task_id, platform_failure=True,
         reason=HARD_LIMIT_MESSAGE.format(seconds=settings.SCORING_HARD_TIME_LIMIT))

@@ -30,7 +30,8 @@ class JobQueue(Protocol):
     """What the services need of the job layer. ``score``, ``notify`` and ``announce`` hand
     a job to the broker and raise when it cannot take it; ``score_here`` runs a scoring job
     in this process (the embedded configuration); ``scoring_queue_length`` is the number of
-    scoring messages waiting, or None where that cannot be asked."""
+    scoring messages waiting, or None where that cannot be asked; ``finish_parts`` sends
+    again the last job of a run scored in parts (it records the run from its parts)."""
 
     def score(self, submission_id: int) -> None: ...
 
@@ -43,6 +44,8 @@ class JobQueue(Protocol):
     def load_definition(self, job_id: int) -> None: ...
 
     def scoring_queue_length(self) -> int | None: ...
+
+    def finish_parts(self, submission_id: int, claim: str) -> None: ...
 
     def runs_in_process(self) -> bool: ...
 
@@ -78,6 +81,18 @@ def scoring_publish(*, submission_id: int) -> bool:
         job_queue().score(submission_id)
     except Exception:  # broker down: the caller keeps the run as it was
         logger.info("could not queue submission %s yet", submission_id, exc_info=True)
+        return False
+    return True
+
+
+def scoring_parts_finish_publish(*, submission_id: int, claim: str) -> bool:
+    """Send the job that records a run from its written parts; whether the broker took
+    it."""
+    try:
+        job_queue().finish_parts(submission_id, claim)
+    except Exception:  # broker down: the next recovery round tries again
+        logger.info("could not send the last job of submission %s yet", submission_id,
+                    exc_info=True)
         return False
     return True
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, Value
-from django.db.models.functions import Concat
+from django.db.models.functions import Concat, Greatest
 from django.utils import timezone
 
 import scoring
@@ -26,14 +27,17 @@ from competition.errors import CompetitionError
 from competition.models import (
     Phase,
     Score,
+    ScoringPart,
     ScoringRun,
     Submission,
+    SubCorpus,
     SubmissionFile,
     WorkerHeartbeat,
 )
 from competition.services.boards import board_entries_write
 from competition.services.dispatch import (
     notification_enqueue,
+    scoring_parts_finish_publish,
     scoring_enqueue,
     scoring_publish,
     scoring_queue_empty,
@@ -79,10 +83,12 @@ def scoring_keys(submission: Submission) -> dict[str, str]:
 
 # --- claim ------------------------------------------------------------------------------
 
-def submission_claim(*, submission_id: int, task_id: str,
-                     worker: str = "") -> Submission | None:
+def submission_claim(*, submission_id: int, task_id: str, worker: str = "",
+                     resumes: bool = False) -> Submission | None:
     """Take the job of scoring a submission, or None if it is done, cancelled or held by a
-    live process. ``worker`` names the claiming process (``<node>:<pid>``).
+    live process. ``worker`` names the claiming process (``<node>:<pid>``). ``resumes``
+    says this is a later try of the task ``task_id`` (Celery sends a retry only once the
+    try before it has given up): it takes over that try's claim, spending nothing.
 
     Only a real attempt counts: a claim of a queued run, or the take-over of a claim whose
     process died (its node stopped its heartbeat, or on the same node its process is gone),
@@ -105,6 +111,8 @@ def submission_claim(*, submission_id: int, task_id: str,
         is_stale = row["claimed_at"] is not None and row["claimed_at"] < stale
         if worker and row["claimed_worker"] == worker:
             spends = False  # this very process again (a retry of its own job)
+        elif resumes and row["claimed_by"] == task_id:
+            spends = False  # the next try of the same job: the previous one has ended
         elif is_stale:
             pass
         elif worker and row["claimed_worker"]:
@@ -132,6 +140,12 @@ def submission_claim(*, submission_id: int, task_id: str,
     return None  # another process got there first
 
 
+def submission_held(*, submission_id: int, claim: str) -> Submission | None:
+    """The run if it is being scored under the claim ``claim``, else None."""
+    return (Submission.objects.select_related("phase__task")
+            .filter(pk=submission_id, status=Status.SCORING, claimed_by=claim).first())
+
+
 # --- workers ----------------------------------------------------------------------------
 
 def worker_heartbeat(*, node: str, at: datetime | None = None) -> None:
@@ -146,12 +160,17 @@ def workers_alive(*, at: datetime | None = None) -> list[str]:
                 .order_by("node").values_list("node", flat=True))
 
 
-def worker_alive(*, worker: str, asking: str = "", at: datetime | None = None) -> bool:
+def worker_alive(*, worker: str, asking: str = "", at: datetime | None = None,
+                 task_id: str = "", running: Collection[str] | None = None) -> bool:
     """Whether the process ``worker`` (``<node>:<pid>``) may still be at work: on the asking
-    process's own node, whether that process exists; elsewhere, whether its node's
-    heartbeat is fresh."""
+    process's own node, whether that process exists, or, when the node's ``running`` jobs
+    (task ids) are known, whether the job ``task_id`` is among them (a pool process that
+    outlived its job, after a lost database connection say, is idle, not at work);
+    elsewhere, whether its node's heartbeat is fresh."""
     node, _, pid = worker.rpartition(":")
     own_node = asking.rpartition(":")[0]
+    if node and node == own_node and running is not None and task_id:
+        return task_id in running
     if node and node == own_node and pid.isdigit():
         try:
             os.kill(int(pid), 0)
@@ -170,29 +189,55 @@ class RecoverReport:
     resent: tuple[int, ...] = ()  # runs whose message the broker lost, sent again
 
 
-def submission_recover(*, node: str = "", at: datetime | None = None) -> RecoverReport:
+def submission_recover(*, node: str = "", at: datetime | None = None,
+                       running: Callable[[], Collection[str]] | None = None) -> RecoverReport:
     """What a live worker (``node``) does every few seconds (no beat needed): queue again
-    the runs whose claiming process is gone (its node stopped its heartbeat, or, on this
-    node, the process no longer exists; the attempt was spent when it was claimed), publish
+    the runs whose claiming job is gone (its node stopped its heartbeat, or, on this node,
+    the job is not among the node's ``running`` task ids (or, unknown, its process no
+    longer exists); the attempt was spent when it was claimed), publish
     the runs whose message could not be handed to the broker, and send again the runs whose
     message the broker lost."""
     now = at or timezone.now()
     asking = f"{node}:{os.getpid()}" if node else ""
     grace = now - timedelta(seconds=settings.WORKER_STALE_AFTER)
     requeued: list[int] = []
+    unsent: list[int] = []
     held = (Submission.objects.filter(status=Status.SCORING, claimed_at__lt=grace)
             .exclude(claimed_worker="").values_list("pk", "claimed_worker", "claimed_by"))
+    queue_empty: list[bool] = []  # asked once a round, when needed
+
+    def empty() -> bool:
+        if not queue_empty:
+            queue_empty.append(scoring_queue_empty())
+        return queue_empty[0]
+
     for pk, claimant, task_id in held:
-        if worker_alive(worker=claimant, asking=asking, at=now):
+        # what this node runs, read after the claim (a job that claimed and then ended is
+        # not counted as running)
+        parts = _parts_state(submission_id=pk, claim=task_id, asking=asking, at=now,
+                             grace=grace, running=running, queue_empty=empty)
+        if parts == "finished":
+            # every part is written and the run still waits: its last job (the chord's
+            # callback) was lost; send it again (it is safe twice), once per grace time
+            if Submission.objects.filter(pk=pk, status=Status.SCORING, claimed_by=task_id,
+                                         claimed_at__lt=grace).update(claimed_at=now):
+                scoring_parts_finish_publish(submission_id=pk, claim=task_id)
             continue
+        if parts == "alive" or (parts is None and worker_alive(
+                worker=claimant, asking=asking, at=now, task_id=task_id,
+                running=running() if running is not None else None)):
+            continue
+        # parts the broker lost (restarted without persistence) are not the run's attempt
+        given_back = 1 if parts == "unsent" else 0
         with transaction.atomic():
             updated = Submission.objects.filter(
                 pk=pk, status=Status.SCORING, claimed_worker=claimant, claimed_by=task_id,
             ).update(status=Status.QUEUED, queued_at=now, claimed_by="", claimed_worker="",
-                     claimed_at=None, updated_at=now)
+                     claimed_at=None, updated_at=now,
+                     attempts=Greatest(F("attempts") - given_back, 0))
             if updated:
                 scoring_enqueue(submission_id=pk)
-                requeued.append(pk)
+                (unsent if given_back else requeued).append(pk)
     published: list[int] = []
     waiting = Submission.objects.filter(status=Status.QUEUED, published=False)
     for pk in waiting.order_by("queued_at", "pk").values_list("pk", flat=True):
@@ -201,12 +246,40 @@ def submission_recover(*, node: str = "", at: datetime | None = None) -> Recover
         Submission.objects.filter(pk=pk, status=Status.QUEUED).update(
             published=True, queued_at=now, updated_at=now)
         published.append(pk)
-    resent = _resend_lost_messages(now=now, grace=grace)
+    resent = unsent + _resend_lost_messages(now=now, grace=grace)
     if requeued or published or resent:
         logger.warning("recovery: re-queued %s (worker gone), published %s, re-sent %s "
                        "(lost by the broker)", requeued, published, resent)
     return RecoverReport(requeued=tuple(requeued), published=tuple(published),
                          resent=tuple(resent))
+
+
+def _parts_state(*, submission_id: int, claim: str, asking: str, at: datetime,
+                 grace: datetime, running: Callable[[], Collection[str]] | None,
+                 queue_empty: Callable[[], bool]) -> str | None:
+    """For a run scored in parts (its job handed its datasets to jobs of their own and
+    ended): "finished" when every part is written, "lost" when a part's worker is gone
+    (its node stopped beating, or on this node its job is not running), "unsent" when parts
+    wait that the broker no longer holds (none started or ended for the grace time, and
+    the queue is empty), "alive" otherwise (parts running or waiting in the queue). None
+    for a run scored in one job."""
+    parts = list(ScoringPart.objects.filter(submission_id=submission_id, claim=claim)
+                 .values_list("worker", "task_id", "started_at", "finished_at"))
+    if not parts:
+        return None
+    if all(finished is not None for *_, finished in parts):
+        return "finished"
+    ours = running() if running is not None else None
+    for worker, part_task, _, finished in parts:
+        if finished is None and worker and not worker_alive(
+                worker=worker, asking=asking, at=at, task_id=part_task, running=ours):
+            return "lost"
+    waiting = any(started is None for _, _, started, _ in parts)
+    latest = max((moment for *_, started, finished in parts
+                  for moment in (started, finished) if moment is not None), default=None)
+    if waiting and (latest is None or latest < grace) and queue_empty():
+        return "unsent"
+    return "alive"
 
 
 def _resend_lost_messages(*, now: datetime, grace: datetime) -> list[int]:
@@ -233,6 +306,25 @@ def _resend_lost_messages(*, now: datetime, grace: datetime) -> list[int]:
     return resent
 
 
+def submission_release(*, submission_id: int, task_id: str, spent: bool = True) -> bool:
+    """Give back the claim of a job that could not go on for a reason of the platform's
+    (its database connection was lost): the run is queued again at once, as a new job, and
+    with ``spent=False`` the attempt it took is given back. Only the holder may."""
+    now = timezone.now()
+    with transaction.atomic():
+        updated = Submission.objects.filter(
+            pk=submission_id, status=Status.SCORING, claimed_by=task_id,
+        ).update(status=Status.QUEUED, queued_at=now, claimed_by="", claimed_worker="",
+                 claimed_at=None, published=True, updated_at=now,
+                 attempts=Greatest(F("attempts") - (0 if spent else 1), 0))
+        if updated:
+            scoring_enqueue(submission_id=submission_id)
+    if updated:
+        logger.warning("submission %s: job %s lost its database connection; queued again",
+                       submission_id, task_id)
+    return updated == 1
+
+
 def attempts_message(attempts: int) -> str:
     return (f"Scoring did not finish after {attempts} attempts. This is a problem of the "
             "platform, not of your files; the run does not count against your limits and the "
@@ -240,6 +332,24 @@ def attempts_message(attempts: int) -> str:
 
 
 # --- compute ----------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class PartResults:
+    """The scoring of one dataset (sub-corpus) of a run in every mode of its task."""
+
+    subcorpus_id: int
+    key: str  # SHA-256 of the gold key it was scored against
+    scores: tuple[ScoreValue, ...]
+    warnings: tuple[str, ...]
+    log: tuple[str, ...]
+
+
+def _log_header(task) -> str:
+    modes = task_modes(task)
+    return (f"{timezone.now():%Y-%m-%d %H:%M:%S} UTC: scorer {scoring.__version__}, "
+            f"{len(modes)} mode{'s' if len(modes) != 1 else ''}: "
+            f"{', '.join(mode_label(task, mode.name) for mode in modes)}")
+
 
 def submission_compute(*, submission: Submission) -> ScoringResults:
     """Score every sub-corpus of a submission in every mode of its task. Writes nothing.
@@ -249,59 +359,83 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     the input.
     """
     task = submission.phase.task
-    modes = task_modes(task)
     files = (scored_files(submission).select_related("subcorpus")
              .order_by("subcorpus__order", "subcorpus_id"))
-    scores: list[ScoreValue] = []
-    warnings: list[str] = []
-    keys: dict[str, str] = {}
     started = time.perf_counter()
-    log = [f"{timezone.now():%Y-%m-%d %H:%M:%S} UTC: scorer {scoring.__version__}, "
-           f"{len(modes)} mode{'s' if len(modes) != 1 else ''}: "
-           f"{', '.join(mode_label(task, mode.name) for mode in modes)}"]
+    header = _log_header(task)
+    parts: list[PartResults] = []
     for submitted in files:
-        keys[str(submitted.subcorpus_id)] = submitted.subcorpus.sha256
-        key = str(submitted.subcorpus.key_path)
-        response = str(submitted.absolute_path)
-        name = submitted.subcorpus.name
-        begun = time.perf_counter()
         try:
-            # Every mode from one reading of the two files (the scorer reads them once for
-            # the modes that read them alike), in one process: a worker is already one of
-            # many scoring in parallel.
-            results = score_modes(key, response, options=[mode.options for mode in modes],
-                                  per_doc=[mode.per_doc for mode in modes])
-        except ScoringInputError as exc:
-            error = _public_error(exc, key=key, response=response, submitted=submitted)
-            log.append(f"{name}: {submitted.original_name} refused after "
-                       f"{time.perf_counter() - begun:.2f} s: {error}")
-            error.scoring_log = "\n".join(log)  # the task stores it with the failure
-            raise error from None
-        spent = time.perf_counter() - begun
-        for mode, result in zip(modes, results):
-            scores.extend(ScoreValue(submitted.subcorpus_id, row)
-                          for row in score_rows(result, mode.options, mode=mode.name,
-                                                per_doc=mode.per_doc))
-            log.append(f"{name} [{mode_label(task, mode.name)}]: read "
-                       f"{submitted.original_name} ({submitted.size:,} bytes) and the gold key "
-                       f"of {name}; {len(result.scored)} document"
-                       f"{'s' if len(result.scored) != 1 else ''} scored in "
-                       f"{spent:.2f} s" + (f" (the {len(modes)} modes together)"
-                                           if len(modes) > 1 else ""))
-            for warning in (*mode.notes, *result.warnings):
-                text = str(warning)
-                if key in text:
-                    # About the gold key (its MarkableIDs, lines, entities): organizers only.
-                    logger.warning("gold key of %s (submission %s): %s",
-                                   submitted.subcorpus.name, submission.pk, text)
-                    continue
-                warnings.append(text.replace(response, submitted.original_name))
-                log.append(f"  warning: {warnings[-1]}")
-    log.append(f"done in {time.perf_counter() - started:.2f} s")
+            parts.append(part_compute(submission=submission, submitted=submitted))
+        except ScoringInputError as error:
+            error.scoring_log = "\n".join([header, *(line for part in parts
+                                                     for line in part.log), error.scoring_log])
+            raise
+    return results_assemble(submission=submission, parts=parts, header=header,
+                            seconds=time.perf_counter() - started)
+
+
+def results_assemble(*, submission: Submission, parts: list[PartResults], header: str,
+                     seconds: float) -> ScoringResults:
+    """A run's results from the results of its datasets (in the datasets' order)."""
+    task = submission.phase.task
+    modes = task_modes(task)
+    log = [header, *(line for part in parts for line in part.log), f"done in {seconds:.2f} s"]
     return ScoringResults(scorer_version=scoring.__version__,
                           options={mode.name: list(mode.words) for mode in modes},
-                          scores=tuple(scores), warnings=tuple(warnings), keys=keys,
+                          scores=tuple(value for part in parts for value in part.scores),
+                          warnings=tuple(w for part in parts for w in part.warnings),
+                          keys={str(part.subcorpus_id): part.key for part in parts},
                           procedure=task.procedure, log="\n".join(log))
+
+
+def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartResults:
+    """Score one file of a run against its gold key in every mode of the task. Writes
+    nothing. A refusal raises the team's ``ScoringInputError`` (files named as uploaded,
+    never the key's path), with the log line of the refusal as ``scoring_log``; a fault of
+    the gold key raises a plain ``ScoringError``."""
+    task = submission.phase.task
+    modes = task_modes(task)
+    key = str(submitted.subcorpus.key_path)
+    response = str(submitted.absolute_path)
+    name = submitted.subcorpus.name
+    scores: list[ScoreValue] = []
+    warnings: list[str] = []
+    log: list[str] = []
+    begun = time.perf_counter()
+    try:
+        # Every mode from one reading of the two files (the scorer reads them once for
+        # the modes that read them alike), in one process: a worker is already one of
+        # many scoring in parallel.
+        results = score_modes(key, response, options=[mode.options for mode in modes],
+                              per_doc=[mode.per_doc for mode in modes])
+    except ScoringInputError as exc:
+        error = _public_error(exc, key=key, response=response, submitted=submitted)
+        error.scoring_log = (f"{name}: {submitted.original_name} refused after "
+                             f"{time.perf_counter() - begun:.2f} s: {error}")
+        raise error from None
+    spent = time.perf_counter() - begun
+    for mode, result in zip(modes, results):
+        scores.extend(ScoreValue(submitted.subcorpus_id, row)
+                      for row in score_rows(result, mode.options, mode=mode.name,
+                                            per_doc=mode.per_doc))
+        log.append(f"{name} [{mode_label(task, mode.name)}]: read "
+                   f"{submitted.original_name} ({submitted.size:,} bytes) and the gold key "
+                   f"of {name}; {len(result.scored)} document"
+                   f"{'s' if len(result.scored) != 1 else ''} scored in "
+                   f"{spent:.2f} s" + (f" (the {len(modes)} modes together)"
+                                       if len(modes) > 1 else ""))
+        for warning in (*mode.notes, *result.warnings):
+            text = str(warning)
+            if key in text:
+                # About the gold key (its MarkableIDs, lines, entities): organizers only.
+                logger.warning("gold key of %s (submission %s): %s",
+                               submitted.subcorpus.name, submission.pk, text)
+                continue
+            warnings.append(text.replace(response, submitted.original_name))
+            log.append(f"  warning: {warnings[-1]}")
+    return PartResults(subcorpus_id=submitted.subcorpus_id, key=submitted.subcorpus.sha256,
+                       scores=tuple(scores), warnings=tuple(warnings), log=tuple(log))
 
 
 def _public_error(exc: ScoringInputError, *, key: str, response: str,
@@ -321,6 +455,87 @@ def _public_error(exc: ScoringInputError, *, key: str, response: str,
                             "not count against your limits.")
     return ScoringInputError(
         submitted.original_name, exc.line, message, code=exc.code, document=exc.document)
+
+
+# --- parts: a multi-dataset run scored across the workers --------------------------------
+
+def scoring_parts_create(*, submission: Submission, claim: str) -> list[int]:
+    """The parts of a run's claim, one per scored dataset, largest file first (the longest
+    jobs start first, so the run ends sooner): their sub-corpus ids. Created once; a second
+    call (a redelivered job) returns the same parts."""
+    files = list(scored_files(submission).order_by("-size", "subcorpus__order")
+                 .values_list("subcorpus_id", flat=True))
+    ScoringPart.objects.bulk_create(
+        [ScoringPart(submission_id=submission.pk, subcorpus_id=pk, claim=claim)
+         for pk in files], ignore_conflicts=True)
+    return files
+
+
+def scoring_part_start(*, submission_id: int, subcorpus_id: int, claim: str, task_id: str,
+                       worker: str) -> tuple[Submission, SubmissionFile] | None:
+    """Take one part of a run: its run and file, or None when the run's claim is no longer
+    ``claim`` (queued again, cancelled, done) or the part is written already."""
+    held = (Submission.objects.select_related("phase__task")
+            .filter(pk=submission_id, status=Status.SCORING, claimed_by=claim).first())
+    if held is None:
+        return None
+    started = ScoringPart.objects.filter(
+        submission_id=submission_id, subcorpus_id=subcorpus_id, claim=claim,
+        finished_at__isnull=True,
+    ).update(task_id=task_id, worker=worker, started_at=timezone.now())
+    submitted = (scored_files(held).select_related("subcorpus")
+                 .filter(subcorpus_id=subcorpus_id).first())
+    if not started or submitted is None:
+        return None
+    return held, submitted
+
+
+def scoring_part_store(*, submission_id: int, subcorpus_id: int, claim: str,
+                       results: PartResults | None = None,
+                       error: dict | None = None) -> bool:
+    """Write a part's outcome, once: its results, or why it could not be scored
+    (``error``: ``kind`` input, scorer, time, memory or crash, and ``message``)."""
+    if results is not None:
+        outcome = {"key": results.key, "warnings": list(results.warnings),
+                   "log": list(results.log),
+                   "scores": [[v.row.mode, v.row.metric, v.row.document, v.row.recall,
+                               v.row.precision, v.row.f1, v.row.counts]
+                              for v in results.scores]}
+    else:
+        outcome = {"error": error or {"kind": "crash", "message": ""}}
+    return ScoringPart.objects.filter(
+        submission_id=submission_id, subcorpus_id=subcorpus_id, claim=claim,
+        finished_at__isnull=True,
+    ).update(outcome=outcome, finished_at=timezone.now()) == 1
+
+
+@dataclass(frozen=True, slots=True)
+class PartsOutcome:
+    """What the parts of a claim came to: the run's results, or the first error (in the
+    datasets' order) of a part that could not be scored, or neither (parts missing)."""
+
+    results: ScoringResults | None = None
+    error: dict | None = None
+
+
+def scoring_parts_collect(*, submission: Submission, claim: str) -> PartsOutcome:
+    parts = list(ScoringPart.objects.filter(submission=submission, claim=claim)
+                 .order_by("subcorpus__order", "subcorpus_id")
+                 .values_list("subcorpus_id", "finished_at", "outcome", "started_at"))
+    if not parts or any(finished is None for _, finished, _, _ in parts):
+        return PartsOutcome()
+    for _, _, outcome, _ in parts:
+        if "error" in outcome:
+            return PartsOutcome(error=outcome["error"])
+    started = min(begun for *_, begun in parts if begun is not None)
+    collected = [PartResults(
+        subcorpus_id=subcorpus_id, key=outcome["key"], warnings=tuple(outcome["warnings"]),
+        log=tuple(outcome["log"]),
+        scores=tuple(ScoreValue(subcorpus_id, ScoreRow(*row)) for row in outcome["scores"]))
+        for subcorpus_id, _, outcome, _ in parts]
+    return PartsOutcome(results=results_assemble(
+        submission=submission, parts=collected, header=_log_header(submission.phase.task),
+        seconds=(timezone.now() - started).total_seconds()))
 
 
 # --- record -----------------------------------------------------------------------------
@@ -370,6 +585,7 @@ def submission_record(*, submission: Submission, results: ScoringResults,
             status=Status.SCORED, scored_at=now, scorer_version=results.scorer_version,
             error="\n".join(results.warnings)[:10000], platform_failure=False,
             scoring_log=_log_after(held.scoring_log, results.log), updated_at=now)
+        ScoringPart.objects.filter(submission=held).delete()  # parts of any claim: done
         board_entries_write(submission_ids=[held.pk])
         notification_enqueue(submission_id=held.pk)
     return True
@@ -403,6 +619,48 @@ def submission_fail(*, submission: Submission, reason: str, platform_failure: bo
     return updated == 1
 
 
+def submission_replaced_keys(*, submission: Submission) -> list[str]:
+    """The sub-corpora (names) whose gold key was replaced since the run's files were
+    checked: against the keys of its upload, or, for runs stored before those were kept,
+    of its current scoring. Empty when nothing says so."""
+    before = submission.validated_keys or next(iter(
+        ScoringRun.objects.filter(submission=submission, is_current=True)
+        .values_list("keys", flat=True)), {})
+    if not before:
+        return []
+    now = scoring_keys(submission)
+    changed = [int(pk) for pk, sha in now.items() if pk in before and before[pk] != sha]
+    return list(SubCorpus.objects.filter(pk__in=changed).order_by("order", "pk")
+                .values_list("name", flat=True))
+
+
+def set_aside_message(*, names: list[str], problem: str) -> str:
+    keys = "the gold key of " + ", ".join(names) if len(names) == 1 else \
+        "the gold keys of " + ", ".join(names)
+    return (f"The organizers replaced {keys} after this run was uploaded, and the run's "
+            f"files do not fit the new key ({problem}). The run is set aside for the "
+            "organizers to look at; it does not count against your team's limits.")
+
+
+def submission_set_aside(*, submission: Submission, reason: str, task_id: str | None = None,
+                         log: str = "") -> bool:
+    """Set a pending run aside: its files no longer fit a gold key replaced after its
+    upload. Not a failure of the team's (it never counts against the limits) nor of the
+    platform's; the organizers see it on their page and may re-score it. With ``task_id``,
+    only the job that holds the claim may."""
+    pending = Submission.objects.filter(pk=submission.pk,
+                                        status__in=[Status.QUEUED, Status.SCORING])
+    if task_id is not None:
+        pending = pending.filter(claimed_by=task_id)
+    now = timezone.now()
+    fields = {"scoring_log": Concat(F("scoring_log"), Value("\n" + log[:20000]))} if log else {}
+    updated = pending.update(status=Status.SET_ASIDE, failed_at=now, error=reason[:10000],
+                             platform_failure=False, updated_at=now, **fields)
+    if updated:
+        logger.warning("submission %s set aside: %s", submission.pk, reason)
+    return updated == 1
+
+
 # --- re-score ---------------------------------------------------------------------------
 
 def submission_rescore(*, submission: Submission, queue: bool = True) -> Submission:
@@ -413,10 +671,10 @@ def submission_rescore(*, submission: Submission, queue: bool = True) -> Submiss
         current = Submission.objects.select_for_update().get(pk=submission.pk)
         if current.is_reference:
             raise CompetitionError("reference_run", submission=current.pk)
-        if current.status not in (Status.SCORED, Status.FAILED):
+        if current.status not in (Status.SCORED, Status.FAILED, Status.SET_ASIDE):
             raise CompetitionError("invalid_status", submission=current.pk,
                                    status=current.get_status_display().lower(),
-                                   expected="scored or failed")
+                                   expected="scored, failed or set aside")
         now = timezone.now()
         Submission.objects.filter(pk=current.pk).update(
             status=Status.QUEUED, queued_at=now, claimed_by="", claimed_at=None, attempts=0,
@@ -428,10 +686,11 @@ def submission_rescore(*, submission: Submission, queue: bool = True) -> Submiss
 
 
 def rescorable_ids(*, phase: Phase) -> list[int]:
-    """The submissions of a phase that a phase re-score takes: scored or platform-failed
-    runs with files (published reference results keep their cited numbers)."""
+    """The submissions of a phase that a phase re-score takes: scored, platform-failed or
+    set-aside runs with files (published reference results keep their cited numbers)."""
     return list(Submission.objects.filter(phase=phase, is_reference=False).filter(
-        Q(status=Status.SCORED) | Q(status=Status.FAILED, platform_failure=True)
+        Q(status__in=[Status.SCORED, Status.SET_ASIDE])
+        | Q(status=Status.FAILED, platform_failure=True)
     ).order_by("pk").values_list("pk", flat=True))
 
 

@@ -110,11 +110,11 @@ def utc_day_start(at: datetime) -> datetime:
 
 def submissions_counted(*, team: Team, phase: Phase) -> QuerySet[Submission]:
     """Submissions that count against the limits: validated, not cancelled, not failed by the
-    platform, not baselines."""
+    platform, not set aside after a key change, not baselines."""
     return (
         Submission.objects.filter(team=team, phase=phase, validated_at__isnull=False,
                                   is_baseline=False)
-        .exclude(status__in=[Status.CANCELLED, Status.REJECTED])
+        .exclude(status__in=[Status.CANCELLED, Status.REJECTED, Status.SET_ASIDE])
         .exclude(status=Status.FAILED, platform_failure=True)
     )
 
@@ -198,16 +198,33 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
         key_path = subcorpus.key_path
-        try:
-            found = validate_pair(str(key_path), str(response.path), options=options,
-                                  max_problems=50)
-        except ScoringInputError as exc:  # a reader may raise instead of returning
-            found = [exc]
+        found = _validate_file(key_path=key_path, response=response, options=options)
         file_problems = [_problem_from(error, response=response, subcorpus=subcorpus,
                                        key_path=Path(key_path)) for error in found]
         problems.extend(_condensed(file_problems, phase=phase, response=response,
                                    subcorpus=subcorpus))
     return problems
+
+
+def _validate_file(*, key_path, response: ReceivedFile, options) -> list:
+    """The problems of one response file. The reading stops at the document of the first
+    problem; only when that one is not fatal (a wrong format, a NUL byte, no documents:
+    everything after it would only repeat it) is the file read again for the list of its
+    problems. A file without problems is read once, as before."""
+    def problems(most: int) -> list:
+        try:
+            return validate_pair(str(key_path), str(response.path), options=options,
+                                 max_problems=most)
+        except ScoringInputError as exc:  # a reader may raise instead of returning
+            return [exc]
+
+    first = problems(1)
+    if not first or getattr(first[0], "code", None) in FATAL_CODES:
+        return first
+    return problems(MAX_PROBLEMS)
+
+
+MAX_PROBLEMS = 50  # read of a file with problems (then condensed: `_condensed`)
 
 
 # Command-line advice means nothing on the web: the platform chooses the format and options.
@@ -471,6 +488,8 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                 team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
                 description=description.strip(), link=link, is_baseline=is_baseline,
                 track=track, scoring_log=log,
+                validated_keys={str(subcorpora[slug].pk): subcorpora[slug].sha256
+                                for slug in received},
                 status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)

@@ -173,3 +173,50 @@ def test_a_missing_gold_key_is_the_platforms_fault_and_hides_its_path(queued):
     assert queued.status == Status.FAILED and queued.platform_failure
     assert "gold key of AMI" in queued.error
     assert str(settings.PRIVATE_ROOT) not in queued.error
+
+
+def test_a_job_that_loses_its_database_connection_gives_the_run_back_uncounted(
+        queued, monkeypatch, django_capture_on_commit_callbacks):
+    """The connection dies while the job records: the job closes it, gives its claim back
+    and the run is queued again (here: scored at once, in-process) with one attempt in all;
+    no retry under the old claim, no 'scoring' left behind."""
+    import psycopg.errors
+    from django.db import OperationalError
+
+    record = services.submission_record
+    calls = []
+
+    def record_once_lost(**kwargs):
+        calls.append(kwargs["task_id"])
+        if len(calls) == 1:
+            text = "terminating connection due to administrator command"
+            raise OperationalError(text) from psycopg.errors.AdminShutdown(text)
+        return record(**kwargs)
+
+    monkeypatch.setattr(services, "submission_record", record_once_lost)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert run_task(queued) == "released"
+    queued.refresh_from_db()
+    assert queued.status == Status.SCORED, queued.error
+    assert queued.attempts == 1 and len(calls) == 2 and calls[1] != "t-1"
+    assert ScoringRun.objects.filter(submission=queued).count() == 1
+
+
+def test_a_statement_the_database_refuses_keeps_the_attempt(
+        queued, monkeypatch, django_capture_on_commit_callbacks):
+    """A refused statement (a timeout; the connection lives) gives the claim back too, but
+    the attempt stays counted, so a run that always fails so is bounded by the attempts."""
+    import psycopg.errors
+    from django.db import OperationalError
+
+    def refused(**kwargs):
+        text = "canceling statement due to statement timeout"
+        raise OperationalError(text) from psycopg.errors.QueryCanceled(text)
+
+    monkeypatch.setattr(services, "submission_record", refused)
+    monkeypatch.setattr("django.conf.settings.SCORING_MAX_ATTEMPTS", 3)
+    with django_capture_on_commit_callbacks(execute=True):
+        run_task(queued)
+    queued.refresh_from_db()
+    assert queued.status == Status.FAILED and queued.platform_failure
+    assert queued.attempts == 3 and "after 3 attempts" in queued.error

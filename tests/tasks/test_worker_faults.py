@@ -173,3 +173,28 @@ def test_the_same_job_delivered_three_times_is_scored_once_with_one_attempt(
     time.sleep(3)  # let the other copies arrive and be turned away
     scored_once(submission)
     assert submission.attempts == 1 and submission.claimed_by == f"dup-{submission.pk}"
+
+
+def test_a_request_whose_database_connection_is_terminated_answers_503(world, client,
+                                                                       services_ready):
+    """The web request in flight when its connection dies answers 503 with Retry-After,
+    not 500; the next request opens a new connection and succeeds."""
+    import psycopg
+    from django.db import connection
+
+    client.raise_request_exception = False
+    assert client.get("/").status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    settings_dict = connection.settings_dict
+    with psycopg.connect(host=settings_dict["HOST"] or "127.0.0.1",
+                         port=settings_dict["PORT"] or 5432, user=settings_dict["USER"],
+                         dbname=settings_dict["NAME"], autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    response = client.get("/")
+    assert response.status_code == 503 and response["Retry-After"] == "5"
+    assert "try again" in response.content.decode().lower()
+    assert client.get("/").status_code == 200
+    api = client.get("/api/", HTTP_ACCEPT="application/json")
+    assert api.status_code in (200, 404)  # reached: the connection is back

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -40,6 +41,9 @@ SLOW_WORKER = {"PYTHONPATH": os.pathsep.join(
 a job of the big uploads lasts about 5 s whatever the scorer's speed: long enough to be killed
 while it scores, and over the 1 s time limit tested below. (The scorer alone now scores them
 in well under that limit.)"""
+
+
+QUICK_RECOVERY = {"WORKER_HEARTBEAT_INTERVAL": "1", "WORKER_STALE_AFTER": "4"}
 
 
 def big_uploads(world) -> dict:
@@ -208,8 +212,6 @@ def test_a_whole_worker_killed_while_a_second_is_alive_is_scored_again_within_a_
         world, celery_worker_factory, wait):
     """No visibility timeout to wait for: the live worker's heartbeat loop sees the dead
     node's claim, queues the run again and scores it; one run, two attempts."""
-    import time
-
     files = big_uploads(world)
     quick = {"WORKER_HEARTBEAT_INTERVAL": "1", "WORKER_STALE_AFTER": "4", **SLOW_WORKER}
     first = celery_worker_factory(**quick)
@@ -238,3 +240,39 @@ def test_with_no_worker_alive_a_run_says_it_waits_for_one(world, services_ready,
                                             user=world.alice, files=world.uploads())
     assert status_of(submission.pk) == Status.QUEUED
     assert submission_status_label(submission=submission) == "Waiting for a scoring worker"
+
+
+def _terminate_other_connections() -> int:
+    """End every other PostgreSQL connection to the test database, as a failover or a
+    connection reaper does: the scoring job's among them."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def test_a_job_whose_database_connection_is_terminated_is_scored_again_within_a_minute(
+        world, celery_worker_factory, wait):
+    """Two workers; while one scores, its database connection is terminated. The job gives
+    its claim back when it next speaks to the database and the run is scored again at once
+    by a live worker: final well within 60 s, one run, one attempt counted."""
+    files = big_uploads(world)
+    celery_worker_factory(**QUICK_RECOVERY, **SLOW_WORKER)
+    celery_worker_factory(**QUICK_RECOVERY, **SLOW_WORKER)
+    submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                            user=world.alice, files=files)
+    wait(lambda: Submission.objects.get(pk=submission.pk).status == Status.SCORING,
+         timeout=60, what="a worker to start scoring")
+    first_job = Submission.objects.get(pk=submission.pk).claimed_by
+    assert _terminate_other_connections() >= 1
+    cut = time.monotonic()
+    wait(lambda: final(submission.pk), timeout=90, what="the run to be scored again")
+    took = time.monotonic() - cut
+    assert took < 60, f"final {took:.1f} s after the connection was terminated"
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED, submission.error
+    assert ScoringRun.objects.filter(submission=submission).count() == 1
+    assert submission.attempts == 1
+    assert submission.claimed_by != first_job  # a new job scored it, the first gave it back

@@ -110,7 +110,7 @@ def test_the_heartbeat_loop_beats_and_recovers(monkeypatch, settings):
 
     calls = []
     monkeypatch.setattr(services, "submission_recover",
-                        lambda *, node: calls.append(("recover", node)))
+                        lambda *, node, running: calls.append(("recover", node)))
     settings.WORKER_HEARTBEAT_INTERVAL = 0
     jobs.heartbeat_loop("celery@loop", rounds=2)
     assert calls == [("recover", "celery@loop")] * 2
@@ -144,3 +144,50 @@ def test_a_fresh_queued_run_is_not_sent_again(queued, monkeypatch):
 
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
     assert services.submission_recover().resent == ()
+
+
+def test_a_claim_held_by_a_job_its_node_no_longer_runs_is_taken_back(
+        queued, settings, django_capture_on_commit_callbacks):
+    """A pool process that outlived its job (the job lost its database connection and gave
+    up) is alive but idle: its node's recovery round, which knows the jobs it runs, queues
+    the run again; a job still running keeps it."""
+    services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=queued.pk).update(claimed_at=long_ago)
+    services.worker_heartbeat(node="celery@here")
+    assert services.submission_recover(node="celery@here", running=lambda: {"t"}).requeued == ()
+    # without what the node runs, only whether the process exists is known: it does
+    assert services.submission_recover(node="celery@here").requeued == ()
+    with django_capture_on_commit_callbacks() as sent:
+        report = services.submission_recover(node="celery@here", running=lambda: {"other"})
+    assert report.requeued == (queued.pk,) and len(sent) == 1
+    assert Submission.objects.get(pk=queued.pk).status == Status.QUEUED
+
+
+def test_the_next_try_of_a_job_takes_over_its_claim_without_spending(queued):
+    """A retry of the job (same task id, in another live process) takes the claim of the
+    try before it, which has ended; a copy of the same try is still refused."""
+    parent = f"celery@here:{os.getppid()}"
+    assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=parent)
+    assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE) is None
+    taken = services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE,
+                                      resumes=True)
+    assert taken is not None and taken.claimed_worker == HERE and attempts(queued) == 1
+    # a retry never takes the claim of another job
+    assert services.submission_claim(submission_id=queued.pk, task_id="u", worker=parent,
+                                     resumes=True) is None
+
+
+def test_a_released_claim_is_queued_again_and_gives_its_attempt_back(
+        queued, django_capture_on_commit_callbacks):
+    services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
+    assert not services.submission_release(submission_id=queued.pk, task_id="other")
+    with django_capture_on_commit_callbacks() as sent:
+        assert services.submission_release(submission_id=queued.pk, task_id="t", spent=False)
+    again = Submission.objects.get(pk=queued.pk)
+    assert (again.status, again.claimed_by, again.attempts) == (Status.QUEUED, "", 0)
+    assert len(sent) == 1
+    services.submission_claim(submission_id=queued.pk, task_id="v", worker=HERE)
+    with django_capture_on_commit_callbacks():
+        services.submission_release(submission_id=queued.pk, task_id="v")  # spent: kept
+    assert attempts(queued) == 1

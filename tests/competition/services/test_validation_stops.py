@@ -1,0 +1,49 @@
+"""Validating an upload reads each file up to its first problem: a fatal one (a NUL byte, the
+wrong format) ends that file's reading there, with the one message the team needs; any other
+is followed by a second reading that lists the file's problems; a clean file is read once."""
+
+from __future__ import annotations
+
+import pytest
+
+from competition import services
+from competition.errors import SubmissionRejected
+from competition.services import submissions
+from tests.conftest import KEY_DOCS, RESPONSE_DOCS, conllua
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def readings(monkeypatch):
+    calls: list[tuple[str, int]] = []
+    real = submissions.validate_pair
+
+    def counted(key, response, *, options, max_problems):
+        calls.append((key.rsplit("/", 1)[-1], max_problems))
+        return real(key, response, options=options, max_problems=max_problems)
+
+    monkeypatch.setattr(submissions, "validate_pair", counted)
+    return calls
+
+
+def test_a_fatal_problem_ends_the_reading_of_its_file(world, readings):
+    light = conllua(RESPONSE_DOCS["light"] * 50).replace("knight", "kni\x00ght", 1)
+    with pytest.raises(SubmissionRejected) as refused:
+        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                   files=world.uploads({"light": light,
+                                                        "ami": world.response_text("ami")}))
+    problems = refused.value.params["problems"]
+    assert [p.code for p in problems] == ["nul_character"] and problems[0].line is not None
+    assert sorted(readings) == [("ami.conllua", 1), ("light.conllua", 1)]
+
+
+def test_other_problems_are_listed_after_a_second_reading(world, readings):
+    light = conllua(KEY_DOCS["light"][:1])  # a document missing: not fatal
+    with pytest.raises(SubmissionRejected) as refused:
+        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                   files=world.uploads({"light": light,
+                                                        "ami": world.response_text("ami")}))
+    assert [p.code for p in refused.value.params["problems"]] == ["missing_documents"]
+    assert sorted(readings) == [("ami.conllua", 1), ("light.conllua", 1),
+                                ("light.conllua", submissions.MAX_PROBLEMS)]

@@ -1,0 +1,172 @@
+"""A multi-dataset run scored in parts (one job per dataset, then the chord's last job),
+run here job by job in-process: the same rows as one job, each part written once, the last
+job safe twice, a refused part ends the run with its message, and the recovery round takes
+back a run whose part's worker died or whose last job was lost. The same path with real
+workers: tests/tasks/test_worker_path.py."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from competition import services
+from competition.models import Score, ScoringPart, ScoringRun, Submission
+from tasks.scoring import finish_parts_task, score_part_task, score_submission_task
+
+pytestmark = pytest.mark.django_db
+Status = Submission.Status
+ROW = ("subcorpus_id", "mode", "metric", "document", "recall", "precision", "f1", "counts")
+
+
+@pytest.fixture
+def claimed(world, django_capture_on_commit_callbacks):
+    """A run scored once in one job, then queued again and claimed under "c", its parts
+    created (as the dispatching job does before it sends the chord)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                                user=world.alice, files=world.uploads())
+    with django_capture_on_commit_callbacks():
+        services.submission_rescore(submission=submission)
+    held = services.submission_claim(submission_id=submission.pk, task_id="c")
+    subcorpora = services.scoring_parts_create(submission=held, claim="c")
+    assert sorted(subcorpora) == sorted(world.phase.subcorpora.filter(available=True)
+                                        .values_list("pk", flat=True))
+    assert services.scoring_parts_create(submission=held, claim="c") == subcorpora
+    assert ScoringPart.objects.filter(submission=held).count() == 2
+    return held, subcorpora
+
+
+def rows(run: ScoringRun) -> list[tuple]:
+    return sorted(Score.objects.filter(run=run).values_list(*ROW),
+                  key=lambda r: tuple(str(v) for v in r))
+
+
+def test_a_run_scored_in_parts_has_the_rows_of_one_job_and_writes_once(
+        claimed, django_capture_on_commit_callbacks):
+    submission, subcorpora = claimed
+    first_run = ScoringRun.objects.get(submission=submission, is_current=True)
+    for subcorpus_id in subcorpora:
+        assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
+    # a part delivered twice writes once
+    assert score_part_task.apply(args=[submission.pk, subcorpora[0], "c"]).result == "skipped"
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "scored"
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "skipped"  # twice: safe
+    submission.refresh_from_db()
+    assert submission.status == Status.SCORED and submission.attempts == 1
+    current = ScoringRun.objects.get(submission=submission, is_current=True)
+    assert current.pk != first_run.pk and current.task_id == "c"
+    assert rows(current) == rows(first_run)  # every number as the one-job scoring's
+    assert current.keys == first_run.keys
+    assert not ScoringPart.objects.filter(submission=submission).exists()
+    assert "LIGHT" in submission.scoring_log and "AMI" in submission.scoring_log
+
+
+def test_parts_of_an_earlier_claim_are_ignored(claimed):
+    submission, subcorpora = claimed
+    Submission.objects.filter(pk=submission.pk).update(claimed_by="d")  # queued again since
+    assert score_part_task.apply(args=[submission.pk, subcorpora[0], "c"]).result == "skipped"
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "skipped"
+    assert Submission.objects.get(pk=submission.pk).status == Status.SCORING
+
+
+def test_a_refused_part_ends_the_run_with_its_message(claimed, settings):
+    from pathlib import Path
+
+    submission, subcorpora = claimed
+    light = submission.files.get(subcorpus__slug="light")
+    Path(settings.MEDIA_ROOT, light.path).write_text("not a CONLL-UA file\n")
+    for subcorpus_id in subcorpora:
+        score_part_task.apply(args=[submission.pk, subcorpus_id, "c"])
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "failed"
+    submission.refresh_from_db()
+    assert submission.status == Status.FAILED and not submission.platform_failure
+    assert submission.error.startswith("LIGHT.CONLLUA")
+    assert str(light.absolute_path) not in submission.error
+
+
+def test_a_part_over_its_time_limit_fails_the_run_as_the_platforms(claimed, monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    submission, subcorpora = claimed
+
+    def too_long(**kwargs):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(services, "part_compute", too_long)
+    for subcorpus_id in subcorpora:
+        score_part_task.apply(args=[submission.pk, subcorpus_id, "c"])
+    finish_parts_task.apply(args=[submission.pk, "c"])
+    submission.refresh_from_db()
+    assert submission.status == Status.FAILED and submission.platform_failure
+    assert "time limit" in submission.error
+
+
+def test_the_recovery_round_takes_back_a_run_whose_part_worker_died(
+        claimed, settings, django_capture_on_commit_callbacks):
+    submission, subcorpora = claimed
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
+                                                       claimed_at=long_ago)
+    services.worker_heartbeat(node="celery@a")  # the dispatching node lives on
+    services.worker_heartbeat(node="celery@b")
+    ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
+        worker="celery@b:2", task_id="p0", started_at=long_ago)
+    # the part's node beats: the run is left alone (its other part waits in the queue)
+    assert services.submission_recover(node="celery@a").requeued == ()
+    services.worker_heartbeat(node="celery@b", at=long_ago)  # the part's node died
+    with django_capture_on_commit_callbacks() as sent:
+        report = services.submission_recover(node="celery@a")
+    assert report.requeued == (submission.pk,) and len(sent) == 1
+    again = Submission.objects.get(pk=submission.pk)
+    assert (again.status, again.claimed_by, again.attempts) == (Status.QUEUED, "", 1)
+
+
+def test_the_recovery_round_sends_a_lost_last_job_again(claimed, settings, monkeypatch):
+    submission, subcorpora = claimed
+    for subcorpus_id in subcorpora:
+        score_part_task.apply(args=[submission.pk, subcorpus_id, "c"])
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
+                                                       claimed_at=long_ago)
+    services.worker_heartbeat(node="celery@a")
+    sent = []
+    monkeypatch.setattr(finish_parts_task, "delay", lambda *args: sent.append(args))
+    assert services.submission_recover(node="celery@a").requeued == ()
+    assert sent == [(submission.pk, "c")]
+    assert services.submission_recover(node="celery@a").requeued == ()
+    assert len(sent) == 1  # once per grace time
+    assert finish_parts_task.apply(args=list(sent[0])).result == "scored"
+
+
+def test_in_process_a_multi_dataset_run_is_scored_in_one_job(world,
+                                                             django_capture_on_commit_callbacks):
+    """The embedded configuration (`make demo`) has no workers to spread over."""
+    with django_capture_on_commit_callbacks():
+        submission = services.submission_create(team=world.alpha, phase=world.phase,
+                                                user=world.alice, files=world.uploads())
+    assert score_submission_task.apply(args=[submission.pk]).result == "scored"
+    assert not ScoringPart.objects.exists()
+
+
+def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
+        claimed, settings, monkeypatch, django_capture_on_commit_callbacks):
+    """A broker restarted without persistence forgets the parts' messages: parts that never
+    started, nothing moving for the grace time and an empty queue. The run is queued again
+    and its attempt given back; while the queue holds messages, nothing happens."""
+    from competition.services import scoring as scoring_services
+
+    submission, _ = claimed
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
+                                                       claimed_at=long_ago)
+    services.worker_heartbeat(node="celery@a")
+    monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: False)
+    assert services.submission_recover(node="celery@a").resent == ()
+    monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
+    with django_capture_on_commit_callbacks() as sent:
+        report = services.submission_recover(node="celery@a")
+    assert report.resent == (submission.pk,) and report.requeued == () and len(sent) == 1
+    again = Submission.objects.get(pk=submission.pk)
+    assert (again.status, again.attempts) == (Status.QUEUED, 0)
