@@ -75,7 +75,7 @@ LEGEND = """
 score s: score_files wall time after imports; cpu s: its CPU time (steadier on a shared machine)
 read cpu: CPU time of only reading the same files (the baseline, same run); ×read = cpu s / read cpu
 ×target: wall time or peak RSS over its target at full size (≤ 1 meets it; '-': scaled or none)
-peak MiB: ru_maxrss of the scoring process, imports included"""
+peak MiB: VmHWM of the scoring process (and of any child it forks), imports included"""
 
 
 def scaled(shape: Shape, scale: float) -> Shape:
