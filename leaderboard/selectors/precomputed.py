@@ -7,13 +7,13 @@ fresh web process paid seconds for its first one. So the page's board (the HTML 
 site header) and the API's payload are kept in Django's cache (Redis in production, shared by
 every process: docs/deploy.md) under a key that names everything they are built from:
 
-- ``board_state``: one aggregate query over the phase's shown runs (each run's status, team
-  and team name, run name, flags, track, current scoring, board entry), hashed by the
-  database on PostgreSQL; a run's scores belong to its current scoring run, which a new
-  scoring replaces, so its id stands for them;
-- the phase, its task, competition, sub-corpora, tracks, sibling phases (the tabs, and the
-  predicted-versus-gold table of a test phase, which reads the other test phase) and the
-  active snapshot;
+- ``board_state``: one query of aggregates over the phase's shown runs (each run's status,
+  team and team name, run name, flags, track, current scoring, board entry), its
+  sub-corpora, its task's tracks and phases (the tabs) and its active snapshot, hashed by
+  the database on PostgreSQL; a run's scores belong to its current scoring run, which a new
+  scoring replaces, so its id stands for them. With the phase, its task and competition as
+  the request read them; on a test phase also the other phases' runs (the
+  predicted-versus-gold table reads them);
 - the view (page or API), the query parameters and the viewer's visibility (only a public
   board is kept; organizers and teams seeing their own runs are served as before).
 
@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import hashlib
 
-from django.db.models import Aggregate, F, FilteredRelation, Func, Q, TextField, Value
-from django.db.models.functions import Cast, Coalesce
+from django.db import connection
 
 from competition.models import Phase, Submission
 from competition.visibility import Visibility, phase_visibility
@@ -39,53 +38,79 @@ VERSION = 1
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"
 
-_RUN_FIELDS = ("id", "status", "team_id", "team__name", "run_name", "created_at",
-               "is_baseline", "is_chosen", "disqualified", "track_id", "scorer_version",
-               "is_reference", "source", "description", "link", "current__id",
-               "current__procedure", "board_entry__run_id", "board_entry__pairs")
+_RUN_FIELDS = ("id", "status", "team_id", "run_name", "created_at", "is_baseline", "is_chosen",
+               "disqualified", "track_id", "scorer_version", "is_reference", "source",
+               "description", "link")
+_SQL: dict[str, str] = {}
+"""The state query of each database vendor, written once per process."""
 
 
-class _Digest(Aggregate):
-    """The rows' texts: on PostgreSQL their md5 in the database (ordered, so the same rows
-    give the same digest), elsewhere joined by newlines for the caller to hash."""
-
-    function = "GROUP_CONCAT"
-    output_field = TextField()
-
-    def as_sqlite(self, compiler, connection, **extra_context):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"GROUP_CONCAT({sql}, char(10))", params
-
-    def as_postgresql(self, compiler, connection, **extra_context):
-        sql, params = compiler.compile(self.source_expressions[0])
-        return f"md5(string_agg({sql}, E'\\n' ORDER BY {sql}))", (*params, *params)
+def _columns(model, alias: str, names=None) -> list[str]:
+    fields = model._meta.concrete_fields
+    if names is not None:
+        by_name = {f.name: f for f in fields} | {f.attname: f for f in fields}
+        fields = [by_name[name] for name in names]
+    return [f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields]
 
 
-class _Joined(Func):
-    """``a || b || …`` flat (Django's Concat nests a pair per argument, too deep for SQLite's
-    parser at twenty fields); every part is text and never NULL."""
+def _state_sql(vendor: str) -> str:
+    """One statement: a digest of the phase's shown runs (with their team's name, current
+    scoring and board entry), of its sub-corpora, of its task's tracks and phases (the
+    tabs), and the active snapshot. On PostgreSQL each digest is an md5 made by the server;
+    elsewhere the rows' texts joined by newlines, hashed by `_read_state`."""
+    from competition.models import BoardEntry, ScoringRun, SubCorpus, Team, Track
 
-    arg_joiner = " || "
-    template = "(%(expressions)s)"
-    output_field = TextField()
+    if vendor == "postgresql":
+        separator, line = "chr(31)", "chr(10)"
+
+        def digest(text):
+            return f"md5(string_agg({text}, {line} ORDER BY {text}))"
+    else:
+        separator, line = "char(31)", "char(10)"
+
+        def digest(text):
+            return f"GROUP_CONCAT({text}, {line})"
+
+    def text(columns):
+        return f" || {separator} || ".join(
+            f"COALESCE(CAST({column} AS TEXT), '-')" for column in columns)
+
+    def table(model):
+        return connection.ops.quote_name(model._meta.db_table)
+
+    runs = text(_columns(Submission, "s", _RUN_FIELDS) + ["t.name", "r.id", "r.procedure",
+                                                         "e.run_id", "e.pairs"])
+    status = ", ".join(f"'{value}'" for value in (Submission.Status.SCORED,
+                                                  Submission.Status.FAILED))
+    return (
+        f"SELECT (SELECT {digest(runs)} FROM {table(Submission)} s "
+        f"JOIN {table(Team)} t ON t.id = s.team_id "
+        f"LEFT JOIN {table(ScoringRun)} r ON r.submission_id = s.id AND r.is_current "
+        f"LEFT JOIN {table(BoardEntry)} e ON e.submission_id = s.id "
+        f"WHERE s.phase_id = %s AND s.status IN ({status})), "
+        f"(SELECT {digest(text(_columns(SubCorpus, 'c')))} FROM {table(SubCorpus)} c "
+        f"WHERE c.phase_id = %s), "
+        f"(SELECT {digest(text(_columns(Track, 'k')))} FROM {table(Track)} k "
+        f"WHERE k.task_id = %s), "
+        f"(SELECT {digest(text(_columns(Phase, 'p')))} FROM {table(Phase)} p "
+        f"WHERE p.task_id = %s), "
+        f"(SELECT MAX(b.id) FROM {table(BoardSnapshot)} b WHERE b.phase_id = %s AND b.active)"
+    )
 
 
-def _text(name: str):
-    return Coalesce(Cast(F(name), TextField()), Value("\N{EMPTY SET}"))
-
-
-def _runs_digest(phase: Phase) -> str:
-    parts = []
-    for name in _RUN_FIELDS:
-        parts += [_text(name), Value("\t")]
-    found = (
-        Submission.objects.filter(
-            phase=phase, status__in=[Submission.Status.SCORED, Submission.Status.FAILED])
-        .annotate(current=FilteredRelation("runs", condition=Q(runs__is_current=True)))
-        .aggregate(state=_Digest(_Joined(*parts[:-1])))
-    )["state"] or ""
-    if len(found) != 32 or "\t" in found:  # joined texts, not a digest: sort and hash them
-        found = hashlib.sha256("\n".join(sorted(found.split("\n"))).encode()).hexdigest()
+def _read_state(phase: Phase) -> list:
+    vendor = connection.vendor
+    sql = _SQL.get(vendor)
+    if sql is None:
+        sql = _SQL[vendor] = _state_sql(vendor)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [phase.pk, phase.pk, phase.task_id, phase.task_id, phase.pk])
+        found = list(cursor.fetchone())
+    for index, value in enumerate(found[:4]):
+        if value and (len(value) != 32 or "\n" in value or chr(31) in value):
+            # joined texts, not a digest: hash them, sorted (the order is the database's)
+            found[index] = hashlib.sha256("\n".join(sorted(value.split("\n"))).encode()
+                                          ).hexdigest()
     return found
 
 
@@ -95,21 +120,13 @@ def _fields(instance) -> tuple:
 
 def board_state(*, phase: Phase, with_siblings: bool = False) -> str:
     """A digest of everything a public board of ``phase`` is built from (see the module
-    docstring). ``with_siblings``: also the other phases' runs (the predicted-versus-gold
-    table of a test phase shows them)."""
+    docstring). ``with_siblings``: also the runs of the task's other phases (the
+    predicted-versus-gold table of a test phase shows them)."""
     task = phase.task
-    siblings = list(task.phases.all())
-    parts = [
-        _fields(phase), _fields(task), _fields(task.competition),
-        [_fields(s) for s in phase.subcorpora.all()],
-        [_fields(t) for t in task.tracks.all()],
-        [(s.pk, s.slug, s.title, s.kind, s.order) for s in siblings],
-        BoardSnapshot.objects.filter(phase=phase, active=True).order_by(
-            "-created_at", "-id").values_list("pk", flat=True).first(),
-        _runs_digest(phase),
-    ]
+    parts = [_fields(phase), _fields(task), _fields(task.competition), _read_state(phase)]
     if with_siblings:
-        parts += [(s.pk, _fields(s), _runs_digest(s)) for s in siblings if s.pk != phase.pk]
+        parts += [(other.pk, _read_state(other))
+                  for other in task.phases.exclude(pk=phase.pk).order_by("pk")]
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
