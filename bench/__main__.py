@@ -21,6 +21,7 @@ measured on the build machine).
     python -m bench --cases modes-identity,modes-crac   # a task's modes from one reading
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... python -m bench --cases corefud-22
     python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
+    python -m bench --cases board-10000      # and at 10,000 (seeded in bulk; slow to set up)
 """
 
 from __future__ import annotations
@@ -70,12 +71,13 @@ CASES = (
 
 
 BOARD_CASE = "board-1000"
+BOARD_LARGE = "board-10000"
 
 LEGEND = """
 score s: score_files wall time after imports; cpu s: its CPU time (steadier on a shared machine)
 read cpu: CPU time of only reading the same files (the baseline, same run); ×read = cpu s / read cpu
 ×target: wall time or peak RSS over its target at full size (≤ 1 meets it; '-': scaled or none)
-peak MiB: ru_maxrss of the scoring process, imports included"""
+peak MiB: VmHWM of the scoring process (and of any child it forks), imports included"""
 
 
 def scaled(shape: Shape, scale: float) -> Shape:
@@ -202,11 +204,13 @@ def main(argv: list[str] | None = None) -> int:
                                                     + list(modes.CASES) + ["startup"]),
                         help="comma-separated case names: " + ", ".join(
                             [c.name for c in CASES] + list(compact.CASES) + list(modes.CASES)
-                            + ["startup", corefud22.NAME, BOARD_CASE]) + f". The default is "
+                            + ["startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE])
+                        + f". The default is "
                         f"all but {corefud22.NAME} (needs PostgreSQL and Redis) and "
                         f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
                         "a throwaway database, several minutes; a test_<name> database on the "
-                        "server of DATABASE_URL when it is set, else a temporary SQLite file)")
+                        f"server of DATABASE_URL when it is set, else a temporary SQLite file) "
+                        f"and {BOARD_LARGE} (the same at 10,000 runs, inserted in bulk)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--repeat", type=int, default=1,
                         help="whole command-line runs per case (the median CPU is shown)")
@@ -218,11 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     mode_names = [name for name in wanted if name in modes.CASES]
     unknown = [name for name in wanted
                if name not in by_name and name not in compact.CASES and name not in modes.CASES
-               and name not in ("startup", corefud22.NAME, BOARD_CASE)]
+               and name not in ("startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE)]
     if unknown:
         parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
                      f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
-                     f"{corefud22.NAME}, startup, {BOARD_CASE}")
+                     f"{corefud22.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}")
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     commands = [by_name[name] for name in names if by_name[name].command]
     if commands:
@@ -235,8 +239,11 @@ def main(argv: list[str] | None = None) -> int:
         rows += corefud22.run(sys.stdout, args.scale)
     if "startup" in args.cases.split(","):
         rows += startup.run(sys.stdout)
-    if BOARD_CASE in args.cases.split(","):
+    if BOARD_CASE in wanted:
         rows += boards.run(sys.stdout, scale=args.scale)
+    if BOARD_LARGE in wanted:
+        rows += boards.run(sys.stdout, scale=args.scale, name=BOARD_LARGE, runs=10 * boards.RUNS,
+                           bulk=True, requests=boards.REQUESTS // 3)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

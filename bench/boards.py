@@ -22,11 +22,13 @@ machine; a PostgreSQL server's own work is not in it).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -79,17 +81,47 @@ def _jittered(row, rng: random.Random, factor: float):
     return replace(row, recall=move(row.recall), precision=move(row.precision), f1=move(row.f1))
 
 
-def seed(*, runs: int, private: Path, out) -> dict:
-    """The competition, its key files and ``runs`` recorded submissions."""
-    from django.db import connection
-    from django.utils import timezone
-
+def _bulk_record(pending: list, *, options: dict, now) -> None:
+    """What `submission_record` writes for these (submission, score values), in bulk: a
+    current scoring run each, its score rows, the submission scored (the board entries are
+    written once at the end)."""
     import scoring
+    from django.db import transaction
+
+    from competition.models import Score, ScoringRun, Submission
+
+    with transaction.atomic():
+        created = ScoringRun.objects.bulk_create([
+            ScoringRun(submission=submission, scorer_version=scoring.__version__,
+                       options=options, task_id=f"bench-{submission.pk}", created_at=now,
+                       is_current=True)
+            for submission, _ in pending])
+        Score.objects.bulk_create([
+            Score(run=run, submission=submission, subcorpus_id=value.subcorpus_id,
+                  mode=value.row.mode, metric=value.row.metric,
+                  document=value.row.document or "", recall=value.row.recall,
+                  precision=value.row.precision, f1=value.row.f1, counts=value.row.counts)
+            for run, (submission, values) in zip(created, pending) for value in values],
+            batch_size=5000)
+        Submission.objects.filter(pk__in=[s.pk for s, _ in pending]).update(
+            status=Submission.Status.SCORED, scored_at=now, scorer_version=scoring.__version__,
+            claimed_by="")
+
+
+def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "board-1000") -> dict:
+    """The competition, its key files and ``runs`` recorded submissions: each recorded by
+    the worker's service, or with ``bulk`` inserted in bulk (runs, score rows, then every
+    board entry at once), the same rows, in a fraction of the time."""
+    import scoring
+    from django.utils import timezone
+    from scoring import score, score_rows
+
     from competition import services
     from competition.models import Competition, Phase, SubCorpus, Submission, Task, Team
     from competition.services.scoring import ScoreValue, ScoringResults
     from competition.task_scoring import scoring_modes, task_modes
-    from scoring import score, score_rows
+
+    from django.db import connection
 
     with connection.cursor() as cursor:  # a throwaway database: no need to wait for the disk
         if connection.vendor == "sqlite":
@@ -132,6 +164,7 @@ def seed(*, runs: int, private: Path, out) -> dict:
     rng = random.Random(7)
     options = scoring_modes(task)
     rows_written = 0
+    pending: list = []
     for n, submission in enumerate(submissions):
         values = []
         for subcorpus_id, choices in templates.items():
@@ -139,14 +172,24 @@ def seed(*, runs: int, private: Path, out) -> dict:
             values.extend(ScoreValue(subcorpus_id, _jittered(row, rng, factor))
                           for row in rng.choice(choices))
         rows_written += len(values)
+        if bulk:
+            pending.append((submission, values))
+            if len(pending) >= 200 or n == len(submissions) - 1:
+                _bulk_record(pending, options=options, now=now)
+                pending = []
+            continue
         results = ScoringResults(scorer_version=scoring.__version__, options=options,
                                  scores=tuple(values), procedure=task.procedure)
         if not services.submission_record(submission=submission, results=results,
                                           task_id=f"bench-{n}"):
             raise RuntimeError(f"submission {submission.pk} was not recorded")
-    print(f"board-1000: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
+    if bulk:
+        from competition.services.boards import board_entries_write
+
+        board_entries_write(submission_ids=[s.pk for s in submissions])
+    print(f"{name}: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
           f"{rows_written:,} score rows (scoring {scored_at - started:.1f} s, recording "
-          f"{time.perf_counter() - scored_at:.1f} s)", file=out, flush=True)
+          f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})", file=out, flush=True)
     return {"phase": phase, "rows": rows_written}
 
 
@@ -155,15 +198,21 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def _time_boards(client, urls: dict[str, str], requests: int) -> dict[str, dict]:
+def _time_boards(client, urls: dict[str, str], requests: int, before=None) -> dict[str, dict]:
+    """Wall and CPU milliseconds of each board's requests; ``before(name)`` runs before each
+    request, outside the timing."""
     timings = {}
     for name, url in urls.items():
         for _ in range(WARM_UP):
+            if before:
+                before(name)
             response = client.get(url)
             if response.status_code != 200:
                 raise RuntimeError(f"{url} answered {response.status_code}")
         spent, cpu = [], []
         for _ in range(requests):
+            if before:
+                before(name)
             began, began_cpu = time.perf_counter(), time.process_time()
             response = client.get(url)
             spent.append((time.perf_counter() - began) * 1000)
@@ -184,30 +233,104 @@ def _board_rows(phase, runs: bool) -> list:
             for r in board.rows]
 
 
-def measure(*, phase, requests: int) -> dict:
+FRESH = """
+import json, sys, time
+began, began_cpu = time.perf_counter(), time.process_time()
+from config.wsgi import application  # django.setup() and the settled heap, as gunicorn loads it
+from django.conf import settings
+from django.test import Client
+settings.DEBUG = False  # no query log (as this bench's own process)
+loaded, loaded_cpu = time.perf_counter(), time.process_time()
+client = Client()
+out = {"load_ms": (loaded - began) * 1000, "load_cpu_ms": (loaded_cpu - began_cpu) * 1000}
+for name in ("first", "second"):
+    start, start_cpu = time.perf_counter(), time.process_time()
+    response = client.get(sys.argv[1])
+    out[name + "_ms"] = (time.perf_counter() - start) * 1000
+    out[name + "_cpu_ms"] = (time.process_time() - start_cpu) * 1000
+    out["status"] = response.status_code
+print(json.dumps(out))
+"""
+
+
+def _database_url(settings_dict: dict) -> str:
+    if settings_dict["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{settings_dict['NAME']}"
+    user = settings_dict.get("USER") or ""
+    password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
+    at = f"{user}{password}@" if user else ""
+    port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
+    return f"postgres://{at}{settings_dict.get('HOST') or '127.0.0.1'}{port}/{settings_dict['NAME']}"
+
+
+def fresh_request(url: str, *, cache_url: str) -> dict:
+    """A new process loads the web application (config.wsgi, as a gunicorn worker does) and
+    asks ``url`` twice: the milliseconds (wall and CPU) of loading and of each request.
+    ``cache_url``: the cache it uses (CACHE_URL; empty: its own local memory, empty)."""
+    from django.db import connection
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
+           "DATABASE_URL": _database_url(connection.settings_dict), "CACHE_URL": cache_url,
+           "ALLOWED_HOSTS": "testserver", "LOG_LEVEL": "ERROR",
+           "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-c", FRESH, url], capture_output=True, text=True,
+                          cwd=root, env=env, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"the fresh process failed: {done.stderr.strip()[-2000:]}")
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    if found["status"] != 200:
+        raise RuntimeError(f"{url} answered {found['status']} in a fresh process")
+    return found
+
+
+def measure(*, phase, requests: int, cache_url: str) -> dict:
     from django.test import Client
     from django.urls import reverse
 
     from competition.models import BoardEntry
     from config import heap
+    from leaderboard.services import board_views_warm
 
     task = phase.task
     board = reverse("leaderboard:board", args=[task.competition.slug, task.slug, phase.slug])
     urls = {"rest": reverse("api-leaderboard", args=[phase.pk]), "html": board,
             "all-runs": board + "?runs=all"}
-    client = Client()
-    unsettled = _time_boards(client, urls, requests)  # the heap as seeding left it
     heap.settle()  # as the web process does when it has loaded (config/wsgi.py)
+    began = time.process_time()
+    warmed = board_views_warm(phase_ids=[phase.pk])  # what a score change triggers
+    warm_cpu = time.process_time() - began
+    client = Client()
     kept = _time_boards(client, urls, requests)
-    boards = [_board_rows(phase, runs) for runs in (False, True)]
-    BoardEntry.objects.all().delete()  # the baseline: every board from the score rows
-    recomputed = _time_boards(client, urls, requests)
-    same = boards == [_board_rows(phase, runs) for runs in (False, True)]
-    return {"kept": kept, "recomputed": recomputed, "unsettled": unsettled, "same": same}
+    fresh = {name: fresh_request(url, cache_url=cache_url) for name, url in urls.items()}
+    fresh_cold = {name: fresh_request(url, cache_url="") for name, url in urls.items()}
+
+    # Before kept views: every request builds its board (from the board entries, the
+    # p-values cached), as it did then: the page and the API are told no view is kept.
+    from leaderboard import api, views
+
+    kept_key = views.public_view_key, api.public_view_key
+    views.public_view_key = api.public_view_key = lambda **kwargs: None
+    try:
+        built = _time_boards(client, urls, requests)
+        boards = [_board_rows(phase, runs) for runs in (False, True)]
+        BoardEntry.objects.all().delete()  # the baseline: every board from the score rows
+        recomputed = _time_boards(client, urls, requests)
+        same = boards == [_board_rows(phase, runs) for runs in (False, True)]
+    finally:
+        views.public_view_key, api.public_view_key = kept_key
+    return {"kept": kept, "built": built, "recomputed": recomputed, "fresh": fresh,
+            "fresh_cold": fresh_cold, "same": same, "warmed": warmed, "warm_cpu": warm_cpu}
 
 
-def run(out=sys.stdout, *, scale: float = 1.0, requests: int = REQUESTS) -> list[dict]:
-    """Seed a throwaway database, time the three boards both ways, print, drop it."""
+def run(out=sys.stdout, *, scale: float = 1.0, requests: int = REQUESTS,
+        name: str = "board-1000", runs: int = RUNS, bulk: bool = False) -> list[dict]:
+    """Seed a throwaway database, time the three boards every way, print, drop it."""
+    root = Path(tempfile.mkdtemp(prefix="board-bench-"))
+    # One cache for this process and the fresh ones, as Redis is for a deployment's
+    # processes: the CACHE_URL given, else a folder of its own.
+    cache_url = os.environ.get("CACHE_URL") or f"file://{root / 'cache'}"
+    os.environ["CACHE_URL"] = cache_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
@@ -216,39 +339,49 @@ def run(out=sys.stdout, *, scale: float = 1.0, requests: int = REQUESTS) -> list
     from django.db import connection
 
     settings.DEBUG = False  # no query log
-    root = Path(tempfile.mkdtemp(prefix="board-bench-"))
+    settings.BOARD_VIEWS_WARM = False  # seeding: the views are built once, when it is done
     settings.MEDIA_ROOT, settings.PRIVATE_ROOT = root / "media", root / "private"
     database = settings.DATABASES["default"]
     if connection.vendor == "sqlite":
         database["TEST"]["NAME"] = str(root / "bench.sqlite3")
-    runs = max(2, round(RUNS * scale))
+    runs = max(2, round(runs * scale))
     original = database["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        print(f"board-1000: {connection.vendor} database {connection.settings_dict['NAME']} "
-              "(throwaway)", file=out, flush=True)
-        world = seed(runs=runs, private=settings.PRIVATE_ROOT, out=out)
-        result = measure(phase=world["phase"], requests=requests)
+        print(f"{name}: {connection.vendor} database {connection.settings_dict['NAME']} "
+              f"(throwaway), cache {settings.CACHES['default']['BACKEND'].rsplit('.', 1)[-1]}",
+              file=out, flush=True)
+        world = seed(runs=runs, private=settings.PRIVATE_ROOT, out=out, bulk=bulk, name=name)
+        result = measure(phase=world["phase"], requests=requests, cache_url=cache_url)
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
         shutil.rmtree(root, ignore_errors=True)
+    print(f"{name}: a score change builds {result['warmed']} views (teams and all runs, page "
+          f"and API) in {result['warm_cpu'] * 1000:.0f} ms CPU", file=out, flush=True)
     rows = []
-    for name in BOARDS:
-        kept, old = result["kept"][name], result["recomputed"][name]
-        unsettled = result["unsettled"][name]
-        ratio = old["p95"] / kept["p95"] if kept["p95"] else float("inf")
-        print(f"board-1000 {name:<8}: p50 {kept['p50']:7.1f} ms p95 {kept['p95']:7.1f} ms "
-              f"(cpu {kept['cpu_p50']:5.1f})   heap not settled: p50 {unsettled['p50']:7.1f} "
-              f"ms p95 {unsettled['p95']:7.1f} ms   recomputed from score rows: p50 "
-              f"{old['p50']:7.1f} ms p95 {old['p95']:7.1f} ms (cpu {old['cpu_p50']:5.1f})   "
-              f"×{ratio:.1f} at p95", file=out, flush=True)
-        rows.append({"case": f"board-1000 {name}", "vendor": connection.vendor, "runs": runs,
-                     "score_rows": world["rows"], "kept": kept, "recomputed": old,
-                     "unsettled": unsettled})
-    print(f"board-1000: {requests} requests each after {WARM_UP} warm-up, anonymous viewer, "
-          f"Django test client; wall ms, and the median CPU ms of this process (the database "
-          f"server's not included); same boards both ways: "
-          f"{'yes' if result['same'] else 'NO'}", file=out, flush=True)
+    for board in BOARDS:
+        kept, built, old = (result[way][board] for way in ("kept", "built", "recomputed"))
+        fresh, cold = result["fresh"][board], result["fresh_cold"][board]
+        print(f"{name} {board:<8}: p50 {kept['p50']:6.1f} ms p95 {kept['p95']:6.1f} ms (cpu "
+              f"p50 {kept['cpu_p50']:5.1f} ms); fresh process: first request "
+              f"{fresh['first_ms']:6.0f} ms (cpu {fresh['first_cpu_ms']:5.0f})   before "
+              f"(built on request): p50 {built['p50']:6.1f} ms p95 {built['p95']:6.1f} ms (cpu "
+              f"p50 {built['cpu_p50']:5.1f} ms); fresh process: first request "
+              f"{cold['first_ms']:6.0f} ms (cpu {cold['first_cpu_ms']:5.0f})   recomputed "
+              f"from score rows: p50 {old['p50']:6.1f} ms p95 {old['p95']:6.1f} ms (cpu p50 "
+              f"{old['cpu_p50']:5.1f})", file=out, flush=True)
+        rows.append({"case": f"{name} {board}", "vendor": connection.vendor, "runs": runs,
+                     "score_rows": world["rows"], "kept": kept, "built": built,
+                     "recomputed": old, "fresh": fresh, "fresh_cold": cold})
+    load = result["fresh"]["html"]
+    print(f"{name}: {requests} requests each after {WARM_UP} warm-up, anonymous viewer, Django "
+          f"test client; wall ms, and the median CPU ms of this process (time.process_time "
+          f"around each request; the database server's not included). Kept: the views built "
+          f"when scores change, read from the cache. Before: each request builds its board "
+          f"from the board entries (p-values cached), as before kept views. Fresh process: a "
+          f"new process loads config.wsgi ({load['load_ms']:.0f} ms, not counted) and asks "
+          f"once, with the shared cache (kept) or a cache of its own (before). Same boards "
+          f"both ways: {'yes' if result['same'] else 'NO'}", file=out, flush=True)
     if not result["same"]:
         raise RuntimeError("the kept board entries gave another board than the score rows")
     return rows

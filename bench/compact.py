@@ -75,5 +75,5 @@ def run(names: list[str], scale: float, out: TextIO) -> list[dict]:
                   f"{compact['peak_mib']:>8.1f} {row['peak_ratio']:>5.2f}", file=out, flush=True)
     print(f"\ncompact / exploded, same content and options; targets ×MiB ≤ {TARGET_PEAK}, "
           f"×cpu ≤ {TARGET_CPU}. cpu: CPU seconds of the scoring, children included; "
-          "MiB: peak RSS", file=out)
+          "MiB: peak RSS of the scoring process itself (VmHWM), not of this one", file=out)
     return rows

@@ -5,7 +5,7 @@
 
 Prints one JSON line: the wall and CPU seconds the work took (after imports), the peak
 resident set size of the whole process and the size right after the imports, both in MiB
-(``ru_maxrss``). CPU time and peak include the children (`scoring.score_files` scores large
+(`peak_mib`). CPU time and peak include the children (`scoring.score_files` scores large
 inputs in two processes; ``UA_SCORER_PROCESSES=1`` keeps one). ``score`` runs
 `scoring.score_files`; ``read`` streams both files through the reader with the same settings
 and no scoring: the baseline.
@@ -24,10 +24,28 @@ import sys
 import time
 
 
+def own_peak_mib() -> float:
+    """The peak resident set size of this process's own program, in MiB: ``VmHWM`` of
+    /proc/self/status, the high-water mark of the memory the program mapped since its
+    ``exec``. Not ``getrusage(RUSAGE_SELF).ru_maxrss``: Linux keeps that peak across fork and
+    exec, so in a process started by a large parent (the bench itself, having generated a
+    corpus) it reports the parent's size, not the scorer's. ``ru_maxrss`` where there is no
+    /proc (not Linux)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB
+
+
 def peak_mib() -> float:
-    """The larger peak of this process and of its children (the scorer may fork one)."""
-    return max(resource.getrusage(who).ru_maxrss
-               for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024  # KiB
+    """The larger peak of this process and of its children (the scorer may fork one; a
+    forked child starts from this process's size, which is the scorer's own)."""
+    return max(own_peak_mib(),
+               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)  # KiB
 
 
 def children_cpu() -> float:

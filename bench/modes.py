@@ -30,8 +30,9 @@ CASES = {
 }
 
 PROBE = """
-import json, resource, sys, time
+import json, sys, time
 import scoring.engine
+from bench.measure import own_peak_mib
 from scoring import parse_options, score, score_modes
 from scoring.procedures import PROCEDURES
 way, procedure, key, response = sys.argv[1:]
@@ -46,7 +47,7 @@ else:
     results = score_modes(key, response, options=options, per_doc=per_doc)
 cpu = time.process_time() - start
 print(json.dumps({"cpu_seconds": cpu, "modes": len(options),
-                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "peak_mib": own_peak_mib(),
                   "f1": [r.conll for r in results]}))
 """
 

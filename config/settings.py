@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -113,6 +114,39 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         timeout=20, transaction_mode="IMMEDIATE")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache ------------------------------------------------------------------------------
+# Django's cache holds what every web process should share: the public boards' ready-made
+# views (leaderboard/selectors/precomputed.py) and the significance tests' p-values.
+# CACHE_URL=redis://host:6379/1 (or rediss://, unix://): Django's own RedisCache, shared by
+# every web and worker process (a different database number than the broker's is tidy, not
+# required). CACHE_URL=file:///path: a folder every process of one machine shares. Without
+# it: local memory, one cache per process (the embedded mode and the tests).
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "codicrac"),
+        "TIMEOUT": 7 * 24 * 3600,
+    }}
+elif CACHE_URL.startswith("file://"):
+    CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": CACHE_URL.removeprefix("file://"),
+        "TIMEOUT": 7 * 24 * 3600,
+        "OPTIONS": {"MAX_ENTRIES": 5000},
+    }}
+elif CACHE_URL:
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: expected redis://, rediss://, "
+                               "unix:// or file://")
+else:
+    CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "OPTIONS": {"MAX_ENTRIES": 1000},
+    }}
+BOARD_VIEWS_WARM = env_bool("BOARD_VIEWS_WARM", True)
+"""Build the public board views when scores change (leaderboard.services.board_views_warm)."""
 
 # --- Auth -------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -7,6 +7,7 @@ Errors are JSON ``{"code": ..., "detail": ..., "problems": [...]}`` with a stabl
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -32,6 +33,7 @@ from competition.selectors import (
 from competition.visibility import submission_details_visible
 from leaderboard.params import board_params
 from leaderboard.selectors import BoardQueryError, leaderboard_board, submission_analysis
+from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.serializers import (
     CompetitionListSerializer,
     CompetitionSerializer,
@@ -284,13 +286,27 @@ class LeaderboardView(APIView):
     )
     def get(self, request: Request, phase_id: int) -> Response:
         phase = _phase(phase_id)
-        try:
-            params = board_params(request.query_params)
-            board = leaderboard_board(phase=phase, viewer=request.user,
-                                      groups=request.query_params.get("groups") in ("1", "true"),
-                                      **params.as_kwargs())
-        except BoardQueryError as exc:
-            return error_response("invalid_query", str(exc))
-        return Response(board_payload(board))
+        key = public_view_key(phase=phase, viewer=request.user, view="api",
+                              query=request.query_params)
+        payload = cache.get(key) if key else None
+        if payload is None:
+            try:
+                payload = board_api_payload(phase=phase, viewer=request.user,
+                                            query=request.query_params)
+            except BoardQueryError as exc:
+                return error_response("invalid_query", str(exc))
+            if key:
+                cache.set(key, payload, timeout=KEPT_SECONDS)
+        return Response(payload)
+
+
+def board_api_payload(*, phase: Phase, viewer, query) -> dict:
+    """The API's board for ``viewer`` and these query parameters (BoardQueryError when one
+    is wrong); a public one is kept (`leaderboard.selectors.precomputed`)."""
+    params = board_params(query)
+    board = leaderboard_board(phase=phase, viewer=viewer,
+                              groups=query.get("groups") in ("1", "true"),
+                              **params.as_kwargs())
+    return board_payload(board)
 
 

@@ -9,3 +9,9 @@ class LeaderboardConfig(AppConfig):
         from leaderboard.standings import run_standings
 
         standings_provider_set(run_standings)
+
+        from competition.services.boards import board_entries_written
+        from leaderboard.services import board_views_on_scores
+
+        board_entries_written.connect(board_views_on_scores,
+                                      dispatch_uid="leaderboard.board_views")

@@ -1,4 +1,5 @@
-"""Writes of the leaderboard app: freezing a board as the official record, and unfreezing it.
+"""Writes of the leaderboard app: freezing a board as the official record, and unfreezing it;
+building the public views of boards whose scores changed (`board_views_warm`).
 
 Everything else an organizer does (re-score, cancel, disqualify, reveal, hide) is a rule of the
 competition and lives in `competition.services`; the leaderboard pages only call it.
@@ -6,12 +7,25 @@ competition and lives in `competition.services`; the leaderboard pages only call
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
 from django.db import transaction
+from django.http import QueryDict
 from django.utils import timezone
 
 from competition.models import Phase
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors import snapshot_material
+from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
+
+logger = logging.getLogger(__name__)
+
+WARMED_QUERIES = ("", "runs=all")
+"""The views built ahead of visitors: the board of teams and the board of all runs."""
 
 
 @transaction.atomic
@@ -29,3 +43,48 @@ def board_freeze(*, phase: Phase, user=None, note: str = "") -> BoardSnapshot:
 def board_unfreeze(*, phase: Phase) -> int:
     """Show the live board again; returns how many snapshots were deactivated (kept)."""
     return BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
+
+
+def board_views_warm(*, phase_ids: Iterable[int]) -> int:
+    """Build the public page and API views of these phases' boards (`WARMED_QUERIES`) and
+    keep them in the cache, as a visitor's request would; the number of views built. A phase
+    whose board is not public builds none. Called when scores change
+    (`competition.services.boards.board_entries_written`); ``BOARD_VIEWS_WARM = False``
+    turns it off (a bulk load that warms once at its end)."""
+    from leaderboard.api import board_api_payload
+    from leaderboard.views import board_page_content
+
+    viewer = AnonymousUser()
+    built = 0
+    phases = (Phase.objects.select_related("task__competition").prefetch_related("subcorpora")
+              .filter(pk__in=list(phase_ids)))
+    for phase in phases:
+        for text in WARMED_QUERIES:
+            query = QueryDict(text)
+            for view in ("page", "api"):
+                key = public_view_key(phase=phase, viewer=viewer, view=view, query=query)
+                if key is None:
+                    break
+                if cache.get(key) is not None:
+                    continue
+                if view == "page":
+                    content, error = board_page_content(phase=phase, viewer=viewer,
+                                                        query=query)
+                    if error:
+                        continue
+                else:
+                    content = board_api_payload(phase=phase, viewer=viewer, query=query)
+                cache.set(key, content, timeout=KEPT_SECONDS)
+                built += 1
+    return built
+
+
+def board_views_on_scores(*, phase_ids: Iterable[int], **_) -> None:
+    """`board_entries_written`'s receiver: warm the views; a failure is logged, never raised
+    into the scoring that sent it (visitors then build the views themselves)."""
+    if not getattr(settings, "BOARD_VIEWS_WARM", True):
+        return
+    try:
+        board_views_warm(phase_ids=phase_ids)
+    except Exception:  # the scores are saved; a view not built is built on request
+        logger.exception("building the board views of phases %s failed", list(phase_ids))

@@ -7,9 +7,12 @@ so they do not even reveal that the page exists.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.core.cache import cache
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_POST
 
@@ -36,6 +39,7 @@ from leaderboard.selectors import (
     submission_compare,
     task_gap_table,
 )
+from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.selectors.variants import board_variants
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
@@ -80,35 +84,59 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
 @require_GET
 def board(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:
     phase_obj = _phase_or_404(competition, task, phase)
+    key = public_view_key(phase=phase_obj, viewer=request.user, view="page", query=request.GET)
+    content = cache.get(key) if key else None
+    error = False
+    if content is None:
+        content, error = board_page_content(phase=phase_obj, viewer=request.user,
+                                            query=request.GET)
+        if key and not error:
+            cache.set(key, content, timeout=KEPT_SECONDS)
+    return render(request, "leaderboard/board.html", {
+        "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
+    }, status=400 if error else 200)
+
+
+class _QueryOnly:
+    """What the board's template reads of a request: its query parameters."""
+
+    def __init__(self, query: QueryDict) -> None:
+        self.GET = query
+
+
+def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, bool]:
+    """The board part of the page (all but the site's header), and whether the query was
+    wrong. Built from the viewer and the query parameters only, so that a public board is
+    the same for every visitor and can be kept (`leaderboard.selectors.precomputed`)."""
     try:
-        params = board_params(request.GET)
-        result = leaderboard_board(phase=phase_obj, viewer=request.user, groups=True,
+        params = board_params(query)
+        result = leaderboard_board(phase=phase, viewer=viewer, groups=True,
                                    **params.as_kwargs())
         error = None
     except BoardQueryError as exc:
         result, error = None, str(exc)
-    gap = (task_gap_table(task=phase_obj.task, viewer=request.user)
-           if phase_obj.kind != Phase.Kind.DEVELOPMENT else None)
+    gap = (task_gap_table(task=phase.task, viewer=viewer)
+           if phase.kind != Phase.Kind.DEVELOPMENT else None)
     context = {
-        "phase": phase_obj,
-        "task": phase_obj.task,
-        "competition": phase_obj.task.competition,
-        "siblings": list(phase_obj.task.phases.all()),
+        "request": _QueryOnly(query),
+        "phase": phase,
+        "task": phase.task,
+        "competition": phase.task.competition,
+        "siblings": list(phase.task.phases.all()),
         "board": result,
         "error": error,
         "gap": gap,
-        "query": request.GET,
+        "query": query,
         # The average (the ranking column) right after the run when the scores are many or
         # detailed (recall & precision): it never starts off-screen.
-        "avg_first": bool(result and (result.wide or request.GET.get("detail"))),
-        "is_organizer": user_is_organizer(competition=phase_obj.task.competition,
-                                            user=request.user),
+        "avg_first": bool(result and (result.wide or query.get("detail"))),
+        "is_organizer": user_is_organizer(competition=phase.task.competition, user=viewer),
         "chart": _board_chart(result) if result else None,
         "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
         if result else {},
         "variants": board_variants(board=result) if result else None,
     }
-    return render(request, "leaderboard/board.html", context, status=400 if error else 200)
+    return render_to_string("leaderboard/_board.html", context), error is not None
 
 
 def _board_chart(result) -> charts.BarChart | None:

@@ -102,6 +102,9 @@ def private_file_roots(request, tmp_path_factory):
     settings.MEDIA_ROOT = root / "media"
     settings.PRIVATE_ROOT = root / "private"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    from django.core.cache import cache
+
+    cache.clear()  # kept board views and p-values of an earlier test's rolled-back rows
     yield
 
 

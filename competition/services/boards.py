@@ -12,6 +12,10 @@ only function that writes one. It is called wherever a run's current scoring cha
   delete sub-corpora and their score rows),
 - the data migration that fills the table for runs stored before it existed.
 
+Once the writes are committed, `board_entries_written` is sent with the phases whose boards
+changed (not from a data migration): the leaderboard app builds their public views then
+(`leaderboard.services.board_views_warm`), so that visitors read them ready-made.
+
 What a run's row in a board says besides its scores (team, run name, status, baseline,
 chosen, disqualified, track) is read from the submission itself in the same query, so
 disqualifying, choosing, cancelling or revealing writes nothing here. A reader uses an entry
@@ -27,15 +31,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
-
-from competition.models import BoardEntry, Phase, Score, ScoringRun, Submission
+from django.dispatch import Signal
 from scoring.procedures import PROCEDURES
 from scoring.vocabulary import CONLL, metric_label
+
+from competition.models import BoardEntry, Phase, Score, ScoringRun, Submission
 
 TASK_MODE = Score.TASK_MODE
 SUPPLEMENTARY = ("mor", "zero")
 """Metrics of the task's own mode shown as variant columns when the procedure scores them."""
 CHUNK = 500
+
+board_entries_written = Signal()
+"""Sent once the board entries of some runs were rewritten and committed, with
+``phase_ids``: the phases of those runs."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,11 @@ def board_entries_write(*, submission_ids: Iterable[int], models=None) -> int:
             chunk = ids[start:start + CHUNK]
             written += _write_chunk(chunk, submission_model, run_model, score_model,
                                     entry_model)
+        if models is None and ids:
+            phase_ids = sorted(set(submission_model.objects.filter(pk__in=ids).values_list(
+                "phase_id", flat=True)))
+            transaction.on_commit(lambda: board_entries_written.send(
+                sender=BoardEntry, phase_ids=phase_ids))
     return written
 
 

@@ -118,3 +118,22 @@ def test_the_board_case_times_three_boards_both_ways_at_a_tiny_size():
     assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html", "all-runs"]
     assert all("p95" in line and "recomputed from score rows" in line for line in lines)
     assert "seeded 4 runs" in done.stdout and "same boards both ways: yes" in done.stdout
+
+
+def test_the_peak_is_the_scorers_not_the_parent_process(tmp_path):
+    """A measuring child started by a large parent reports its own peak: Linux carries the
+    parent's ``ru_maxrss`` across fork and exec, so that figure was the bench's own size on
+    every row (issue 25, item 6)."""
+    from bench.compact import convert, measure
+    from bench.measure import own_peak_mib
+
+    key, response = write_pair(tmp_path, Shape(documents=3))
+    ballast = bytearray(400 * 1024 * 1024)  # the parent now holds 400 MiB, every page touched
+    for offset in range(0, len(ballast), 4096):
+        ballast[offset] = 1
+    assert own_peak_mib() > 400
+    exploded = measure(key, response, ("-f", "ua"))
+    compact = measure(convert(key), convert(response), ("-f", "corefud"))
+    del ballast
+    for row in (exploded, compact):
+        assert 0 < row["import_mib"] <= row["peak_mib"] < 300

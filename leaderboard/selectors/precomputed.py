@@ -1,0 +1,143 @@
+"""What a visitor sees of a board, computed once per state of the phase and kept in the cache.
+
+A public board is the same for every viewer who is not an organizer: its rows, ranks, tied
+groups, chart and variants depend only on the phase's runs and settings. Building it costs
+tens of milliseconds of CPU at a thousand runs (reading, ranking, testing, rendering), and a
+fresh web process paid seconds for its first one. So the page's board (the HTML below the
+site header) and the API's payload are kept in Django's cache (Redis in production, shared by
+every process: docs/deploy.md) under a key that names everything they are built from:
+
+- ``board_state``: one query of aggregates over the phase's shown runs (each run's status,
+  team and team name, run name, flags, track, current scoring, board entry), its
+  sub-corpora, its task's tracks and phases (the tabs) and its active snapshot, hashed by
+  the database on PostgreSQL; a run's scores belong to its current scoring run, which a new
+  scoring replaces, so its id stands for them. With the phase, its task and competition as
+  the request read them; on a test phase also the other phases' runs (the
+  predicted-versus-gold table reads them);
+- the view (page or API), the query parameters and the viewer's visibility (only a public
+  board is kept; organizers and teams seeing their own runs are served as before).
+
+A change of any of these is a new key: nothing is ever invalidated, an old view just stops
+being asked for and expires. `leaderboard.services.board_views_warm` builds the default
+views when a run's scores change (`competition.services.boards.board_entries_written`), so
+the first visitor reads a kept view too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.db import connection
+
+from competition.models import Phase, Submission
+from competition.visibility import Visibility, phase_visibility
+from leaderboard.models import BoardSnapshot
+
+VERSION = 1
+"""Part of every key: raise it when what a kept view holds changes shape."""
+KEPT_SECONDS = 7 * 24 * 3600
+PREFIX = "leaderboard:view:"
+
+_RUN_FIELDS = ("id", "status", "team_id", "run_name", "created_at", "is_baseline", "is_chosen",
+               "disqualified", "track_id", "scorer_version", "is_reference", "source",
+               "description", "link")
+_SQL: dict[str, str] = {}
+"""The state query of each database vendor, written once per process."""
+
+
+def _columns(model, alias: str, names=None) -> list[str]:
+    fields = model._meta.concrete_fields
+    if names is not None:
+        by_name = {f.name: f for f in fields} | {f.attname: f for f in fields}
+        fields = [by_name[name] for name in names]
+    return [f"{alias}.{connection.ops.quote_name(f.column)}" for f in fields]
+
+
+def _state_sql(vendor: str) -> str:
+    """One statement: a digest of the phase's shown runs (with their team's name, current
+    scoring and board entry), of its sub-corpora, of its task's tracks and phases (the
+    tabs), and the active snapshot. On PostgreSQL each digest is an md5 made by the server;
+    elsewhere the rows' texts joined by newlines, hashed by `_read_state`."""
+    from competition.models import BoardEntry, ScoringRun, SubCorpus, Team, Track
+
+    if vendor == "postgresql":
+        separator, line = "chr(31)", "chr(10)"
+
+        def digest(text):
+            return f"md5(string_agg({text}, {line} ORDER BY {text}))"
+    else:
+        separator, line = "char(31)", "char(10)"
+
+        def digest(text):
+            return f"GROUP_CONCAT({text}, {line})"
+
+    def text(columns):
+        return f" || {separator} || ".join(
+            f"COALESCE(CAST({column} AS TEXT), '-')" for column in columns)
+
+    def table(model):
+        return connection.ops.quote_name(model._meta.db_table)
+
+    runs = text(_columns(Submission, "s", _RUN_FIELDS) + ["t.name", "r.id", "r.procedure",
+                                                         "e.run_id", "e.pairs"])
+    status = ", ".join(f"'{value}'" for value in (Submission.Status.SCORED,
+                                                  Submission.Status.FAILED))
+    return (
+        f"SELECT (SELECT {digest(runs)} FROM {table(Submission)} s "
+        f"JOIN {table(Team)} t ON t.id = s.team_id "
+        f"LEFT JOIN {table(ScoringRun)} r ON r.submission_id = s.id AND r.is_current "
+        f"LEFT JOIN {table(BoardEntry)} e ON e.submission_id = s.id "
+        f"WHERE s.phase_id = %s AND s.status IN ({status})), "
+        f"(SELECT {digest(text(_columns(SubCorpus, 'c')))} FROM {table(SubCorpus)} c "
+        f"WHERE c.phase_id = %s), "
+        f"(SELECT {digest(text(_columns(Track, 'k')))} FROM {table(Track)} k "
+        f"WHERE k.task_id = %s), "
+        f"(SELECT {digest(text(_columns(Phase, 'p')))} FROM {table(Phase)} p "
+        f"WHERE p.task_id = %s), "
+        f"(SELECT MAX(b.id) FROM {table(BoardSnapshot)} b WHERE b.phase_id = %s AND b.active)"
+    )
+
+
+def _read_state(phase: Phase) -> list:
+    vendor = connection.vendor
+    sql = _SQL.get(vendor)
+    if sql is None:
+        sql = _SQL[vendor] = _state_sql(vendor)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [phase.pk, phase.pk, phase.task_id, phase.task_id, phase.pk])
+        found = list(cursor.fetchone())
+    for index, value in enumerate(found[:4]):
+        if value and (len(value) != 32 or "\n" in value or chr(31) in value):
+            # joined texts, not a digest: hash them, sorted (the order is the database's)
+            found[index] = hashlib.sha256("\n".join(sorted(value.split("\n"))).encode()
+                                          ).hexdigest()
+    return found
+
+
+def _fields(instance) -> tuple:
+    return tuple(getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields)
+
+
+def board_state(*, phase: Phase, with_siblings: bool = False) -> str:
+    """A digest of everything a public board of ``phase`` is built from (see the module
+    docstring). ``with_siblings``: also the runs of the task's other phases (the
+    predicted-versus-gold table of a test phase shows them)."""
+    task = phase.task
+    parts = [_fields(phase), _fields(task), _fields(task.competition), _read_state(phase)]
+    if with_siblings:
+        parts += [(other.pk, _read_state(other))
+                  for other in task.phases.exclude(pk=phase.pk).order_by("pk")]
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+def public_view_key(*, phase: Phase, viewer, view: str, query) -> str | None:
+    """The cache key of the ``view`` ("page" or "api") of ``phase`` for these query
+    parameters (a QueryDict), or None when ``viewer`` does not see the public board (an
+    organizer, or a hidden phase): such boards are built on each request."""
+    if phase_visibility(phase=phase, user=viewer) is not Visibility.PUBLIC:
+        return None
+    items = sorted((name, tuple(values)) for name, values in query.lists())
+    state = board_state(phase=phase,
+                        with_siblings=view == "page" and phase.kind != Phase.Kind.DEVELOPMENT)
+    digest = hashlib.sha256(repr((VERSION, view, items, state)).encode()).hexdigest()
+    return f"{PREFIX}{phase.pk}:{digest}"

@@ -1,0 +1,174 @@
+"""A public board's page and API payload are kept in the cache and read from it
+(`leaderboard.selectors.precomputed`): served from the cache, they are always what the same
+request would build now, after any sequence of what happens to a phase; they are built when
+scores change, so the first visitor reads them; organizers and hidden boards are never kept.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.db import transaction
+from django.http import QueryDict
+from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from competition.models import SubCorpus, Submission, Team
+from leaderboard import api, views
+from leaderboard.selectors.precomputed import public_view_key
+from leaderboard.services import board_views_warm
+from tests.leaderboard.test_board_entries import ACTION, PICK, Phase
+
+pytestmark = pytest.mark.django_db
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = ("runs=all", "metric=muc")
+MORE = st.one_of(
+    ACTION,
+    st.tuples(st.just("rename"), PICK),
+    st.tuples(st.just("describe"), PICK),
+    st.tuples(st.just("unavailable"),),
+)
+
+
+def act(world: Phase, action: tuple) -> None:
+    """The harness's actions, and changes made with a bulk update (no signal, no save)."""
+    name = action[0]
+    run = world.pick(action[1]) if len(action) > 1 and isinstance(action[1], int) else None
+    if name == "rename" and run is not None:
+        Team.objects.filter(pk=run.team_id).update(name=f"renamed {run.pk}")
+    elif name == "describe" and run is not None:
+        Submission.objects.filter(pk=run.pk).update(description=f"about {run.pk}")
+    elif name == "unavailable":
+        SubCorpus.objects.filter(phase=world.phase, slug="ami").update(available=False)
+    elif name not in ("rename", "describe"):
+        world.act(action)
+
+
+def served(client, world: Phase, viewer, text: str) -> tuple[str, object]:
+    """The page's board and the API's payload as ``viewer`` is served them."""
+    client.logout()
+    if not isinstance(viewer, AnonymousUser):
+        client.force_login(viewer)
+    task = world.phase.task
+    page = client.get(reverse("leaderboard:board", args=[task.competition.slug, task.slug,
+                                                         world.phase.slug]) + "?" + text)
+    answer = client.get(reverse("api-leaderboard", args=[world.phase.pk]) + "?" + text)
+    return page.content.decode(), answer.json()
+
+
+def built(world: Phase, viewer, text: str) -> tuple[str, object]:
+    """The same, built now from the database (nothing read from the cache)."""
+    query = QueryDict(text)
+    content, _ = views.board_page_content(phase=world.phase, viewer=viewer, query=query)
+    try:
+        payload = json.loads(json.dumps(api.board_api_payload(phase=world.phase, viewer=viewer,
+                                                              query=query)))
+    except Exception as exc:  # a refused query: the API answers with its error
+        payload = type(exc).__name__
+    return content, payload
+
+
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(counts=st.sampled_from(["best", "latest", "chosen"]),
+       actions=st.lists(MORE, min_size=1, max_size=6))
+def test_a_kept_view_is_always_the_view_built_now(make, client, counts, actions):
+    with transaction.atomic():
+        cache.clear()
+        world = Phase(make, procedure="", counts=counts)
+        for action in actions:
+            act(world, action)
+            for viewer, text in itertools.product(world.viewers(), QUERIES):
+                for _ in range(2):  # the first request may build and keep; the second reads
+                    page, payload = served(client, world, viewer, text)
+                    content, expected = built(world, viewer, text)
+                    assert content in page, (action, viewer, text)
+                    if isinstance(expected, str):
+                        assert payload.get("code") == "invalid_query"
+                    else:
+                        assert payload == expected, (action, viewer, text)
+        transaction.set_rollback(True)
+
+
+def test_a_public_board_is_built_once_and_then_read(make, client, monkeypatch):
+    world = Phase(make, procedure="", counts="best")
+    world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    calls = []
+    page_content, api_payload = views.board_page_content, api.board_api_payload
+    monkeypatch.setattr(views, "board_page_content",
+                        lambda **kw: calls.append("page") or page_content(**kw))
+    monkeypatch.setattr(api, "board_api_payload",
+                        lambda **kw: calls.append("api") or api_payload(**kw))
+    first = served(client, world, AnonymousUser(), "runs=all")
+    assert served(client, world, AnonymousUser(), "runs=all") == first
+    page, payload = served(client, world, world.members[1], "runs=all")  # public: the same
+    assert payload == first[1] and page != first[0]  # (the site's header names the member)
+    assert calls == ["page", "api"]
+    served(client, world, world.organizer, "runs=all")  # never kept: built every time
+    served(client, world, world.organizer, "runs=all")
+    assert calls == ["page", "api"] + ["page", "api"] * 2
+    world.record(world.queued(1), {"light": 0.75, "ami": 0.25})  # a new state: built again
+    served(client, world, AnonymousUser(), "runs=all")
+    assert calls[-2:] == ["page", "api"] and len(calls) == 8
+
+
+def test_views_are_built_when_scores_change_so_the_first_visitor_reads_them(
+        make, client, monkeypatch, django_capture_on_commit_callbacks):
+    world = Phase(make, procedure="crac-2025", counts="best")
+    with django_capture_on_commit_callbacks(execute=True):
+        world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    world.phase.refresh_from_db()  # as a request reads it
+    anonymous = AnonymousUser()
+    for text in ("", "runs=all"):
+        for view in ("page", "api"):
+            key = public_view_key(phase=world.phase, viewer=anonymous, view=view,
+                                  query=QueryDict(text))
+            assert cache.get(key) is not None, (view, text)
+    monkeypatch.setattr(views, "board_page_content", None)  # would raise if it were called
+    monkeypatch.setattr(api, "board_api_payload", None)
+    page, payload = served(client, world, anonymous, "")
+    assert "lb-table" in page and len(payload["rows"]) == 1
+
+
+def test_nothing_is_kept_of_a_hidden_board_or_for_organizers(make):
+    world = Phase(make, procedure="", counts="best")
+    world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    query = QueryDict("")
+    assert public_view_key(phase=world.phase, viewer=world.organizer, view="page",
+                           query=query) is None
+    world.act(("hide",))
+    world.phase.refresh_from_db()
+    for viewer in (AnonymousUser(), world.members[0]):
+        assert public_view_key(phase=world.phase, viewer=viewer, view="page",
+                               query=query) is None
+    assert board_views_warm(phase_ids=[world.phase.pk]) == 0
+
+
+@pytest.mark.parametrize("url, backend", [
+    ("redis://127.0.0.1:6379/6", "django.core.cache.backends.redis.RedisCache"),
+    ("file:///tmp/codicrac-cache", "django.core.cache.backends.filebased.FileBasedCache"),
+    ("", "django.core.cache.backends.locmem.LocMemCache"),
+])
+def test_cache_url_selects_djangos_own_backend(url, backend):
+    env = {**os.environ, "CACHE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run([sys.executable, "-c", "from django.conf import settings; "
+                           "print(settings.CACHES['default']['BACKEND'])"],
+                          capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    assert done.stdout.strip() == backend
+
+
+def test_a_cache_url_of_another_kind_is_refused():
+    env = {**os.environ, "CACHE_URL": "memcached://x", "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run([sys.executable, "-c", "from django.conf import settings; "
+                           "settings.CACHES"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert done.returncode != 0 and "CACHE_URL='memcached://x'" in done.stderr
