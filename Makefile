@@ -71,4 +71,4 @@ worker: venv
 	$(BIN)/celery -A config worker --loglevel=info
 
 clean:
-	rm -rf $(VENV) db.sqlite3 media staticfiles build scorer/build scorer/scoring/native/_*.so
+	rm -rf $(VENV) .venv-3.* db.sqlite3 media staticfiles build scorer/build scorer/scoring/native/_*.so

@@ -176,8 +176,9 @@ def paused_gc() -> Iterator[None]:
                 # then unfreeze: a move of lists, no scan). Left young, it would all be
                 # scanned by the first collection after: every result object of the run
                 # (0.08 s of 2.3 s on 5,000 documents), to find cycles the run does not
-                # make. Not where a process froze its own heap (config/heap.py): unfreeze
-                # would give that back to the collector.
+                # make. Not where anything is frozen: a process's own heap (config/heap.py),
+                # or Python 3.12's immortal tuples, frozen at start-up; unfreeze would give
+                # them to the collector (there the run's objects stay young: time, not numbers).
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
