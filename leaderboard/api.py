@@ -7,8 +7,6 @@ Errors are JSON ``{"code": ..., "detail": ..., "problems": [...]}`` with a stabl
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -84,7 +82,7 @@ def _form_errors(errors: dict) -> tuple[str, dict[str, list[str]]]:
 
 def error_response(code: str, detail: str, *, problems=None, http_status=None,
                    fields: dict | None = None) -> Response:
-    body: dict[str, Any] = {"code": code, "detail": detail}
+    body: dict[str, object] = {"code": code, "detail": detail}
     if fields is not None:
         body["fields"] = fields
     if problems is not None:

@@ -18,7 +18,6 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterator, Mapping
-from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -179,7 +178,7 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> Path:
                 target = root.joinpath(*PurePosixPath(info.filename).parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as member:
-                    _write(iter(partial(member.read, CHUNK), b""), target,
+                    _write(iter(lambda m=member: m.read(CHUNK), b""), target,
                            limit=min(info.file_size, total_limit), name=name)
             return root.joinpath(*PurePosixPath(definitions[0]).parts)
     except zipfile.BadZipFile as exc:

@@ -275,8 +275,7 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
             error = _public_error(exc, key=key, response=response, submitted=submitted)
             log.append(f"{name}: {submitted.original_name} refused after "
                        f"{time.perf_counter() - begun:.2f} s: {error}")
-            # the task reads it back (getattr) and stores it with the failure
-            error.scoring_log = "\n".join(log)  # type: ignore[attr-defined]
+            error.scoring_log = "\n".join(log)  # the task stores it with the failure
             raise error from None
         spent = time.perf_counter() - begun
         for mode, result in zip(modes, results):
