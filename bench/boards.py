@@ -166,7 +166,7 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
     rows_written = 0
     pending: list = []
     for n, submission in enumerate(submissions):
-        values = []
+        values: list[ScoreValue] = []
         for subcorpus_id, choices in templates.items():
             factor = 1 + rng.gauss(0, 0.03)
             values.extend(ScoreValue(subcorpus_id, _jittered(row, rng, factor))

@@ -221,7 +221,7 @@ def _status(api: Api, submission_id: int, *, wait: bool, timeout: float, as_json
 
 def format_scores(scores: dict) -> str:
     """The task-mode metrics as a table: one line per metric, F1 (%) per sub-corpus."""
-    task = scores.get("task") or next(iter(scores.values()), {})
+    task: dict[str, Any] = scores.get("task") or next(iter(scores.values()), {})
     slugs: list[str] = []
     for cells in task.values():
         for slug in cells:

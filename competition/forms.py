@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django import forms
 
 from competition.models import SubCorpus, Track
@@ -47,7 +49,7 @@ class SubmissionForm(forms.Form):
                               "the data were distributed (light_test.CONLLUA); a top folder "
                               "is fine.")
 
-    def __init__(self, *args, subcorpora: list[SubCorpus], tracks: list[Track] = (),
+    def __init__(self, *args, subcorpora: list[SubCorpus], tracks: Sequence[Track] = (),
                  **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.subcorpora = subcorpora

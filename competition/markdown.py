@@ -32,7 +32,7 @@ def link_allowed(url: str) -> bool:
 def _parser() -> MarkdownIt:
     parser = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     parser.enable("table").enable("strikethrough")
-    parser.validateLink = link_allowed
+    parser.validateLink = link_allowed  # type: ignore[method-assign]  # markdown-it-py's hook
     return parser
 
 

@@ -35,7 +35,8 @@ def page_body(*, competition: Competition, kind: str) -> str:
 
 def terms_text(*, competition: Competition) -> str:
     """The competition's terms (Markdown), "" when it has none."""
-    return page_body(competition=competition, kind=CompetitionPage.Kind.TERMS).strip()
+    terms = CompetitionPage.Kind.TERMS
+    return page_body(competition=competition, kind=terms).strip()  # type: ignore[arg-type]
 
 
 def terms_digest(text: str) -> str:

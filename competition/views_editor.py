@@ -127,7 +127,7 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
         upload_form.add_error("definition", exc.message)
     except EditorError as exc:
         _refused(request, {"save": form, "organizer": organizer_form,
-                           "task": task_form}.get(action), exc)
+                           "task": task_form}.get(action or ""), exc)
     competition = selectors.competition_detail(slug=slug)
     jobs = selectors_editor.definition_jobs(competition=competition)
     return render(request, "competition/editor/competition.html", {
@@ -144,11 +144,11 @@ def definition_download(request: HttpRequest, slug: str, fmt: str) -> HttpRespon
     competition = _or_404(selectors_editor.competition_for_organizer(slug=slug,
                                                                     user=request.user))
     if fmt == "zip":
-        body = definition_files.competition_definition_zip(competition=competition)
-        response = HttpResponse(body, content_type="application/zip")
+        archive = definition_files.competition_definition_zip(competition=competition)
+        response = HttpResponse(archive, content_type="application/zip")
     else:
-        body = definition_files.competition_definition_yaml(competition=competition)
-        response = HttpResponse(body, content_type="application/yaml; charset=utf-8")
+        text = definition_files.competition_definition_yaml(competition=competition)
+        response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slug}.{fmt}"'
     response["Cache-Control"] = "private, no-store"
     return response
@@ -190,7 +190,7 @@ def task_edit(request: HttpRequest, slug: str, task: str) -> HttpResponse:
             return redirect("competition:edit_phase", slug=slug, task=found.slug,
                             phase=phase.slug)
     except EditorError as exc:
-        _refused(request, {"save": form, "phase": phase_form}.get(action), exc)
+        _refused(request, {"save": form, "phase": phase_form}.get(action or ""), exc)
     return render(request, "competition/editor/task.html", {
         "competition": found.competition, "task": found, "form": form,
         "phase_form": phase_form, "phases": found.phases.prefetch_related("subcorpora"),
@@ -222,9 +222,9 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
             messages.success(request, f"The phase {found.title} was deleted.")
             return redirect("competition:edit_task", slug=slug, task=task)
         if action == "subcorpus" and sub_form.is_valid():
-            saved = editor.subcorpus_save(phase=found, **sub_form.cleaned_data)
-            messages.success(request, f"The sub-corpus {saved.subcorpus.name} was added "
-                             f"({len(saved.subcorpus.documents)} documents in its key).")
+            added = editor.subcorpus_save(phase=found, **sub_form.cleaned_data)
+            messages.success(request, f"The sub-corpus {added.subcorpus.name} was added "
+                             f"({len(added.subcorpus.documents)} documents in its key).")
             return redirect(here)
         if action == "data" and data_form.is_valid():
             data = data_form.cleaned_data
@@ -250,8 +250,8 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
             messages.success(request, f"{row.file_name} was removed.")
             return redirect(here)
     except EditorError as exc:
-        _refused(request, {"save": form, "subcorpus": sub_form, "data": data_form}.get(action),
-                 exc)
+        by_action = {"save": form, "subcorpus": sub_form, "data": data_form}
+        _refused(request, by_action.get(action or ""), exc)
     return render(request, "competition/editor/phase.html", {
         "competition": found.task.competition, "task": found.task, "phase": found,
         "form": form, "sub_form": sub_form, "data_form": data_form,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from typing import TypeAlias
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -32,7 +33,7 @@ from django.utils import timezone
 
 from competition.models import Competition, Membership, Phase, PhaseDataFile, Submission
 
-Viewer = AbstractBaseUser | AnonymousUser | None
+Viewer: TypeAlias = AbstractBaseUser | AnonymousUser | None
 """Whoever asks: a user, an anonymous visitor, or nobody (a command, a test)."""
 
 

@@ -67,8 +67,9 @@ def api_exception_handler(exc, context) -> Response | None:
         return None
     detail = getattr(exc, "detail", None)
     code = getattr(exc, "default_code", "error")
-    if hasattr(detail, "code") and isinstance(getattr(detail, "code", None), str):
-        code = detail.code
+    detail_code = getattr(detail, "code", None)
+    if isinstance(detail_code, str):
+        code = detail_code
     response.data = {"code": code, "detail": str(detail if detail is not None else exc)}
     return response
 
@@ -83,7 +84,7 @@ def _form_errors(errors: dict) -> tuple[str, dict[str, list[str]]]:
 
 def error_response(code: str, detail: str, *, problems=None, http_status=None,
                    fields: dict | None = None) -> Response:
-    body = {"code": code, "detail": detail}
+    body: dict[str, object] = {"code": code, "detail": detail}
     if fields is not None:
         body["fields"] = fields
     if problems is not None:

@@ -137,7 +137,7 @@ def macro_average(scores: Mapping[str, Score], available: Sequence[str],
         return math.fsum(values) / n
 
     return Score(mean([s.recall for s in present]), mean([s.precision for s in present]),
-                 mean([s.f1 for s in present]))
+                 math.fsum(s.f1 for s in present) / n)
 
 
 def _averaged(scores: Mapping[str, Score], available: Sequence[str],
@@ -262,7 +262,7 @@ def rank_rows(
     leader: tuple[int, float] | None = None
     current = 0
     for position, row in enumerate(rankable, start=1):
-        value = row.value(rank_column)
+        value = _present(row, rank_column)
         level = tier(row, rank_column)
         if leader is None or leader[0] != level or leader[1] - value > TIE_EPSILON:
             leader, current = (level, value), position
@@ -290,14 +290,21 @@ def rank_rows(
     raise ValueError(f"unknown sort column {sort!r}")
 
 
+def _present(row: Row, column: str) -> float:
+    """The value of a column that the caller has checked the row has."""
+    value = row.value(column)
+    assert value is not None
+    return value
+
+
 def _tie_sorted(rows: list[Row], column: str, *, descending: bool) -> list[Row]:
     """Rows (in submission order) sorted by value; values within ``TIE_EPSILON`` of their
     group's first value form one group that keeps submission order in either direction."""
-    by_value = sorted(rows, key=lambda r: r.value(column), reverse=True)
+    by_value = sorted(rows, key=lambda r: _present(r, column), reverse=True)
     groups: list[list[Row]] = []
     leader: float | None = None
     for row in by_value:
-        value = row.value(column)
+        value = _present(row, column)
         if leader is None or leader - value > TIE_EPSILON:
             groups.append([])
             leader = value
@@ -372,7 +379,9 @@ def predicted_vs_gold(predicted: Sequence[Row], gold: Sequence[Row]) -> list[Gap
     out = []
     for name in names:
         p, g = pred_by.get(name), gold_by.get(name)
-        entry = (p or g).entry
+        shown = p or g  # the name comes from one board or the other
+        assert shown is not None
+        entry = shown.entry
         label = entry.run_name or entry.team if entry.is_baseline else entry.team
         out.append(GapRow(team=label, predicted=average(p), gold=average(g)))
     out.sort(key=lambda r: (r.gold is None, -(r.gold or 0.0), r.predicted is None,

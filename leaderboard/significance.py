@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ def mean_of(parts: Sequence[tuple[ScoreFunction, int]]) -> ScoreFunction:
 
     def score(counts: np.ndarray) -> np.ndarray:
         start = 0
-        total = 0.0
+        total: Any = 0.0  # a float, then an array of the counts' leading shape
         for fn, width in parts:
             total = total + fn(counts[..., start:start + width])
             start += width

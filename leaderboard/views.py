@@ -6,6 +6,8 @@ so they do not even reveal that the page exists.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
@@ -239,7 +241,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     seed = _int_param(request, "seed", DEFAULT_SEED)
     if a_id is not None and request.GET.get("b") in (None, ""):
         return _compare_choose(request, _submission_or_404(a_id))
-    if None in (a_id, b_id, samples, seed) or not 1 <= samples <= MAX_COMPARE_SAMPLES:
+    if a_id is None or b_id is None or samples is None or seed is None \
+            or not 1 <= samples <= MAX_COMPARE_SAMPLES:
         return render(request, "leaderboard/compare.html", {
             "error": f"Give two submission ids (?a=ID&b=ID); samples between 1 and "
                      f"{MAX_COMPARE_SAMPLES}."}, status=400)
@@ -265,7 +268,7 @@ def _document_pairs(a: Submission, b: Submission, *, viewer, metric: str) -> lis
     if left is None or right is None or left.document_metric != right.document_metric:
         return []
     theirs = {(d.subcorpus, d.document): d.f1 for d in right.documents}
-    pairs = [{"subcorpus": d.subcorpus, "document": d.document, "a": d.f1,
+    pairs: list[dict[str, Any]] = [{"subcorpus": d.subcorpus, "document": d.document, "a": d.f1,
               "b": theirs[(d.subcorpus, d.document)],
               "difference": d.f1 - theirs[(d.subcorpus, d.document)]}
              for d in left.documents if (d.subcorpus, d.document) in theirs]

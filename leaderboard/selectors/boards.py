@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connections
@@ -38,6 +39,7 @@ from leaderboard.ranking import (
     AVERAGE,
     Entry,
     GapRow,
+    MissingRule,
     Row,
     predicted_vs_gold,
     rank_rows,
@@ -175,7 +177,8 @@ def board_material(
     kept = set(board_pairs(primary_metric=task.primary_metric, procedure=task.procedure))
     kept_text = pairs_text(board_pairs(primary_metric=task.primary_metric,
                                        procedure=task.procedure))
-    from_entries = wanted is not None and bool(wanted & kept)
+    asked = wanted if wanted is not None else set()  # what the entries can answer
+    from_entries = wanted is not None and bool(asked & kept)
     fields = ["id", "team_id", "team__name", "run_name", "submitted", "status", "is_baseline",
               "is_chosen", "disqualified", "scorer_version", "track__slug", "is_reference",
               "source", "description", "link", "current__id", "current__procedure"]
@@ -195,7 +198,7 @@ def board_material(
         .order_by("created_at", "id")
         .values_list(*fields)
     )
-    entry_pairs = tuple(wanted & kept) if from_entries else ()
+    entry_pairs = tuple(asked & kept) if from_entries else ()
     zone = _Timestamp.zone(connections[submissions.db])
     entries = {}
     stale: list[int] = []
@@ -240,8 +243,8 @@ def board_material(
             stale.append(sid)
     # The rest from the score rows: every pair for runs without a usable entry, the pairs no
     # entry keeps for all runs (nothing, when the entries hold it all).
-    reads = []
-    if not from_entries or stale or wanted - kept:
+    reads: list[tuple[Any, ...]] = []
+    if not from_entries or stale or asked - kept:
         base = Score.objects.filter(
             submission__phase=phase,
             submission__status=Submission.Status.SCORED,
@@ -259,15 +262,15 @@ def board_material(
             if stale:
                 reads.append((base.filter(submission_id__in=stale) if len(stale) <= 200
                               else base, wanted, set(stale)))
-            if wanted - kept:
-                reads.append((base, wanted - kept))
+            if asked - kept:
+                reads.append((base, asked - kept))
     for step in reads:
-        scores, pairs_read = step[0], step[1]
+        rows_read, pairs_read = step[0], step[1]
         only = step[2] if len(step) > 2 else None
         if pairs_read is not None:
-            scores = scores.filter(mode__in={mo for mo, _ in pairs_read},
-                                   metric__in={me for _, me in pairs_read})
-        for sid, mode, metric, slug, r, p, f in scores.values_list(
+            rows_read = rows_read.filter(mode__in={mo for mo, _ in pairs_read},
+                                         metric__in={me for _, me in pairs_read})
+        for sid, mode, metric, slug, r, p, f in rows_read.values_list(
             "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
         ):
             if sid not in entries or (only is not None and sid not in only):
@@ -424,7 +427,7 @@ class Board:
         return len(self.columns) > WIDE_COLUMNS
 
     @property
-    def missing_rule(self) -> str:
+    def missing_rule(self) -> MissingRule:
         return self.phase.missing
 
     @property
@@ -478,7 +481,7 @@ def leaderboard_board(
     frozen = active_snapshot(phase=phase)
     use_snapshot = frozen is not None and not (live and visibility is Visibility.ALL)
     read: frozenset[tuple[str, str]] | None = None  # None: every pair (a frozen board)
-    if use_snapshot:
+    if use_snapshot and frozen is not None:
         data = frozen.data
         stored = _material_metrics(data)
     else:
@@ -614,7 +617,7 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     each would be evicted by a small cache before the next request), so a new submission costs
     the tests of its own two new pairs, not the whole board's.
     """
-    ranked = sorted((r for r in board.rows if r.rank is not None), key=lambda r: r.rank)
+    ranked = sorted((r for r in board.rows if r.rank is not None), key=lambda r: r.rank or 0)
     if len(ranked) < 2:
         return {}
     rank_column = board.sort if board.sort.partition(".")[2] else f"{AVERAGE}.f1"

@@ -67,7 +67,7 @@ def document_counts(
             vectors = [counts_vector(m, by_metric[m]) for m in parts]
             if any(vector is None for vector in vectors):
                 return None
-            out[sid][key] = [x for vector in vectors for x in vector]
+            out[sid][key] = [x for vector in vectors if vector is not None for x in vector]
             found = True
     if not found:
         return None

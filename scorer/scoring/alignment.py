@@ -29,27 +29,29 @@ scores count nodes.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scoring.assignment import linear_sum_assignment
 from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
 
 Span = tuple[int, int]
+Parts = Sequence[Span]
+Pairs = dict[tuple[int, int], float]
 
 
-def _tokens(parts) -> set[int]:
+def _tokens(parts: Parts) -> set[int]:
     out: set[int] = set()
     for a, b in parts:
         out.update(range(a, b + 1))
     return out
 
 
-def _length(parts) -> int:
+def _length(parts: Parts) -> int:
     return sum(b - a + 1 for a, b in parts)
 
 
-def _overlap(p, q) -> int:
+def _overlap(p: Parts, q: Parts) -> int:
     if len(p) == 1 and len(q) == 1:
         (a, b), (c, d) = p[0], q[0]
         return max(0, min(b, d) - max(a, c) + 1)
@@ -72,7 +74,7 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
         return {}
     key_set = set(key_codes)
     resp_set = set(response_codes)
-    def order(code: int):
+    def order(code: int) -> tuple[Any, Any, int]:
         return mention_order(keys[code])
 
     k_rest = sorted((k for k in key_set - resp_set if not keys[k][1]), key=order)
@@ -93,7 +95,7 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
     return _assign(pairs, keys)
 
 
-def mention_order(key: MentionKey):
+def mention_order(key: MentionKey) -> tuple[Any, Any, int]:
     """(first node, last node, number of nodes), as v2 sorts mentions (nodes in
     `node_order` terms, so mentions with and without empty nodes compare)."""
     parts = key[0]
@@ -103,7 +105,9 @@ def mention_order(key: MentionKey):
     return (parts[0][0], 0), (parts[-1][1], 0), _length(parts)
 
 
-def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where, key_zero_heads):
+def _partial_corefud(k_rest: list[int], s_rest: list[int], keys: list[MentionKey],
+                     key_min: dict[int, Span], warnings: list[str] | None, where: str,
+                     key_zero_heads: dict[int, tuple[int, int]]) -> Pairs:
     starts = [keys[s][0][0][0] for s in s_rest]
     pairs: dict[tuple[int, int], float] = {}
     outside = 0
@@ -120,7 +124,7 @@ def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where, key_zero_he
         if contiguous and not (kstart <= mn[0] and mn[1] <= kend):
             outside += 1
             continue
-        if not contiguous and not set(range(mn[0], mn[1] + 1)) <= ktok:
+        if ktok is not None and not set(range(mn[0], mn[1] + 1)) <= ktok:
             outside += 1
             continue
         klen = _length(kparts)
@@ -144,14 +148,17 @@ def _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where, key_zero_he
     return pairs
 
 
-def _partial_nodes(k, mn, zero_head, s_rest, starts, keys, pairs) -> None:
+def _partial_nodes(k: int, mn: Span | None, zero_head: tuple[int, int] | None, s_rest: list[int],
+                   starts: list[int], keys: list[MentionKey], pairs: Pairs) -> None:
     """Partial-corefud candidates of a key mention with empty nodes (or an empty head), on
     node sets: ``Min(k) ⊆ s ⊆ k``, score |s| / |k| in nodes."""
     knodes = mention_nodes(keys[k])
     if mn is not None:
         minimum = {(t, 0) for t in range(mn[0], mn[1] + 1)}
-    else:
+    elif zero_head is not None:
         minimum = {node_order(zero_head)}
+    else:  # the caller gives one or the other
+        return
     if not minimum <= knodes:
         return
     kparts = keys[k][0]
@@ -162,9 +169,12 @@ def _partial_nodes(k, mn, zero_head, s_rest, starts, keys, pairs) -> None:
             pairs[(k, s)] = len(snodes) / len(knodes)
 
 
-def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads,
-          key_zero_heads, response_zero_heads):
-    def head_of(code, heads, mins, zero_heads) -> tuple[Any, ...] | None:
+def _head(k_rest: list[int], s_rest: list[int], keys: list[MentionKey], key_min: dict[int, Span],
+          key_heads: dict[int, int], response_min: dict[int, Span],
+          response_heads: dict[int, int], key_zero_heads: dict[int, tuple[int, int]],
+          response_zero_heads: dict[int, tuple[int, int]]) -> Pairs:
+    def head_of(code: int, heads: dict[int, int], mins: dict[int, Span],
+                zero_heads: dict[int, tuple[int, int]]) -> tuple[int, ...] | None:
         h = heads.get(code)
         if h is not None:
             return (h, h)
@@ -173,14 +183,14 @@ def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads
             return (z[0], z[0], z[1])  # an empty node never equals a word's (h, h)
         return mins.get(code)
 
-    def covers(head: tuple[Any, ...], code: int) -> bool:
+    def covers(head: tuple[int, ...], code: int) -> bool:
         if len(head) == 3:
             return node_order((head[0], head[2])) in mention_nodes(keys[code])
         sp = keys[code][0]
         inside = sp[0][0] <= head[0] and head[1] <= sp[-1][1]
         return inside and set(range(head[0], head[1] + 1)) <= _tokens(sp)
 
-    by_head: dict[Span, list[int]] = {}
+    by_head: dict[tuple[int, ...], list[int]] = {}
     headless: list[int] = []
     for s in s_rest:
         hs = head_of(s, response_heads, response_min, response_zero_heads)
@@ -208,7 +218,7 @@ def _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads
     return pairs
 
 
-def _craft(k_rest, s_rest, keys):
+def _craft(k_rest: list[int], s_rest: list[int], keys: list[MentionKey]) -> Pairs:
     index = sorted((a, b, s) for s in s_rest for a, b in keys[s][0])
     starts = [a for a, _, _ in index]
     pairs: dict[tuple[int, int], float] = {}
@@ -242,7 +252,7 @@ def _assign(pairs: dict[tuple[int, int], float], keys: list[MentionKey]) -> dict
         components.setdefault(find(ks[0]), []).append(ks)
     rename: dict[int, int] = {}
 
-    def order(code: int):
+    def order(code: int) -> tuple[Any, Any, int]:
         return mention_order(keys[code])
 
     for members in components.values():

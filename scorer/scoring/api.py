@@ -205,11 +205,11 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
         problems.extend(document_checks(doc, plan))
         response_doc = response_tokens.pop(doc.name, None)
         if response_doc is not None:
-            problem = compare_tokens(doc, response_doc, forms=forms)
-            if problem is None and sentences:
-                problem = compare_sentences(doc, response_doc)
-            if problem is not None:
-                problems.append(problem)
+            mismatch = compare_tokens(doc, response_doc, forms=forms)
+            if mismatch is None and sentences:
+                mismatch = compare_sentences(doc, response_doc)
+            if mismatch is not None:
+                problems.append(mismatch)
         if len(problems) >= max_problems:
             return problems[:max_problems]
     errors, _ = document_pairing(str(key_path), key_names, str(response_path),

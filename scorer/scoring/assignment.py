@@ -32,8 +32,8 @@ try:
     from scoring.native._assign import solve as _native_solve
 except ImportError:  # not built: numpy and scipy solve
     _native_solve = _native_assigned_sum = None
-_solve = _native_solve
-_assigned_sum = _native_assigned_sum
+_solve: Callable[[list[float], int, int, bool], tuple[list[int], list[int]]] | None = _native_solve
+_assigned_sum: Callable[[list[float], int, int, bool], float] | None = _native_assigned_sum
 
 _SOLVE: Callable[..., Any] | None = None
 
@@ -93,16 +93,19 @@ def _compiled_solver() -> Callable[..., Any]:
         raise ImportError(f"no compiled _lsap module in {folder}")
     name = "scipy.optimize._lsap"
     loader = importlib.machinery.ExtensionFileLoader(name, path)
-    module = importlib.util.module_from_spec(
-        importlib.util.spec_from_file_location(name, path, loader=loader))
+    found = importlib.util.spec_from_file_location(name, path, loader=loader)
+    if found is None:
+        raise ImportError(f"{path} cannot be loaded")
+    module = importlib.util.module_from_spec(found)
     loader.exec_module(module)
-    solve = module.linear_sum_assignment
+    solve: Callable[..., Any] = module.linear_sum_assignment
     if not callable(solve):
         raise ImportError("scipy's _lsap module has no linear_sum_assignment")
     return solve
 
 
-def _python_solve(values, n_rows, n_cols, maximize):
+def _python_solve(values: list[float], n_rows: int, n_cols: int,
+                  maximize: bool) -> tuple[Any, Any, Any]:
     """The matrix as a numpy array and scipy's optimum of it (the uncompiled path)."""
     import numpy as np
 
@@ -113,7 +116,7 @@ def _python_solve(values, n_rows, n_cols, maximize):
     return matrix, found[0], found[1]
 
 
-def _only_optimum(matrix, maximize: bool):
+def _only_optimum(matrix: Any, maximize: bool) -> tuple[Any, Any] | None:
     """When every row's best cell is strictly better than the rest of its row and no two
     rows share that column, taking them is the only optimum (any other assignment gives up a
     row's best for something worse): the same indices scipy returns, without loading it."""

@@ -279,7 +279,8 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
 
 def _clusters(groups: dict[str, list[int]], raw: dict[str, list[int]],
               split_lists: dict[str, list[str]], first: dict[str, Markable],
-              zero_codes: set[int], plan: ScoringPlan, path: str, pseudo_non_referring: bool):
+              zero_codes: set[int], plan: ScoringPlan, path: str, pseudo_non_referring: bool
+              ) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str], set[int]]:
     """`process_layer`'s second step: the scored clusters, their accommodated sets and entity
     ids, and the codes of non-referring entities. ``scoring.native._tables.layer_clusters``
     is its compiled twin for layers without zeros or repeated spans."""
@@ -309,7 +310,8 @@ def _clusters(groups: dict[str, list[int]], raw: dict[str, list[int]],
 
 
 def _groups(markables: Sequence[Markable], coder: SpanCoder, zero_codes: set[int],
-            zero_heads: dict[int, tuple[int, int]], deps: dict[int, str]):
+            zero_heads: dict[int, tuple[int, int]], deps: dict[int, str]
+            ) -> tuple[list[int], dict[str, list[int]], dict[str, Markable], dict[str, list[str]]]:
     """`process_layer`'s first step: each markable's mention code, the codes of each entity,
     each entity's first markable and the entities whose ElementOf names each plural; the
     zeros' codes, head nodes and ``deps`` into the three given. ``scoring.native._tables.
@@ -346,7 +348,9 @@ def _groups(markables: Sequence[Markable], coder: SpanCoder, zero_codes: set[int
         if zero or head_zero:
             zero_codes.add(code)
             if code not in zero_heads:
-                zero_heads[code] = (m.head, m.head_zero) if m.head_zero else (m.start, m.zero)
+                # head_zero > 0: the head is the zero of that rank at position ``head``
+                zero_heads[code] = ((m.head, m.head_zero) if m.head_zero and m.head is not None
+                                    else (m.start, m.zero))
                 deps[code] = dict(m.attributes).get("deps", "")
     return mcodes, groups, first, split_lists
 
@@ -396,7 +400,8 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
 
 
 def _merge_identical_sets(clusters: list[list[int]], sets: list[AccommodatedSet | None],
-                          eids: list[str]):
+                          eids: list[str]
+                          ) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str]]:
     """Union clusters whose accommodated sets are equal into the earliest of them."""
     out_c: list[list[int]] = []
     out_s: list[AccommodatedSet | None] = []

@@ -38,9 +38,12 @@ def read_any(path: str, format: str | None = None) -> list[Document]:
         raise ScoringInputError(path, None, "cannot tell the format (expected exploded or "
                                 "compact CONLL-UA, CoNLL-2012 or MUC-7; use --from)",
                                 code="unknown_format")
+    documents: list[Document]
     if name == "ua":  # read what UA scorer v2 reads: repeated MarkableIDs, named closings
-        return reader_module(name).read(path, discontinuous=True, allow_crossing=True)
-    return reader_module(name).read(path)
+        documents = reader_module(name).read(path, discontinuous=True, allow_crossing=True)
+    else:
+        documents = reader_module(name).read(path)
+    return documents
 
 
 def convert(source: str, target: str, to: str, format: str | None = None) -> int:

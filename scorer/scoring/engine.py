@@ -37,7 +37,7 @@ from scoring.clusters import (
 )
 from scoring.errors import UsageError
 from scoring.metrics import COREF_METRICS, NO_SPLITS
-from scoring.metrics.mentions import BRIDGING_LEVELS, BridgingPairs, bridging, non_referring
+from scoring.metrics.mentions import BridgingPairs, bridging, non_referring
 from scoring.metrics.plain import SetTable, TableCounts
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
@@ -54,6 +54,7 @@ from scoring.results import (
     sum_in_order,
 )
 from scoring.splits import SetPairs
+from scoring.vocabulary import BRIDGING_LEVELS
 
 CONLL_2012 = "conll"  # Document.metadata["format"] of the CoNLL-2012 reader
 COMPACT = "corefud"  # ... of the compact (CorefUD) reader
@@ -76,8 +77,8 @@ def score_document(key: Document, response: Document,
     coder = SpanCoder(head_identity=compact and plan.matching == "head")
     if key.metadata.get("format") == MUC_7:
         key = filters.drop_unmarked_optional(key, response)
-    key_markables = _filtered(key, key.layer(dd), plan, key)
-    resp_markables = _filtered(response, response.layer(dd), plan, key)
+    key_markables: Sequence[Markable] = _filtered(key, key.layer(dd), plan, key)
+    resp_markables: Sequence[Markable] = _filtered(response, response.layer(dd), plan, key)
     if compact:
         exact = plan.matching == "exact"
         key_markables = with_first_node_heads(key_markables, exact=exact)
@@ -121,8 +122,8 @@ def score_document(key: Document, response: Document,
                                                   _key_links_only(key))
 
     for name in plan.extra_metrics:
-        counts = _extra_metric(name, key_part, resp_part, k, r, rename, coder)
-        result.metrics[name] = _metric_result(name, (counts,), (), plan)
+        extra = _extra_metric(name, key_part, resp_part, k, r, rename, coder)
+        result.metrics[name] = _metric_result(name, (extra,), (), plan)
 
     if plan.non_referring:
         result.non_referring = non_referring(k.non_referring, r.non_referring)

@@ -27,7 +27,7 @@ class ScoringInputError(ScoringError):
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.message}"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type, tuple[str, int | None, str], dict[str, str | None]]:
         """Pickled whole (a run in two processes sends its errors to the first)."""
         return (type(self), (self.path, self.line, self.message),
                 {"code": self.code, "document": self.document})

@@ -8,15 +8,15 @@ metric, and recall / precision / F come from the sums (`PRCounts.recall`, `.prec
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
 from typing import Any
 
 from scoring.assignment import assigned_sum, linear_sum_assignment
 from scoring.results import PRCounts
 
 
-def mor_counts(key_mentions: Sequence[Sequence[Any]],
-               response_mentions: Sequence[Sequence[Any]]) -> PRCounts:
+def mor_counts(key_mentions: Sequence[Collection[Any]],
+               response_mentions: Sequence[Collection[Any]]) -> PRCounts:
     """Mention overlap ratio, MOR (Findings of the CRAC 2022 shared task; v2 VE:317-373).
 
     Parameters
@@ -68,12 +68,12 @@ def _best_overlap(keys: list[frozenset[Any]], responses: list[frozenset[Any]]) -
     return assigned_sum(values, len(keys), len(responses), maximize=True)
 
 
-def zero_counts(key_clusters: Sequence[Sequence[Hashable]],
-                response_clusters: Sequence[Sequence[Hashable]],
-                key_to_response: Mapping[Hashable, Hashable],
-                zeros: Container[Hashable],
-                order: Callable[[Hashable], Any] | None = None,
-                response_zeros: Container[Hashable] | None = None) -> PRCounts:
+def zero_counts(key_clusters: Sequence[Sequence[Any]],
+                response_clusters: Sequence[Sequence[Any]],
+                key_to_response: Mapping[Any, Any],
+                zeros: Container[Any],
+                order: Callable[[Any], Any] | None = None,
+                response_zeros: Container[Any] | None = None) -> PRCounts:
     """Anaphor-level score of zero anaphors (CRAC 2022; v2 ``zero``, VE:402-466).
 
     Parameters
@@ -160,7 +160,7 @@ def parse_deps(deps: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _ordered(mentions) -> list[Any]:
+def _ordered(mentions: Collection[Any]) -> list[Any]:
     try:
         return sorted(mentions)
     except TypeError:

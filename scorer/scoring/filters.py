@@ -21,14 +21,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from scoring.model import Document, Markable
+
+if TYPE_CHECKING:
+    from scoring.options import ScoringOptions
 
 PARSE_COLUMN = 5
 _LABEL = re.compile(r"\(([^()*]*)")
 
 
-def apply(doc: Document, markables: Sequence[Markable], options, *,
+def apply(doc: Document, markables: Sequence[Markable], options: ScoringOptions, *,
           key: Document | None = None) -> tuple[Markable, ...]:
     """The markables of one layer of ``doc`` that the options' filters keep.
 

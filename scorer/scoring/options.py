@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from scoring.errors import UsageError
 from scoring.vocabulary import COREF_METRICS, EXTRA_METRICS
@@ -254,7 +254,7 @@ def canonical_mode(options: ScoringOptions) -> str:
 class _Parser(argparse.ArgumentParser):
     """argparse that raises `UsageError` instead of printing and exiting."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see `python -m scoring --help`)")
 
 

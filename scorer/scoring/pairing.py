@@ -10,7 +10,7 @@ once from its options.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from scoring.errors import ScoringInputError
@@ -91,7 +91,8 @@ class Pairing:
         self.warnings: list[str] = []
         self.scored: list[str] = []
         self.parts: dict[str, tuple[int, int, int, int]] = {}  # side → byte range read
-        self.ahead: dict[str, Any] = {}  # side → its documents, read in another process
+        # side → its documents, read in another process
+        self.ahead: dict[str, Callable[[], Iterator[Document]]] = {}
         self.scanning: dict[str, Any] = {}  # side → its scan in a forked process (`Forked`)
         self.loaded: dict[str, list[Document]] = {}
         self.indexes: dict[str, exploded.FileIndex] = {}  # side → scan of an exploded file

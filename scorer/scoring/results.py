@@ -150,8 +150,8 @@ def document_from_values(values: tuple[Any, ...]) -> DocumentResult:
                               tuple(PRCounts(*c) for c in split))
          for metric, prf, counts, split in metrics},
         _tp_counts(non_referring),
-        None if bridging is None else {level: _tp_counts(c) for level, c in bridging.items()},
+        None if bridging is None else {level: TPCounts(*c) for level, c in bridging.items()},
         None if by_relation is None else {
-            rel: {level: _tp_counts(c) for level, c in levels.items()}
+            rel: {level: TPCounts(*c) for level, c in levels.items()}
             for rel, levels in by_relation.items()},
         warnings)

@@ -188,7 +188,7 @@ def score_half(pairing: Pairing, half: dict[Any, Any],
     pairing.scored = []
     documents = score_corpus(pairing.pairs(), pairing.plan).documents
     if plain:
-        documents = [document_values(doc) for doc in documents]
+        return [document_values(doc) for doc in documents], pairing.scored
     return documents, pairing.scored
 
 

@@ -60,7 +60,7 @@ def encode_counts(counts: PRCounts | TPCounts | Sequence[PRCounts] | None) -> Co
         return {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn}
     if isinstance(counts, PRCounts):
         return {name: getattr(counts, name) for name in PR_FIELDS}
-    encoded = [encode_counts(part) for part in counts]
+    encoded = [{name: getattr(part, name) for name in PR_FIELDS} for part in counts]
     return encoded[0] if len(encoded) == 1 else encoded
 
 
@@ -175,7 +175,8 @@ def result_dict(result: CorpusResult, options: ScoringOptions, *, per_doc: bool 
         "warnings": list(result.warnings if warnings is None else warnings),
     }
     if options.keep_bridging and result.bridging is not None:
-        bridging = {level: result.bridging[level].as_dict() for level in BRIDGING_LEVELS
+        bridging: dict[str, Any] = {level: result.bridging[level].as_dict()
+                                    for level in BRIDGING_LEVELS
                     if level in result.bridging}
         bridging["by_relation"] = {
             relation: {level: prf.as_dict() for level, prf in scores.items()}
@@ -188,7 +189,7 @@ def result_dict(result: CorpusResult, options: ScoringOptions, *, per_doc: bool 
 
 
 def _tp_dict(counts: TPCounts) -> dict[str, Any]:
-    return {**encode_counts(counts), **counts.prf().as_dict()}
+    return {"tp": counts.tp, "fp": counts.fp, "fn": counts.fn, **counts.prf().as_dict()}
 
 
 def _document_dict(doc: DocumentResult, options: ScoringOptions) -> dict[str, Any]:

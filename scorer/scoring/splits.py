@@ -66,7 +66,7 @@ class SetPairs:
                 for m in cluster:
                     holders.setdefault(m, set()).add(b)
         for a, part in enumerate(key_parts):
-            partners = set()
+            partners: set[int] = set()
             for cluster in part.clusters:
                 for m in cluster:
                     partners.update(holders.get(m, ()))
@@ -110,6 +110,8 @@ class SetPairs:
             pn += c.p_num
             rn += c.r_num
             i, j = self.key_ids[a], self.sys_ids[b]
+            if i is None or j is None:  # the placeholder of an empty side has no table
+                continue
             if r > 0:
                 recall[i] = (j, r)
             if p > 0:

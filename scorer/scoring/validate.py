@@ -69,7 +69,7 @@ def elementof_cycles(doc: Document, markables: Sequence[Markable],
             if index == 0:
                 state[node] = 1
                 path.append(node)
-            targets = edges.get(node, ())
+            targets = edges.get(node, [])
             if index < len(targets):
                 stack.append((node, index + 1))
                 target = targets[index]
@@ -219,7 +219,7 @@ def document_pairing(key_path: str, key_names: Sequence[tuple[str, int]], respon
 
 def first_problems(problems: Iterable[ScoringInputError], limit: int) -> list[ScoringInputError]:
     """At most ``limit`` problems, in the order found."""
-    out = []
+    out: list[ScoringInputError] = []
     for problem in problems:
         if len(out) >= limit:
             break

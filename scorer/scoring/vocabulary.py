@@ -12,6 +12,7 @@ Metric names are the names of the stored score rows (``conll``, ``muc``, ...,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
 
 COREF_METRICS = ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc")
@@ -98,8 +99,8 @@ def metric_sort_key(metric: str) -> tuple[int, str]:
     return index, metric
 
 
-def ordered_metrics(metrics, primary: str | None = None) -> list[str]:
+def ordered_metrics(metrics: Iterable[str], primary: str | None = None) -> list[str]:
     """``metrics`` in table order, the primary metric first when it is among them."""
-    metrics = set(metrics)
-    rest = sorted(metrics - {primary}, key=metric_sort_key)
-    return ([primary] if primary in metrics else []) + rest
+    names = set(metrics)
+    rest = sorted(names - {primary}, key=metric_sort_key)
+    return ([primary] if primary is not None and primary in names else []) + rest

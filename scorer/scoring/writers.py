@@ -28,7 +28,7 @@ rides as the markable attribute ``Head=`` (1-based document token number).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from scoring.errors import ScoringInputError
@@ -76,10 +76,10 @@ def _layout(doc: Document) -> list[tuple[tuple[str, ...], list[Row]]]:
     """Sentences as (comments, [(node, row)]); rows are synthesised when the reader kept none."""
     fmt = doc.metadata.get("format")
     sentences: Iterable[Sentence] = doc.sentences if fmt in ("ua", "corefud") else ()
-    out = []
+    out: list[tuple[tuple[str, ...], list[Row]]] = []
     position, rank = 0, 0
     for sentence in sentences:
-        rows = []
+        rows: list[Row] = []
         for row in sentence.rows:
             token_id = row[0]
             if fmt == "corefud" and "-" in token_id:
@@ -127,7 +127,7 @@ def _part_nodes(markable: Markable) -> list[tuple[Node, Node]]:
 
 def _node_list(markable: Markable, nodes: list[Node]) -> list[Node]:
     """The nodes a compact mention covers, in file order (for the head's rank)."""
-    covered = []
+    covered: list[Node] = []
     for first, last in _part_nodes(markable):
         covered.extend(n for n in nodes if first <= n <= last)
     return covered
@@ -217,12 +217,12 @@ def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = Tru
     for comments, rows in layout:
         for comment in comments:
             out.write(comment + "\n")
-        for node, row in rows:
+        for row_node, row in rows:
             fields = list(row[:len(CONLLU_COLUMNS)]) + ["_"] * (len(CONLLU_COLUMNS) - len(row))
             misc = [] if fields[9] == "_" else [
                 item for item in fields[9].split("|")
                 if item.partition("=")[0] not in _OWN_MISC]
-            for key, texts in (items.get(node, {}) if node is not None else {}).items():
+            for key, texts in (items.get(row_node, {}) if row_node is not None else {}).items():
                 joiner = "" if key in ("Entity", "DiscourseDeixis") else ","
                 misc.append(f"{key}={joiner.join(texts)}")
             for index, name in extra:
@@ -277,7 +277,7 @@ def _compact_fields(markable: Markable, nodes: list[Node], bridges: list[Bridgin
             _min_text(markable.min_span), ",".join(pairs)]
 
 
-def _standard_relations(doc: Document, add) -> None:
+def _standard_relations(doc: Document, add: Callable[[Node, str, str], None]) -> None:
     """``SplitAnte=`` and ``Bridge=`` for tools other than ours (entity level)."""
     first: dict[str, Markable] = {}
     by_id: dict[str, Markable] = {}
@@ -338,8 +338,9 @@ def _write_exploded_document(doc: Document, columns: tuple[str, ...], out: TextI
         body.append(f"MentionAnchor={link.anchor}")
         if anchor is not None:
             body.append(f"EntityAnchor={anchor.entity_id}")
-        node = (anaphor.start, 1, 0) if not anaphor.zero else (anaphor.start, 0, anaphor.zero)
-        bridging.setdefault(node, []).append("(" + "|".join(body) + ")")
+        anaphor_node = ((anaphor.start, 1, 0) if not anaphor.zero
+                        else (anaphor.start, 0, anaphor.zero))
+        bridging.setdefault(anaphor_node, []).append("(" + "|".join(body) + ")")
     cells["BRIDGING"] = {node: "".join(texts) for node, texts in bridging.items()}
     out.write(f"# newdoc id = {doc.name}\n")
     for comments, rows in layout:

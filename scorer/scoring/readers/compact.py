@@ -428,8 +428,8 @@ class _Reader:
                 return False  # elsewhere, or one the line-by-line reading refuses
             comments[0] = [c for c in lead if not _GLOBAL_ENTITY.match(c)]
         self.end_sentence()
-        self.start_document(line, _NEWDOC.match(block[:block.index("\n")].strip()).group(1)
-                            or None)  # type: ignore[union-attr]
+        newdoc = _NEWDOC.match(block[:block.index("\n")].strip())  # it does: a newdoc block
+        self.start_document(line, (newdoc.group(1) if newdoc else "") or None)
         for header in headers:
             self.set_fields(line, header)
         doc = self.doc
@@ -453,7 +453,7 @@ class _Reader:
                     doc.take_mentions(found)
             else:
                 annotate = doc.annotate
-                for row, misc in annotated:
+                for row, misc in annotated or ():  # a words-only block lists them
                     annotate(row_lines[row], row, misc)
         else:
             row_node = doc.special_rows(first, row_lines, sizes)
@@ -477,6 +477,8 @@ class _Reader:
             return
         if self.doc is None:
             self.start_document(number, None)
+        doc = self.doc
+        assert doc is not None  # start_document made it
         fields = tuple(line.split("\t"))
         if len(fields) != COLUMNS:
             spaced = tuple(line.split())
@@ -486,11 +488,11 @@ class _Reader:
                 raise ScoringInputError(
                     self.path, number, f"{len(fields)} tab-separated columns (expected {COLUMNS}: "
                     "ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)", code="columns",
-                    document=self.doc.name)
+                    document=doc.name)
         if self.layout:
             self.rows.append(fields)
         self.sentence_tokens += 1
-        self.doc.token(number, fields)
+        doc.token(number, fields)
 
     def comment(self, number: int, line: str) -> None:
         if match := _NEWDOC.match(line):
@@ -559,7 +561,7 @@ class _SentenceIndex(dict[Any, Any]):
         super().__init__()
         self.doc = doc
 
-    def get(self, key, default=None):
+    def get(self, key: Any, default: Any = None) -> Any:
         if not self and self.doc.local_ids:
             self.update(((sentence, local), index) for index, (sentence, local) in
                         enumerate(zip(self.doc.node_sentences, self.doc.local_ids)))
@@ -650,7 +652,7 @@ class _DocumentBuilder:
             self.ranks = [0] * index
             self.empty_count = [0] * index
         self.positions.append(len(self.tokens) - (rank == 0))
-        if self.ranks is not None:
+        if self.ranks is not None and self.empty_count is not None:  # kept together
             self.ranks.append(rank)
             self.empty_count.append((self.empty_count[-1] if index else 0) + (rank > 0))
         self.node_sentences.append(self.sentence_index)
@@ -658,7 +660,7 @@ class _DocumentBuilder:
         self.node_deps.append(deps)
 
     def special_rows(self, rows: list[tuple[str, str, str, str]], row_lines: list[int],
-                     sizes: list[int]) -> list[int | None] | range:
+                     sizes: list[int]) -> Sequence[int | None] | _RowNodes:
         """The nodes of a document with empty nodes or multiword tokens, from its token rows
         (ID, FORM, DEPS, MISC), by C-level operations over the columns; the node index of
         each row (None for a multiword range)."""
@@ -923,7 +925,7 @@ class _DocumentBuilder:
             metadata={**self.globals, "format": FORMAT, "global.Entity": self.header})
 
     def markable(self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], int]
-                 ) -> tuple[Markable, tuple[str, ...], list[tuple[str, str]]]:
+                 ) -> tuple[Markable, tuple[str, ...], Sequence[tuple[str, str]]]:
         ranges = mention.ranges
         zero = 0
         positions = self.positions
@@ -965,7 +967,7 @@ class _DocumentBuilder:
             head, head_zero = positions[node], self.ranks[node] if self.ranks else 0
         min_span = None
         element_of: tuple[str, ...] = ()
-        bridges: list[tuple[str, str]] | tuple[Any, ...] = ()
+        bridges: Sequence[tuple[str, str]] = ()
         if least := fields.get("min"):
             try:
                 bounds = list(map(int, least.split(",")))
@@ -979,7 +981,7 @@ class _DocumentBuilder:
         attributes = ([(name, fields[name]) for name in names if fields.get(name)]
                       if any(map(fields.get, names)) else [])
         if ua := fields.get("ua"):
-            bridges = []
+            bridges = links = []
             plain = unescape if "%" in ua else str  # str(text) is text itself
             for pair in ua.split(","):
                 key, _, value = pair.partition(":")
@@ -988,7 +990,7 @@ class _DocumentBuilder:
                     element_of += tuple(plain(value).split(","))
                 elif key == "Bridge":
                     anchor, _, rel = value.partition("/")
-                    bridges.append((plain(anchor), plain(rel)))
+                    links.append((plain(anchor), plain(rel)))
                 elif key:
                     attributes.append((key, plain(value)))
         markable_id = fields.get("mid") or f"m{mention.order + 1}"

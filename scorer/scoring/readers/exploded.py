@@ -38,7 +38,7 @@ import re
 import sys
 from collections.abc import Collection, Iterator
 from functools import partial
-from typing import Any, NamedTuple
+from typing import IO, Any, NamedTuple
 
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
@@ -137,7 +137,7 @@ def _newdoc_hints(data: bytes, end: int) -> Iterator[int]:
         position = _find(data, b"newdoc", after, end)
 
 
-def _segments(handle, lineno: int = 1,
+def _segments(handle: IO[bytes], lineno: int = 1,
               limit: int | None = None) -> Iterator[tuple[bytes, int]]:
     """The bytes of a file from where ``handle`` stands (line ``lineno``), at most ``limit``
     of them, in parts cut before each ``# newdoc`` line, with their first line.
@@ -235,7 +235,7 @@ class _Reader:
         self.discontinuous = discontinuous
         self.allow_crossing = allow_crossing
         self.layout = layout
-        self.columns = dict(CODI_CRAC_COLUMNS)
+        self.columns: dict[str, int | None] = dict(CODI_CRAC_COLUMNS)
         self.declared: int | None = None  # number of columns in # global.columns
         self.header: str | None = None
         self.names: set[str] = set()
@@ -508,6 +508,8 @@ class _Reader:
         self.doc.token(cells)
 
     def finish(self) -> Document | None:
+        if self.doc is None:
+            return None
         built = self.doc.build()
         self.doc = None
         return built
@@ -553,16 +555,17 @@ class _Doc:
         self.active = [layer for layer in (self.identity, self.dd) if layer is not None]
         self.most = reader.declared if reader.declared is not None else 1 << 30
         self.slow = reader.layout  # keep raw rows: every line takes `token`
-        columns = [layer.column for layer in self.active]
+        scan = [layer.column for layer in self.active]
         if self.bridging_column is not None:
-            columns.append(self.bridging_column)
+            scan.append(self.bridging_column)
         if self.guard is not None:
-            columns.append(self.guard)  # never more than three: at most two layers are read
-        columns = (columns + columns[:1] * 2)[:3] if columns else [0, 0, 0]
+            scan.append(self.guard)  # never more than three: at most two layers are read
+        scan = (scan + scan[:1] * 2)[:3] if scan else [0, 0, 0]
         # `_Reader.lines` reads a line at once as a plain word when it has between `needed`
         # and `most` cells, '_' in these three columns (repeated where fewer are read; ID is
         # never '_' and stands in where none is) and a number as its ID
-        self.fast = None if self.slow else (self.needed, self.most, *columns)
+        self.fast: tuple[int, ...] | None = (None if self.slow
+                                             else (self.needed, self.most, *scan))
         self.built: tuple[tuple[Markable, ...], tuple[Markable, ...]] | None = None
         """The identity and discourse-deixis markables, where `read_document` read them."""
 
@@ -573,7 +576,7 @@ class _Doc:
                    for layer in (self.identity, self.dd)]
         columns += [-1 if self.bridging_column is None else self.bridging_column,
                     -1 if self.guard is None else self.guard]
-        if max(columns) >= _NATIVE_COLUMNS:
+        if max(columns) >= _NATIVE_COLUMNS or self.fast is None:
             return None
         reader = self.reader
         return (*self.fast, *columns, reader.read_min, reader.check_min, Markable)
@@ -869,10 +872,10 @@ class _Doc:
         first, comma, last = text.partition(",")
         bounds = None
         if first.isdigit() and (not comma or last.isdigit()):
-            first = int(first)
-            last = int(last) if comma else first
-            if 1 <= first <= last <= n_words:
-                bounds = (first - 1, last - 1)
+            low = int(first)
+            high = int(last) if comma else low
+            if 1 <= low <= high <= n_words:
+                bounds = (low - 1, high - 1)
         if bounds is None and self.reader.check_min:
             self.problem(f"{layer.name} markable '{entry.markable_id}' has Min={text} (expected "
                          f"Min=I or Min=I,J with 1 ≤ I ≤ J ≤ {n_words}, the document's "
@@ -923,7 +926,7 @@ def iter_documents(path: str, *, collect: list[Any] | None = None,
         return
 
 
-def read(path: str, *, collect: list[Any] | None = None, **settings) -> list[Document]:
+def read(path: str, *, collect: list[Any] | None = None, **settings: Any) -> list[Document]:
     """Read every document of an exploded CONLL-UA file (see `iter_documents`)."""
     return list(iter_documents(path, collect=collect, **settings))
 
@@ -952,7 +955,7 @@ def scan(path: str) -> FileIndex:
     cuts by), so the cost is that of `bytes.find` over the file, not of a pattern tried at
     every byte. Uses the reader's name rule; a file the reader rejects may still scan."""
     index = FileIndex([], [], True)
-    state = [1, True, False]  # line at the block's start, partable, a document seen
+    state: list[Any] = [1, True, False]  # line at the block's start, partable, a document seen
     offset = 0
     tail = b""
     with open(path, "rb") as handle:
@@ -993,7 +996,8 @@ def _scan_block(block: bytes, offset: int, state: list[Any], index: FileIndex) -
             seen = True
             partable = partable and _find(block, b"global.", match.end()) < 0
         text = match.group(0).decode("utf-8", errors="replace").lstrip("\ufeff").strip()
-        id_match = NEWDOC_ID.match(NEWDOC.match(text).group(1))
+        newdoc = NEWDOC.match(text)  # it does: the line pattern matched
+        id_match = NEWDOC_ID.match(newdoc.group(1)) if newdoc else None
         index.names.append((id_match.group(1).strip() if id_match else "", line))
         index.starts.append((offset + start, line))
         position = _find(block, b"newdoc", match.end())

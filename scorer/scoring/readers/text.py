@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 from scoring.errors import ScoringInputError
 from scoring.model import Document
@@ -19,8 +19,10 @@ except ImportError:  # pragma: no cover - a checkout without the build step
 
 def newlines(data: bytes | str, start: int = 0, end: int | None = None) -> int:
     """The line ends in ``data[start:end]``, bytes or text."""
-    return data.count("\n" if isinstance(data, str) else b"\n", start,
-                      len(data) if end is None else end)
+    stop = len(data) if end is None else end
+    if isinstance(data, str):
+        return data.count("\n", start, stop)
+    return data.count(b"\n", start, stop)
 
 
 count_newlines = _native_newlines or newlines
@@ -28,7 +30,7 @@ count_newlines = _native_newlines or newlines
 one by one (1.3 ms against some 11 ms for a 22 MB file)."""
 
 
-def find(data: bytes | str, needle: bytes | str, start: int = 0, end: int | None = None) -> int:
+def find(data: AnyStr, needle: AnyStr, start: int = 0, end: int | None = None) -> int:
     """``data.find(needle, start, end)``, for a non-empty ``needle`` of ``data``'s type."""
     return data.find(needle, start, len(data) if end is None else end)
 
