@@ -268,3 +268,19 @@ class BoardEntryAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(models.ScoringPart)
+class ScoringPartAdmin(admin.ModelAdmin):
+    """Written by the scoring jobs of runs scored in parts (tasks.scoring); removed when the
+    run is recorded: shown, never edited."""
+
+    list_display = ["submission", "subcorpus", "claim", "worker", "started_at", "finished_at"]
+    readonly_fields = ["submission", "subcorpus", "claim", "task_id", "worker", "started_at",
+                       "finished_at", "outcome"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -191,6 +191,9 @@ SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int(
     "SUBMISSION_MAX_UNCOMPRESSED_BYTES", 200 * 1024 * 1024
 )
 SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
+# An upload of several large files is validated in this many processes at once (the web
+# process and forks of it); 1: in the web process alone.
+UPLOAD_VALIDATION_PROCESSES = env_int("UPLOAD_VALIDATION_PROCESSES", 2)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 

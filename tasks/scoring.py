@@ -9,6 +9,10 @@ node is alive and takes back the runs of dead workers, publishes runs the broker
 and sends again runs whose message the broker lost (``submission_recover``).
 ``sweep_stuck_submissions`` (celery beat) is the backstop: it re-queues jobs stuck for
 ``SWEEP_STUCK_AFTER`` and fails, with a message, those that used all their attempts.
+With workers, a run of several datasets is scored in parts: its job claims it and hands
+each dataset to ``score_part_task`` (a Celery chord), and ``finish_parts_task`` records the
+run from the parts; each part is written once and the last job is safe twice. A job that
+loses its database connection gives its claim back and the run is queued again at once.
 ``notify_submission_task`` e-mails the submitter how a run ended. The jobs import the services
 they call; the services reach the jobs only through the queue port (``tasks.queue``).
 """

@@ -717,10 +717,14 @@ def submission_sweep(*, now: datetime | None = None) -> SweepReport:
     stuck = Submission.objects.filter(
         Q(status=Status.QUEUED, queued_at__lt=limit)
         | Q(status=Status.SCORING, claimed_at__lt=limit)
-    ).values_list("pk", "status", "attempts")
+    ).values_list("pk", "status", "attempts", "queued_at", "claimed_at", "claimed_by")
     requeued: list[int] = []
     failed: list[int] = []
-    for pk, status, attempts in stuck:
+    for pk, status, attempts, queued_at, claimed_at, claim in stuck:
+        if status == Status.SCORING and ScoringPart.objects.filter(
+                Q(started_at__gte=limit) | Q(finished_at__gte=limit),
+                submission_id=pk, claim=claim).exists():
+            continue  # scored in parts, and they move: a long run, not a stuck one
         # An attempt whose message was lost before any worker claimed it counts too.
         attempts_used = attempts + (1 if status == Status.QUEUED else 0)
         condition = Q(pk=pk, status=status, attempts=attempts)

@@ -48,6 +48,7 @@ from competition.uploads import (
 )
 from competition.visibility import user_is_organizer
 from scoring import ScoringInputError, UsageError, validate_pair
+from scoring.forked import CannotFork, ChildDied, Forked
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -194,16 +195,57 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
     except UsageError as exc:
         logger.error("scorer options of %s are invalid: %s", phase, exc)
         raise CompetitionError("scorer_config", reason=str(exc)) from None
+    files = [(slug, subcorpora[slug].key_path, response) for slug, response in received.items()]
+    found_by_slug = _validate_files(files, options=options)
     problems: list[Problem] = []
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
         key_path = subcorpus.key_path
-        found = _validate_file(key_path=key_path, response=response, options=options)
+        found = found_by_slug[slug]
         file_problems = [_problem_from(error, response=response, subcorpus=subcorpus,
                                        key_path=Path(key_path)) for error in found]
         problems.extend(_condensed(file_problems, phase=phase, response=response,
                                    subcorpus=subcorpus))
     return problems
+
+
+def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options) -> dict:
+    """{slug: problems} of the files (slug, key path, response). An upload of several
+    large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes at once (this one
+    and forks of it, `scoring.forked`: each reads files only, its share balanced by size,
+    and sends back its problems); where this process may not fork, or a fork dies, its
+    share is checked here."""
+    def check(share) -> list[tuple[str, list]]:
+        return [(slug, _validate_file(key_path=key, response=response, options=options))
+                for slug, key, response in share]
+
+    lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
+    if lanes < 2 or sum(response.size for *_, response in files) < PARALLEL_FROM_BYTES:
+        return dict(check(files))
+    shares: list[list] = [[] for _ in range(lanes)]
+    sizes = [0] * lanes
+    # the largest file first, each to the lane with the fewest bytes so far
+    for item in sorted(files, key=lambda item: -item[2].size):
+        lane = sizes.index(min(sizes))
+        shares[lane].append(item)
+        sizes[lane] += item[2].size
+    forks: list[tuple[list, Forked | None]] = []
+    for share in shares[1:]:
+        try:
+            forks.append((share, Forked(check, share)))
+        except (CannotFork, OSError):
+            forks.append((share, None))
+    found = dict(check(shares[0]))
+    for share, fork in forks:
+        try:
+            found.update(fork.result() if fork is not None else check(share))
+        except ChildDied:
+            logger.warning("a validation process died; checking its files here")
+            found.update(check(share))
+    return found
+
+
+PARALLEL_FROM_BYTES = 4 * 1024 * 1024  # smaller uploads are checked here, in one process
 
 
 def _validate_file(*, key_path, response: ReceivedFile, options) -> list:

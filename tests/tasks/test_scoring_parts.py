@@ -170,3 +170,16 @@ def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
     assert report.resent == (submission.pk,) and report.requeued == () and len(sent) == 1
     again = Submission.objects.get(pk=submission.pk)
     assert (again.status, again.attempts) == (Status.QUEUED, 0)
+
+
+def test_the_sweep_leaves_a_long_run_in_parts_alone_while_its_parts_move(claimed, settings):
+    """A run in parts may take longer than SWEEP_STUCK_AFTER in all (many datasets, few
+    workers): the sweep judges it by its parts, not by its claim's age."""
+    submission, subcorpora = claimed
+    long_ago = timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 60)
+    Submission.objects.filter(pk=submission.pk).update(claimed_at=long_ago)
+    ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
+        worker="celery@b:2", task_id="p0", started_at=timezone.now())
+    assert services.submission_sweep().requeued == ()
+    ScoringPart.objects.update(started_at=long_ago)
+    assert services.submission_sweep().requeued == (submission.pk,)

@@ -47,3 +47,26 @@ def test_other_problems_are_listed_after_a_second_reading(world, readings):
     assert [p.code for p in refused.value.params["problems"]] == ["missing_documents"]
     assert sorted(readings) == [("ami.conllua", 1), ("light.conllua", 1),
                                 ("light.conllua", submissions.MAX_PROBLEMS)]
+
+
+def test_a_large_upload_is_checked_in_two_processes_with_the_same_problems(
+        world, readings, settings, monkeypatch):
+    """With two validation processes, one file is checked in a fork of this process (its
+    readings are not seen here) and the problems come back as one process finds them."""
+    light = conllua(RESPONSE_DOCS["light"] * 50).replace("knight", "kni\x00ght", 1)
+    ami = conllua(KEY_DOCS["ami"] * 2)  # a document twice: not what the key holds
+
+    def refused() -> list[tuple]:
+        with pytest.raises(SubmissionRejected) as refusal:
+            services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                       files=world.uploads({"light": light, "ami": ami}))
+        return [(p.file, p.line, p.code, p.message) for p in refusal.value.params["problems"]]
+
+    settings.UPLOAD_VALIDATION_PROCESSES = 1
+    alone = refused()
+    assert {file for file, *_ in alone} == {"LIGHT.CONLLUA", "AMI.CONLLUA"}
+    here = len(readings)
+    settings.UPLOAD_VALIDATION_PROCESSES = 2
+    monkeypatch.setattr(submissions, "PARALLEL_FROM_BYTES", 0)
+    assert refused() == alone
+    assert [name for name, _ in readings[here:]] == ["light.conllua"]  # ami: in the fork
