@@ -232,6 +232,13 @@ def _texts(path: str) -> Iterator[str]:
                                         f"{offset + exc.start} (expected a UTF-8 text file)",
                                         code="encoding") from None
             encoding = "utf-8"
+            if "\x00" in text:  # anywhere: MISC, a comment, a form (as the exploded reader)
+                at = text.index("\x00")
+                start = text.rfind("\n", 0, at) + 1
+                raise ScoringInputError(path, lines + _newlines(text, 0, start) + 1,
+                                        f"a NUL character (byte 0x00) at column "
+                                        f"{at - start + 1} (expected text without NUL "
+                                        "characters)", code="nul_character")
             offset += len(data)
             lines += _newlines(data)
             if "\r" in text:
@@ -390,6 +397,7 @@ class _Reader:
         self.comments: list[str] = []
         self.rows: list[tuple[str, ...]] = []
         self.globals: dict[str, str] = {}
+        self.names: set[str] = set()  # the documents begun so far
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -519,6 +527,11 @@ class _Reader:
         self.finish_document()
         if name is None:
             name = str(self.count + 1)
+        if name in self.names:  # as the exploded reader: one name, one document
+            raise ScoringInputError(self.path, number, f"document '{name}' appears twice in "
+                                    "the file (expected unique '# newdoc id' names)",
+                                    code="duplicate_document", document=name)
+        self.names.add(name)
         self.doc = _DocumentBuilder(self.path, name, number, self.fields, self.header,
                                     self.warnings)
         self.doc.globals = dict(self.globals)
