@@ -52,7 +52,7 @@ from functools import partial
 from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 
-from scoring.clusters import first_node
+from scoring.clusters import first_node, mention_key, mention_nodes
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import count_newlines as _newlines
@@ -398,6 +398,7 @@ class _Reader:
         self.rows: list[tuple[str, ...]] = []
         self.globals: dict[str, str] = {}
         self.names: set[str] = set()  # the documents begun so far
+        self.entity_keys: dict[tuple[int, str], tuple] = {}  # udapi's order (order_entities)
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -547,10 +548,41 @@ class _Reader:
     def finish_document(self) -> None:
         self.end_sentence()
         if self.doc is not None:
-            self.ready.append(self.doc.build())
+            self.ready.append(self.order_entities(self.doc.build()))
             self.count += 1
             self.doc = None
         self.comments = []
+
+    def order_entities(self, doc: Document) -> Document:
+        """``doc`` with its ``entity_order``: udapi's order of the file's entities, which the
+        CorefUD scorer scores in (a span in two entities maps to the last of them). udapi
+        keeps one entity per id for the whole file and orders entities by their first
+        mention: the earlier document first, then the earlier first node, the longer
+        mention, the earlier last node, and the smaller entity id (as text)."""
+        keys = self.entity_keys
+        # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
+        scope = self.count if "grp" in self.fields else -1
+        found: dict[str, tuple] = {}
+        for markable in doc.identity:
+            eid = markable.entity_id
+            if (scope, eid) in keys:
+                continue
+            parts = markable.parts
+            if markable.zero or markable.zeros:
+                nodes = sorted(mention_nodes(mention_key(markable)))
+                key = (nodes[0], -len(nodes), nodes[-1])
+            elif len(parts) == 1:
+                start, end = parts[0]
+                key = ((start, 0), start - end - 1, (end, 0))
+            else:
+                key = ((parts[0][0], 0), -sum(b - a + 1 for a, b in parts), (parts[-1][1], 0))
+            if eid not in found or key < found[eid]:
+                found[eid] = key
+        for eid, key in found.items():
+            keys[scope, eid] = (self.count, *key, escape(eid))  # udapi compares ids as written
+        doc.entity_order = tuple(sorted(dict.fromkeys(m.entity_id for m in doc.identity),
+                                        key=lambda eid: keys[scope, eid]))
+        return doc
 
     def finish(self) -> None:
         self.finish_document()
