@@ -18,6 +18,7 @@ from leaderboard.selectors import BoardQueryError, leaderboard_board, task_gap_t
 from leaderboard.selectors.variants import board_variants
 from leaderboard.serializers import board_payload
 
+
 class _QueryOnly:
     """What the board's template reads of a request: its query parameters."""
 

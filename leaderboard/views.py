@@ -92,6 +92,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         if key and not error:
             cache.set(key, content, timeout=KEPT_SECONDS)
     return render(request, "leaderboard/board.html", {
+        # the board part: our own template's output, rendered with its escaping
         "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
     }, status=400 if error else 200)
 
