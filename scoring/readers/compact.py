@@ -398,7 +398,7 @@ class _Reader:
         self.rows: list[tuple[str, ...]] = []
         self.globals: dict[str, str] = {}
         self.names: set[str] = set()  # the documents begun so far
-        self.entity_keys: dict[tuple[int, str], tuple] = {}  # udapi's order (order_entities)
+        self.entity_keys: dict[int, dict[str, tuple]] = {}  # udapi's order (order_entities)
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -559,29 +559,33 @@ class _Reader:
         keeps one entity per id for the whole file and orders entities by their first
         mention: the earlier document first, then the earlier first node, the longer
         mention, the earlier last node, and the smaller entity id (as text)."""
-        keys = self.entity_keys
         # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
-        scope = self.count if "grp" in self.fields else -1
+        keys = self.entity_keys.setdefault(self.count if "grp" in self.fields else -1, {})
         found: dict[str, tuple] = {}
+        get = found.get
         for markable in doc.identity:
-            eid = markable.entity_id
-            if (scope, eid) in keys:
+            eid = markable[1]  # (by index: a named tuple's attributes are a call each)
+            if eid in keys:
                 continue
-            parts = markable.parts
-            if markable.zero or markable.zeros:
+            best = get(eid)
+            if markable[7] or markable[9]:  # a zero, or empty nodes inside
                 nodes = sorted(mention_nodes(mention_key(markable)))
                 key = (nodes[0], -len(nodes), nodes[-1])
-            elif len(parts) == 1:
-                start, end = parts[0]
-                key = ((start, 0), start - end - 1, (end, 0))
             else:
-                key = ((parts[0][0], 0), -sum(b - a + 1 for a, b in parts), (parts[-1][1], 0))
-            if eid not in found or key < found[eid]:
+                parts = markable[2]
+                start = parts[0][0]
+                if best is not None and best[0] < (start, 0):
+                    continue  # starts after the entity's first mention (most do)
+                end = parts[-1][1]
+                length = end - start + 1 if len(parts) == 1 else sum(b - a + 1 for a, b in parts)
+                key = ((start, 0), -length, (end, 0))
+            if best is None or key < best:
                 found[eid] = key
+        count = self.count
         for eid, key in found.items():
-            keys[scope, eid] = (self.count, *key, escape(eid))  # udapi compares ids as written
-        doc.entity_order = tuple(sorted(dict.fromkeys(m.entity_id for m in doc.identity),
-                                        key=lambda eid: keys[scope, eid]))
+            keys[eid] = (count, *key, escape(eid))  # udapi compares ids as written
+        doc.entity_order = tuple(sorted(dict.fromkeys(map(_SECOND, doc.identity)),
+                                        key=keys.__getitem__))
         return doc
 
     def finish(self) -> None:
