@@ -73,6 +73,11 @@ def run(names: list[str], scale: float, out: TextIO) -> list[dict]:
                   f"{exploded['seconds']:>9.2f} {compact['seconds']:>9.2f} "
                   f"{row['wall_ratio']:>5.2f} {exploded['peak_mib']:>8.1f} "
                   f"{compact['peak_mib']:>8.1f} {row['peak_ratio']:>5.2f}", file=out, flush=True)
+    for row in rows:
+        print(f"{row['case']}: peak as measured before (ru_maxrss of the scoring process, "
+              f"which Linux carries over from the bench's own process across fork and exec): "
+              f"exploded {row['exploded']['maxrss_mib']:.1f}, compact "
+              f"{row['compact']['maxrss_mib']:.1f} MiB", file=out)
     print(f"\ncompact / exploded, same content and options; targets ×MiB ≤ {TARGET_PEAK}, "
           f"×cpu ≤ {TARGET_CPU}. cpu: CPU seconds of the scoring, children included; "
           "MiB: peak RSS of the scoring process itself (VmHWM), not of this one", file=out)

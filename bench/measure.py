@@ -92,7 +92,9 @@ def main(argv: list[str]) -> int:
     seconds = time.perf_counter() - start
     cpu = time.process_time() + children_cpu() - cpu_start
     print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_mib": peak_mib(),
-                      "import_mib": imported, "documents": documents}))
+                      "import_mib": imported, "documents": documents,
+                      # the figure printed before: ru_maxrss, which carries the parent's peak
+                      "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
     return 0
 
 

@@ -31,8 +31,8 @@ from competition.selectors import (
     team_for_user,
 )
 from competition.visibility import submission_details_visible
-from leaderboard.params import board_params
-from leaderboard.selectors import BoardQueryError, leaderboard_board, submission_analysis
+from leaderboard.board_views import board_api_payload
+from leaderboard.selectors import BoardQueryError, submission_analysis
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.serializers import (
     CompetitionListSerializer,
@@ -41,7 +41,6 @@ from leaderboard.serializers import (
     PublicSubmissionSerializer,
     SubmissionSerializer,
     SubmitSerializer,
-    board_payload,
 )
 
 ERROR_STATUS = {
@@ -300,14 +299,5 @@ class LeaderboardView(APIView):
                 cache.set(key, payload, timeout=KEPT_SECONDS)
         return Response(payload)
 
-
-def board_api_payload(*, phase: Phase, viewer, query) -> dict:
-    """The API's board for ``viewer`` and these query parameters (BoardQueryError when one
-    is wrong); a public one is kept (`leaderboard.selectors.precomputed`)."""
-    params = board_params(query)
-    board = leaderboard_board(phase=phase, viewer=viewer,
-                              groups=query.get("groups") in ("1", "true"),
-                              **params.as_kwargs())
-    return board_payload(board)
 
 

@@ -51,8 +51,7 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
     whose board is not public builds none. Called when scores change
     (`competition.services.boards.board_entries_written`); ``BOARD_VIEWS_WARM = False``
     turns it off (a bulk load that warms once at its end)."""
-    from leaderboard.api import board_api_payload
-    from leaderboard.views import board_page_content
+    from leaderboard.board_views import board_api_payload, board_page_content
 
     viewer = AnonymousUser()
     built = 0

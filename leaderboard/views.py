@@ -10,9 +10,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.text import slugify
@@ -29,9 +28,9 @@ from competition.selectors import (
 from competition.services.organize import phase_rescore_start
 from competition.visibility import user_is_organizer
 from leaderboard import charts, exports, services
+from leaderboard.board_views import board_page_content
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
-from leaderboard.ranking import column_leaders
 from leaderboard.selectors import (
     TASK_MODE,
     BoardQueryError,
@@ -42,7 +41,6 @@ from leaderboard.selectors import (
     task_gap_table,
 )
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
-from leaderboard.selectors.variants import board_variants
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
 MAX_COMPARE_SAMPLES = 10_000
@@ -95,60 +93,9 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         if key and not error:
             cache.set(key, content, timeout=KEPT_SECONDS)
     return render(request, "leaderboard/board.html", {
+        # the board part: our own template's output, rendered with its escaping
         "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
     }, status=400 if error else 200)
-
-
-class _QueryOnly:
-    """What the board's template reads of a request: its query parameters."""
-
-    def __init__(self, query: QueryDict) -> None:
-        self.GET = query
-
-
-def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, bool]:
-    """The board part of the page (all but the site's header), and whether the query was
-    wrong. Built from the viewer and the query parameters only, so that a public board is
-    the same for every visitor and can be kept (`leaderboard.selectors.precomputed`)."""
-    try:
-        params = board_params(query)
-        result = leaderboard_board(phase=phase, viewer=viewer, groups=True,
-                                   **params.as_kwargs())
-        error = None
-    except BoardQueryError as exc:
-        result, error = None, str(exc)
-    gap = (task_gap_table(task=phase.task, viewer=viewer)
-           if phase.kind != Phase.Kind.DEVELOPMENT else None)
-    context = {
-        "request": _QueryOnly(query),
-        "phase": phase,
-        "task": phase.task,
-        "competition": phase.task.competition,
-        "siblings": list(phase.task.phases.all()),
-        "board": result,
-        "error": error,
-        "gap": gap,
-        "query": query,
-        # The average (the ranking column) right after the run when the scores are many or
-        # detailed (recall & precision): it never starts off-screen.
-        "avg_first": bool(result and (result.wide or query.get("detail"))),
-        "is_organizer": user_is_organizer(competition=phase.task.competition, user=viewer),
-        "chart": _board_chart(result) if result else None,
-        "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
-        if result else {},
-        "variants": board_variants(board=result) if result else None,
-    }
-    return render_to_string("leaderboard/_board.html", context), error is not None
-
-
-def _board_chart(result) -> charts.BarChart | None:
-    ranked = [r for r in result.rows if r.average is not None][:12]
-    if not ranked:
-        return None
-    # a baseline by its run's name; a published one may have none: then by its team
-    values = [((r.entry.run_name or r.entry.team) if r.entry.is_baseline else r.entry.team,
-               r.average.f1) for r in ranked]
-    return charts.bar_chart(values, width=max(320, 70 * len(values) + 40), height=200)
 
 
 @require_GET

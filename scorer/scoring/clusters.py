@@ -211,11 +211,17 @@ class ProcessedLayer:
 
 def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanCoder,
                   *, path: str, document: str, warnings: list[str],
-                  pseudo_non_referring: bool = True) -> ProcessedLayer:
+                  pseudo_non_referring: bool = True,
+                  entity_order: Sequence[str] = ()) -> ProcessedLayer:
     """Apply the scoring mode (spec §2.6, policy) to one annotation layer.
 
     ``pseudo_non_referring``: whether ``-Pseudo`` entities are non-referring (UA files); the
     CorefUD scorer scores them as ordinary entities in compact files.
+
+    The clusters come in the order of their entities' first markable, or of
+    ``entity_order`` where given (compact files: udapi's order, as the CorefUD scorer takes
+    them). It matters only where a span is in two entities: the metrics then map it to the
+    last of them (both references do, spec Q21; docs/scoring-deviations.md).
     """
     codes_of = coder.codes
     code_keys = coder.keys
@@ -231,6 +237,10 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
         mcodes, groups, first, split_lists = _groups(markables, coder, zero_codes, zero_heads,
                                                      deps)
         duplicated = True  # (looked at below)
+    if entity_order and len(groups) > 1 and len(set(mcodes)) < len(mcodes):
+        rank = {eid: k for k, eid in enumerate(entity_order)}
+        last = len(rank)
+        groups = {eid: groups[eid] for eid in sorted(groups, key=lambda e: rank.get(e, last))}
     min_spans: dict[int, tuple[int, int]] = {}
     heads: dict[int, int] = {}
     if plan.matching != "exact":

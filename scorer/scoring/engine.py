@@ -85,10 +85,12 @@ def score_document(key: Document, response: Document,
         resp_markables = with_first_node_heads(resp_markables, exact=exact)
     # the CorefUD scorer scores a '-Pseudo' entity of a compact file as any other entity
     k = process_layer(key_markables, plan, coder, path=key.path, document=key.name,
-                      warnings=warnings, pseudo_non_referring=not compact)
+                      warnings=warnings, pseudo_non_referring=not compact,
+                      entity_order=() if dd else key.entity_order)
     r = process_layer(resp_markables, plan, coder, path=response.path,
                       document=response.name, warnings=warnings,
-                      pseudo_non_referring=not compact)
+                      pseudo_non_referring=not compact,
+                      entity_order=() if dd else response.entity_order)
     key_part, resp_part = k.partition, r.partition
     rename: dict[int, int] = {}
     if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:

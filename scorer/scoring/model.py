@@ -106,6 +106,10 @@ class Document:
     token_lines: tuple[int, ...] = ()  # file line of each word token
     sentences: tuple[Sentence, ...] = ()  # filled by readers that support conversion
     metadata: dict[str, str] = field(default_factory=dict)  # e.g. global.columns, format
+    entity_order: tuple[str, ...] = ()
+    """Compact files: the document's identity entities in udapi's order, which the CorefUD
+    scorer takes them in (by first mention over the whole file, ties by entity id); empty
+    where the order of first appearance in the document holds (`scoring.clusters`)."""
 
     def layer(self, discourse_deixis: bool = False) -> tuple[Markable, ...]:
         return self.discourse_deixis if discourse_deixis else self.identity

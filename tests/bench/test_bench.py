@@ -98,10 +98,12 @@ def test_the_compact_case_measures_the_converted_twin_of_the_same_corpus():
     assert out.getvalue().splitlines()[2].startswith("compact-1000")
 
 
-def test_the_board_case_times_three_boards_both_ways_at_a_tiny_size():
-    """``--cases board-1000`` at 0.4% size (4 runs) on a throwaway SQLite file: seeds through
-    the worker's service, prints the three boards kept and recomputed, both giving the same
-    rows; the named database is not touched."""
+def test_the_board_case_times_three_boards_every_way_at_a_tiny_size():
+    """``--cases board-1000,board-10000`` at 0.4% size (4 and 40 runs) on a throwaway SQLite
+    file: seeds through the worker's service (in bulk for the larger case), prints the three
+    boards as kept views, built on request and recomputed from the score rows, with the CPU
+    per request and a fresh process's first request, all giving the same rows; the named
+    database is not touched."""
     import os
     import subprocess
     import sys
@@ -110,14 +112,21 @@ def test_the_board_case_times_three_boards_both_ways_at_a_tiny_size():
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["PYTHONPATH"] = str(root)
-    done = subprocess.run([sys.executable, "-m", "bench", "--cases", "board-1000",
+    env.pop("CACHE_URL", None)
+    done = subprocess.run([sys.executable, "-m", "bench", "--cases", "board-1000,board-10000",
                            "--scale", "0.004"], capture_output=True, text=True, cwd=root,
                           env=env, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = [line for line in done.stdout.splitlines() if line.startswith("board-1000 ")]
-    assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html", "all-runs"]
-    assert all("p95" in line and "recomputed from score rows" in line for line in lines)
-    assert "seeded 4 runs" in done.stdout and "same boards both ways: yes" in done.stdout
+    for case, runs in (("board-1000", 4), ("board-10000", 40)):
+        lines = [line for line in done.stdout.splitlines() if line.startswith(case + " ")]
+        assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html",
+                                                                     "all-runs"]
+        for line in lines:
+            assert line.count("cpu p50") == 2 and line.count("fresh process: first request") == 2
+            assert "before (built on request)" in line and "recomputed from score rows" in line
+        assert f"{case}: seeded {runs} runs" in done.stdout
+        assert f"{case}: a score change builds 4 views" in done.stdout
+    assert "in bulk" in done.stdout and done.stdout.count("same boards both ways: yes") == 2
 
 
 def test_the_peak_is_the_scorers_not_the_parent_process(tmp_path):

@@ -37,7 +37,7 @@ def env_example() -> dict[str, str]:
 def deploy_environment() -> dict[str, str]:
     """The process environment with deploy/.env.example on top (and nothing of ours)."""
     env = {k: v for k, v in os.environ.items()
-           if k not in {"DATABASE_URL", "CELERY_BROKER_URL"}}
+           if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}}
     env.update(env_example())
     return env
 
@@ -157,7 +157,8 @@ def test_gunicorn_accepts_its_configuration_with_the_deploy_environment():
 
 
 def test_settings_load_with_the_deploy_environment():
-    """With .env.example, Django uses PostgreSQL and a Redis broker (no eager jobs) and runs
+    """With .env.example, Django uses PostgreSQL, a Redis broker (no eager jobs) and Redis as
+    its cache, and runs
     without DEBUG, with media and keys on the shared volume."""
     code = (
         "import json, django; django.setup(); from django.conf import settings as s; "
@@ -165,7 +166,7 @@ def test_settings_load_with_the_deploy_environment():
         "print(json.dumps({'engine': db['ENGINE'], 'host': db['HOST'], 'name': db['NAME'], "
         "'broker': s.CELERY_BROKER_URL, 'eager': s.CELERY_TASK_ALWAYS_EAGER, "
         "'debug': s.DEBUG, 'media': str(s.MEDIA_ROOT), 'private': str(s.PRIVATE_ROOT), "
-        "'upload': s.SUBMISSION_MAX_UPLOAD_BYTES}))"
+        "'upload': s.SUBMISSION_MAX_UPLOAD_BYTES, 'cache': s.CACHES['default']}))"
     )
     env = deploy_environment()
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
@@ -179,6 +180,9 @@ def test_settings_load_with_the_deploy_environment():
     assert loaded["eager"] is False and loaded["debug"] is False
     assert (loaded["media"], loaded["private"]) == ("/data/media", "/data/private")
     assert loaded["upload"] == 50 * 1024 * 1024
+    # every process shares Django's cache (kept board views, p-values): Django's own Redis
+    assert loaded["cache"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert loaded["cache"]["LOCATION"] == "redis://redis:6379/1"
 
 
 def test_dockerfile_runs_the_project_python_and_keeps_local_state_out_of_the_image():

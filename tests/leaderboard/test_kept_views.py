@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from competition.models import SubCorpus, Submission, Team
-from leaderboard import api, views
+from leaderboard import api, board_views, views
 from leaderboard.selectors.precomputed import public_view_key
 from leaderboard.services import board_views_warm
 from tests.leaderboard.test_board_entries import ACTION, PICK, Phase
@@ -69,10 +69,10 @@ def served(client, world: Phase, viewer, text: str) -> tuple[str, object]:
 def built(world: Phase, viewer, text: str) -> tuple[str, object]:
     """The same, built now from the database (nothing read from the cache)."""
     query = QueryDict(text)
-    content, _ = views.board_page_content(phase=world.phase, viewer=viewer, query=query)
+    content, _ = board_views.board_page_content(phase=world.phase, viewer=viewer, query=query)
     try:
-        payload = json.loads(json.dumps(api.board_api_payload(phase=world.phase, viewer=viewer,
-                                                              query=query)))
+        payload = json.loads(json.dumps(board_views.board_api_payload(
+            phase=world.phase, viewer=viewer, query=query)))
     except Exception as exc:  # a refused query: the API answers with its error
         payload = type(exc).__name__
     return content, payload

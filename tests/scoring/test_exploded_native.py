@@ -144,11 +144,18 @@ def exploded_document(rng: random.Random, name: str) -> str:
         return closings + "".join(p for p in parts if p != ")") if parts else "_"
 
     lines = [f"# newdoc id = {name}"]
+    mirrors, short = rng.random() < 0.5, rng.random() < 0.5
     for i in range(n):
         if i % 5 == 0:
             lines += ["", f"# sent_id = {name}-{i}"]
-        lines.append("\t".join([str(i + 1), f"w{i % 4}", "_", "_", "_", "_", "_", "_", "_", "_",
-                                cell(cells[10][i]), bridging[i], cell(cells[12][i]), "_", "_"]))
+        mirror = ([f"(MarkableID={part.split('MarkableID=')[1].split('|')[0].rstrip(')')}"
+                   "|Entity_Type=x)" for part in cells[10][i] if "MarkableID=" in part]
+                  if mirrors else [])
+        row = [str(i + 1), f"w{i % 4}", "_", "_", "_", "_", "_", "_", "_", "_",
+               cell(cells[10][i]), bridging[i], cell(cells[12][i]), "_", "".join(mirror) or "_"]
+        if row[-1] == "_" and short:  # an empty last column left out, as the real files do
+            row.pop()
+        lines.append("\t".join(row))
     for _ in range(rng.randint(0, 3)):
         at = rng.randrange(1, len(lines))
         text = lines[at]
@@ -156,8 +163,12 @@ def exploded_document(rng: random.Random, name: str) -> str:
         edit = rng.random()
         if edit < 0.6:
             text = text[:cut] + rng.choice(EDITS) + text[cut:]
-        elif edit < 0.8:
+        elif edit < 0.7:
             text = text[:cut] + text[cut + 1:]
+        elif edit < 0.8:  # a cell deleted (the IDENTITY cell, often), or the last one
+            parts = text.split("\t")
+            del parts[rng.choice([10, 10, -1, rng.randrange(len(parts))]) % len(parts)]
+            text = "\t".join(parts)
         elif edit < 0.9:
             text = rng.choice(["# a comment", "# global.columns = ID FORM IDENTITY", "",
                                "4.1\tzero\t_\t_\t_\t_\t_\t_\t_\t_\t(EntityID=1|MarkableID=z)"
@@ -188,7 +199,7 @@ def test_edited_documents_read_the_same_both_ways(tmp_path, monkeypatch):
     assert taken.read > 300 and taken.left > 100 and refused > 100, (vars(taken), refused)
 
 
-SETTINGS_OF = (13, 15, 10, 12, 9, 10, 12, -1, 9, True, False, Markable)
+SETTINGS_OF = (13, 15, 10, 12, 9, 10, 12, -1, 9, 13, True, False, Markable)
 """`read_document` settings of the CODI-CRAC layout read for identity and discourse deixis,
 Min read, not checked."""
 
@@ -223,19 +234,28 @@ def test_read_document_leaves_what_is_not_plain_to_python():
         "a repeated MarkableID": [("(EntityID=1|MarkableID=m_1)", "_", "_")] * 2,
         "close after open": [("(EntityID=1|MarkableID=m_1))", "_", "_")],
         "a Min beyond the document": [("(EntityID=1|MarkableID=m_1|Min=9)", "_", "_")],
+        "a short line with a mirror cell": [("_", "_", "_")],
+        "a short line and a padded one": [("_", "_", "_")] * 2,
     }
     for what, cells in cases.items():
         text = "# newdoc id = d\n" + plain(*cells)
+        if what == "a short line with a mirror cell":  # NOM_SEM left out, REFERENCE kept
+            text = text.replace("\t_\t_\n", "\t(MarkableID=m_1|Entity_Type=person)\n")
+        if what == "a short line and a padded one":
+            text = text.replace("\t_\t_\n", "\t_\n", 1)
         if what == "a zero":
             text = text.replace("\n2\t", "\n1.1\t")
         settings = SETTINGS_OF if what != "a Min beyond the document" \
-            else SETTINGS_OF[:10] + (True, Markable)
+            else SETTINGS_OF[:11] + (True, Markable)
         assert native(text, text.index("\n") + 1, 2, settings) is None, what
     for line in ("# newdoc id = e", "# global.columns = ID FORM IDENTITY", "1\tw\t_",
                  "1\tw\t_\t_\t_\t_\t_\t_\t_\t(\t_\t_\t_\t_\t_", "1\tw\x00\t_\t_\t_\t_\t_\t_\t_"
                  "\t_\t_\t_\t_\t_\t_", "1\t" + "w" * 100_001):
         text = "# newdoc id = d\n" + plain(("_", "_", "_")) + line + "\n"
         assert native(text, text.index("\n") + 1, 2, SETTINGS_OF) is None, line
+    # short lines alone, with '_' in the mirror column, are plain
+    text = "# newdoc id = d\n" + plain(("_", "_", "_"), ("_", "_", "_")).replace("\t_\n", "\n")
+    assert native(text, text.index("\n") + 1, 2, SETTINGS_OF) is not None
     # the Python reading then names what is wrong
     assert native("# newdoc id = d\n" + plain(("_", "_", "_")), 16, 2, SETTINGS_OF) is not None
 

@@ -289,3 +289,61 @@ def test_reading_without_layout_keeps_sentence_ids_and_every_annotation(tmp_path
         assert [[s.comments for s in d.sentences] for d in lean] == \
             [[s.comments for s in d.sentences] for d in full]
         assert all(not s.rows for d in lean for s in d.sentences)
+
+
+# -- what the exploded reader refuses, refused here too (issue 25, item 5) ----------------
+
+TWO_DOCS = ("# newdoc id = a\n# global.Entity = eid-etype-head-other\n# sent_id = a-1\n"
+            "1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(1--1-)\n2\tv\t_\t_\t_\t_\t1\t_\t_\t_\n\n"
+            "# newdoc id = b\n# sent_id = b-1\n"
+            "1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(1--1-)\n\n")
+
+
+@pytest.mark.parametrize("where, line, column", [
+    ("Entity=(1--1-)", 4, 32),     # in MISC
+    ("# sent_id = a-1", 3, 4),     # in a comment
+    ("\tv\t", 5, 4),               # in a form
+])
+@pytest.mark.parametrize("layout", [True, False])
+def test_a_nul_character_is_refused_with_its_line_and_column(tmp_path, where, line, column,
+                                                             layout):
+    """Anywhere in the file, as the CONLL-UA reader refuses it (``nul_character``)."""
+    at = TWO_DOCS.index(where) + (len(where) - 1 if where.startswith("Entity") else
+                                  3 if where.startswith("#") else 2)
+    path = tmp_path / "nul.conllu"
+    path.write_text(TWO_DOCS[:at] + "\x00" + TWO_DOCS[at:], encoding="utf-8")
+    with pytest.raises(ScoringInputError) as error:
+        compact.read(path, layout=layout)
+    assert (error.value.line, error.value.code) == (line, "nul_character")
+    assert f"column {column}" in error.value.message
+    problems: list = []
+    assert compact.read(path, collect=problems) == [] and problems[0].line == line
+
+
+@pytest.mark.parametrize("layout", [True, False])
+def test_the_same_document_twice_is_refused_at_its_second_newdoc(tmp_path, layout):
+    path = tmp_path / "twice.conllu"
+    path.write_text(TWO_DOCS.replace("newdoc id = b", "newdoc id = a"), encoding="utf-8")
+    with pytest.raises(ScoringInputError) as error:
+        compact.read(path, layout=layout)
+    assert (error.value.line, error.value.code) == (7, "duplicate_document")
+    assert "document 'a' appears twice" in error.value.message
+    assert len(compact.read(tmp_path / "ok.conllu" if (tmp_path / "ok.conllu").write_text(
+        TWO_DOCS, encoding="utf-8") else path, layout=layout)) == 2
+
+
+def test_uploads_and_keys_are_refused_alike(tmp_path):
+    """The validator of uploads and the scorer (keys too) read with the same reader."""
+    from scoring import score_files, validate_response
+
+    key = tmp_path / "key.conllu"
+    key.write_text(TWO_DOCS, encoding="utf-8")
+    twice = tmp_path / "twice.conllu"
+    twice.write_text(TWO_DOCS + TWO_DOCS[TWO_DOCS.index("# newdoc id = b"):],
+                     encoding="utf-8")
+    (problem,) = validate_response(str(key), str(twice), ["-f", "corefud"])
+    assert (problem.line, problem.code) == (11, "duplicate_document")
+    for pair in ((key, twice), (twice, key)):
+        with pytest.raises(ScoringInputError) as error:
+            score_files(str(pair[0]), str(pair[1]), ["-f", "corefud"])
+        assert (error.value.path, error.value.code) == (str(twice), "duplicate_document")

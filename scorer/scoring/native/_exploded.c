@@ -6,13 +6,15 @@
  * the lines of `text` from offset `pos` (line `number`) to its end, which the reader has cut
  * before the next `# newdoc` line. `settings` is
  *
- *     (low, high, check1, check2, check3, identity, dd, bridging, guard, read_min, check_min,
- *      markable_type)
+ *     (low, high, check1, check2, check3, identity, dd, bridging, guard, mirror, read_min,
+ *      check_min, markable_type)
  *
  * as `_Doc` decides them: a token line is a plain word when it has between `low` and `high`
  * whitespace-separated cells, '_' in the columns `check1..3` and a number as its ID; the
  * annotation columns are `identity`, `dd` (discourse deixis) and `bridging`, -1 where not read;
- * `guard` is the column before the first annotation column (-1: none). It returns
+ * `guard` is the column before the first annotation column (-1: none); `mirror` the first
+ * declared column after them (-1: none), which must be '_' on a plain line that has fewer
+ * than `high` cells (`_Doc.unopened`). It returns
  *
  *     (tokens, token_lines, identity, discourse_deixis, bridging)
  *
@@ -26,7 +28,9 @@
  *
  * or None where the document holds anything that is not plain: a comment line the reader
  * acts on (`newdoc`, `global.`, `#begin`), a token line with another number of cells, a zero
- * (an ID with '.'), an annotation cell in the guard column, a named or unmatched closing, a
+ * (an ID with '.'), an annotation cell in the guard column, a line that leaves out trailing
+ * columns with anything from the mirror column on, a line that leaves out trailing columns
+ * where another writes them all with '_' in the last, a named or unmatched closing, a
  * malformed opening, a MarkableID opened twice, a markable never closed, a Min= the Python
  * reading would report or that is not ASCII, a NUL character or a line over `MAX_LINE`
  * characters. The Python reading then reads the document, decides, and words every error, so
@@ -458,12 +462,12 @@ static PyObject *form_at(Forms *f, PyObject *text, const Text *t, Py_ssize_t sta
 static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *text;
     Py_ssize_t pos, number;
-    Py_ssize_t low, high, check[3], identity, dd, bridging, guard;
+    Py_ssize_t low, high, check[3], identity, dd, bridging, guard, mirror;
     int read_min, check_min;
     PyObject *type_object;
-    if (!PyArg_ParseTuple(args, "Unn(nnnnnnnnnppO)", &text, &pos, &number, &low, &high,
+    if (!PyArg_ParseTuple(args, "Unn(nnnnnnnnnnppO)", &text, &pos, &number, &low, &high,
                           &check[0], &check[1], &check[2], &identity, &dd, &bridging, &guard,
-                          &read_min, &check_min, &type_object))
+                          &mirror, &read_min, &check_min, &type_object))
         return NULL;
     if (!is_record_type(type_object)) return NULL;
     Py_ssize_t columns[7] = {check[0], check[1], check[2], identity, dd, bridging, guard};
@@ -472,6 +476,10 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "settings: a column outside the cells read");
             return NULL;
         }
+    if (mirror >= MAX_CELLS || (mirror >= 0 && mirror < low)) {
+        PyErr_SetString(PyExc_ValueError, "settings: the mirror column among the cells read");
+        return NULL;
+    }
     Text t = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
     if (pos < 0 || pos > t.length) {
         PyErr_SetString(PyExc_ValueError, "pos: outside the text");
@@ -488,6 +496,10 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
     int status = tokens && lines && bridges && layers[0].ids && layers[1].ids ? 1 : -1;
     Py_ssize_t cells[MAX_CELLS][2];
     Py_ssize_t layer_column[2] = {identity, dd};
+    /* the first line that leaves out trailing columns and the first that writes them all
+     * with '_' in the last: both in one document is the Python reading's to report
+     * (`_Doc.check_shape`) */
+    Py_ssize_t short_line = 0, padded_line = 0;
     for (Py_ssize_t start = pos; status > 0 && start < t.length; number++) {
         Py_ssize_t end = line_end(&t, start), next = end + 1;
         Py_ssize_t n = end - start > MAX_LINE ? -1 : split_cells(&t, start, end, cells);
@@ -507,15 +519,29 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
             continue;
         }
         int in_range = low <= n && n <= high;
+        if (n < high) {
+            if (!short_line) short_line = number;
+        } else if (n == high && !padded_line &&
+                   (n > MAX_CELLS || is_blank(&t, cells[n - 1][0], cells[n - 1][1]))) {
+            padded_line = number;  /* (beyond the cells kept: the Python reading decides) */
+        }
+        /* a line that leaves out trailing columns and keeps the mirror column */
+        int short_mirrored = mirror >= 0 && n < high && n > mirror;
         int plain = in_range && is_blank(&t, cells[check[0]][0], cells[check[0]][1])
             && is_blank(&t, cells[check[1]][0], cells[check[1]][1])
             && is_blank(&t, cells[check[2]][0], cells[check[2]][1])
-            && all_digits(&t, cells[0][0], cells[0][1]);
+            && all_digits(&t, cells[0][0], cells[0][1])
+            && (!short_mirrored || is_blank(&t, cells[mirror][0], cells[mirror][1]));
         if (!plain) {
             if (!in_range || (guard >= 0 && !is_blank(&t, cells[guard][0], cells[guard][1]))
                     || find_char(&t, '.', cells[0][0], cells[0][1]) >= 0) {
                 status = 0;  /* a short or long line, a shifted column, a zero */
                 break;
+            }
+            if (short_mirrored) {  /* anything from the mirror column on: Python decides */
+                for (Py_ssize_t k = mirror; k < n && status > 0; k++)
+                    if (k >= MAX_CELLS || !is_blank(&t, cells[k][0], cells[k][1])) status = 0;
+                if (status == 0) break;
             }
             PyObject *line = PyLong_FromSsize_t(number);
             if (line == NULL) {
@@ -547,6 +573,7 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
         }
         start = next;
     }
+    if (status > 0 && short_line && padded_line) status = 0;
     Py_ssize_t words = tokens ? PyList_GET_SIZE(tokens) : 0;
     for (int k = 0; k < 2 && status > 0; k++) {
         if (layer_column[k] < 0) built[k] = PyTuple_New(0);

@@ -53,7 +53,7 @@ from operator import add, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 from typing import Any
 
-from scoring.clusters import first_node
+from scoring.clusters import first_node, mention_key, mention_nodes
 from scoring.errors import ScoringInputError
 from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import count_newlines as _newlines
@@ -233,6 +233,13 @@ def _texts(path: str) -> Iterator[str]:
                                         f"{offset + exc.start} (expected a UTF-8 text file)",
                                         code="encoding") from None
             encoding = "utf-8"
+            if "\x00" in text:  # anywhere: MISC, a comment, a form (as the exploded reader)
+                at = text.index("\x00")
+                start = text.rfind("\n", 0, at) + 1
+                raise ScoringInputError(path, lines + _newlines(text, 0, start) + 1,
+                                        f"a NUL character (byte 0x00) at column "
+                                        f"{at - start + 1} (expected text without NUL "
+                                        "characters)", code="nul_character")
             offset += len(data)
             lines += _newlines(data)
             if "\r" in text:
@@ -392,6 +399,8 @@ class _Reader:
         self.comments: list[str] = []
         self.rows: list[tuple[str, ...]] = []
         self.globals: dict[str, str] = {}
+        self.names: set[str] = set()  # the documents begun so far
+        self.entity_keys: dict[int, dict[str, tuple]] = {}  # udapi's order (order_entities)
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -523,6 +532,11 @@ class _Reader:
         self.finish_document()
         if name is None:
             name = str(self.count + 1)
+        if name in self.names:  # as the exploded reader: one name, one document
+            raise ScoringInputError(self.path, number, f"document '{name}' appears twice in "
+                                    "the file (expected unique '# newdoc id' names)",
+                                    code="duplicate_document", document=name)
+        self.names.add(name)
         self.doc = _DocumentBuilder(self.path, name, number, self.fields, self.header,
                                     self.warnings)
         self.doc.globals = dict(self.globals)
@@ -538,10 +552,45 @@ class _Reader:
     def finish_document(self) -> None:
         self.end_sentence()
         if self.doc is not None:
-            self.ready.append(self.doc.build())
+            self.ready.append(self.order_entities(self.doc.build()))
             self.count += 1
             self.doc = None
         self.comments = []
+
+    def order_entities(self, doc: Document) -> Document:
+        """``doc`` with its ``entity_order``: udapi's order of the file's entities, which the
+        CorefUD scorer scores in (a span in two entities maps to the last of them). udapi
+        keeps one entity per id for the whole file and orders entities by their first
+        mention: the earlier document first, then the earlier first node, the longer
+        mention, the earlier last node, and the smaller entity id (as text)."""
+        # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
+        keys = self.entity_keys.setdefault(self.count if "grp" in self.fields else -1, {})
+        found: dict[str, tuple] = {}
+        get = found.get
+        for markable in doc.identity:
+            eid = markable[1]  # (by index: a named tuple's attributes are a call each)
+            if eid in keys:
+                continue
+            best = get(eid)
+            if markable[7] or markable[9]:  # a zero, or empty nodes inside
+                nodes = sorted(mention_nodes(mention_key(markable)))
+                key = (nodes[0], -len(nodes), nodes[-1])
+            else:
+                parts = markable[2]
+                start = parts[0][0]
+                if best is not None and best[0] < (start, 0):
+                    continue  # starts after the entity's first mention (most do)
+                end = parts[-1][1]
+                length = end - start + 1 if len(parts) == 1 else sum(b - a + 1 for a, b in parts)
+                key = ((start, 0), -length, (end, 0))
+            if best is None or key < best:
+                found[eid] = key
+        count = self.count
+        for eid, key in found.items():
+            keys[eid] = (count, *key, escape(eid))  # udapi compares ids as written
+        doc.entity_order = tuple(sorted(dict.fromkeys(map(_SECOND, doc.identity)),
+                                        key=keys.__getitem__))
+        return doc
 
     def finish(self) -> None:
         self.finish_document()

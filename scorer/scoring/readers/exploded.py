@@ -65,6 +65,7 @@ NEWDOC_ID = re.compile(r"id\s*=\s*(.*)$")
 _SCORED = frozenset(("MarkableID", "EntityID", "Min", "ElementOf"))
 _NAMED_CLOSINGS = re.compile(r"(?:[^()]*\))+")
 _EXPECTED_MARKABLE = "'(EntityID=…|MarkableID=…)'; attribute names are case-sensitive"
+_MARKABLE_ID = re.compile(r"MarkableID=([^|()\s]+)")
 
 
 def sniff(text_head: str) -> bool:
@@ -237,6 +238,7 @@ class _Reader:
         self.layout = layout
         self.columns: dict[str, int | None] = dict(CODI_CRAC_COLUMNS)
         self.declared: int | None = None  # number of columns in # global.columns
+        self.declared_names: list[str] = []
         self.header: str | None = None
         self.names: set[str] = set()
         self.doc: _Doc | None = None
@@ -338,13 +340,21 @@ class _Reader:
         if doc is not None and doc.fast is not None:
             low, high, first_column, second_column, third_column = doc.fast
             append_token, append_line = doc.tokens.append, doc.token_lines.append
+            mirror = doc.mirror if doc.mirror is not None else high
         intern = sys.intern
         first_line = lineno
         for lineno, cells in enumerate(map(str.split, lines), lineno):  # noqa: B020 (counts on)
-            # the fast path: a word token line with nothing in the columns read
-            if fast and low <= len(cells) <= high and cells[first_column] == "_" \
+            # the fast path: a word token line with nothing in the columns read (nor, when
+            # it leaves out trailing columns, in the first column after them: `unopened`)
+            if fast and low <= (n := len(cells)) <= high and cells[first_column] == "_" \
                     and cells[second_column] == "_" and cells[third_column] == "_" \
-                    and cells[0].isdigit():
+                    and cells[0].isdigit() and (n >= high or n <= mirror
+                                                or cells[mirror] == "_"):
+                if n != high:
+                    if doc.first_short is None:
+                        doc.first_short = (lineno, n)
+                elif cells[-1] == "_" and doc.first_padded is None:
+                    doc.first_padded = lineno
                 append_token(intern(cells[1]))
                 append_line(lineno)
                 continue
@@ -372,6 +382,7 @@ class _Reader:
                     if doc is not None and doc.fast is not None:
                         low, high, first_column, second_column, third_column = doc.fast
                         append_token, append_line = doc.tokens.append, doc.token_lines.append
+                        mirror = doc.mirror if doc.mirror is not None else high
                 if finished is not None:
                     yield finished
                 continue
@@ -384,13 +395,17 @@ class _Reader:
                 if doc is not None and doc.fast is not None:
                     low, high, first_column, second_column, third_column = doc.fast
                     append_token, append_line = doc.tokens.append, doc.token_lines.append
+                    mirror = doc.mirror if doc.mirror is not None else high
                 continue
             # a token line of a well-formed layout with something to read
             n = len(cells)
             if n < low or n > high:
                 doc.token(cells)
                 continue
+            doc.shape(cells, lineno)
             if doc.guard is not None and cells[doc.guard] != "_" and doc.shifted(cells):
+                continue
+            if n < high and n > mirror and doc.unopened(cells):
                 continue
             if "." in first:
                 zero = doc.next_zero()
@@ -480,6 +495,7 @@ class _Reader:
         _, _, value = text.partition("=")
         names = value.split()
         self.declared = len(names)
+        self.declared_names = names
         if IDENTITY not in names:
             self.problem(self.lineno, "'# global.columns' has no IDENTITY column (expected "
                          "e.g. '# global.columns = ID FORM … IDENTITY BRIDGING "
@@ -551,6 +567,19 @@ class _Doc:
         # the column just before the first annotation column: an annotation cell found there
         # means a column is missing on the line (`shifted`)
         self.guard = min(annotation) - 1 if annotation and min(annotation) > 1 else None
+        # the first declared column after the annotation columns (REFERENCE, NOM_SEM: they
+        # repeat the MarkableID of the IDENTITY markable they describe): on a line that
+        # leaves out trailing columns, a markable named there that the line's IDENTITY
+        # cell does not open means a column is missing before it (`unopened`)
+        after = max(annotation) + 1 if annotation else None
+        self.mirror = (after if reader.declared is not None and after is not None
+                       and after < reader.declared else None)
+        self.identity_column = columns.get(IDENTITY)
+        # the first line that leaves out trailing columns (line, columns) and the first that
+        # writes them all with '_' in the last: a document does one or the other, so both
+        # means a line lost a cell (`check_shape`)
+        self.first_short: tuple[int, int] | None = None
+        self.first_padded: int | None = None
         self.strict = wanted is not None
         self.active = [layer for layer in (self.identity, self.dd) if layer is not None]
         self.most = reader.declared if reader.declared is not None else 1 << 30
@@ -575,7 +604,8 @@ class _Doc:
         columns = [layer.column if layer is not None else -1
                    for layer in (self.identity, self.dd)]
         columns += [-1 if self.bridging_column is None else self.bridging_column,
-                    -1 if self.guard is None else self.guard]
+                    -1 if self.guard is None else self.guard,
+                    -1 if self.mirror is None else self.mirror]
         if max(columns) >= _NATIVE_COLUMNS or self.fast is None:
             return None
         reader = self.reader
@@ -605,6 +635,7 @@ class _Doc:
         count = len(cells)
         if reader.layout:
             self.rows.append(tuple(cells))
+        self.shape(cells, reader.lineno)
         if count < self.needed:
             if count < 2 or self.strict:
                 missing = self._missing_column(count)
@@ -618,7 +649,7 @@ class _Doc:
                          f"{reader.declared} (expected no spaces inside a field)",
                          "too_many_columns")
             return
-        if self.shifted(cells):
+        if self.shifted(cells) or self.unopened(cells):
             return
         is_zero = "." in cells[0]
         position, zero = len(self.tokens), self.next_zero() if is_zero else 0
@@ -651,6 +682,39 @@ class _Doc:
                         if expected is not None else "every column up to the annotation")
                      + ", '_' for an empty one)", "too_few_columns")
         return True
+
+    def unopened(self, cells: list[str]) -> bool:
+        """Whether the line leaves out trailing columns and a column after the annotation
+        columns names a markable that its IDENTITY cell does not open: REFERENCE and
+        NOM_SEM repeat the MarkableID of the IDENTITY markable opened on their line, so
+        such a cell has moved one column left: a column is missing before it (an IDENTITY
+        cell deleted, say, whose markable would otherwise vanish silently). Reported as
+        ``too_few_columns``."""
+        mirror, count = self.mirror, len(cells)
+        if mirror is None or count >= self.most or count <= mirror:
+            return False
+        opened = None
+        for index in range(mirror, count):
+            cell = cells[index]
+            if cell == "_" or "MarkableID=" not in cell:
+                continue
+            if opened is None:
+                column = self.identity_column
+                opened = set(_MARKABLE_ID.findall(cells[column])) if column is not None \
+                    and column < count else set()
+            for name in _MARKABLE_ID.findall(cell):
+                if name in opened:
+                    continue
+                reader = self.reader
+                label = (f" ({reader.declared_names[index]})"
+                         if index < len(reader.declared_names) else "")
+                self.problem(f"column {index + 1}{label} holds '{cell[:40]}', which describes "
+                             f"the markable '{name}', but the IDENTITY cell of this line does "
+                             f"not open it: a column is missing on this line, which has "
+                             f"{count} columns (expected the {reader.declared} columns of "
+                             "'# global.columns', '_' for an empty one)", "too_few_columns")
+                return True
+        return False
 
     def next_zero(self) -> int:
         """The rank of a zero read now among the zeros before the next word."""
@@ -830,8 +894,35 @@ class _Doc:
                                               self.reader.lineno))
 
     # -- the end of the document ------------------------------------------------------------
+    def shape(self, cells: list[str], line: int) -> None:
+        """Note a token line's number of columns for `check_shape`."""
+        count = len(cells)
+        if count < self.most:
+            if self.first_short is None:
+                self.first_short = (line, count)
+        elif count == self.most and cells[-1] == "_" and self.first_padded is None:
+            self.first_padded = line
+
+    def check_shape(self) -> None:
+        """A document that writes every declared column, '_' for an empty one, on one line
+        and leaves out trailing columns on another has lost a cell on the short line: the
+        real files leave out an empty last column on every line or on none, and a line
+        that lost its IDENTITY cell (its markable gone, every later cell moved left) looks
+        like one that left out an empty last column. Reported as ``too_few_columns`` at the
+        first short line."""
+        if self.first_short is None or self.first_padded is None:
+            return
+        line, count = self.first_short
+        declared = self.reader.declared
+        self.problem(f"the token line has {count} columns, but this document writes all "
+                     f"{declared} columns of '# global.columns' on other lines, '_' for an "
+                     f"empty one (line {self.first_padded}): a column is missing on this "
+                     f"line (expected {declared} columns here too)", "too_few_columns",
+                     line=line)
+
     def build(self) -> Document:
         self.end_sentence()
+        self.check_shape()
         reader = self.reader
         metadata = {"format": FORMAT}
         if reader.header is not None:

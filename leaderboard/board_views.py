@@ -1,0 +1,81 @@
+"""What a visitor sees of a board, built from the viewer and the query parameters only: the
+board part of the page (below the site's header) and the API's payload. The page and the API
+serve them, kept in the cache when the board is public (`leaderboard.selectors.precomputed`);
+`leaderboard.services.board_views_warm` builds them ahead of visitors when scores change.
+"""
+
+from __future__ import annotations
+
+from django.http import QueryDict
+from django.template.loader import render_to_string
+
+from competition.models import Phase
+from competition.visibility import user_is_organizer
+from leaderboard import charts
+from leaderboard.params import board_params
+from leaderboard.ranking import column_leaders
+from leaderboard.selectors import BoardQueryError, leaderboard_board, task_gap_table
+from leaderboard.selectors.variants import board_variants
+from leaderboard.serializers import board_payload
+
+
+class _QueryOnly:
+    """What the board's template reads of a request: its query parameters."""
+
+    def __init__(self, query: QueryDict) -> None:
+        self.GET = query
+
+
+def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, bool]:
+    """The board part of the page (all but the site's header), and whether the query was
+    wrong. Built from the viewer and the query parameters only, so that a public board is
+    the same for every visitor and can be kept (`leaderboard.selectors.precomputed`)."""
+    try:
+        params = board_params(query)
+        result = leaderboard_board(phase=phase, viewer=viewer, groups=True,
+                                   **params.as_kwargs())
+        error = None
+    except BoardQueryError as exc:
+        result, error = None, str(exc)
+    gap = (task_gap_table(task=phase.task, viewer=viewer)
+           if phase.kind != Phase.Kind.DEVELOPMENT else None)
+    context = {
+        "request": _QueryOnly(query),
+        "phase": phase,
+        "task": phase.task,
+        "competition": phase.task.competition,
+        "siblings": list(phase.task.phases.all()),
+        "board": result,
+        "error": error,
+        "gap": gap,
+        "query": query,
+        # The average (the ranking column) right after the run when the scores are many or
+        # detailed (recall & precision): it never starts off-screen.
+        "avg_first": bool(result and (result.wide or query.get("detail"))),
+        "is_organizer": user_is_organizer(competition=phase.task.competition, user=viewer),
+        "chart": _board_chart(result) if result else None,
+        "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
+        if result else {},
+        "variants": board_variants(board=result) if result else None,
+    }
+    return render_to_string("leaderboard/_board.html", context), error is not None
+
+
+def _board_chart(result) -> charts.BarChart | None:
+    ranked = [r for r in result.rows if r.average is not None][:12]
+    if not ranked:
+        return None
+    # a baseline by its run's name; a published one may have none: then by its team
+    values = [((r.entry.run_name or r.entry.team) if r.entry.is_baseline else r.entry.team,
+               r.average.f1) for r in ranked]
+    return charts.bar_chart(values, width=max(320, 70 * len(values) + 40), height=200)
+
+
+def board_api_payload(*, phase: Phase, viewer, query) -> dict:
+    """The API's board for ``viewer`` and these query parameters (BoardQueryError when one
+    is wrong); a public one is kept (`leaderboard.selectors.precomputed`)."""
+    params = board_params(query)
+    board = leaderboard_board(phase=phase, viewer=viewer,
+                              groups=query.get("groups") in ("1", "true"),
+                              **params.as_kwargs())
+    return board_payload(board)
