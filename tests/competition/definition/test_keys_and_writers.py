@@ -13,15 +13,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.definition.spec import PHASE_FIELDS
+from competition.definition.yaml_io import YAML_NAMES
 from competition.errors import CompetitionError
 from competition.forms_editor import PhaseForm
 from competition.models import Competition, Phase, SubCorpus, Task
 from competition.services import competition_load, editor
-from competition.services.definition_files import competition_definition_upload
+from competition.services.definition_files import (
+    competition_definition_upload,
+    competition_definition_yaml,
+)
 from tests.conftest import KEY_DOCS, conllua
 
 pytestmark = pytest.mark.django_db
@@ -239,3 +244,8 @@ def test_a_phase_has_one_list_of_fields_in_every_writer(tmp_path, olga):
     form = PhaseForm({**posted, "slug": "form"})
     assert form.is_valid(), form.errors
     assert form.phase_fields() == values
+    # The download writes the same fields, under the names the loader reads.
+    downloaded = yaml.safe_load(competition_definition_yaml(competition=loaded.task.competition))
+    written = downloaded["tasks"][0]["phases"][0]
+    assert set(written) == {"slug", "subcorpora"} | {YAML_NAMES.get(name, name)
+                                                     for name in PHASE_FIELDS}
