@@ -36,12 +36,13 @@ from django.utils import timezone
 
 from competition.definition.current import competition_spec, key_name
 from competition.definition.files import DefinitionFiles
-from competition.definition.spec import KeyFile, StoredKey
+from competition.definition.spec import KeyFile, Limits, StoredKey
 from competition.definition.yaml_io import definition_data
-from competition.errors import DefinitionError
+from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, SubCorpus
 from competition.services.definitions import CompetitionLoad, definition_files_load
 from competition.services.dispatch import definition_job_enqueue
+from competition.services.editor import subcorpus_key_job_apply
 from competition.uploads import CHUNK, Upload, _zip_member_problem
 
 logger = logging.getLogger(__name__)
@@ -220,7 +221,7 @@ def competition_definition_upload(*, competition: Competition, upload: Upload,
 
 def definition_job_bytes() -> int:
     """Uploads larger than this are loaded by a job (DEFINITION_JOB_BYTES)."""
-    return _limit("DEFINITION_JOB_BYTES", 32 * 1024 * 1024)
+    return Limits.current().job_bytes
 
 
 def definition_upload_start(*, competition: Competition, upload: Upload,
@@ -267,8 +268,9 @@ class _StoredUpload:
 
 
 def definition_job_run(*, job_id: int) -> str:
-    """Load the definition of a queued job, keeping its row's progress current; returns its
-    final status. A job already taken (a message delivered twice) is left alone."""
+    """Do a queued job (load its definition, or store its gold key), keeping its row's
+    progress current; returns its final status. A job already taken (a message delivered
+    twice) is left alone."""
     taken = DefinitionJob.objects.filter(pk=job_id, status=DefinitionJob.Status.QUEUED).update(
         status=DefinitionJob.Status.RUNNING, progress="Unpacking the upload")
     job = DefinitionJob.objects.select_related("competition").get(pk=job_id)
@@ -280,22 +282,24 @@ def definition_job_run(*, job_id: int) -> str:
 
     stored = Path(settings.PRIVATE_ROOT) / job.path
     try:
-        load = competition_definition_upload(
-            competition=job.competition, upload=_StoredUpload(job.file_name, stored),
-            progress=progress)
-    except DefinitionError as exc:
+        if job.kind == DefinitionJob.Kind.KEY:
+            message = subcorpus_key_job_apply(job=job, path=stored, progress=progress)
+        else:
+            load = competition_definition_upload(
+                competition=job.competition, upload=_StoredUpload(job.file_name, stored),
+                progress=progress)
+            message = "The definition was loaded." + (
+                f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
+                f" {len(load.rescored)} scored submissions are being re-scored."
+                if load.rescored else "")
+        status = DefinitionJob.Status.DONE
+    except CompetitionError as exc:
         status, message = DefinitionJob.Status.FAILED, exc.message
     except Exception:
         logger.exception("definition job %s failed", job_id)
         status, message = DefinitionJob.Status.FAILED, (
             f"{job.file_name}: the platform could not load it (an internal error, logged "
             "for the site's administrators).")
-    else:
-        status = DefinitionJob.Status.DONE
-        message = "The definition was loaded." + (
-            f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
-            f" {len(load.rescored)} scored submissions are being re-scored."
-            if load.rescored else "")
     finally:
         shutil.rmtree(stored.parent, ignore_errors=True)
     DefinitionJob.objects.filter(pk=job_id).update(
