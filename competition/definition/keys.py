@@ -21,7 +21,6 @@ import hashlib
 import shutil
 import zipfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
