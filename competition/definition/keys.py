@@ -198,9 +198,12 @@ def _scored_alike(task: Task) -> tuple:
     return (expected_format(task), repr(validation_options(task)))
 
 
-def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
+def key_problems(path: Path, *, task: Task, label: str,
+                 documents: list[tuple[str, int]] | None = None) -> list[str]:
     """What is wrong with a gold key for ``task`` (empty: nothing): its format first, then
-    everything the upload validator finds in it, read as a run of the task would be."""
+    everything the upload validator finds in it, read as a run of the task would be (the
+    key scored against itself). ``documents``, a list, receives the key's documents as the
+    validator reads them: (name, tokens)."""
     expected = expected_format(task)
     found = detect_format(str(path))
     if found is not None and found != expected:
@@ -209,7 +212,7 @@ def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
     options = validation_options(task)
     try:
         errors = validate_pair(str(path), str(path), options=options,
-                               max_problems=MAX_PROBLEMS_SHOWN)
+                               max_problems=MAX_PROBLEMS_SHOWN, key_documents=documents)
     except ScoringInputError as exc:
         errors = [exc]
     problems = []
@@ -223,7 +226,8 @@ def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
 
 
 def key_documents(path: Path, *, task: Task, label: str) -> tuple[dict, ...]:
-    """The documents of a gold key checked with `key_problems`: name and token count."""
+    """The documents of a gold key read on their own, in the task's format: name and token
+    count (what `key_problems` records as it checks a key, by another reading)."""
     try:
         documents = read_documents(str(path), expected_format(task))
     except ScoringInputError as exc:
@@ -266,9 +270,13 @@ def key_store(*, key: KeyFile, task: Task,
                          content_sha256=content)
     content = content_digest(_file_chunks(key.path))
     _refuse_data_copy(competition=competition, content=content, label=key.label)
-    if problems := key_problems(key.path, task=task, label=key.label):
+    read: list[tuple[str, int]] = []
+    if problems := key_problems(key.path, task=task, label=key.label, documents=read):
         raise KeyRefused("key_unreadable", reason="; ".join(problems))
-    documents = key_documents(key.path, task=task, label=key.label)
+    if not read:
+        raise KeyRefused("key_unreadable", reason=f"{key.label}: no document was found "
+                         f"(expected a gold key in {FORMAT_NAMES[expected_format(task)]})")
+    documents = tuple({"name": name, "tokens": tokens} for name, tokens in read)
     stored_as = Path("keys") / f"{sha}.conllua"
     target = Path(settings.PRIVATE_ROOT) / stored_as
     if not target.exists():

@@ -249,3 +249,20 @@ def test_a_phase_has_one_list_of_fields_in_every_writer(tmp_path, olga):
     written = downloaded["tasks"][0]["phases"][0]
     assert set(written) == {"slug", "subcorpora"} | {YAML_NAMES.get(name, name)
                                                      for name in PHASE_FIELDS}
+
+
+@pytest.mark.parametrize(("kind", "path"), [
+    ("identity", ROOT / "fixtures" / "data" / "codi-crac21" / "light_test.CONLLUA"),
+    ("corefud", ROOT / "fixtures" / "corefud" / "key" / "en_gum-corefud-test.conllu"),
+    ("corefud", ROOT / "fixtures" / "corefud" / "key" / "zeros-corefud-test.conllu")])
+def test_the_documents_the_validator_records_are_the_readers(olga, kind, path):
+    """A key's documents are taken from the validator's own reading of it: the same names
+    and token counts as the scorer's reader gives."""
+    from competition.definition.keys import key_documents, key_problems
+
+    competition = editor.competition_create(slug="keys", title="Keys", owner="olga")
+    task, _ = editor.task_save(competition=competition, slug="task", kind=kind, title="Task")
+    read: list[tuple[str, int]] = []
+    assert key_problems(path, task=task, label=path.name, documents=read) == []
+    assert read and [{"name": name, "tokens": tokens} for name, tokens in read] == list(
+        key_documents(path, task=task, label=path.name))
