@@ -284,3 +284,21 @@ class ScoringPartAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+
+@admin.register(models.DefinitionJob)
+class DefinitionJobAdmin(admin.ModelAdmin):
+    """Written by the jobs that load large definitions and keys: shown, never edited."""
+
+    list_display = ["competition", "kind", "file_name", "status", "created_at", "finished_at"]
+    list_filter = ["kind", "status"]
+    readonly_fields = ["competition", "kind", "phase", "params", "file_name", "path", "size",
+                       "status", "progress", "message", "created_by", "created_at",
+                       "finished_at"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

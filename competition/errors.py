@@ -57,6 +57,8 @@ MESSAGES: dict[str, str] = {
     "team_rejected": "The organizers did not approve the team {team}: {reason}",
     # pages and announcements
     "unknown_page": "There is no page {kind!r} (expected one of {kinds}).",
+    "page_too_large": "The {kind} page was not saved: a page is UTF-8 text without NUL of at "
+    "most {limit} bytes.",
     "empty_announcement": "An announcement needs a title.",
     "bad_unsubscribe_link": "This unsubscribe link is not valid; it may have been cut in the "
     "e-mail. Log in to change the setting on the competition page.",

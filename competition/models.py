@@ -680,8 +680,14 @@ class BoardEntry(models.Model):
 
 
 class DefinitionJob(models.Model):
-    """An uploaded definition loaded by a job (a large upload: its keys are read outside the
-    request), with how far it is, for the competition's edit page."""
+    """Heavy work on a competition's definition done by a job, outside the request, with how
+    far it is, for the editor's pages: a large uploaded definition (``definition``) or a large
+    gold key given on a sub-corpus's form (``key``, for ``phase``; ``params`` holds the
+    form's values)."""
+
+    class Kind(models.TextChoices):
+        DEFINITION = "definition", "Definition"
+        KEY = "key", "Gold key"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Waiting for a worker"
@@ -691,6 +697,10 @@ class DefinitionJob(models.Model):
 
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
                                     related_name="definition_jobs")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.DEFINITION)
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, null=True, blank=True,
+                              related_name="definition_jobs")
+    params = models.JSONField(default=dict, blank=True)
     file_name = models.CharField(max_length=255)
     # The received upload, relative to settings.PRIVATE_ROOT; removed when the job ends.
     path = models.CharField(max_length=500)

@@ -79,6 +79,13 @@ def data_file_for_download(*, pk: int, file_name: str, user) -> PhaseDataFile | 
     return data
 
 
-def definition_jobs(*, competition: Competition, limit: int = 5) -> list[DefinitionJob]:
-    """The competition's latest definition jobs, newest first, for its edit page."""
-    return list(competition.definition_jobs.select_related("created_by")[:limit])
+def definition_jobs(*, competition: Competition, phase: Phase | None = None,
+                    limit: int = 5) -> list[DefinitionJob]:
+    """The latest jobs, newest first: the competition's definition uploads (its edit page),
+    or the gold keys given on a phase's forms (the phase's edit page)."""
+    jobs = competition.definition_jobs.select_related("created_by")
+    if phase is None:
+        jobs = jobs.filter(kind=DefinitionJob.Kind.DEFINITION)
+    else:
+        jobs = jobs.filter(kind=DefinitionJob.Kind.KEY, phase=phase)
+    return list(jobs[:limit])

@@ -54,6 +54,13 @@ def _rescored(request: HttpRequest, rescored) -> None:
                       "against the changed key or scoring.")
 
 
+def _queued(request: HttpRequest, job: DefinitionJob) -> None:
+    where = ("under Definition file" if job.kind == DefinitionJob.Kind.DEFINITION
+             else "under Sub-corpora")
+    messages.info(request, f"{job.file_name} is large: it is being read by a job. Its "
+                  f"progress is shown {where}.")
+
+
 def _or_404(found):
     if found is None:
         raise Http404("No such page.")
@@ -116,8 +123,7 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
                 competition=competition, upload=upload_form.cleaned_data["definition"],
                 user=request.user)
             if isinstance(load, DefinitionJob):
-                messages.info(request, f"{load.file_name} is large: it is being loaded by a "
-                              "job. Its progress is shown under Definition file.")
+                _queued(request, load)
                 return redirect("competition:edit", slug=slug)
             note = f" Removed: {', '.join(load.removed)}." if load.removed else ""
             messages.success(request, "The definition was loaded." + note)
@@ -222,9 +228,13 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
             messages.success(request, f"The phase {found.title} was deleted.")
             return redirect("competition:edit_task", slug=slug, task=task)
         if action == "subcorpus" and sub_form.is_valid():
-            added = editor.subcorpus_save(phase=found, **sub_form.cleaned_data)
-            messages.success(request, f"The sub-corpus {added.subcorpus.name} was added "
-                             f"({len(added.subcorpus.documents)} documents in its key).")
+            saved = editor.subcorpus_save_start(phase=found, user=request.user,
+                                                **sub_form.cleaned_data)
+            if isinstance(saved, DefinitionJob):
+                _queued(request, saved)
+                return redirect(here)
+            messages.success(request, f"The sub-corpus {saved.subcorpus.name} was added "
+                             f"({len(saved.subcorpus.documents)} documents in its key).")
             return redirect(here)
         if action == "data" and data_form.is_valid():
             data = data_form.cleaned_data
@@ -252,12 +262,14 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
     except EditorError as exc:
         by_action = {"save": form, "subcorpus": sub_form, "data": data_form}
         _refused(request, by_action.get(action or ""), exc)
+    jobs = selectors_editor.definition_jobs(competition=found.task.competition, phase=found)
     return render(request, "competition/editor/phase.html", {
         "competition": found.task.competition, "task": found.task, "phase": found,
         "form": form, "sub_form": sub_form, "data_form": data_form,
         "subcorpora": found.subcorpora.all(),
         "data_rows": selectors_editor.phase_data_rows(phase=found, user=request.user),
         "submission_count": found.submissions.count(),
+        "jobs": jobs, "jobs_pending": any(job.is_pending for job in jobs),
     })
 
 
@@ -274,8 +286,11 @@ def subcorpus_edit(request: HttpRequest, slug: str, task: str, phase: str,
     back = reverse("competition:edit_phase", args=[slug, task, phase])
     try:
         if action == "save" and form.is_valid():
-            saved = editor.subcorpus_save(phase=found.phase, subcorpus=found,
-                                          **form.cleaned_data)
+            saved = editor.subcorpus_save_start(phase=found.phase, subcorpus=found,
+                                                user=request.user, **form.cleaned_data)
+            if isinstance(saved, DefinitionJob):
+                _queued(request, saved)
+                return redirect(back)
             messages.success(request, f"The sub-corpus {saved.subcorpus.name} was saved.")
             _rescored(request, saved.rescored)
             return redirect(back)

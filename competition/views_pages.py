@@ -78,10 +78,14 @@ def page_edit(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     if request.method == "POST":
         body = request.POST.get("body", "")
         if request.POST.get("action") == "save":
-            page_services.page_save(competition=competition, kind=kind, body=body,
-                                    user=request.user)
-            messages.success(request, f"The {KIND_LABELS[kind].lower()} page was saved.")
-            return redirect("competition:page", slug=slug, kind=kind)
+            try:
+                page_services.page_save(competition=competition, kind=kind, body=body,
+                                        user=request.user)
+            except CompetitionError as exc:
+                messages.error(request, exc.message)
+            else:
+                messages.success(request, f"The {KIND_LABELS[kind].lower()} page was saved.")
+                return redirect("competition:page", slug=slug, kind=kind)
     return render(request, "competition/pages/page_edit.html", {
         "competition": competition, "kind": kind, "label": KIND_LABELS[kind], "body": body,
         "preview": render_markdown(body), "kinds": KIND_LABELS,

@@ -21,7 +21,6 @@ import hashlib
 import shutil
 import zipfile
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -35,6 +34,8 @@ from competition.task_scoring import validation_options
 CHUNK = 1024 * 1024
 MAX_PROBLEMS_SHOWN = 3
 ZIP_MEMBERS_LIMIT = 10_000
+ZIP_CONTENT_LIMIT = 4 * 1024 ** 3
+"""How much of a zip data file's members is read to compare them with the keys."""
 
 
 class KeyRefused(SpecError):
@@ -55,32 +56,54 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    rest = b""
-    for chunk in chunks:
-        rest += chunk
-        *lines, rest = rest.split(b"\n")
-        yield from lines
-    yield rest
+BLANKS = b" \t\r\f\v"
+LONG_BLANKS = 64 * 1024 * 1024
+"""A run of blanks longer than this inside a line: not text, and never a key's content."""
+
+
+def _without_bom(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    head = b""
+    iterator = iter(chunks)
+    for chunk in iterator:
+        head += chunk
+        if len(head) >= 3:
+            break
+    yield head.removeprefix(b"\xef\xbb\xbf")
+    yield from iterator
 
 
 def content_digest(chunks: Iterable[bytes]) -> str:
     """SHA-256 of a text's content: line endings as ``\\n``, trailing blanks of each line and
-    blank lines at the end left out (a byte-order mark too)."""
+    blank lines at the end left out (a byte-order mark too). Streams, in one pass; "" for a
+    file that cannot be a key (a run of blanks over `LONG_BLANKS`)."""
     digest = hashlib.sha256()
-    blank = 0
-    first = True
-    for line in _lines(chunks):
-        if first:
-            line = line.removeprefix(b"\xef\xbb\xbf")
-            first = False
-        line = line.rstrip(b" \t\r\f\v")
-        if not line:
-            blank += 1
-            continue
-        digest.update(b"\n" * blank)
-        blank = 0
-        digest.update(line + b"\n")
+    blank_lines = 0          # empty lines not written yet (dropped at the end of the text)
+    blanks = bytearray()     # blanks after the current line's last written byte
+    started = False          # some of the current line was written
+    for chunk in _without_bom(chunks):
+        parts = chunk.split(b"\n")
+        for index, part in enumerate(parts):
+            if index:  # a line ended before this part
+                if started:
+                    digest.update(b"\n")
+                else:
+                    blank_lines += 1
+                blanks.clear()
+                started = False
+            stripped = part.rstrip(BLANKS)
+            if stripped:
+                if not started:
+                    digest.update(b"\n" * blank_lines)
+                    blank_lines = 0
+                    started = True
+                digest.update(blanks)
+                blanks.clear()
+                digest.update(stripped)
+            blanks += part[len(stripped):]
+            if len(blanks) > LONG_BLANKS:
+                return ""
+    if started:
+        digest.update(b"\n")
     return digest.hexdigest()
 
 
@@ -90,6 +113,13 @@ def _file_chunks(path: Path) -> Iterator[bytes]:
             yield chunk
 
 
+def _capped(stream, limit: int) -> Iterator[bytes]:
+    """A zip member's bytes, never more than its header says (a lying header is cut)."""
+    while limit > 0 and (chunk := stream.read(min(CHUNK, limit))):
+        limit -= len(chunk)
+        yield chunk
+
+
 def file_content_digests(path: Path) -> list[str]:
     """The content digests of a file participants may download: the file's own, and each
     member's when it is a zip."""
@@ -97,12 +127,13 @@ def file_content_digests(path: Path) -> list[str]:
     try:
         if zipfile.is_zipfile(path):
             with zipfile.ZipFile(path) as archive:
+                budget = ZIP_CONTENT_LIMIT
                 for info in archive.infolist()[:ZIP_MEMBERS_LIMIT]:
-                    if info.is_dir() or info.flag_bits & 0x1:
+                    if info.is_dir() or info.flag_bits & 0x1 or info.file_size > budget:
                         continue
+                    budget -= info.file_size
                     with archive.open(info) as member:
-                        digests.append(content_digest(iter(lambda m=member: m.read(CHUNK),
-                                                           b"")))
+                        digests.append(content_digest(_capped(member, info.file_size)))
     except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError):
         pass  # not a zip after all: its own digest stands
     return digests
@@ -167,9 +198,12 @@ def _scored_alike(task: Task) -> tuple:
     return (expected_format(task), repr(validation_options(task)))
 
 
-def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
+def key_problems(path: Path, *, task: Task, label: str,
+                 documents: list[tuple[str, int]] | None = None) -> list[str]:
     """What is wrong with a gold key for ``task`` (empty: nothing): its format first, then
-    everything the upload validator finds in it, read as a run of the task would be."""
+    everything the upload validator finds in it, read as a run of the task would be (the
+    key scored against itself). ``documents``, a list, receives the key's documents as the
+    validator reads them: (name, tokens)."""
     expected = expected_format(task)
     found = detect_format(str(path))
     if found is not None and found != expected:
@@ -178,7 +212,7 @@ def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
     options = validation_options(task)
     try:
         errors = validate_pair(str(path), str(path), options=options,
-                               max_problems=MAX_PROBLEMS_SHOWN)
+                               max_problems=MAX_PROBLEMS_SHOWN, key_documents=documents)
     except ScoringInputError as exc:
         errors = [exc]
     problems = []
@@ -192,7 +226,8 @@ def key_problems(path: Path, *, task: Task, label: str) -> list[str]:
 
 
 def key_documents(path: Path, *, task: Task, label: str) -> tuple[dict, ...]:
-    """The documents of a gold key checked with `key_problems`: name and token count."""
+    """The documents of a gold key read on their own, in the task's format: name and token
+    count (what `key_problems` records as it checks a key, by another reading)."""
     try:
         documents = read_documents(str(path), expected_format(task))
     except ScoringInputError as exc:
@@ -235,9 +270,13 @@ def key_store(*, key: KeyFile, task: Task,
                          content_sha256=content)
     content = content_digest(_file_chunks(key.path))
     _refuse_data_copy(competition=competition, content=content, label=key.label)
-    if problems := key_problems(key.path, task=task, label=key.label):
+    read: list[tuple[str, int]] = []
+    if problems := key_problems(key.path, task=task, label=key.label, documents=read):
         raise KeyRefused("key_unreadable", reason="; ".join(problems))
-    documents = key_documents(key.path, task=task, label=key.label)
+    if not read:
+        raise KeyRefused("key_unreadable", reason=f"{key.label}: no document was found "
+                         f"(expected a gold key in {FORMAT_NAMES[expected_format(task)]})")
+    documents = tuple({"name": name, "tokens": tokens} for name, tokens in read)
     stored_as = Path("keys") / f"{sha}.conllua"
     target = Path(settings.PRIVATE_ROOT) / stored_as
     if not target.exists():

@@ -65,12 +65,14 @@ class Limits:
     page_bytes: int = 512 * 1024                  # DEFINITION_MAX_PAGE_BYTES: one page
     key_bytes: int = 1024 ** 3                    # KEY_MAX_UPLOAD_BYTES: one gold key
     title_chars: int = 300                        # the models' titles
+    job_bytes: int = 32 * 1024 * 1024             # DEFINITION_JOB_BYTES: larger, a job
 
     @classmethod
     def current(cls) -> Limits:
         names = {"definition_bytes": "DEFINITION_MAX_BYTES",
                  "description_chars": "DEFINITION_MAX_DESCRIPTION_CHARS",
-                 "page_bytes": "DEFINITION_MAX_PAGE_BYTES", "key_bytes": "KEY_MAX_UPLOAD_BYTES"}
+                 "page_bytes": "DEFINITION_MAX_PAGE_BYTES", "key_bytes": "KEY_MAX_UPLOAD_BYTES",
+                 "job_bytes": "DEFINITION_JOB_BYTES"}
         default = cls()
         return cls(**{name: int(getattr(settings, setting, getattr(default, name)))
                       for name, setting in names.items()})

@@ -20,6 +20,7 @@ from django.utils.dateparse import parse_datetime
 
 from competition.definition.files import DefinitionFiles
 from competition.definition.spec import (
+    PHASE_FIELDS,
     UNSET,
     BaselineSpec,
     CompetitionSpec,
@@ -33,6 +34,13 @@ from competition.definition.spec import (
     TrackSpec,
 )
 from competition.errors import DefinitionError
+from competition.timezones import in_zone
+
+YAML_NAMES = {"leaderboard_visibility": "leaderboard"}
+"""A phase's fields whose key in a definition is not their model name."""
+
+DATES = ("start", "end", "revealed_at")
+UNTYPED = ("show_own_scores_when_hidden", "daily_limit", "total_limit")
 
 MAX_VALUES = 200_000
 """How many values (mappings, lists, scalars) a definition may hold once its aliases are
@@ -205,18 +213,23 @@ def _str(reader: _Reader, raw: Any, key: str, index: int, level: str,
 
 
 def _phase(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> PhaseSpec:
-    start = reader.datetime("start")
-    if start is None:
-        raise reader.fail("'start' is required")
-    given = {key: reader.raw(key) for key in ("show_own_scores_when_hidden", "daily_limit",
-                                              "total_limit") if key in reader.data}
+    """A phase: its fields (`PHASE_FIELDS`, named in the file as `YAML_NAMES` says); a
+    field the file leaves out takes the spec's default (``revealed_at``: kept as it is)."""
+    values: dict[str, Any] = {}
+    for name in PHASE_FIELDS:
+        key = YAML_NAMES.get(name, name)
+        if key not in reader.data:
+            if name in ("kind", "title", "start"):
+                raise reader.fail(f"'{key}' is required")
+            continue
+        if name in DATES:
+            values[name] = reader.datetime(key)
+        elif name in UNTYPED:
+            values[name] = reader.raw(key)  # a number or true/false: the spec checks it
+        else:
+            values[name] = reader.str(key)
     return reader.build(
-        PhaseSpec, slug=reader.str("slug"), kind=reader.str("kind"), title=reader.str("title"),
-        start=start, end=reader.datetime("end"), time_zone=reader.str("time_zone", ""),
-        leaderboard_visibility=reader.str("leaderboard", "public"),
-        revealed_at=reader.datetime("revealed_at") if "revealed_at" in reader.data else UNSET,
-        run_details=reader.str("run_details", "public"), counts=reader.str("counts", "best"),
-        missing=reader.str("missing", "unranked"), **given,
+        PhaseSpec, slug=reader.str("slug"), **values,
         subcorpora=tuple(_subcorpus(reader.at(raw, f"{reader.where}.subcorpora[{index}]"),
                                     files=files, limits=limits)
                          for index, raw in enumerate(reader.list("subcorpora",
@@ -247,3 +260,61 @@ def _baseline(reader: _Reader, *, files: DefinitionFiles) -> BaselineSpec:
                   for label, relative in raw.items())
     return reader.build(BaselineSpec, name=reader.str("name"), phase=reader.str("phase"),
                         description=reader.str("description", ""), files=paths)
+
+
+# --- a spec written as a definition -------------------------------------------------------
+
+
+def _phase_data(phase: PhaseSpec) -> dict[str, Any]:
+    item: dict[str, Any] = {"slug": phase.slug}
+    for name in PHASE_FIELDS:
+        value = getattr(phase, name)
+        if name in DATES:
+            if value is None or value is UNSET:
+                continue
+            value = in_zone(value, phase.time_zone).isoformat()
+        item[YAML_NAMES.get(name, name)] = value
+    item["subcorpora"] = []
+    for sub in phase.subcorpora or ():
+        entry: dict[str, Any] = {"name": sub.name}
+        if sub.language:
+            entry["language"] = sub.language
+        if sub.file_name:
+            entry["file"] = sub.file_name
+        if sub.available and isinstance(sub.key, KeyFile):
+            entry["key"] = sub.key.label
+        elif not sub.available:
+            entry["available"] = False
+        item["subcorpora"].append(entry)
+    return item
+
+
+def definition_data(spec: CompetitionSpec) -> dict[str, Any]:
+    """A spec as the data of a definition file (docs/competition-definition.md): what
+    `definition_read` reads back into the same spec. Keys are named by their labels."""
+    tasks = []
+    for task in spec.tasks:
+        entry: dict[str, Any] = {"slug": task.slug, "kind": task.kind, "title": task.title}
+        if task.description:
+            entry["description"] = task.description
+        if task.procedure:
+            entry["procedure"] = task.procedure
+        else:
+            entry["scorer_options"] = list(task.scorer_options or ())
+        entry["primary_metric"] = task.primary_metric
+        if task.tracks:
+            entry["tracks"] = [{"slug": t.slug, "name": t.name,
+                                **({"description": t.description} if t.description else {})}
+                               for t in task.tracks]
+        entry["phases"] = [_phase_data(phase) for phase in task.phases or ()]
+        tasks.append(entry)
+    data: dict[str, Any] = {"slug": spec.slug, "title": spec.title}
+    if spec.description:
+        data["description"] = spec.description
+    if spec.website:
+        data["website"] = spec.website
+    data["organizers"] = list(spec.organizers)
+    if spec.published is not None:
+        data["published"] = spec.published
+    data["tasks"] = tasks
+    return data

@@ -28,20 +28,21 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 import yaml
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from competition.definition.current import competition_spec, key_name
 from competition.definition.files import DefinitionFiles
-from competition.definition.spec import StoredKey
-from competition.errors import DefinitionError
+from competition.definition.spec import KeyFile, Limits, StoredKey
+from competition.definition.yaml_io import definition_data
+from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, SubCorpus
 from competition.services.definitions import CompetitionLoad, definition_files_load
 from competition.services.dispatch import definition_job_enqueue
-from competition.timezones import in_zone
+from competition.services.editor import subcorpus_key_job_apply
 from competition.uploads import CHUNK, Upload, _zip_member_problem
 
 logger = logging.getLogger(__name__)
@@ -56,75 +57,14 @@ def _limit(name: str, default: int) -> int:
 
 # --- download ---------------------------------------------------------------------------
 
-def _key_name(subcorpus: SubCorpus) -> str:
-    file_name = PurePosixPath(subcorpus.file_name).name if subcorpus.file_name else ""
-    return (f"keys/{subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
-            f"{file_name or subcorpus.slug + '.conllua'}")
-
-
 def competition_definition(*, competition: Competition) -> tuple[dict, dict[str, Path]]:
     """The competition as a definition (docs/competition-definition.md) and its keys:
     {path in the definition: stored key file}. Keys shared by several sub-corpora are
     named once."""
-    keys: dict[str, Path] = {}
-    by_sha: dict[str, str] = {}
-    tasks = []
-    for task in competition.tasks.order_by("order", "id"):
-        entry: dict[str, Any] = {"slug": task.slug, "kind": task.kind, "title": task.title}
-        if task.description:
-            entry["description"] = task.description
-        if task.procedure:
-            entry["procedure"] = task.procedure
-        else:
-            entry["scorer_options"] = list(task.scorer_options)
-        entry["primary_metric"] = task.primary_metric
-        if tracks := list(task.tracks.order_by("order", "id")):
-            entry["tracks"] = [{"slug": t.slug, "name": t.name,
-                                **({"description": t.description} if t.description else {})}
-                               for t in tracks]
-        entry["phases"] = []
-        for phase in task.phases.order_by("order", "id"):
-            item: dict[str, Any] = {
-                "slug": phase.slug, "kind": phase.kind, "title": phase.title,
-                "time_zone": phase.time_zone,
-                "start": in_zone(phase.start, phase.time_zone).isoformat(),
-            }
-            if phase.end is not None:
-                item["end"] = in_zone(phase.end, phase.time_zone).isoformat()
-            item.update({
-                "leaderboard": phase.leaderboard_visibility,
-                "show_own_scores_when_hidden": phase.show_own_scores_when_hidden,
-                "run_details": phase.run_details, "daily_limit": phase.daily_limit,
-                "total_limit": phase.total_limit, "counts": phase.counts,
-                "missing": phase.missing,
-            })
-            if phase.revealed_at is not None:
-                item["revealed_at"] = in_zone(phase.revealed_at, phase.time_zone).isoformat()
-            item["subcorpora"] = []
-            for sc in phase.subcorpora.order_by("order", "id").select_related("phase__task"):
-                sub: dict[str, Any] = {"name": sc.name}
-                if sc.language:
-                    sub["language"] = sc.language
-                if sc.file_name:
-                    sub["file"] = sc.file_name
-                if sc.available:
-                    if sc.sha256 not in by_sha:
-                        by_sha[sc.sha256] = _key_name(sc)
-                        keys[by_sha[sc.sha256]] = sc.key_path
-                    sub["key"] = by_sha[sc.sha256]
-                else:
-                    sub["available"] = False
-                item["subcorpora"].append(sub)
-            entry["phases"].append(item)
-        tasks.append(entry)
-    data: dict[str, Any] = {"slug": competition.slug, "title": competition.title}
-    if competition.description:
-        data["description"] = competition.description
-    if competition.website:
-        data["website"] = competition.website
-    data["organizers"] = sorted(competition.organizers.values_list("username", flat=True))
-    data["tasks"] = tasks
-    return data, keys
+    spec = competition_spec(competition=competition)
+    keys = {sub.key.label: sub.key.path for task in spec.tasks for phase in task.phases or ()
+            for sub in phase.subcorpora or () if isinstance(sub.key, KeyFile)}
+    return definition_data(spec), keys
 
 
 def competition_definition_yaml(*, competition: Competition) -> str:
@@ -232,7 +172,7 @@ def _current_keys(competition: Competition) -> dict[str, StoredKey]:
                       .select_related("phase__task")):
         if not subcorpus.key_path.is_file():
             continue
-        current.setdefault(_key_name(subcorpus), StoredKey(
+        current.setdefault(key_name(subcorpus), StoredKey(
             key_file=subcorpus.key_file, sha256=subcorpus.sha256,
             documents=tuple(subcorpus.documents), content_sha256=subcorpus.content_sha256))
     return current
@@ -281,7 +221,7 @@ def competition_definition_upload(*, competition: Competition, upload: Upload,
 
 def definition_job_bytes() -> int:
     """Uploads larger than this are loaded by a job (DEFINITION_JOB_BYTES)."""
-    return _limit("DEFINITION_JOB_BYTES", 32 * 1024 * 1024)
+    return Limits.current().job_bytes
 
 
 def definition_upload_start(*, competition: Competition, upload: Upload,
@@ -328,8 +268,9 @@ class _StoredUpload:
 
 
 def definition_job_run(*, job_id: int) -> str:
-    """Load the definition of a queued job, keeping its row's progress current; returns its
-    final status. A job already taken (a message delivered twice) is left alone."""
+    """Do a queued job (load its definition, or store its gold key), keeping its row's
+    progress current; returns its final status. A job already taken (a message delivered
+    twice) is left alone."""
     taken = DefinitionJob.objects.filter(pk=job_id, status=DefinitionJob.Status.QUEUED).update(
         status=DefinitionJob.Status.RUNNING, progress="Unpacking the upload")
     job = DefinitionJob.objects.select_related("competition").get(pk=job_id)
@@ -341,22 +282,24 @@ def definition_job_run(*, job_id: int) -> str:
 
     stored = Path(settings.PRIVATE_ROOT) / job.path
     try:
-        load = competition_definition_upload(
-            competition=job.competition, upload=_StoredUpload(job.file_name, stored),
-            progress=progress)
-    except DefinitionError as exc:
+        if job.kind == DefinitionJob.Kind.KEY:
+            message = subcorpus_key_job_apply(job=job, path=stored, progress=progress)
+        else:
+            load = competition_definition_upload(
+                competition=job.competition, upload=_StoredUpload(job.file_name, stored),
+                progress=progress)
+            message = "The definition was loaded." + (
+                f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
+                f" {len(load.rescored)} scored submissions are being re-scored."
+                if load.rescored else "")
+        status = DefinitionJob.Status.DONE
+    except CompetitionError as exc:
         status, message = DefinitionJob.Status.FAILED, exc.message
     except Exception:
         logger.exception("definition job %s failed", job_id)
         status, message = DefinitionJob.Status.FAILED, (
             f"{job.file_name}: the platform could not load it (an internal error, logged "
             "for the site's administrators).")
-    else:
-        status = DefinitionJob.Status.DONE
-        message = "The definition was loaded." + (
-            f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
-            f" {len(load.rescored)} scored submissions are being re-scored."
-            if load.rescored else "")
     finally:
         shutil.rmtree(stored.parent, ignore_errors=True)
     DefinitionJob.objects.filter(pk=job_id).update(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import tempfile
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,6 +39,7 @@ from competition.definition.spec import (
     PHASE_FIELDS,
     CompetitionSpec,
     KeyFile,
+    Limits,
     PhaseSpec,
     SpecError,
     SubCorpusSpec,
@@ -46,12 +48,14 @@ from competition.definition.spec import (
 from competition.errors import CompetitionError
 from competition.models import (
     Competition,
+    DefinitionJob,
     Phase,
     PhaseDataFile,
     SubCorpus,
     Submission,
     Task,
 )
+from competition.services.dispatch import definition_job_enqueue
 from competition.services.scoring import phase_rescore
 from competition.services.teams import organizer_team_get_or_create
 from competition.uploads import CHUNK, Upload
@@ -68,6 +72,7 @@ MESSAGES: dict[str, str] = {
     "data_name_taken": "The phase already has a data file named {name}.",
     "held": "{what} holds {count} submissions; deleting it would delete them and their "
     "scores.",
+    "gone": "{what} was deleted while its key was being read; nothing was changed.",
 }
 """The editor's own refusals; a spec's rules refuse with their own message (``reason``)."""
 
@@ -235,20 +240,79 @@ def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: st
         if key is not None and available:
             received, _, sha = _receive(key, limit=key_max_bytes(),
                                         folder=Path(settings.PRIVATE_ROOT) / "tmp")
-            key_file = KeyFile(path=received, label=PurePosixPath(
-                key.name.replace("\\", "/")).name, sha256=sha)
-        spec = _spec(lambda: SubCorpusSpec(name=name, available=available, language=language,
-                                           file_name=file_name, key=key_file))
-        with transaction.atomic():
-            saved, changed = _spec(lambda: apply.subcorpus_apply(
-                phase=phase, spec=spec, subcorpus=subcorpus, new=subcorpus is None))
+            key_file = KeyFile(path=received, label=_label(key.name), sha256=sha)
+        return _subcorpus_write(phase=phase, subcorpus=subcorpus, name=name,
+                                language=language, file_name=file_name, available=available,
+                                key_file=key_file)
     finally:
         if received is not None:
             received.unlink(missing_ok=True)
+
+
+def _label(name: str) -> str:
+    return PurePosixPath(name.replace("\\", "/")).name
+
+
+def _subcorpus_write(*, phase: Phase, subcorpus: SubCorpus | None, name: str, language: str,
+                     file_name: str, available: bool,
+                     key_file: KeyFile | None) -> SubcorpusSave:
+    spec = _spec(lambda: SubCorpusSpec(name=name, available=available, language=language,
+                                       file_name=file_name, key=key_file))
+    with transaction.atomic():
+        saved, changed = _spec(lambda: apply.subcorpus_apply(
+            phase=phase, spec=spec, subcorpus=subcorpus, new=subcorpus is None))
     rescored: tuple[Submission, ...] = ()
     if changed:
         rescored = tuple(phase_rescore(phase=phase))
     return SubcorpusSave(subcorpus=saved, rescored=rescored)
+
+
+def subcorpus_save_start(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
+                         language: str = "", file_name: str = "", available: bool = True,
+                         key: Upload | None = None,
+                         user=None) -> SubcorpusSave | DefinitionJob:
+    """`subcorpus_save`, or, for a key larger than ``DEFINITION_JOB_BYTES``, a job that reads
+    and stores it outside the request (returned; the phase's edit page shows its progress).
+    The form's values are checked before the job is queued."""
+    if key is None or not available or key.size is None or \
+            key.size <= Limits.current().job_bytes:
+        return subcorpus_save(phase=phase, subcorpus=subcorpus, name=name, language=language,
+                              file_name=file_name, available=available, key=key)
+    _spec(lambda: SubCorpusSpec(name=name, language=language, file_name=file_name))
+    folder = Path("jobs") / uuid.uuid4().hex
+    received, size, sha = _receive(key, limit=key_max_bytes(),
+                                   folder=Path(settings.PRIVATE_ROOT) / folder)
+    with transaction.atomic():
+        job = DefinitionJob.objects.create(
+            competition=phase.task.competition, kind=DefinitionJob.Kind.KEY, phase=phase,
+            file_name=_label(key.name), path=(folder / received.name).as_posix(), size=size,
+            created_by=user, params={
+                "subcorpus": subcorpus.pk if subcorpus is not None else None, "name": name,
+                "language": language, "file_name": file_name, "sha256": sha})
+        definition_job_enqueue(job_id=job.pk)
+    return job
+
+
+def subcorpus_key_job_apply(*, job: DefinitionJob, path: Path,
+                            progress: Callable[[str], None]) -> str:
+    """The work of a key job (`subcorpus_save_start`): read, check and store the key, then
+    save the sub-corpus; returns what the job's row says when it is done."""
+    params = job.params
+    subcorpus = None
+    if params.get("subcorpus") is not None:
+        subcorpus = SubCorpus.objects.filter(pk=params["subcorpus"], phase=job.phase).first()
+        if subcorpus is None:
+            raise EditorError("gone", what="The sub-corpus")
+    progress(f"Reading the gold key {job.file_name}")
+    saved = _subcorpus_write(
+        phase=job.phase, subcorpus=subcorpus, name=params["name"],
+        language=params.get("language", ""), file_name=params.get("file_name", ""),
+        available=True, key_file=KeyFile(path=path, label=job.file_name,
+                                         sha256=params.get("sha256", "")))
+    note = (f" {len(saved.rescored)} scored submissions are being re-scored."
+            if saved.rescored else "")
+    return (f"The key of {saved.subcorpus.name} was stored "
+            f"({len(saved.subcorpus.documents)} documents).{note}")
 
 
 def subcorpus_delete(*, subcorpus: SubCorpus) -> None:

@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from competition.definition.spec import Limits
 from competition.errors import CompetitionError, SubmissionRejected, TeamError
 from competition.markdown import render_markdown
 from competition.models import (
@@ -54,10 +55,15 @@ def _absolute(path: str) -> str:
 # --- pages ------------------------------------------------------------------------------
 
 def page_save(*, competition: Competition, kind: str, body: str, user=None) -> CompetitionPage:
-    """Set the Markdown of one of the competition's pages (an empty body hides the page)."""
+    """Set the Markdown of one of the competition's pages (an empty body hides the page).
+    A page is text of at most ``DEFINITION_MAX_PAGE_BYTES`` (the limit of a definition's
+    pages), without NUL."""
     if kind not in PAGE_KINDS:
         raise CompetitionError("unknown_page", kind=kind, kinds=", ".join(PAGE_KINDS))
     body = body.replace("\r\n", "\n").strip()
+    limit = Limits.current().page_bytes
+    if len(body.encode("utf-8", "surrogatepass")) > limit or "\x00" in body:
+        raise CompetitionError("page_too_large", kind=kind, limit=limit)
     page, _ = CompetitionPage.objects.update_or_create(
         competition=competition, kind=kind,
         defaults={"body": body, "updated_at": timezone.now(), "updated_by": user})

@@ -162,8 +162,12 @@ def validate_response(key_path: str, response_path: str, options: Sequence[str] 
 
 
 def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
-                  max_problems: int = 50) -> list[ScoringInputError]:
-    """`validate_response` for options given as a `ScoringOptions`."""
+                  max_problems: int = 50,
+                  key_documents: list[tuple[str, int]] | None = None
+                  ) -> list[ScoringInputError]:
+    """`validate_response` for options given as a `ScoringOptions`. With ``key_documents``
+    a list, the key's documents are appended to it as they are read: (name, number of
+    tokens), in file order (a gold key checked as a run of itself needs no other reading)."""
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     formats: dict[str, str] = {}
@@ -202,6 +206,8 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
     key_names: list[tuple[str, int]] = []
     for doc in documents(str(key_path), "key"):
         key_names.append((doc.name, doc.line))
+        if key_documents is not None:
+            key_documents.append((doc.name, len(doc.tokens)))
         problems.extend(document_checks(doc, plan))
         response_doc = response_tokens.pop(doc.name, None)
         if response_doc is not None:

@@ -97,7 +97,7 @@ def test_unsafe_definitions_are_refused_and_a_large_one_is_loaded_by_a_job(
             zf.writestr(name, data if name != "competition.yaml"
                         else text.replace("daily_limit: 10", "daily_limit: 4").encode())
     upload(page, changed)
-    assert "is being loaded by a job" in page.inner_text(".messages")
+    assert "is being read by a job" in page.inner_text(".messages")
     row = page.locator("#definition-jobs tr[data-status]").first
     row.wait_for()
     shots(page, artifacts_dir, "definition-job")

@@ -105,3 +105,46 @@ def test_progress_names_each_key_being_read(corefud, settings, monkeypatch):
     assert seen[0] == "Unpacking the upload"
     assert "Reading the gold key en_gum-corefud-test.conllu (1 of 6)" in seen
     assert seen[-1] == "Writing the competition"
+
+
+def test_a_large_key_on_the_subcorpus_form_is_read_by_a_job(client, settings, world,
+                                                            django_capture_on_commit_callbacks):
+    """The key is received in the request, then read, checked and stored by a job whose
+    progress the phase's edit page shows; a refused one says why there."""
+    settings.DEFINITION_JOB_BYTES = 100
+    world.competition.organizers.add(world.alice)
+    client.force_login(world.alice)
+    url = reverse("competition:edit_phase", args=[world.competition.slug, world.task.slug,
+                                                  world.phase.slug])
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client.post(url, {
+            "action": "subcorpus", "sc-name": "PERSUASION", "sc-available": "on",
+            "sc-key": SimpleUploadedFile("persuasion.conllua",
+                                         world.key_text("light").encode())})
+    assert response.status_code == 302
+    job = DefinitionJob.objects.get()
+    assert (job.kind, job.status, job.phase) == ("key", "queued", world.phase)
+    assert not world.phase.subcorpora.filter(slug="persuasion").exists()
+    page = client.get(url).content.decode()
+    assert 'http-equiv="refresh"' in page and "persuasion.conllua" in page
+    for callback in callbacks:
+        callback()
+    job.refresh_from_db()
+    assert job.status == "done", job.message
+    assert job.message == "The key of PERSUASION was stored (2 documents)."
+    stored = world.phase.subcorpora.get(slug="persuasion")
+    assert stored.key_path.read_text() == world.key_text("light")
+    assert not (Path(settings.PRIVATE_ROOT) / job.path).parent.exists()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {
+            "action": "subcorpus", "sc-name": "GUM", "sc-available": "on",
+            "sc-key": SimpleUploadedFile("gum.conllu", (ROOT / "fixtures" / "corefud" / "key"
+                                                        / "zeros-corefud-test.conllu")
+                                         .read_bytes())})
+    refused = DefinitionJob.objects.get(file_name="gum.conllu")
+    assert refused.status == "failed"
+    assert refused.message.startswith("gum.conllu is compact CONLL-U (CorefUD), but the task")
+    assert not world.phase.subcorpora.filter(slug="gum").exists()
+    page = client.get(url).content.decode()
+    assert "Refused" in page and 'http-equiv="refresh"' not in page

@@ -13,15 +13,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import yaml
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.definition.spec import PHASE_FIELDS
+from competition.definition.yaml_io import YAML_NAMES
 from competition.errors import CompetitionError
 from competition.forms_editor import PhaseForm
 from competition.models import Competition, Phase, SubCorpus, Task
 from competition.services import competition_load, editor
-from competition.services.definition_files import competition_definition_upload
+from competition.services.definition_files import (
+    competition_definition_upload,
+    competition_definition_yaml,
+)
 from tests.conftest import KEY_DOCS, conllua
 
 pytestmark = pytest.mark.django_db
@@ -239,3 +244,25 @@ def test_a_phase_has_one_list_of_fields_in_every_writer(tmp_path, olga):
     form = PhaseForm({**posted, "slug": "form"})
     assert form.is_valid(), form.errors
     assert form.phase_fields() == values
+    # The download writes the same fields, under the names the loader reads.
+    downloaded = yaml.safe_load(competition_definition_yaml(competition=loaded.task.competition))
+    written = downloaded["tasks"][0]["phases"][0]
+    assert set(written) == {"slug", "subcorpora"} | {YAML_NAMES.get(name, name)
+                                                     for name in PHASE_FIELDS}
+
+
+@pytest.mark.parametrize(("kind", "path"), [
+    ("identity", ROOT / "fixtures" / "data" / "codi-crac21" / "light_test.CONLLUA"),
+    ("corefud", ROOT / "fixtures" / "corefud" / "key" / "en_gum-corefud-test.conllu"),
+    ("corefud", ROOT / "fixtures" / "corefud" / "key" / "zeros-corefud-test.conllu")])
+def test_the_documents_the_validator_records_are_the_readers(olga, kind, path):
+    """A key's documents are taken from the validator's own reading of it: the same names
+    and token counts as the scorer's reader gives."""
+    from competition.definition.keys import key_documents, key_problems
+
+    competition = editor.competition_create(slug="keys", title="Keys", owner="olga")
+    task, _ = editor.task_save(competition=competition, slug="task", kind=kind, title="Task")
+    read: list[tuple[str, int]] = []
+    assert key_problems(path, task=task, label=path.name, documents=read) == []
+    assert read and [{"name": name, "tokens": tokens} for name, tokens in read] == list(
+        key_documents(path, task=task, label=path.name))

@@ -235,3 +235,17 @@ def test_the_upload_loads_when_every_path_is_inside(client, olga):
         "action": "upload", "definition": SimpleUploadedFile("paths.zip", archive)})
     assert response.status_code == 302
     assert CompetitionPage.objects.get(kind="overview").body == "Welcome."
+
+
+def test_the_page_editor_keeps_the_same_page_limit(client, olga, settings):
+    settings.DEFINITION_MAX_PAGE_BYTES = 1000
+    editor.competition_create(slug="paths", title="Paths", owner="olga")
+    client.login(username="olga", password="pw-olga-123")
+    url = reverse("competition:page_edit", args=["paths", "terms"])
+    response = client.post(url, {"action": "save", "body": "x" * 1001})
+    assert response.status_code == 200
+    assert "a page is UTF-8 text without NUL of at most 1000 bytes" in response.content.decode()
+    assert not CompetitionPage.objects.exists()
+    response = client.post(url, {"action": "save", "body": "x" * 1000})
+    assert response.status_code == 302
+    assert CompetitionPage.objects.get(kind="terms").body == "x" * 1000

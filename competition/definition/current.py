@@ -1,0 +1,84 @@
+"""The spec of a competition as the database holds it: what the definition download writes
+(`competition.definition.yaml_io.definition_data`), so that downloading and uploading back
+gives the same competition.
+
+The parts are taken as stored, unchecked: a competition saved before a rule existed still
+downloads. Keys are named as the zip download holds them (``keys/<task>/<phase>/<file>``),
+a key shared by several sub-corpora once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from pathlib import PurePosixPath
+from typing import Any, TypeVar
+
+from competition.definition.spec import (
+    PHASE_FIELDS,
+    CompetitionSpec,
+    KeyFile,
+    PhaseSpec,
+    SubCorpusSpec,
+    TaskSpec,
+    TrackSpec,
+)
+from competition.models import Competition, SubCorpus
+
+T = TypeVar("T")
+
+
+def _as_stored(part_type: type[T], /, **values: Any) -> T:
+    """A spec part with the stored values, its rules not run (they ran when it was
+    written)."""
+    part = part_type.__new__(part_type)
+    for each in fields(part_type):
+        if each.name in values:
+            value = values[each.name]
+        elif each.default is not MISSING:
+            value = each.default
+        else:
+            value = each.default_factory()  # type: ignore[misc]
+        object.__setattr__(part, each.name, value)
+    return part
+
+
+def key_name(subcorpus: SubCorpus) -> str:
+    """Where the zip download holds a sub-corpus's key."""
+    file_name = PurePosixPath(subcorpus.file_name).name if subcorpus.file_name else ""
+    return (f"keys/{subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
+            f"{file_name or subcorpus.slug + '.conllua'}")
+
+
+def competition_spec(*, competition: Competition) -> CompetitionSpec:
+    """The competition as a spec; its keys as `KeyFile` (the stored file, labelled with the
+    name the download gives it)."""
+    names: dict[str, str] = {}
+    tasks = []
+    for task in competition.tasks.order_by("order", "id"):
+        phases = []
+        for phase in task.phases.order_by("order", "id"):
+            subcorpora = []
+            for sc in phase.subcorpora.order_by("order", "id").select_related("phase__task"):
+                key = None
+                if sc.available:
+                    label = names.setdefault(sc.sha256, key_name(sc))
+                    key = KeyFile(path=sc.key_path, label=label, sha256=sc.sha256)
+                subcorpora.append(_as_stored(
+                    SubCorpusSpec, name=sc.name, slug=sc.slug, available=sc.available,
+                    language=sc.language, file_name=sc.file_name, key=key))
+            phases.append(_as_stored(
+                PhaseSpec, slug=phase.slug, subcorpora=tuple(subcorpora),
+                **{name: getattr(phase, name) for name in PHASE_FIELDS}))
+        tracks = tuple(_as_stored(TrackSpec, slug=t.slug, name=t.name,
+                                  description=t.description)
+                       for t in task.tracks.order_by("order", "id"))
+        tasks.append(_as_stored(
+            TaskSpec, slug=task.slug, kind=task.kind, title=task.title,
+            description=task.description, procedure=task.procedure,
+            scorer_options=tuple(task.scorer_options), primary_metric=task.primary_metric,
+            tracks=tracks, phases=tuple(phases)))
+    return _as_stored(
+        CompetitionSpec, slug=competition.slug, title=competition.title,
+        description=competition.description, website=competition.website,
+        organizers=tuple(sorted(competition.organizers.values_list("username", flat=True))),
+        tasks=tuple(tasks))
