@@ -5,7 +5,8 @@
 - `files`: the files a definition may name, kept inside its own folder or upload;
 - `keys`: gold keys read like uploads, checked against their task and against the data files
   participants download;
-- `yaml_io`: a definition file read into a spec;
+- `yaml_io`: a definition file read into a spec, and a spec written as a definition;
+- `current`: the spec of a competition as the database holds it (what the download writes);
 - `apply`: a spec written to the database (the one writer of a competition's structure).
 
 Front doors: ``manage.py load_competition`` and the definition upload

@@ -88,7 +88,7 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
     if progress is not None:
         progress("Writing the competition")
     with transaction.atomic():
-        competition, created = _competition_write(spec, new=new)
+        competition, _ = _competition_write(spec, new=new)
         for order, task_spec in enumerate(spec.tasks):
             where = f"tasks[{order}]"
             try:
