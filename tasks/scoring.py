@@ -384,14 +384,14 @@ def _from_parts(outcome) -> services.ScoringResults:
     error = outcome.error
     kind = error.get("kind")
     if kind == "input":
-        exc = ScoringInputError(error["file"], error["line"], error["message"],
-                                code=error["code"], document=error["document"])
-        exc.scoring_log = error.get("log", "")
-        raise exc
+        refused = ScoringInputError(error["file"], error["line"], error["message"],
+                                    code=error["code"], document=error["document"])
+        refused.scoring_log = error.get("log", "")
+        raise refused
     if kind == "scorer":
-        exc = ScoringError(error["message"])
-        exc.scoring_log = error.get("log", "")
-        raise exc
+        failed = ScoringError(error["message"])
+        failed.scoring_log = error.get("log", "")
+        raise failed
     if kind == "time":
         raise SoftTimeLimitExceeded()
     if kind == "memory":

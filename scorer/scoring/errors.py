@@ -6,6 +6,10 @@ from __future__ import annotations
 class ScoringError(Exception):
     """Base class of every error the scoring library raises on purpose."""
 
+    # What a caller that scored several files logged before this error, if it wants to keep
+    # it with the failure (the platform's worker stores it); the scorer itself never sets it.
+    scoring_log: str = ""
+
 
 class UsageError(ScoringError):
     """Options that are unknown or conflict: the message lists what is valid."""
