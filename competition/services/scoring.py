@@ -203,7 +203,8 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
     requeued: list[int] = []
     unsent: list[int] = []
     held = (Submission.objects.filter(status=Status.SCORING, claimed_at__lt=grace)
-            .exclude(claimed_worker="").values_list("pk", "claimed_worker", "claimed_by"))
+            .exclude(claimed_worker="")
+            .values_list("pk", "claimed_worker", "claimed_by", "claimed_at"))
     queue_empty: list[bool] = []  # asked once a round, when needed
 
     def empty() -> bool:
@@ -211,11 +212,12 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
             queue_empty.append(scoring_queue_empty())
         return queue_empty[0]
 
-    for pk, claimant, task_id in held:
+    for pk, claimant, task_id, claimed_at in held:
         # what this node runs, read after the claim (a job that claimed and then ended is
         # not counted as running)
-        parts = _parts_state(submission_id=pk, claim=task_id, asking=asking, at=now,
-                             grace=grace, running=running, queue_empty=empty)
+        parts = _parts_state(submission_id=pk, claim=task_id, claimed_at=claimed_at,
+                             asking=asking, at=now, grace=grace, running=running,
+                             queue_empty=empty)
         if parts == "finished":
             # every part is written and the run still waits: its last job (the chord's
             # callback) was lost; send it again (it is safe twice), once per grace time
@@ -254,14 +256,15 @@ def submission_recover(*, node: str = "", at: datetime | None = None,
                          resent=tuple(resent))
 
 
-def _parts_state(*, submission_id: int, claim: str, asking: str, at: datetime,
+def _parts_state(*, submission_id: int, claim: str, claimed_at: datetime, asking: str,
+                 at: datetime,
                  grace: datetime, running: Callable[[], Collection[str]] | None,
                  queue_empty: Callable[[], bool]) -> str | None:
     """For a run scored in parts (its job handed its datasets to jobs of their own and
     ended): "finished" when every part is written, "lost" when a part's worker is gone
     (its node stopped beating, or on this node its job is not running), "unsent" when parts
-    wait that the broker no longer holds (none started or ended for the grace time, and
-    the queue is empty), "alive" otherwise (parts running or waiting in the queue). None
+    wait that the broker no longer holds (none started or ended for twice the grace time,
+    and the queue is empty), "alive" otherwise (parts running or waiting in the queue). None
     for a run scored in one job."""
     parts = list(ScoringPart.objects.filter(submission_id=submission_id, claim=claim)
                  .values_list("worker", "task_id", "started_at", "finished_at"))
@@ -274,10 +277,13 @@ def _parts_state(*, submission_id: int, claim: str, asking: str, at: datetime,
         if finished is None and worker and not worker_alive(
                 worker=worker, asking=asking, at=at, task_id=part_task, running=ours):
             return "lost"
+    # Nothing moving for twice the grace time: a part just taken from the queue by a busy
+    # machine's worker has not started yet, and must not pass for one the broker lost.
+    quiet_since = grace - (at - grace)
     waiting = any(started is None for _, _, started, _ in parts)
-    latest = max((moment for *_, started, finished in parts
-                  for moment in (started, finished) if moment is not None), default=None)
-    if waiting and (latest is None or latest < grace) and queue_empty():
+    latest = max([claimed_at, *(moment for *_, started, finished in parts
+                                for moment in (started, finished) if moment is not None)])
+    if waiting and latest < quiet_since and queue_empty():
         return "unsent"
     return "alive"
 

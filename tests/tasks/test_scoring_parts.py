@@ -153,15 +153,20 @@ def test_in_process_a_multi_dataset_run_is_scored_in_one_job(world,
 def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
         claimed, settings, monkeypatch, django_capture_on_commit_callbacks):
     """A broker restarted without persistence forgets the parts' messages: parts that never
-    started, nothing moving for the grace time and an empty queue. The run is queued again
+    started, nothing moving for twice the grace time and an empty queue. The run is queued again
     and its attempt given back; while the queue holds messages, nothing happens."""
     from competition.services import scoring as scoring_services
 
     submission, _ = claimed
-    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
-    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
-                                                       claimed_at=long_ago)
     services.worker_heartbeat(node="celery@a")
+    monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
+    # claimed a little over the grace time ago: a part may just have been taken, not begun
+    recent = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
+                                                       claimed_at=recent)
+    assert services.submission_recover(node="celery@a").resent == ()
+    long_ago = timezone.now() - timedelta(seconds=2 * settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(claimed_at=long_ago)
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: False)
     assert services.submission_recover(node="celery@a").resent == ()
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
