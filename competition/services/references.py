@@ -35,8 +35,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from competition.errors import DefinitionError
-from competition.models import (Competition, Phase, Score, ScoringRun, Submission, Team,
-                                Track)
+from competition.models import Competition, Phase, Score, ScoringRun, Submission, Team, Track
 from competition.services.boards import board_entries_write
 from scoring.procedures import procedure as procedure_named
 from scoring.vocabulary import METRIC_ORDER, base_metric
