@@ -51,9 +51,10 @@ def _board_table(board: Board, *, name: str, caption: str, samples: int, test_sa
     records = []
     for i, row in enumerate(board.rows):
         entry = row.entry
-        record = {"rank": row.rank, "team": entry.team, "run_name": entry.run_name,
-                  "submission_id": entry.submission_id, "baseline": entry.is_baseline,
-                  "published": entry.is_reference}
+        record: dict[str, object] = {
+            "rank": row.rank, "team": entry.team, "run_name": entry.run_name,
+            "submission_id": entry.submission_id, "baseline": entry.is_baseline,
+            "published": entry.is_reference}
         for slug in datasets:
             value = entry.scores.get(slug)
             record[slug] = None if value is None else value.get("f1")
@@ -89,7 +90,7 @@ def package_tables(*, phase: Phase, viewer, samples: int = BOOTSTRAP_SAMPLES,
                    seed: int = significance.DEFAULT_SEED) -> list[PackageTable]:
     """Every track × mode table of ``phase`` as ``viewer`` may see it."""
     first = leaderboard_board(phase=phase, viewer=viewer)
-    tracks = [t.slug for t in first.tracks] or [None]
+    tracks: list[str | None] = [t.slug for t in first.tracks] or [None]
     tables = []
     for track in tracks:
         for mode in first.modes:
