@@ -18,9 +18,10 @@ A table may name a ``mode`` of the task's procedure (``partial``, ``exact``,
 task (its slug): the rows' numbers are stored in that mode, on the run of the team's result
 in that track, so one published result carries every variant its tables print. A table whose
 source prints only the macro-average (no per-dataset numbers) says ``averages_only: true``
-and gives each row an ``average`` alone: such rows are checked and kept in the file as the
-published record (and to check a later per-dataset transcription against), but nothing of
-them is written to a board, since a board's numbers are per dataset and none may be invented.
+and gives each row an ``average`` alone: such rows are checked and stored as
+`PublishedAverage` rows, which the phase's board page shows as printed, with their source,
+beside (never ranked with) its runs: a board's numbers are per dataset, and none may be
+invented.
 """
 
 from __future__ import annotations
@@ -35,7 +36,16 @@ from django.db import transaction
 from django.utils import timezone
 
 from competition.errors import DefinitionError
-from competition.models import Competition, Phase, Score, ScoringRun, Submission, Team, Track
+from competition.models import (
+    Competition,
+    Phase,
+    PublishedAverage,
+    Score,
+    ScoringRun,
+    Submission,
+    Team,
+    Track,
+)
 from competition.services.boards import board_entries_write
 from scoring.procedures import procedure as procedure_named
 from scoring.vocabulary import METRIC_ORDER, base_metric
@@ -57,7 +67,7 @@ class ReferenceRow:
 
 
 @dataclass(frozen=True, slots=True)
-class PublishedAverage:
+class AverageRow:
     """A row of an ``averages_only`` table: the macro-average alone, as printed."""
 
     phase: Phase
@@ -70,7 +80,7 @@ class PublishedAverage:
     average: float  # as a fraction
 
 
-def reference_averages_read(*, path: Path) -> list[PublishedAverage]:
+def reference_averages_read(*, path: Path) -> list[AverageRow]:
     """The checked rows of the file's ``averages_only`` tables (raises `DefinitionError`)."""
     return _read(path)[2]
 
@@ -102,7 +112,7 @@ def _table_track(table: dict, *, at: str, where: str, phase: Phase) -> Track | N
 
 
 def _average_row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, mode: str,
-                 track: Track | None, scale: float) -> PublishedAverage:
+                 track: Track | None, scale: float) -> AverageRow:
     if not isinstance(raw, dict) or not str(raw.get("team", "")).strip():
         raise DefinitionError(where, f"{at}: each row needs a team")
     if raw.get("scores") is not None:
@@ -112,7 +122,7 @@ def _average_row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, mo
             or not math.isfinite(value) or not 0 <= value <= scale:
         raise DefinitionError(where, f"{at}: the average {value!r} is not a score between 0 "
                               f"and {scale:g}")
-    return PublishedAverage(phase=phase, metric=metric, mode=mode, track=track,
+    return AverageRow(phase=phase, metric=metric, mode=mode, track=track,
                             team=str(raw["team"]).strip(),
                             system=str(raw.get("system", "")).strip(),
                             baseline=bool(raw.get("baseline", False)),
@@ -126,7 +136,7 @@ def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
     return source, rows
 
 
-def _read(path: Path) -> tuple[str, list[ReferenceRow], list[PublishedAverage]]:
+def _read(path: Path) -> tuple[str, list[ReferenceRow], list[AverageRow]]:
     where = str(path)
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -147,7 +157,7 @@ def _read(path: Path) -> tuple[str, list[ReferenceRow], list[PublishedAverage]]:
         raise DefinitionError(where, f"'unit' is {unit!r}; expected percent or fraction")
     scale = 100.0 if unit == "percent" else 1.0
     rows: list[ReferenceRow] = []
-    averages: list[PublishedAverage] = []
+    averages: list[AverageRow] = []
     for t, table in enumerate(data.get("tables") or []):
         at = f"tables[{t}]"
         if not isinstance(table, dict):
@@ -222,9 +232,16 @@ def _row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, columns: l
 def reference_results_import(*, path: Path) -> list[Submission]:
     """Import a reference-results file (see the module docstring); returns the reference
     submissions it created. What the same source imported before is replaced."""
-    source, rows = reference_results_read(path=path)
+    source, rows, averages = _read(path)
     phases = {row.phase.pk for row in rows}
     Submission.objects.filter(phase_id__in=phases, is_reference=True, source=source).delete()
+    PublishedAverage.objects.filter(phase_id__in={a.phase.pk for a in averages},
+                                    source=source).delete()
+    PublishedAverage.objects.bulk_create([
+        PublishedAverage(phase=a.phase, track=a.track, mode=a.mode, metric=a.metric,
+                         team=a.team, system=a.system, is_baseline=a.baseline,
+                         average=a.average, source=source[:500], order=i)
+        for i, a in enumerate(averages)])
     now = timezone.now()
     created: list[Submission] = []
     # one published result per phase, track, team and system: its tables' variants (modes)

@@ -11,7 +11,7 @@ import yaml
 from django.contrib.auth import get_user_model
 
 from competition.errors import DefinitionError
-from competition.models import Score, Submission
+from competition.models import PublishedAverage, Score, Submission
 from competition.services import competition_load, reference_results_import
 from competition.services.references import reference_averages_read
 
@@ -53,12 +53,23 @@ def test_each_edition_file_reads_against_its_definition(slug):
 
 
 @pytest.mark.parametrize("slug", EDITIONS)
-def test_an_averages_only_file_writes_nothing_to_a_board(slug):
-    """The pages print macro-averages only: no per-dataset number is invented."""
+def test_an_averages_only_file_adds_no_run_and_shows_on_the_board_page(slug, client):
+    """The pages print macro-averages only: no per-dataset number is invented, no run is
+    ranked; the board page shows them as printed, marked published, with their source."""
     load(slug)
-    assert reference_results_import(path=FIXTURES / "reference" / f"{slug}.yaml") == []
+    path = FIXTURES / "reference" / f"{slug}.yaml"
+    assert reference_results_import(path=path) == []
     assert not Submission.objects.filter(is_reference=True).exists()
     assert not Score.objects.exists()
+    assert PublishedAverage.objects.count() == len(reference_averages_read(path=path))
+    reference_results_import(path=path)  # a re-import replaces, not adds
+    assert PublishedAverage.objects.count() == len(reference_averages_read(path=path))
+    page = client.get(f"/competitions/{slug}/coreference/test/leaderboard/")
+    html = page.content.decode()
+    assert page.status_code == 200 and 'id="published-averages"' in html
+    assert f"ufal.mff.cuni.cz/corefud/crac{slug[-2:]}" in html
+    first = yaml.safe_load(path.read_text(encoding="utf-8"))["tables"][0]["rows"][0]
+    assert first["team"] in html and f"{first['average']:.2f}" in html
 
 
 def test_the_2024_primary_and_variant_figures_are_those_printed():
