@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from competition.models import Phase, PublishedAverage
 from scoring.procedures import TASK_MODE, procedure
+from scoring.vocabulary import metric_label
 
 
 @dataclass
@@ -49,7 +50,7 @@ def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
                 values=[None] * len(modes)))
             row.values[modes.index(a.mode)] = round(100 * a.average, 2)
         tables.append(PublishedTable(
-            track=track, metric=metric,
+            track=track, metric=metric_label(metric),
             columns=[proc.label(m) if proc else m for m in modes], rows=list(rows.values()),
             sources=sorted({a.source for a in items})))
     return tables
