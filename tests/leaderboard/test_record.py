@@ -123,6 +123,9 @@ def test_a_frozen_board_document_never_changes(world, client, make):
                   args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk])
     first = client.get(url)
     assert first.status_code == 200
+    board = client.get(reverse("leaderboard:board",
+                               args=[competition.slug, phase.task.slug, phase.slug]))
+    assert f'href="{url}"' in board.content.decode()  # the public board links it
     document = json.loads(first.content)
     teams = [e["team"] for e in document["entries"]]
     assert sorted(teams) == ["Fair", "Good", "Poor"]
