@@ -162,5 +162,7 @@ def phase_results_package(*, phase: Phase, viewer, samples: int = BOOTSTRAP_SAMP
             f"ci_low, ci_high: percentile bootstrap ({samples} samples, seed {seed}) of the "
             f"macro-average, documents resampled within datasets.\n"
             f"p_next: paired approximate randomization against the next row "
-            f"({test_samples} samples, seed {seed}), stratified by dataset.\n"))
+            f"({test_samples} samples, seed {seed}), stratified by dataset.\n"
+            f"A frozen board's tables show its frozen numbers; the intervals and tests are "
+            f"computed from the runs' current per-document counts.\n"))
     return buffer.getvalue()

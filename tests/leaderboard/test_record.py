@@ -152,3 +152,21 @@ def test_a_frozen_board_of_a_hidden_phase_is_not_served(make, client):
     assert client.get(url).status_code == 404
     client.force_login(organizer)
     assert client.get(url).status_code == 200
+
+
+def test_a_task_with_tracks_gets_one_table_per_track_and_variant(make):
+    from competition.models import Track
+
+    organizer = make.user("org3")
+    competition = make.competition(organizers=[organizer])
+    task = make.task(competition)
+    llm = Track.objects.create(task=task, slug="llm", name="LLM", order=0)
+    other = Track.objects.create(task=task, slug="unconstrained", name="Unconstrained", order=1)
+    phase = make.phase(task, kind="test_predicted")
+    make.run(phase, make.team(competition, "L"), documents=GOOD, track=llm)
+    make.run(phase, make.team(competition, "U"), documents=FAIR, track=other)
+    tables = {t.name: t for t in package_tables(phase=phase, viewer=organizer, samples=50,
+                                                test_samples=50)}
+    assert set(tables) == {"llm/task", "unconstrained/task"}
+    assert list(tables["llm/task"].frame["team"]) == ["L"]
+    assert list(tables["unconstrained/task"].frame["team"]) == ["U"]
