@@ -656,6 +656,32 @@ class RescoreBatch(models.Model):
         return f"re-scoring of {self.phase} at {self.started_at:%Y-%m-%d %H:%M}"
 
 
+class PublishedAverage(models.Model):
+    """A published official result whose source prints only the macro-average over the
+    datasets (no per-dataset numbers), imported from a reference-results file's
+    ``averages_only`` table (`competition.services.references`). Shown beside the phase's
+    board as printed, with its source; never ranked with the board's runs, whose numbers are
+    per dataset."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="published_averages")
+    track = models.ForeignKey(Track, on_delete=models.CASCADE, null=True, blank=True,
+                              related_name="+")
+    mode = models.CharField(max_length=100, default="task")
+    metric = models.CharField(max_length=64)
+    team = models.CharField(max_length=200)
+    system = models.CharField(max_length=200, blank=True)
+    is_baseline = models.BooleanField(default=False)
+    average = models.FloatField()  # a fraction, as the source prints it (rounded)
+    source = models.CharField(max_length=500)
+    order = models.PositiveIntegerField(default=0)  # the row's place in its printed table
+
+    class Meta:
+        ordering = ["phase", "track", "order", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.team} {self.metric}[{self.mode}] {100 * self.average:.2f} ({self.phase})"
+
+
 class BoardEntry(models.Model):
     """What the boards show by default of one scored run, kept beside its score rows so that a
     board reads one small row per run instead of every score row of the phase.

@@ -207,3 +207,65 @@ def _next_marker(marker: str) -> str:
         index, rem = divmod(index - 1, 26)
         out = chr(97 + rem) + out
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A statistic and its bootstrap percentile confidence interval."""
+
+    value: float
+    low: float
+    high: float
+    samples: int
+    seed: int
+    level: float
+
+
+def bootstrap_interval(
+    counts: np.ndarray,
+    *,
+    score: ScoreFunction,
+    strata: Sequence[int] | np.ndarray | None = None,
+    samples: int = 1000,
+    seed: int = DEFAULT_SEED,
+    level: float = 1 - ALPHA,
+) -> Interval:
+    """Percentile bootstrap interval of one run's statistic (the macro-average over strata of
+    each stratum's micro-averaged score, as `approximate_randomization` defines it).
+
+    Documents are resampled with replacement *within* their stratum (a sub-corpus keeps its
+    size, so the macro-average keeps its weights). Draws are made stratum by stratum in the
+    sorted order of the strata ids, each as ``rng.integers(0, n_s, size=(samples, n_s))`` of
+    one ``numpy.random.default_rng(seed)``: the same inputs and seed give the same interval.
+    The bounds are ``numpy.percentile`` (linear) of the resampled statistics at
+    ``(1 - level) / 2`` and ``(1 + level) / 2``.
+
+    >>> one = np.array([[1, 2, 1, 2]] * 4, dtype=float)
+    >>> i = bootstrap_interval(one, score=prf_f1, samples=50)
+    >>> (i.value, i.low, i.high)
+    (0.5, 0.5, 0.5)
+    """
+    counts = np.asarray(counts, dtype=float)
+    if counts.ndim != 2 or counts.shape[0] == 0:
+        raise ValueError(f"counts must be a non-empty 2-D array: shape {counts.shape}")
+    if samples < 1:
+        raise ValueError(f"samples must be at least 1: {samples}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1: {level}")
+    n_docs = counts.shape[0]
+    strata_ids = np.zeros(n_docs, dtype=int) if strata is None else np.asarray(strata)
+    if strata_ids.shape != (n_docs,):
+        raise ValueError(f"strata must have one id per document: shape {strata_ids.shape}")
+    rng = np.random.default_rng(seed)
+    observed = []
+    resampled = []
+    for stratum in np.unique(strata_ids):
+        rows = counts[strata_ids == stratum]
+        observed.append(rows.sum(axis=0))
+        picks = rng.integers(0, rows.shape[0], size=(samples, rows.shape[0]))
+        resampled.append(rows[picks].sum(axis=1))  # (samples, k)
+    value = float(_statistic(np.stack(observed), score))
+    stats = _statistic(np.stack(resampled, axis=1), score)  # (samples,)
+    low, high = np.percentile(stats, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    return Interval(value=value, low=float(low), high=float(high), samples=samples, seed=seed,
+                    level=level)

@@ -6,7 +6,7 @@ submission pages share ``submissions/<id>/``.
 
 from django.urls import path
 
-from leaderboard import views, views_organize
+from leaderboard import views, views_organize, views_record
 
 app_name = "leaderboard"
 
@@ -21,6 +21,10 @@ urlpatterns = [
     path(PHASE + "organize/", views.organize_phase, name="organize_phase"),
     path(PHASE + "final-submissions.zip", views_organize.final_runs_zip,
          name="final_submissions"),
+    path(PHASE + "results-package.zip", views_record.results_package_zip,
+         name="results_package"),
+    path(PHASE + "frozen/<int:snapshot_id>.json", views_record.frozen_board_json,
+         name="frozen_board_json"),
     path(PHASE + "organize/rescore/<int:batch_id>/", views_organize.rescore_progress_page,
          name="rescore_progress"),
     path(PHASE + "organize/rescore/<int:batch_id>.json", views_organize.rescore_progress_json,

@@ -41,6 +41,7 @@ from leaderboard.selectors import (
     task_gap_table,
 )
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
+from leaderboard.selectors.published import published_averages_table
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
 MAX_COMPARE_SAMPLES = 10_000
@@ -95,6 +96,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
     return render(request, "leaderboard/board.html", {
         # the board part: our own template's output, rendered with its escaping
         "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
+        "published": published_averages_table(phase=phase_obj),
     }, status=400 if error else 200)
 
 

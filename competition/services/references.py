@@ -12,6 +12,16 @@ The file (YAML) names the competition, the source and tables of rows; every row 
 (known phase, sub-corpus and metric, numbers in range, the published average when given equal
 to the mean of the row within the table's rounding) before anything is written, and a
 re-import of the same source replaces what it imported before, in one transaction.
+
+A table may name a ``mode`` of the task's procedure (``partial``, ``exact``,
+``with-singletons``…; default ``task``, the edition's primary variant) and a ``track`` of the
+task (its slug): the rows' numbers are stored in that mode, on the run of the team's result
+in that track, so one published result carries every variant its tables print. A table whose
+source prints only the macro-average (no per-dataset numbers) says ``averages_only: true``
+and gives each row an ``average`` alone: such rows are checked and stored as
+`PublishedAverage` rows, which the phase's board page shows as printed, with their source,
+beside (never ranked with) its runs: a board's numbers are per dataset, and none may be
+invented.
 """
 
 from __future__ import annotations
@@ -26,8 +36,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from competition.errors import DefinitionError
-from competition.models import Competition, Phase, Score, ScoringRun, Submission, Team
+from competition.models import (
+    Competition,
+    Phase,
+    PublishedAverage,
+    Score,
+    ScoringRun,
+    Submission,
+    Team,
+    Track,
+)
 from competition.services.boards import board_entries_write
+from scoring.procedures import procedure as procedure_named
 from scoring.vocabulary import METRIC_ORDER, base_metric
 
 PUBLISHED = "published"
@@ -42,11 +62,81 @@ class ReferenceRow:
     system: str
     baseline: bool
     scores: dict[int, float]  # sub-corpus id → F1 as a fraction
+    mode: str = Score.TASK_MODE
+    track: Track | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AverageRow:
+    """A row of an ``averages_only`` table: the macro-average alone, as printed."""
+
+    phase: Phase
+    metric: str
+    mode: str
+    track: Track | None
+    team: str
+    system: str
+    baseline: bool
+    average: float  # as a fraction
+
+
+def reference_averages_read(*, path: Path) -> list[AverageRow]:
+    """The checked rows of the file's ``averages_only`` tables (raises `DefinitionError`)."""
+    return _read(path)[2]
+
+
+def _table_mode(table: dict, *, at: str, where: str, phase: Phase) -> str:
+    mode = str(table.get("mode") or Score.TASK_MODE)
+    modes = [Score.TASK_MODE]
+    if phase.task.procedure:
+        modes = list(procedure_named(phase.task.procedure).modes)
+    if mode not in modes:
+        raise DefinitionError(where, f"{at}: mode {mode!r} is not a mode of the procedure "
+                              f"{phase.task.procedure or '(none)'} (expected one of "
+                              f"{', '.join(modes)})")
+    return mode
+
+
+def _table_track(table: dict, *, at: str, where: str, phase: Phase) -> Track | None:
+    slug = table.get("track")
+    tracks = {t.slug: t for t in phase.task.tracks.all()}
+    if slug is None:
+        if tracks:
+            raise DefinitionError(where, f"{at}: the task has tracks ({', '.join(tracks)}); "
+                                  "say which one the table ranks with 'track'")
+        return None
+    if str(slug) not in tracks:
+        raise DefinitionError(where, f"{at}: no track {slug!r} in {phase.task.slug} "
+                              f"(expected one of {', '.join(tracks) or 'none'})")
+    return tracks[str(slug)]
+
+
+def _average_row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, mode: str,
+                 track: Track | None, scale: float) -> AverageRow:
+    if not isinstance(raw, dict) or not str(raw.get("team", "")).strip():
+        raise DefinitionError(where, f"{at}: each row needs a team")
+    if raw.get("scores") is not None:
+        raise DefinitionError(where, f"{at}: an averages_only table gives 'average' alone")
+    value = raw.get("average")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not math.isfinite(value) or not 0 <= value <= scale:
+        raise DefinitionError(where, f"{at}: the average {value!r} is not a score between 0 "
+                              f"and {scale:g}")
+    return AverageRow(phase=phase, metric=metric, mode=mode, track=track,
+                            team=str(raw["team"]).strip(),
+                            system=str(raw.get("system", "")).strip(),
+                            baseline=bool(raw.get("baseline", False)),
+                            average=float(value) / scale)
 
 
 def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
     """The source and the checked rows of a reference-results file; raises `DefinitionError`
     naming the table and row of the first problem."""
+    source, rows, _ = _read(path)
+    return source, rows
+
+
+def _read(path: Path) -> tuple[str, list[ReferenceRow], list[AverageRow]]:
     where = str(path)
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -67,8 +157,11 @@ def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
         raise DefinitionError(where, f"'unit' is {unit!r}; expected percent or fraction")
     scale = 100.0 if unit == "percent" else 1.0
     rows: list[ReferenceRow] = []
+    averages: list[AverageRow] = []
     for t, table in enumerate(data.get("tables") or []):
         at = f"tables[{t}]"
+        if not isinstance(table, dict):
+            raise DefinitionError(where, f"{at}: each table must be a mapping")
         task_slug, _, phase_slug = str(table.get("phase", "")).partition("/")
         phase = Phase.objects.filter(task__competition=competition, task__slug=task_slug,
                                      slug=phase_slug).select_related("task").first()
@@ -79,6 +172,15 @@ def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
         if base_metric(metric) not in METRIC_ORDER:
             raise DefinitionError(where, f"{at}: unknown metric {metric!r} (expected one of "
                                   f"{', '.join(METRIC_ORDER)})")
+        mode = _table_mode(table, at=at, where=where, phase=phase)
+        track = _table_track(table, at=at, where=where, phase=phase)
+        if table.get("averages_only"):
+            if table.get("columns"):
+                raise DefinitionError(where, f"{at}: an averages_only table has no columns")
+            averages.extend(_average_row(raw, at=f"{at}.rows[{r}]", where=where, phase=phase,
+                                         metric=metric, mode=mode, track=track, scale=scale)
+                            for r, raw in enumerate(table.get("rows") or []))
+            continue
         subcorpora = {sc.name: sc.pk for sc in phase.subcorpora.all()}
         columns = [str(name) for name in table.get("columns") or []]
         unknown = [name for name in columns if name not in subcorpora]
@@ -89,14 +191,15 @@ def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
         for r, raw in enumerate(table.get("rows") or []):
             rows.append(_row(raw, at=f"{at}.rows[{r}]", where=where, phase=phase,
                              metric=metric, columns=columns, subcorpora=subcorpora,
-                             scale=scale))
-    if not rows:
+                             scale=scale, mode=mode, track=track))
+    if not rows and not averages:
         raise DefinitionError(where, "the file lists no result")
-    return source, rows
+    return source, rows, averages
 
 
 def _row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, columns: list[str],
-         subcorpora: dict[str, int], scale: float) -> ReferenceRow:
+         subcorpora: dict[str, int], scale: float, mode: str = Score.TASK_MODE,
+         track: Track | None = None) -> ReferenceRow:
     if not isinstance(raw, dict) or not str(raw.get("team", "")).strip():
         raise DefinitionError(where, f"{at}: each row needs a team")
     values = raw.get("scores")
@@ -121,35 +224,49 @@ def _row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, columns: l
                         system=str(raw.get("system", "")).strip(),
                         baseline=bool(raw.get("baseline", False)),
                         scores={subcorpora[name]: n / scale
-                                for name, n in zip(columns, numbers)})
+                                for name, n in zip(columns, numbers)},
+                        mode=mode, track=track)
 
 
 @transaction.atomic
 def reference_results_import(*, path: Path) -> list[Submission]:
     """Import a reference-results file (see the module docstring); returns the reference
     submissions it created. What the same source imported before is replaced."""
-    source, rows = reference_results_read(path=path)
+    source, rows, averages = _read(path)
     phases = {row.phase.pk for row in rows}
     Submission.objects.filter(phase_id__in=phases, is_reference=True, source=source).delete()
+    PublishedAverage.objects.filter(phase_id__in={a.phase.pk for a in averages},
+                                    source=source).delete()
+    PublishedAverage.objects.bulk_create([
+        PublishedAverage(phase=a.phase, track=a.track, mode=a.mode, metric=a.metric,
+                         team=a.team, system=a.system, is_baseline=a.baseline,
+                         average=a.average, source=source[:500], order=i)
+        for i, a in enumerate(averages)])
     now = timezone.now()
-    created = []
+    created: list[Submission] = []
+    # one published result per phase, track, team and system: its tables' variants (modes)
+    # are score rows of the same run
+    runs: dict[tuple, ScoringRun] = {}
     for row in rows:
-        competition = row.phase.task.competition
-        team, _ = Team.objects.get_or_create(competition=competition, name=row.team)
-        moment = row.phase.end or now
-        submission = Submission.objects.create(
-            team=team, phase=row.phase, run_name=row.system, is_reference=True, source=source,
-            is_baseline=row.baseline, status=Submission.Status.SCORED,
-            scorer_version=PUBLISHED, created_at=moment, validated_at=moment,
-            scored_at=moment)
-        run = ScoringRun.objects.create(submission=submission, scorer_version=PUBLISHED,
-                                        procedure=row.phase.task.procedure, created_at=now,
-                                        is_current=True)
+        key = (row.phase.pk, row.track.pk if row.track else None, row.team, row.system)
+        run = runs.get(key)
+        if run is None:
+            competition = row.phase.task.competition
+            team, _ = Team.objects.get_or_create(competition=competition, name=row.team)
+            moment = row.phase.end or now
+            submission = Submission.objects.create(
+                team=team, phase=row.phase, run_name=row.system, is_reference=True,
+                source=source, is_baseline=row.baseline, track=row.track,
+                status=Submission.Status.SCORED, scorer_version=PUBLISHED, created_at=moment,
+                validated_at=moment, scored_at=moment)
+            run = runs[key] = ScoringRun.objects.create(
+                submission=submission, scorer_version=PUBLISHED,
+                procedure=row.phase.task.procedure, created_at=now, is_current=True)
+            created.append(submission)
         Score.objects.bulk_create([
-            Score(run=run, submission=submission, subcorpus_id=subcorpus_id,
-                  mode=Score.TASK_MODE, metric=row.metric, document="", recall=None,
+            Score(run=run, submission_id=run.submission_id, subcorpus_id=subcorpus_id,
+                  mode=row.mode, metric=row.metric, document="", recall=None,
                   precision=None, f1=value)
             for subcorpus_id, value in row.scores.items()])
-        created.append(submission)
     board_entries_write(submission_ids=[s.pk for s in created])
     return created

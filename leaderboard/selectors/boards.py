@@ -601,8 +601,22 @@ def _visible_entries(entries: list[Entry], *, phase: Phase, viewer,
 
 
 def snapshot_material(*, phase: Phase) -> dict:
-    """All scores of every mode and metric: what `BoardSnapshot.data` holds."""
-    return board_material(phase=phase)
+    """All scores of every mode and metric: what `BoardSnapshot.data` holds. Beside each
+    entry's procedure and scorer version, the data version it was scored against (``keys``:
+    sub-corpus slug → SHA-256 of the gold key, from its scoring run), and the phase's own
+    (``data_versions``), so a frozen board's document says what every number was computed
+    from without reading anything that can change later."""
+    material = board_material(phase=phase)
+    slugs = dict(phase.subcorpora.values_list("pk", "slug"))
+    runs = [e["run"] for e in material.get("entries", []) if e.get("run")]
+    keys = dict(ScoringRun.objects.filter(pk__in=runs).values_list("pk", "keys"))
+    for entry in material.get("entries", []):
+        entry["keys"] = {slugs.get(int(k), str(k)): sha
+                         for k, sha in (keys.get(entry.get("run")) or {}).items()}
+    material["data_versions"] = {
+        slug: content or sha for slug, content, sha in
+        phase.subcorpora.values_list("slug", "content_sha256", "sha256")}
+    return material
 
 
 # --- tied groups ------------------------------------------------------------------------------

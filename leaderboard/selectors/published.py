@@ -1,0 +1,56 @@
+"""The published official results of a phase that print only macro-averages
+(`PublishedAverage`), as one table per track for the board page: a row per system in the
+printed order, a column per variant (mode) in the procedure's order, with their sources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from competition.models import Phase, PublishedAverage
+from scoring.procedures import TASK_MODE, procedure
+from scoring.vocabulary import metric_label
+
+
+@dataclass
+class PublishedRow:
+    team: str
+    system: str
+    baseline: bool
+    values: list[float | None] = field(default_factory=list)  # percent, per column
+
+
+@dataclass
+class PublishedTable:
+    track: str  # the track's name ("" in a task without tracks)
+    metric: str
+    columns: list[str]  # the variants' labels
+    rows: list[PublishedRow]
+    sources: list[str]
+
+
+def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
+    averages = list(PublishedAverage.objects.filter(phase=phase).select_related("track"))
+    if not averages:
+        return []
+    task = phase.task
+    proc = procedure(task.procedure) if task.procedure else None
+    order = list(proc.modes) if proc else [TASK_MODE]
+    tables = []
+    tracks: dict = {}
+    for a in averages:
+        tracks.setdefault((a.track.order if a.track else 0, a.track.name if a.track else "",
+                           a.metric), []).append(a)
+    for (_, track, metric), items in sorted(tracks.items(), key=lambda kv: kv[0][:2]):
+        modes = sorted({a.mode for a in items},
+                       key=lambda m: order.index(m) if m in order else len(order))
+        rows: dict[tuple[str, str], PublishedRow] = {}
+        for a in items:  # the printed order of the first table a system appears in
+            row = rows.setdefault((a.team, a.system), PublishedRow(
+                team=a.team, system=a.system, baseline=a.is_baseline,
+                values=[None] * len(modes)))
+            row.values[modes.index(a.mode)] = round(100 * a.average, 2)
+        tables.append(PublishedTable(
+            track=track, metric=metric_label(metric),
+            columns=[proc.label(m) if proc else m for m in modes], rows=list(rows.values()),
+            sources=sorted({a.source for a in items})))
+    return tables
