@@ -129,6 +129,12 @@ def reference_results_import(*, path: Path) -> list[Submission]:
     """Import a reference-results file (see the module docstring); returns the reference
     submissions it created. What the same source imported before is replaced."""
     source, rows = reference_results_read(path=path)
+    return reference_rows_write(source=source, rows=rows)
+
+
+@transaction.atomic
+def reference_rows_write(*, source: str, rows: list[ReferenceRow]) -> list[Submission]:
+    """Write checked reference rows from ``source``, replacing what it imported before."""
     phases = {row.phase.pk for row in rows}
     Submission.objects.filter(phase_id__in=phases, is_reference=True, source=source).delete()
     now = timezone.now()
