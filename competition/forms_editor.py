@@ -153,3 +153,13 @@ class ReleaseForm(forms.Form):
 class DefinitionUploadForm(forms.Form):
     definition = forms.FileField(
         label="Definition", help_text="The YAML, or a zip of the YAML and its keys.")
+
+
+class BundleImportForm(forms.Form):
+    bundle = forms.FileField(label="Bundle (zip)", help_text="A CodaLab competition bundle "
+                             "(competition.yaml) or a Codabench bundle (version: 2). Nothing "
+                             "in it is run.")
+    owner = forms.CharField(max_length=150, label="Owner (user name)",
+                            help_text="This user organizes the imported draft.")
+    slug = forms.SlugField(max_length=100, required=False,
+                           help_text="Used in URLs; empty: from the bundle's title.")

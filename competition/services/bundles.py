@@ -40,6 +40,10 @@ class BundleImport:
     dialect: str
     report: Report
 
+    @property
+    def platform(self) -> str:
+        return {"codalab": "CodaLab", "codabench": "Codabench"}[self.dialect]
+
 
 def bundle_import(*, path: Path, owner: str, slug: str = "",
                   name: str = "") -> BundleImport:
