@@ -121,8 +121,15 @@ def html_to_markdown(html: str) -> str:
     parser.feed(html)
     parser.close()
     text = "".join(parser.out)
-    lines = [line.rstrip() if LIST_ITEM.match(line) else line.strip()
-             for line in text.split("\n")]
+    lines, fenced = [], False
+    for line in text.split("\n"):
+        if line.strip() == "```":
+            fenced = not fenced
+            lines.append("```")
+        elif fenced:
+            lines.append(line.rstrip())
+        else:
+            lines.append(line.rstrip() if LIST_ITEM.match(line) else line.strip())
     text = "\n".join(lines)
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 

@@ -69,27 +69,42 @@ def bundle_import(*, path: Path, owner: str, slug: str = "",
                                   "another slug")
         spec, data = bundle_spec(bundle, root=root, work=work / "items", name=name,
                                  slug=slug, owner=owner)
-        with transaction.atomic():
-            load = apply.competition_apply(spec=spec, new=True, rescore=False,
-                                           with_baselines=False)
-            competition = load.competition
-            organizer_team_get_or_create(competition=competition)
-            for item in data:
-                phase = Phase.objects.get(task__competition=competition,
-                                          task__slug=item.task, slug=item.phase)
-                try:
-                    with open(item.path, "rb") as handle:
-                        phase_data_attach(phase=phase, upload=File(handle, name=item.name),
-                                          description=item.role.replace("_", " "))
-                except EditorError as exc:
-                    raise DefinitionError(f"{name}: {item.name}", exc.message) from None
-                bundle.report.imported.append(f"phase {phase.title}: {item.role} "
-                                              f"{item.name} → participant data")
+        attached: list[Path] = []
+        try:
+            competition = _write(spec=spec, data=data, name=name, report=bundle.report,
+                                 attached=attached)
+        except BaseException:
+            for stored in attached:  # the rows are rolled back: their files go too
+                stored.unlink(missing_ok=True)
+            raise
     except SpecError as exc:
         raise DefinitionError(name, exc.message) from None
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return BundleImport(competition=competition, dialect=bundle.dialect, report=bundle.report)
+
+
+def _write(*, spec, data, name: str, report: Report, attached: list[Path]) -> Competition:
+    """The one transaction: the competition through apply, then its participant data."""
+    with transaction.atomic():
+        load = apply.competition_apply(spec=spec, new=True, rescore=False,
+                                       with_baselines=False)
+        competition = load.competition
+        organizer_team_get_or_create(competition=competition)
+        for item in data:
+            phase = Phase.objects.get(task__competition=competition,
+                                      task__slug=item.task, slug=item.phase)
+            try:
+                with open(item.path, "rb") as handle:
+                    stored = phase_data_attach(phase=phase,
+                                               upload=File(handle, name=item.name),
+                                               description=item.role.replace("_", " "))
+                attached.append(stored.absolute_path)
+            except EditorError as exc:
+                raise DefinitionError(f"{name}: {item.name}", exc.message) from None
+            report.imported.append(f"phase {phase.title}: {item.role} "
+                                   f"{item.name} → participant data")
+    return competition
 
 
 def bundle_results_import(*, phase: Phase, path: Path, source: str, unit: str = "auto",

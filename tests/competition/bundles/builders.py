@@ -156,14 +156,14 @@ leaderboards:
 """
 
 
-def codabench_bundle(*, key: bytes = UA_KEY) -> bytes:
+def codabench_bundle(*, key: bytes = UA_KEY, program: dict[str, bytes] | None = None) -> bytes:
     return zip_bytes({
         "competition.yaml": CODABENCH_YAML.encode(),
         "pages/terms.md": b"# Terms\n\nResearch use only.\n",
         "pages/overview.md": b"# Overview\n\nFind **identity** anaphora.\n",
         "pages/evaluation.html": b"<p>Scored with the UA scorer.</p>",
         "logo.png": b"\x89PNG fake",
-        "scoring_program.zip": zip_bytes({
+        "scoring_program.zip": zip_bytes(program or {
             "ua-scorer.py": b"# never run\n",
             "metadata.yaml": b"command: python3 /app/program/ua-scorer.py /app/input/ref "
                              b"/app/input/res\n"}),

@@ -173,3 +173,17 @@ def test_conll_reference_scorer_maps_to_exact_match(tmp_path, olga):
     task = bundle_import(path=write(tmp_path, "b.zip", bundle), owner="olga") \
         .competition.tasks.get()
     assert task.procedure == "" and task.scorer_options[-2:] == ["-a", "exact"]
+
+
+def test_conll_reference_scorer_on_conllua_keys(tmp_path, olga):
+    bundle = codabench_bundle(program={"scorer.pl": b"#!/usr/bin/perl\n"})
+    task = bundle_import(path=write(tmp_path, "b.zip", bundle), owner="olga") \
+        .competition.tasks.get()
+    assert (task.kind, task.scorer_options) == (
+        "identity", ["-m", "muc", "bcub", "ceafe", "-a", "exact"])
+
+
+def test_the_import_page_is_for_staff_only(client, olga):
+    client.force_login(olga)
+    response = client.get("/new-competition/bundle/")
+    assert response.status_code == 302 and "login" in response["Location"]
