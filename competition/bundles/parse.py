@@ -310,10 +310,11 @@ def _codalab(data: dict, reader: _Reader) -> Bundle:
                                    f"proposed from {source} (a CodaLab phase has no end "
                                    "date): confirm it in the editor")
     board = data.get("leaderboard") or {}
-    if isinstance(board, dict):
-        for key, raw in (board.get("columns") or {}).items():
-            if not isinstance(raw, dict):
-                continue
+    if isinstance(board, dict) and isinstance(board.get("columns"), dict):
+        # CodaLab orders columns by their rank (1 when not given); the first ranks.
+        ranked = sorted(((key, raw) for key, raw in board["columns"].items()
+                         if isinstance(raw, dict)), key=lambda kv: _int(kv[1].get("rank", 1)))
+        for key, raw in ranked:
             leaderboard = raw.get("leaderboard")
             label = leaderboard.get("label", "") if isinstance(leaderboard, dict) else leaderboard
             computed = raw.get("computed")
@@ -388,10 +389,12 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
     phases = data.get("phases") or []
     if not isinstance(phases, list) or not phases:
         raise reader.fail("phases", "the bundle has no phases")
-    for index, raw in enumerate(phases):
+    if not all(isinstance(raw, dict) for raw in phases):
+        raise reader.fail("phases", "expected a list of mappings")
+    # Codabench orders phases by their index, as written.
+    phases = sorted(enumerate(phases), key=lambda item: _int(item[1].get("index", item[0])))
+    for index, raw in phases:
         where = f"phases[{index}]"
-        if not isinstance(raw, dict):
-            raise reader.fail(where, "expected a mapping")
         phase = BundlePhase(number=_int(raw.get("index", index)),
                             label=str(raw.get("name") or f"Phase {index + 1}").strip(),
                             description=str(raw.get("description") or "").strip())
@@ -412,7 +415,8 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
             if task is None:
                 raise reader.fail(f"{where}.tasks", f"no task with index {task_index}")
             _items(phase, task, reader, f"tasks[{task_index}]")
-        for key_name in ("execution_time_limit", "auto_migrate_to_this_phase", "hide_output",
+        for key_name in ("execution_time_limit", "execution_time_limit_ms",
+                         "auto_migrate_to_this_phase", "hide_output",
                          "hide_prediction_output", "accepts_only_result_submissions"):
             if raw.get(key_name) not in (None, "", False):
                 report.not_imported.append(f"{where}.{key_name}: {raw[key_name]!r}")
