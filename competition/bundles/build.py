@@ -153,9 +153,15 @@ class _Builder:
                     Task.Kind.IDENTITY if formats else "")
         match = None
         for member in phase.programs:
-            match = self.program(member)
+            found = self.program(member)
             self.report.imported.append(f"phase {phase.label}: scoring program {member}: "
-                                        f"{match.reason}")
+                                        f"{found.reason}")
+            if match is None:
+                match = found
+            elif (found.scorer, found.kind, found.procedure, found.words) != (
+                    match.scorer, match.kind, match.procedure, match.words):
+                self.report.proposed.append(f"phase {phase.label}: its tasks' scoring programs "
+                                            f"differ; {phase.programs[0]} is used")
         if not phase.programs:
             self.report.not_imported.append(f"phase {phase.label}: no scoring program in the "
                                             "bundle: choose a procedure")

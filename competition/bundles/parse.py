@@ -406,7 +406,6 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
                                          where=f"{where}.max_submissions_per_day")
         phase.total_limit = reader.count(raw.get("max_submissions"), 100,
                                          where=f"{where}.max_submissions")
-        phase.hidden = bool(raw.get("hide_score_output"))
         for role in ("starting_kit", "public_data"):
             if member := reader.member(raw.get(role), where=f"{where}.{role}"):
                 phase.data.append((role, member))
@@ -416,7 +415,7 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
                 raise reader.fail(f"{where}.tasks", f"no task with index {task_index}")
             _items(phase, task, reader, f"tasks[{task_index}]")
         for key_name in ("execution_time_limit", "execution_time_limit_ms",
-                         "auto_migrate_to_this_phase", "hide_output",
+                         "auto_migrate_to_this_phase", "hide_output", "hide_score_output",
                          "hide_prediction_output", "accepts_only_result_submissions"):
             if raw.get(key_name) not in (None, "", False):
                 report.not_imported.append(f"{where}.{key_name}: {raw[key_name]!r}")
