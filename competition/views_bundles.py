@@ -33,13 +33,22 @@ def bundle_import_view(request: HttpRequest) -> HttpResponse:
                     handle.write(chunk)
                 handle.flush()
                 try:
-                    result = bundle_import(path=Path(handle.name), name=upload.name,
-                                           owner=form.cleaned_data["owner"].strip(),
-                                           slug=form.cleaned_data["slug"])
+                    result = bundle_import(
+                        path=Path(handle.name),
+                        name=upload.name,
+                        owner=form.cleaned_data["owner"].strip(),
+                        slug=form.cleaned_data["slug"],
+                    )
                 except CompetitionError as exc:
                     form.add_error(None, exc.message)
                 else:
-                    return render(request, "competition/editor/bundle_done.html",
-                                  {"result": result, "competition": result.competition,
-                                   "report": result.report})
+                    return render(
+                        request,
+                        "competition/editor/bundle_done.html",
+                        {
+                            "result": result,
+                            "competition": result.competition,
+                            "report": result.report,
+                        },
+                    )
     return render(request, "competition/editor/bundle.html", {"form": form})

@@ -26,20 +26,22 @@ MAX_DEPTH = 2
 
 @dataclass(frozen=True, slots=True)
 class BundleLimits:
-    bytes: int = 2 * 1024 ** 3          # BUNDLE_MAX_BYTES: the zip as uploaded
-    uncompressed: int = 4 * 1024 ** 3   # BUNDLE_MAX_UNCOMPRESSED_BYTES: all members
-    members: int = 5_000                # BUNDLE_MAX_MEMBERS
-    ratio: int = 100                    # SUBMISSION_MAX_COMPRESSION_RATIO
+    bytes: int = 2 * 1024**3  # BUNDLE_MAX_BYTES: the zip as uploaded
+    uncompressed: int = 4 * 1024**3  # BUNDLE_MAX_UNCOMPRESSED_BYTES: all members
+    members: int = 5_000  # BUNDLE_MAX_MEMBERS
+    ratio: int = 100  # SUBMISSION_MAX_COMPRESSION_RATIO
 
     @classmethod
     def current(cls) -> BundleLimits:
         default = cls()
-        return cls(bytes=int(getattr(settings, "BUNDLE_MAX_BYTES", default.bytes)),
-                   uncompressed=int(getattr(settings, "BUNDLE_MAX_UNCOMPRESSED_BYTES",
-                                            default.uncompressed)),
-                   members=int(getattr(settings, "BUNDLE_MAX_MEMBERS", default.members)),
-                   ratio=int(getattr(settings, "SUBMISSION_MAX_COMPRESSION_RATIO",
-                                     default.ratio)))
+        return cls(
+            bytes=int(getattr(settings, "BUNDLE_MAX_BYTES", default.bytes)),
+            uncompressed=int(
+                getattr(settings, "BUNDLE_MAX_UNCOMPRESSED_BYTES", default.uncompressed)
+            ),
+            members=int(getattr(settings, "BUNDLE_MAX_MEMBERS", default.members)),
+            ratio=int(getattr(settings, "SUBMISSION_MAX_COMPRESSION_RATIO", default.ratio)),
+        )
 
 
 class BundleRefused(DefinitionError):
@@ -73,27 +75,33 @@ def member_problem(info: zipfile.ZipInfo) -> str | None:
 
 def _litter(name: str) -> bool:
     pure = PurePosixPath(name)
-    return (name.startswith("__MACOSX/") or pure.name.startswith("._")
-            or pure.name in (".DS_Store", "Thumbs.db"))
+    return (
+        name.startswith("__MACOSX/")
+        or pure.name.startswith("._")
+        or pure.name in (".DS_Store", "Thumbs.db")
+    )
 
 
-def unpack(zip_path: Path, root: Path, *, name: str, depth: int = 1,
-           limits: BundleLimits | None = None) -> list[str]:
+def unpack(
+    zip_path: Path, root: Path, *, name: str, depth: int = 1, limits: BundleLimits | None = None
+) -> list[str]:
     """Check and write the members of ``zip_path`` under ``root``; returns the relative
     names written. ``name`` is how refusals call the archive ("bundle.zip",
     "bundle.zip: reference.zip"). Raises `BundleRefused`."""
     limits = limits or BundleLimits.current()
     if depth > MAX_DEPTH:
-        raise BundleRefused(name, f"refused: a zip nested more than {MAX_DEPTH - 1} level "
-                            "deep inside the bundle")
+        raise BundleRefused(
+            name, f"refused: a zip nested more than {MAX_DEPTH - 1} level deep inside the bundle"
+        )
     if zip_path.stat().st_size > limits.bytes:
         raise BundleRefused(name, f"refused: larger than the limit of {limits.bytes} bytes")
     try:
         with zipfile.ZipFile(zip_path) as zf:
             infos = zf.infolist()
             if len(infos) > limits.members:
-                raise BundleRefused(name, f"refused: {len(infos)} members; the limit is "
-                                    f"{limits.members}")
+                raise BundleRefused(
+                    name, f"refused: {len(infos)} members; the limit is {limits.members}"
+                )
             total = 0
             members = []
             for info in infos:
@@ -103,35 +111,49 @@ def unpack(zip_path: Path, root: Path, *, name: str, depth: int = 1,
                     continue
                 total += info.file_size
                 if total > limits.uncompressed:
-                    raise BundleRefused(name, f"refused: its members hold more than "
-                                        f"{limits.uncompressed} bytes uncompressed")
+                    raise BundleRefused(
+                        name,
+                        f"refused: its members hold more than "
+                        f"{limits.uncompressed} bytes uncompressed",
+                    )
                 if info.file_size > max(info.compress_size, 1) * limits.ratio:
-                    raise BundleRefused(name, f"refused: member {info.filename!r} is "
-                                        f"compressed more than {limits.ratio}:1")
+                    raise BundleRefused(
+                        name,
+                        f"refused: member {info.filename!r} is "
+                        f"compressed more than {limits.ratio}:1",
+                    )
                 if depth == MAX_DEPTH and is_zip_name(info.filename):
-                    raise BundleRefused(name, f"refused: member {info.filename!r} is a zip "
-                                        f"inside a zip inside the bundle (nested too deep)")
+                    raise BundleRefused(
+                        name,
+                        f"refused: member {info.filename!r} is a zip "
+                        f"inside a zip inside the bundle (nested too deep)",
+                    )
                 members.append(info)
             written = []
             for info in members:
                 parts = [p for p in PurePosixPath(info.filename).parts if p not in ("", ".")]
                 target = root.joinpath(*parts)
                 if not target.resolve().is_relative_to(root.resolve()):
-                    raise BundleRefused(name, f"refused: member {info.filename!r} points "
-                                        "outside the bundle")
+                    raise BundleRefused(
+                        name, f"refused: member {info.filename!r} points outside the bundle"
+                    )
                 target.parent.mkdir(parents=True, exist_ok=True)
                 size = 0
                 with zf.open(info) as source, open(target, "xb") as out:
                     while chunk := source.read(CHUNK):
                         size += len(chunk)
                         if size > info.file_size:
-                            raise BundleRefused(name, f"refused: member {info.filename!r} "
-                                                "holds more than its declared size")
+                            raise BundleRefused(
+                                name,
+                                f"refused: member {info.filename!r} "
+                                "holds more than its declared size",
+                            )
                         out.write(chunk)
                 written.append("/".join(parts))
             return written
     except FileExistsError as exc:
-        raise BundleRefused(name, f"refused: a member is named twice ({Path(exc.filename).name})"
-                            ) from None
+        raise BundleRefused(
+            name, f"refused: a member is named twice ({Path(exc.filename).name})"
+        ) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
         raise BundleRefused(name, f"the zip cannot be read: {exc}") from None

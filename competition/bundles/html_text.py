@@ -14,12 +14,50 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-DROPPED = frozenset({"script", "style", "head", "title", "form", "iframe", "object",
-                     "embed", "noscript", "template", "svg", "math", "select", "textarea",
-                     "button"})
-BLOCKS = frozenset({"p", "div", "section", "article", "header", "footer", "table", "tr",
-                    "blockquote", "ul", "ol", "dl", "dd", "dt", "center", "main", "nav",
-                    "aside", "figure", "figcaption", "hr"})
+DROPPED = frozenset(
+    {
+        "script",
+        "style",
+        "head",
+        "title",
+        "form",
+        "iframe",
+        "object",
+        "embed",
+        "noscript",
+        "template",
+        "svg",
+        "math",
+        "select",
+        "textarea",
+        "button",
+    }
+)
+BLOCKS = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "header",
+        "footer",
+        "table",
+        "tr",
+        "blockquote",
+        "ul",
+        "ol",
+        "dl",
+        "dd",
+        "dt",
+        "center",
+        "main",
+        "nav",
+        "aside",
+        "figure",
+        "figcaption",
+        "hr",
+    }
+)
 LIST_ITEM = re.compile(r"^\s*(-|\d+\.) ")
 MARKDOWN_CHARS = re.compile(r"([\\`*_\[\]<>#|])")
 

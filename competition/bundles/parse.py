@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
-from datetime import timezone as dt_timezone
+from datetime import UTC, date, datetime, time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -26,26 +25,67 @@ YAML_VALUES_LIMIT = 100_000
 PAGE_KINDS = ("overview", "evaluation", "data", "terms")
 PARTICIPANT_DATA = ("input_data", "public_data", "starting_kit")
 
-CODALAB_KNOWN = {"title", "description", "image", "start_date", "end_date", "has_registration",
-                 "html", "phases", "leaderboard", "admin_names", "anonymous_leaderboard",
-                 "enable_detailed_results", "competition_docker_image",
-                 "force_submission_to_leaderboard", "disallow_leaderboard_modifying",
-                 "enable_per_submission_metadata", "allow_public_submissions",
-                 "allow_teams", "enable_forum", "end_date", "url_redirect", "show_datasets_from_yaml"}
-CODABENCH_KNOWN = {"version", "title", "image", "terms", "description",
-                   "registration_auto_approve", "docker_image", "queue",
-                   "enable_detailed_results", "show_detailed_results_in_submission_panel",
-                   "show_detailed_results_in_leaderboard", "make_programs_available",
-                   "make_input_data_available", "auto_run_submissions",
-                   "can_participants_make_submissions_public", "forum_enabled",
-                   "contact_email", "reward", "pages", "tasks", "solutions", "phases",
-                   "fact_sheet", "leaderboards", "end_date", "start_date"}
+CODALAB_KNOWN = {
+    "title",
+    "description",
+    "image",
+    "start_date",
+    "end_date",
+    "has_registration",
+    "html",
+    "phases",
+    "leaderboard",
+    "admin_names",
+    "anonymous_leaderboard",
+    "enable_detailed_results",
+    "competition_docker_image",
+    "force_submission_to_leaderboard",
+    "disallow_leaderboard_modifying",
+    "enable_per_submission_metadata",
+    "allow_public_submissions",
+    "allow_teams",
+    "enable_forum",
+    "url_redirect",
+    "show_datasets_from_yaml",
+}
+CODABENCH_KNOWN = {
+    "version",
+    "title",
+    "image",
+    "terms",
+    "description",
+    "registration_auto_approve",
+    "docker_image",
+    "queue",
+    "enable_detailed_results",
+    "show_detailed_results_in_submission_panel",
+    "show_detailed_results_in_leaderboard",
+    "make_programs_available",
+    "make_input_data_available",
+    "auto_run_submissions",
+    "can_participants_make_submissions_public",
+    "forum_enabled",
+    "contact_email",
+    "reward",
+    "pages",
+    "tasks",
+    "solutions",
+    "phases",
+    "fact_sheet",
+    "leaderboards",
+    "end_date",
+    "start_date",
+}
 NOT_IMPORTED_KEYS = {
-    "image": "the logo", "competition_docker_image": "the Docker image",
-    "docker_image": "the Docker image", "queue": "the compute queue",
-    "solutions": "example solutions", "fact_sheet": "the fact sheet",
+    "image": "the logo",
+    "competition_docker_image": "the Docker image",
+    "docker_image": "the Docker image",
+    "queue": "the compute queue",
+    "solutions": "example solutions",
+    "fact_sheet": "the fact sheet",
     "admin_names": "the administrators (the importing owner is the organizer)",
-    "reward": "the reward", "contact_email": "the contact address",
+    "reward": "the reward",
+    "contact_email": "the contact address",
 }
 
 
@@ -105,8 +145,10 @@ def _count(data: Any, *, name: str) -> None:
         item = stack.pop()
         count += 1
         if count > YAML_VALUES_LIMIT:
-            raise BundleRefused(name, f"refused: the YAML holds more than {YAML_VALUES_LIMIT} "
-                                "values (aliases counted)")
+            raise BundleRefused(
+                name,
+                f"refused: the YAML holds more than {YAML_VALUES_LIMIT} values (aliases counted)",
+            )
         if isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -122,8 +164,11 @@ def find_yaml(names: list[str], *, bundle: str) -> str:
             return wanted
     if len(roots) == 1:
         return roots[0]
-    raise BundleRefused(bundle, "expected competition.yaml (or one .yaml file) at the root "
-                        f"of the bundle, found {', '.join(roots) or 'none'}")
+    raise BundleRefused(
+        bundle,
+        "expected competition.yaml (or one .yaml file) at the root "
+        f"of the bundle, found {', '.join(roots) or 'none'}",
+    )
 
 
 class _Reader:
@@ -141,8 +186,9 @@ class _Reader:
             return None
         text = str(value).strip()
         if UUID.match(text):
-            self.report.not_imported.append(f"{where}: dataset {text} is on the old server "
-                                            "(not in the bundle)")
+            self.report.not_imported.append(
+                f"{where}: dataset {text} is on the old server (not in the bundle)"
+            )
             return None
         pure = PurePosixPath(text.replace("\\", "/"))
         if pure.is_absolute() or ".." in pure.parts or (len(text) > 1 and text[1] == ":"):
@@ -158,13 +204,11 @@ class _Reader:
             return ""
         path = self.root / member
         if path.stat().st_size > self.limits.page_bytes:
-            raise self.fail(member, f"larger than the page limit of {self.limits.page_bytes} "
-                            "bytes")
+            raise self.fail(member, f"larger than the page limit of {self.limits.page_bytes} bytes")
         try:
             text = path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise self.fail(member, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-                            ) from None
+            raise self.fail(member, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         text = text.replace("\x00", "")
         return html_to_markdown(text) if looks_like_html(member, text) else text.strip() + "\n"
 
@@ -180,9 +224,10 @@ class _Reader:
             try:
                 moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
             except ValueError:
-                raise self.fail(where, f"{text!r} is not a date (expected YYYY-MM-DD or "
-                                "YYYY-MM-DD HH:MM:SS)") from None
-        return moment if moment.tzinfo else moment.replace(tzinfo=dt_timezone.utc)
+                raise self.fail(
+                    where, f"{text!r} is not a date (expected YYYY-MM-DD or YYYY-MM-DD HH:MM:SS)"
+                ) from None
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
     def count(self, value: Any, default: int, *, where: str) -> int:
         if value is None or value == "":
@@ -203,8 +248,9 @@ def bundle_read(root: Path, names: list[str], *, bundle: str) -> Bundle:
     path = root / yaml_name
     limits = Limits.current()
     if path.stat().st_size > limits.definition_bytes:
-        raise BundleRefused(f"{bundle}: {yaml_name}", "larger than the limit of "
-                            f"{limits.definition_bytes} bytes")
+        raise BundleRefused(
+            f"{bundle}: {yaml_name}", f"larger than the limit of {limits.definition_bytes} bytes"
+        )
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
@@ -238,10 +284,12 @@ def _title(data: dict, reader: _Reader) -> str:
 
 # --- CodaLab ------------------------------------------------------------------------------
 
+
 def _codalab(data: dict, reader: _Reader) -> Bundle:
     report = reader.report
-    bundle = Bundle("codalab", _title(data, reader),
-                    description=str(data.get("description") or "").strip())
+    bundle = Bundle(
+        "codalab", _title(data, reader), description=str(data.get("description") or "").strip()
+    )
     if data.get("has_registration") is not None:
         bundle.team_approval = bool(data["has_registration"])
     html = data.get("html") or {}
@@ -252,8 +300,7 @@ def _codalab(data: dict, reader: _Reader) -> Bundle:
         text = reader.page(file, where=f"html.{codename}")
         if not text:
             continue
-        kind = {"get_data": "data", "get_starting_kit": "data"}.get(str(codename),
-                                                                    str(codename))
+        kind = {"get_data": "data", "get_starting_kit": "data"}.get(str(codename), str(codename))
         if kind in PAGE_KINDS and kind not in bundle.pages:
             bundle.pages[kind] = text
             report.imported.append(f"page {codename} → {kind}")
@@ -265,8 +312,10 @@ def _codalab(data: dict, reader: _Reader) -> Bundle:
         phases = {i + 1: p for i, p in enumerate(phases)}
     if not isinstance(phases, dict) or not phases:
         raise reader.fail("phases", "the bundle has no phases")
-    items = sorted(phases.items(), key=lambda kv: _int(kv[1].get("phasenumber", kv[0])
-                                                        if isinstance(kv[1], dict) else kv[0]))
+    items = sorted(
+        phases.items(),
+        key=lambda kv: _int(kv[1].get("phasenumber", kv[0]) if isinstance(kv[1], dict) else kv[0]),
+    )
     end = reader.when(data.get("end_date"), where="end_date")
     for key, raw in items:
         where = f"phases.{key}"
@@ -275,20 +324,29 @@ def _codalab(data: dict, reader: _Reader) -> Bundle:
         if raw.get("is_parallel_parent"):
             report.not_imported.append(f"{where}: a parallel parent phase (v1.8)")
             continue
-        phase = BundlePhase(number=_int(raw.get("phasenumber", key)),
-                            label=str(raw.get("label") or f"Phase {key}").strip(),
-                            description=str(raw.get("description") or "").strip())
+        phase = BundlePhase(
+            number=_int(raw.get("phasenumber", key)),
+            label=str(raw.get("label") or f"Phase {key}").strip(),
+            description=str(raw.get("description") or "").strip(),
+        )
         phase.start = reader.when(raw.get("start_date"), where=f"{where}.start_date")
         if phase.start is None:
             raise reader.fail(f"{where}.start_date", "a phase needs its start date")
-        phase.daily_limit = reader.count(raw.get("max_submissions_per_day"), 5,
-                                         where=f"{where}.max_submissions_per_day")
-        phase.total_limit = reader.count(raw.get("max_submissions"), 100,
-                                         where=f"{where}.max_submissions")
+        phase.daily_limit = reader.count(
+            raw.get("max_submissions_per_day"), 5, where=f"{where}.max_submissions_per_day"
+        )
+        phase.total_limit = reader.count(
+            raw.get("max_submissions"), 100, where=f"{where}.max_submissions"
+        )
         phase.hidden = raw.get("leaderboard_management_mode") == "hide_results"
         _items(phase, raw, reader, where)
-        for key_name in ("execution_time_limit", "color", "auto_migration",
-                         "is_scoring_only", "force_best_submission_to_leaderboard"):
+        for key_name in (
+            "execution_time_limit",
+            "color",
+            "auto_migration",
+            "is_scoring_only",
+            "force_best_submission_to_leaderboard",
+        ):
             if raw.get(key_name) not in (None, "", False):
                 report.not_imported.append(f"{where}.{key_name}: {raw[key_name]!r}")
         if raw.get("datasets"):
@@ -306,23 +364,33 @@ def _codalab(data: dict, reader: _Reader) -> Bundle:
             phase.end_proposed = False
         if phase.end_proposed:
             source = "the next phase's start" if following else "the competition's end"
-            report.proposed.append(f"phase {phase.label}: end {phase.end:%Y-%m-%d %H:%M} UTC, "
-                                   f"proposed from {source} (a CodaLab phase has no end "
-                                   "date): confirm it in the editor")
+            report.proposed.append(
+                f"phase {phase.label}: end {phase.end:%Y-%m-%d %H:%M} UTC, "
+                f"proposed from {source} (a CodaLab phase has no end "
+                "date): confirm it in the editor"
+            )
     board = data.get("leaderboard") or {}
     if isinstance(board, dict) and isinstance(board.get("columns"), dict):
         # CodaLab orders columns by their rank (1 when not given); the first ranks.
-        ranked = sorted(((key, raw) for key, raw in board["columns"].items()
-                         if isinstance(raw, dict)), key=lambda kv: _int(kv[1].get("rank", 1)))
+        ranked = sorted(
+            ((key, raw) for key, raw in board["columns"].items() if isinstance(raw, dict)),
+            key=lambda kv: _int(kv[1].get("rank", 1)),
+        )
         for key, raw in ranked:
             leaderboard = raw.get("leaderboard")
             label = leaderboard.get("label", "") if isinstance(leaderboard, dict) else leaderboard
             computed = raw.get("computed")
-            bundle.columns.append(Column(
-                key=str(key), label=str(raw.get("label") or key), leaderboard=str(label or ""),
-                sort=str(raw.get("sort") or "desc"),
-                computed=str(computed.get("operation", "computed"))
-                if isinstance(computed, dict) else ""))
+            bundle.columns.append(
+                Column(
+                    key=str(key),
+                    label=str(raw.get("label") or key),
+                    leaderboard=str(label or ""),
+                    sort=str(raw.get("sort") or "desc"),
+                    computed=str(computed.get("operation", "computed"))
+                    if isinstance(computed, dict)
+                    else "",
+                )
+            )
     return bundle
 
 
@@ -348,17 +416,20 @@ def _items(phase: BundlePhase, raw: dict, reader: _Reader, where: str) -> None:
 def _extra_pages(bundle: Bundle, extra: list[tuple[str, str]]) -> None:
     for name, text in extra:
         heading = name.replace("_", " ").strip().capitalize()
-        bundle.pages["overview"] = (bundle.pages.get("overview", "").rstrip()
-                                    + f"\n\n## {heading}\n\n{text}").lstrip()
+        bundle.pages["overview"] = (
+            bundle.pages.get("overview", "").rstrip() + f"\n\n## {heading}\n\n{text}"
+        ).lstrip()
         bundle.report.imported.append(f"page {name} → a section of the overview")
 
 
 # --- Codabench ----------------------------------------------------------------------------
 
+
 def _codabench(data: dict, reader: _Reader) -> Bundle:
     report = reader.report
-    bundle = Bundle("codabench", _title(data, reader),
-                    description=str(data.get("description") or "").strip())
+    bundle = Bundle(
+        "codabench", _title(data, reader), description=str(data.get("description") or "").strip()
+    )
     if data.get("registration_auto_approve") is not None:
         bundle.team_approval = not bool(data["registration_auto_approve"])
     if terms := reader.page(data.get("terms"), where="terms"):
@@ -395,17 +466,21 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
     phases = sorted(enumerate(phases), key=lambda item: _int(item[1].get("index", item[0])))
     for index, raw in phases:
         where = f"phases[{index}]"
-        phase = BundlePhase(number=_int(raw.get("index", index)),
-                            label=str(raw.get("name") or f"Phase {index + 1}").strip(),
-                            description=str(raw.get("description") or "").strip())
+        phase = BundlePhase(
+            number=_int(raw.get("index", index)),
+            label=str(raw.get("name") or f"Phase {index + 1}").strip(),
+            description=str(raw.get("description") or "").strip(),
+        )
         phase.start = reader.when(raw.get("start"), where=f"{where}.start")
         if phase.start is None:
             raise reader.fail(f"{where}.start", "a phase needs its start")
         phase.end = reader.when(raw.get("end"), where=f"{where}.end")
-        phase.daily_limit = reader.count(raw.get("max_submissions_per_day"), 5,
-                                         where=f"{where}.max_submissions_per_day")
-        phase.total_limit = reader.count(raw.get("max_submissions"), 100,
-                                         where=f"{where}.max_submissions")
+        phase.daily_limit = reader.count(
+            raw.get("max_submissions_per_day"), 5, where=f"{where}.max_submissions_per_day"
+        )
+        phase.total_limit = reader.count(
+            raw.get("max_submissions"), 100, where=f"{where}.max_submissions"
+        )
         for role in ("starting_kit", "public_data"):
             if member := reader.member(raw.get(role), where=f"{where}.{role}"):
                 phase.data.append((role, member))
@@ -414,9 +489,15 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
             if task is None:
                 raise reader.fail(f"{where}.tasks", f"no task with index {task_index}")
             _items(phase, task, reader, f"tasks[{task_index}]")
-        for key_name in ("execution_time_limit", "execution_time_limit_ms",
-                         "auto_migrate_to_this_phase", "hide_output", "hide_score_output",
-                         "hide_prediction_output", "accepts_only_result_submissions"):
+        for key_name in (
+            "execution_time_limit",
+            "execution_time_limit_ms",
+            "auto_migrate_to_this_phase",
+            "hide_output",
+            "hide_score_output",
+            "hide_prediction_output",
+            "accepts_only_result_submissions",
+        ):
             if raw.get(key_name) not in (None, "", False):
                 report.not_imported.append(f"{where}.{key_name}: {raw[key_name]!r}")
         bundle.phases.append(phase)
@@ -425,13 +506,18 @@ def _codabench(data: dict, reader: _Reader) -> Bundle:
             continue
         title = str(raw.get("title") or raw.get("key") or f"leaderboard {index}")
         if raw.get("submission_rule") not in (None, "", "Add"):
-            report.not_imported.append(f"leaderboards[{index}].submission_rule: "
-                                       f"{raw['submission_rule']!r}")
+            report.not_imported.append(
+                f"leaderboards[{index}].submission_rule: {raw['submission_rule']!r}"
+            )
         for column in raw.get("columns") or []:
             if isinstance(column, dict):
-                bundle.columns.append(Column(
-                    key=str(column.get("key") or ""), label=str(column.get("title") or
-                                                               column.get("key") or ""),
-                    leaderboard=title, sort=str(column.get("sorting") or "desc"),
-                    computed=str(column.get("computation") or "")))
+                bundle.columns.append(
+                    Column(
+                        key=str(column.get("key") or ""),
+                        label=str(column.get("title") or column.get("key") or ""),
+                        leaderboard=title,
+                        sort=str(column.get("sorting") or "desc"),
+                        computed=str(column.get("computation") or ""),
+                    )
+                )
     return bundle

@@ -25,12 +25,18 @@ from pathlib import PurePosixPath
 from competition.models import Task
 
 CURRENT_COREFUD = "crac-2025"
-COREFUD_BY_MATCH = {"partial": "crac-2022", "head": CURRENT_COREFUD,
-                    "exact": ""}  # exact: scorer options, no edition used it
+COREFUD_BY_MATCH = {
+    "partial": "crac-2022",
+    "head": CURRENT_COREFUD,
+    "exact": "",
+}  # exact: scorer options, no edition used it
 CONLL_REFERENCE_WORDS = ("-f", "corefud", "-m", "muc", "bcub", "ceafe", "-a", "exact")
 SCORER_FILES = {"corefud-scorer.py": "corefud", "ua-scorer.py": "ua", "scorer.pl": "conll"}
-SCORER_NAMES = {"corefud": "the CorefUD scorer", "ua": "the UA scorer",
-                "conll": "the CoNLL reference scorer"}
+SCORER_NAMES = {
+    "corefud": "the CorefUD scorer",
+    "ua": "the UA scorer",
+    "conll": "the CoNLL reference scorer",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,15 +63,22 @@ def command_of(metadata: str) -> str:
 
 def recognise(*, files: list[str], command: str) -> ProgramMatch:
     """Recognise a program by the files it holds (names only) and its command."""
-    by_file = {SCORER_FILES[PurePosixPath(f).name.lower()] for f in files
-               if PurePosixPath(f).name.lower() in SCORER_FILES}
+    by_file = {
+        SCORER_FILES[PurePosixPath(f).name.lower()]
+        for f in files
+        if PurePosixPath(f).name.lower() in SCORER_FILES
+    }
     words = command.split()
-    by_command = {scorer for name, scorer in SCORER_FILES.items()
-                  if any(PurePosixPath(w).name.lower() == name for w in words)}
+    by_command = {
+        scorer
+        for name, scorer in SCORER_FILES.items()
+        if any(PurePosixPath(w).name.lower() == name for w in words)
+    }
     found = set(by_command or by_file)
     if len(found) != 1:
-        what = ("names more than one scorer" if len(found) > 1
-                else "is not a scorer the platform knows")
+        what = (
+            "names more than one scorer" if len(found) > 1 else "is not a scorer the platform knows"
+        )
         return ProgramMatch(None, f"the program {what}: not imported, choose a procedure")
     scorer = found.pop()
     how = "its command" if by_command else "its files"
@@ -74,19 +87,32 @@ def recognise(*, files: list[str], command: str) -> ProgramMatch:
         match = _match(command)
         procedure = COREFUD_BY_MATCH[match]
         if procedure:
-            return ProgramMatch(scorer, f"{reason} ({match} match): procedure {procedure}",
-                                kind=Task.Kind.COREFUD, procedure=procedure)
-        return ProgramMatch(scorer, f"{reason} (exact match): scorer options",
-                            kind=Task.Kind.COREFUD, words=CONLL_REFERENCE_WORDS)
+            return ProgramMatch(
+                scorer,
+                f"{reason} ({match} match): procedure {procedure}",
+                kind=Task.Kind.COREFUD,
+                procedure=procedure,
+            )
+        return ProgramMatch(
+            scorer,
+            f"{reason} (exact match): scorer options",
+            kind=Task.Kind.COREFUD,
+            words=CONLL_REFERENCE_WORDS,
+        )
     if scorer == "ua":
         if "keep_bridging" in words:
             return ProgramMatch(scorer, f"{reason} (bridging)", kind=Task.Kind.BRIDGING)
         if "evaluate_discourse_deixis" in words:
-            return ProgramMatch(scorer, f"{reason} (discourse deixis)",
-                                kind=Task.Kind.DISCOURSE_DEIXIS)
+            return ProgramMatch(
+                scorer, f"{reason} (discourse deixis)", kind=Task.Kind.DISCOURSE_DEIXIS
+            )
         return ProgramMatch(scorer, f"{reason} (identity anaphora)", kind=Task.Kind.IDENTITY)
-    return ProgramMatch(scorer, f"{reason}: MUC, B³ and CEAFe, exact match",
-                        kind=Task.Kind.IDENTITY, words=CONLL_REFERENCE_WORDS)
+    return ProgramMatch(
+        scorer,
+        f"{reason}: MUC, B³ and CEAFe, exact match",
+        kind=Task.Kind.IDENTITY,
+        words=CONLL_REFERENCE_WORDS,
+    )
 
 
 def _match(command: str) -> str:

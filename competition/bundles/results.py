@@ -26,8 +26,13 @@ from competition.services.references import ReferenceRow
 
 MAX_BYTES = 10 * 1024 * 1024
 CELL = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\(\s*\d+\s*\))?\s*$")
-HEADERS = {("submission_pk", "user"), ("#", "username"), ("rank", "username"),
-           ("id", "user"), ("#", "user")}
+HEADERS = {
+    ("submission_pk", "user"),
+    ("#", "username"),
+    ("rank", "username"),
+    ("id", "user"),
+    ("#", "user"),
+}
 
 
 @dataclass(slots=True)
@@ -45,8 +50,7 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DefinitionError(name, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-                              ) from None
+        raise DefinitionError(name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if unit not in ("auto", "percent", "fraction"):
         raise DefinitionError(name, f"unit {unit!r}: expected auto, percent or fraction")
     subcorpora = {sc.name: sc.pk for sc in phase.subcorpora.filter(available=True)}
@@ -62,8 +66,9 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
             continue
         if len(cells) >= 2 and (cells[0].lower(), cells[1].lower()) in HEADERS:
             header = cells
-            columns = _columns(header, subcorpora, metric=metric, read=read,
-                               single=len(subcorpora) == 1)
+            columns = _columns(
+                header, subcorpora, metric=metric, read=read, single=len(subcorpora) == 1
+            )
             continue
         if header is None:
             continue  # a leaderboard's title line
@@ -79,41 +84,58 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
                 continue
             match = CELL.match(value)
             if not match or not math.isfinite(float(match.group(1))):
-                raise DefinitionError(name, f"line {line}, column {header[index]!r}: "
-                                      f"{value!r} is not a number (expected 'value (rank)' "
-                                      "or a number)")
+                raise DefinitionError(
+                    name,
+                    f"line {line}, column {header[index]!r}: "
+                    f"{value!r} is not a number (expected 'value (rank)' "
+                    "or a number)",
+                )
             scores[subcorpus_id] = float(match.group(1))
         if scores:
             raw_rows.append((line, user, cells[0], scores))
     if not raw_rows:
-        raise DefinitionError(name, "no result row for a column the phase can show "
-                              f"({metric} on {', '.join(subcorpora) or 'no sub-corpus'})")
+        raise DefinitionError(
+            name,
+            "no result row for a column the phase can show "
+            f"({metric} on {', '.join(subcorpora) or 'no sub-corpus'})",
+        )
     values = [v for *_, scores in raw_rows for v in scores.values()]
-    scale = {"percent": 100.0, "fraction": 1.0}.get(unit) or (
-        100.0 if max(values) > 1 else 1.0)
+    scale = {"percent": 100.0, "fraction": 1.0}.get(unit) or (100.0 if max(values) > 1 else 1.0)
     for line, user, ident, scores in raw_rows:
         for value in scores.values():
             if not 0 <= value <= scale:
-                raise DefinitionError(name, f"line {line}: {value:g} is not a score between "
-                                      f"0 and {scale:g}")
-        read.rows.append(ReferenceRow(phase=phase, metric=metric, team=user[:100],
-                                      system=f"submission {ident}", baseline=False,
-                                      scores={k: v / scale for k, v in scores.items()}))
+                raise DefinitionError(
+                    name, f"line {line}: {value:g} is not a score between 0 and {scale:g}"
+                )
+        read.rows.append(
+            ReferenceRow(
+                phase=phase,
+                metric=metric,
+                team=user[:100],
+                system=f"submission {ident}",
+                baseline=False,
+                scores={k: v / scale for k, v in scores.items()},
+            )
+        )
     return read
 
 
-def _columns(header: list[str], subcorpora: dict[str, int], *, metric: str,
-             read: ResultsRead, single: bool) -> dict[int, int]:
+def _columns(
+    header: list[str], subcorpora: dict[str, int], *, metric: str, read: ResultsRead, single: bool
+) -> dict[int, int]:
     columns: dict[int, int] = {}
     for index, label in enumerate(header[2:], start=2):
         found, subcorpus = column_metric(label, label, list(subcorpora))
         if subcorpus is None and single and found == metric:
             subcorpus = next(iter(subcorpora))
-        if subcorpus is not None and found in (metric, None) and index not in columns \
-                and subcorpora[subcorpus] not in columns.values():
+        if (
+            subcorpus is not None
+            and found in (metric, None)
+            and index not in columns
+            and subcorpora[subcorpus] not in columns.values()
+        ):
             columns[index] = subcorpora[subcorpus]
             read.imported_columns.append(f"{label} → {subcorpus}")
         else:
-            read.not_imported.append(f"column {label!r}: not the primary metric of one "
-                                     "sub-corpus")
+            read.not_imported.append(f"column {label!r}: not the primary metric of one sub-corpus")
     return columns

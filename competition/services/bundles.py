@@ -45,8 +45,7 @@ class BundleImport:
         return {"codalab": "CodaLab", "codabench": "Codabench"}[self.dialect]
 
 
-def bundle_import(*, path: Path, owner: str, slug: str = "",
-                  name: str = "") -> BundleImport:
+def bundle_import(*, path: Path, owner: str, slug: str = "", name: str = "") -> BundleImport:
     """Import the bundle at ``path`` (``name``: how refusals call it, default its file
     name) as a new draft competition organized by ``owner``; ``slug`` default: from its
     title. Raises `DefinitionError` (a refused bundle) or `SpecError` (a rule broken)."""
@@ -65,14 +64,17 @@ def bundle_import(*, path: Path, owner: str, slug: str = "",
         if not slug:
             raise DefinitionError(name, "the title gives no slug: choose one")
         if Competition.objects.filter(slug=slug).exists():
-            raise DefinitionError(name, f"a competition {slug!r} exists already: choose "
-                                  "another slug")
-        spec, data = bundle_spec(bundle, root=root, work=work / "items", name=name,
-                                 slug=slug, owner=owner)
+            raise DefinitionError(
+                name, f"a competition {slug!r} exists already: choose another slug"
+            )
+        spec, data = bundle_spec(
+            bundle, root=root, work=work / "items", name=name, slug=slug, owner=owner
+        )
         attached: list[Path] = []
         try:
-            competition = _write(spec=spec, data=data, name=name, report=bundle.report,
-                                 attached=attached)
+            competition = _write(
+                spec=spec, data=data, name=name, report=bundle.report, attached=attached
+            )
         except BaseException:
             for stored in attached:  # the rows are rolled back: their files go too
                 stored.unlink(missing_ok=True)
@@ -87,38 +89,46 @@ def bundle_import(*, path: Path, owner: str, slug: str = "",
 def _write(*, spec, data, name: str, report: Report, attached: list[Path]) -> Competition:
     """The one transaction: the competition through apply, then its participant data."""
     with transaction.atomic():
-        load = apply.competition_apply(spec=spec, new=True, rescore=False,
-                                       with_baselines=False)
+        load = apply.competition_apply(spec=spec, new=True, rescore=False, with_baselines=False)
         competition = load.competition
         organizer_team_get_or_create(competition=competition)
         for item in data:
-            phase = Phase.objects.get(task__competition=competition,
-                                      task__slug=item.task, slug=item.phase)
+            phase = Phase.objects.get(
+                task__competition=competition, task__slug=item.task, slug=item.phase
+            )
             try:
                 with open(item.path, "rb") as handle:
-                    stored = phase_data_attach(phase=phase,
-                                               upload=File(handle, name=item.name),
-                                               description=item.role.replace("_", " "))
+                    stored = phase_data_attach(
+                        phase=phase,
+                        upload=File(handle, name=item.name),
+                        description=item.role.replace("_", " "),
+                    )
                 attached.append(stored.absolute_path)
             except EditorError as exc:
                 raise DefinitionError(f"{name}: {item.name}", exc.message) from None
-            report.imported.append(f"phase {phase.title}: {item.role} "
-                                   f"{item.name} → participant data")
+            report.imported.append(
+                f"phase {phase.title}: {item.role} {item.name} → participant data"
+            )
     return competition
 
 
-def bundle_results_import(*, phase: Phase, path: Path, source: str, unit: str = "auto",
-                          name: str = "") -> tuple[list[Submission], ResultsRead]:
+def bundle_results_import(
+    *, phase: Phase, path: Path, source: str, unit: str = "auto", name: str = ""
+) -> tuple[list[Submission], ResultsRead]:
     """Import a phase's results table (CodaLab's per-phase results CSV or Codabench's
     leaderboard export) as published reference results from ``source``; re-importing the
     same source replaces them. Returns the created results and what was read."""
     if not " ".join(source.split()):
-        raise DefinitionError(name or Path(path).name, "say where the results come from "
-                              "(source)")
+        raise DefinitionError(name or Path(path).name, "say where the results come from (source)")
     read = results_read(path=Path(path), phase=phase, unit=unit, name=name or Path(path).name)
     created = reference_rows_write(source=" ".join(source.split()), rows=read.rows)
     return created, read
 
 
-__all__ = ["BundleImport", "BundleRefused", "CompetitionError", "bundle_import",
-           "bundle_results_import"]
+__all__ = [
+    "BundleImport",
+    "BundleRefused",
+    "CompetitionError",
+    "bundle_import",
+    "bundle_results_import",
+]

@@ -15,8 +15,10 @@ from competition.models import Competition
 from tests.competition.bundles.builders import codalab_bundle
 from tests.e2e.helpers import NO_OVERFLOW, log_in
 
-MAIN_FITS = ("() => [...document.querySelectorAll('main *')].every("
-             "e => e.getBoundingClientRect().right <= window.innerWidth + 1)")
+MAIN_FITS = (
+    "() => [...document.querySelectorAll('main *')].every("
+    "e => e.getBoundingClientRect().right <= window.innerWidth + 1)"
+)
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 

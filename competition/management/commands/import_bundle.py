@@ -11,14 +11,17 @@ from competition.services.bundles import bundle_import
 
 
 class Command(BaseCommand):
-    help = ("Import a CodaLab (competition.yaml v1.x) or Codabench (version: 2) bundle as a "
-            "draft competition; lists what was imported, proposed and not imported.")
+    help = (
+        "Import a CodaLab (competition.yaml v1.x) or Codabench (version: 2) bundle as a "
+        "draft competition; lists what was imported, proposed and not imported."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("path", type=Path, help="the bundle (zip)")
         parser.add_argument("--owner", required=True, help="username of its organizer")
-        parser.add_argument("--slug", default="", help="the competition's slug "
-                            "(default: from its title)")
+        parser.add_argument(
+            "--slug", default="", help="the competition's slug (default: from its title)"
+        )
 
     def handle(self, *args, path: Path, owner: str, slug: str, **options) -> None:
         if not path.is_file():
@@ -28,12 +31,17 @@ class Command(BaseCommand):
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
         report = result.report
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported the {result.dialect} bundle as the draft competition "
-            f"{result.competition.slug}."))
-        for title, lines in (("Imported", report.imported),
-                             ("Proposed (confirm in the editor)", report.proposed),
-                             ("Not imported", report.not_imported)):
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported the {result.dialect} bundle as the draft competition "
+                f"{result.competition.slug}."
+            )
+        )
+        for title, lines in (
+            ("Imported", report.imported),
+            ("Proposed (confirm in the editor)", report.proposed),
+            ("Not imported", report.not_imported),
+        ):
             self.stdout.write(f"{title}:" + ("" if lines else " none"))
             for line in lines:
                 self.stdout.write(f"  - {line}")

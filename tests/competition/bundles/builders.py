@@ -12,8 +12,9 @@ from tests.conftest import KEY_DOCS, RESPONSE_DOCS, conllua
 
 ROOT = Path(__file__).resolve().parents[3]
 COREFUD_KEY = (ROOT / "fixtures" / "corefud" / "key" / "en_ami-corefud-test.conllu").read_bytes()
-COREFUD_RESPONSE = (ROOT / "fixtures" / "corefud" / "previous"
-                    / "en_ami-corefud-test.conllu").read_bytes()
+COREFUD_RESPONSE = (
+    ROOT / "fixtures" / "corefud" / "previous" / "en_ami-corefud-test.conllu"
+).read_bytes()
 UA_KEY = conllua(KEY_DOCS["light"]).encode()
 UA_RESPONSE = conllua(RESPONSE_DOCS["light"]).encode()
 
@@ -80,13 +81,19 @@ leaderboard:
         fields: conll
 """
 
-OVERVIEW = (b"<h1>Welcome</h1><p>Resolve <b>coreference</b>. <a href='https://ufal.mff.cuni.cz/"
-            b"corefud'>CorefUD</a><script>alert('x')</script></p>"
-            b"<p><a href='javascript:alert(1)'>bad</a><img src=x onerror=alert(2)></p>")
+OVERVIEW = (
+    b"<h1>Welcome</h1><p>Resolve <b>coreference</b>. <a href='https://ufal.mff.cuni.cz/"
+    b"corefud'>CorefUD</a><script>alert('x')</script></p>"
+    b"<p><a href='javascript:alert(1)'>bad</a><img src=x onerror=alert(2)></p>"
+)
 
 
-def codalab_bundle(*, yaml_text: str = CODALAB_YAML, extra: dict[str, bytes] | None = None,
-                   program: dict[str, bytes] | None = None) -> bytes:
+def codalab_bundle(
+    *,
+    yaml_text: str = CODALAB_YAML,
+    extra: dict[str, bytes] | None = None,
+    program: dict[str, bytes] | None = None,
+) -> bytes:
     members = {
         "competition.yaml": yaml_text.encode(),
         "overview.html": OVERVIEW,
@@ -96,10 +103,14 @@ def codalab_bundle(*, yaml_text: str = CODALAB_YAML, extra: dict[str, bytes] | N
         "faq.html": b"<p>Ask on the forum.</p>",
         "logo.png": b"\x89PNG fake",
         "reference_dev.zip": zip_bytes({"en_ami-corefud-test.conllu": COREFUD_KEY}),
-        "program.zip": zip_bytes(program or {
-            "corefud-scorer.py": b"# never run\n",
-            "metadata": b"command: python $program/corefud-scorer.py $input/ref $input/res "
-                        b"-a head\n"}),
+        "program.zip": zip_bytes(
+            program
+            or {
+                "corefud-scorer.py": b"# never run\n",
+                "metadata": b"command: python $program/corefud-scorer.py $input/ref $input/res "
+                b"-a head\n",
+            }
+        ),
         "input_dev.zip": zip_bytes({"en_ami-input.conllu": b"# text = nothing\n"}),
         "ingestion.zip": zip_bytes({"ingest.py": b"print(1)\n"}),
     }
@@ -157,17 +168,23 @@ leaderboards:
 
 
 def codabench_bundle(*, key: bytes = UA_KEY, program: dict[str, bytes] | None = None) -> bytes:
-    return zip_bytes({
-        "competition.yaml": CODABENCH_YAML.encode(),
-        "pages/terms.md": b"# Terms\n\nResearch use only.\n",
-        "pages/overview.md": b"# Overview\n\nFind **identity** anaphora.\n",
-        "pages/evaluation.html": b"<p>Scored with the UA scorer.</p>",
-        "logo.png": b"\x89PNG fake",
-        "scoring_program.zip": zip_bytes(program or {
-            "ua-scorer.py": b"# never run\n",
-            "metadata.yaml": b"command: python3 /app/program/ua-scorer.py /app/input/ref "
-                             b"/app/input/res\n"}),
-        "reference.zip": zip_bytes({"light.CONLLUA": key}),
-        "input.zip": zip_bytes({"light-input.CONLLUA": b"# global.columns = ID\n"}),
-        "starting_kit.zip": zip_bytes({"README.txt": b"how to submit\n"}),
-    })
+    return zip_bytes(
+        {
+            "competition.yaml": CODABENCH_YAML.encode(),
+            "pages/terms.md": b"# Terms\n\nResearch use only.\n",
+            "pages/overview.md": b"# Overview\n\nFind **identity** anaphora.\n",
+            "pages/evaluation.html": b"<p>Scored with the UA scorer.</p>",
+            "logo.png": b"\x89PNG fake",
+            "scoring_program.zip": zip_bytes(
+                program
+                or {
+                    "ua-scorer.py": b"# never run\n",
+                    "metadata.yaml": b"command: python3 /app/program/ua-scorer.py /app/input/ref "
+                    b"/app/input/res\n",
+                }
+            ),
+            "reference.zip": zip_bytes({"light.CONLLUA": key}),
+            "input.zip": zip_bytes({"light-input.CONLLUA": b"# global.columns = ID\n"}),
+            "starting_kit.zip": zip_bytes({"README.txt": b"how to submit\n"}),
+        }
+    )

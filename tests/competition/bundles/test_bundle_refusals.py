@@ -51,14 +51,17 @@ def with_member(name: str, data: bytes = b"x", *, mode: int | None = None) -> by
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize(("name", "mode", "expected"), [
-    ("../outside.txt", None, "points outside the bundle"),
-    ("/etc/passwd", None, "absolute path"),
-    ("C:/evil.txt", None, "absolute path"),
-    ("pages\\evil.txt", None, "backslashes"),
-    ("link", stat.S_IFLNK | 0o777, "symbolic link"),
-    ("fifo", stat.S_IFIFO | 0o644, "not a regular file"),
-])
+@pytest.mark.parametrize(
+    ("name", "mode", "expected"),
+    [
+        ("../outside.txt", None, "points outside the bundle"),
+        ("/etc/passwd", None, "absolute path"),
+        ("C:/evil.txt", None, "absolute path"),
+        ("pages\\evil.txt", None, "backslashes"),
+        ("link", stat.S_IFLNK | 0o777, "symbolic link"),
+        ("fifo", stat.S_IFIFO | 0o644, "not a regular file"),
+    ],
+)
 def test_unsafe_member_is_refused_by_name(tmp_path, name, mode, expected):
     message = refused(tmp_path, with_member(name, mode=mode))
     assert "hostile.zip" in message and repr(name) in message and expected in message
@@ -75,7 +78,7 @@ def test_member_count_and_total_size_limits(tmp_path, settings):
     settings.BUNDLE_MAX_MEMBERS = 5000
     settings.BUNDLE_MAX_UNCOMPRESSED_BYTES = 2000
     assert "more than 2000 bytes uncompressed" in refused(tmp_path, codalab_bundle())
-    settings.BUNDLE_MAX_UNCOMPRESSED_BYTES = 10 ** 9
+    settings.BUNDLE_MAX_UNCOMPRESSED_BYTES = 10**9
     settings.BUNDLE_MAX_BYTES = 100
     assert "larger than the limit of 100 bytes" in refused(tmp_path, codalab_bundle())
 
@@ -97,33 +100,41 @@ def test_unsafe_member_of_a_data_item_is_refused(tmp_path):
 
 @pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "missing.zip"])
 def test_yaml_naming_a_path_outside_the_bundle_is_refused(tmp_path, path):
-    text = CODALAB_YAML.replace("reference_data: reference_dev.zip\n    scoring_program: "
-                                "program.zip\n    input_data",
-                                f"reference_data: {path}\n    scoring_program: program.zip\n"
-                                "    input_data", 1)
+    text = CODALAB_YAML.replace(
+        "reference_data: reference_dev.zip\n    scoring_program: program.zip\n    input_data",
+        f"reference_data: {path}\n    scoring_program: program.zip\n    input_data",
+        1,
+    )
     message = refused(tmp_path, codalab_bundle(yaml_text=text))
     assert "phases.1.reference_data" in message and repr(path) in message
 
 
 def test_broken_gold_key_is_refused_through_the_key_checks(tmp_path):
     broken = b"# newdoc id = d1\n1\tthe\tthe\n"  # a token line of 3 columns, not 10
-    message = refused(tmp_path, codalab_bundle(
-        extra={"reference_dev.zip": zip_bytes({"en_ami-corefud-test.conllu": broken})}))
+    message = refused(
+        tmp_path,
+        codalab_bundle(
+            extra={"reference_dev.zip": zip_bytes({"en_ami-corefud-test.conllu": broken})}
+        ),
+    )
     assert "en_ami-corefud-test.conllu" in message
 
 
 def test_data_file_equal_to_a_key_leaves_nothing_created(tmp_path):
-    message = refused(tmp_path, codalab_bundle(
-        extra={"input_dev.zip": zip_bytes({"copy.conllu": COREFUD_KEY})}))
+    message = refused(
+        tmp_path, codalab_bundle(extra={"input_dev.zip": zip_bytes({"copy.conllu": COREFUD_KEY})})
+    )
     assert "input_dev.zip" in message
 
 
 def test_yaml_alias_bomb_and_garbage_are_refused(tmp_path):
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
-        for p, c in zip("abcdef", "bcdefg"))
-    assert "more than 100000 values" in refused(tmp_path, zip_bytes(
-        {"competition.yaml": bomb.encode()}))
+        for p, c in zip("abcdef", "bcdefg")
+    )
+    assert "more than 100000 values" in refused(
+        tmp_path, zip_bytes({"competition.yaml": bomb.encode()})
+    )
     assert "cannot be read" in refused(tmp_path, b"PK\x03\x04 not a zip at all")
     assert "expected competition.yaml" in refused(tmp_path, zip_bytes({"x/a.txt": b"x"}))
 
