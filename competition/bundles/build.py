@@ -293,8 +293,10 @@ def bundle_spec(
             except SpecError as exc:
                 raise exc.at(where) from None
             report.imported.append(
-                f"phase {phase.label} → {task_slug}/{phase_slug} ({len(subcorpora)} gold "
-                f"keys; {phase.daily_limit} a day, {phase.total_limit} in all"
+                f"phase {phase.label} → {task_slug}/{phase_slug} "
+                f"({Phase.Kind(_phase_kind(phase.label)).label.lower()}; "
+                f"{len(subcorpora)} gold keys; {phase.daily_limit} a day, "
+                f"{phase.total_limit} in all"
                 f"{'; scores hidden' if phase.hidden else ''})"
             )
             for role, member in phase.data:

@@ -20,6 +20,7 @@ from competition.services.scoring import submission_compute
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
 from tests.competition.bundles.builders import (
+    CODALAB_YAML,
     COREFUD_KEY,
     COREFUD_RESPONSE,
     UA_KEY,
@@ -239,3 +240,20 @@ def test_the_import_page_is_for_staff_only(client, olga):
     client.force_login(olga)
     response = client.get("/new-competition/bundle/")
     assert response.status_code == 302 and "login" in response["Location"]
+
+
+def test_a_phase_whose_keys_stayed_on_the_old_server(tmp_path, olga):
+    text = CODALAB_YAML.replace(
+        "reference_data: reference_dev.zip\n    scoring_program: program.zip\n    public_data",
+        "reference_data: 0f2b4c1a-9d8e-4f7a-b6c5-1234567890ab\n    scoring_program: "
+        "program.zip\n    public_data",
+    )
+    result = bundle_import(
+        path=write(tmp_path, "b.zip", codalab_bundle(yaml_text=text)), owner="olga"
+    )
+    test = result.competition.tasks.get().phases.get(slug="test")
+    assert not test.subcorpora.exists()
+    assert any("0f2b4c1a" in line for line in result.report.not_imported)
+    assert any(
+        "test (predicted mentions); 0 gold keys" in line.lower() for line in result.report.imported
+    )
