@@ -46,6 +46,7 @@ urlpatterns = [
     path("new-competition/", views_editor.competition_new, name="competition_new"),
     path("new-competition/bundle/", views_bundles.bundle_import_view, name="bundle_import"),
     path(EDIT, views_editor.competition_edit, name="edit"),
+    path(EDIT + "import-results/", views_bundles.bundle_results_view, name="bundle_results"),
     path(EDIT + "definition.yaml", views_editor.definition_download, {"fmt": "yaml"},
          name="definition_yaml"),
     path(EDIT + "definition.zip", views_editor.definition_download, {"fmt": "zip"},

@@ -11,8 +11,9 @@ import zipfile
 import pytest
 from django.contrib.auth import get_user_model
 
-from competition.models import Competition
+from competition.models import Competition, Submission
 from tests.competition.bundles.builders import codalab_bundle
+from tests.competition.bundles.test_bundle_results import CODALAB_CSV
 from tests.e2e.helpers import NO_OVERFLOW, log_in
 
 MAIN_FITS = (
@@ -74,7 +75,21 @@ def test_staff_import_a_bundle_into_a_draft(page, live_server, tmp_path, artifac
     assert "3f2b4c1a-9d8e-4f7a-b6c5-1234567890ab" in missing and "MRR" in missing
     assert "ingestion_program" in missing
     shots(page, artifacts_dir, "bundle-imported")
-    page.click("a:has-text('Open the editor')")
+
+    results = tmp_path / "results-development.csv"
+    results.write_text(CODALAB_CSV, encoding="utf-8")
+    page.click("#import-results-link")
+    page.wait_for_selector("h1:has-text('Import results')")
+    page.select_option("select[name=phase]", label="CorefUD shared task (old server): Development")
+    page.set_input_files("input[name=results]", str(results))
+    page.fill("input[name=source]", "CodaLab competition 1234, results of Development")
+    page.click("#import-results button[type=submit]")
+    page.wait_for_selector("#results-imported")
+    assert "Imported 2 published results" in page.locator("#results-imported").inner_text()
+    assert "MRR" in page.locator("#results-imported").inner_text()
+    assert Submission.objects.filter(is_reference=True).count() == 2
+    shots(page, artifacts_dir, "bundle-results")
+    page.goto(f"{base}/edit/corefud-old/")
     page.wait_for_load_state()
-    assert "/edit/corefud-old/" in page.url or "corefud-old" in page.url
+    assert "/edit/corefud-old/" in page.url
     assert Competition.objects.get(slug="corefud-old").tasks.get().phases.count() == 2

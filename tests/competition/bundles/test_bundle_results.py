@@ -104,3 +104,11 @@ def test_bad_results_are_refused_and_nothing_written(tmp_path, imported, text, e
     with pytest.raises(CompetitionError, match=expected):
         bundle_results_import(phase=phase, path=write(tmp_path, text), source="x")
     assert not Submission.objects.filter(is_reference=True).exists()
+
+
+def test_results_page_is_for_the_competitions_organizers(client, imported):
+    mallory = get_user_model().objects.create_user("mallory", password="pw-mallory-123")
+    client.force_login(mallory)
+    assert client.get(f"/edit/{imported.slug}/import-results/").status_code == 404
+    client.force_login(get_user_model().objects.get(username="olga"))
+    assert client.get(f"/edit/{imported.slug}/import-results/").status_code == 200
