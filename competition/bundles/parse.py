@@ -136,6 +136,7 @@ class Bundle:
     phases: list[BundlePhase] = field(default_factory=list)
     columns: list[Column] = field(default_factory=list)
     report: Report = field(default_factory=Report)
+    base: str = ""  # the folder of the bundle holding its YAML ("" : the root)
 
 
 def _count(data: Any, *, name: str) -> None:
@@ -157,13 +158,24 @@ def _count(data: Any, *, name: str) -> None:
 
 
 def find_yaml(names: list[str], *, bundle: str) -> str:
-    """The bundle's YAML: ``competition.yaml`` at the root, else the one YAML at the root."""
+    """The bundle's YAML: ``competition.yaml`` at the root, else the one YAML at the root;
+    a bundle zipped with its folder (one top folder holding them) is read inside it."""
+    for prefix in ("", *sorted({n.split("/", 1)[0] + "/" for n in names if "/" in n})):
+        level = [
+            n
+            for n in names
+            if n.startswith(prefix)
+            and "/" not in n[len(prefix) :]
+            and n.lower().endswith((".yaml", ".yml"))
+        ]
+        for wanted in ("competition.yaml", "competition.yml"):
+            if prefix + wanted in level:
+                return prefix + wanted
+        if len(level) == 1 and (not prefix or len({n.split("/", 1)[0] for n in names}) == 1):
+            return level[0]
+        if not prefix and level:
+            break
     roots = [n for n in names if "/" not in n and n.lower().endswith((".yaml", ".yml"))]
-    for wanted in ("competition.yaml", "competition.yml"):
-        if wanted in roots:
-            return wanted
-    if len(roots) == 1:
-        return roots[0]
     raise BundleRefused(
         bundle,
         "expected competition.yaml (or one .yaml file) at the root "
@@ -259,7 +271,8 @@ def bundle_read(root: Path, names: list[str], *, bundle: str) -> Bundle:
         raise BundleRefused(f"{bundle}: {yaml_name}", "expected a mapping at the top")
     _count(data, name=f"{bundle}: {yaml_name}")
     report = Report()
-    reader = _Reader(root, f"{bundle}: {yaml_name}", report)
+    base = str(PurePosixPath(yaml_name).parent).strip(".")
+    reader = _Reader(root / base if base else root, f"{bundle}: {yaml_name}", report)
     if str(data.get("version", "")).strip() in ("2", "2.0"):
         result = _codabench(data, reader)
         known = CODABENCH_KNOWN
@@ -272,6 +285,7 @@ def bundle_read(root: Path, names: list[str], *, bundle: str) -> Bundle:
         elif key not in known:
             report.not_imported.append(f"{key}: unknown key")
     result.report = report
+    result.base = base
     return result
 
 

@@ -68,7 +68,12 @@ def bundle_import(*, path: Path, owner: str, slug: str = "", name: str = "") -> 
                 name, f"a competition {slug!r} exists already: choose another slug"
             )
         spec, data = bundle_spec(
-            bundle, root=root, work=work / "items", name=name, slug=slug, owner=owner
+            bundle,
+            root=root / bundle.base if bundle.base else root,
+            work=work / "items",
+            name=name,
+            slug=slug,
+            owner=owner,
         )
         attached: list[Path] = []
         try:

@@ -5,6 +5,7 @@ listed, never dropped silently."""
 from __future__ import annotations
 
 import io
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -257,3 +258,16 @@ def test_a_phase_whose_keys_stayed_on_the_old_server(tmp_path, olga):
     assert any(
         "test (predicted mentions); 0 gold keys" in line.lower() for line in result.report.imported
     )
+
+
+def test_a_bundle_zipped_with_its_folder_and_unknown_keys(tmp_path, olga):
+    inner = zipfile.ZipFile(
+        io.BytesIO(codalab_bundle(yaml_text=CODALAB_YAML + "mystery_setting: 3\n"))
+    )
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        for info in inner.infolist():
+            zf.writestr(f"my-bundle/{info.filename}", inner.read(info))
+    result = bundle_import(path=write(tmp_path, "b.zip", buffer.getvalue()), owner="olga")
+    assert result.competition.tasks.get().phases.count() == 2
+    assert "mystery_setting: unknown key" in result.report.not_imported
