@@ -153,3 +153,28 @@ class ReleaseForm(forms.Form):
 class DefinitionUploadForm(forms.Form):
     definition = forms.FileField(
         label="Definition", help_text="The YAML, or a zip of the YAML and its keys.")
+
+
+class BundleImportForm(forms.Form):
+    bundle = forms.FileField(label="Bundle (zip)", help_text="A CodaLab competition bundle "
+                             "(competition.yaml) or a Codabench bundle (version: 2). Nothing "
+                             "in it is run.")
+    owner = forms.CharField(max_length=150, label="Owner (user name)",
+                            help_text="This user organizes the imported draft.")
+    slug = forms.SlugField(max_length=100, required=False,
+                           help_text="Used in URLs; empty: from the bundle's title.")
+
+
+class BundleResultsForm(forms.Form):
+    phase = forms.ChoiceField(label="Phase")
+    results = forms.FileField(label="Results (CSV)", help_text="CodaLab's results CSV of the "
+                              "phase, or Codabench's leaderboard export.")
+    source = forms.CharField(max_length=400, help_text="Where the numbers come from (the "
+                             "old server's page, the paper and table).")
+    unit = forms.ChoiceField(choices=[("auto", "Detect (above 1: percent)"),
+                                      ("percent", "Percent"), ("fraction", "Fraction")])
+
+    def __init__(self, *args, phases=(), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["phase"].choices = [(str(p.pk), f"{p.task.title}: {p.title}")
+                                        for p in phases]

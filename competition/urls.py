@@ -6,7 +6,7 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views, views_account, views_editor, views_pages
+from competition import views, views_account, views_bundles, views_editor, views_pages
 
 app_name = "competition"
 
@@ -44,7 +44,9 @@ urlpatterns = [
     path(PHASE, views_editor.phase_page, name="phase"),
     path("data/<int:pk>/<str:file_name>", views_editor.data_download, name="data_download"),
     path("new-competition/", views_editor.competition_new, name="competition_new"),
+    path("new-competition/bundle/", views_bundles.bundle_import_view, name="bundle_import"),
     path(EDIT, views_editor.competition_edit, name="edit"),
+    path(EDIT + "import-results/", views_bundles.bundle_results_view, name="bundle_results"),
     path(EDIT + "definition.yaml", views_editor.definition_download, {"fmt": "yaml"},
          name="definition_yaml"),
     path(EDIT + "definition.zip", views_editor.definition_download, {"fmt": "zip"},

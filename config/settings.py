@@ -191,6 +191,10 @@ SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int(
     "SUBMISSION_MAX_UNCOMPRESSED_BYTES", 200 * 1024 * 1024
 )
 SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
+# A CodaLab or Codabench bundle being imported (competition.bundles.archive).
+BUNDLE_MAX_BYTES = env_int("BUNDLE_MAX_BYTES", 2 * 1024 ** 3)
+BUNDLE_MAX_UNCOMPRESSED_BYTES = env_int("BUNDLE_MAX_UNCOMPRESSED_BYTES", 4 * 1024 ** 3)
+BUNDLE_MAX_MEMBERS = env_int("BUNDLE_MAX_MEMBERS", 5000)
 # An upload of several large files is validated in this many processes at once (the web
 # process and forks of it); 1: in the web process alone.
 UPLOAD_VALIDATION_PROCESSES = env_int("UPLOAD_VALIDATION_PROCESSES", 2)

@@ -27,6 +27,7 @@ invented.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -228,11 +229,18 @@ def _row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, columns: l
                         mode=mode, track=track)
 
 
-@transaction.atomic
 def reference_results_import(*, path: Path) -> list[Submission]:
     """Import a reference-results file (see the module docstring); returns the reference
     submissions it created. What the same source imported before is replaced."""
     source, rows, averages = _read(path)
+    return reference_rows_write(source=source, rows=rows, averages=averages)
+
+
+@transaction.atomic
+def reference_rows_write(*, source: str, rows: list[ReferenceRow],
+                         averages: Sequence[AverageRow] = ()) -> list[Submission]:
+    """Write checked reference rows (and published macro-averages) from ``source``,
+    replacing what it imported before."""
     phases = {row.phase.pk for row in rows}
     Submission.objects.filter(phase_id__in=phases, is_reference=True, source=source).delete()
     PublishedAverage.objects.filter(phase_id__in={a.phase.pk for a in averages},

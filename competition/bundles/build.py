@@ -1,0 +1,381 @@
+"""A read bundle as a competition spec: tasks from its scoring programs and reference data,
+phases, sub-corpora with their gold keys, pages; and the participant data to attach.
+
+Reference data becomes gold keys (`KeyFile`: read and checked by the definition package like
+every key); input data, public data and starting kits become the phase's participant data,
+never public files. Leaderboard columns are mapped to the metric catalogue
+(`column_metric`); the first ranked column that names a metric the task's scoring computes
+becomes its primary metric.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from django.utils.text import slugify
+
+from competition.bundles.archive import is_zip_name, unpack
+from competition.bundles.parse import Bundle, BundlePhase, Column, Report
+from competition.bundles.programs import ProgramMatch, command_of, recognise
+from competition.definition.spec import (
+    CompetitionSpec,
+    KeyFile,
+    PhaseSpec,
+    SpecError,
+    SubCorpusSpec,
+    TaskSpec,
+)
+from competition.models import Phase, Task
+from competition.task_scoring import KIND_PROCEDURE
+from scoring.readers import detect_format
+from scoring.vocabulary import METRIC_ORDER, metric_label
+
+KEY_SUFFIXES = (".conllu", ".conllua", ".conll", ".ua")
+METRIC_WORDS = {
+    **{name: name for name in METRIC_ORDER},
+    **{metric_label(name).lower(): name for name in METRIC_ORDER},
+    "b3": "bcub",
+    "bcubed": "bcub",
+    "b-cubed": "bcub",
+    "b cubed": "bcub",
+    "ceaf-e": "ceafe",
+    "ceaf_e": "ceafe",
+    "ceaf-m": "ceafm",
+    "ceaf_m": "ceafm",
+    "conll f1": "conll",
+    "conll_f1": "conll",
+    "conll-f1": "conll",
+    "avg f1": "conll",
+    "conll avg": "conll",
+    "mention": "mention",
+    "mentions": "mention",
+    "zeros": "zero",
+    "zero": "zero",
+}
+KIND_SLUGS = {
+    Task.Kind.COREFUD: "coreference",
+    Task.Kind.IDENTITY: "identity",
+    Task.Kind.BRIDGING: "bridging",
+    Task.Kind.DISCOURSE_DEIXIS: "discourse-deixis",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DataFile:
+    """A participant data file to attach once the phase exists."""
+
+    task: str
+    phase: str
+    path: Path
+    name: str
+    role: str
+
+
+def column_metric(key: str, label: str, subcorpora: list[str]) -> tuple[str | None, str | None]:
+    """The metric and the sub-corpus a leaderboard column names (either may be None)."""
+    texts = [key.lower().strip(), label.lower().strip()]
+    metric = None
+    for text in texts:
+        if text in METRIC_WORDS:
+            metric = METRIC_WORDS[text]
+            break
+        for word in sorted(METRIC_WORDS, key=len, reverse=True):
+            if re.search(rf"(^|[^a-z0-9]){re.escape(word)}($|[^a-z0-9])", text):
+                metric = METRIC_WORDS[word]
+                break
+        if metric:
+            break
+    subcorpus = None
+    for name in sorted(subcorpora, key=len, reverse=True):
+        lowered = name.lower()
+        if any(lowered in text or slugify(lowered) in slugify(text) for text in texts):
+            subcorpus = name
+            break
+    return metric, subcorpus
+
+
+def _phase_kind(label: str) -> str:
+    text = label.lower()
+    if "post" in text:
+        return Phase.Kind.POST_TASK
+    if "test" in text or "eval" in text:
+        return Phase.Kind.TEST_GOLD if "gold" in text else Phase.Kind.TEST_PREDICTED
+    return Phase.Kind.DEVELOPMENT
+
+
+def _key_files(folder: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and not p.is_symlink() and p.suffix.lower() in KEY_SUFFIXES
+    )
+
+
+@dataclass(slots=True)
+class _Scoring:
+    kind: str
+    procedure: str = ""
+    words: tuple[str, ...] | None = None
+
+
+class _Builder:
+    def __init__(self, bundle: Bundle, root: Path, work: Path, name: str) -> None:
+        self.bundle, self.root, self.work, self.name = bundle, root, work, name
+        self.report: Report = bundle.report
+        self.opened: dict[str, Path] = {}
+
+    def open_item(self, member: str) -> Path:
+        """A data item: a zip of the bundle unpacked one level down, or a plain file."""
+        if member in self.opened:
+            return self.opened[member]
+        source = self.root / member
+        if not is_zip_name(member):
+            self.opened[member] = source
+            return source
+        target = self.work / f"item-{len(self.opened)}"
+        target.mkdir(parents=True)
+        unpack(source, target, name=f"{self.name}: {member}", depth=2)
+        self.opened[member] = target
+        return target
+
+    def program(self, member: str) -> ProgramMatch:
+        folder = self.open_item(member)
+        if folder.is_file():
+            return recognise(files=[folder.name], command="")
+        files = [p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()]
+        metadata = next(
+            (
+                p
+                for p in sorted(folder.rglob("*"))
+                if p.name in ("metadata", "metadata.yaml") and p.is_file()
+            ),
+            None,
+        )
+        command = ""
+        if metadata is not None and metadata.stat().st_size <= 64 * 1024:
+            command = command_of(metadata.read_text(encoding="utf-8", errors="replace"))
+        return recognise(files=files, command=command)
+
+    def keys(self, phase: BundlePhase) -> list[tuple[Path, str]]:
+        found: list[tuple[Path, str]] = []
+        for member in phase.references:
+            item = self.open_item(member)
+            paths = [item] if item.is_file() else _key_files(item)
+            if not paths:
+                self.report.not_imported.append(
+                    f"phase {phase.label}: reference data "
+                    f"{member} holds no key file "
+                    f"({', '.join(KEY_SUFFIXES)})"
+                )
+            for path in paths:
+                inner = path.name if item.is_file() else path.relative_to(item).as_posix()
+                found.append((path, f"{member}: {inner}" if not item.is_file() else member))
+        return found
+
+    def scoring(self, phase: BundlePhase, keys: list[tuple[Path, str]]) -> _Scoring:
+        formats = {
+            detect_format(str(path)) or ("corefud" if path.suffix.lower() == ".conllu" else "ua")
+            for path, _ in keys
+        }
+        key_kind = (
+            Task.Kind.COREFUD if formats == {"corefud"} else Task.Kind.IDENTITY if formats else ""
+        )
+        match = None
+        for member in phase.programs:
+            found = self.program(member)
+            self.report.imported.append(
+                f"phase {phase.label}: scoring program {member}: {found.reason}"
+            )
+            if match is None:
+                match = found
+            elif (found.scorer, found.kind, found.procedure, found.words) != (
+                match.scorer,
+                match.kind,
+                match.procedure,
+                match.words,
+            ):
+                self.report.proposed.append(
+                    f"phase {phase.label}: its tasks' scoring programs "
+                    f"differ; {phase.programs[0]} is used"
+                )
+        if not phase.programs:
+            self.report.not_imported.append(
+                f"phase {phase.label}: no scoring program in the bundle: choose a procedure"
+            )
+        if match is None or match.scorer is None:
+            kind = key_kind or Task.Kind.IDENTITY
+            if match is not None:
+                self.report.not_imported.append(
+                    f"phase {phase.label}: scoring program not recognised: choose a "
+                    f"procedure (the default of {kind}, {KIND_PROCEDURE[kind]}, is set "
+                    "until you do)"
+                )
+            return _Scoring(kind)
+        kind = match.kind
+        if match.scorer == "conll":  # MUC, B³, CEAFe, exact match: on either format
+            kind = key_kind or Task.Kind.IDENTITY
+        elif key_kind == Task.Kind.COREFUD and kind != Task.Kind.COREFUD:
+            self.report.proposed.append(
+                f"phase {phase.label}: the program is "
+                f"{match.scorer}'s but the keys are CoNLL-U: scored "
+                "as a CorefUD task"
+            )
+            return _Scoring(Task.Kind.COREFUD)
+        if key_kind == Task.Kind.IDENTITY and kind == Task.Kind.COREFUD:
+            self.report.proposed.append(
+                f"phase {phase.label}: a CorefUD scorer with "
+                "CONLL-UA keys: scored as identity anaphora"
+            )
+            return _Scoring(Task.Kind.IDENTITY)
+        words = match.words
+        if words is not None and kind != Task.Kind.COREFUD:
+            words = tuple(w for w in words if w not in ("-f", "corefud"))
+        return _Scoring(kind, match.procedure, words)
+
+
+def bundle_spec(
+    bundle: Bundle, *, root: Path, work: Path, name: str, slug: str, owner: str
+) -> tuple[CompetitionSpec, list[DataFile]]:
+    """The spec of the competition a read bundle describes, and its participant data."""
+    builder = _Builder(bundle, root, work, name)
+    report = bundle.report
+    groups: dict[tuple, list[tuple[BundlePhase, list[tuple[Path, str]]]]] = {}
+    for phase in bundle.phases:
+        keys = builder.keys(phase)
+        scoring = builder.scoring(phase, keys)
+        groups.setdefault((scoring.kind, scoring.procedure, scoring.words), []).append(
+            (phase, keys)
+        )
+    tasks: list[TaskSpec] = []
+    data: list[DataFile] = []
+    used_slugs: set[str] = set()
+    for (kind, procedure, words), members in groups.items():
+        task_slug = KIND_SLUGS[kind]
+        while task_slug in used_slugs:
+            task_slug += "-2"
+        used_slugs.add(task_slug)
+        phases: list[PhaseSpec] = []
+        phase_slugs: set[str] = set()
+        names: list[str] = []
+        for phase, keys in members:
+            phase_slug = slugify(phase.label)[:90] or f"phase-{phase.number}"
+            while phase_slug in phase_slugs:
+                phase_slug += "-2"
+            phase_slugs.add(phase_slug)
+            subcorpora = []
+            for path, label in keys:
+                sub_name = re.sub(r"[^\w.-]+", " ", path.stem).strip()[:100] or "data"
+                subcorpora.append(
+                    SubCorpusSpec(
+                        name=sub_name, file_name=path.name, key=KeyFile(path=path, label=label)
+                    )
+                )
+                names.append(sub_name)
+            where = f"phase {phase.label}"
+            try:
+                phases.append(
+                    PhaseSpec(
+                        slug=phase_slug,
+                        kind=_phase_kind(phase.label),
+                        title=phase.label[:300],
+                        start=phase.start,
+                        end=phase.end,
+                        daily_limit=phase.daily_limit,
+                        total_limit=phase.total_limit,
+                        leaderboard_visibility=(
+                            Phase.Visibility.HIDDEN if phase.hidden else Phase.Visibility.PUBLIC
+                        ),
+                        subcorpora=tuple(subcorpora),
+                    )
+                )
+            except SpecError as exc:
+                raise exc.at(where) from None
+            report.imported.append(
+                f"phase {phase.label} → {task_slug}/{phase_slug} "
+                f"({Phase.Kind(_phase_kind(phase.label)).label.lower()}; "
+                f"{len(subcorpora)} gold keys; {phase.daily_limit} a day, "
+                f"{phase.total_limit} in all"
+                f"{'; scores hidden' if phase.hidden else ''})"
+            )
+            for role, member in phase.data:
+                path = root / member
+                data.append(
+                    DataFile(
+                        task=task_slug,
+                        phase=phase_slug,
+                        path=path,
+                        name=PurePosixPath(member).name,
+                        role=role,
+                    )
+                )
+        primary = _primary(
+            bundle.columns, names, kind=kind, procedure=procedure, words=words, report=report
+        )
+        title = f"{bundle.title} ({kind.replace('_', ' ')})" if len(groups) > 1 else bundle.title
+        tasks.append(
+            TaskSpec(
+                slug=task_slug,
+                kind=kind,
+                title=title[:300],
+                procedure=procedure,
+                scorer_options=words,
+                primary_metric=primary,
+                phases=tuple(phases),
+            )
+        )
+    spec = CompetitionSpec(
+        slug=slug,
+        title=bundle.title[:300],
+        description=bundle.description,
+        organizers=(owner,),
+        team_approval=bundle.team_approval,
+        pages=dict(bundle.pages),
+        tasks=tuple(tasks),
+    )
+    return spec, data
+
+
+def _primary(
+    columns: list[Column],
+    subcorpora: list[str],
+    *,
+    kind: str,
+    procedure: str,
+    words: tuple[str, ...] | None,
+    report: Report,
+) -> str:
+    """The task's primary metric from the leaderboard columns; "" keeps the default."""
+    chosen = ""
+    for column in columns:
+        where = f"leaderboard column {column.label!r} ({column.key})"
+        if column.computed:
+            report.not_imported.append(
+                f"{where}: computed ({column.computed}); boards compute their own average and rank"
+            )
+            continue
+        metric, subcorpus = column_metric(column.key, column.label, subcorpora)
+        if metric is None:
+            report.not_imported.append(f"{where}: names no metric the scorer computes")
+            continue
+        if not chosen and column.sort.lower().startswith("desc"):
+            try:
+                TaskSpec(
+                    slug="check",
+                    kind=kind,
+                    title="check",
+                    procedure=procedure,
+                    scorer_options=words,
+                    primary_metric=metric,
+                )
+            except SpecError:
+                report.not_imported.append(
+                    f"{where}: {metric} is not computed by the task's scoring"
+                )
+                continue
+            chosen = metric
+        report.imported.append(
+            f"{where} → {metric_label(metric)}" + (f" on {subcorpus}" if subcorpus else "")
+        )
+    return chosen

@@ -1,0 +1,95 @@
+"""Staff import a CodaLab bundle in a real browser: from "New competition", "Import a
+bundle", upload the zip, and read what was imported, proposed and not imported; the draft
+opens in the editor. A hostile bundle is refused on the form, naming its member.
+Screenshots at 1366 px and 390 px in test-artifacts/."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from competition.models import Competition, Submission
+from tests.competition.bundles.builders import codalab_bundle
+from tests.competition.bundles.test_bundle_results import CODALAB_CSV
+from tests.e2e.helpers import NO_OVERFLOW, log_in
+
+MAIN_FITS = (
+    "() => [...document.querySelectorAll('main *')].every("
+    "e => e.getBoundingClientRect().right <= window.innerWidth + 1)"
+)
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def shots(page, artifacts_dir, name: str) -> None:
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=str(artifacts_dir / f"{name}-{width}.png"), full_page=True)
+        # The page's own content fits; the site header's staff links at 390 px are the
+        # header's (the same on every page for staff), not this page's.
+        assert page.evaluate(MAIN_FITS), f"{page.url}: the content is wider than {width} px"
+        if width == 1366:
+            assert page.evaluate(NO_OVERFLOW), f"{page.url} scrolls sideways at {width} px"
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+
+def test_staff_import_a_bundle_into_a_draft(page, live_server, tmp_path, artifacts_dir):
+    User = get_user_model()
+    User.objects.create_user("admin", password="admin-pass-123", is_staff=True)
+    User.objects.create_user("olga", password="olga-pass-123")
+    bundle = tmp_path / "corefud-codalab.zip"
+    bundle.write_bytes(codalab_bundle())
+    hostile = tmp_path / "hostile.zip"
+    buffer = io.BytesIO(codalab_bundle())
+    with zipfile.ZipFile(buffer, "a") as zf:
+        zf.writestr("../escape.txt", b"x")
+    hostile.write_bytes(buffer.getvalue())
+    base = live_server.url
+    log_in(page, base, "admin", "admin-pass-123")
+    page.goto(f"{base}/new-competition/")
+    page.click("#import-bundle-link")
+    page.wait_for_selector("h1:has-text('Import a bundle')")
+    shots(page, artifacts_dir, "bundle-form")
+
+    page.set_input_files("input[name=bundle]", str(hostile))
+    page.fill("input[name=owner]", "olga")
+    page.click("#import-bundle button[type=submit]")
+    error = page.locator(".form-errors")
+    error.wait_for()
+    assert "hostile.zip" in error.inner_text() and "'../escape.txt'" in error.inner_text()
+    assert not Competition.objects.exists()
+    shots(page, artifacts_dir, "bundle-refused")
+
+    page.set_input_files("input[name=bundle]", str(bundle))
+    page.fill("input[name=owner]", "olga")
+    page.fill("input[name=slug]", "corefud-old")
+    page.click("#import-bundle button[type=submit]")
+    page.wait_for_selector("h1:has-text('Bundle imported')")
+    imported = page.locator("#bundle-imported").inner_text()
+    assert "recognised as the CorefUD scorer" in imported
+    assert "input_dev.zip → participant data" in imported
+    assert "proposed from the next phase's start" in page.locator("#bundle-proposed").inner_text()
+    missing = page.locator("#bundle-not-imported").inner_text()
+    assert "3f2b4c1a-9d8e-4f7a-b6c5-1234567890ab" in missing and "MRR" in missing
+    assert "ingestion_program" in missing
+    shots(page, artifacts_dir, "bundle-imported")
+
+    results = tmp_path / "results-development.csv"
+    results.write_text(CODALAB_CSV, encoding="utf-8")
+    page.click("#import-results-link")
+    page.wait_for_selector("h1:has-text('Import results')")
+    page.select_option("select[name=phase]", label="CorefUD shared task (old server): Development")
+    page.set_input_files("input[name=results]", str(results))
+    page.fill("input[name=source]", "CodaLab competition 1234, results of Development")
+    page.click("#import-results button[type=submit]")
+    page.wait_for_selector("#results-imported")
+    assert "Imported 2 published results" in page.locator("#results-imported").inner_text()
+    assert "MRR" in page.locator("#results-imported").inner_text()
+    assert Submission.objects.filter(is_reference=True).count() == 2
+    shots(page, artifacts_dir, "bundle-results")
+    page.goto(f"{base}/edit/corefud-old/")
+    page.wait_for_load_state()
+    assert "/edit/corefud-old/" in page.url
+    assert Competition.objects.get(slug="corefud-old").tasks.get().phases.count() == 2
