@@ -7,7 +7,7 @@ not part of the report: the command line writes them to stderr.
 
 from __future__ import annotations
 
-from scoring.vocabulary import COREF_METRICS
+from scoring.vocabulary import COREF_METRICS, EMPTY_NODE_MEASURES, EMPTY_NODES
 
 RULE = "============================================"
 
@@ -104,6 +104,10 @@ def text_report(result: dict, report_order: list[str] | tuple[str, ...]) -> str:
             lines += nr_block(result["non_referring"])
         elif name == "bridging" and result["bridging"] is not None:
             lines += bridging_block(result["bridging"])
+        elif name == EMPTY_NODES:
+            lines += [RULE, "Empty nodes (CRAC 2026 measures):"]
+            for measure in EMPTY_NODE_MEASURES:
+                lines += [measure, prf_line(metrics[measure])]
         elif name in metrics:
             lines += [name, prf_line(metrics[name])]
     if result["conll"] is not None:
