@@ -35,6 +35,10 @@ EMPTY_NODE_MEASURES = ("ARC", "DEP", "WO", "DEP_WO", "FORM", "LEMMA", "UPOS", "X
 """Its ten measures, named and ordered as the organizers' evaluator prints them
 (`scoring.empty_nodes`)."""
 
+ANAPHOR = "anaphor"
+"""The anaphor-level score of one mention type (`scoring.analyses`), stored beside the
+entity analyses' metrics."""
+
 NON_REFERRING = "non_referring"
 
 BRIDGING_LEVELS = ("anaphora_recognition", "mention", "entity")
@@ -46,7 +50,7 @@ BRIDGING_METRICS = {"anaphora_recognition": "bridging_ar", "mention": "bridging_
 
 METRIC_ORDER = (CONLL, "muc", "bcub", "ceafe", "ceafm", "blanc", "lea", *EXTRA_METRICS,
                 NON_REFERRING, "bridging_entity", "bridging_mention", "bridging_ar",
-                *EMPTY_NODE_MEASURES)
+                *EMPTY_NODE_MEASURES, ANAPHOR)
 """The order in which tables list metrics (a page puts the task's primary metric first)."""
 
 METRIC_LABELS = {
@@ -65,6 +69,7 @@ METRIC_LABELS = {
     "bridging_mention": "Bridging (mention)",
     "bridging_ar": "Bridging (anaphor recognition)",
     **{measure: f"Empty nodes {measure}" for measure in EMPTY_NODE_MEASURES},
+    ANAPHOR: "Anaphors",
 }
 
 

@@ -1,0 +1,301 @@
+"""The analyses of a CorefUD run that the CRAC 2026 organizers ask for: scores by entity
+range, by entity type and by mention type. Pure functions over the compact reader's
+documents; the platform stores their rows beside the scores (`analysis_rows`).
+
+Mentions are compared by their **head node** (head match, the CRAC primary matching): a key
+and a response mention with the same head are the same mention. Nodes are the words and empty
+nodes of a document in file order; a mention's head is its ``head`` field, or its first node
+where the file gives none.
+
+**Entity range** (udapi ``corefud.Stats``, ``report_entity_range``): the distance in nodes,
+empty nodes counted, between the first and the last head of an entity's mentions. Entities
+of two or more mentions fall in the buckets `RANGE_BUCKETS` (``0-9`` … ``1000+``).
+
+**Entity type**: the ``etype`` of the entity's mentions in the key (the first mention that
+has one; ``none`` where no mention has one).
+
+By range and by type, the key entities of one bucket are scored against the response
+entities that go with them (both without singletons, as the CRAC primary score). Each
+response entity goes with the key entity it shares most mention heads with (the first in
+key order on a tie); one that shares none belongs to no bucket::
+
+    K_c = {key entities in c},  R_c = {response entities that go with an entity of K_c}
+    MUC, B³, CEAFe (and CoNLL, the mean of their F1) of K_c against R_c
+
+so a response entity that merges a bucket's entity with smaller ones loses precision there,
+and a bucket's entity that is split loses recall. Counts are summed over the documents.
+
+**Mention type**: a mention is a *zero* when its head is an empty node, a *pronoun* when its
+head's UPOS is ``PRON``, else *nominal* (nouns, proper nouns and the rest). For each type,
+the anaphor-level score of `scoring.extra_metrics.zero_counts` with that type's mentions in
+the place of zeros: each non-first key mention of the type is resolved (tp) when its
+response counterpart follows a mention of the same key entity in its response entity; see
+there for fn, wl and fp. Stored as metric ``anaphor``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring.clusters import Partition
+from scoring.extra_metrics import zero_counts
+from scoring.metrics.contingency import Contingency
+from scoring.metrics.coref import b_cubed, ceafe, muc
+from scoring.model import Document, Markable
+from scoring.readers import compact
+from scoring.results import PRF, PRCounts, f_score
+from scoring.serialize import ScoreRow, encode_counts
+from scoring.vocabulary import ANAPHOR, CONLL
+
+__all__ = ["ANALYSES", "MENTION_TYPES", "RANGE_BUCKETS", "analysis_mode", "analysis_rows",
+           "document_analysis", "range_bucket"]
+
+ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE = "entity range", "entity type", "mention type"
+ANALYSES = (ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE)
+"""The analyses, as the first words of their rows' mode names."""
+
+RANGE_BUCKETS = ((0, 9), (10, 99), (100, 999), (1000, None))
+"""Entity range buckets in nodes, inclusive; None: no upper bound."""
+
+MENTION_TYPES = ("pronoun", "zero", "nominal")
+
+ENTITY_METRICS = (("muc", muc), ("bcub", b_cubed), ("ceafe", ceafe))
+
+Node = tuple[int, int]  # (word position, rank among the empty nodes before it; 0: the word)
+
+
+def analysis_mode(analysis: str, category: str) -> str:
+    """The mode name of an analysis's rows: ``entity range 10-99``, ``mention type zero``."""
+    return f"{analysis} {category}"
+
+
+def range_bucket(distance: int) -> str:
+    """The bucket name of an entity range.
+
+    >>> range_bucket(0), range_bucket(10), range_bucket(999), range_bucket(12000)
+    ('0-9', '10-99', '100-999', '1000+')
+    """
+    for low, high in RANGE_BUCKETS:
+        if high is None or distance <= high:
+            return f"{low}+" if high is None else f"{low}-{high}"
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True)
+class _Mention:
+    entity: str
+    head: int  # node index of its head
+    span: tuple  # its parts, to tell apart mentions of one head
+    type: str  # pronoun, zero, nominal
+
+
+def _node_order(doc: Document) -> tuple[dict[Node, int], list[str]]:
+    """Each node's index in file order, and each node's UPOS (from the layout rows)."""
+    index: dict[Node, int] = {}
+    upos: list[str] = []
+    position = rank = 0
+    for sentence in doc.sentences:
+        for row in sentence.rows:
+            node_id = row[0]
+            if "-" in node_id:
+                continue
+            if "." in node_id:
+                rank += 1
+                index[(position, rank)] = len(upos)
+            else:
+                index[(position, 0)] = len(upos)
+                position += 1
+                rank = 0
+            upos.append(row[3] if len(row) > 3 else "_")
+    return index, upos
+
+
+def _head(markable: Markable) -> Node:
+    if markable.head is None:
+        return markable.start, markable.zero
+    return markable.head, markable.head_zero
+
+
+def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
+    """A document's identity mentions (each once) and its entities' etypes."""
+    if doc is None:
+        return [], {}
+    index, upos = _node_order(doc)
+    mentions: dict[tuple, _Mention] = {}
+    etypes: dict[str, str] = {}
+    for markable in doc.identity:
+        node = _head(markable)
+        code = index.get(node, node[0])  # without layout rows: the word position
+        if node[1]:
+            kind = "zero"
+        else:
+            kind = "pronoun" if code < len(upos) and upos[code] == "PRON" else "nominal"
+        span = (markable.parts, markable.zero, markable.zeros)
+        mentions.setdefault((markable.entity_id, code, span),
+                            _Mention(markable.entity_id, code, span, kind))
+        etype = dict(markable.attributes).get("etype", "")
+        if etype and markable.entity_id not in etypes:
+            etypes[markable.entity_id] = etype
+    return list(mentions.values()), etypes
+
+
+def _response_codes(key: list[_Mention], response: list[_Mention]) -> list[int]:
+    """Head matching: each response mention's code, the index of the key mention it
+    matches, or a fresh code (len(key) and up). A response mention matches the key mention
+    of the same head and span; else the one key mention of its head when both sides have
+    exactly one left there."""
+    codes: list[int | None] = [None] * len(response)
+    free_key: dict[tuple, list[int]] = defaultdict(list)
+    for number, mention in enumerate(key):
+        free_key[(mention.head, mention.span)].append(number)
+    taken: set[int] = set()
+    for number, mention in enumerate(response):
+        same = free_key.get((mention.head, mention.span))
+        if same:
+            codes[number] = same.pop(0)
+            taken.add(codes[number])
+    left_key: dict[int, list[int]] = defaultdict(list)
+    for number, mention in enumerate(key):
+        if number not in taken:
+            left_key[mention.head].append(number)
+    left_response: dict[int, list[int]] = defaultdict(list)
+    for number, mention in enumerate(response):
+        if codes[number] is None:
+            left_response[mention.head].append(number)
+    for head, numbers in left_response.items():
+        if len(numbers) == 1 and len(left_key.get(head, ())) == 1:
+            codes[numbers[0]] = left_key[head][0]
+    fresh = len(key)
+    for number, code in enumerate(codes):
+        if code is None:
+            codes[number] = fresh
+            fresh += 1
+    return codes  # type: ignore[return-value]
+
+
+def _clusters(mentions: list[_Mention], codes: Sequence[int]) -> list[list[int]]:
+    """Entities of two or more mentions as sorted lists of mention codes, in order of
+    their first mention."""
+    entities: dict[str, list[int]] = {}
+    for mention, code in zip(mentions, codes):
+        entities.setdefault(mention.entity, []).append(code)
+    return [sorted(set(c)) for c in entities.values() if len(set(c)) > 1]
+
+
+def _entity_counts(key: list[list[int]], response: list[list[int]]
+                   ) -> dict[str, PRCounts]:
+    table = Contingency(Partition(key, [None] * len(key)),
+                        Partition(response, [None] * len(response)))
+    return {name: metric(table) for name, metric in ENTITY_METRICS}
+
+
+def _owners(key: list[list[int]], response: list[list[int]]) -> list[int | None]:
+    """For each response entity, the key entity it shares most heads with (the first such
+    in key order on a tie), or None when it shares none."""
+    entities_of: dict[int, list[int]] = defaultdict(list)
+    for number, cluster in enumerate(key):
+        for code in cluster:
+            entities_of[code].append(number)
+    owners: list[int | None] = []
+    for cluster in response:
+        shared: dict[int, int] = defaultdict(int)
+        for code in cluster:
+            for number in entities_of.get(code, ()):
+                shared[number] += 1
+        owners.append(min(shared, key=lambda n: (-shared[n], n)) if shared else None)
+    return owners
+
+
+def document_analysis(key: Document, response: Document | None
+                      ) -> dict[tuple[str, str], dict[str, PRCounts]]:
+    """The counts of one document: ``{(analysis, category): {metric: PRCounts}}``, metrics
+    ``muc``, ``bcub``, ``ceafe`` for the entity analyses and ``anaphor`` for mention types.
+    A category appears where the key has an entity or an anaphor of it. ``response`` None:
+    the response has no such document (everything missed)."""
+    gold, etypes = _mentions(key)
+    system, _ = _mentions(response)
+    key_codes = list(range(len(gold)))
+    response_codes = _response_codes(gold, system)
+    key_clusters = _clusters(gold, key_codes)
+    response_clusters = _clusters(system, response_codes)
+    buckets: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for number, cluster in enumerate(key_clusters):
+        heads = [gold[code].head for code in cluster]
+        buckets[(ENTITY_RANGE, range_bucket(max(heads) - min(heads)))].append(number)
+        entity = gold[cluster[0]].entity
+        buckets[(ENTITY_TYPE, etypes.get(entity, "none"))].append(number)
+    owner = _owners(key_clusters, response_clusters)
+    out: dict[tuple[str, str], dict[str, PRCounts]] = {}
+    for category, members in buckets.items():
+        chosen = set(members)
+        out[category] = _entity_counts(
+            [key_clusters[i] for i in members],
+            [c for c, o in zip(response_clusters, owner) if o in chosen])
+    order = {code: gold[code].head for code in key_codes}
+    order.update({code: mention.head for code, mention in zip(response_codes, system)
+                  if code >= len(gold)})
+    for mention_type in MENTION_TYPES:
+        key_typed = {code for code in key_codes if gold[code].type == mention_type}
+        if not any(code in key_typed for cluster in key_clusters
+                   for code in sorted(cluster, key=order.__getitem__)[1:]):
+            continue
+        response_typed = {code for code, mention in zip(response_codes, system)
+                          if mention.type == mention_type}
+        out[(MENTION_TYPE, mention_type)] = {ANAPHOR: zero_counts(
+            key_clusters, response_clusters, {}, key_typed, order=order.__getitem__,
+            response_zeros=response_typed)}
+    return out
+
+
+def _prf(counts: PRCounts) -> PRF:
+    recall, precision = counts.recall, counts.precision
+    return PRF(recall, precision, f_score(recall, precision))
+
+
+def analysis_rows_of(pairs: Iterable[tuple[Document, Document | None]]) -> list[ScoreRow]:
+    """The rows of documents paired key → response: per category, each metric's counts summed
+    over the documents, and ``conll`` for the entity analyses."""
+    totals: dict[tuple[str, str], dict[str, PRCounts]] = defaultdict(dict)
+    for key, response in pairs:
+        for category, metrics in document_analysis(key, response).items():
+            for name, counts in metrics.items():
+                found = totals[category].get(name)
+                totals[category][name] = counts if found is None else found + counts
+    rows: list[ScoreRow] = []
+    for (analysis, category), metrics in sorted(totals.items(), key=_category_order):
+        mode = analysis_mode(analysis, category)
+        scores = {name: _prf(counts) for name, counts in metrics.items()}
+        for name, counts in metrics.items():
+            prf = scores[name]
+            rows.append(ScoreRow(mode, name, None, prf.recall, prf.precision, prf.f1,
+                                 encode_counts(counts)))
+        if all(name in scores for name, _ in ENTITY_METRICS):
+            parts = [scores[name] for name, _ in ENTITY_METRICS]
+            rows.append(ScoreRow(mode, CONLL, None, sum(p.recall for p in parts) / 3,
+                                 sum(p.precision for p in parts) / 3,
+                                 sum(p.f1 for p in parts) / 3, {}))
+    return rows
+
+
+def _category_order(item) -> tuple:
+    (analysis, category), _ = item
+    if analysis == ENTITY_RANGE:
+        rank = [range_bucket(low) for low, _ in RANGE_BUCKETS].index(category)
+    elif analysis == MENTION_TYPE:
+        rank = MENTION_TYPES.index(category)
+    else:
+        rank = 0
+    return ANALYSES.index(analysis), rank, category
+
+
+def analysis_rows(key_path: str | Path, response_path: str | Path) -> list[ScoreRow]:
+    """The analysis rows of a compact (CorefUD) response file against its key: one mode per
+    analysis and category (`analysis_mode`), no per-document rows. Documents are paired by
+    name; a key document the response lacks counts as unanswered. Raises
+    `ScoringInputError` for a file the compact reader refuses."""
+    responses = {doc.name: doc for doc in compact.read(response_path)}
+    return analysis_rows_of((doc, responses.get(doc.name)) for doc in compact.read(key_path))
+

@@ -1,0 +1,110 @@
+"""The CRAC 2026 analyses (scoring.analyses): entity range, entity type and mention type,
+on small hand-made documents whose scores are worked out in the docstrings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scoring.analyses import analysis_rows, range_bucket
+
+GUM = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gum-compact-samples"
+
+WORDS = [  # id, form, UPOS
+    ("1", "John", "PROPN"), ("2", "visited", "VERB"), ("3", "Prague", "PROPN"),
+    ("4", "and", "CCONJ"), ("5", "he", "PRON"), ("6", "liked", "VERB"),
+    ("7", "trams", "NOUN"), ("8", "there", "ADV"), ("8.1", "_", "PRON"), ("9", "so", "ADV"),
+    ("10", "in", "ADP"), ("11", "the", "DET"), ("12", "city", "NOUN"),
+]
+
+
+def document(name: str, entities: dict[str, str]) -> str:
+    """A one-sentence CorefUD document; ``entities`` maps a node ID to its Entity value."""
+    lines = [f"# newdoc id = {name}", "# global.Entity = eid-etype-head-other",
+             f"# sent_id = {name}-1", "# text = John visited Prague and he liked trams there "
+             "so in the city"]
+    for node, form, upos in WORDS:
+        head, deps = ("_", "6:nsubj") if "." in node else ("0", "_")
+        misc = f"Entity={entities[node]}" if node in entities else "_"
+        lines.append(f"{node}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t"
+                     f"{'_' if '.' in node else 'dep'}\t{deps}\t{misc}")
+    return "\n".join(lines) + "\n\n"
+
+
+KEY = {"1": "(e1-person-1-)", "3": "(e2-place-1-)", "5": "(e1-person-1-)",
+       "8.1": "(e1-person-1-)", "11": "(e2-place-2-", "12": "e2)"}
+# The zero joins Prague's entity instead of John's.
+WRONG_ZERO = {"1": "(e1-person-1-)", "3": "(e2-place-1-)", "5": "(e1-person-1-)",
+              "8.1": "(e2-place-1-)", "11": "(e2-place-2-", "12": "e2)"}
+
+
+def scores(tmp_path: Path, key: str, response: str) -> dict[tuple[str, str], tuple]:
+    (tmp_path / "key.conllu").write_text(key)
+    (tmp_path / "response.conllu").write_text(response)
+    rows = analysis_rows(tmp_path / "key.conllu", tmp_path / "response.conllu")
+    return {(r.mode, r.metric): (r.recall, r.precision, r.f1) for r in rows}
+
+
+def close(found: tuple, recall: float, precision: float) -> bool:
+    f1 = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
+    return all(abs(a - b) <= 1e-9 for a, b in zip(found, (recall, precision, f1)))
+
+
+def test_range_buckets():
+    assert [range_bucket(d) for d in (0, 9, 10, 99, 100, 999, 1000)] == [
+        "0-9", "0-9", "10-99", "10-99", "100-999", "100-999", "1000+"]
+
+
+def test_a_perfect_response_scores_one_in_every_category(tmp_path):
+    """John's entity: heads at nodes 0, 4 and 8 (the empty node counts): range 8, 0-9.
+    Prague's: nodes 2 and 12: range 10, 10-99. Pronoun, zero and nominal anaphors: one each."""
+    found = scores(tmp_path, document("d", KEY), document("d", KEY))
+    assert sorted({mode for mode, _ in found}) == [
+        "entity range 0-9", "entity range 10-99", "entity type person", "entity type place",
+        "mention type nominal", "mention type pronoun", "mention type zero"]
+    assert all(value == (1.0, 1.0, 1.0) for value in found.values())
+
+
+def test_a_zero_in_the_wrong_entity(tmp_path):
+    """Response: {John, he}, {Prague, zero, the city}.
+
+    0-9 (John's entity K = {J, he, z} against R = {J, he}): MUC R (3-2)/2 = 1/2, P 1;
+    B³ R (2/3 + 2/3 + 0)/3 = 4/9, P 1; CEAFe φ = 2·2/(3+2) = 4/5 both.
+    10-99 (Prague's K = {P, city} against R = {P, z, city}): MUC R 1, P (3-2)/2 = 1/2;
+    B³ R 1, P (2/3 + 2/3 + 0)/3 = 4/9; CEAFe 4/5 both.
+    Zero anaphor: its response entity holds no earlier mention of John's: a wrong link,
+    R = P = 0. Pronoun (he after John) and nominal (the city after Prague): resolved."""
+    found = scores(tmp_path, document("d", KEY), document("d", WRONG_ZERO))
+    assert close(found[("entity range 0-9", "muc")], 1 / 2, 1)
+    assert close(found[("entity range 0-9", "bcub")], 4 / 9, 1)
+    assert close(found[("entity range 0-9", "ceafe")], 4 / 5, 4 / 5)
+    assert close(found[("entity range 10-99", "muc")], 1, 1 / 2)
+    assert close(found[("entity range 10-99", "bcub")], 1, 4 / 9)
+    assert close(found[("entity range 10-99", "ceafe")], 4 / 5, 4 / 5)
+    conll = found[("entity range 0-9", "conll")]
+    parts = [found[("entity range 0-9", m)] for m in ("muc", "bcub", "ceafe")]
+    assert abs(conll[2] - sum(p[2] for p in parts) / 3) <= 1e-12
+    assert found[("entity type person", "muc")] == found[("entity range 0-9", "muc")]
+    assert found[("entity type place", "bcub")] == found[("entity range 10-99", "bcub")]
+    assert found[("mention type zero", "anaphor")] == (0.0, 0.0, 0.0)
+    assert found[("mention type pronoun", "anaphor")] == (1.0, 1.0, 1.0)
+    assert found[("mention type nominal", "anaphor")] == (1.0, 1.0, 1.0)
+
+
+def test_a_document_the_response_lacks_is_all_missed(tmp_path):
+    """Two key documents, the response answers one: recall halves, precision stays."""
+    found = scores(tmp_path, document("a", KEY) + document("b", KEY), document("a", KEY))
+    assert found[("entity range 0-9", "muc")] == (0.5, 1.0, 2 / 3)
+    assert found[("mention type zero", "anaphor")] == (0.5, 1.0, 2 / 3)
+
+
+def test_real_gum_documents_against_themselves():
+    """Five GUM documents (mentions sharing a head, nested mentions, empty nodes): each
+    against itself scores 1 in every category it has."""
+    files = sorted(GUM.glob("*.conllu"))
+    if not files:
+        pytest.skip(f"GUM samples not found at {GUM}")
+    for path in files:
+        rows = analysis_rows(path, path)
+        assert rows and all((r.recall, r.precision, r.f1) == (1.0, 1.0, 1.0) for r in rows)
