@@ -28,6 +28,7 @@ from scoring.vocabulary import (
     BRIDGING_LEVELS,
     BRIDGING_METRICS,
     CONLL,
+    EMPTY_NODE_MEASURES,
     NON_REFERRING,
 )
 
@@ -113,6 +114,8 @@ def task_modes(task: Task) -> list[ScoringMode]:
 def produced_metrics(options: ScoringOptions) -> set[str]:
     """The score-row metrics a scoring with ``options`` writes (bridging relations aside)."""
     metrics = {*options.metrics, *options.extra_metrics}
+    if options.empty_nodes:
+        metrics.update(EMPTY_NODE_MEASURES)
     if options.conll:
         metrics.add(CONLL)
     if options.keep_non_referring:

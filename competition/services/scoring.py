@@ -22,6 +22,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 from scoring import ScoreRow, ScoringError, ScoringInputError, score_modes, score_rows
+from scoring.analyses import analysis_rows
 
 from competition.errors import CompetitionError
 from competition.models import (
@@ -40,7 +41,7 @@ from competition.services.dispatch import (
     scoring_queue_empty,
 )
 from competition.services.submissions import web_wording
-from competition.task_scoring import mode_label, scoring_modes, task_modes
+from competition.task_scoring import mode_label, scoring_modes, task_modes, task_procedure
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -250,6 +251,8 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     """
     task = submission.phase.task
     modes = task_modes(task)
+    procedure = task_procedure(task)
+    with_analyses = procedure is not None and procedure.analyses
     files = (scored_files(submission).select_related("subcorpus")
              .order_by("subcorpus__order", "subcorpus_id"))
     scores: list[ScoreValue] = []
@@ -271,6 +274,8 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
             # many scoring in parallel.
             results = score_modes(key, response, options=[mode.options for mode in modes],
                                   per_doc=[mode.per_doc for mode in modes])
+            # The analyses of the procedure (CRAC 2026), stored as rows of their own modes.
+            analyses = analysis_rows(key, response) if with_analyses else []
         except ScoringInputError as exc:
             error = _public_error(exc, key=key, response=response, submitted=submitted)
             log.append(f"{name}: {submitted.original_name} refused after "
@@ -278,6 +283,10 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
             error.scoring_log = "\n".join(log)  # the task stores it with the failure
             raise error from None
         spent = time.perf_counter() - begun
+        scores.extend(ScoreValue(submitted.subcorpus_id, row) for row in analyses)
+        if with_analyses:
+            log.append(f"{name}: {len(analyses)} analysis rows (entity range, entity type, "
+                       "mention type)")
         for mode, result in zip(modes, results):
             scores.extend(ScoreValue(submitted.subcorpus_id, row)
                           for row in score_rows(result, mode.options, mode=mode.name,
