@@ -1,0 +1,78 @@
+"""A run's analyses by entity range, entity type and mention type (CRAC 2026), as the analysis
+page shows them: one table per analysis, a line per category, the F1 of its main metric per
+dataset and macro-averaged. The rows are the scorer's (`scoring.analyses`), stored with the
+run's scores under modes such as ``entity range 10-99``; nothing is computed here but the
+grouping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scoring.analyses import ANALYSES, ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE, RANGE_BUCKETS
+from scoring.analyses import range_bucket
+from scoring.vocabulary import ANAPHOR, CONLL, metric_label
+
+from leaderboard.ranking import Score as Cell
+
+TITLES = {
+    ENTITY_RANGE: ("By entity range", "nodes from the first to the last mention head of a "
+                   "gold entity"),
+    ENTITY_TYPE: ("By entity type", "the gold entity's etype"),
+    MENTION_TYPE: ("By mention type", "anaphors whose head is a pronoun, an empty node "
+                   "(zero) or anything else (nominal)"),
+}
+MAIN_METRIC = {ENTITY_RANGE: CONLL, ENTITY_TYPE: CONLL, MENTION_TYPE: ANAPHOR}
+
+
+@dataclass(frozen=True)
+class BreakdownLine:
+    category: str
+    cells: dict[str, Cell]  # by sub-corpus slug
+    average: Cell | None
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    analysis: str
+    title: str
+    note: str
+    metric: str
+    lines: list[BreakdownLine]
+
+    @property
+    def metric_label(self) -> str:
+        return metric_label(self.metric)
+
+
+def analysis_of(mode: str) -> str | None:
+    """The analysis a mode's rows belong to (``entity range`` …), or None."""
+    for analysis in ANALYSES:
+        if mode.startswith(analysis + " "):
+            return analysis
+    return None
+
+
+def _order(analysis: str, category: str) -> tuple:
+    if analysis == ENTITY_RANGE:
+        buckets = [range_bucket(low) for low, _ in RANGE_BUCKETS]
+        return (buckets.index(category) if category in buckets else len(buckets), category)
+    return (0, category)
+
+
+def run_breakdowns(lines) -> list[Breakdown]:
+    """The analyses of a run from its analysis-mode `MetricLine`s (mode, metric, cells,
+    average), in `ANALYSES` order; an analysis without rows is left out."""
+    found: dict[str, list[BreakdownLine]] = {analysis: [] for analysis in ANALYSES}
+    for line in lines:
+        analysis = analysis_of(line.mode)
+        if analysis is None or line.metric != MAIN_METRIC[analysis]:
+            continue
+        category = line.mode[len(analysis) + 1:]
+        found[analysis].append(BreakdownLine(category, line.cells, line.average))
+    out = []
+    for analysis, items in found.items():
+        if items:
+            items.sort(key=lambda item: _order(analysis, item.category))
+            title, note = TITLES[analysis]
+            out.append(Breakdown(analysis, title, note, MAIN_METRIC[analysis], items))
+    return out
