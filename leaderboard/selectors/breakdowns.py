@@ -13,6 +13,7 @@ from scoring.analyses import range_bucket
 from scoring.vocabulary import ANAPHOR, CONLL, metric_label
 
 from leaderboard.ranking import Score as Cell
+from leaderboard.ranking import macro_average
 
 TITLES = {
     ENTITY_RANGE: ("By entity range", "nodes from the first to the last mention head of a "
@@ -68,7 +69,10 @@ def run_breakdowns(lines) -> list[Breakdown]:
         if analysis is None or line.metric != MAIN_METRIC[analysis]:
             continue
         category = line.mode[len(analysis) + 1:]
-        found[analysis].append(BreakdownLine(category, line.cells, line.average))
+        # A category absent from a dataset (no long entity, no zero there) is not a zero:
+        # the average is over the datasets that have it.
+        average = macro_average(line.cells, list(line.cells))
+        found[analysis].append(BreakdownLine(category, line.cells, average))
     out = []
     for analysis, items in found.items():
         if items:
