@@ -29,6 +29,7 @@ from scoring.vocabulary import (
     BRIDGING_METRICS,
     CONLL,
     EMPTY_NODE_MEASURES,
+    EMPTY_NODES,
     NON_REFERRING,
 )
 
@@ -77,6 +78,12 @@ class ScoringMode:
 def task_procedure(task: Task) -> Procedure | None:
     """The task's scoring procedure, or None when it is scored from its options."""
     return PROCEDURES[task.procedure] if task.procedure else None
+
+
+def evaluates_empty_nodes(task: Task) -> bool:
+    """Whether the task's procedure scores empty nodes (CRAC 2026's ``empty-nodes`` mode)."""
+    procedure = task_procedure(task)
+    return procedure is not None and EMPTY_NODES in procedure.modes
 
 
 def mode_label(task: Task, mode: str) -> str:

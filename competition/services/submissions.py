@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from scoring import ScoringInputError, UsageError, validate_pair
+from scoring.empty_nodes import read_empty_nodes
 
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import (
@@ -39,7 +40,7 @@ from competition.models import (
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check
-from competition.task_scoring import validation_options
+from competition.task_scoring import evaluates_empty_nodes, validation_options
 from competition.uploads import (
     ReceivedFile,
     Upload,
@@ -195,6 +196,7 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
     except UsageError as exc:
         logger.error("scorer options of %s are invalid: %s", phase, exc)
         raise CompetitionError("scorer_config", reason=str(exc)) from None
+    empty_nodes = evaluates_empty_nodes(phase.task)
     problems: list[Problem] = []
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
@@ -204,6 +206,13 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
                                   max_problems=50)
         except ScoringInputError as exc:  # a reader may raise instead of returning
             found = [exc]
+        if not found and empty_nodes:
+            # CRAC 2026: the empty-node measures read every empty node's DEPS; a run they
+            # cannot read is refused here, not after it was queued.
+            try:
+                read_empty_nodes(response.path)
+            except ScoringInputError as exc:
+                found = [exc]
         file_problems = [_problem_from(error, response=response, subcorpus=subcorpus,
                                        key_path=Path(key_path)) for error in found]
         problems.extend(_condensed(file_problems, phase=phase, response=response,
