@@ -38,9 +38,15 @@ def test_heatmap_and_analysis_of_a_crac_2026_run(page, live_server, artifacts_di
     base = live_server.url
     page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(base + BOARD)
-    page.wait_for_selector("#variants")
-    heads = page.locator("#variants thead th").all_inner_texts()
-    assert "Empty nodes ARC" in heads and "Empty nodes ALL" in heads
+    page.wait_for_selector("#empty-nodes")
+    heads = page.locator("#empty-nodes thead th").all_inner_texts()
+    assert heads[3:] == ["ARC", "DEP", "WO", "DEP_WO", "FORM", "LEMMA", "UPOS", "XPOS",
+                         "FEATS", "ALL"]
+    assert "ARC" not in page.locator("#variants thead").inner_text()
+    # String match: ARC 2/3 on the zero test case, 1 on GUM
+    string_match = page.locator("#empty-nodes tbody tr", has_text="String match")
+    assert string_match.locator("td").nth(3).inner_text() == "83.33"
+    shots(page, artifacts_dir, "crac2026-board")
 
     page.click("text=By language & heatmap")
     page.wait_for_selector("#heatmap")
