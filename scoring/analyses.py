@@ -8,8 +8,10 @@ nodes of a document in file order; a mention's head is its ``head`` field, or it
 where the file gives none.
 
 **Entity range** (udapi ``corefud.Stats``, ``report_entity_range``): the distance in nodes,
-empty nodes counted, between the first and the last head of an entity's mentions. Entities
-of two or more mentions fall in the buckets `RANGE_BUCKETS` (``0-9`` … ``1000+``).
+empty nodes counted, between the head of an entity's first mention and the head of its last,
+mentions ordered as udapi orders them (by first node; of two starting at the same node, the
+longer first; then by last node). Entities of two or more mentions fall in the buckets
+`RANGE_BUCKETS` (``0-9`` … ``1000+``).
 
 **Entity type**: the ``etype`` of the entity's mentions in the key (the first mention that
 has one; ``none`` where no mention has one).
@@ -51,7 +53,7 @@ from scoring.serialize import ScoreRow, encode_counts
 from scoring.vocabulary import ANAPHOR, CONLL
 
 __all__ = ["ANALYSES", "MENTION_TYPES", "RANGE_BUCKETS", "analysis_mode", "analysis_rows",
-           "document_analysis", "range_bucket"]
+           "document_analysis", "entity_ranges", "range_bucket"]
 
 ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE = "entity range", "entity type", "mention type"
 ANALYSES = (ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE)
@@ -90,6 +92,7 @@ class _Mention:
     head: int  # node index of its head
     span: tuple  # its parts, to tell apart mentions of one head
     type: str  # pronoun, zero, nominal
+    order: tuple  # udapi's mention order: first node, more nodes first, last node
 
 
 def _node_order(doc: Document) -> tuple[dict[Node, int], list[str]]:
@@ -119,6 +122,18 @@ def _head(markable: Markable) -> Node:
     return markable.head, markable.head_zero
 
 
+def _mention_order(markable: Markable, index: dict[Node, int]) -> tuple[int, int, int]:
+    """(first node, minus the number of nodes, last node): udapi's order of mentions (a
+    mention starting at the same node as a longer one follows it)."""
+    if markable.zero:
+        node = index.get((markable.start, markable.zero), markable.start)
+        return node, -1, node
+    words = [(position, 0) for start, end in markable.parts
+             for position in range(start, end + 1)]
+    nodes = sorted(index.get(node, node[0]) for node in (*words, *markable.zeros))
+    return nodes[0], -len(nodes), nodes[-1]
+
+
 def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
     """A document's identity mentions (each once) and its entities' etypes."""
     if doc is None:
@@ -135,11 +150,28 @@ def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
             kind = "pronoun" if code < len(upos) and upos[code] == "PRON" else "nominal"
         span = (markable.parts, markable.zero, markable.zeros)
         mentions.setdefault((markable.entity_id, code, span),
-                            _Mention(markable.entity_id, code, span, kind))
+                            _Mention(markable.entity_id, code, span, kind,
+                                     _mention_order(markable, index)))
         etype = dict(markable.attributes).get("etype", "")
         if etype and markable.entity_id not in etypes:
             etypes[markable.entity_id] = etype
     return list(mentions.values()), etypes
+
+
+def entity_ranges(doc: Document) -> dict[str, int]:
+    """The range of every entity of two or more mentions, by entity id: as udapi's
+    ``corefud.Stats`` measures it (see the module's docstring; it may be negative there where
+    a first mention's head follows the last one's, taken as a distance here)."""
+    mentions, _ = _mentions(doc)
+    by_entity: dict[str, list[_Mention]] = defaultdict(list)
+    for mention in mentions:
+        by_entity[mention.entity].append(mention)
+    ranges = {}
+    for entity, items in by_entity.items():
+        if len(items) > 1:
+            items.sort(key=lambda mention: mention.order)
+            ranges[entity] = abs(items[-1].head - items[0].head)
+    return ranges
 
 
 def _response_codes(key: list[_Mention], response: list[_Mention]) -> list[int]:
@@ -223,8 +255,9 @@ def document_analysis(key: Document, response: Document | None
     response_clusters = _clusters(system, response_codes)
     buckets: dict[tuple[str, str], list[int]] = defaultdict(list)
     for number, cluster in enumerate(key_clusters):
-        heads = [gold[code].head for code in cluster]
-        buckets[(ENTITY_RANGE, range_bucket(max(heads) - min(heads)))].append(number)
+        ordered = sorted(cluster, key=lambda code: gold[code].order)
+        distance = abs(gold[ordered[-1]].head - gold[ordered[0]].head)
+        buckets[(ENTITY_RANGE, range_bucket(distance))].append(number)
         entity = gold[cluster[0]].entity
         buckets[(ENTITY_TYPE, etypes.get(entity, "none"))].append(number)
     owner = _owners(key_clusters, response_clusters)

@@ -3,13 +3,16 @@ on small hand-made documents whose scores are worked out in the docstrings."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from scoring.analyses import analysis_rows, range_bucket
+from scoring.analyses import analysis_rows, entity_ranges, range_bucket
+from scoring.readers import compact
 
 GUM = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gum-compact-samples"
+DATA = Path(__file__).resolve().parent / "data"
 
 WORDS = [  # id, form, UPOS
     ("1", "John", "PROPN"), ("2", "visited", "VERB"), ("3", "Prague", "PROPN"),
@@ -108,3 +111,31 @@ def test_real_gum_documents_against_themselves():
     for path in files:
         rows = analysis_rows(path, path)
         assert rows and all((r.recall, r.precision, r.f1) == (1.0, 1.0, 1.0) for r in rows)
+
+
+def test_entity_ranges_are_udapis_on_the_gum_documents():
+    """The 131 entities of two or more mentions of five GUM documents (empty nodes among
+    them): the ranges udapi's corefud.Stats computes (reference data in
+    tests/scoring/data/udapi-entity-ranges-gum.json, with how it was made)."""
+    files = sorted(GUM.glob("*.conllu"))
+    if not files:
+        pytest.skip(f"GUM samples not found at {GUM}")
+    reference = json.loads((DATA / "udapi-entity-ranges-gum.json").read_text())["ranges"]
+    found = {doc.name: entity_ranges(doc) for path in files for doc in compact.read(path)}
+    assert found == reference
+    assert sum(map(len, found.values())) == 131
+
+
+def test_the_first_mention_is_udapis_first_not_the_first_head(tmp_path):
+    """A long mention whose head is its last word comes first (it starts first); a mention
+    nested in it starts later, though its head comes earlier. Range: from the long mention's
+    head (node 9, "city") to the last mention's (node 13), 4 — not 13 - 2 = 11."""
+    lines = ["# newdoc id = n", "# global.Entity = eid-etype-head-other", "# sent_id = n-1",
+             "# text = x"]
+    entities = {1: "Entity=(e1-place-10-", 3: "Entity=(e1-place-1-)", 10: "Entity=e1)",
+                14: "Entity=(e1-place-1-)"}
+    for word in range(1, 15):
+        lines.append(f"{word}\tw{word}\tw\tNOUN\t_\t_\t0\tdep\t_\t{entities.get(word, '_')}")
+    path = tmp_path / "n.conllu"
+    path.write_text("\n".join(lines) + "\n\n")
+    assert entity_ranges(compact.read(path)[0]) == {"e1": 4}
