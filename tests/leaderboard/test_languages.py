@@ -79,3 +79,19 @@ def test_a_hidden_board_shows_no_row(client, make, crac):
     make.run(crac, make.team(crac.task.competition, "Secret"), {k: 0.5 for k in DATASETS})
     html = client.get(url(crac)).content.decode()
     assert "Secret" not in html and "hidden until the organizers reveal it" in html
+
+
+def test_another_mode_and_metric_are_shown_as_asked(client, make, crac):
+    """The view takes the board's parameters: here the CRAC 2026 analysis mode of long
+    entities, whose rows sit beside the task's."""
+    competition = crac.task.competition
+    make.run(crac, make.team(competition, "Full"), {k: 0.5 for k in DATASETS})
+    submission = crac.submissions.get()
+    run = submission.runs.get()
+    for slug, value in (("cs_pcedt", 0.2), ("en_gum", 0.9)):
+        run.scores.create(submission=submission, subcorpus=crac.subcorpora.get(slug=slug),
+                          mode="entity range 100-999", metric="conll", recall=value,
+                          precision=value, f1=value)
+    html = client.get(url(crac) + "?mode=entity+range+100-999&metric=conll").content.decode()
+    assert 'lb-heat-2">20.00<' in html and 'lb-heat-9">90.00<' in html
+    assert '<option value="entity range 100-999" selected>' in html
