@@ -247,8 +247,13 @@ def document_analysis(key: Document, response: Document | None
     ``muc``, ``bcub``, ``ceafe`` for the entity analyses and ``anaphor`` for mention types.
     A category appears where the key has an entity or an anaphor of it. ``response`` None:
     the response has no such document (everything missed)."""
-    gold, etypes = _mentions(key)
-    system, _ = _mentions(response)
+    return _document_counts(_mentions(key), _mentions(response))
+
+
+def _document_counts(key: tuple[list[_Mention], dict[str, str]],
+                     response: tuple[list[_Mention], dict[str, str]]
+                     ) -> dict[tuple[str, str], dict[str, PRCounts]]:
+    (gold, etypes), (system, _) = key, response
     key_codes = list(range(len(gold)))
     response_codes = _response_codes(gold, system)
     key_clusters = _clusters(gold, key_codes)
@@ -291,9 +296,13 @@ def _prf(counts: PRCounts) -> PRF:
 def analysis_rows_of(pairs: Iterable[tuple[Document, Document | None]]) -> list[ScoreRow]:
     """The rows of documents paired key → response: per category, each metric's counts summed
     over the documents, and ``conll`` for the entity analyses."""
+    return _rows(document_analysis(key, response) for key, response in pairs)
+
+
+def _rows(documents: Iterable[dict[tuple[str, str], dict[str, PRCounts]]]) -> list[ScoreRow]:
     totals: dict[tuple[str, str], dict[str, PRCounts]] = defaultdict(dict)
-    for key, response in pairs:
-        for category, metrics in document_analysis(key, response).items():
+    for counts in documents:
+        for category, metrics in counts.items():
             for name, counts in metrics.items():
                 found = totals[category].get(name)
                 totals[category][name] = counts if found is None else found + counts
@@ -329,6 +338,9 @@ def analysis_rows(key_path: str | Path, response_path: str | Path) -> list[Score
     analysis and category (`analysis_mode`), no per-document rows. Documents are paired by
     name; a key document the response lacks counts as unanswered. Raises
     `ScoringInputError` for a file the compact reader refuses."""
-    responses = {doc.name: doc for doc in compact.read(response_path)}
-    return analysis_rows_of((doc, responses.get(doc.name)) for doc in compact.read(key_path))
+    # Only each document's mentions are kept, never its rows: the memory of the mentions.
+    responses = {doc.name: _mentions(doc) for doc in compact.iter_documents(response_path)}
+    nothing: tuple[list[_Mention], dict[str, str]] = ([], {})
+    return _rows(_document_counts(_mentions(doc), responses.get(doc.name, nothing))
+                 for doc in compact.iter_documents(key_path))
 
