@@ -119,7 +119,9 @@ def read_empty_nodes(path: str | Path) -> list[EmptyNode]:
     node line the measures cannot key: see the module's docstring.
 
     >>> import tempfile, os
-    >>> text = "1\\tI\\t_\\t_\\t_\\t_\\t0\\troot\\t0:root\\t_\\n1.1\\tam\\tbe\\tAUX\\t_\\t_\\t_\\t_\\t1:cop|0:x\\t_\\n\\n"
+    >>> word = "\\t".join(["1", "I", "_", "_", "_", "_", "0", "root", "0:root", "_"])
+    >>> empty = "\\t".join(["1.1", "am", "be", "AUX", "_", "_", "_", "_", "1:cop|0:x", "_"])
+    >>> text = word + "\\n" + empty + "\\n\\n"
     >>> with tempfile.NamedTemporaryFile("w", suffix=".conllu", delete=False) as f:
     ...     _ = f.write(text)
     >>> [(n.sentence, n.word_order, n.head, n.deprel, n.lemma) for n in read_empty_nodes(f.name)]

@@ -24,10 +24,12 @@ BOARD = "/competitions/crac-2026-demo/coreference/test/leaderboard/"
 def shots(page, artifacts_dir: Path, name: str) -> None:
     for width in (1366, 390):
         page.set_viewport_size({"width": width, "height": 900})
+        # what sticks out, outside the tables' own scrolling boxes (for the message)
         wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
-            .filter(e => !e.closest(".lb-scroll") && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
-            .slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id + ' '
-                             + Math.round(e.getBoundingClientRect().right))""")
+            .filter(e => !e.closest(".lb-scroll")
+                         && e.getBoundingClientRect().right
+                            > document.documentElement.clientWidth + 1)
+            .slice(0, 8).map(e => e.tagName + '.' + e.className + '#' + e.id)""")
         assert page.evaluate(NO_OVERFLOW), f"{page.url} scrolls sideways at {width} px: {wide}"
         page.screenshot(path=str(artifacts_dir / f"{name}-{width}.png"), full_page=True)
 

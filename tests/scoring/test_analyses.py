@@ -139,3 +139,12 @@ def test_the_first_mention_is_udapis_first_not_the_first_head(tmp_path):
     path = tmp_path / "n.conllu"
     path.write_text("\n".join(lines) + "\n\n")
     assert entity_ranges(compact.read(path)[0]) == {"e1": 4}
+
+
+def test_the_docstring_examples_hold():
+    import doctest
+
+    import scoring.analyses
+
+    result = doctest.testmod(scoring.analyses)
+    assert result.attempted > 0 and result.failed == 0

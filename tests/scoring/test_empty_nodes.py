@@ -192,3 +192,12 @@ def test_score_modes_scores_an_empty_node_mode_beside_coreference_modes():
     assert [(r.mode, r.metric) for r in rows] == [("empty-nodes", m) for m in MEASURES]
     assert rows[0].counts == {"p_num": 1, "p_den": 2, "r_num": 1, "r_den": 1}
     assert results[0].documents and not results[1].documents
+
+
+def test_the_docstring_examples_hold():
+    import doctest
+
+    import scoring.empty_nodes
+
+    result = doctest.testmod(scoring.empty_nodes)
+    assert result.attempted > 0 and result.failed == 0
