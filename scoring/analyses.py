@@ -69,9 +69,19 @@ ENTITY_METRICS = (("muc", muc), ("bcub", b_cubed), ("ceafe", ceafe))
 Node = tuple[int, int]  # (word position, rank among the empty nodes before it; 0: the word)
 
 
+MAX_CATEGORY = 80
+"""Longest category kept in a mode name (an etype is the gold file's text; the platform
+stores mode names of up to 100 characters)."""
+
+
 def analysis_mode(analysis: str, category: str) -> str:
-    """The mode name of an analysis's rows: ``entity range 10-99``, ``mention type zero``."""
-    return f"{analysis} {category}"
+    """The mode name of an analysis's rows: ``entity range 10-99``, ``mention type zero``
+    (a category longer than `MAX_CATEGORY` is cut there).
+
+    >>> analysis_mode("entity type", "person")
+    'entity type person'
+    """
+    return f"{analysis} {category[:MAX_CATEGORY]}"
 
 
 def range_bucket(distance: int) -> str:
@@ -264,7 +274,7 @@ def _document_counts(key: tuple[list[_Mention], dict[str, str]],
         distance = abs(gold[ordered[-1]].head - gold[ordered[0]].head)
         buckets[(ENTITY_RANGE, range_bucket(distance))].append(number)
         entity = gold[cluster[0]].entity
-        buckets[(ENTITY_TYPE, etypes.get(entity, "none"))].append(number)
+        buckets[(ENTITY_TYPE, etypes.get(entity, "none")[:MAX_CATEGORY])].append(number)
     owner = _owners(key_clusters, response_clusters)
     out: dict[tuple[str, str], dict[str, PRCounts]] = {}
     for category, members in buckets.items():
