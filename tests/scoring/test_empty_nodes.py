@@ -3,7 +3,7 @@ scorer's test files with empty nodes, the command line and the platform's mode s
 
 The expected numbers are worked out by hand from the measures' definitions
 (docs/crac-evaluation.md §2.5); the module was also compared with the organizers' evaluator
-on 30,000 generated file pairs and these real files (docs/empty-nodes.md)."""
+on 9,000 generated file pairs and these real files (docs/scorer.md §4.2)."""
 
 from __future__ import annotations
 
