@@ -16,8 +16,8 @@ from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
 
 TITLES = {
-    ENTITY_RANGE: ("By entity range", "nodes from the first to the last mention head of a "
-                   "gold entity"),
+    ENTITY_RANGE: ("By entity range", "nodes from the head of a gold entity's first mention "
+                   "to the head of its last"),
     ENTITY_TYPE: ("By entity type", "the gold entity's etype"),
     MENTION_TYPE: ("By mention type", "anaphors whose head is a pronoun, an empty node "
                    "(zero) or anything else (nominal)"),
