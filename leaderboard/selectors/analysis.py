@@ -14,7 +14,12 @@ from leaderboard import significance
 from leaderboard.ranking import AVERAGE, macro_average
 from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.boards import Column, ordered_modes, subcorpus_columns
-from leaderboard.selectors.breakdowns import Breakdown, analysis_of, run_breakdowns
+from leaderboard.selectors.breakdowns import (
+    Breakdown,
+    analysis_of,
+    breakdown_sizes,
+    run_breakdowns,
+)
 from leaderboard.selectors.counts import compare_counts, document_counts
 
 TASK_MODE = Score.TASK_MODE
@@ -124,7 +129,8 @@ def submission_analysis(
         primary=primary,
         scorer_version=submission.scorer_version,
         history=history,
-        breakdowns=run_breakdowns(breakdown_lines),
+        breakdowns=run_breakdowns(breakdown_lines, sizes=breakdown_sizes(
+            submission=submission, modes={line.mode for line in breakdown_lines})),
     )
 
 

@@ -12,6 +12,7 @@ from scoring.analyses import ANALYSES, ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE, 
 from scoring.analyses import range_bucket
 from scoring.vocabulary import ANAPHOR, CONLL, metric_label
 
+from competition.models import Score
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
 
@@ -25,11 +26,18 @@ TITLES = {
 MAIN_METRIC = {ENTITY_RANGE: CONLL, ENTITY_TYPE: CONLL, MENTION_TYPE: ANAPHOR}
 
 
+SIZE_OF = {ENTITY_RANGE: ("ceafe", "r_den"), ENTITY_TYPE: ("ceafe", "r_den"),
+           MENTION_TYPE: (ANAPHOR, "r_den")}
+"""Where a category's size is counted: CEAFe's recall denominator is the number of gold
+entities scored, the anaphor score's the number of gold anaphors."""
+
+
 @dataclass(frozen=True)
 class BreakdownLine:
     category: str
     cells: dict[str, Cell]  # by sub-corpus slug
     average: Cell | None
+    size: int | None = None  # gold entities (anaphors) of the category, all datasets
 
 
 @dataclass(frozen=True)
@@ -60,9 +68,26 @@ def _order(analysis: str, category: str) -> tuple:
     return (0, category)
 
 
-def run_breakdowns(lines) -> list[Breakdown]:
+def breakdown_sizes(*, submission, modes: set[str]) -> dict[str, int]:
+    """The size of each analysis mode's category in the submission's current scoring: the
+    gold entities (or anaphors) it holds, summed over the datasets (`SIZE_OF`)."""
+    metrics = {metric for metric, _ in SIZE_OF.values()}
+    rows = Score.objects.filter(submission=submission, run__is_current=True, document="",
+                                mode__in=modes, metric__in=metrics).values_list(
+        "mode", "metric", "counts")
+    sizes: dict[str, int] = {}
+    for mode, metric, counts in rows:
+        analysis = analysis_of(mode)
+        wanted, field = SIZE_OF[analysis] if analysis else (None, None)
+        if metric == wanted and isinstance(counts, dict) and field in counts:
+            sizes[mode] = sizes.get(mode, 0) + int(counts[field])
+    return sizes
+
+
+def run_breakdowns(lines, sizes: dict[str, int] | None = None) -> list[Breakdown]:
     """The analyses of a run from its analysis-mode `MetricLine`s (mode, metric, cells,
-    average), in `ANALYSES` order; an analysis without rows is left out."""
+    average), in `ANALYSES` order; an analysis without rows is left out. ``sizes``: each
+    mode's number of gold entities or anaphors (`breakdown_sizes`)."""
     found: dict[str, list[BreakdownLine]] = {analysis: [] for analysis in ANALYSES}
     for line in lines:
         analysis = analysis_of(line.mode)
@@ -72,7 +97,8 @@ def run_breakdowns(lines) -> list[Breakdown]:
         # A category absent from a dataset (no long entity, no zero there) is not a zero:
         # the average is over the datasets that have it.
         average = macro_average(line.cells, list(line.cells))
-        found[analysis].append(BreakdownLine(category, line.cells, average))
+        found[analysis].append(BreakdownLine(category, line.cells, average,
+                                             (sizes or {}).get(line.mode)))
     out = []
     for analysis, items in found.items():
         if items:
