@@ -67,9 +67,12 @@ def test_heatmap_and_analysis_of_a_crac_2026_run(page, live_server, artifacts_di
     run = Submission.objects.get(run_name="String match")
     page.goto(f"{base}/submissions/{run.pk}/analysis/")
     page.wait_for_selector("#breakdown-entity-range")
-    ranges = page.locator("#breakdown-entity-range tbody th").all_inner_texts()
-    assert ranges[:2] == ["0-9", "10-99"]
-    kinds = page.locator("#breakdown-mention-type tbody th").all_inner_texts()
+    ranges = [text.split(" (") for text in
+              page.locator("#breakdown-entity-range tbody th").all_inner_texts()]
+    assert [name for name, _ in ranges][:2] == ["0-9", "10-99"]
+    assert sum(int(size.rstrip(")")) for _, size in ranges) == 133  # gold entities
+    kinds = [text.split(" (")[0] for text in
+             page.locator("#breakdown-mention-type tbody th").all_inner_texts()]
     assert set(kinds) <= {"pronoun", "zero", "nominal"} and "pronoun" in kinds
     assert page.locator("#breakdown-entity-type tbody tr").count() >= 3
     empty = page.locator("#metrics tr[data-mode='empty-nodes']")
