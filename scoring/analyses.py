@@ -2,10 +2,14 @@
 range, by entity type and by mention type. Pure functions over the compact reader's
 documents; the platform stores their rows beside the scores (`analysis_rows`).
 
-Mentions are compared by their **head node** (head match, the CRAC primary matching): a key
-and a response mention with the same head are the same mention. Nodes are the words and empty
-nodes of a document in file order; a mention's head is its ``head`` field, or its first node
-where the file gives none.
+Mentions are compared by their **head** (head match, the CRAC primary matching): a key and a
+response mention with the same head and span are the same mention, else the one mention of
+a head on each side. A head is a word, by its position, or an empty node, by the position of
+the next word and its rank among the empty nodes there, so empty nodes only one side has
+shift nothing. Mentions headed by empty nodes are first paired by their heads' dependencies
+(DEPS), as the CRAC 2024+ scoring pairs zeros (``--zero-match-method dependent``). A mention's head is its ``head``
+field, or its first node where the file gives none. Nodes (for the entity range) are the
+words and empty nodes of the gold document in file order.
 
 **Entity range** (udapi ``corefud.Stats``, ``report_entity_range``): the distance in nodes,
 empty nodes counted, between the head of an entity's first mention and the head of its last,
@@ -43,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scoring.clusters import Partition
-from scoring.extra_metrics import zero_counts
+from scoring.extra_metrics import zero_counts, zero_dependency_alignment
 from scoring.metrics.contingency import Contingency
 from scoring.metrics.coref import b_cubed, ceafe, muc
 from scoring.model import Document, Markable
@@ -99,10 +103,12 @@ def range_bucket(distance: int) -> str:
 @dataclass(frozen=True, slots=True)
 class _Mention:
     entity: str
-    head: int  # node index of its head
+    head: int  # node index of its head in its own file (the entity range counts these)
+    anchor: Node  # its head as (word position, empty-node rank): the same on both sides
     span: tuple  # its parts, to tell apart mentions of one head
     type: str  # pronoun, zero, nominal
     order: tuple  # udapi's mention order: first node, more nodes first, last node
+    deps: str = ""  # a zero's head's dependencies (the compact reader's ``deps``)
 
 
 def _node_order(doc: Document) -> tuple[dict[Node, int], list[str]]:
@@ -159,10 +165,12 @@ def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
         else:
             kind = "pronoun" if code < len(upos) and upos[code] == "PRON" else "nominal"
         span = (markable.parts, markable.zero, markable.zeros)
-        mentions.setdefault((markable.entity_id, code, span),
-                            _Mention(markable.entity_id, code, span, kind,
-                                     _mention_order(markable, index)))
-        etype = dict(markable.attributes).get("etype", "")
+        attributes = dict(markable.attributes)
+        mentions.setdefault((markable.entity_id, node, span),
+                            _Mention(markable.entity_id, code, node, span, kind,
+                                     _mention_order(markable, index),
+                                     attributes.get("deps", "") if node[1] else ""))
+        etype = attributes.get("etype", "")
         if etype and markable.entity_id not in etypes:
             etypes[markable.entity_id] = etype
     return list(mentions.values()), etypes
@@ -186,27 +194,39 @@ def entity_ranges(doc: Document) -> dict[str, int]:
 
 def _response_codes(key: list[_Mention], response: list[_Mention]) -> list[int]:
     """Head matching: each response mention's code, the index of the key mention it
-    matches, or a fresh code (len(key) and up). A response mention matches the key mention
-    of the same head and span; else the one key mention of its head when both sides have
-    exactly one left there."""
+    matches, or a fresh code (len(key) and up). Mentions headed by empty nodes are paired
+    first by their heads' dependencies, as the CRAC 2024+ scoring pairs zeros
+    (`zero_dependency_alignment`); then a response mention matches the key mention of the
+    same head and span; else the one key mention of its head when both sides have exactly
+    one left there."""
     codes: list[int | None] = [None] * len(response)
+    taken: set[int] = set()
+    key_zeros = {n: m.deps for n, m in enumerate(key) if m.anchor[1] and m.deps}
+    response_zeros = {n: m.deps for n, m in enumerate(response) if m.anchor[1] and m.deps}
+    if key_zeros and response_zeros:
+        for key_number, number in zero_dependency_alignment(key_zeros,
+                                                            response_zeros).items():
+            codes[number] = key_number
+            taken.add(key_number)
     free_key: dict[tuple, list[int]] = defaultdict(list)
     for number, mention in enumerate(key):
-        free_key[(mention.head, mention.span)].append(number)
-    taken: set[int] = set()
+        if number not in taken:
+            free_key[(mention.anchor, mention.span)].append(number)
     for number, mention in enumerate(response):
-        same = free_key.get((mention.head, mention.span))
+        if codes[number] is not None:
+            continue
+        same = free_key.get((mention.anchor, mention.span))
         if same:
             codes[number] = same.pop(0)
             taken.add(codes[number])
-    left_key: dict[int, list[int]] = defaultdict(list)
+    left_key: dict[Node, list[int]] = defaultdict(list)
     for number, mention in enumerate(key):
         if number not in taken:
-            left_key[mention.head].append(number)
-    left_response: dict[int, list[int]] = defaultdict(list)
+            left_key[mention.anchor].append(number)
+    left_response: dict[Node, list[int]] = defaultdict(list)
     for number, mention in enumerate(response):
         if codes[number] is None:
-            left_response[mention.head].append(number)
+            left_response[mention.anchor].append(number)
     for head, numbers in left_response.items():
         if len(numbers) == 1 and len(left_key.get(head, ())) == 1:
             codes[numbers[0]] = left_key[head][0]
@@ -282,8 +302,8 @@ def _document_counts(key: tuple[list[_Mention], dict[str, str]],
         out[category] = _entity_counts(
             [key_clusters[i] for i in members],
             [c for c, o in zip(response_clusters, owner) if o in chosen])
-    order = {code: gold[code].head for code in key_codes}
-    order.update({code: mention.head for code, mention in zip(response_codes, system)
+    order = {code: gold[code].anchor for code in key_codes}
+    order.update({code: mention.anchor for code, mention in zip(response_codes, system)
                   if code >= len(gold)})
     for mention_type in MENTION_TYPES:
         key_typed = {code for code in key_codes if gold[code].type == mention_type}

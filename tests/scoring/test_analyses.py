@@ -22,12 +22,14 @@ WORDS = [  # id, form, UPOS
 ]
 
 
-def document(name: str, entities: dict[str, str]) -> str:
-    """A one-sentence CorefUD document; ``entities`` maps a node ID to its Entity value."""
+def document(name: str, entities: dict[str, str], extra: tuple = ()) -> str:
+    """A one-sentence CorefUD document; ``entities`` maps a node ID to its Entity value;
+    ``extra`` adds (id, form, UPOS) nodes (empty nodes a system predicted)."""
     lines = [f"# newdoc id = {name}", "# global.Entity = eid-etype-head-other",
              f"# sent_id = {name}-1", "# text = John visited Prague and he liked trams there "
              "so in the city"]
-    for node, form, upos in WORDS:
+    nodes = sorted([*WORDS, *extra], key=lambda n: tuple(map(int, n[0].split("."))) + (0,))
+    for node, form, upos in nodes:
         head, deps = ("_", "6:nsubj") if "." in node else ("0", "_")
         misc = f"Entity={entities[node]}" if node in entities else "_"
         lines.append(f"{node}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t"
@@ -93,6 +95,27 @@ def test_a_zero_in_the_wrong_entity(tmp_path):
     assert found[("mention type zero", "anaphor")] == (0.0, 0.0, 0.0)
     assert found[("mention type pronoun", "anaphor")] == (1.0, 1.0, 1.0)
     assert found[("mention type nominal", "anaphor")] == (1.0, 1.0, 1.0)
+
+
+def test_an_empty_node_only_the_response_has_shifts_nothing(tmp_path):
+    """A response with one more empty node (1.1, in no mention), otherwise the key: the
+    nodes after it are one further on in the response, yet every mention still matches
+    (words by position, empty nodes by position and rank)."""
+    found = scores(tmp_path, document("d", KEY),
+                   document("d", KEY, extra=(("1.1", "_", "PRON"),)))
+    assert all(value == (1.0, 1.0, 1.0) for value in found.values())
+    assert len(found) == 7 * 4 - 3 * 3  # four rows per entity category, one per mention type
+
+
+def test_a_zero_is_paired_by_its_dependencies_before_its_position(tmp_path):
+    """The response predicts two empty nodes before "so" and puts John's zero on the
+    second (8.2), the key on the first (8.1): by position and rank they differ, by their
+    heads' dependencies (6:nsubj both) they are the same zero, so the response is perfect."""
+    moved = {**{k: v for k, v in KEY.items() if k != "8.1"}, "8.2": "(e1-person-1-)"}
+    found = scores(tmp_path, document("d", KEY),
+                   document("d", moved, extra=(("8.2", "_", "PRON"),)))
+    assert found[("mention type zero", "anaphor")] == (1.0, 1.0, 1.0)
+    assert all(value == (1.0, 1.0, 1.0) for value in found.values())
 
 
 def test_a_document_the_response_lacks_is_all_missed(tmp_path):
