@@ -57,6 +57,8 @@ class Analysis:
     scorer_version: str
     history: list[dict]
     breakdowns: list[Breakdown] = field(default_factory=list)
+    analysis_lines: list[MetricLine] = field(default_factory=list)
+    """The lines of the analysis modes (entity range …), which `breakdowns` shows."""
 
     @property
     def available_columns(self) -> list[Column]:
@@ -131,6 +133,7 @@ def submission_analysis(
         history=history,
         breakdowns=run_breakdowns(breakdown_lines, sizes=breakdown_sizes(
             submission=submission, modes={line.mode for line in breakdown_lines})),
+        analysis_lines=breakdown_lines,
     )
 
 
