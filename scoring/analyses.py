@@ -22,8 +22,8 @@ has one; ``none`` where no mention has one).
 
 By range and by type, the key entities of one bucket are scored against the response
 entities that go with them (both without singletons, as the CRAC primary score). Each
-response entity goes with the key entity it shares most mention heads with (the first in
-key order on a tie); one that shares none belongs to no bucket::
+response entity goes with the key entity it shares most mention heads with (on a tie, the
+one whose first mention comes first); one that shares none belongs to no bucket::
 
     K_c = {key entities in c},  R_c = {response entities that go with an entity of K_c}
     MUC, B³, CEAFe (and CoNLL, the mean of their F1) of K_c against R_c
@@ -286,7 +286,10 @@ def _document_counts(key: tuple[list[_Mention], dict[str, str]],
     (gold, etypes), (system, _) = key, response
     key_codes = list(range(len(gold)))
     response_codes = _response_codes(gold, system)
-    key_clusters = _clusters(gold, key_codes)
+    # Entities in the order of their first mentions (udapi's order), not the reader's: a
+    # tie of `_owners` goes to the entity that starts first.
+    key_clusters = sorted(_clusters(gold, key_codes),
+                          key=lambda cluster: min(gold[code].order for code in cluster))
     response_clusters = _clusters(system, response_codes)
     buckets: dict[tuple[str, str], list[int]] = defaultdict(list)
     for number, cluster in enumerate(key_clusters):
