@@ -40,6 +40,7 @@ from leaderboard.selectors import (
     submission_compare,
     task_gap_table,
 )
+from leaderboard.selectors.languages import board_languages
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
@@ -96,6 +97,24 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         # the board part: our own template's output, rendered with its escaping
         "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
     }, status=400 if error else 200)
+
+
+@require_GET
+def board_languages_page(request: HttpRequest, competition: str, task: str,
+                         phase: str) -> HttpResponse:
+    """The board by language and as a team × dataset heatmap (same rows, same parameters)."""
+    phase_obj = _phase_or_404(competition, task, phase)
+    try:
+        params = board_params(request.GET)
+        result = leaderboard_board(phase=phase_obj, viewer=request.user, **params.as_kwargs())
+    except BoardQueryError as exc:
+        return render(request, "leaderboard/languages.html", {
+            "phase": phase_obj, "task": phase_obj.task,
+            "competition": phase_obj.task.competition, "error": str(exc)}, status=400)
+    return render(request, "leaderboard/languages.html", {
+        "phase": phase_obj, "task": phase_obj.task, "competition": phase_obj.task.competition,
+        "view": board_languages(board=result), "board": result, "query": request.GET,
+    })
 
 
 @require_GET

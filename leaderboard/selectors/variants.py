@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from scoring.vocabulary import EMPTY_NODES
+
 from competition.models import Score
 from competition.services.boards import SUPPLEMENTARY, VariantColumn, variant_columns
 from leaderboard.ranking import Score as Cell
@@ -26,6 +28,16 @@ class Variants:
 
     def value(self, submission_id: int, column: VariantColumn) -> float | None:
         return self.values.get(submission_id, {}).get((column.mode, column.metric))
+
+    @property
+    def coreference(self) -> Variants:
+        """The coreference columns (the other settings, the supplementary metrics)."""
+        return Variants([c for c in self.columns if c.mode != EMPTY_NODES], self.values)
+
+    @property
+    def empty_nodes(self) -> Variants:
+        """The empty-node measures' columns (CRAC 2026), a table of their own on a board."""
+        return Variants([c for c in self.columns if c.mode == EMPTY_NODES], self.values)
 
 
 def board_variants(*, board: Board) -> Variants | None:
