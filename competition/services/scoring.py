@@ -29,16 +29,16 @@ from competition.models import (
     Score,
     ScoringPart,
     ScoringRun,
-    Submission,
     SubCorpus,
+    Submission,
     SubmissionFile,
     WorkerHeartbeat,
 )
 from competition.services.boards import board_entries_write
 from competition.services.dispatch import (
     notification_enqueue,
-    scoring_parts_finish_publish,
     scoring_enqueue,
+    scoring_parts_finish_publish,
     scoring_publish,
     scoring_queue_empty,
 )

@@ -214,11 +214,11 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
 def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options,
                     empty_nodes: bool = False) -> dict:
     """{slug: problems} of the files (slug, key path, response); with ``empty_nodes`` (a
-    CRAC 2026 task) each file's empty nodes are read as the measures read them too. An upload of several
-    large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes at once (this one
-    and forks of it, `scoring.forked`: each reads files only, its share balanced by size,
-    and sends back its problems); where this process may not fork, or a fork dies, its
-    share is checked here."""
+    CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
+    upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
+    at once (this one and forks of it, `scoring.forked`: each reads files only, its share
+    balanced by size, and sends back its problems); where this process may not fork, or a
+    fork dies, its share is checked here."""
     def check(share) -> list[tuple[str, list]]:
         return [(slug, _validate_file(key_path=key, response=response, options=options,
                                       empty_nodes=empty_nodes))

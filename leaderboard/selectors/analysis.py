@@ -103,8 +103,8 @@ def submission_analysis(
                 doc_rows[metric].append(DocumentLine(slug, document, r, p, f))
         else:
             sub_rows[(mode, metric)][slug] = Cell(r, p, f)
-    lines = []
-    breakdown_lines = []
+    lines: list[MetricLine] = []
+    breakdown_lines: list[MetricLine] = []
     for mode in ordered_modes(m for m, _ in sub_rows):
         for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):
             cells = sub_rows[(mode, metric)]

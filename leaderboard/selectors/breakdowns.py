@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.analyses import ANALYSES, ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE, RANGE_BUCKETS
-from scoring.analyses import range_bucket
-from scoring.vocabulary import ANAPHOR, CONLL, metric_label
-
 from competition.models import Score
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
+from scoring.analyses import (
+    ANALYSES,
+    ENTITY_RANGE,
+    ENTITY_TYPE,
+    MENTION_TYPE,
+    RANGE_BUCKETS,
+    range_bucket,
+)
+from scoring.vocabulary import ANAPHOR, CONLL, metric_label
 
 TITLES = {
     ENTITY_RANGE: ("By entity range", "nodes from the head of a gold entity's first mention "

@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from scoring.vocabulary import EMPTY_NODES
-
 from competition.models import Score
 from competition.services.boards import SUPPLEMENTARY, VariantColumn, variant_columns
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
 from leaderboard.selectors.boards import Board
+from scoring.vocabulary import EMPTY_NODES
 
 __all__ = ["SUPPLEMENTARY", "VariantColumn", "Variants", "board_variants"]
 

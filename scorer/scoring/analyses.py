@@ -7,9 +7,9 @@ response mention with the same head and span are the same mention, else the one 
 a head on each side. A head is a word, by its position, or an empty node, by the position of
 the next word and its rank among the empty nodes there, so empty nodes only one side has
 shift nothing. Mentions headed by empty nodes are first paired by their heads' dependencies
-(DEPS), as the CRAC 2024+ scoring pairs zeros (``--zero-match-method dependent``). A mention's head is its ``head``
-field, or its first node where the file gives none. Nodes (for the entity range) are the
-words and empty nodes of the gold document in file order.
+(DEPS), as the CRAC 2024+ scoring pairs zeros (``--zero-match-method dependent``). A
+mention's head is its ``head`` field, or its first node where the file gives none. Nodes
+(for the entity range) are the words and empty nodes of the gold document in file order.
 
 **Entity range** (udapi ``corefud.Stats``, ``report_entity_range``): the distance in nodes,
 empty nodes counted, between the head of an entity's first mention and the head of its last,
@@ -42,7 +42,7 @@ there for fn, wl and fp. Stored as metric ``anaphor``.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,9 +105,9 @@ class _Mention:
     entity: str
     head: int  # node index of its head in its own file (the entity range counts these)
     anchor: Node  # its head as (word position, empty-node rank): the same on both sides
-    span: tuple  # its parts, to tell apart mentions of one head
+    span: tuple[object, ...]  # its parts, to tell apart mentions of one head
     type: str  # pronoun, zero, nominal
-    order: tuple  # udapi's mention order: first node, more nodes first, last node
+    order: tuple[object, ...]  # udapi's mention order: first node, more nodes first, last node
     deps: str = ""  # a zero's head's dependencies (the compact reader's ``deps``)
 
 
@@ -155,7 +155,7 @@ def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
     if doc is None:
         return [], {}
     index, upos = _node_order(doc)
-    mentions: dict[tuple, _Mention] = {}
+    mentions: dict[tuple[object, ...], _Mention] = {}
     etypes: dict[str, str] = {}
     for markable in doc.identity:
         node = _head(markable)
@@ -201,14 +201,16 @@ def _response_codes(key: list[_Mention], response: list[_Mention]) -> list[int]:
     one left there."""
     codes: list[int | None] = [None] * len(response)
     taken: set[int] = set()
-    key_zeros = {n: m.deps for n, m in enumerate(key) if m.anchor[1] and m.deps}
-    response_zeros = {n: m.deps for n, m in enumerate(response) if m.anchor[1] and m.deps}
+    key_zeros: dict[Hashable, str] = {n: m.deps for n, m in enumerate(key)
+                                      if m.anchor[1] and m.deps}
+    response_zeros: dict[Hashable, str] = {n: m.deps for n, m in enumerate(response)
+                                           if m.anchor[1] and m.deps}
     if key_zeros and response_zeros:
         for key_number, number in zero_dependency_alignment(key_zeros,
                                                             response_zeros).items():
             codes[number] = key_number
             taken.add(key_number)
-    free_key: dict[tuple, list[int]] = defaultdict(list)
+    free_key: dict[tuple[object, ...], list[int]] = defaultdict(list)
     for number, mention in enumerate(key):
         if number not in taken:
             free_key[(mention.anchor, mention.span)].append(number)
@@ -217,8 +219,8 @@ def _response_codes(key: list[_Mention], response: list[_Mention]) -> list[int]:
             continue
         same = free_key.get((mention.anchor, mention.span))
         if same:
-            codes[number] = same.pop(0)
-            taken.add(codes[number])
+            matched = codes[number] = same.pop(0)
+            taken.add(matched)
     left_key: dict[Node, list[int]] = defaultdict(list)
     for number, mention in enumerate(key):
         if number not in taken:
@@ -334,11 +336,11 @@ def analysis_rows_of(pairs: Iterable[tuple[Document, Document | None]]) -> list[
 
 def _rows(documents: Iterable[dict[tuple[str, str], dict[str, PRCounts]]]) -> list[ScoreRow]:
     totals: dict[tuple[str, str], dict[str, PRCounts]] = defaultdict(dict)
-    for counts in documents:
-        for category, metrics in counts.items():
-            for name, counts in metrics.items():
-                found = totals[category].get(name)
-                totals[category][name] = counts if found is None else found + counts
+    for document in documents:
+        for where, by_metric in document.items():
+            for name, counts in by_metric.items():
+                found = totals[where].get(name)
+                totals[where][name] = counts if found is None else found + counts
     rows: list[ScoreRow] = []
     for (analysis, category), metrics in sorted(totals.items(), key=_category_order):
         mode = analysis_mode(analysis, category)
@@ -355,7 +357,7 @@ def _rows(documents: Iterable[dict[tuple[str, str], dict[str, PRCounts]]]) -> li
     return rows
 
 
-def _category_order(item) -> tuple:
+def _category_order(item: tuple[tuple[str, str], object]) -> tuple[int, int, str]:
     (analysis, category), _ = item
     if analysis == ENTITY_RANGE:
         rank = [range_bucket(low) for low, _ in RANGE_BUCKETS].index(category)
@@ -376,4 +378,3 @@ def analysis_rows(key_path: str | Path, response_path: str | Path) -> list[Score
     nothing: tuple[list[_Mention], dict[str, str]] = ([], {})
     return _rows(_document_counts(_mentions(doc), responses.get(doc.name, nothing))
                  for doc in compact.iter_documents(key_path))
-

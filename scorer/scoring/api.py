@@ -100,7 +100,7 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
     if any(each.empty_nodes for each in options):
         # The empty-node measures read the files their own way: such a mode is scored alone
         # and the others together, in order, as below.
-        results = []
+        results: list[Any] = []
         for index, each in enumerate(options):
             if each.empty_nodes:
                 results.append(score(key_path, response_path, options=each,
@@ -117,7 +117,7 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, plan in enumerate(plans):
         groups.setdefault(plan.reading, []).append(index)
-    results: list[Any] = [None] * len(plans)
+    results = [None] * len(plans)
     try:
         for members in groups.values():
             pairing = Pairing(key_path, response_path, plans[members[0]],

@@ -81,7 +81,7 @@ class EmptyNode:
     deprel: str
     line: int  # 1-based line in its file
 
-    def key(self, measure: str) -> tuple:
+    def key(self, measure: str) -> tuple[object, ...]:
         """The tuple ``measure`` compares this node by."""
         return (self.sentence, self.head, *(getattr(self, name) for name in _FIELDS[measure]))
 

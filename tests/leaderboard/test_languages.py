@@ -9,10 +9,10 @@ from django.contrib.auth.models import AnonymousUser
 from django.urls import reverse
 
 from competition.models import Phase, SubCorpus
-from leaderboard.selectors import leaderboard_board
-from leaderboard.selectors.languages import HeatCell, board_languages
 from leaderboard.ranking import Score as Cell
+from leaderboard.selectors import leaderboard_board
 from leaderboard.selectors.boards import Column
+from leaderboard.selectors.languages import HeatCell, board_languages
 
 ANON = AnonymousUser()
 DATASETS = {"cs_pcedt": "Czech", "cs_pdt": "Czech", "en_gum": "English"}
