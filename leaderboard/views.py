@@ -28,7 +28,7 @@ from competition.selectors import (
 from competition.services.organize import phase_rescore_start
 from competition.visibility import user_is_organizer
 from leaderboard import charts, exports, services
-from leaderboard.board_views import board_page_content
+from leaderboard.board_views import board_languages_content, board_page_content
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
 from leaderboard.selectors import (
@@ -40,7 +40,6 @@ from leaderboard.selectors import (
     submission_compare,
     task_gap_table,
 )
-from leaderboard.selectors.languages import board_languages
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
@@ -102,19 +101,22 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
 @require_GET
 def board_languages_page(request: HttpRequest, competition: str, task: str,
                          phase: str) -> HttpResponse:
-    """The board by language and as a team × dataset heatmap (same rows, same parameters)."""
+    """The board by language and as a team × dataset heatmap (same rows, same parameters);
+    a public one is kept as the board is."""
     phase_obj = _phase_or_404(competition, task, phase)
-    try:
-        params = board_params(request.GET)
-        result = leaderboard_board(phase=phase_obj, viewer=request.user, **params.as_kwargs())
-    except BoardQueryError as exc:
-        return render(request, "leaderboard/languages.html", {
-            "phase": phase_obj, "task": phase_obj.task,
-            "competition": phase_obj.task.competition, "error": str(exc)}, status=400)
+    key = public_view_key(phase=phase_obj, viewer=request.user, view="languages",
+                          query=request.GET)
+    content = cache.get(key) if key else None
+    error = False
+    if content is None:
+        content, error = board_languages_content(phase=phase_obj, viewer=request.user,
+                                                 query=request.GET)
+        if key and not error:
+            cache.set(key, content, timeout=KEPT_SECONDS)
     return render(request, "leaderboard/languages.html", {
-        "phase": phase_obj, "task": phase_obj.task, "competition": phase_obj.task.competition,
-        "view": board_languages(board=result), "board": result, "query": request.GET,
-    })
+        # the by-language part: our own template's output, rendered with its escaping
+        "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
+    }, status=400 if error else 200)
 
 
 @require_GET

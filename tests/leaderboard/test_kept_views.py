@@ -146,8 +146,18 @@ def test_a_crac_2026_board_is_kept_with_its_empty_node_table(make, client):
         assert f">{measure}</th>" in empty and f">{measure}</th>" not in variants
     assert empty.count("<tr") == 3  # its head and the two teams' runs
     task = world.phase.task
-    assert reverse("leaderboard:board_languages", args=[
-        task.competition.slug, task.slug, world.phase.slug]) in content
+    languages = reverse("leaderboard:board_languages", args=[
+        task.competition.slug, task.slug, world.phase.slug])
+    assert languages in content
+    # the page by language is kept the same way, under a key of its own
+    page = client.get(languages).content.decode()
+    kept = cache.get(public_view_key(phase=phase, viewer=anonymous, view="languages",
+                                     query=QueryDict("")))
+    content, error = board_views.board_languages_content(phase=phase, viewer=anonymous,
+                                                         query=QueryDict(""))
+    assert not error and kept == content and content in page
+    assert 'id="heatmap"' in content and 'id="empty-nodes"' not in content
+    assert client.get(languages).content.decode() == page
 
 
 def test_views_are_built_when_scores_change_so_the_first_visitor_reads_them(
