@@ -29,6 +29,8 @@ from scoring.vocabulary import (
     BRIDGING_LEVELS,
     BRIDGING_METRICS,
     CONLL,
+    EMPTY_NODE_MEASURES,
+    EMPTY_NODES,
     NON_REFERRING,
 )
 
@@ -82,6 +84,12 @@ def task_procedure(task: Task) -> Procedure | None:
     return PROCEDURES[task.procedure] if task.procedure else None
 
 
+def evaluates_empty_nodes(task: Task) -> bool:
+    """Whether the task's procedure scores empty nodes (CRAC 2026's ``empty-nodes`` mode)."""
+    procedure = task_procedure(task)
+    return procedure is not None and EMPTY_NODES in procedure.modes
+
+
 def mode_label(task: Task, mode: str) -> str:
     """How a page names one of the task's modes (a procedure's column label)."""
     procedure = task_procedure(task)
@@ -117,6 +125,8 @@ def task_modes(task: Task) -> list[ScoringMode]:
 def produced_metrics(options: ScoringOptions) -> set[str]:
     """The score-row metrics a scoring with ``options`` writes (bridging relations aside)."""
     metrics = {*options.metrics, *options.extra_metrics}
+    if options.empty_nodes:
+        metrics.update(EMPTY_NODE_MEASURES)
     if options.conll:
         metrics.add(CONLL)
     if options.keep_non_referring:

@@ -15,6 +15,7 @@ from leaderboard import charts
 from leaderboard.params import board_params
 from leaderboard.ranking import column_leaders
 from leaderboard.selectors import BoardQueryError, leaderboard_board, task_gap_table
+from leaderboard.selectors.languages import board_languages
 from leaderboard.selectors.variants import board_variants
 from leaderboard.serializers import board_payload
 
@@ -59,6 +60,22 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
         "variants": board_variants(board=result) if result else None,
     }
     return render_to_string("leaderboard/_board.html", context), error is not None
+
+
+def board_languages_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, bool]:
+    """The by-language part of the board's page by language (the per-language averages and
+    the team × dataset heatmap), and whether the query was wrong; kept like the board's
+    part when the board is public."""
+    context = {"request": _QueryOnly(query), "phase": phase, "task": phase.task,
+               "competition": phase.task.competition}
+    try:
+        params = board_params(query)
+        result = leaderboard_board(phase=phase, viewer=viewer, **params.as_kwargs())
+    except BoardQueryError as exc:
+        context["error"] = str(exc)
+        return render_to_string("leaderboard/_languages.html", context), True
+    context.update(view=board_languages(board=result), board=result, query=query)
+    return render_to_string("leaderboard/_languages.html", context), False
 
 
 def _board_chart(result) -> charts.BarChart | None:

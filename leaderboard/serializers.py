@@ -117,7 +117,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
         if analysis is None:
             return None
         out: dict = {}
-        for line in analysis.lines:
+        for line in [*analysis.lines, *analysis.analysis_lines]:
             cells = {slug: cell_dict(cell) for slug, cell in line.cells.items()}
             if line.average is not None:
                 cells["avg"] = cell_dict(line.average)

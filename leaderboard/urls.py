@@ -16,6 +16,7 @@ urlpatterns = [
     path("competitions/<slug:competition>/leaderboards/", views.competition_boards,
          name="competition"),
     path(PHASE + "leaderboard/", views.board, name="board"),
+    path(PHASE + "leaderboard/languages/", views.board_languages_page, name="board_languages"),
     path(PHASE + "leaderboard.csv", views.board_export, {"fmt": "csv"}, name="board_csv"),
     path(PHASE + "leaderboard.json", views.board_export, {"fmt": "json"}, name="board_json"),
     path(PHASE + "organize/", views.organize_phase, name="organize_phase"),

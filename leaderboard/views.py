@@ -28,7 +28,7 @@ from competition.selectors import (
 from competition.services.organize import phase_rescore_start
 from competition.visibility import user_is_organizer
 from leaderboard import charts, exports, services
-from leaderboard.board_views import board_page_content
+from leaderboard.board_views import board_languages_content, board_page_content
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
 from leaderboard.selectors import (
@@ -97,6 +97,27 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         # the board part: our own template's output, rendered with its escaping
         "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
         "published": published_averages_table(phase=phase_obj),
+    }, status=400 if error else 200)
+
+
+@require_GET
+def board_languages_page(request: HttpRequest, competition: str, task: str,
+                         phase: str) -> HttpResponse:
+    """The board by language and as a team × dataset heatmap (same rows, same parameters);
+    a public one is kept as the board is."""
+    phase_obj = _phase_or_404(competition, task, phase)
+    key = public_view_key(phase=phase_obj, viewer=request.user, view="languages",
+                          query=request.GET)
+    content = cache.get(key) if key else None
+    error = False
+    if content is None:
+        content, error = board_languages_content(phase=phase_obj, viewer=request.user,
+                                                 query=request.GET)
+        if key and not error:
+            cache.set(key, content, timeout=KEPT_SECONDS)
+    return render(request, "leaderboard/languages.html", {
+        # the by-language part: our own template's output, rendered with its escaping
+        "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
     }, status=400 if error else 200)
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.dispatch import Signal
 from scoring.procedures import PROCEDURES
-from scoring.vocabulary import CONLL, metric_label
+from scoring.vocabulary import CONLL, EMPTY_NODE_MEASURES, EMPTY_NODES, metric_label
 
 from competition.models import BoardEntry, Phase, Score, ScoringRun, Submission
 
@@ -56,15 +56,19 @@ class VariantColumn:
 
 def variant_columns(*, procedure: str) -> list[VariantColumn]:
     """The variant columns of a task's board: the CoNLL score in each other mode of its
-    procedure and the supplementary metrics of its own mode (none without a procedure)."""
+    procedure, the supplementary metrics of its own mode and, where the procedure evaluates
+    empty nodes, their ten measures (none without a procedure)."""
     found = PROCEDURES.get(procedure) if procedure else None
     if found is None:
         return []
     columns = [VariantColumn(mode, CONLL, found.label(mode))
-               for mode in found.modes if mode != TASK_MODE]
+               for mode in found.modes if mode not in (TASK_MODE, EMPTY_NODES)]
     own = found.options(TASK_MODE)
     columns += [VariantColumn(TASK_MODE, name, metric_label(name))
                 for name in SUPPLEMENTARY if name in own.extra_metrics]
+    if EMPTY_NODES in found.modes:  # CRAC 2026: the empty-node measures, last
+        columns += [VariantColumn(EMPTY_NODES, name, metric_label(name))
+                    for name in EMPTY_NODE_MEASURES]
     return columns
 
 

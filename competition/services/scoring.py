@@ -29,22 +29,23 @@ from competition.models import (
     Score,
     ScoringPart,
     ScoringRun,
-    Submission,
     SubCorpus,
+    Submission,
     SubmissionFile,
     WorkerHeartbeat,
 )
 from competition.services.boards import board_entries_write
 from competition.services.dispatch import (
     notification_enqueue,
-    scoring_parts_finish_publish,
     scoring_enqueue,
+    scoring_parts_finish_publish,
     scoring_publish,
     scoring_queue_empty,
 )
 from competition.services.submissions import web_wording
-from competition.task_scoring import mode_label, scoring_modes, task_modes
+from competition.task_scoring import mode_label, scoring_modes, task_modes, task_procedure
 from scoring import ScoreRow, ScoringError, ScoringInputError, score_modes, score_rows
+from scoring.analyses import analysis_rows
 
 logger = logging.getLogger(__name__)
 Status = Submission.Status
@@ -402,6 +403,8 @@ def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartRe
     the gold key raises a plain ``ScoringError``."""
     task = submission.phase.task
     modes = task_modes(task)
+    procedure = task_procedure(task)
+    with_analyses = procedure is not None and bool(procedure.analyses)
     key = str(submitted.subcorpus.key_path)
     response = str(submitted.absolute_path)
     name = submitted.subcorpus.name
@@ -415,12 +418,18 @@ def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartRe
         # many scoring in parallel.
         results = score_modes(key, response, options=[mode.options for mode in modes],
                               per_doc=[mode.per_doc for mode in modes])
+        # The analyses of the procedure (CRAC 2026), stored as rows of their own modes.
+        analyses = analysis_rows(key, response) if with_analyses else []
     except ScoringInputError as exc:
         error = _public_error(exc, key=key, response=response, submitted=submitted)
         error.scoring_log = (f"{name}: {submitted.original_name} refused after "
                              f"{time.perf_counter() - begun:.2f} s: {error}")
         raise error from None
     spent = time.perf_counter() - begun
+    scores.extend(ScoreValue(submitted.subcorpus_id, row) for row in analyses)
+    if with_analyses:
+        log.append(f"{name}: {len(analyses)} analysis rows (entity range, entity type, "
+                   "mention type)")
     for mode, result in zip(modes, results):
         scores.extend(ScoreValue(submitted.subcorpus_id, row)
                       for row in score_rows(result, mode.options, mode=mode.name,

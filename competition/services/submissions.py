@@ -37,7 +37,7 @@ from competition.models import (
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check
-from competition.task_scoring import validation_options
+from competition.task_scoring import evaluates_empty_nodes, validation_options
 from competition.uploads import (
     ReceivedFile,
     Upload,
@@ -48,6 +48,7 @@ from competition.uploads import (
 )
 from competition.visibility import user_is_organizer
 from scoring import ScoringInputError, UsageError, validate_pair
+from scoring.empty_nodes import read_empty_nodes
 from scoring.forked import CannotFork, ChildDied, Forked
 
 logger = logging.getLogger(__name__)
@@ -196,7 +197,8 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
         logger.error("scorer options of %s are invalid: %s", phase, exc)
         raise CompetitionError("scorer_config", reason=str(exc)) from None
     files = [(slug, subcorpora[slug].key_path, response) for slug, response in received.items()]
-    found_by_slug = _validate_files(files, options=options)
+    found_by_slug = _validate_files(files, options=options,
+                                    empty_nodes=evaluates_empty_nodes(phase.task))
     problems: list[Problem] = []
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
@@ -209,14 +211,17 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
     return problems
 
 
-def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options) -> dict:
-    """{slug: problems} of the files (slug, key path, response). An upload of several
-    large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes at once (this one
-    and forks of it, `scoring.forked`: each reads files only, its share balanced by size,
-    and sends back its problems); where this process may not fork, or a fork dies, its
-    share is checked here."""
+def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options,
+                    empty_nodes: bool = False) -> dict:
+    """{slug: problems} of the files (slug, key path, response); with ``empty_nodes`` (a
+    CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
+    upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
+    at once (this one and forks of it, `scoring.forked`: each reads files only, its share
+    balanced by size, and sends back its problems); where this process may not fork, or a
+    fork dies, its share is checked here."""
     def check(share) -> list[tuple[str, list]]:
-        return [(slug, _validate_file(key_path=key, response=response, options=options))
+        return [(slug, _validate_file(key_path=key, response=response, options=options,
+                                      empty_nodes=empty_nodes))
                 for slug, key, response in share]
 
     lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
@@ -248,11 +253,13 @@ def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options) -> 
 PARALLEL_FROM_BYTES = 4 * 1024 * 1024  # smaller uploads are checked here, in one process
 
 
-def _validate_file(*, key_path, response: ReceivedFile, options) -> list:
+def _validate_file(*, key_path, response: ReceivedFile, options,
+                   empty_nodes: bool = False) -> list:
     """The problems of one response file. The reading stops at the document of the first
     problem; only when that one is not fatal (a wrong format, a NUL byte, no documents:
     everything after it would only repeat it) is the file read again for the list of its
-    problems. A file without problems is read once, as before."""
+    problems. A file without problems is read once, as before; with ``empty_nodes`` its
+    empty nodes are then read by the CRAC 2026 measures' reader."""
     def problems(most: int) -> list:
         try:
             return validate_pair(str(key_path), str(response.path), options=options,
@@ -261,6 +268,13 @@ def _validate_file(*, key_path, response: ReceivedFile, options) -> list:
             return [exc]
 
     first = problems(1)
+    if not first and empty_nodes:
+        # CRAC 2026: the empty-node measures read every empty node's DEPS; a run they
+        # cannot read is refused here, not after it was queued.
+        try:
+            read_empty_nodes(response.path)
+        except ScoringInputError as exc:
+            return [exc]
     if not first or getattr(first[0], "code", None) in FATAL_CODES:
         return first
     return problems(MAX_PROBLEMS)

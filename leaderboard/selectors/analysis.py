@@ -4,7 +4,7 @@ page), and a paired significance test of two runs of a phase (the comparison pag
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from competition.models import Score, Submission
 from competition.visibility import submission_details_visible
@@ -12,6 +12,12 @@ from leaderboard import significance
 from leaderboard.ranking import AVERAGE, macro_average
 from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.boards import Column, ordered_modes, subcorpus_columns
+from leaderboard.selectors.breakdowns import (
+    Breakdown,
+    analysis_of,
+    breakdown_sizes,
+    run_breakdowns,
+)
 from leaderboard.selectors.counts import compare_counts, document_counts
 from scoring.vocabulary import metric_label, ordered_metrics
 
@@ -49,6 +55,9 @@ class Analysis:
     primary: str
     scorer_version: str
     history: list[dict]
+    breakdowns: list[Breakdown] = field(default_factory=list)
+    analysis_lines: list[MetricLine] = field(default_factory=list)
+    """The lines of the analysis modes (entity range …), which `breakdowns` shows."""
 
     @property
     def available_columns(self) -> list[Column]:
@@ -94,11 +103,13 @@ def submission_analysis(
                 doc_rows[metric].append(DocumentLine(slug, document, r, p, f))
         else:
             sub_rows[(mode, metric)][slug] = Cell(r, p, f)
-    lines = []
+    lines: list[MetricLine] = []
+    breakdown_lines: list[MetricLine] = []
     for mode in ordered_modes(m for m, _ in sub_rows):
         for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):
             cells = sub_rows[(mode, metric)]
-            lines.append(MetricLine(mode, metric, cells, macro_average(cells, available)))
+            line = MetricLine(mode, metric, cells, macro_average(cells, available))
+            (breakdown_lines if analysis_of(mode) else lines).append(line)
     document_metric = document_metric if document_metric in doc_rows else (
         primary if primary in doc_rows else next(iter(sorted(doc_rows)), primary)
     )
@@ -119,6 +130,9 @@ def submission_analysis(
         primary=primary,
         scorer_version=submission.scorer_version,
         history=history,
+        breakdowns=run_breakdowns(breakdown_lines, sizes=breakdown_sizes(
+            submission=submission, modes={line.mode for line in breakdown_lines})),
+        analysis_lines=breakdown_lines,
     )
 
 

@@ -131,7 +131,7 @@ def board_state(*, phase: Phase, with_siblings: bool = False) -> str:
 
 
 def public_view_key(*, phase: Phase, viewer, view: str, query) -> str | None:
-    """The cache key of the ``view`` ("page" or "api") of ``phase`` for these query
+    """The cache key of the ``view`` ("page", "languages" or "api") of ``phase`` for these query
     parameters (a QueryDict), or None when ``viewer`` does not see the public board (an
     organizer, or a hidden phase): such boards are built on each request."""
     if phase_visibility(phase=phase, user=viewer) is not Visibility.PUBLIC:

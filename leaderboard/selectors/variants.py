@@ -15,6 +15,7 @@ from competition.services.boards import SUPPLEMENTARY, VariantColumn, variant_co
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
 from leaderboard.selectors.boards import Board
+from scoring.vocabulary import EMPTY_NODES
 
 __all__ = ["SUPPLEMENTARY", "VariantColumn", "Variants", "board_variants"]
 
@@ -26,6 +27,16 @@ class Variants:
 
     def value(self, submission_id: int, column: VariantColumn) -> float | None:
         return self.values.get(submission_id, {}).get((column.mode, column.metric))
+
+    @property
+    def coreference(self) -> Variants:
+        """The coreference columns (the other settings, the supplementary metrics)."""
+        return Variants([c for c in self.columns if c.mode != EMPTY_NODES], self.values)
+
+    @property
+    def empty_nodes(self) -> Variants:
+        """The empty-node measures' columns (CRAC 2026), a table of their own on a board."""
+        return Variants([c for c in self.columns if c.mode == EMPTY_NODES], self.values)
 
 
 def board_variants(*, board: Board) -> Variants | None:

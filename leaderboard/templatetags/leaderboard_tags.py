@@ -213,8 +213,8 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
 
 
 @register.simple_tag
-def variants_body(board, variants) -> str:
-    """The ``<tr>`` rows of a board's variant table."""
+def variants_body(board, variants, primary=True) -> str:
+    """The ``<tr>`` rows of a board's variant table (``primary``: with the primary score)."""
     out = []
     for row in board.rows:
         entry = row.entry
@@ -224,8 +224,9 @@ def variants_body(board, variants) -> str:
             for column in variants.columns)
         out.append(f'<tr><td class="lb-rank">{rank}</td><td class="lb-team">'
                    f'{escape(entry.team)}</td><td class="lb-run">{_run_label(entry)}</td>'
-                   f'<td class="lb-num"><strong>{pct(field(row.average, "f1"))}</strong></td>'
-                   f'{values}</tr>')
+                   + (f'<td class="lb-num"><strong>{pct(field(row.average, "f1"))}</strong>'
+                      '</td>' if primary else '')
+                   + f'{values}</tr>')
     return mark_safe("".join(out))
 
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 import sys
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
+from scoring.empty_nodes import empty_node_result
 from scoring.errors import ScoringInputError
 from scoring.model import Document, Sentence
 from scoring.options import Invocation, ScoringOptions, parse_options
@@ -72,6 +74,9 @@ def score(key_path: str, response_path: str, *, options: ScoringOptions,
     environment variable, else the machine's cores); the result, warnings and errors are
     those of one process, number for number (`scoring.runner`).
     """
+    if options.empty_nodes:
+        return _with_empty_nodes(key_path, response_path, options, per_doc=per_doc,
+                                 processes=processes)
     result = run(Pairing(key_path, response_path, options), processes=processes)
     if not per_doc:
         result.documents = []
@@ -91,12 +96,28 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
     modes one by one, in order, raises first: where a shared reading meets a problem, the
     modes are scored one by one to find it.
     """
+    keep = list(per_doc) if per_doc is not None else [True] * len(options)
+    if any(each.empty_nodes for each in options):
+        # The empty-node measures read the files their own way: such a mode is scored alone
+        # and the others together, in order, as below.
+        results: list[Any] = []
+        for index, each in enumerate(options):
+            if each.empty_nodes:
+                results.append(score(key_path, response_path, options=each,
+                                     per_doc=keep[index], processes=1))
+            else:
+                plain = [i for i, o in enumerate(options) if not o.empty_nodes]
+                if index == plain[0]:
+                    together = iter(score_modes(key_path, response_path,
+                                                options=[options[i] for i in plain],
+                                                per_doc=[keep[i] for i in plain]))
+                results.append(next(together))
+        return results
     plans = [ScoringPlan.compile(each) for each in options]
-    keep = list(per_doc) if per_doc is not None else [True] * len(plans)
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, plan in enumerate(plans):
         groups.setdefault(plan.reading, []).append(index)
-    results: list[Any] = [None] * len(plans)
+    results = [None] * len(plans)
     try:
         for members in groups.values():
             pairing = Pairing(key_path, response_path, plans[members[0]],
@@ -111,6 +132,24 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
         if not kept:
             result.documents = []
     return results
+
+
+def _coreference_asked(options: ScoringOptions) -> bool:
+    return bool(options.metrics or options.extra_metrics or options.keep_non_referring
+                or options.keep_bridging)
+
+
+def _with_empty_nodes(key_path: str, response_path: str, options: ScoringOptions, *,
+                      per_doc: bool, processes: int | None) -> CorpusResult:
+    """`score` for options that ask for the empty-node measures: those of the whole files
+    (`scoring.empty_nodes`), beside the coreference scores when any are asked for too."""
+    measures = empty_node_result(key_path, response_path)
+    if not _coreference_asked(options):
+        return measures
+    result = score(key_path, response_path, options=replace(options, empty_nodes=False),
+                   per_doc=per_doc, processes=processes)
+    result.metrics.update(measures.metrics)
+    return result
 
 
 def score_files(key_path: str, response_path: str, options: Sequence[str] = (), *,

@@ -31,6 +31,7 @@ UA scorer v1 option words (any order): remove_singletons remove_split_antecedent
   min | lea muc bcub ceafe ceafm blanc all
 UA scorer v2 options (any dash option switches to v2 meaning and defaults):
   -f ua|corefud|conll|muc7   -m METRIC ...   -a exact|partial-corefud|partial-craft|head
+  -m empty-nodes (with -f corefud): CRAC 2026's ten empty-node measures
   -s  -l  -z  --zero-match-method linear|dependent  -d  --only-split-antecedent
   --np-only  --remove-nested-mentions  --allow-boundary-crossing  -t PRESET
 See docs/scorer.md.

@@ -43,6 +43,7 @@ class ScoringOptions:
     format: str = "auto"  # auto | ua | corefud | conll | muc7
     style: Style = "v1"  # which reference's report layout and defaults were asked for
     extra_metrics: tuple[str, ...] = ()  # v2 metrics beyond the six: mention, mor, zero
+    empty_nodes: bool = False  # CRAC 2026's empty-node measures (`scoring.empty_nodes`)
 
     @property
     def conll(self) -> bool:
@@ -89,7 +90,7 @@ PASS_THROUGH = ("--json", "--per-doc", "--missing-documents")
 """Dash options that never switch bare words to the v2 meaning (scoring policy)."""
 
 V2_METRICS = ("all", "conll", *COREF_METRICS, "mention", "mor", "zero", "non-referring",
-              "bridging")
+              "bridging", "empty-nodes")
 V2_ALL = {
     "ua": ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mention", "mor", "non-referring",
            "bridging"),
@@ -347,6 +348,7 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
         format=fmt,
         style="v2",
         extra_metrics=tuple(name for name in selected if name in EXTRA_METRICS),
+        empty_nodes="empty-nodes" in selected,
     )
     return Invocation(options=options, report_order=tuple(selected), notes=tuple(notes))
 
@@ -367,8 +369,7 @@ def _check_v2_compatibility(fmt: str, settings: dict[str, Any], selected: list[s
     if fmt not in ("conll", "muc7"):
         problems += [flag for key, flag in _CONLL_ONLY.items() if settings.get(key)]
     if fmt != "corefud":
-        if "zero" in selected:
-            problems.append("-m zero")
+        problems += [f"-m {name}" for name in ("zero", "empty-nodes") if name in selected]
         if settings.get("zero_match_method") == "dependent":
             problems.append("--zero-match-method dependent")
     if problems:

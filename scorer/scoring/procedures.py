@@ -9,6 +9,8 @@ tables print beside the primary score, computed in the same scoring job.
 The CRAC procedures follow the task pages and the CorefUD scorer's README
 (docs/crac-editions.md): 2022 partial match, 2023 head match, 2024 and 2025 head match with
 zeros aligned by dependencies; singletons excluded; CoNLL F1 macro-averaged over datasets.
+CRAC 2026 scores as 2025 and adds the empty-node evaluation (mode ``empty-nodes``, the ten
+measures of the organizers' evaluator) and the analyses of `scoring.analyses`.
 The CODI-CRAC procedures are UA scorer v1's modes of the three tasks.
 
 Where this scorer cannot reproduce an old reference scorer, the procedure says so in
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from scoring.options import ScoringOptions, parse_options
-from scoring.vocabulary import BRIDGING_METRICS, CONLL
+from scoring.vocabulary import BRIDGING_METRICS, CONLL, EMPTY_NODES
 
 TASK_MODE = "task"
 
@@ -38,6 +40,9 @@ class Procedure:
     primary_metric: str = CONLL
     labels: dict[str, str] = field(default_factory=dict)  # mode → column label
     differences: str = ""  # what this scorer cannot reproduce of the reference
+    # CRAC 2026: the analyses by entity range, entity type and mention type
+    # (`scoring.analyses`) are stored with each run's scores.
+    analyses: bool = False
 
     def options(self, mode: str = TASK_MODE) -> ScoringOptions:
         """The parsed options of one mode (raises `UsageError` if a word is wrong)."""
@@ -57,7 +62,8 @@ def _corefud(matching: str, *, zeros: str, singletons: bool = False,
 
 
 def _crac(name: str, title: str, reference: str, primary: str, zeros: str,
-          differences: str = "") -> Procedure:
+          differences: str = "", *, empty_nodes: bool = False,
+          analyses: bool = False) -> Procedure:
     variants = [m for m in ("head", "partial-corefud", "exact") if m != primary]
     modes = {TASK_MODE: _corefud(primary, zeros=zeros, extra=("mor", "zero"))}
     labels = {TASK_MODE: f"{_LABEL[primary]} match"}
@@ -66,8 +72,13 @@ def _crac(name: str, title: str, reference: str, primary: str, zeros: str,
         labels[_LABEL[matching]] = f"{_LABEL[matching]} match"
     modes["with-singletons"] = _corefud(primary, zeros=zeros, singletons=True)
     labels["with-singletons"] = f"{_LABEL[primary]}, with singletons"
+    if empty_nodes:
+        # CRAC 2026's empty-node evaluation: ten measures of the whole file, beside
+        # coreference (`scoring.empty_nodes`).
+        modes[EMPTY_NODES] = ("-f", "corefud", "-m", EMPTY_NODES)
+        labels[EMPTY_NODES] = "empty nodes"
     return Procedure(name=name, title=title, reference=reference, modes=modes,
-                     labels=labels, differences=differences)
+                     labels=labels, differences=differences, analyses=analyses)
 
 
 _LABEL = {"head": "head", "partial-corefud": "partial", "exact": "exact"}
@@ -83,6 +94,9 @@ PROCEDURES: dict[str, Procedure] = {p.name: p for p in (
     _crac("crac-2024", "CRAC 2024 (CorefUD 1.2)", "CorefUD scorer 1.2", "head", "dependent"),
     _crac("crac-2025", "CODI-CRAC 2025 (CorefUD 1.3)", "CorefUD scorer 1.2", "head",
           "dependent"),
+    _crac("crac-2026", "CRAC 2026 (CorefUD 1.4)",
+          "CorefUD scorer 1.2 and the CRAC 2026 empty-node evaluator", "head", "dependent",
+          empty_nodes=True, analyses=True),
     Procedure("codi-crac-2021-identity", "CODI-CRAC 2021/2022, identity anaphora",
               "UA scorer 1.0 (v1)",
               {TASK_MODE: (), "remove_singletons remove_split_antecedent":

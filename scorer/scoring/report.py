@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scoring.vocabulary import COREF_METRICS
+from scoring.vocabulary import COREF_METRICS, EMPTY_NODE_MEASURES, EMPTY_NODES
 
 RULE = "============================================"
 
@@ -106,6 +106,10 @@ def text_report(result: dict[str, Any], report_order: list[str] | tuple[str, ...
             lines += nr_block(result["non_referring"])
         elif name == "bridging" and result["bridging"] is not None:
             lines += bridging_block(result["bridging"])
+        elif name == EMPTY_NODES:
+            lines += [RULE, "Empty nodes (CRAC 2026 measures):"]
+            for measure in EMPTY_NODE_MEASURES:
+                lines += [measure, prf_line(metrics[measure])]
         elif name in metrics:
             lines += [name, prf_line(metrics[name])]
     if result["conll"] is not None:

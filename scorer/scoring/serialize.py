@@ -24,6 +24,7 @@ from scoring.vocabulary import (
     BRIDGING_METRICS,
     CONLL,
     CONLL_PARTS,
+    EMPTY_NODE_MEASURES,
     NON_REFERRING,
     CountsKind,
     counts_kind,
@@ -105,7 +106,8 @@ def _conll(metrics: Mapping[str, MetricResult], f1: float | None) -> PRF | None:
 
 def _selected(metrics: Mapping[str, MetricResult],
               options: ScoringOptions) -> dict[str, MetricResult]:
-    wanted = (*options.metrics, *options.extra_metrics)
+    wanted = (*options.metrics, *options.extra_metrics,
+              *(EMPTY_NODE_MEASURES if options.empty_nodes else ()))
     return {name: metrics[name] for name in wanted if name in metrics}
 
 

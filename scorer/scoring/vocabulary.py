@@ -28,6 +28,18 @@ means of the parts' recalls and precisions (what the result tables print beside 
 EXTRA_METRICS = ("mention", "mor", "zero")
 """UA scorer v2's metrics beyond the six: mention identification, MOR and zero anaphora."""
 
+EMPTY_NODES = "empty-nodes"
+"""The ``-m`` word of CRAC 2026's empty-node evaluation, and the platform's mode name for it."""
+
+EMPTY_NODE_MEASURES = ("ARC", "DEP", "WO", "DEP_WO", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS",
+                       "ALL")
+"""Its ten measures, named and ordered as the organizers' evaluator prints them
+(`scoring.empty_nodes`)."""
+
+ANAPHOR = "anaphor"
+"""The anaphor-level score of one mention type (`scoring.analyses`), stored beside the
+entity analyses' metrics."""
+
 NON_REFERRING = "non_referring"
 
 BRIDGING_LEVELS = ("anaphora_recognition", "mention", "entity")
@@ -38,7 +50,8 @@ BRIDGING_METRICS = {"anaphora_recognition": "bridging_ar", "mention": "bridging_
 """Bridging level → the name of its score row."""
 
 METRIC_ORDER = (CONLL, "muc", "bcub", "ceafe", "ceafm", "blanc", "lea", *EXTRA_METRICS,
-                NON_REFERRING, "bridging_entity", "bridging_mention", "bridging_ar")
+                NON_REFERRING, "bridging_entity", "bridging_mention", "bridging_ar",
+                *EMPTY_NODE_MEASURES, ANAPHOR)
 """The order in which tables list metrics (a page puts the task's primary metric first)."""
 
 METRIC_LABELS = {
@@ -56,6 +69,8 @@ METRIC_LABELS = {
     "bridging_entity": "Bridging (entity)",
     "bridging_mention": "Bridging (mention)",
     "bridging_ar": "Bridging (anaphor recognition)",
+    **{measure: f"Empty nodes {measure}" for measure in EMPTY_NODE_MEASURES},
+    ANAPHOR: "Anaphors",
 }
 
 

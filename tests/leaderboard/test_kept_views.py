@@ -22,6 +22,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from competition.models import Phase as PhaseModel
 from competition.models import SubCorpus, Submission, Team
 from leaderboard import api, board_views, views
 from leaderboard.selectors.precomputed import public_view_key
@@ -120,6 +121,43 @@ def test_a_public_board_is_built_once_and_then_read(make, client, monkeypatch):
     world.record(world.queued(1), {"light": 0.75, "ami": 0.25})  # a new state: built again
     served(client, world, AnonymousUser(), "runs=all")
     assert calls[-2:] == ["page", "api"] and len(calls) == 8
+
+
+def test_a_crac_2026_board_is_kept_with_its_empty_node_table(make, client):
+    """The kept board of a CRAC 2026 task holds what the page adds for it: the empty-node
+    measures in a table of their own (not among the variants) and the link to the view by
+    language; served from the cache it is the board built now."""
+    world = Phase(make, procedure="crac-2026", counts="best")
+    world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    world.record(world.queued(1), {"light": 0.75, "ami": 0.5})
+    anonymous = AnonymousUser()
+    first, _ = served(client, world, anonymous, "")
+    phase = PhaseModel.objects.select_related("task__competition").get(pk=world.phase.pk)
+    kept = cache.get(public_view_key(phase=phase, viewer=anonymous, view="page",
+                                     query=QueryDict("")))
+    content, _ = built(world, anonymous, "")
+    assert kept == content and content in first
+    assert served(client, world, anonymous, "")[0] == first
+    empty = content[content.index('id="empty-nodes"'):]
+    empty = empty[:empty.index("</table>")]
+    variants = content[content.index('id="variants"'):]
+    variants = variants[:variants.index("</table>")]
+    for measure in ("ARC", "DEP_WO", "FEATS", "ALL"):
+        assert f">{measure}</th>" in empty and f">{measure}</th>" not in variants
+    assert empty.count("<tr") == 3  # its head and the two teams' runs
+    task = world.phase.task
+    languages = reverse("leaderboard:board_languages", args=[
+        task.competition.slug, task.slug, world.phase.slug])
+    assert languages in content
+    # the page by language is kept the same way, under a key of its own
+    page = client.get(languages).content.decode()
+    kept = cache.get(public_view_key(phase=phase, viewer=anonymous, view="languages",
+                                     query=QueryDict("")))
+    content, error = board_views.board_languages_content(phase=phase, viewer=anonymous,
+                                                         query=QueryDict(""))
+    assert not error and kept == content and content in page
+    assert 'id="heatmap"' in content and 'id="empty-nodes"' not in content
+    assert client.get(languages).content.decode() == page
 
 
 def test_views_are_built_when_scores_change_so_the_first_visitor_reads_them(

@@ -7,12 +7,14 @@ from __future__ import annotations
 import pytest
 
 from scoring.procedures import PROCEDURES, TASK_MODE, procedure
+from scoring.vocabulary import EMPTY_NODES
 
 CRAC = {  # edition: (primary matching, zero matching), as published
     "crac-2022": ("partial-corefud", "linear"),
     "crac-2023": ("head", "linear"),
     "crac-2024": ("head", "dependent"),
     "crac-2025": ("head", "dependent"),
+    "crac-2026": ("head", "dependent"),
 }
 
 
@@ -34,18 +36,30 @@ def test_the_variant_modes_are_the_other_matchings_and_with_singletons(name):
     modes = {mode: procedure(name).options(mode) for mode in procedure(name).modes}
     assert list(modes)[0] == TASK_MODE
     variants = {mode: (o.matching, o.keep_singletons) for mode, o in modes.items()
-                if mode != TASK_MODE}
+                if mode not in (TASK_MODE, EMPTY_NODES)}
     assert sorted(variants.values()) == sorted(
         [(m, False) for m in ("head", "partial-corefud", "exact") if m != matching]
         + [(matching, True)])
-    assert all(o.zero_match_method == zeros and o.format == "corefud" for o in modes.values())
+    assert all(o.zero_match_method == zeros and o.format == "corefud"
+               for mode, o in modes.items() if mode != EMPTY_NODES)
 
 
 def test_editions_before_scorer_1_2_say_what_cannot_be_reproduced():
     for name in ("crac-2022", "crac-2023"):
         assert "1-to-n" in procedure(name).differences
-    for name in ("crac-2024", "crac-2025"):
+    for name in ("crac-2024", "crac-2025", "crac-2026"):
         assert procedure(name).differences == ""
+
+
+def test_crac_2026_evaluates_empty_nodes_and_asks_for_the_analyses():
+    """The 2026 procedure adds one mode, the empty-node measures alone, and the analyses;
+    the editions before have neither."""
+    crac26 = procedure("crac-2026")
+    empty = crac26.options(EMPTY_NODES)
+    assert empty.empty_nodes and empty.format == "corefud" and not empty.metrics
+    assert crac26.analyses and crac26.label(EMPTY_NODES) == "empty nodes"
+    for name in ("crac-2022", "crac-2023", "crac-2024", "crac-2025"):
+        assert EMPTY_NODES not in procedure(name).modes and not procedure(name).analyses
 
 
 def test_every_procedure_parses_and_an_unknown_name_lists_the_known_ones():

@@ -7,8 +7,10 @@ workers: tests/tasks/test_worker_path.py."""
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from competition import services
@@ -188,3 +190,38 @@ def test_the_sweep_leaves_a_long_run_in_parts_alone_while_its_parts_move(claimed
     assert services.submission_sweep().requeued == ()
     ScoringPart.objects.update(started_at=long_ago)
     assert services.submission_sweep().requeued == (submission.pk,)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_crac_2026_run_in_parts_has_each_datasets_analyses_and_empty_nodes():
+    """The analyses and the empty-node measures of the crac-2026 procedure are scored in
+    each dataset's part: the run scored in parts has the rows of the one-job scoring (the
+    analysis modes and the measures of every dataset), and each part's log line."""
+    get_user_model().objects.create_user("organizer")
+    demo = Path(__file__).resolve().parents[2] / "fixtures" / "crac-2026-demo.yaml"
+    competition = services.competition_load(path=demo).competition
+    submission = Submission.objects.get(phase__task__competition=competition,
+                                        run_name="String match")
+    first_run = ScoringRun.objects.get(submission=submission, is_current=True)
+    services.submission_rescore(submission=submission, queue=False)  # no job: scored below
+    held = services.submission_claim(submission_id=submission.pk, task_id="c")
+    assert held is not None
+    subcorpora = services.scoring_parts_create(submission=held, claim="c")
+    assert len(subcorpora) == 2
+    for subcorpus_id in subcorpora:
+        assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
+        part = ScoringPart.objects.get(submission=submission, subcorpus_id=subcorpus_id)
+        assert sum("analysis rows (entity range, entity type, mention type)" in line
+                   for line in part.outcome["log"]) == 1
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "scored"
+    current = ScoringRun.objects.get(submission=submission, is_current=True)
+    assert current.pk != first_run.pk
+    assert rows(current) == rows(first_run)
+    for subcorpus_id in subcorpora:
+        modes = set(Score.objects.filter(run=current, subcorpus_id=subcorpus_id)
+                    .values_list("mode", flat=True))
+        assert {"task", "empty-nodes"} <= modes
+        assert any(m.startswith("entity range ") for m in modes)
+        assert any(m.startswith("mention type ") for m in modes)
+    submission.refresh_from_db()
+    assert submission.scoring_log.count("analysis rows") >= 4  # two datasets, twice scored

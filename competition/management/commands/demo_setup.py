@@ -1,8 +1,9 @@
 """manage.py demo_setup: everything `make demo` needs after `migrate`, safe to run again.
 
 It creates the demo organizer and the demo participant (fixed, documented passwords: this is
-a demo), loads CODI-CRAC 2021 from fixtures/ through the competition loader (and CODI-CRAC
-2022 with ``--with-2022``), which submits the baseline runs the definition lists, gives the
+a demo), loads CODI-CRAC 2021, the CorefUD demo and the CRAC 2026 demo (empty-node measures
+and analyses) from fixtures/ through the competition loader (and CODI-CRAC 2022 with
+``--with-2022``), which submits the baseline runs the definition lists, gives the
 participant a team, and prints the credentials and where to go.
 
 Scoring follows the configuration: embedded (no CELERY_BROKER_URL), the baselines are scored
@@ -31,6 +32,7 @@ FIXTURES = Path(settings.BASE_DIR) / "fixtures"
 DEFINITION_2021 = FIXTURES / "codi-crac-2021.yaml"
 DEFINITION_2022 = FIXTURES / "codi-crac-2022.yaml"
 DEFINITION_COREFUD = FIXTURES / "corefud-demo.yaml"
+DEFINITION_2026 = FIXTURES / "crac-2026-demo.yaml"
 REFERENCES = {"codi-crac-2021": FIXTURES / "reference" / "codi-crac-2021.yaml"}
 """Published results imported into a competition the demo loads (reference results)."""
 
@@ -40,8 +42,8 @@ TEAM_NAME = "Demo Team"
 
 
 class Command(BaseCommand):
-    help = ("Set up the demo: demo organizer and participant, CODI-CRAC 2021 and the CorefUD "
-            "demo with their baselines scored, a demo team. Idempotent.")
+    help = ("Set up the demo: demo organizer and participant, CODI-CRAC 2021, the CorefUD "
+            "demo and the CRAC 2026 demo with their baselines scored, a demo team. Idempotent.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--with-2022", action="store_true",
@@ -55,7 +57,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, with_2022: bool, definition: list[Path] | None, url: str,
                **options) -> None:
-        definitions = definition or [DEFINITION_2021, DEFINITION_COREFUD]
+        definitions = definition or [DEFINITION_2021, DEFINITION_COREFUD, DEFINITION_2026]
         if with_2022:
             definitions.append(DEFINITION_2022)
         eager = bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
