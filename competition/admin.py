@@ -302,3 +302,17 @@ class DefinitionJobAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(models.PublishedAverage)
+class PublishedAverageAdmin(admin.ModelAdmin):
+    """Written by the reference-results import (`services.references`): a published
+    macro-average as printed, with its source. Re-import the file to change it."""
+
+    list_display = ["team", "system", "metric", "mode", "average", "phase", "track", "source"]
+    list_filter = ["phase__task__competition", "mode"]
+    readonly_fields = ["phase", "track", "mode", "metric", "team", "system", "is_baseline",
+                       "average", "source", "order"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
