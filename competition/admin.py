@@ -65,11 +65,31 @@ class ScoringRunInline(admin.TabularInline):
 
 @admin.register(models.Competition)
 class CompetitionAdmin(admin.ModelAdmin):
-    list_display = ["slug", "title", "created"]
+    list_display = ["slug", "title", "created", "published_at", "owner"]
     search_fields = ["slug", "title"]
     filter_horizontal = ["organizers"]
+    # Published and unpublished on the competition's publishing page only (its checklist, the
+    # audit log, no going back once participants joined).
+    readonly_fields = ["published_at"]
     inlines = [TaskInline]
     formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
+
+
+@admin.register(models.AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The audit log is read, never written, here."""
+
+    list_display = ["created_at", "competition", "actor", "action", "detail"]
+    list_filter = ["competition", "action"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(models.Task)
@@ -88,18 +108,18 @@ class TrackAdmin(admin.ModelAdmin):
 @admin.action(description="Reveal the leaderboard now")
 def reveal_phases(modeladmin, request, queryset):
     for phase in queryset:
-        services.phase_reveal(phase=phase)
+        services.phase_reveal(phase=phase, actor=request.user)
 
 
 @admin.action(description="Hide the leaderboard")
 def hide_phases(modeladmin, request, queryset):
     for phase in queryset:
-        services.phase_hide(phase=phase)
+        services.phase_hide(phase=phase, actor=request.user)
 
 
 @admin.action(description="Re-score every scored submission (keeps history)")
 def rescore_phases(modeladmin, request, queryset):
-    total = sum(len(services.phase_rescore(phase=phase)) for phase in queryset)
+    total = sum(len(services.phase_rescore(phase=phase, actor=request.user)) for phase in queryset)
     messages.info(request, f"{total} submissions queued for re-scoring.")
 
 
@@ -137,7 +157,7 @@ class MembershipAdmin(admin.ModelAdmin):
 def rescore_submissions(modeladmin, request, queryset):
     for submission in queryset:
         try:
-            services.submission_rescore(submission=submission)
+            services.submission_rescore(submission=submission, actor=request.user)
         except CompetitionError as exc:
             messages.error(request, f"#{submission.pk}: {exc}")
 
@@ -155,7 +175,8 @@ def cancel_submissions(modeladmin, request, queryset):
 def disqualify_submissions(modeladmin, request, queryset):
     for submission in queryset:
         reason = submission.disqualified_reason or "Disqualified by the organizers."
-        services.submission_disqualify(submission=submission, reason=reason)
+        services.submission_disqualify(submission=submission, reason=reason,
+                                       actor=request.user)
 
 
 @admin.register(models.Submission)

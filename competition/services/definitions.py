@@ -171,6 +171,10 @@ class CompetitionLoad:
     changed_phases: tuple[Phase, ...] = ()  # gold keys or scorer options changed
     rescored: tuple[Submission, ...] = ()
     baselines: tuple[Submission, ...] = ()
+    # The definition's ``published`` (default true). Loading never publishes nor unpublishes;
+    # false keeps a draft a draft even when the operator asks to publish (load_competition
+    # --publish).
+    publishable: bool = True
 
 
 @dataclass(slots=True)
@@ -198,6 +202,7 @@ def competition_load(*, path: str | Path, with_baselines: bool = True,
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise DefinitionError(str(source), f"not valid YAML: {exc}") from None
     top = _Reader(data, "the file", source)
+    publishable = top.bool("published", True)
     keys = _KeyStore(source)
     seen = _Seen()
     with transaction.atomic():
@@ -213,7 +218,8 @@ def competition_load(*, path: str | Path, with_baselines: bool = True,
             rescored.extend(phase_rescore(phase=phase))
     baselines = _load_baselines(top, competition=competition) if with_baselines else []
     return CompetitionLoad(competition=competition, removed=removed, changed_phases=changed,
-                           rescored=tuple(rescored), baselines=tuple(baselines))
+                           rescored=tuple(rescored), baselines=tuple(baselines),
+                           publishable=publishable)
 
 
 def _load_structure(top: _Reader, *, keys: _KeyStore, seen: _Seen) -> Competition:

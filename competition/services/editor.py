@@ -32,6 +32,7 @@ from scoring.procedures import PROCEDURES
 
 from competition.errors import CompetitionError
 from competition.models import (
+    AuditEntry,
     Competition,
     Phase,
     PhaseDataFile,
@@ -39,6 +40,7 @@ from competition.models import (
     Submission,
     Task,
 )
+from competition.services.audit import audit_record
 from competition.services.scoring import phase_rescore
 from competition.services.teams import organizer_team_get_or_create
 from competition.task_scoring import (
@@ -113,15 +115,15 @@ def _check_slug(value: str, *, field: str = "slug") -> str:
 
 @transaction.atomic
 def competition_create(*, slug: str, title: str, owner: str) -> Competition:
-    """A new, empty competition whose organizer is the user named ``owner`` (staff only:
-    the page checks)."""
+    """A new, empty draft competition owned and organized by the user named ``owner`` (staff
+    only: the page checks). It stays a draft until its organizers publish it."""
     slug = _check_slug(slug)
     user = get_user_model().objects.filter(username=owner.strip()).first()
     if user is None:
         raise EditorError("unknown_user", field="owner", username=owner.strip())
     if Competition.objects.filter(slug=slug).exists():
         raise EditorError("slug_taken", field="slug", level="competition", slug=slug)
-    competition = Competition.objects.create(slug=slug, title=title.strip())
+    competition = Competition.objects.create(slug=slug, title=title.strip(), owner=user)
     competition.organizers.add(user)
     organizer_team_get_or_create(competition=competition)
     return competition
@@ -134,13 +136,6 @@ def competition_update(*, competition: Competition, title: str, description: str
     competition.website = website.strip()
     competition.save(update_fields=["title", "description", "website"])
     return competition
-
-
-def competition_organizer_add(*, competition: Competition, username: str) -> None:
-    user = get_user_model().objects.filter(username=username.strip()).first()
-    if user is None:
-        raise EditorError("unknown_user", field="username", username=username.strip())
-    competition.organizers.add(user)
 
 
 # --- tasks ------------------------------------------------------------------------------
@@ -322,9 +317,10 @@ class SubcorpusSave:
 
 def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
                    language: str = "", file_name: str = "", available: bool = True,
-                   key: Upload | None = None) -> SubcorpusSave:
+                   key: Upload | None = None, actor=None) -> SubcorpusSave:
     """Create or update a sub-corpus (dataset). A new key is read and stored first; when it
-    (or the sub-corpus's availability) changes the phase's scored runs are re-scored."""
+    (or the sub-corpus's availability) changes the phase's scored runs are re-scored, and
+    the audit log records who changed the key (``actor``)."""
     name = " ".join(name.split())
     slug = slugify(name)
     if not slug:
@@ -353,6 +349,11 @@ def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: st
     subcorpus.key_file, subcorpus.sha256, subcorpus.documents = key_file, sha, documents
     subcorpus.save()
     rescored: tuple[Submission, ...] = ()
+    if (before[1] if before else "") != sha:
+        audit_record(competition=competition, actor=actor,
+                     action=AuditEntry.Action.KEYS_CHANGED,
+                     detail=f"{phase.task.title} › {phase.title} › {name}: "
+                            + (f"key {sha[:12]}" if sha else "key removed"))
     if before is not None and before != (available, sha):
         rescored = tuple(phase_rescore(phase=phase))
     return SubcorpusSave(subcorpus=subcorpus, rescored=rescored)
