@@ -87,10 +87,14 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _competition_or_404(request, slug)
+    is_organizer = selectors.user_is_organizer(competition=competition, user=request.user)
+    # ?preview=participant: an organizer sees the page as a participant will (no controls)
+    preview = is_organizer and request.GET.get("preview") == "participant"
     return render(request, "competition/competition_detail.html", {
         "competition": competition,
         "team": selectors.team_for_user(competition=competition, user=request.user),
-        "is_organizer": selectors.user_is_organizer(competition=competition, user=request.user),
+        "is_organizer": is_organizer and not preview,
+        "preview": preview,
         "now": timezone.now(),
     })
 
