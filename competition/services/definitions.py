@@ -237,6 +237,9 @@ def _load_structure(top: _Reader, *, keys: _KeyStore, seen: _Seen) -> Competitio
     if missing := sorted(set(usernames) - {user.username for user in users}):
         raise top.fail(f"organizers {', '.join(missing)} do not exist (create the users first)")
     competition.organizers.add(*users)
+    if competition.owner_id is None and usernames:  # its first listed organizer owns it
+        competition.owner = next(u for u in users if u.username == usernames[0])
+        competition.save(update_fields=["owner"])
     _load_pages(top, competition=competition)
     tasks = top.list("tasks", required=True)
     if not tasks:
