@@ -53,8 +53,7 @@ def competition_publish(*, competition: Competition, actor: AbstractBaseUser | N
                                items="; ".join(f"{i.label} ({i.detail})" for i in unmet))
     competition.published_at = timezone.now()
     competition.save(update_fields=["published_at"])
-    used = [f"{item.label}: {item.detail}" for item in items
-            if not item.ok and item.key in set(waived)]
+    used = [item.label for item in items if not item.ok and item.key in set(waived)]
     audit_record(competition=competition, actor=actor, action=Action.PUBLISH,
                  detail=("Waived: " + "; ".join(used)) if used else "Every item was met.")
     return competition
