@@ -69,6 +69,7 @@ MESSAGES: dict[str, str] = {
     # competitions
     "invalid_definition": "{path}: {reason}",
     # drafts, publishing, organizers
+    "no_competition": "There is no such competition.",
     "already_published": "{competition} is already published.",
     "not_published": "{competition} is a draft already.",
     "not_organizer": "Only the organizers of {competition} (or staff) may do this.",

@@ -330,3 +330,18 @@ def test_uploading_a_definition_never_publishes_nor_unpublishes(definition, owne
         competition=competition, upload=zipped(definition("published: false")))
     competition.refresh_from_db()
     assert competition.published_at is not None
+
+
+def test_nobody_but_its_organizers_takes_part_in_a_draft(draft, owner):
+    """The pages answer 404 first; the services refuse too, whatever calls them."""
+    add_phase(draft, start=timezone.now() - timedelta(days=1))
+    write_pages(draft, "terms")
+    eve = User.objects.create_user("eve")
+    for attempt in (lambda: services.team_create(competition=draft, name="E", user=eve),
+                    lambda: pages.terms_accept(competition=draft, user=eve)):
+        with pytest.raises(CompetitionError) as refused:
+            attempt()
+        assert refused.value.code == "no_competition"
+    assert pages.terms_accept(competition=draft, user=owner) is not None
+    team = services.team_create(competition=draft, name="Owners' test team", user=owner)
+    assert team.memberships.get().user == owner
