@@ -1,12 +1,11 @@
 """Who may see what: the one visibility policy of the platform.
 
-- A competition is a draft until it is published (``published_at``): a draft is seen by its
-  organizers and staff only. To everyone else it does not exist: every page, API endpoint,
-  board, export and download of it answers 404, exactly as for a slug or id never used.
-
 Every page, API endpoint, export, e-mail and selector that shows scores, runs or files asks
 this module; none decides for itself.
 
+- A competition is a draft until it is published (``published_at``): a draft is seen by its
+  organizers and staff only. To everyone else it does not exist: every page, API endpoint,
+  board, export and download of it answers 404, exactly as for a slug or id never used.
 - Organizers of the competition (and staff) see everything: every phase's scores, every run,
   disqualified runs, the live board of a frozen phase.
 - A phase's scores are public when its board is public, or hidden until the organizers reveal
