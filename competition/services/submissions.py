@@ -530,7 +530,8 @@ def submission_disqualify(*, submission: Submission, reason: str,
     audit_record(competition=phase.task.competition, actor=actor,
                  action=AuditEntry.Action.DISQUALIFY,
                  detail=f"Submission #{submission.pk} of {submission.team.name} in "
-                        f"{phase.task.title} › {phase.title}: {reason.strip() or 'no reason given'}")
+                        f"{phase.task.title} › {phase.title}: "
+                        f"{reason.strip() or 'no reason given'}")
     return submission
 
 

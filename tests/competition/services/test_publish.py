@@ -118,7 +118,8 @@ def test_each_open_phase_needs_its_keys_or_says_keys_later(draft, owner):
     draft.refresh_from_db()
     assert draft.published_at is not None
     entry = AuditEntry.objects.get(action=AuditEntry.Action.PUBLISH)
-    assert entry.actor == owner and entry.detail == "Waived: Open phase Identity › Dev has its gold keys"
+    assert entry.actor == owner
+    assert entry.detail == "Waived: Open phase Identity › Dev has its gold keys"
 
 
 def test_pages_and_terms_are_present_or_explicitly_waived(draft, owner):
