@@ -81,6 +81,7 @@ def test_a_draft_is_checked_published_and_taken_back(browser, live_server, artif
     log_in(page, base, "olga", "olga-pass-123")
     home = page.locator(f"article:has-text('{TITLE}')")
     assert home.locator(".badge.draft").inner_text() == "Draft"
+    shots(page, artifacts_dir, "draft-home")
     page.click(f"text={TITLE}")
     assert "only the organizers and staff see" in page.inner_text("#draft-mark")
     shots(page, artifacts_dir, "draft-competition")
