@@ -11,6 +11,7 @@ from django.db import models as django_models
 
 from competition import models, services
 from competition.errors import CompetitionError
+from competition.services.audit import audit_record
 
 
 class TaskInline(admin.TabularInline):
@@ -73,6 +74,18 @@ class CompetitionAdmin(admin.ModelAdmin):
     readonly_fields = ["published_at"]
     inlines = [TaskInline]
     formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
+
+    def save_related(self, request, form, formsets, change):
+        """Organizers changed here are in the audit log too, as on the organizers page."""
+        before = set(form.instance.organizers.all()) if change else set()
+        super().save_related(request, form, formsets, change)
+        after = set(form.instance.organizers.all())
+        for user, action in ([(u, models.AuditEntry.Action.ORGANIZER_ADDED)
+                              for u in sorted(after - before, key=lambda u: u.pk)]
+                             + [(u, models.AuditEntry.Action.ORGANIZER_REMOVED)
+                                for u in sorted(before - after, key=lambda u: u.pk)]):
+            audit_record(competition=form.instance, actor=request.user, action=action,
+                         detail=f"{user.get_username()} (in the admin)")
 
 
 @admin.register(models.AuditEntry)

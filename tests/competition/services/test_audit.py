@@ -155,3 +155,25 @@ tasks:
     assert action == "keys_changed" and who is None
     assert detail.startswith("Identity › Development: gold keys or scorer options changed by "
                              "load_competition ")
+
+
+def test_organizers_changed_in_the_admin_are_logged(world, organizer, rf):
+    """The admin's organizers box writes the same entries as the organizers page."""
+    from django.contrib.admin.sites import site
+
+    from competition.models import Competition
+
+    staff = get_user_model().objects.create_user("root", is_staff=True, is_superuser=True)
+    request = rf.post("/admin/")
+    request.user = staff
+    competition = world.competition
+
+    class Form:  # what the change form hands over: the instance and its many-to-many save
+        instance = competition
+
+        def save_m2m(self):
+            competition.organizers.set([world.bob])
+
+    site._registry[Competition].save_related(request, Form(), [], change=True)
+    assert entries() == [("organizer_added", "root", "bob (in the admin)"),
+                         ("organizer_removed", "root", "olga (in the admin)")]
