@@ -99,12 +99,16 @@ def checklist_unmet(*, items: list[CheckItem], waived: frozenset[str] | set[str]
 def competition_participants_joined(*, competition: Competition) -> int:
     """How many teams and terms acceptances of people other than the organizers the
     competition holds: once there is one, publishing cannot be undone."""
-    organizers = competition.organizers.values("pk")
-    teams = (Team.objects.filter(competition=competition, is_organizer_team=False)
-             .exclude(memberships__user__in=organizers).distinct().count())
+    organizers = set(competition.organizers.values_list("pk", flat=True))
+    teams = Team.objects.filter(competition=competition, is_organizer_team=False)
+    # an organizers' own test team does not count; a team without members (they left, its
+    # runs stay) does
+    joined = sum(1 for team in teams.prefetch_related("memberships")
+                 if not (members := {m.user_id for m in team.memberships.all()})
+                 or members - organizers)
     accepted = (TermsAcceptance.objects.filter(competition=competition)
                 .exclude(user__in=organizers).values("user").distinct().count())
-    return teams + accepted
+    return joined + accepted
 
 
 def competition_may_manage_organizers(*, competition: Competition, user) -> bool:

@@ -346,3 +346,15 @@ def test_nobody_but_its_organizers_takes_part_in_a_draft(draft, owner):
     assert pages.terms_accept(competition=draft, user=owner) is not None
     team = services.team_create(competition=draft, name="Owners' test team", user=owner)
     assert team.memberships.get().user == owner
+
+
+def test_the_organizers_test_team_does_not_count_but_a_mixed_team_does(published, owner):
+    CompetitionPage.objects.filter(competition=published, kind="terms").delete()
+    services.team_create(competition=published, name="Our test runs", user=owner)
+    competition_unpublish(competition=published, actor=owner)
+    competition_publish(competition=published, actor=owner, waived=["terms"])
+    team = published.teams.get(name="Our test runs")
+    fred = User.objects.create_user("fred")
+    team.memberships.create(user=fred, competition=published)
+    with pytest.raises(CompetitionError, match="1 participant"):
+        competition_unpublish(competition=published, actor=owner)
