@@ -43,16 +43,16 @@ def competition_publish(*, competition: Competition, actor: AbstractBaseUser | N
     """Make a draft public. ``waived`` names the checklist items (their ``key``) the
     organizers knowingly publish without; any other unmet item refuses."""
     _check_organizer(competition=competition, actor=actor)
-    competition = Competition.objects.select_for_update().get(pk=competition.pk)
-    if competition.published_at is not None:
-        raise CompetitionError("already_published", competition=competition.title)
-    items = publish_checklist(competition=competition)
+    locked = Competition.objects.select_for_update().get(pk=competition.pk)
+    if locked.published_at is not None:
+        raise CompetitionError("already_published", competition=locked.title)
+    items = publish_checklist(competition=locked)
     unmet = checklist_unmet(items=items, waived=set(waived))
     if unmet:
-        raise CompetitionError("publish_unmet", competition=competition.title,
+        raise CompetitionError("publish_unmet", competition=locked.title,
                                items="; ".join(f"{i.label} ({i.detail})" for i in unmet))
-    competition.published_at = timezone.now()
-    competition.save(update_fields=["published_at"])
+    locked.published_at = competition.published_at = timezone.now()  # the caller's too
+    locked.save(update_fields=["published_at"])
     used = [item.label for item in items if not item.ok and item.key in set(waived)]
     audit_record(competition=competition, actor=actor, action=Action.PUBLISH,
                  detail=("Waived: " + "; ".join(used)) if used else "Every item was met.")
@@ -64,15 +64,15 @@ def competition_unpublish(*, competition: Competition,
                           actor: AbstractBaseUser | None) -> Competition:
     """Take a published competition back to draft, while no participant has joined."""
     _check_organizer(competition=competition, actor=actor)
-    competition = Competition.objects.select_for_update().get(pk=competition.pk)
-    if competition.published_at is None:
-        raise CompetitionError("not_published", competition=competition.title)
-    joined = competition_participants_joined(competition=competition)
+    locked = Competition.objects.select_for_update().get(pk=competition.pk)
+    if locked.published_at is None:
+        raise CompetitionError("not_published", competition=locked.title)
+    joined = competition_participants_joined(competition=locked)
     if joined:
-        raise CompetitionError("participants_joined", competition=competition.title,
+        raise CompetitionError("participants_joined", competition=locked.title,
                                count=joined, plural="" if joined == 1 else "s")
-    competition.published_at = None
-    competition.save(update_fields=["published_at"])
+    locked.published_at = competition.published_at = None  # the caller's too
+    locked.save(update_fields=["published_at"])
     audit_record(competition=competition, actor=actor, action=Action.UNPUBLISH,
                  detail="Back to draft: only the organizers and staff see it.")
     return competition

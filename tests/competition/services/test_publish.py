@@ -134,6 +134,7 @@ def test_pages_and_terms_are_present_or_explicitly_waived(draft, owner):
     write_pages(draft, "evaluation", "data", "terms")
     assert all(item.ok for item in publish_checklist(competition=draft))
     competition_publish(competition=draft, actor=owner)
+    assert draft.published_at is not None  # the caller's object says so, not only the row
     assert AuditEntry.objects.get().detail == "Every item was met."
 
 
