@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.text import get_valid_filename, slugify
@@ -317,7 +318,8 @@ class SubcorpusSave:
 
 def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
                    language: str = "", file_name: str = "", available: bool = True,
-                   key: Upload | None = None, actor=None) -> SubcorpusSave:
+                   key: Upload | None = None,
+                   actor: AbstractBaseUser | None = None) -> SubcorpusSave:
     """Create or update a sub-corpus (dataset). A new key is read and stored first; when it
     (or the sub-corpus's availability) changes the phase's scored runs are re-scored, and
     the audit log records who changed the key (``actor``)."""

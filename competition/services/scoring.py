@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 import scoring
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Concat
@@ -408,7 +409,7 @@ def submission_fail(*, submission: Submission, reason: str, platform_failure: bo
 # --- re-score ---------------------------------------------------------------------------
 
 def submission_rescore(*, submission: Submission, queue: bool = True,
-                       actor=None) -> Submission:
+                       actor: AbstractBaseUser | None = None) -> Submission:
     """Queue a scored or failed submission to be scored again; its current run stays current
     (and the old runs stay as history) until the new run is recorded. ``queue=False`` marks
     it queued and leaves sending the job to the caller (a batch sends them together).
@@ -446,7 +447,8 @@ def rescorable_ids(*, phase: Phase) -> list[int]:
     ).order_by("pk").values_list("pk", flat=True))
 
 
-def phase_rescore(*, phase: Phase, actor=None) -> list[Submission]:
+def phase_rescore(*, phase: Phase,
+                  actor: AbstractBaseUser | None = None) -> list[Submission]:
     """Re-score every scored (or platform-failed) submission of a phase, keeping history.
     ``actor``: the organizer who asked, recorded in the audit log (None: after a key change,
     which records its own entry)."""
