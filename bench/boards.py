@@ -130,7 +130,8 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
             cursor.execute("SET synchronous_commit TO off")
     started = time.perf_counter()
     now = timezone.now()
-    competition = Competition.objects.create(slug="board-bench", title="Board benchmark")
+    competition = Competition.objects.create(slug="board-bench", title="Board benchmark",
+                                             published_at=now)  # public: visitors see it
     task = Task.objects.create(competition=competition, slug="identity", kind="identity",
                                title="Identity anaphora", primary_metric="conll")
     phase = Phase.objects.create(task=task, slug="dev", kind="development",

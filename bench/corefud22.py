@@ -220,12 +220,15 @@ def upload(yaml: str, archive: str, workers: str = "1", round_: str = "0") -> in
     from competition.models import Competition, Phase, Submission
     from competition.services.accounts import user_signup
     from competition.services.definitions import competition_load
+    from competition.services.publish import competition_publish_waiving
     from competition.services.submissions import submission_create
     from competition.services.teams import team_create
     from config.celery import app
 
     competition = (Competition.objects.filter(slug=NAME).first()
                    or competition_load(path=yaml, with_baselines=False).competition)
+    if competition.is_draft:  # participants take part in a published competition only
+        competition_publish_waiving(competition=competition)
     user = user_signup(username=f"bench{round_}", password=secrets.token_urlsafe(16))
     team_name = f"Bench team {round_}"
     team = team_create(competition=competition, name=team_name, user=user)

@@ -11,6 +11,7 @@ from django.db import models as django_models
 
 from competition import models, services
 from competition.errors import CompetitionError
+from competition.services.audit import audit_record
 
 
 class TaskInline(admin.TabularInline):
@@ -65,11 +66,43 @@ class ScoringRunInline(admin.TabularInline):
 
 @admin.register(models.Competition)
 class CompetitionAdmin(admin.ModelAdmin):
-    list_display = ["slug", "title", "created"]
+    list_display = ["slug", "title", "created", "published_at", "owner"]
     search_fields = ["slug", "title"]
     filter_horizontal = ["organizers"]
+    # Published and unpublished on the competition's publishing page only (its checklist, the
+    # audit log, no going back once participants joined).
+    readonly_fields = ["published_at"]
     inlines = [TaskInline]
     formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
+
+    def save_related(self, request, form, formsets, change):
+        """Organizers changed here are in the audit log too, as on the organizers page."""
+        before = set(form.instance.organizers.all()) if change else set()
+        super().save_related(request, form, formsets, change)
+        after = set(form.instance.organizers.all())
+        for user, action in ([(u, models.AuditEntry.Action.ORGANIZER_ADDED)
+                              for u in sorted(after - before, key=lambda u: u.pk)]
+                             + [(u, models.AuditEntry.Action.ORGANIZER_REMOVED)
+                                for u in sorted(before - after, key=lambda u: u.pk)]):
+            audit_record(competition=form.instance, actor=request.user, action=action,
+                         detail=f"{user.get_username()} (in the admin)")
+
+
+@admin.register(models.AuditEntry)
+class AuditEntryAdmin(admin.ModelAdmin):
+    """The audit log is read, never written, here."""
+
+    list_display = ["created_at", "competition", "actor", "action", "detail"]
+    list_filter = ["competition", "action"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 @admin.register(models.Task)
@@ -88,18 +121,18 @@ class TrackAdmin(admin.ModelAdmin):
 @admin.action(description="Reveal the leaderboard now")
 def reveal_phases(modeladmin, request, queryset):
     for phase in queryset:
-        services.phase_reveal(phase=phase)
+        services.phase_reveal(phase=phase, actor=request.user)
 
 
 @admin.action(description="Hide the leaderboard")
 def hide_phases(modeladmin, request, queryset):
     for phase in queryset:
-        services.phase_hide(phase=phase)
+        services.phase_hide(phase=phase, actor=request.user)
 
 
 @admin.action(description="Re-score every scored submission (keeps history)")
 def rescore_phases(modeladmin, request, queryset):
-    total = sum(len(services.phase_rescore(phase=phase)) for phase in queryset)
+    total = sum(len(services.phase_rescore(phase=phase, actor=request.user)) for phase in queryset)
     messages.info(request, f"{total} submissions queued for re-scoring.")
 
 
@@ -137,7 +170,7 @@ class MembershipAdmin(admin.ModelAdmin):
 def rescore_submissions(modeladmin, request, queryset):
     for submission in queryset:
         try:
-            services.submission_rescore(submission=submission)
+            services.submission_rescore(submission=submission, actor=request.user)
         except CompetitionError as exc:
             messages.error(request, f"#{submission.pk}: {exc}")
 
@@ -155,7 +188,8 @@ def cancel_submissions(modeladmin, request, queryset):
 def disqualify_submissions(modeladmin, request, queryset):
     for submission in queryset:
         reason = submission.disqualified_reason or "Disqualified by the organizers."
-        services.submission_disqualify(submission=submission, reason=reason)
+        services.submission_disqualify(submission=submission, reason=reason,
+                                       actor=request.user)
 
 
 @admin.register(models.Submission)

@@ -70,6 +70,19 @@ MESSAGES: dict[str, str] = {
     "invalid_signup": "{reason}",
     # competitions
     "invalid_definition": "{path}: {reason}",
+    # drafts, publishing, organizers
+    "no_competition": "There is no such competition.",
+    "already_published": "{competition} is already published.",
+    "not_published": "{competition} is a draft already.",
+    "not_organizer": "Only the organizers of {competition} (or staff) may do this.",
+    "publish_unmet": "{competition} cannot be published yet: {items}.",
+    "participants_joined": "{competition} cannot go back to draft: {count} participant "
+    "team{plural} or terms acceptance{plural} exist.",
+    "not_owner": "Only the owner of {competition} (or staff) adds and removes organizers.",
+    "unknown_organizer": "There is no user named {username!r}.",
+    "already_organizer": "{username} already organizes {competition}.",
+    "not_an_organizer": "{username} does not organize {competition}.",
+    "remove_owner": "{username} owns {competition} and stays its organizer.",
 }
 
 

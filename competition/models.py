@@ -28,13 +28,23 @@ class Competition(models.Model):
     organizers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organized_competitions"
     )
+    # The organizer who may add and remove organizers (staff may too). Blank: staff only.
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                              blank=True, related_name="owned_competitions")
     created = models.DateTimeField(default=timezone.now)
+    # Blank: a draft, seen by its organizers and staff only (competition.visibility). Set by
+    # competition.services.publish, never by loading a definition.
+    published_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created", "slug"]
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def is_draft(self) -> bool:
+        return self.published_at is None
 
 
 class Task(models.Model):
@@ -748,3 +758,38 @@ class DefinitionJob(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class AuditEntry(models.Model):
+    """One organizer action on a competition, with who did it and when: written by
+    ``competition.services.audit.audit_record`` only, shown to the competition's organizers."""
+
+    class Action(models.TextChoices):
+        KEYS_CHANGED = "keys_changed", "Gold keys changed"
+        REVEAL = "reveal", "Leaderboard revealed"
+        HIDE = "hide", "Leaderboard hidden"
+        FREEZE = "freeze", "Board frozen"
+        UNFREEZE = "unfreeze", "Board unfrozen"
+        RESCORE = "rescore", "Re-scored"
+        DISQUALIFY = "disqualify", "Run disqualified"
+        PUBLISH = "publish", "Published"
+        UNPUBLISH = "unpublish", "Back to draft"
+        ORGANIZER_ADDED = "organizer_added", "Organizer added"
+        ORGANIZER_REMOVED = "organizer_removed", "Organizer removed"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
+                                    related_name="audit_entries")
+    # Blank: a command-line operator (manage.py), or a user since deleted.
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
+                              blank=True, related_name="+")
+    action = models.CharField(max_length=32, choices=Action.choices)
+    detail = models.CharField(max_length=1000, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["competition", "created_at"], name="audit_competition")]
+        verbose_name_plural = "audit entries"
+
+    def __str__(self) -> str:
+        return f"{self.competition.slug}: {self.action} by {self.actor or 'operator'}"

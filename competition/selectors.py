@@ -25,28 +25,42 @@ from competition.models import (
     WorkerHeartbeat,
 )
 from competition.task_scoring import scoring_modes
-from competition.visibility import submission_openable, user_is_organizer
+from competition.visibility import (
+    Viewer,
+    competition_visible,
+    submission_openable,
+    user_is_organizer,
+    visible_competitions,
+)
 from scoring.vocabulary import metric_sort_key
 
 __all__ = ["user_is_organizer"]  # re-exported for the pages; the rule is the policy's
 
 
-def competition_list() -> QuerySet[Competition]:
-    return Competition.objects.prefetch_related("tasks").order_by("-created", "slug")
+def competition_list(*, user: Viewer) -> QuerySet[Competition]:
+    """The competitions ``user`` may know of: the published ones, and the drafts they
+    organize (every draft for staff)."""
+    return (Competition.objects.filter(visible_competitions(user=user))
+            .prefetch_related("tasks").order_by("-created", "slug"))
 
 
-def competition_detail(*, slug: str) -> Competition:
-    """A competition with its tasks, phases and sub-corpora (raises DoesNotExist)."""
+def competition_detail(*, slug: str, user: Viewer) -> Competition:
+    """A competition with its tasks, phases and sub-corpora. Raises DoesNotExist when there
+    is none, or when it is a draft ``user`` may not see (the same answer)."""
     phases = Phase.objects.prefetch_related(
         Prefetch("subcorpora", queryset=SubCorpus.objects.order_by("order", "id")))
     tasks = Task.objects.prefetch_related(Prefetch("phases", queryset=phases))
-    return Competition.objects.prefetch_related(Prefetch("tasks", queryset=tasks)).get(slug=slug)
+    return (Competition.objects.filter(visible_competitions(user=user))
+            .prefetch_related(Prefetch("tasks", queryset=tasks)).get(slug=slug))
 
 
-def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str) -> Phase:
-    """Raises Phase.DoesNotExist."""
-    return Phase.objects.select_related("task__competition").get(
-        task__competition__slug=competition_slug, task__slug=task_slug, slug=phase_slug)
+def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str,
+              user: Viewer) -> Phase:
+    """Raises Phase.DoesNotExist, also for a phase of a draft ``user`` may not see."""
+    return (Phase.objects.select_related("task__competition")
+            .filter(visible_competitions(user=user, prefix="task__competition__"))
+            .get(task__competition__slug=competition_slug, task__slug=task_slug,
+                 slug=phase_slug))
 
 
 def phases_open(*, competition: Competition, at: datetime | None = None) -> list[Phase]:
@@ -87,11 +101,16 @@ def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
             .select_related("submitted_by", "track").order_by("-created_at", "-id"))
 
 
-def submission_get(*, submission_id: int) -> Submission | None:
-    """A submission with what the visibility policy reads, or None. For policy checks only:
-    what a page shows of it is decided by `competition.visibility`."""
-    return (Submission.objects.select_related("team", "phase__task__competition")
-            .filter(pk=submission_id).first())
+def submission_get(*, submission_id: int, user: Viewer) -> Submission | None:
+    """A submission with what the visibility policy reads, or None (also when it belongs to
+    a draft ``user`` may not see). For policy checks only: what a page shows of it is
+    decided by `competition.visibility`."""
+    submission = (Submission.objects.select_related("team", "phase__task__competition")
+                  .filter(pk=submission_id).first())
+    if submission is None or not competition_visible(
+            competition=submission.phase.task.competition, user=user):
+        return None
+    return submission
 
 
 def submission_for_viewer(*, submission_id: int, user) -> Submission | None:

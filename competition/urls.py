@@ -6,7 +6,14 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views, views_account, views_bundles, views_editor, views_pages
+from competition import (
+    views,
+    views_account,
+    views_bundles,
+    views_editor,
+    views_pages,
+    views_publish,
+)
 
 app_name = "competition"
 
@@ -25,6 +32,10 @@ urlpatterns = [
          name="terms_accept"),
     path("competitions/<slug:slug>/organize/teams/", views_pages.organize_teams,
          name="organize_teams"),
+    path("competitions/<slug:slug>/organize/publish/", views_publish.publish, name="publish"),
+    path("competitions/<slug:slug>/organize/organizers/", views_publish.organizers,
+         name="organizers"),
+    path("competitions/<slug:slug>/organize/log/", views_publish.audit_log, name="audit_log"),
     path("competitions/<slug:slug>/announcements/", views_pages.announcements,
          name="announcements"),
     path("competitions/<slug:slug>/announcements/e-mail/", views_pages.announcement_emails,

@@ -32,16 +32,17 @@ from competition.visibility import (
 )
 
 
-def _competition_or_404(slug: str) -> Competition:
+def _competition_or_404(request: HttpRequest, slug: str) -> Competition:
     try:
-        return selectors.competition_detail(slug=slug)
+        return selectors.competition_detail(slug=slug, user=request.user)
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
 
 
-def _phase_or_404(slug: str, task: str, phase: str) -> Phase:
+def _phase_or_404(request: HttpRequest, slug: str, task: str, phase: str) -> Phase:
     try:
-        return selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase)
+        return selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase,
+                                   user=request.user)
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
 
@@ -80,16 +81,20 @@ def signup(request: HttpRequest) -> HttpResponse:
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "competition/home.html",
-                  {"competitions": selectors.competition_list()})
+                  {"competitions": selectors.competition_list(user=request.user)})
 
 
 @require_GET
 def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
+    is_organizer = selectors.user_is_organizer(competition=competition, user=request.user)
+    # ?preview=participant: an organizer sees the page as a participant will (no controls)
+    preview = is_organizer and request.GET.get("preview") == "participant"
     return render(request, "competition/competition_detail.html", {
         "competition": competition,
         "team": selectors.team_for_user(competition=competition, user=request.user),
-        "is_organizer": selectors.user_is_organizer(competition=competition, user=request.user),
+        "is_organizer": is_organizer and not preview,
+        "preview": preview,
         "now": timezone.now(),
     })
 
@@ -98,7 +103,7 @@ def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def team(request: HttpRequest, slug: str) -> HttpResponse:
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     create_form = TeamCreateForm(request.POST if request.POST.get("action") == "create"
                                  else None, prefix="create")
     join_form = TeamJoinForm(request.POST if request.POST.get("action") == "join" else None,
@@ -136,7 +141,7 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
-    phase_obj = _phase_or_404(slug, task, phase)
+    phase_obj = _phase_or_404(request, slug, task, phase)
     competition = phase_obj.task.competition
     current = selectors.team_for_user(competition=competition, user=request.user)
     subcorpora = list(phase_obj.subcorpora.filter(available=True))
@@ -187,7 +192,7 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
 @login_required
 @require_GET
 def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
-    phase_obj = _phase_or_404(slug, task, phase)
+    phase_obj = _phase_or_404(request, slug, task, phase)
     competition = phase_obj.task.competition
     current = selectors.team_for_user(competition=competition, user=request.user)
     runs = list(selectors.submissions_for_team(team=current, phase=phase_obj)) if current else []
@@ -209,7 +214,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
     if submission is None:
         # Not the run's team: its public page is its analysis, if the phase shows it.
-        other = selectors.submission_get(submission_id=pk)
+        other = selectors.submission_get(submission_id=pk, user=request.user)
         if other is not None and submission_details_visible(submission=other,
                                                             user=request.user):
             return redirect("leaderboard:analysis", submission_id=pk)

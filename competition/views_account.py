@@ -15,12 +15,13 @@ from competition import selectors, services
 from competition.errors import CompetitionError
 from competition.forms import RunDetailsForm, TeamCreateForm
 from competition.models import Competition, Team
+from competition.visibility import competition_visible
 
 
-def _team_or_404(slug: str, team_id: int) -> Team:
+def _team_or_404(slug: str, team_id: int, user) -> Team:
     team = Team.objects.select_related("competition").filter(
         pk=team_id, competition__slug=slug).first()
-    if team is None:
+    if team is None or not competition_visible(competition=team.competition, user=user):
         raise Http404("No such team.")
     return team
 
@@ -28,7 +29,7 @@ def _team_or_404(slug: str, team_id: int) -> Team:
 @login_required
 @require_POST
 def team_rename(request: HttpRequest, slug: str, team_id: int) -> HttpResponse:
-    team = _team_or_404(slug, team_id)
+    team = _team_or_404(slug, team_id, request.user)
     form = TeamCreateForm(request.POST, prefix="rename")
     if not form.is_valid():
         messages.error(request, "A team needs a name (at most 100 characters).")
@@ -45,7 +46,7 @@ def team_rename(request: HttpRequest, slug: str, team_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def team_leave(request: HttpRequest, slug: str, team_id: int) -> HttpResponse:
-    team = _team_or_404(slug, team_id)
+    team = _team_or_404(slug, team_id, request.user)
     name = team.name
     try:
         removed = services.team_leave(team=team, user=request.user)
@@ -61,7 +62,7 @@ def team_leave(request: HttpRequest, slug: str, team_id: int) -> HttpResponse:
 @require_POST
 def team_member_remove(request: HttpRequest, slug: str, team_id: int,
                        user_id: int) -> HttpResponse:
-    team = _team_or_404(slug, team_id)
+    team = _team_or_404(slug, team_id, request.user)
     member = get_user_model().objects.filter(pk=user_id).first()
     if member is None:
         raise Http404("No such member.")
@@ -79,7 +80,7 @@ def team_member_remove(request: HttpRequest, slug: str, team_id: int,
 def teams_organize(request: HttpRequest, slug: str) -> HttpResponse:
     """The organizers' teams page is one: members, removal and approval together."""
     try:
-        competition = selectors.competition_detail(slug=slug)
+        competition = selectors.competition_detail(slug=slug, user=request.user)
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
     if not selectors.user_is_organizer(competition=competition, user=request.user):

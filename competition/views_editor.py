@@ -24,7 +24,6 @@ from competition.forms_editor import (
     CompetitionForm,
     DataFileForm,
     DefinitionUploadForm,
-    OrganizerAddForm,
     PhaseForm,
     ReleaseForm,
     SubcorpusForm,
@@ -32,9 +31,10 @@ from competition.forms_editor import (
     aware,
 )
 from competition.models import DefinitionJob, Phase
-from competition.timezones import zone_display
 from competition.services import definition_files, editor
+from competition.services.audit import audit_definition_load
 from competition.services.editor import EditorError
+from competition.timezones import zone_display
 
 
 def _refused(request: HttpRequest, form, exc: CompetitionError) -> None:
@@ -94,7 +94,6 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
     form = CompetitionForm(request.POST if action == "save" else None, initial={
         "title": competition.title, "description": competition.description,
         "website": competition.website})
-    organizer_form = OrganizerAddForm(request.POST if action == "organizer" else None)
     task_form = TaskForm(request.POST if action == "task" else None, prefix="task")
     upload_form = DefinitionUploadForm(request.POST if action == "upload" else None,
                                        request.FILES if action == "upload" else None)
@@ -102,12 +101,6 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
         if action == "save" and form.is_valid():
             editor.competition_update(competition=competition, **form.cleaned_data)
             messages.success(request, "The competition was saved.")
-            return redirect("competition:edit", slug=slug)
-        if action == "organizer" and organizer_form.is_valid():
-            editor.competition_organizer_add(competition=competition,
-                                             **organizer_form.cleaned_data)
-            messages.success(request, f"{organizer_form.cleaned_data['username']} now "
-                             "organizes the competition.")
             return redirect("competition:edit", slug=slug)
         if action == "task" and task_form.is_valid():
             data = task_form.cleaned_data
@@ -119,12 +112,14 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, f"The task {task.title} was added; add its phases.")
             return redirect("competition:edit_task", slug=slug, task=task.slug)
         if action == "upload" and upload_form.is_valid():
+            upload = upload_form.cleaned_data["definition"]
             load = definition_files.definition_upload_start(
-                competition=competition, upload=upload_form.cleaned_data["definition"],
-                user=request.user)
+                competition=competition, upload=upload, user=request.user)
             if isinstance(load, DefinitionJob):
                 _queued(request, load)
                 return redirect("competition:edit", slug=slug)
+            audit_definition_load(load=load, actor=request.user,
+                                  source=f"the uploaded {upload.name}")
             note = f" Removed: {', '.join(load.removed)}." if load.removed else ""
             messages.success(request, "The definition was loaded." + note)
             _rescored(request, load.rescored)
@@ -132,13 +127,12 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
     except DefinitionError as exc:
         upload_form.add_error("definition", exc.message)
     except EditorError as exc:
-        _refused(request, {"save": form, "organizer": organizer_form,
-                           "task": task_form}.get(action or ""), exc)
-    competition = selectors.competition_detail(slug=slug)
+        _refused(request, {"save": form, "task": task_form}.get(action or ""), exc)
+    competition = selectors.competition_detail(slug=slug, user=request.user)
     jobs = selectors_editor.definition_jobs(competition=competition)
     return render(request, "competition/editor/competition.html", {
         "jobs": jobs, "jobs_pending": any(job.is_pending for job in jobs),
-        "competition": competition, "form": form, "organizer_form": organizer_form,
+        "competition": competition, "form": form,
         "task_form": task_form, "upload_form": upload_form,
         "organizers": competition.organizers.order_by("username"),
     })
@@ -312,7 +306,8 @@ def subcorpus_edit(request: HttpRequest, slug: str, task: str, phase: str,
 @require_GET
 def phase_page(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
     try:
-        found = selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase)
+        found = selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase,
+                                   user=request.user)
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
     competition = found.task.competition

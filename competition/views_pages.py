@@ -19,20 +19,21 @@ from competition.errors import CompetitionError
 from competition.markdown import render_markdown
 from competition.models import Competition, CompetitionPage, Team
 from competition.services import pages as page_services
-from competition.visibility import user_is_organizer
+from competition.visibility import competition_visible, user_is_organizer
 
 KIND_LABELS = dict(CompetitionPage.Kind.choices)
 
 
-def _competition_or_404(slug: str) -> Competition:
+def _competition_or_404(request: HttpRequest, slug: str) -> Competition:
     competition = Competition.objects.filter(slug=slug).first()
-    if competition is None:
+    if competition is None or not competition_visible(competition=competition,
+                                                      user=request.user):
         raise Http404("No such competition.")
     return competition
 
 
 def _organized_or_404(request: HttpRequest, slug: str) -> Competition:
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     if not user_is_organizer(competition=competition, user=request.user):
         raise Http404("No such page.")
     return competition
@@ -53,7 +54,7 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 
 
 def page(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     kind = _kind_or_404(kind)
     body = selectors_pages.page_body(competition=competition, kind=kind)
     is_organizer = user_is_organizer(competition=competition, user=request.user)
@@ -95,7 +96,7 @@ def page_edit(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
 @login_required
 @require_POST
 def terms_accept(request: HttpRequest, slug: str) -> HttpResponse:
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     if page_services.terms_accept(competition=competition, user=request.user):
         messages.success(request, f"You accepted the terms of {competition.title}.")
     return redirect(_safe_next(request, reverse("competition:competition", args=[slug])))
@@ -140,7 +141,7 @@ def organize_teams(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def announcements(request: HttpRequest, slug: str) -> HttpResponse:
     """Every announcement, newest first; organizers post new ones here (POST)."""
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     is_organizer = user_is_organizer(competition=competition, user=request.user)
     if request.method == "POST":
         if not is_organizer:
@@ -164,7 +165,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 def announcement_emails(request: HttpRequest, slug: str) -> HttpResponse:
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     wanted = request.POST.get("wanted") == "1"
     page_services.announcement_emails_set(competition=competition, user=request.user,
                                           wanted=wanted)
@@ -176,7 +177,7 @@ def announcement_emails(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def unsubscribe(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     """The e-mail's link: GET asks (mail scanners open links), POST opts out. No login."""
-    competition = _competition_or_404(slug)
+    competition = _competition_or_404(request, slug)
     done, error = False, None
     if request.method == "POST":
         try:

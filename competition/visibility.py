@@ -3,6 +3,9 @@
 Every page, API endpoint, export, e-mail and selector that shows scores, runs or files asks
 this module; none decides for itself.
 
+- A competition is a draft until it is published (``published_at``): a draft is seen by its
+  organizers and staff only. To everyone else it does not exist: every page, API endpoint,
+  board, export and download of it answers 404, exactly as for a slug or id never used.
 - Organizers of the competition (and staff) see everything: every phase's scores, every run,
   disqualified runs, the live board of a frozen phase.
 - A phase's scores are public when its board is public, or hidden until the organizers reveal
@@ -53,6 +56,27 @@ def user_is_organizer(*, competition: Competition, user: Viewer) -> bool:
     return user.is_staff or competition.organizers.filter(pk=user.pk).exists()
 
 
+def competition_visible(*, competition: Competition, user: Viewer) -> bool:
+    """Whether ``user`` may know that ``competition`` exists: anyone once it is published;
+    while it is a draft, its organizers and staff only."""
+    return competition.published_at is not None or user_is_organizer(competition=competition,
+                                                                      user=user)
+
+
+def visible_competitions(*, user: Viewer, prefix: str = "") -> Q:
+    """Filter for the competitions ``user`` may know of (``competition_visible``): on
+    ``Competition``, or on a model that reaches it by ``prefix`` (e.g. ``"task__competition__"``
+    on phases)."""
+    published = Q(**{f"{prefix}published_at__isnull": False})
+    if user is None or not user.is_authenticated:
+        return published
+    if user.is_staff:
+        return Q()
+    organized = (Competition.organizers.through.objects.filter(user_id=user.pk)
+                 .values("competition_id"))
+    return published | Q(**{f"{prefix}pk__in": organized})
+
+
 def viewer_team_ids(*, competition: Competition, user: Viewer) -> set[int]:
     """The viewer's team in the competition (at most one), as a set of ids."""
     if user is None or not user.is_authenticated:
@@ -66,6 +90,8 @@ def phase_visibility(*, phase: Phase, user: Viewer, at: datetime | None = None) 
     competition = phase.task.competition
     if user_is_organizer(competition=competition, user=user):
         return Visibility.ALL
+    if competition.published_at is None:
+        return Visibility.NONE
     if phase.leaderboard_is_public(at=at or timezone.now()):
         return Visibility.PUBLIC
     if phase.show_own_scores_when_hidden and viewer_team_ids(competition=competition,
@@ -126,6 +152,8 @@ def submission_openable(*, submission: Submission, user: Viewer) -> bool:
     competition = submission.phase.task.competition
     if user_is_organizer(competition=competition, user=user):
         return True
+    if competition.published_at is None:
+        return False
     return Membership.objects.filter(team_id=submission.team_id, user=user).exists()
 
 
@@ -136,6 +164,6 @@ def data_file_downloadable(*, data: PhaseDataFile, user: Viewer,
     competition = data.phase.task.competition
     if user_is_organizer(competition=competition, user=user):
         return True
-    if user is None or not user.is_authenticated:
+    if user is None or not user.is_authenticated or competition.published_at is None:
         return False
     return data.released_at <= (at or timezone.now())

@@ -30,7 +30,7 @@ from competition.selectors import (
     submission_get,
     team_for_user,
 )
-from competition.visibility import submission_details_visible
+from competition.visibility import submission_details_visible, visible_competitions
 from leaderboard.board_views import board_api_payload
 from leaderboard.selectors import BoardQueryError, submission_analysis
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
@@ -123,7 +123,8 @@ class CompetitionListView(APIView):
 
     @extend_schema(responses=CompetitionListSerializer(many=True))
     def get(self, request: Request) -> Response:
-        competitions = Competition.objects.order_by("-created", "slug")
+        competitions = (Competition.objects.filter(visible_competitions(user=request.user))
+                        .order_by("-created", "slug"))
         return Response(CompetitionListSerializer(competitions, many=True).data)
 
 
@@ -135,14 +136,15 @@ class CompetitionDetailView(APIView):
     @extend_schema(responses=CompetitionSerializer)
     def get(self, request: Request, slug: str) -> Response:
         try:
-            competition = competition_detail(slug=slug)
+            competition = competition_detail(slug=slug, user=request.user)
         except Competition.DoesNotExist:
             raise Http404 from None
         return Response(CompetitionSerializer(competition).data)
 
 
-def _phase(phase_id: int) -> Phase:
+def _phase(request: Request, phase_id: int) -> Phase:
     phase = (Phase.objects.select_related("task__competition").prefetch_related("subcorpora")
+             .filter(visible_competitions(user=request.user, prefix="task__competition__"))
              .filter(pk=phase_id).first())
     if phase is None:
         raise Http404
@@ -154,7 +156,7 @@ class PhaseDetailView(APIView):
 
     @extend_schema(responses=PhaseSerializer)
     def get(self, request: Request, phase_id: int) -> Response:
-        return Response(PhaseSerializer(_phase(phase_id)).data)
+        return Response(PhaseSerializer(_phase(request, phase_id)).data)
 
 
 def _submission_data(submission: Submission, request: Request) -> dict:
@@ -170,7 +172,7 @@ class PhaseSubmissionsView(APIView):
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request, phase_id: int) -> Response:
-        phase = _phase(phase_id)
+        phase = _phase(request, phase_id)
         team = team_for_user(competition=phase.task.competition, user=request.user)
         if team is None:
             return Response([])
@@ -188,7 +190,7 @@ class PhaseSubmissionsView(APIView):
         "(file, document, line, message, code); nothing is stored or counted.",
     )
     def post(self, request: Request, phase_id: int) -> Response:
-        phase = _phase(phase_id)
+        phase = _phase(request, phase_id)
         team = team_for_user(competition=phase.task.competition, user=request.user)
         if team is None:
             return error_response("no_team", "Join or create a team of this competition "
@@ -228,7 +230,7 @@ class SubmissionDetailView(APIView):
         submission = submission_for_viewer(submission_id=submission_id, user=request.user)
         if submission is not None:
             return Response(_submission_data(submission, request))
-        other = submission_get(submission_id=submission_id)
+        other = submission_get(submission_id=submission_id, user=request.user)
         if other is not None and submission_details_visible(submission=other,
                                                             user=request.user):
             analysis = submission_analysis(submission=other, viewer=request.user)
@@ -250,8 +252,7 @@ class SubmissionDocumentsView(APIView):
         responses=OpenApiTypes.OBJECT,
     )
     def get(self, request: Request, submission_id: int) -> Response:
-        submission = (Submission.objects.select_related("team", "phase__task__competition")
-                      .filter(pk=submission_id).first())
+        submission = submission_get(submission_id=submission_id, user=request.user)
         if submission is None:
             raise Http404
         analysis = submission_analysis(submission=submission, viewer=request.user,
@@ -285,7 +286,7 @@ class LeaderboardView(APIView):
         responses=OpenApiTypes.OBJECT,
     )
     def get(self, request: Request, phase_id: int) -> Response:
-        phase = _phase(phase_id)
+        phase = _phase(request, phase_id)
         key = public_view_key(phase=phase, viewer=request.user, view="api",
                               query=request.query_params)
         payload = cache.get(key) if key else None

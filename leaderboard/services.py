@@ -17,7 +17,8 @@ from django.db import transaction
 from django.http import QueryDict
 from django.utils import timezone
 
-from competition.models import Phase
+from competition.models import AuditEntry, Phase
+from competition.services.audit import audit_record
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors import snapshot_material
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
@@ -34,15 +35,23 @@ def board_freeze(*, phase: Phase, user=None, note: str = "") -> BoardSnapshot:
     history but stop being shown."""
     Phase.objects.select_for_update().get(pk=phase.pk)  # one freeze at a time per phase
     BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
-    return BoardSnapshot.objects.create(
+    snapshot = BoardSnapshot.objects.create(
         phase=phase, created_by=user, note=note[:300], created_at=timezone.now(),
         data=snapshot_material(phase=phase),
     )
+    audit_record(competition=phase.task.competition, actor=user,
+                 action=AuditEntry.Action.FREEZE,
+                 detail=f"{phase.task.title} › {phase.title}" + (f": {note}" if note else ""))
+    return snapshot
 
 
-def board_unfreeze(*, phase: Phase) -> int:
+@transaction.atomic
+def board_unfreeze(*, phase: Phase, user=None) -> int:
     """Show the live board again; returns how many snapshots were deactivated (kept)."""
-    return BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
+    count = BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
+    audit_record(competition=phase.task.competition, actor=user,
+                 action=AuditEntry.Action.UNFREEZE, detail=f"{phase.task.title} › {phase.title}")
+    return count
 
 
 def board_views_warm(*, phase_ids: Iterable[int]) -> int:

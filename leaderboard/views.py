@@ -23,6 +23,7 @@ from competition.models import Competition, Phase, RescoreBatch, Submission
 from competition.selectors import (
     competition_detail,
     phase_get,
+    submission_get,
     submissions_scored_on_old_input,
 )
 from competition.services.organize import phase_rescore_start
@@ -47,16 +48,16 @@ from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 MAX_COMPARE_SAMPLES = 10_000
 
 
-def _phase_or_404(competition: str, task: str, phase: str) -> Phase:
+def _phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
     try:
-        return phase_get(competition_slug=competition, task_slug=task, phase_slug=phase)
+        return phase_get(competition_slug=competition, task_slug=task, phase_slug=phase,
+                         user=request.user)
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
 
 
-def _submission_or_404(submission_id: int) -> Submission:
-    submission = (Submission.objects.select_related("team", "phase__task__competition")
-                  .filter(pk=submission_id).first())
+def _submission_or_404(request: HttpRequest, submission_id: int) -> Submission:
+    submission = submission_get(submission_id=submission_id, user=request.user)
     if submission is None:
         raise Http404("No such submission.")
     return submission
@@ -66,7 +67,7 @@ def _submission_or_404(submission_id: int) -> Submission:
 def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
     """Every task and phase of a competition, with the predicted-versus-gold tables."""
     try:
-        comp = competition_detail(slug=competition)
+        comp = competition_detail(slug=competition, user=request.user)
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
     tasks = [
@@ -84,7 +85,7 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
 
 @require_GET
 def board(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:
-    phase_obj = _phase_or_404(competition, task, phase)
+    phase_obj = _phase_or_404(request, competition, task, phase)
     key = public_view_key(phase=phase_obj, viewer=request.user, view="page", query=request.GET)
     content = cache.get(key) if key else None
     error = False
@@ -125,7 +126,7 @@ def board_languages_page(request: HttpRequest, competition: str, task: str,
 def board_export(request: HttpRequest, competition: str, task: str, phase: str,
                  fmt: str) -> HttpResponse:
     """The same board as the page (same parameters, same viewer) as CSV or JSON."""
-    phase_obj = _phase_or_404(competition, task, phase)
+    phase_obj = _phase_or_404(request, competition, task, phase)
     try:
         params = board_params(request.GET)
         result = leaderboard_board(phase=phase_obj, viewer=request.user,
@@ -144,7 +145,7 @@ def board_export(request: HttpRequest, competition: str, task: str, phase: str,
 
 @require_GET
 def analysis(request: HttpRequest, submission_id: int) -> HttpResponse:
-    submission = _submission_or_404(submission_id)
+    submission = _submission_or_404(request, submission_id)
     result = submission_analysis(submission=submission, viewer=request.user,
                                  document_metric=request.GET.get("metric"))
     if result is None:
@@ -178,7 +179,7 @@ def analysis_charts(result) -> dict:
 
 @require_GET
 def documents_export(request: HttpRequest, submission_id: int, fmt: str) -> HttpResponse:
-    submission = _submission_or_404(submission_id)
+    submission = _submission_or_404(request, submission_id)
     result = submission_analysis(submission=submission, viewer=request.user,
                                  document_metric=request.GET.get("metric"))
     if result is None:
@@ -210,13 +211,13 @@ def compare(request: HttpRequest) -> HttpResponse:
     samples = _int_param(request, "samples", DEFAULT_SAMPLES)
     seed = _int_param(request, "seed", DEFAULT_SEED)
     if a_id is not None and request.GET.get("b") in (None, ""):
-        return _compare_choose(request, _submission_or_404(a_id))
+        return _compare_choose(request, _submission_or_404(request, a_id))
     if a_id is None or b_id is None or samples is None or seed is None \
             or not 1 <= samples <= MAX_COMPARE_SAMPLES:
         return render(request, "leaderboard/compare.html", {
             "error": f"Give two submission ids (?a=ID&b=ID); samples between 1 and "
                      f"{MAX_COMPARE_SAMPLES}."}, status=400)
-    a, b = _submission_or_404(a_id), _submission_or_404(b_id)
+    a, b = _submission_or_404(request, a_id), _submission_or_404(request, b_id)
     metric = request.GET.get("metric") or None
     results = submission_compare(a=a, b=b, viewer=request.user, metric=metric, samples=samples,
                                  seed=seed)
@@ -262,7 +263,7 @@ def _compare_choose(request: HttpRequest, a: Submission) -> HttpResponse:
 
 def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
                             phase: str) -> Phase:
-    phase_obj = _phase_or_404(competition, task, phase)
+    phase_obj = _phase_or_404(request, competition, task, phase)
     if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
         raise Http404("No such page.")
     return phase_obj
@@ -311,17 +312,17 @@ def _now():
 
 def _phase_action(request: HttpRequest, phase: Phase, action: str) -> str:
     if action == "reveal":
-        competition_services.phase_reveal(phase=phase)
+        competition_services.phase_reveal(phase=phase, actor=request.user)
         return "The leaderboard is now public."
     if action == "hide":
-        competition_services.phase_hide(phase=phase)
+        competition_services.phase_hide(phase=phase, actor=request.user)
         return "The leaderboard is hidden from participants."
     if action == "freeze":
         snapshot = services.board_freeze(phase=phase, user=request.user,
                                          note=request.POST.get("note", ""))
         return f"The board was frozen at {snapshot.created_at:%Y-%m-%d %H:%M} UTC."
     if action == "unfreeze":
-        services.board_unfreeze(phase=phase)
+        services.board_unfreeze(phase=phase, user=request.user)
         return "The live board is shown again; the frozen boards are kept."
     return f"Unknown action {action!r}."
 
@@ -329,21 +330,23 @@ def _phase_action(request: HttpRequest, phase: Phase, action: str) -> str:
 @require_POST
 def organize_submission(request: HttpRequest, submission_id: int) -> HttpResponse:
     """POST ``action``: rescore, cancel, disqualify (with ``reason``)."""
-    submission = _submission_or_404(submission_id)
+    submission = _submission_or_404(request, submission_id)
     phase = submission.phase
     if not user_is_organizer(competition=phase.task.competition, user=request.user):
         raise Http404("No such page.")
     action = request.POST.get("action", "")
     try:
         if action == "rescore":
-            competition_services.submission_rescore(submission=submission)
+            competition_services.submission_rescore(submission=submission,
+                                                    actor=request.user)
             messages.success(request, f"Submission #{submission.pk} queued for re-scoring.")
         elif action == "cancel":
             competition_services.submission_cancel(submission=submission, user=request.user)
             messages.success(request, f"Submission #{submission.pk} cancelled.")
         elif action == "disqualify":
             competition_services.submission_disqualify(
-                submission=submission, reason=request.POST.get("reason", ""))
+                submission=submission, reason=request.POST.get("reason", ""),
+                actor=request.user)
             messages.success(request, f"Submission #{submission.pk} disqualified.")
         else:
             messages.error(request, f"Unknown action {action!r}.")

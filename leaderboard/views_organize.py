@@ -23,7 +23,8 @@ from leaderboard.selectors import phase_final_submissions
 def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
                             phase: str) -> Phase:
     try:
-        phase_obj = phase_get(competition_slug=competition, task_slug=task, phase_slug=phase)
+        phase_obj = phase_get(competition_slug=competition, task_slug=task, phase_slug=phase,
+                              user=request.user)
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
     if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):

@@ -227,7 +227,8 @@ def build_world(*, kind: str = "identity", visibility: str = "public", daily_lim
     User = get_user_model()
     key_dir = Path(settings.PRIVATE_ROOT) / "keys"
     key_dir.mkdir(parents=True, exist_ok=True)
-    competition = Competition.objects.create(slug="codi-test", title="CODI-CRAC test")
+    competition = Competition.objects.create(slug="codi-test", title="CODI-CRAC test",
+                                             published_at=timezone.now())
     options = {"identity": [], "bridging": ["keep_bridging"],
                "discourse_deixis": ["evaluate_discourse_deixis"]}[kind]
     task = Task.objects.create(competition=competition, slug=kind.replace("_", "-"), kind=kind,

@@ -58,6 +58,10 @@ class CompetitionLoad:
     changed_phases: tuple[Phase, ...] = ()  # gold keys or scoring changed
     rescored: tuple[Submission, ...] = ()
     baselines: tuple[Submission, ...] = ()
+    # The definition's ``published`` (given or not: true). Applying never publishes nor
+    # unpublishes; false keeps a draft a draft even when the operator asks to publish
+    # (load_competition --publish).
+    publishable: bool = True
 
 
 @dataclass(slots=True)
@@ -81,6 +85,7 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
     is written in one transaction. Raises `SpecError` saying where and what; nothing is
     written then (baselines are submitted after the structure is committed, one by one)."""
     seen = _Seen()
+    publishable = spec.published is not False  # read before anything is written
     existing = Competition.objects.filter(slug=spec.slug).first()
     known = known_keys(competition=existing) if existing is not None else {}
     _keys_store(spec, competition=existing or Competition(slug=spec.slug), known=known,
@@ -110,7 +115,8 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
     baselines = (baselines_apply(competition=competition, baselines=spec.baselines)
                  if with_baselines else [])
     return CompetitionLoad(competition=competition, removed=removed, changed_phases=changed,
-                           rescored=tuple(rescored), baselines=tuple(baselines))
+                           rescored=tuple(rescored), baselines=tuple(baselines),
+                           publishable=publishable)
 
 
 def _keys_store(spec: CompetitionSpec, *, competition: Competition, known: dict,
@@ -158,6 +164,9 @@ def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition
         raise SpecError("unknown_user", field="organizers", reason=(
             f"organizers {', '.join(missing)} do not exist (create the users first)"))
     competition.organizers.add(*users)
+    if competition.owner_id is None and spec.organizers:  # its first listed organizer owns it
+        competition.owner = next(u for u in users if u.username == spec.organizers[0])
+        competition.save(update_fields=["owner"])
     if spec.team_approval is not None:
         team_approval_require(competition=competition, required=spec.team_approval)
     for kind, body in spec.pages.items():
@@ -170,12 +179,14 @@ def publication_apply(*, competition: Competition, published: bool | None,
                       created: bool) -> None:
     """Where a definition's ``published`` meets the competition: the one place.
 
-    A definition never publishes: ``published: true`` is not acted on here (publishing is
-    the organizers' own step, after its checklist), and a competition created by applying a
-    spec has the model's default state. ``published: false`` asks that the competition stay
-    (or go back to) a draft; recording it is the competition's publication state's job, which
-    is written by the draft feature's service, called from here."""
-    del competition, published, created  # no publication state on the model in this branch
+    A definition never publishes nor unpublishes: ``published_at`` is written by
+    `competition.services.publish` only (the organizers' step, after its checklist, or the
+    operator's ``load_competition --publish``). A competition created by applying a spec is a
+    draft (the model's default); ``published: false`` is returned to the caller as
+    `CompetitionLoad.publishable` and keeps a draft a draft when the operator asks to publish.
+    Taking a published competition back to draft is the organizers' own step too (it is
+    refused once participants have joined), so nothing is written here."""
+    del competition, published, created
 
 
 # --- tasks, tracks, phases, sub-corpora ---------------------------------------------------

@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils.text import get_valid_filename
 
@@ -47,6 +47,7 @@ from competition.definition.spec import (
 )
 from competition.errors import CompetitionError
 from competition.models import (
+    AuditEntry,
     Competition,
     DefinitionJob,
     Phase,
@@ -55,6 +56,7 @@ from competition.models import (
     Submission,
     Task,
 )
+from competition.services.audit import audit_record
 from competition.services.dispatch import definition_job_enqueue
 from competition.services.scoring import phase_rescore
 from competition.services.teams import organizer_team_get_or_create
@@ -115,8 +117,8 @@ def data_max_bytes() -> int:
 
 @transaction.atomic
 def competition_create(*, slug: str, title: str, owner: str) -> Competition:
-    """A new, empty competition whose organizer is the user named ``owner`` (staff only:
-    the page checks)."""
+    """A new, empty draft competition owned and organized by the user named ``owner`` (staff
+    only: the page checks). It stays a draft until its organizers publish it."""
     spec = _spec(lambda: CompetitionSpec(slug=slug, title=title, organizers=(owner.strip(),)))
     try:
         competition = apply.competition_head_apply(spec=spec, new=True)
@@ -133,13 +135,6 @@ def competition_update(*, competition: Competition, title: str, description: str
     spec = _spec(lambda: CompetitionSpec(slug=competition.slug, title=title,
                                          description=description, website=website))
     return _spec(lambda: apply.competition_head_apply(spec=spec))
-
-
-def competition_organizer_add(*, competition: Competition, username: str) -> None:
-    user = get_user_model().objects.filter(username=username.strip()).first()
-    if user is None:
-        raise EditorError("unknown_user", field="username", username=username.strip())
-    competition.organizers.add(user)
 
 
 # --- tasks ------------------------------------------------------------------------------
@@ -230,10 +225,11 @@ class SubcorpusSave:
 
 def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
                    language: str = "", file_name: str = "", available: bool = True,
-                   key: Upload | None = None) -> SubcorpusSave:
+                   key: Upload | None = None,
+                   actor: AbstractBaseUser | None = None) -> SubcorpusSave:
     """Create or update a sub-corpus (dataset). A new key is read, checked against the task
     and stored first; when it (or the sub-corpus's availability) changes the phase's scored
-    runs are re-scored."""
+    runs are re-scored, and the audit log records who changed the key (``actor``)."""
     received: Path | None = None
     try:
         key_file = None
@@ -243,7 +239,7 @@ def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: st
             key_file = KeyFile(path=received, label=_label(key.name), sha256=sha)
         return _subcorpus_write(phase=phase, subcorpus=subcorpus, name=name,
                                 language=language, file_name=file_name, available=available,
-                                key_file=key_file)
+                                key_file=key_file, actor=actor)
     finally:
         if received is not None:
             received.unlink(missing_ok=True)
@@ -254,13 +250,20 @@ def _label(name: str) -> str:
 
 
 def _subcorpus_write(*, phase: Phase, subcorpus: SubCorpus | None, name: str, language: str,
-                     file_name: str, available: bool,
-                     key_file: KeyFile | None) -> SubcorpusSave:
+                     file_name: str, available: bool, key_file: KeyFile | None,
+                     actor: AbstractBaseUser | None) -> SubcorpusSave:
     spec = _spec(lambda: SubCorpusSpec(name=name, available=available, language=language,
                                        file_name=file_name, key=key_file))
+    before = subcorpus.sha256 if subcorpus is not None else ""
     with transaction.atomic():
         saved, changed = _spec(lambda: apply.subcorpus_apply(
             phase=phase, spec=spec, subcorpus=subcorpus, new=subcorpus is None))
+        if saved.sha256 != before:
+            audit_record(competition=phase.task.competition, actor=actor,
+                         action=AuditEntry.Action.KEYS_CHANGED,
+                         detail=f"{phase.task.title} › {phase.title} › {saved.name}: "
+                                + (f"key {saved.sha256[:12]}" if saved.sha256
+                                   else "key removed"))
     rescored: tuple[Submission, ...] = ()
     if changed:
         rescored = tuple(phase_rescore(phase=phase))
@@ -270,14 +273,16 @@ def _subcorpus_write(*, phase: Phase, subcorpus: SubCorpus | None, name: str, la
 def subcorpus_save_start(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
                          language: str = "", file_name: str = "", available: bool = True,
                          key: Upload | None = None,
-                         user=None) -> SubcorpusSave | DefinitionJob:
+                         user: AbstractBaseUser | None = None
+                         ) -> SubcorpusSave | DefinitionJob:
     """`subcorpus_save`, or, for a key larger than ``DEFINITION_JOB_BYTES``, a job that reads
     and stores it outside the request (returned; the phase's edit page shows its progress).
-    The form's values are checked before the job is queued."""
+    The form's values are checked before the job is queued; ``user`` is the job's
+    ``created_by``, named by the audit log when the job changes the key."""
     if key is None or not available or key.size is None or \
             key.size <= Limits.current().job_bytes:
         return subcorpus_save(phase=phase, subcorpus=subcorpus, name=name, language=language,
-                              file_name=file_name, available=available, key=key)
+                              file_name=file_name, available=available, key=key, actor=user)
     _spec(lambda: SubCorpusSpec(name=name, language=language, file_name=file_name))
     folder = Path("jobs") / uuid.uuid4().hex
     received, size, sha = _receive(key, limit=key_max_bytes(),
@@ -308,7 +313,8 @@ def subcorpus_key_job_apply(*, job: DefinitionJob, path: Path,
         phase=job.phase, subcorpus=subcorpus, name=params["name"],
         language=params.get("language", ""), file_name=params.get("file_name", ""),
         available=True, key_file=KeyFile(path=path, label=job.file_name,
-                                         sha256=params.get("sha256", "")))
+                                         sha256=params.get("sha256", "")),
+        actor=job.created_by)
     note = (f" {len(saved.rescored)} scored submissions are being re-scored."
             if saved.rescored else "")
     return (f"The key of {saved.subcorpus.name} was stored "

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from competition.models import Phase, RescoreBatch, Submission
+from competition.models import AuditEntry, Phase, RescoreBatch, Submission
+from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue_many
 from competition.services.scoring import rescorable_ids, submission_rescore
 
@@ -27,6 +28,9 @@ def phase_rescore_start(*, phase: Phase, user=None) -> RescoreBatch:
         for pk in ids:
             submission_rescore(submission=Submission(pk=pk), queue=False)
         batch = RescoreBatch.objects.create(phase=phase, submission_ids=ids, created_by=user)
+        audit_record(competition=phase.task.competition, actor=user,
+                     action=AuditEntry.Action.RESCORE,
+                     detail=f"{phase.task.title} › {phase.title}: {len(ids)} submissions")
         scoring_enqueue_many(submission_ids=ids)
     return batch
 

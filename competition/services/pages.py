@@ -42,6 +42,7 @@ from competition.selectors_pages import (
     terms_text,
 )
 from competition.services.dispatch import announcement_email_enqueue
+from competition.visibility import competition_visible
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,8 @@ def page_save(*, competition: Competition, kind: str, body: str, user=None) -> C
 def terms_accept(*, competition: Competition, user) -> TermsAcceptance | None:
     """Record that ``user`` accepts the competition's terms as they read now (once per
     version of the text). None when the competition has no terms."""
+    if not competition_visible(competition=competition, user=user):
+        raise CompetitionError("no_competition")  # a draft: its organizers only
     text = terms_text(competition=competition)
     if not text:
         return None
@@ -90,7 +93,11 @@ def terms_accept(*, competition: Competition, user) -> TermsAcceptance | None:
 
 
 def terms_check(*, competition: Competition, user, error=TeamError) -> None:
-    """Refuse (``terms_not_accepted``) a user who has not accepted the current terms."""
+    """Refuse (``terms_not_accepted``) a user who has not accepted the current terms, and
+    (``no_competition``) anyone but its organizers in a draft: nobody else takes part in a
+    competition that is not published (its pages answer 404 before this)."""
+    if user is not None and not competition_visible(competition=competition, user=user):
+        raise error("no_competition")
     if user is not None and terms_pending(competition=competition, user=user):
         url = _absolute(reverse("competition:page", kwargs={"slug": competition.slug,
                                                             "kind": "terms"}))

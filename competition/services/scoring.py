@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, Q, Value
 from django.db.models.functions import Concat, Greatest
@@ -25,6 +26,7 @@ from django.utils import timezone
 import scoring
 from competition.errors import CompetitionError
 from competition.models import (
+    AuditEntry,
     Phase,
     Score,
     ScoringPart,
@@ -34,6 +36,7 @@ from competition.models import (
     SubmissionFile,
     WorkerHeartbeat,
 )
+from competition.services.audit import audit_record
 from competition.services.boards import board_entries_write
 from competition.services.dispatch import (
     notification_enqueue,
@@ -678,10 +681,13 @@ def submission_set_aside(*, submission: Submission, reason: str, task_id: str | 
 
 # --- re-score ---------------------------------------------------------------------------
 
-def submission_rescore(*, submission: Submission, queue: bool = True) -> Submission:
+def submission_rescore(*, submission: Submission, queue: bool = True,
+                       actor: AbstractBaseUser | None = None) -> Submission:
     """Queue a scored or failed submission to be scored again; its current run stays current
     (and the old runs stay as history) until the new run is recorded. ``queue=False`` marks
-    it queued and leaves sending the job to the caller (a batch sends them together)."""
+    it queued and leaves sending the job to the caller (a batch sends them together).
+    ``actor``: the organizer who asked, recorded in the audit log; None when the platform
+    re-scores (a batch or a changed key records its own entry)."""
     with transaction.atomic():
         current = Submission.objects.select_for_update().get(pk=submission.pk)
         if current.is_reference:
@@ -694,6 +700,12 @@ def submission_rescore(*, submission: Submission, queue: bool = True) -> Submiss
         Submission.objects.filter(pk=current.pk).update(
             status=Status.QUEUED, queued_at=now, claimed_by="", claimed_at=None, attempts=0,
             error="", platform_failure=False, failed_at=None, updated_at=now)
+        if actor is not None:
+            phase = current.phase
+            audit_record(competition=phase.task.competition, actor=actor,
+                         action=AuditEntry.Action.RESCORE,
+                         detail=f"Submission #{current.pk} of {current.team.name} in "
+                                f"{phase.task.title} › {phase.title}")
         if queue:
             scoring_enqueue(submission_id=current.pk)
     current.refresh_from_db()
@@ -709,10 +721,18 @@ def rescorable_ids(*, phase: Phase) -> list[int]:
     ).order_by("pk").values_list("pk", flat=True))
 
 
-def phase_rescore(*, phase: Phase) -> list[Submission]:
-    """Re-score every scored (or platform-failed) submission of a phase, keeping history."""
-    return [submission_rescore(submission=Submission(pk=pk))
-            for pk in rescorable_ids(phase=phase)]
+def phase_rescore(*, phase: Phase,
+                  actor: AbstractBaseUser | None = None) -> list[Submission]:
+    """Re-score every scored (or platform-failed) submission of a phase, keeping history.
+    ``actor``: the organizer who asked, recorded in the audit log (None: after a key change,
+    which records its own entry)."""
+    rescored = [submission_rescore(submission=Submission(pk=pk))
+                for pk in rescorable_ids(phase=phase)]
+    if actor is not None:
+        audit_record(competition=phase.task.competition, actor=actor,
+                     action=AuditEntry.Action.RESCORE,
+                     detail=f"{phase.task.title} › {phase.title}: {len(rescored)} submissions")
+    return rescored
 
 
 # --- sweep ------------------------------------------------------------------------------

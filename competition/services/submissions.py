@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import (
+    AuditEntry,
     Membership,
     Phase,
     SubCorpus,
@@ -34,6 +35,7 @@ from competition.models import (
     Team,
     Track,
 )
+from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check
@@ -591,11 +593,19 @@ def submission_cancel(*, submission: Submission, user: AbstractBaseUser) -> Subm
 
 
 @transaction.atomic
-def submission_disqualify(*, submission: Submission, reason: str) -> Submission:
+@transaction.atomic
+def submission_disqualify(*, submission: Submission, reason: str,
+                          actor: AbstractBaseUser | None = None) -> Submission:
     """Mark a submission disqualified (organizers); leaderboards leave it out."""
     Submission.objects.filter(pk=submission.pk).update(
         disqualified=True, disqualified_reason=reason.strip(), updated_at=timezone.now())
     submission.refresh_from_db()
+    phase = submission.phase
+    audit_record(competition=phase.task.competition, actor=actor,
+                 action=AuditEntry.Action.DISQUALIFY,
+                 detail=f"Submission #{submission.pk} of {submission.team.name} in "
+                        f"{phase.task.title} › {phase.title}: "
+                        f"{reason.strip() or 'no reason given'}")
     return submission
 
 

@@ -28,7 +28,9 @@ def competition_pages_block(context, competition):
     request = context.get("request")
     user = getattr(request, "user", None)
     pages = selectors_pages.pages_of(competition=competition)
-    is_organizer = user_is_organizer(competition=competition, user=user)
+    # an organizer's preview shows the pages as a participant sees them
+    is_organizer = (user_is_organizer(competition=competition, user=user)
+                    and not context.get("preview"))
     in_team = bool(user and user.is_authenticated
                    and competition.memberships.filter(user=user).exists())
     overview = pages.get(CompetitionPage.Kind.OVERVIEW)

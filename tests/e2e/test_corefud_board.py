@@ -29,7 +29,8 @@ LANGUAGES = ["ca", "cs", "cs", "cu", "de", "de", "en", "en", "es", "fr", "grc", 
 
 def crac_board() -> Phase:
     start = timezone.now() - timedelta(days=3)
-    competition = Competition.objects.create(slug="crac-demo", title="CRAC demo")
+    competition = Competition.objects.create(slug="crac-demo", title="CRAC demo",
+                                             published_at=timezone.now())
     task = Task.objects.create(competition=competition, slug="coref", kind="corefud",
                                title="Multilingual coreference", primary_metric="conll",
                                procedure="crac-2025")

@@ -13,6 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from competition import services
+from competition.services.publish import competition_publish_waiving
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +27,7 @@ def test_a_team_uploads_a_corefud_zip_and_finds_its_run_on_its_tracks_board(
     from competition.models import Competition
 
     competition = Competition.objects.get(slug="corefud-demo")
+    competition_publish_waiving(competition=competition)
     user = get_user_model().objects.create_user("dana", password="a-long-passphrase-42")
     services.team_create(competition=competition, name="Delta", user=user)
 

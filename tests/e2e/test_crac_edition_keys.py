@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 
 from competition import services
 from competition.models import Competition
+from competition.services.publish import competition_publish_waiving
 from tests.e2e.helpers import log_in, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -31,6 +32,7 @@ def test_an_edition_without_keys_takes_runs_once_the_organizer_adds_one(
     services.competition_load(path=ROOT / "fixtures" / "crac" / "crac-2025.yaml",
                               with_baselines=False)
     competition = Competition.objects.get(slug="crac-2025")
+    competition_publish_waiving(competition=competition)
     dana = users.create_user("dana", password=PASSWORD)
     services.team_create(competition=competition, name="Delta", user=dana)
     base = live_server.url

@@ -113,6 +113,13 @@ def test_an_organizer_builds_a_competition_and_a_participant_submits(
     page.locator("tr[data-subcorpus=light]").wait_for()
     assert "2 documents" in page.locator("tr[data-subcorpus=light]").inner_text()
     shot(page, artifacts_dir, "editor-phase")
+
+    # The owner publishes the draft: its pages and terms are waived on the checklist.
+    page.goto(f"{base}/competitions/crac-2026/organize/publish/")
+    page.check("input[name=waive][value=pages]")
+    page.check("input[name=waive][value=terms]")
+    page.click("#publish-button")
+    page.wait_for_url(f"{base}/competitions/crac-2026/")
     page.click("button.link")
 
     # A participant sees the phase, its AoE deadline, and submits.

@@ -219,7 +219,8 @@ def test_recall_and_precision_keep_the_average_in_view_on_a_codi_crac_board(
     )
 
     start = timezone.now() - timedelta(days=2)
-    competition = Competition.objects.create(slug="codi-wide", title="CODI-CRAC board")
+    competition = Competition.objects.create(slug="codi-wide", title="CODI-CRAC board",
+                                             published_at=timezone.now())
     task = Task.objects.create(competition=competition, slug="identity", kind="identity",
                                title="Task 1", primary_metric="conll")
     phase = Phase.objects.create(task=task, slug="dev", kind="development", title="Dev",

@@ -38,7 +38,8 @@ class Factory:
                                                     **kwargs)
 
     def competition(self, slug=None, organizers=()):
-        competition = Competition.objects.create(slug=slug or f"comp{next(_seq)}", title="C")
+        competition = Competition.objects.create(slug=slug or f"comp{next(_seq)}", title="C",
+                                                 published_at=T0)
         competition.organizers.add(*organizers)
         return competition
 

@@ -22,8 +22,8 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from competition.models import Competition, SubCorpus, Submission, Team
 from competition.models import Phase as PhaseModel
-from competition.models import SubCorpus, Submission, Team
 from leaderboard import api, board_views, views
 from leaderboard.selectors.precomputed import public_view_key
 from leaderboard.services import board_views_warm
@@ -189,6 +189,35 @@ def test_nothing_is_kept_of_a_hidden_board_or_for_organizers(make):
     for viewer in (AnonymousUser(), world.members[0]):
         assert public_view_key(phase=world.phase, viewer=viewer, view="page",
                                query=query) is None
+    assert board_views_warm(phase_ids=[world.phase.pk]) == 0
+
+
+def test_a_kept_view_is_never_built_nor_served_for_a_draft(make, client):
+    world = Phase(make, procedure="", counts="best")
+    world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    anonymous = AnonymousUser()
+    served(client, world, anonymous, "runs=all")  # published: kept
+    world.phase.refresh_from_db()  # as a request reads it
+    kept = public_view_key(phase=world.phase, viewer=anonymous, view="page",
+                           query=QueryDict("runs=all"))
+    assert cache.get(kept) is not None
+    competition = world.phase.task.competition
+    # A draft again (written directly: the service refuses once teams have joined, but a
+    # view kept while it was public must not outlive that).
+    Competition.objects.filter(pk=competition.pk).update(published_at=None)
+    world.phase.refresh_from_db()
+    task = world.phase.task
+    for viewer in (anonymous, world.members[0]):
+        assert public_view_key(phase=world.phase, viewer=viewer, view="page",
+                               query=QueryDict("runs=all")) is None
+        client.logout()
+        if viewer is not anonymous:
+            client.force_login(viewer)
+        page = client.get(reverse("leaderboard:board", args=[competition.slug, task.slug,
+                                                             world.phase.slug]) + "?runs=all")
+        answer = client.get(reverse("api-leaderboard", args=[world.phase.pk]) + "?runs=all")
+        assert (page.status_code, answer.status_code) == (404, 404), viewer
+    cache.clear()
     assert board_views_warm(phase_ids=[world.phase.pk]) == 0
 
 

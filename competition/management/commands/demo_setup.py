@@ -25,6 +25,7 @@ from django.utils import timezone
 from competition.errors import CompetitionError
 from competition.models import Competition, Membership, Phase, Submission
 from competition.services import competition_load, reference_results_import, team_create
+from competition.services.publish import competition_publish_waiving
 from leaderboard.models import BoardSnapshot
 from leaderboard.services import board_freeze
 
@@ -71,10 +72,18 @@ class Command(BaseCommand):
                                  "minute or two" if eager else "queueing the baselines")
                               + ") ...")
             try:
-                competition = competition_load(path=path).competition
+                load = competition_load(path=path)
             except CompetitionError as exc:
                 raise CommandError(exc.message) from None
+            competition = load.competition
             competition.organizers.add(organizer)
+            # The demo is public (unless its definition says 'published: false').
+            if competition.published_at is None and load.publishable:
+                try:
+                    competition_publish_waiving(competition=competition)
+                except CompetitionError as exc:
+                    raise CommandError(exc.message) from None
+                competition.refresh_from_db()
             self.demo_team(competition=competition, user=participant)
             self.published_results(competition=competition, organizer=organizer)
             self.official_boards(competition=competition, organizer=organizer)

@@ -1,4 +1,9 @@
-"""manage.py load_competition FILE.yaml: create or update a competition from its definition."""
+"""manage.py load_competition FILE.yaml: create or update a competition from its definition.
+
+A competition it creates is a draft, seen by its organizers and staff only, until it is
+published: on its publishing page, or here with ``--publish`` (the operator's explicit act,
+refused when the definition says ``published: false``). Loading never unpublishes.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ from django.core.management.base import BaseCommand, CommandError
 from competition.errors import CompetitionError
 from competition.models import Submission
 from competition.services import competition_load
+from competition.services.audit import audit_definition_load
+from competition.services.publish import competition_publish_waiving
 
 
 class Command(BaseCommand):
@@ -19,15 +26,20 @@ class Command(BaseCommand):
         parser.add_argument("--no-rescore", action="store_true",
                             help="do not re-score phases whose gold keys or scorer options "
                                  "changed (re-score them later from their organizer pages)")
+        parser.add_argument("--publish", action="store_true",
+                            help="publish the competition if it is a draft (unless the "
+                                 "definition says 'published: false'); the checklist's "
+                                 "unmet items are printed and waived")
 
     def handle(self, *args, path: str, no_baselines: bool, no_rescore: bool,
-               **options) -> None:
+               publish: bool, **options) -> None:
         try:
             load = competition_load(path=path, with_baselines=not no_baselines,
                                     rescore=not no_rescore)
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
         competition = load.competition
+        audit_definition_load(load=load, actor=None, source=f"load_competition {path}")
         if load.removed:
             self.stdout.write("Removed (no longer in the file, nothing submitted): "
                               + ", ".join(load.removed))
@@ -59,3 +71,26 @@ class Command(BaseCommand):
             f"Loaded {competition.slug}: {tasks} tasks, {phases} phases, "
             f"{baselines.count()} baseline runs "
             f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."))
+        self._publish(load, publish=publish)
+
+    def _publish(self, load, *, publish: bool) -> None:
+        competition = load.competition
+        competition.refresh_from_db(fields=["published_at"])
+        if competition.published_at is not None:
+            self.stdout.write(f"{competition.slug} is published.")
+            return
+        if not publish:
+            self.stdout.write(self.style.WARNING(
+                f"{competition.slug} is a draft: only its organizers and staff see it. "
+                "Publish it on its publishing page, or load it again with --publish."))
+            return
+        if not load.publishable:
+            raise CommandError(f"{competition.slug} stays a draft: its definition says "
+                               "'published: false' (remove it to publish).")
+        try:
+            waived = competition_publish_waiving(competition=competition)
+        except CompetitionError as exc:
+            raise CommandError(f"{competition.slug} stays a draft. {exc.message}") from None
+        for item in waived:
+            self.stdout.write(self.style.WARNING(f"Waived: {item.label} ({item.detail})."))
+        self.stdout.write(self.style.SUCCESS(f"{competition.slug} is published."))

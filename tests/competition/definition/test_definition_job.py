@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from competition.models import Competition, DefinitionJob
+from competition.models import AuditEntry, Competition, DefinitionJob
 from competition.services import competition_load
 from competition.services.definition_files import (
     competition_definition_yaml,
@@ -132,6 +132,9 @@ def test_a_large_key_on_the_subcorpus_form_is_read_by_a_job(client, settings, wo
     job.refresh_from_db()
     assert job.status == "done", job.message
     assert job.message == "The key of PERSUASION was stored (2 documents)."
+    [entry] = AuditEntry.objects.filter(action="keys_changed")  # the job's, named for alice
+    assert entry.actor == world.alice and entry.detail.startswith(
+        f"{world.task.title} › {world.phase.title} › PERSUASION: key ")
     stored = world.phase.subcorpora.get(slug="persuasion")
     assert stored.key_path.read_text() == world.key_text("light")
     assert not (Path(settings.PRIVATE_ROOT) / job.path).parent.exists()

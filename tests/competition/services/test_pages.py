@@ -7,6 +7,7 @@ import re
 import pytest
 from django.core import mail
 from django.urls import reverse
+from django.utils import timezone
 
 from competition import services
 from competition.errors import SubmissionRejected, TeamError
@@ -141,7 +142,7 @@ def test_announcement_is_mailed_to_members_except_opted_out_with_working_unsubsc
 def test_unsubscribe_token_of_another_competition_is_refused(world, client):
     from competition.models import Competition
 
-    other = Competition.objects.create(slug="other", title="Other")
+    other = Competition.objects.create(slug="other", title="Other", published_at=timezone.now())
     token = pages.unsubscribe_token(competition=other, user=world.alice)
     response = client.post(reverse("competition:unsubscribe", args=["codi-test", token]))
     assert response.status_code == 400

@@ -13,6 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from competition.errors import DefinitionError
 from competition.models import Phase, Score, Submission
 from competition.services import competition_load, reference_results_import
+from competition.services.publish import competition_publish_waiving
 from leaderboard.selectors import leaderboard_board
 
 pytestmark = pytest.mark.django_db
@@ -24,8 +25,10 @@ REFERENCES = FIXTURES / "reference" / "codi-crac-2021.yaml"
 @pytest.fixture
 def codi_crac_2021():
     get_user_model().objects.create_user("organizer")
-    return competition_load(path=FIXTURES / "codi-crac-2021.yaml",
-                            with_baselines=False).competition
+    competition = competition_load(path=FIXTURES / "codi-crac-2021.yaml",
+                                   with_baselines=False).competition
+    competition_publish_waiving(competition=competition)  # its boards are public
+    return competition
 
 
 def phase(slug: str) -> Phase:

@@ -41,7 +41,8 @@ def score_case(case: str, kind: str, options: list[str], world_user):
     stored = Path(settings.PRIVATE_ROOT) / "keys" / f"{case}.conllua"
     stored.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(key, stored)
-    competition = Competition.objects.create(slug=f"c-{case}", title=case)
+    competition = Competition.objects.create(slug=f"c-{case}", title=case,
+                                             published_at=timezone.now())
     task = Task.objects.create(competition=competition, slug="t", kind=kind, title="T",
                                scorer_options=options, primary_metric="conll")
     phase = Phase.objects.create(task=task, slug="p", kind="development", title="P",

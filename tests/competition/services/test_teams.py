@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from competition import services
 from competition.errors import CompetitionError, TeamError
@@ -46,7 +47,7 @@ def test_the_database_enforces_one_team_per_user_per_competition(world):
 
 
 def test_a_user_may_be_in_teams_of_different_competitions(world):
-    other = Competition.objects.create(slug="other", title="Other")
+    other = Competition.objects.create(slug="other", title="Other", published_at=timezone.now())
     team = services.team_create(competition=other, name="Alpha", user=world.alice)
     assert team.competition == other
 
@@ -58,7 +59,7 @@ def test_team_names_are_unique_per_competition_ignoring_case(world):
 
 
 def test_a_wrong_invite_code_is_refused(world):
-    other = Competition.objects.create(slug="other", title="Other")
+    other = Competition.objects.create(slug="other", title="Other", published_at=timezone.now())
     foreign = services.team_create(competition=other, name="Foreign", user=world.bob)
     for code in ["nope", foreign.invite_code]:
         with pytest.raises(TeamError) as caught:

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competition', '0011_submission_set_aside'),
+        ('competition', '0013_submission_set_aside'),
     ]
 
     operations = [

@@ -7,9 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        # both leaves of main's 0012 (this migration also merges them)
-        ("competition", "0012_definition_jobs"),
-        ("competition", "0012_scoring_parts"),
+        ("competition", "0015_drafts_owners_audit"),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competition', '0010_board_entries'),
+        ('competition', '0012_definition_jobs'),
     ]
 
     operations = [
