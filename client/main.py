@@ -1,9 +1,11 @@
 """``codicrac``: the participant command line of the CODI-CRAC platform (REST API client).
 
     codicrac login --server URL            store an API token in ~/.config/codicrac/config.json
-    codicrac submit --phase ID FILES...    one file per sub-corpus (named by it), or one zip
-    codicrac status ID [--wait]            status, errors and scores of a submission
-    codicrac leaderboard PHASE [--json]    the phase's leaderboard
+    codicrac submit --phase ID [--track T] FILES...
+                                           one file per sub-corpus (named by it), or one zip
+    codicrac status ID [--wait]            status, track, errors and scores of a submission
+    codicrac leaderboard PHASE [--track T] [--json]
+                                           the phase's leaderboard (of one track)
 
 Exit codes: 0 done; 1 the server refused or failed (invalid files, limits, network, a run that
 ended failed); 2 usage errors (bad arguments, missing files, not logged in). Errors are one line
@@ -16,7 +18,6 @@ import argparse
 import getpass
 import json
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import requests
+
+from scoring.filenames import closest_subcorpus, subcorpus_for_name
 
 CONFIG_ENV = "CODICRAC_CONFIG"
 FINAL = ("scored", "rejected", "failed", "cancelled")
@@ -134,28 +137,48 @@ def cmd_login(args: argparse.Namespace) -> int:
 
 
 def match_files(files: Sequence[Path], subcorpora: Sequence[dict]) -> dict[str, Path]:
-    """Map each file to the sub-corpus its name names (slug or name, any case), e.g.
-    ``LIGHT.CONLLUA``, ``light_test.CONLLUA`` or ``persuasion-run2.conllua``."""
+    """Map each file to the sub-corpus its name names, by the server's own rule
+    (`scoring.filenames`): a dataset's official file name (``en_gum-corefud-test.conllu``),
+    its slug or name (``LIGHT.CONLLUA``), or a name that starts with one of them
+    (``light_test.CONLLUA``)."""
     available = [s for s in subcorpora if s["available"]]
+    names = {s["slug"]: s["name"] for s in available}
+    file_names = {s["slug"]: s.get("file_name") or "" for s in available}
     out: dict[str, Path] = {}
     for path in files:
-        stem = path.name.split(".")[0].lower()
-        tokens = set(re.split(r"[^a-z0-9]+", stem))
-        hits = [s["slug"] for s in available
-                if stem in (s["slug"].lower(), s["name"].lower())
-                or s["slug"].lower() in tokens or s["name"].lower() in tokens]
-        if len(hits) != 1:
-            names = ", ".join(s["name"] for s in available)
-            what = "names no" if not hits else "names more than one"
-            raise CliError(f"{path.name} {what} sub-corpus of the phase (expected one of: "
-                           f"{names})", 2)
-        if hits[0] in out:
-            raise CliError(f"two files for {hits[0]}: {out[hits[0]].name} and {path.name}", 2)
-        out[hits[0]] = path
-    missing = [s["name"] for s in available if s["slug"] not in out]
+        slug = subcorpus_for_name(path.name, names, file_names)
+        if slug is None:
+            expected = ", ".join(file_names[s] or names[s] for s in names)
+            close = closest_subcorpus(path.name, names)
+            hint = f"; it looks like {close}" if close else ""
+            raise CliError(f"{path.name} names no sub-corpus of the phase{hint} (expected one "
+                           f"of: {expected})", 2)
+        if slug in out:
+            raise CliError(f"two files for {names[slug]}: {out[slug].name} and {path.name}", 2)
+        out[slug] = path
+    missing = [names[slug] for slug in names if slug not in out]
     if missing:
         raise CliError(f"no file for: {', '.join(missing)}", 2)
     return out
+
+
+def track_for(label: str | None, phase: dict) -> str:
+    """The slug of the track ``label`` names (its slug or name, any case), checked here so
+    that a wrong name is told before any upload; "" in a task without tracks."""
+    tracks = phase.get("tracks") or []
+    if not tracks:
+        if label:
+            raise CliError(f"phase {phase['id']} has no tracks; leave out --track", 2)
+        return ""
+    listing = ", ".join(f"{t['slug']} ({t['name']})" for t in tracks)
+    if not label:
+        raise CliError(f"phase {phase['id']} ranks runs by track: add --track with one of "
+                       f"{listing}", 2)
+    folded = label.strip().casefold()
+    hits = [t["slug"] for t in tracks if folded in (t["slug"].casefold(), t["name"].casefold())]
+    if len(hits) != 1:
+        raise CliError(f"no track {label!r} in phase {phase['id']}: expected one of {listing}", 2)
+    return hits[0]
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -165,7 +188,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     for path in paths:
         if not path.is_file():
             raise CliError(f"{path}: no such file", 2)
-    data = {"run_name": args.run_name or "", "description": args.description or ""}
+    phase = api.request("GET", f"/api/phases/{args.phase}/")
+    data = {"run_name": args.run_name or "", "description": args.description or "",
+            "track": track_for(args.track, phase)}
     handles = []
     try:
         if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
@@ -173,7 +198,6 @@ def cmd_submit(args: argparse.Namespace) -> int:
             handles.append(handle)
             files = {"archive": (paths[0].name, handle, "application/zip")}
         else:
-            phase = api.request("GET", f"/api/phases/{args.phase}/")
             files = {}
             for slug, path in match_files(paths, phase["subcorpora"]).items():
                 handle = path.open("rb")
@@ -184,7 +208,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     finally:
         for handle in handles:
             handle.close()
-    print(f"Submitted #{body['id']} ({body['status']}). Follow it with: codicrac status "
+    track = f" to the {body['track_name']} track" if body.get("track_name") else ""
+    print(f"Submitted #{body['id']}{track} ({body['status']}). Follow it with: codicrac status "
           f"{body['id']} --wait")
     if args.wait:
         return _status(api, body["id"], wait=True, timeout=args.timeout, as_json=False)
@@ -207,6 +232,8 @@ def _status(api: Api, submission_id: int, *, wait: bool, timeout: float, as_json
     else:
         print(f"Submission #{body['id']} by {body['team']}"
               + (f" ({body['run_name']})" if body.get("run_name") else "")
+              + (f", {body.get('track_name') or body['track']} track" if body.get("track")
+                 else "")
               + f": {body['status']}")
         if body.get("error"):
             for line in body["error"].splitlines():
@@ -259,6 +286,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         params["metric"] = args.metric
     if args.sort:
         params["sort"] = args.sort
+    if args.track:
+        params["track"] = args.track
     body = api.request("GET", f"/api/phases/{args.phase}/leaderboard/", params=params)
     if args.json:
         print(json.dumps(body, indent=1))
@@ -270,7 +299,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def format_board(body: dict) -> str:
     meta = body["board"]
     columns = meta["subcorpora"]
-    head = f"{meta['competition']} / {meta['task']} / {meta['phase']} — {meta['metric']} F1 (%)"
+    head = f"{meta['competition']} / {meta['task']} / {meta['phase']}"
+    if meta.get("track"):
+        head += f" / {meta.get('track_name') or meta['track']} track"
+    head += f" — {meta['metric']} F1 (%)"
     if meta.get("frozen_at"):
         head += f", frozen {meta['frozen_at'][:16]} UTC"
     if meta.get("hidden"):
@@ -303,6 +335,10 @@ def format_board(body: dict) -> str:
         lines.append(rank.rjust(4) + "  " + name.ljust(name_width) + cells + avg.rjust(9))
     if not body["rows"]:
         lines.append("  (no rows)")
+    others = [t for t in meta.get("tracks") or [] if t["slug"] != meta.get("track")]
+    if others:
+        lines.append("Other tracks: " + ", ".join(
+            f"{t['name']} (--track {t['slug']})" for t in others))
     return "\n".join(lines)
 
 
@@ -322,6 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     submit = commands.add_parser("submit", help="submit a run to a phase")
     submit.add_argument("--phase", type=int, required=True, help="phase id (see the phase page)")
+    submit.add_argument("--track", help="the track of the run (its slug or name), in a task "
+                        "with tracks, e.g. llm")
     submit.add_argument("--run-name", help="a name for the run, e.g. primary")
     submit.add_argument("--description")
     submit.add_argument("--wait", action="store_true", help="wait for the score")
@@ -342,6 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--metric")
     board.add_argument("--sort", help="avg.f1, <sub-corpus>.f1, team, submitted, ...")
     board.add_argument("--all-runs", action="store_true", help="every run, not one per team")
+    board.add_argument("--track", help="the track whose board to show (default: the first)")
     board.add_argument("--server", help="read a public board without logging in")
     board.set_defaults(func=cmd_leaderboard)
     return parser

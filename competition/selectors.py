@@ -50,6 +50,18 @@ def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str) -> Phas
         task__competition__slug=competition_slug, task__slug=task_slug, slug=phase_slug)
 
 
+def track_named(*, tracks, label: str):
+    """The track ``label`` names among ``tracks``: its slug as stored, else its slug or its
+    name in any case (``LLM``, ``llm``, ``Unconstrained``); None when none or several do."""
+    label = (label or "").strip()
+    exact = [t for t in tracks if t.slug == label]
+    if exact:
+        return exact[0]
+    folded = label.casefold()
+    hits = [t for t in tracks if folded in (t.slug.casefold(), t.name.casefold())]
+    return hits[0] if len(hits) == 1 else None
+
+
 def phases_open(*, competition: Competition, at: datetime | None = None) -> list[Phase]:
     """Phases of the competition that accept submissions at ``at`` (default: now)."""
     at = at or timezone.now()

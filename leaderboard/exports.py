@@ -65,6 +65,11 @@ def board_meta(board: Board) -> dict:
         "hidden": board.hidden,
         "frozen_at": board.snapshot.created_at.isoformat() if board.snapshot else None,
         "group_samples": board.group_samples or None,
+        # The track this board ranks (its slug and name) and the task's tracks; None / []
+        # in a task without tracks.
+        "track": board.track,
+        "track_name": next((t.name for t in board.tracks if t.slug == board.track), None),
+        "tracks": [{"slug": t.slug, "name": t.name} for t in board.tracks],
         "subcorpora": [
             {"slug": c.slug, "name": c.name, "available": c.available} for c in board.columns
         ],

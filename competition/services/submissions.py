@@ -36,6 +36,7 @@ from competition.models import (
     Team,
     Track,
 )
+from competition.selectors import track_named
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check
@@ -445,15 +446,16 @@ def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> Submission
 
 def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:
     """The track a run goes to, or the rule it breaks (checked before anything is stored)."""
-    tracks = {t.slug: t for t in phase.task.tracks.all()}
-    names = ", ".join(t.name for t in tracks.values()) or "none"
+    tracks = list(phase.task.tracks.all())
+    names = ", ".join(t.name for t in tracks) or "none"
     if not track:
         if tracks and not is_baseline:
             raise SubmissionRejected("track_required", tracks=names)
         return None
-    if track not in tracks:
+    chosen = track_named(tracks=tracks, label=track)
+    if chosen is None:
         raise SubmissionRejected("unknown_track", track=track, tracks=names)
-    return tracks[track]
+    return chosen
 
 
 def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,

@@ -31,6 +31,7 @@ from django.utils.dateparse import parse_datetime
 from scoring.vocabulary import metric_label, ordered_metrics
 
 from competition.models import Phase, Score, ScoringRun, Submission, Task
+from competition.selectors import track_named
 from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
 from leaderboard import significance
@@ -512,10 +513,11 @@ def leaderboard_board(
     available = [c.slug for c in columns if c.available]
     tracks = [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
     if tracks:
-        track = track or tracks[0].slug
-        if track not in {t.slug for t in tracks}:
+        named = track_named(tracks=tracks, label=track or tracks[0].slug)
+        if named is None:
             raise BoardQueryError(f"unknown track {track!r}: expected one of "
-                                  f"{', '.join(t.slug for t in tracks)}")
+                                  f"{', '.join(t.name for t in tracks)}")
+        track = named.slug
         data = {**data, "entries": [e for e in data["entries"]
                                     if e.get("track") == track or e["is_baseline"]]}
     else:
@@ -697,8 +699,15 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
     available = [c["slug"] for c in data["subcorpora"] if c["available"]]
     entries = _entries(data, mode=TASK_MODE, metric=phase.task.primary_metric,
                        primary=phase.task.primary_metric)
-    chosen = select_team_entries(entries, counts=phase.counts, available=available,
-                                 missing=phase.missing)
-    ids = [e.submission_id for e in chosen if not e.is_baseline]
-    return list(Submission.objects.filter(pk__in=ids).select_related("team")
-                .prefetch_related("files__subcorpus").order_by("team__name", "id"))
+    # Each track ranks on its own board: a team's final run is chosen per track.
+    track_of = {e["submission_id"]: e.get("track") for e in data["entries"]}
+    by_track: dict[str | None, list] = {}
+    for entry in entries:
+        by_track.setdefault(track_of[entry.submission_id], []).append(entry)
+    ids = [e.submission_id for runs in by_track.values()
+           for e in select_team_entries(runs, counts=phase.counts, available=available,
+                                        missing=phase.missing)
+           if not e.is_baseline]
+    return list(Submission.objects.filter(pk__in=ids).select_related("team", "track")
+                .prefetch_related("files__subcorpus")
+                .order_by("team__name", "track__order", "id"))

@@ -126,7 +126,7 @@ def test_file_names_map_to_subcorpora():
     assert mapping == {"light": Path("x/light_test.CONLLUA"), "ami": Path("AMI.conllua")}
     with pytest.raises(CliError, match="no file for: AMI"):
         match_files([Path("LIGHT.conllua")], subcorpora)
-    with pytest.raises(CliError, match="two files for light"):
+    with pytest.raises(CliError, match="two files for LIGHT"):
         match_files([Path("LIGHT.conllua"), Path("light-2.conllua"), Path("ami.c")],
                     subcorpora)
 
