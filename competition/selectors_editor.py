@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Count
 from django.utils import timezone
 
-from competition.models import Competition, Phase, PhaseDataFile, SubCorpus, Task
+from competition.models import Competition, Phase, PhaseDataFile, SubCorpus, Task, Track
 from competition.timezones import in_zone
 from competition.visibility import data_file_downloadable, user_is_organizer
 
@@ -70,3 +71,8 @@ def data_file_for_download(*, pk: int, file_name: str, user) -> PhaseDataFile | 
     if data is None or not data_file_downloadable(data=data, user=user):
         return None
     return data
+
+
+def task_tracks(*, task: Task) -> list[Track]:
+    """The task's tracks in order, each with ``runs``: how many submissions name it."""
+    return list(task.tracks.annotate(runs=Count("submissions")).order_by("order", "id"))

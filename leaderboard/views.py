@@ -33,6 +33,7 @@ from leaderboard.selectors import (
     metric_label,
     leaderboard_board,
     phase_final_submissions,
+    phase_run_scores,
     submission_analysis,
     submission_compare,
     task_gap_table,
@@ -288,10 +289,12 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
         else:
             messages.success(request, message)
         return redirect(request.path)
-    submissions = (Submission.objects.filter(phase=phase_obj)
-                   .select_related("team").prefetch_related("runs")
-                   .order_by("-created_at", "-id")[:500])
+    submissions = list(Submission.objects.filter(phase=phase_obj)
+                       .select_related("team", "track").prefetch_related("runs")
+                       .order_by("-created_at", "-id")[:500])
     return render(request, "leaderboard/organize.html", {
+        "scores": phase_run_scores(phase=phase_obj, submission_ids=[s.pk for s in submissions]),
+        "has_tracks": phase_obj.task.tracks.exists(),
         "phase": phase_obj,
         "task": phase_obj.task,
         "competition": phase_obj.task.competition,

@@ -38,6 +38,7 @@ from competition.models import (
     SubCorpus,
     Submission,
     Task,
+    Track,
 )
 from competition.services.scoring import phase_rescore
 from competition.services.teams import organizer_team_get_or_create
@@ -75,6 +76,8 @@ MESSAGES: dict[str, str] = {
     "data_name_taken": "The phase already has a data file named {name}.",
     "held": "{what} holds {count} submissions; deleting it would delete them and their "
     "scores.",
+    "track_name_taken": "The task already has a track named {name!r}.",
+    "track_name_required": "A track needs a name.",
 }
 
 
@@ -199,6 +202,54 @@ def _held(what: str, submissions) -> None:
 def task_delete(*, task: Task) -> None:
     _held(f"The task {task.slug}", Submission.objects.filter(phase__task=task))
     task.delete()
+
+
+# --- tracks -----------------------------------------------------------------------------
+# A task's tracks rank their runs separately (competition.models.Track); a team names one
+# at upload. Their slug is fixed once created (boards and the CLI name tracks by it); their
+# name, description and order may change at any time; a track is removed only while no run
+# names it.
+
+def track_save(*, task: Task, track: Track | None = None, slug: str = "", name: str,
+               description: str = "") -> Track:
+    """Add a track to ``task`` (last in order), or rename an existing one."""
+    name = name.strip()
+    if not name:
+        raise EditorError("track_name_required", field="name")
+    same_name = Track.objects.filter(task=task, name__iexact=name)
+    if track is not None:
+        same_name = same_name.exclude(pk=track.pk)
+    if same_name.exists():
+        raise EditorError("track_name_taken", field="name", name=name)
+    if track is None:
+        slug = _check_slug(slug.strip() or slugify(name))
+        if Track.objects.filter(task=task, slug=slug).exists():
+            raise EditorError("slug_taken", field="slug", level="track", slug=slug)
+        track = Track(task=task, slug=slug,
+                      order=max(task.tracks.values_list("order", flat=True), default=-1) + 1)
+    track.name, track.description = name, description.strip()
+    track.save()
+    return track
+
+
+def track_move(*, track: Track, step: int) -> None:
+    """Move a track ``step`` places up (negative) or down among its task's tracks."""
+    with transaction.atomic():
+        tracks = list(Track.objects.select_for_update().filter(task_id=track.task_id)
+                      .order_by("order", "id"))
+        index = next(i for i, t in enumerate(tracks) if t.pk == track.pk)
+        target = min(max(index + step, 0), len(tracks) - 1)
+        tracks.insert(target, tracks.pop(index))
+        for order, moved in enumerate(tracks):
+            if moved.order != order:
+                moved.order = order
+                moved.save(update_fields=["order"])
+
+
+def track_delete(*, track: Track) -> None:
+    """Remove a track no run names (its runs would lose the board they were sent to)."""
+    _held(f"The track {track.name}", track.submissions.all())
+    track.delete()
 
 
 # --- phases -----------------------------------------------------------------------------

@@ -384,6 +384,11 @@ class Board:
     """The task's tracks, each ranked on its own board (empty: the task has none)."""
     track: str | None = None
     """The track shown (its slug), when the task has tracks."""
+
+    @property
+    def track_name(self) -> str:
+        """The shown track's name ("" in a task without tracks)."""
+        return next((t.name for t in self.tracks if t.slug == self.track), "")
     versions: list[str] = field(default_factory=list)
     """How the shown runs were scored: "<procedure or options> · scorer <version>", or
     "published" for reference results; more than one means the board mixes scorings."""
@@ -690,6 +695,33 @@ def task_gap_table(*, task: Task, viewer) -> GapTable | None:
 
 
 # --- the runs that count ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OrganizeScore:
+    """A run's primary score as the organize page lists it: the macro-average F1 over the
+    phase's available datasets (None while some are missing) and how many it has."""
+
+    average: float | None
+    scored: int
+    datasets: int
+
+
+def phase_run_scores(*, phase: Phase, submission_ids) -> dict[int, OrganizeScore]:
+    """The current primary scores of these runs of ``phase`` (task mode, whole datasets), for
+    the organizers, whatever the board shows to others."""
+    available = list(phase.subcorpora.filter(available=True).values_list("pk", flat=True))
+    f1s: dict[int, dict[int, float]] = {}
+    for sid, subcorpus, f1 in (Score.objects.filter(
+            submission_id__in=list(submission_ids), run__is_current=True, mode=TASK_MODE,
+            metric=phase.task.primary_metric, document="", subcorpus_id__in=available)
+            .values_list("submission_id", "subcorpus_id", "f1")):
+        f1s.setdefault(sid, {})[subcorpus] = f1
+    return {sid: OrganizeScore(
+                average=(sum(cells.values()) / len(available)
+                         if available and len(cells) == len(available) else None),
+                scored=len(cells), datasets=len(available))
+            for sid, cells in f1s.items()}
 
 
 def phase_final_submissions(*, phase: Phase) -> list[Submission]:
