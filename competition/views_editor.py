@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from competition import selectors, selectors_editor
+from competition import selectors, selectors_editor, selectors_pages
 from competition.errors import CompetitionError, DefinitionError
 from competition.forms_editor import (
     CompetitionCreateForm,
@@ -336,6 +336,8 @@ def phase_page(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
         "is_organizer": selectors.user_is_organizer(competition=competition,
                                                     user=request.user),
         "data_rows": selectors_editor.phase_data_rows(phase=found, user=request.user),
+        "data_block": selectors_pages.data_access_block(competition=competition,
+                                                        user=request.user),
     })
 
 
