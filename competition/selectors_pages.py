@@ -66,6 +66,11 @@ def team_approval_required(*, competition: Competition) -> bool:
     return bool(rules and rules.team_approval)
 
 
+def deadline_reminders_on(*, competition: Competition) -> bool:
+    rules = ParticipationRules.objects.filter(competition=competition).first()
+    return bool(rules and rules.deadline_reminders)
+
+
 @dataclass(frozen=True)
 class ApprovalState:
     """A team's standing: 'approved' (or approval not needed), 'pending' or 'rejected'."""
