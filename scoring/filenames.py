@@ -10,8 +10,9 @@ import re
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
-COREFUD_STEM = re.compile(r"(.+)-corefud-(?:train|dev|test)")
-"""The stem of a CorefUD release's file name: ``<dataset>-corefud-<split>``."""
+COREFUD_STEM = re.compile(r"(.+)-corefud-(?:train|dev|test|minidev|minitest)")
+"""The stem of a CorefUD release's file name: ``<dataset>-corefud-<split>`` (the "mini"
+splits of CRAC 2026 included)."""
 
 
 SEPARATORS = "._-"
