@@ -12,14 +12,19 @@ from __future__ import annotations
 import hashlib
 import stat
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
 from competition.errors import SubmissionRejected
 # The file-name rule is shared with the command line (it lives beside the readers).
-from scoring.filenames import closest_subcorpus, subcorpus_for_name  # noqa: F401
+from scoring.filenames import (  # noqa: F401
+    closest_subcorpus,
+    dataset_for_documents,
+    newdoc_ids,
+    subcorpus_for_name,
+)
 
 CHUNK = 1024 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
@@ -126,9 +131,12 @@ def _zip_member_problem(info: zipfile.ZipInfo) -> str | None:
 
 
 def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path,
-                limits: UploadLimits,
-                file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
-    """Check a zip archive of response files, then write its members into ``workdir``."""
+                limits: UploadLimits, file_names: Mapping[str, str] | None = None,
+                documents: Mapping[str, Collection[str]] | None = None
+                ) -> dict[str, ReceivedFile]:
+    """Check a zip archive of response files, then write its members into ``workdir``.
+    A member whose name names no sub-corpus is matched by the documents it holds, where
+    ``documents`` (slug → document names) is given."""
     if archive.size is not None and archive.size > limits.max_upload_bytes:
         raise SubmissionRejected("upload_too_large", name=archive.name, size=archive.size,
                                  limit=limits.max_upload_bytes)
@@ -137,7 +145,7 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
     try:
         with zipfile.ZipFile(zip_path) as zf:
             return _extract_checked(zf, subcorpora=subcorpora, workdir=workdir, limits=limits,
-                                    file_names=file_names)
+                                    file_names=file_names, documents=documents)
     except zipfile.BadZipFile as exc:
         raise SubmissionRejected("bad_zip", reason=str(exc)) from None
     finally:
@@ -145,8 +153,9 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
 
 
 def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], workdir: Path,
-                     limits: UploadLimits,
-                     file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
+                     limits: UploadLimits, file_names: Mapping[str, str] | None = None,
+                     documents: Mapping[str, Collection[str]] | None = None
+                     ) -> dict[str, ReceivedFile]:
     members = [info for info in zf.infolist()
                if not info.is_dir() and not _is_os_litter(info.filename)]
     if not members:
@@ -173,6 +182,8 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
                 info.filename)
         else:
             by_slug[slug] = info
+    if unknown and documents:
+        unknown = _match_by_documents(zf, unknown, by_slug, documents, limits)
     if unknown:
         raise unknown_files_error(sorted(unknown), subcorpora, file_names)
     if duplicates:
@@ -194,6 +205,27 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
     return received
 
 
+def _match_by_documents(zf: zipfile.ZipFile, unknown: list[str],
+                        by_slug: dict[str, zipfile.ZipInfo],
+                        documents: Mapping[str, Collection[str]],
+                        limits: UploadLimits) -> list[str]:
+    """Give each member whose name says nothing the sub-corpus whose documents it holds
+    (``# newdoc id``), when no other member took it; returns the members still unknown."""
+    left = []
+    for name in unknown:
+        info = zf.getinfo(name)
+        with zf.open(info) as member:
+            ids = newdoc_ids(_read_chunks(member, limit=min(info.file_size,
+                                                          limits.max_uncompressed_bytes)))
+        slug = dataset_for_documents(ids, {s: d for s, d in documents.items()
+                                           if s not in by_slug})
+        if slug is None:
+            left.append(name)
+        else:
+            by_slug[slug] = info
+    return left
+
+
 def unknown_files_error(names: list[str], subcorpora: Mapping[str, str],
                         file_names: Mapping[str, str] | None = None) -> SubmissionRejected:
     """The refusal of files that name no sub-corpus, with the closest name where one is
@@ -209,6 +241,11 @@ def unknown_files_error(names: list[str], subcorpora: Mapping[str, str],
                               hint=("; ".join(hints) + ".") if hints else "")
 
 
-def _read_chunks(stream: IO[bytes]) -> Iterable[bytes]:
-    while chunk := stream.read(CHUNK):
+def _read_chunks(stream: IO[bytes], limit: int | None = None) -> Iterable[bytes]:
+    """The stream's bytes in chunks; with ``limit``, never more than that many."""
+    read = 0
+    while chunk := stream.read(CHUNK if limit is None else min(CHUNK, limit - read)):
+        read += len(chunk)
         yield chunk
+        if limit is not None and read >= limit:
+            return

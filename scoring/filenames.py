@@ -1,14 +1,16 @@
-"""Which dataset (sub-corpus) a response file's name stands for: the one rule the server's
-upload checks and the ``codicrac`` command line both apply, so a name the web accepts is a
-name the command line accepts. No Django here (the client imports it).
+"""Which dataset (sub-corpus) a response file stands for: by its name, the one rule the
+server's upload checks and the ``codicrac`` command line both apply, so a name the web accepts
+is a name the command line accepts; and, where the name says nothing, by the documents it
+holds (its ``# newdoc id`` lines against each dataset's document names). No Django here (the
+client imports it).
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
-from pathlib import PurePosixPath
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath
 
 COREFUD_STEM = re.compile(r"(.+)-corefud-(?:train|dev|test|minidev|minitest)")
 """The stem of a CorefUD release's file name: ``<dataset>-corefud-<split>`` (the "mini"
@@ -66,3 +68,43 @@ def closest_subcorpus(name: str, subcorpora: Mapping[str, str]) -> str | None:
     labels.update({slug.lower(): subcorpora[slug] for slug in subcorpora})
     close = difflib.get_close_matches(stem, list(labels), n=1, cutoff=0.6)
     return labels[close[0]] if close else None
+
+
+# --- by content: a file whose name says nothing is known by its documents ---------------------
+
+NEWDOC = re.compile(rb"^[ \t]*#[ \t]*newdoc[ \t]+id[ \t]*=[ \t]*(\S[^\r\n]*?)[ \t]*\r?$", re.M)
+
+
+def newdoc_ids(chunks: Iterable[bytes]) -> list[str]:
+    """The ``# newdoc id`` of each document of a file read as byte chunks (both formats mark
+    documents so), in order; undecodable bytes are replaced."""
+    found: list[str] = []
+    carry = b""
+    for chunk in chunks:
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        body, carry = data[:cut], data[cut:]
+        found += [m.decode("utf-8", "replace") for m in NEWDOC.findall(body)]
+    if carry:
+        found += [m.decode("utf-8", "replace") for m in NEWDOC.findall(carry)]
+    return found
+
+
+def file_newdoc_ids(path: str | Path, chunk_size: int = 1 << 20) -> list[str]:
+    with open(path, "rb") as handle:
+        return newdoc_ids(iter(lambda: handle.read(chunk_size), b""))
+
+
+def dataset_for_documents(names: Iterable[str],
+                          datasets: Mapping[str, Iterable[str]]) -> str | None:
+    """The dataset (a key of ``datasets``: slug → its document names) that holds more than
+    half of a file's documents, or None (no documents, no such dataset, or a tie)."""
+    wanted = set(names)
+    if not wanted:
+        return None
+    shares = {slug: len(wanted.intersection(documents)) for slug, documents in datasets.items()}
+    best = max(shares.values(), default=0)
+    if 2 * best <= len(wanted):
+        return None
+    winners = [slug for slug, share in shares.items() if share == best]
+    return winners[0] if len(winners) == 1 else None

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from scoring import ScoringInputError, UsageError, validate_pair
+from scoring.filenames import dataset_for_documents, file_newdoc_ids
 
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import (
@@ -270,16 +271,26 @@ def _other_subcorpus(problems: list[Problem], *, phase: Phase, response: Receive
     codes = {problem.code for problem in problems}
     if not codes or not codes <= {"missing_documents", "extra_documents"}:
         return None
-    others = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+    available = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
+    others = {slug: sc.name for slug, sc in available.items()}
     named = subcorpus_for_name(response.original_name, others)
-    if named is None or named == subcorpus.slug:
+    if named is not None and named != subcorpus.slug:
+        return Problem(
+            file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+            code="other_subcorpus",
+            message=(f"this file's name says {others[named]}, but it was given for "
+                     f"{subcorpus.name} and holds none of its documents: give each "
+                     "sub-corpus its own file."))
+    held = dataset_for_documents(file_newdoc_ids(response.path),
+                                 subcorpus_documents(available))
+    if held is None or held == subcorpus.slug:
         return None
     return Problem(
         file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
         code="other_subcorpus",
-        message=(f"this file's name says {others[named]}, but it was given for "
-                 f"{subcorpus.name} and holds none of its documents: give each sub-corpus "
-                 "its own file."))
+        message=(f"this looks like {others[held]}'s file: it holds the documents of "
+                 f"{others[held]}, not those of {subcorpus.name}. Give each dataset its own "
+                 "file."))
 
 
 def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
@@ -351,7 +362,8 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
         received = receive_zip(archive=archive, subcorpora=names, workdir=workdir,
                                limits=upload_limits(),
                                file_names={slug: sc.file_name
-                                           for slug, sc in subcorpora.items()})
+                                           for slug, sc in subcorpora.items()},
+                               documents=subcorpus_documents(subcorpora))
     elif files:
         received = receive_files(files=files, subcorpora=names, workdir=workdir,
                                  limits=upload_limits())
@@ -361,6 +373,12 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
     if missing and not skipping_allowed:
         raise SubmissionRejected("missing_files", subcorpora=", ".join(missing))
     return received
+
+
+def subcorpus_documents(subcorpora: Mapping[str, SubCorpus]) -> dict[str, set[str]]:
+    """Each sub-corpus's document names (from its gold key, read when it was stored)."""
+    return {slug: {str(d.get("name", "")) for d in sc.documents if isinstance(d, dict)}
+            for slug, sc in subcorpora.items()}
 
 
 def _store(*, submission: Submission, received: Mapping[str, ReceivedFile],
