@@ -3,6 +3,7 @@
     codicrac login --server URL            store an API token in ~/.config/codicrac/config.json
     codicrac submit --phase ID [--track T] FILES...
                                            one file per sub-corpus (named by it), or one zip
+    codicrac validate --phase ID FILES...  the server's checks of an upload, offline
     codicrac status ID [--wait]            status, track, errors and scores of a submission
     codicrac leaderboard PHASE [--track T] [--json]
                                            the phase's leaderboard (of one track)
@@ -19,14 +20,23 @@ import getpass
 import json
 import os
 import sys
+import tempfile
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import requests
 
-from scoring.filenames import closest_subcorpus, subcorpus_for_name
+from scoring import UsageError, parse_options
+from scoring.api import validate_against_skeleton
+from scoring.filenames import (
+    closest_subcorpus,
+    dataset_for_documents,
+    file_newdoc_ids,
+    subcorpus_for_name,
+)
 
 CONFIG_ENV = "CODICRAC_CONFIG"
 FINAL = ("scored", "rejected", "failed", "cancelled")
@@ -162,6 +172,14 @@ def match_files(files: Sequence[Path], subcorpora: Sequence[dict]) -> dict[str, 
     return out
 
 
+def _unnamed(files: Sequence[Path], subcorpora: Sequence[dict]) -> bool:
+    """Whether some file's name names no available dataset (by the server's rule)."""
+    available = [s for s in subcorpora if s["available"]]
+    names = {s["slug"]: s["name"] for s in available}
+    file_names = {s["slug"]: s.get("file_name") or "" for s in available}
+    return any(subcorpus_for_name(p.name, names, file_names) is None for p in files)
+
+
 def track_for(label: str | None, phase: dict) -> str:
     """The slug of the track ``label`` names (its slug or name, any case), checked here so
     that a wrong name is told before any upload; "" in a task without tracks."""
@@ -197,6 +215,18 @@ def cmd_submit(args: argparse.Namespace) -> int:
             handle = paths[0].open("rb")
             handles.append(handle)
             files = {"archive": (paths[0].name, handle, "application/zip")}
+        elif _unnamed(paths, phase["subcorpora"]):
+            # Names that say no dataset: one zip, whose members the server matches to
+            # datasets by the documents they hold.
+            bundle = tempfile.TemporaryFile()
+            handles.append(bundle)
+            with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                for path in paths:
+                    archive.write(path, path.name)
+            bundle.seek(0)
+            print("Some file names name no dataset: sent as one zip, matched to datasets by "
+                  "their documents.", file=sys.stderr)
+            files = {"archive": ("run.zip", bundle, "application/zip")}
         else:
             files = {}
             for slug, path in match_files(paths, phase["subcorpora"]).items():
@@ -265,6 +295,73 @@ def format_scores(scores: dict) -> str:
                          for s, w in zip(slugs, widths))
         lines.append("  " + metric.ljust(width) + values)
     return "\n".join(lines)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Check files as the server checks an upload to the phase, without uploading: the same
+    readers and checks, against the phase's document names, word forms and sentence ids
+    (fetched once; never a gold annotation)."""
+    config = load_config()
+    api = Api(config["server"], config["token"])
+    paths = [Path(f) for f in args.files]
+    for path in paths:
+        if not path.is_file():
+            raise CliError(f"{path}: no such file", 2)
+    facts = api.request("GET", f"/api/phases/{args.phase}/check/")
+    datasets = {d["slug"]: d for d in facts["subcorpora"]}
+    names = {slug: d["name"] for slug, d in datasets.items()}
+    file_names = {slug: d.get("file_name") or "" for slug, d in datasets.items()}
+    documents = {slug: [doc["name"] for doc in d["documents"]] for slug, d in datasets.items()}
+    try:
+        options = parse_options(facts["options"]).options
+    except UsageError as exc:
+        raise CliError(f"the server's options are not understood here: {exc}") from None
+    bad = 0
+    seen: dict[str, Path] = {}
+    for path in paths:
+        ids = file_newdoc_ids(path)
+        named = subcorpus_for_name(path.name, names, file_names)
+        held = dataset_for_documents(ids, documents)
+        slug = named or held
+        if slug is None:
+            close = closest_subcorpus(path.name, names)
+            print(f"{path.name}: names no dataset of phase {args.phase} and holds none's "
+                  "documents" + (f"; it looks like {close}" if close else ""))
+            bad += 1
+            continue
+        if named is not None and held is not None and held != named:
+            print(f"{path.name}: this looks like {names[held]}'s file (it holds the documents "
+                  f"of {names[held]}), but its name says {names[named]}")
+            bad += 1
+            continue
+        if slug in seen:
+            print(f"{path.name}: a second file for {names[slug]} (also {seen[slug].name})")
+            bad += 1
+            continue
+        seen[slug] = path
+        how = "" if named else f" (matched by its documents to {names[slug]})"
+        problems = validate_against_skeleton(
+            datasets[slug], str(path), options=options,
+            key_label=f"the gold key of {names[slug]}")
+        if not problems:
+            print(f"{path.name}: OK for {names[slug]}{how}, {len(ids)} documents")
+            continue
+        bad += 1
+        print(f"{path.name}: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
+              f"for {names[slug]}{how}")
+        for problem in problems:
+            line = f":{problem.line}" if getattr(problem, "line", None) else ""
+            message = str(getattr(problem, "message", problem)).replace(str(path), path.name)
+            print(f"  {path.name}{line}: {message} ({getattr(problem, 'code', 'invalid')})")
+    missing = [names[slug] for slug in names if slug not in seen]
+    if missing:
+        rule = ("counts as 0 in the average" if facts.get("missing") == "zero"
+                else "is needed: the upload would be refused")
+        print(f"No file for {len(missing)} dataset(s) ({', '.join(missing)}); a missing "
+              f"dataset {rule}.")
+        if facts.get("missing") != "zero":
+            bad += 1
+    return 1 if bad else 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -366,6 +463,12 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("--timeout", type=float, default=900.0)
     submit.add_argument("files", nargs="+", help="one file per sub-corpus, or one .zip")
     submit.set_defaults(func=cmd_submit)
+
+    validate = commands.add_parser(
+        "validate", help="check files as an upload to the phase is checked, offline")
+    validate.add_argument("--phase", type=int, required=True, help="phase id")
+    validate.add_argument("files", nargs="+", help="one file per dataset")
+    validate.set_defaults(func=cmd_validate)
 
     status = commands.add_parser("status", help="status and scores of a submission")
     status.add_argument("id", type=int)

@@ -5,13 +5,17 @@ Who may see what is decided by `competition.visibility`, the platform's one poli
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
+from scoring import parse_options
+from scoring.api import key_skeleton
 from scoring.vocabulary import metric_sort_key
 
 from competition.models import (
@@ -26,7 +30,7 @@ from competition.models import (
     Team,
     WorkerHeartbeat,
 )
-from competition.task_scoring import scoring_modes
+from competition.task_scoring import TASK_MODE, scoring_modes
 from competition.visibility import submission_openable, user_is_organizer
 
 __all__ = ["user_is_organizer"]  # re-exported for the pages; the rule is the policy's
@@ -194,3 +198,27 @@ def submission_status_label(*, submission: Submission) -> str:
     if submission.status == Submission.Status.QUEUED and not submission.published:
         return "Accepted, waiting for the queue"
     return submission.get_status_display()
+
+
+def phase_check_facts(*, phase: Phase) -> dict:
+    """What an upload to ``phase`` is checked against, for ``codicrac validate``: the task's
+    validation options and, per dataset with a key, its upload name and the key's skeleton
+    (format; per document its name, word forms and sentence ids; `scoring.api.key_skeleton`).
+    No annotation, no path, no checksum of a key. A skeleton is computed once per key and
+    options (cached under the key's SHA-256)."""
+    words = list(scoring_modes(phase.task)[TASK_MODE])
+    options = parse_options(words).options
+    datasets = []
+    for subcorpus in phase.subcorpora.filter(available=True).order_by("order", "id"):
+        if not subcorpus.key_file:
+            continue
+        cache_key = "skeleton:" + hashlib.sha256(
+            f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()).hexdigest()
+        skeleton = cache.get(cache_key)
+        if skeleton is None:
+            skeleton = key_skeleton(str(subcorpus.key_path), options=options)
+            cache.set(cache_key, skeleton, timeout=24 * 3600)
+        datasets.append({"slug": subcorpus.slug, "name": subcorpus.name,
+                         "file_name": subcorpus.file_name, **skeleton})
+    return {"phase_id": phase.pk, "options": words, "missing": phase.missing,
+            "subcorpora": datasets}

@@ -142,3 +142,17 @@ def data_file_downloadable(*, data: PhaseDataFile, user: Viewer,
     if data.released_at > (at or timezone.now()):
         return False
     return data_access_block(competition=competition, user=user) is None
+
+
+def phase_check_facts_visible(*, phase: Phase, user: Viewer,
+                              at: datetime | None = None) -> bool:
+    """Whether ``user`` may fetch what uploads to ``phase`` are checked against (document
+    names, word forms, sentence ids: the input text, never an annotation): the organizers
+    always; anybody else once the phase has started, on the terms of its data
+    (`data_access_block`)."""
+    competition = phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return True
+    if phase.start > (at or timezone.now()):
+        return False
+    return data_access_block(competition=competition, user=user) is None
