@@ -25,7 +25,7 @@ MESSAGES: dict[str, str] = {
     "no_gold_keys": "The phase {phase} takes no runs yet: none of its datasets has a gold key "
     "on the platform, so nothing could be scored. It opens for uploads once the organizers "
     "have added the keys.",
-    "upload_too_large": "The upload {name} is {size} bytes; the limit is {limit} bytes.",
+    "upload_too_large": "The upload {name} is {size}; the limit is {limit}.",
     "missing_files": "A response file is missing for: {subcorpora}.",
     "unknown_files": "These files do not name a sub-corpus of the phase: {names} "
     "(expected: {expected}). {hint}",
@@ -71,6 +71,22 @@ MESSAGES: dict[str, str] = {
 }
 
 
+SIZE_PARAMS = ("size", "limit")
+
+
+def shown_params(params: dict[str, Any]) -> dict[str, Any]:
+    """The params as a message shows them: byte counts (``size``, ``limit``) in words a
+    person reads (``2.0 MB``), the params themselves unchanged."""
+    from django.template.defaultfilters import filesizeformat
+
+    shown = dict(params)
+    for name in SIZE_PARAMS:
+        value = params.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            shown[name] = str(filesizeformat(value)).replace("\xa0", " ")
+    return shown
+
+
 class CompetitionError(Exception):
     """A rule of the competition refused an action. ``code`` is stable, ``params`` explain it."""
 
@@ -83,7 +99,7 @@ class CompetitionError(Exception):
     def message(self) -> str:
         template = MESSAGES.get(self.code, self.code)
         try:
-            return template.format(**self.params)
+            return template.format(**shown_params(self.params))
         except (KeyError, IndexError):
             return template
 

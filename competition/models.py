@@ -88,7 +88,9 @@ class Phase(models.Model):
         TEAM = "team", "Only the run's own team (and the organizers)"
 
     class Missing(models.TextChoices):
-        UNRANKED = "unranked", "A run missing a sub-corpus has no average and no rank"
+        UNRANKED = "unranked", ("Every run covers every dataset: an upload missing one is "
+                                "refused (a run from before a dataset was added has no "
+                                "average and no rank)")
         ZERO = "zero", ("A missing dataset counts as 0 in the average; such runs rank below "
                         "every complete run")
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
-from competition.errors import SubmissionRejected
+from competition.errors import SubmissionRejected, shown_params
 # The file-name rule is shared with the command line (it lives beside the readers).
 from scoring.filenames import (  # noqa: F401
     closest_subcorpus,
@@ -76,7 +76,7 @@ def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
-                raise SubmissionRejected("upload_too_large", name=name, size=f"over {limit}",
+                raise SubmissionRejected("upload_too_large", name=name, size="larger than allowed",
                                          limit=limit)
             digest.update(chunk)
             out.write(chunk)
@@ -170,7 +170,8 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
         total += info.file_size
         if total > limits.max_uncompressed_bytes:
             raise SubmissionRejected("unsafe_zip", reason="its uncompressed size exceeds "
-                                     f"{limits.max_uncompressed_bytes} bytes")
+                                     + shown_params({"size": limits.max_uncompressed_bytes})[
+                                         "size"])
         if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
             raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is compressed "
                                      f"more than {limits.max_compression_ratio}:1")

@@ -178,7 +178,9 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         except CompetitionError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, f"Submission #{submission.pk} was validated and queued.")
+            # Neutral on purpose: the run may be scored already when this page is shown.
+            messages.success(request, f"Submission #{submission.pk} passed validation; its "
+                             "status is below.")
             return redirect("competition:submission", pk=submission.pk)
     context["quota"] = services.submission_quota(team=current, phase=phase_obj)
     return render(request, "competition/submit.html", context)

@@ -36,6 +36,7 @@ from competition.models import Phase
 from competition.timezones import zone_display
 from competition.services import definition_files, editor
 from competition.services.editor import EditorError
+from competition.wording import plural
 
 
 def _refused(request: HttpRequest, form, exc: CompetitionError) -> None:
@@ -251,7 +252,7 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
         if action == "subcorpus" and sub_form.is_valid():
             saved = editor.subcorpus_save(phase=found, **sub_form.cleaned_data)
             messages.success(request, f"The sub-corpus {saved.subcorpus.name} was added "
-                             f"({len(saved.subcorpus.documents)} documents in its key).")
+                             f"({plural(len(saved.subcorpus.documents), 'document')} in its key).")
             return redirect(here)
         if action == "data" and data_form.is_valid():
             data = data_form.cleaned_data

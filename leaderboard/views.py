@@ -89,8 +89,10 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         error = None
     except BoardQueryError as exc:
         result, error = None, str(exc)
+    # The predicted-versus-gold table belongs to the evaluation's own boards: a development
+    # or post-task board would list the evaluation's teams beside runs of another phase.
     gap = (task_gap_table(task=phase_obj.task, viewer=request.user)
-           if phase_obj.kind != Phase.Kind.DEVELOPMENT else None)
+           if phase_obj.kind in (Phase.Kind.TEST_PREDICTED, Phase.Kind.TEST_GOLD) else None)
     context = {
         "phase": phase_obj,
         "task": phase_obj.task,
@@ -114,7 +116,9 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
 
 
 def _board_chart(result) -> charts.BarChart | None:
-    ranked = [r for r in result.rows if r.average is not None][:12]
+    # Disqualified runs stay in the organizers' table, marked, but never in the chart.
+    ranked = [r for r in result.rows
+              if r.average is not None and not r.entry.disqualified][:12]
     if not ranked:
         return None
     # a baseline by its run's name; a published one may have none: then by its team

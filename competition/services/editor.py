@@ -30,7 +30,7 @@ from django.utils.text import get_valid_filename, slugify
 from scoring import ScoringError, ScoringInputError, read_documents
 from scoring.procedures import PROCEDURES
 
-from competition.errors import CompetitionError
+from competition.errors import CompetitionError, shown_params
 from competition.models import (
     Competition,
     Phase,
@@ -70,7 +70,7 @@ MESSAGES: dict[str, str] = {
     "participants may download; a gold key must never be given out.",
     "data_is_key": "{name} is identical to the gold key of {subcorpus}; keys are never given "
     "to participants.",
-    "too_large": "{name} is larger than the limit of {limit} bytes.",
+    "too_large": "{name} is larger than the limit of {limit}.",
     "empty_file": "{name} is empty.",
     "bad_release": "The release time was not changed: {reason}",
     "data_name_taken": "The phase already has a data file named {name}.",
@@ -90,7 +90,7 @@ class EditorError(CompetitionError):
 
     @property
     def message(self) -> str:
-        return MESSAGES.get(self.code, self.code).format(**self.params)
+        return MESSAGES.get(self.code, self.code).format(**shown_params(self.params))
 
 
 def _limit(name: str, default: int) -> int:

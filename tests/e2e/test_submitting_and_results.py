@@ -46,7 +46,8 @@ def test_a_distributed_zip_is_scored_described_and_ranked(page, live_server, mak
     average = float(page.locator("#standing-average").inner_text())
     assert 0 < average < 100
     log = page.locator("#scoring-log").inner_text()
-    assert "LIGHT: light_dev.CONLLUA" in log and "AMI [task]: read AMI_dev.ES2004a.CONLLUA" in log
+    assert "LIGHT: light_dev.CONLLUA" in log and "AMI: read AMI_dev.ES2004a.CONLLUA" in log
+    assert log.count("AMI: read") == 1  # one line per dataset, whatever the modes
     assert "done in" in log and "keys/" not in log
 
     page.fill("#describe-form input[name=run_name]", "zip-run-final")

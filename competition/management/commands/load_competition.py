@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from competition.errors import CompetitionError
 from competition.models import Submission
 from competition.services import competition_load
+from competition.wording import plural
 
 
 class Command(BaseCommand):
@@ -56,6 +57,6 @@ class Command(BaseCommand):
         phases = sum(task.phases.count() for task in competition.tasks.all())
         baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)
         self.stdout.write(self.style.SUCCESS(
-            f"Loaded {competition.slug}: {tasks} tasks, {phases} phases, "
-            f"{baselines.count()} baseline runs "
+            f"Loaded {competition.slug}: {plural(tasks, 'task')}, {plural(phases, 'phase')}, "
+            f"{plural(baselines.count(), 'baseline run')} "
             f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."))
