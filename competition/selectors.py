@@ -152,9 +152,23 @@ def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
     return [
         ScoreTable(mode=mode, subcorpora=tuple(subcorpora), lines=tuple(
             ScoreLine(metric=metric, cells=tuple(by_mode[mode][metric]))
-            for metric in sorted(by_mode[mode], key=metric_sort_key)))
+            for metric in sorted(by_mode[mode], key=metric_sort_key)
+            if not nothing_to_score(metric, [c.counts for c in by_mode[mode][metric] if c])))
         for mode in modes
     ]
+
+
+ZERO_METRIC = "zero"
+
+
+def nothing_to_score(metric: str, counts) -> bool:
+    """True for the zeros' row of data without zeros: in no dataset did the key or the
+    response have a zero anaphor (both denominators 0), so its 0.00 would mean nothing."""
+    if metric != ZERO_METRIC:
+        return False
+    stored = [c for c in counts if isinstance(c, dict)]
+    return bool(stored) and len(stored) == len(counts) and all(
+        not c.get("p_den") and not c.get("r_den") for c in stored)
 
 
 def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:

@@ -476,6 +476,14 @@ def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track |
     return chosen
 
 
+def _dated(*, phase: Phase, at: datetime, is_baseline: bool) -> datetime:
+    """When a run is shown as submitted: now; but a baseline added to a phase that has ended
+    (an earlier edition loaded today) belongs to that phase's time, its start."""
+    if is_baseline and phase.end is not None and phase.end < at:
+        return phase.start
+    return at
+
+
 def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,
                        description: str, is_baseline: bool, link: str = "",
                        track: Track | None = None, log: str = "") -> Submission:
@@ -492,7 +500,9 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                 team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
                 description=description.strip(), link=link, is_baseline=is_baseline,
                 track=track, scoring_log=log,
-                status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
+                status=Status.QUEUED, created_at=_dated(phase=phase, at=now,
+                                                        is_baseline=is_baseline),
+                validated_at=now, queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
             scoring_enqueue(submission_id=submission.pk)

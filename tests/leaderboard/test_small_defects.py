@@ -105,3 +105,50 @@ def test_the_submit_page_gives_the_deadline_in_the_phase_zone(client, world):
                       ).content.decode()
     deadline = html[html.index('id="submit-deadline"'):][:80]
     assert "AoE" in deadline and "UTC " not in deadline.split("AoE")[0]
+
+
+def test_the_favicon_is_found(client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"].endswith("favicon.svg")
+    assert 'rel="icon"' in client.get("/").content.decode()
+
+
+def test_a_public_baselines_run_page_needs_no_login(client, world, make):
+    org_team = make.team(world["competition"], "Organizers", organizer=True)
+    baseline = make.run(world["phase"], org_team, {"light": 0.5, "ami": 0.5},
+                        is_baseline=True, run_name="all singletons")
+    response = client.get(reverse("competition:submission", args=[baseline.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("leaderboard:analysis", args=[baseline.pk])
+    assert client.get(response["Location"]).status_code == 200
+    # A team's run on a hidden board: the visitor is asked to log in (it may be theirs).
+    Phase.objects.filter(pk=world["phase"].pk).update(leaderboard_visibility="hidden")
+    hidden = client.get(reverse("competition:submission", args=[world["a"].pk]))
+    assert hidden.status_code == 302 and "/accounts/login/" in hidden["Location"]
+
+
+def test_no_zeros_row_on_data_without_zeros(client, world):
+    from competition.models import Score
+    from competition.selectors import submission_score_tables
+
+    run = world["a"]
+    current = run.runs.get(is_current=True)
+    for sub in world["phase"].subcorpora.all():
+        Score.objects.create(run=current, submission=run, subcorpus=sub, metric="zero",
+                             recall=0.0, precision=0.0, f1=0.0,
+                             counts={"p_num": 0, "p_den": 0, "r_num": 0, "r_den": 0})
+    metrics = [line.metric for line in submission_score_tables(submission=run)[0].lines]
+    assert "zero" not in metrics and "conll" in metrics
+    html = client.get(reverse("leaderboard:analysis", args=[run.pk])).content.decode()
+    assert "Zeros" not in html
+    Score.objects.filter(submission=run, metric="zero").update(
+        counts={"p_num": 0, "p_den": 0, "r_num": 0, "r_den": 3})  # the key has zeros
+    metrics = [line.metric for line in submission_score_tables(submission=run)[0].lines]
+    assert "zero" in metrics
+
+
+def test_an_unnamed_published_result_is_not_a_number(client, world, make):
+    make.run(world["phase"], world["bravo"], {"light": 0.2, "ami": 0.2}, is_reference=True,
+             source="Findings 2021", run_name="")
+    html = client.get(board_url(world["phase"]), {"runs": "all"}).content.decode()
+    assert "published result</a>" in html
