@@ -72,19 +72,3 @@ def test_a_file_in_the_wrong_field_is_told_whose_it_looks_like(keyed):
     assert any("this looks like AMI's file" in m for m in messages), messages
     assert any("this looks like LIGHT's file" in m for m in messages), messages
 
-
-def test_a_baseline_added_to_an_ended_phase_is_dated_in_it(world):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from competition.services.teams import organizer_team_get_or_create
-
-    phase = world.phase
-    phase.start = timezone.now() - timedelta(days=2000)
-    phase.end = phase.start + timedelta(days=30)
-    phase.save()
-    baseline = services.submission_create(
-        team=organizer_team_get_or_create(competition=world.competition), phase=phase,
-        user=None, files=world.uploads(), run_name="all singletons", is_baseline=True)
-    assert baseline.created_at == phase.start
