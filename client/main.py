@@ -35,6 +35,7 @@ from scoring.filenames import (
     closest_subcorpus,
     dataset_for_documents,
     file_newdoc_ids,
+    file_sent_ids,
     subcorpus_for_name,
 )
 
@@ -318,10 +319,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise CliError(f"the server's options are not understood here: {exc}") from None
     bad = 0
     seen: dict[str, Path] = {}
+    sentences = {slug: [sid for doc in d["documents"] for sid in doc.get("sent_ids", ())]
+                 for slug, d in datasets.items()}
     for path in paths:
         ids = file_newdoc_ids(path)
         named = subcorpus_for_name(path.name, names, file_names)
-        held = dataset_for_documents(ids, documents)
+        # By its documents, or (renamed documents) by its sentences.
+        held = (dataset_for_documents(ids, documents)
+                or dataset_for_documents(file_sent_ids(path), sentences))
         slug = named or held
         if slug is None:
             close = closest_subcorpus(path.name, names)

@@ -75,24 +75,37 @@ def closest_subcorpus(name: str, subcorpora: Mapping[str, str]) -> str | None:
 NEWDOC = re.compile(rb"^[ \t]*#[ \t]*newdoc[ \t]+id[ \t]*=[ \t]*(\S[^\r\n]*?)[ \t]*\r?$", re.M)
 
 
-def newdoc_ids(chunks: Iterable[bytes]) -> list[str]:
-    """The ``# newdoc id`` of each document of a file read as byte chunks (both formats mark
-    documents so), in order; undecodable bytes are replaced."""
+SENT_ID = re.compile(rb"^[ \t]*#[ \t]*sent_id[ \t]*=[ \t]*(\S[^\r\n]*?)[ \t]*\r?$", re.M)
+
+
+def _comment_values(chunks: Iterable[bytes], pattern: re.Pattern) -> list[str]:
     found: list[str] = []
     carry = b""
     for chunk in chunks:
         data = carry + chunk
         cut = data.rfind(b"\n") + 1
         body, carry = data[:cut], data[cut:]
-        found += [m.decode("utf-8", "replace") for m in NEWDOC.findall(body)]
+        found += [m.decode("utf-8", "replace") for m in pattern.findall(body)]
     if carry:
-        found += [m.decode("utf-8", "replace") for m in NEWDOC.findall(carry)]
+        found += [m.decode("utf-8", "replace") for m in pattern.findall(carry)]
     return found
+
+
+def newdoc_ids(chunks: Iterable[bytes]) -> list[str]:
+    """The ``# newdoc id`` of each document of a file read as byte chunks (both formats mark
+    documents so), in order; undecodable bytes are replaced."""
+    return _comment_values(chunks, NEWDOC)
 
 
 def file_newdoc_ids(path: str | Path, chunk_size: int = 1 << 20) -> list[str]:
     with open(path, "rb") as handle:
         return newdoc_ids(iter(lambda: handle.read(chunk_size), b""))
+
+
+def file_sent_ids(path: str | Path, chunk_size: int = 1 << 20) -> list[str]:
+    """The ``# sent_id`` of each sentence of a file (CoNLL-U files carry them)."""
+    with open(path, "rb") as handle:
+        return _comment_values(iter(lambda: handle.read(chunk_size), b""), SENT_ID)
 
 
 def dataset_for_documents(names: Iterable[str],

@@ -98,3 +98,38 @@ def test_validate_offline_finds_what_the_upload_would(keyed, live_server, config
     # The same broken file, uploaded: the server says the same.
     assert main(["submit", "--phase", phase, str(broken), str(nameless)]) == 1
     assert "'wyvern' but the key has 'dragon'" in capsys.readouterr().err
+
+
+def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(
+        live_server, db, config, monkeypatch, capsys, tmp_path):
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from competition import services
+    from competition.models import Competition, Phase, SubCorpus, Task
+
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "corefud"
+    competition = Competition.objects.create(slug="crac-test", title="CRAC test")
+    task = Task.objects.create(competition=competition, slug="coref", kind="corefud",
+                               title="Coreference", procedure="crac-2025",
+                               primary_metric="conll")
+    phase = Phase.objects.create(task=task, slug="dev", kind="development", title="Dev",
+                                 start=timezone.now() - timedelta(days=1), missing="zero")
+    gum = SubCorpus.objects.create(phase=phase, name="en_gum", slug="en_gum", order=0)
+    editor.subcorpus_save(phase=phase, subcorpus=gum, name="en_gum", language="English",
+                          key=SimpleUploadedFile("en_gum.conllu",
+                                                 (root / "key" / "en_gum-corefud-test.conllu")
+                                                 .read_bytes()))
+    get_user_model().objects.create_user("alice", password="alice-pw-123!")
+    alice = get_user_model().objects.get(username="alice")
+    services.team_create(competition=competition, name="Alpha", user=alice)
+    login(monkeypatch, live_server)
+    capsys.readouterr()
+    text = (root / "string-match" / "en_gum-corefud-test.conllu").read_text(encoding="utf-8")
+    renamed = tmp_path / "system-output.conllu"
+    renamed.write_text(text.replace("# newdoc id = GUM_", "# newdoc id = doc_"),
+                       encoding="utf-8")
+    assert main(["validate", "--phase", str(phase.pk), str(renamed)]) == 1
+    out = capsys.readouterr().out
+    assert "for en_gum (matched by its documents to en_gum)" in out
+    assert "(missing_documents)" in out and "(extra_documents)" in out
