@@ -72,14 +72,19 @@ MESSAGES: dict[str, str] = {
 
 
 SIZE_PARAMS = ("size", "limit")
+# The refusals whose ``size`` and ``limit`` are byte counts (elsewhere ``limit`` counts runs).
+SIZE_CODES = frozenset({"upload_too_large", "too_large"})
 
 
-def shown_params(params: dict[str, Any]) -> dict[str, Any]:
-    """The params as a message shows them: byte counts (``size``, ``limit``) in words a
-    person reads (``2.0 MB``), the params themselves unchanged."""
+def shown_params(params: dict[str, Any], code: str = "upload_too_large") -> dict[str, Any]:
+    """The params as the message of refusal ``code`` shows them: for a refusal about sizes,
+    byte counts (``size``, ``limit``) in words a person reads (``2.0 MB``); the params
+    themselves unchanged."""
     from django.template.defaultfilters import filesizeformat
 
     shown = dict(params)
+    if code not in SIZE_CODES:
+        return shown
     for name in SIZE_PARAMS:
         value = params.get(name)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -99,7 +104,7 @@ class CompetitionError(Exception):
     def message(self) -> str:
         template = MESSAGES.get(self.code, self.code)
         try:
-            return template.format(**shown_params(self.params))
+            return template.format(**shown_params(self.params, self.code))
         except (KeyError, IndexError):
             return template
 

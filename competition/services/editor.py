@@ -90,7 +90,7 @@ class EditorError(CompetitionError):
 
     @property
     def message(self) -> str:
-        return MESSAGES.get(self.code, self.code).format(**shown_params(self.params))
+        return MESSAGES.get(self.code, self.code).format(**shown_params(self.params, self.code))
 
 
 def _limit(name: str, default: int) -> int:

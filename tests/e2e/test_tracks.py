@@ -107,7 +107,7 @@ def test_tracks_from_the_editor_to_the_board(page, live_server, tmp_path, artifa
     row = page.locator("#organize-submissions tbody tr").first
     assert row.locator(".lb-track").inner_text() == "LLM"
     assert row.locator(".lb-org-score").inner_text().strip().replace(".", "").isdigit()
-    shots(page, artifacts_dir, "organize", must_fit=False)
+    shots(page, artifacts_dir, "organize", must_fit=False, part="#organize-submissions-box")
     page.click("button.link")
 
     # Terms in force: the data waits for them, and the Data section says so.
