@@ -54,11 +54,12 @@ class PhaseSerializer(serializers.ModelSerializer):
 
 class TaskSerializer(serializers.ModelSerializer):
     phases = PhaseSerializer(many=True, read_only=True)
+    tracks = TrackSerializer(many=True, read_only=True)
 
     class Meta:
         model = Task
         fields = ["id", "slug", "kind", "title", "description", "primary_metric",
-                  "scorer_options", "phases"]
+                  "scorer_options", "tracks", "phases"]
 
 
 class CompetitionSerializer(serializers.ModelSerializer):

@@ -67,7 +67,7 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
     tasks = [
-        {"task": task, "phases": list(task.phases.all()),
+        {"task": task, "phases": list(task.phases.all()), "tracks": list(task.tracks.all()),
          "gap": task_gap_table(task=task, viewer=request.user)}
         for task in comp.tasks.all()
     ]

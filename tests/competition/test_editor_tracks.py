@@ -130,3 +130,19 @@ def test_the_submission_and_organize_pages_show_the_track_and_the_score(
                                run__is_current=True).values_list("f1", flat=True)
     assert len(f1s) == 2  # LIGHT and AMI; SWITCHBOARD has no key
     assert f"{100 * sum(f1s) / 2:.2f}" in row
+
+
+def test_the_overview_and_the_competition_api_list_the_tracks(world, client):
+    editor.track_save(task=world.task, name="LLM")
+    html = client.get(reverse("leaderboard:competition",
+                              args=[world.competition.slug])).content.decode()
+    assert "one board per track" in html and "?track=llm" in html
+    body = client.get(f"/api/competitions/{world.competition.slug}/").json()
+    assert body["tasks"][0]["tracks"] == [{"slug": "llm", "name": "LLM", "description": ""}]
+
+
+def test_the_phase_page_names_the_tracks(world, client):
+    editor.track_save(task=world.task, name="LLM", description="Built on an LLM.")
+    html = client.get(reverse("competition:phase", args=[
+        world.competition.slug, world.task.slug, world.phase.slug])).content.decode()
+    assert "<strong>LLM</strong>" in html and "Built on an LLM." in html
