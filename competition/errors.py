@@ -17,9 +17,9 @@ MESSAGES: dict[str, str] = {
     "unknown_track": "There is no track {track!r} in this task (expected one of {tracks}).",
     "not_a_member": "You are not a member of the team {team}.",
     "team_competition": "The team {team} does not take part in this competition.",
-    "daily_limit": "Your team has used its {limit} submissions for today (UTC); "
+    "daily_limit": "Your team has used its {limit_runs} for today (UTC); "
     "the next one is possible after midnight UTC.",
-    "total_limit": "Your team has used all {limit} submissions of this phase; it takes no "
+    "total_limit": "Your team has used all {limit_runs} of this phase; it takes no "
     "more runs from your team.",
     "no_files": "No files were uploaded.",
     "no_gold_keys": "The phase {phase} takes no runs yet: none of its datasets has a gold key "
@@ -83,6 +83,9 @@ def shown_params(params: dict[str, Any], code: str = "upload_too_large") -> dict
     from django.template.defaultfilters import filesizeformat
 
     shown = dict(params)
+    if isinstance(params.get("limit"), int):  # a count of runs, in the right number
+        count = params["limit"]
+        shown["limit_runs"] = f"{count} submission{'' if count == 1 else 's'}"
     if code not in SIZE_CODES:
         return shown
     for name in SIZE_PARAMS:

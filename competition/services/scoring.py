@@ -297,7 +297,8 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
                 if key in text:
                     # About the gold key (its MarkableIDs, lines, entities): organizers only,
                     # naming the key as they know it, not by its stored path.
-                    logger.info("note on the gold key of %s (scoring submission %s): %s",
+                    logger.warning("note on the gold key of %s (scoring submission %s; the "
+                                   "run was scored): %s",
                                 name, submission.pk,
                                 text.replace(key, f"gold key of {name}"))
                     continue

@@ -76,7 +76,7 @@ def test_a_distributed_zip_is_scored_described_and_ranked(page, live_server, mak
     page.goto(f"{base}{phase_path}/submit/")
     notice = page.locator("#submit-blocked")
     assert notice.get_attribute("data-code") == "daily_limit"
-    assert "used its 1 submissions for today" in notice.inner_text()
+    assert "used its 1 submission for today" in notice.inner_text()
     assert page.locator("#submit-button").is_disabled()
     assert page.locator("input[name=archive]").is_disabled()
     shot(page, artifacts_dir, "submit-disabled")

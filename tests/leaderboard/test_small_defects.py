@@ -88,7 +88,7 @@ def test_sizes_and_counts_read_as_words():
     assert refused.message == "The upload run.zip is 3.0 MB; the limit is 2.0 MB."
     assert refused.params["limit"] == 2 * 1024 * 1024  # the params stay numbers
     daily = SubmissionRejected("daily_limit", limit=1)  # a count of runs, not of bytes
-    assert "used its 1 submissions" in daily.message
+    assert "used its 1 submission for today" in daily.message
     assert (plural(1, "task"), plural(2, "document"), plural(0, "run")) == (
         "1 task", "2 documents", "0 runs")
 
