@@ -49,8 +49,9 @@ class Command(BaseCommand):
                 if keyless:
                     total = phase.subcorpora.count()
                     self.stdout.write(self.style.WARNING(
-                        f"{task.slug}/{phase.slug}: {keyless} of {total} datasets have no "
-                        "gold key yet; add them on the phase's edit page"
+                        f"{task.slug}/{phase.slug}: {keyless} of {plural(total, 'dataset')} "
+                        f"{'has' if keyless == 1 else 'have'} no gold key yet; add "
+                        f"{'it' if keyless == 1 else 'them'} on the phase's edit page"
                         + (" (until one is there, the phase takes no runs)."
                            if keyless == total else ".")))
         tasks = competition.tasks.count()
