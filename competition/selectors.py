@@ -166,7 +166,8 @@ def nothing_to_score(metric: str, counts) -> bool:
     response have a zero anaphor (both denominators 0), so its 0.00 would mean nothing."""
     if metric != ZERO_METRIC:
         return False
-    stored = [c for c in counts if isinstance(c, dict)]
+    stored = [c for c in counts if isinstance(c, dict) and ("p_den" in c or "r_den" in c)]
+    # Rows without counts (published numbers, older scorings) say nothing: the row stays.
     return bool(stored) and len(stored) == len(counts) and all(
         not c.get("p_den") and not c.get("r_den") for c in stored)
 
