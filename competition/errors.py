@@ -83,9 +83,11 @@ def shown_params(params: dict[str, Any], code: str = "upload_too_large") -> dict
     from django.template.defaultfilters import filesizeformat
 
     shown = dict(params)
-    if isinstance(params.get("limit"), int):  # a count of runs, in the right number
-        count = params["limit"]
-        shown["limit_runs"] = f"{count} submission{'' if count == 1 else 's'}"
+    # counts of runs, in the right number ("1 submission")
+    for name, shown_name in (("limit", "limit_runs"), ("count", "count_submissions")):
+        if isinstance(params.get(name), int):
+            count = params[name]
+            shown[shown_name] = f"{count} submission{'' if count == 1 else 's'}"
     if code not in SIZE_CODES:
         return shown
     for name in SIZE_PARAMS:

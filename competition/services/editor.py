@@ -74,7 +74,7 @@ MESSAGES: dict[str, str] = {
     "empty_file": "{name} is empty.",
     "bad_release": "The release time was not changed: {reason}",
     "data_name_taken": "The phase already has a data file named {name}.",
-    "held": "{what} holds {count} submissions; deleting it would delete them and their "
+    "held": "{what} holds {count_submissions}; deleting it would delete them and their "
     "scores.",
     "track_name_taken": "The task already has a track named {name!r}.",
     "track_name_required": "A track needs a name.",

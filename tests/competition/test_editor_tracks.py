@@ -56,7 +56,7 @@ def test_tracks_are_added_renamed_ordered_and_removed_through_the_page(organized
     page = client.get(url).content.decode()
     assert "1 run: cannot be removed" in page
     response = client.post(url, {"action": "track_delete", "track": llm.pk}, follow=True)
-    assert "holds 1 submissions" in response.content.decode()
+    assert "holds 1 submission;" in response.content.decode()
     assert Track.objects.filter(pk=llm.pk).exists()
     client.post(url, {"action": "track_delete", "track": free.pk})
     assert list(world.task.tracks.values_list("slug", flat=True)) == ["llm"]
