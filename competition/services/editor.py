@@ -78,6 +78,7 @@ MESSAGES: dict[str, str] = {
     "scores.",
     "track_name_taken": "The task already has a track named {name!r}.",
     "track_name_required": "A track needs a name.",
+    "track_name_long": "A track's name has at most {limit} characters.",
 }
 
 
@@ -213,9 +214,12 @@ def task_delete(*, task: Task) -> None:
 def track_save(*, task: Task, track: Track | None = None, slug: str = "", name: str,
                description: str = "") -> Track:
     """Add a track to ``task`` (last in order), or rename an existing one."""
-    name = name.strip()
+    name = " ".join(name.split())
     if not name:
         raise EditorError("track_name_required", field="name")
+    if len(name) > Track._meta.get_field("name").max_length:
+        raise EditorError("track_name_long", field="name",
+                          limit=Track._meta.get_field("name").max_length)
     same_name = Track.objects.filter(task=task, name__iexact=name)
     if track is not None:
         same_name = same_name.exclude(pk=track.pk)

@@ -82,6 +82,9 @@ def test_track_rules_in_the_service(world):
     with pytest.raises(EditorError) as refused:
         editor.track_save(task=world.task, name="  ")
     assert refused.value.code == "track_name_required"
+    with pytest.raises(EditorError) as refused:
+        editor.track_save(task=world.task, track=llm, name="x" * 101)
+    assert refused.value.message == "A track's name has at most 100 characters."
     second = editor.track_save(task=world.task, name="Unconstrained")
     editor.track_move(track=second, step=-5)  # clamps at the top
     assert [t.slug for t in world.task.tracks.order_by("order")] == ["unconstrained", "llm"]
