@@ -108,6 +108,12 @@ def test_tracks_from_the_editor_to_the_board(page, live_server, tmp_path, artifa
     assert row.locator(".lb-track").inner_text() == "LLM"
     assert row.locator(".lb-org-score").inner_text().strip().replace(".", "").isdigit()
     shots(page, artifacts_dir, "organize", must_fit=False, part="#organize-submissions-box")
+
+    # Deadline reminders: turned on on the teams page.
+    page.goto(f"{base}/competitions/{slug}/organize/teams/")
+    page.click("#reminder-setting button")
+    assert "Deadline reminders are on" in page.inner_text("#reminder-setting")
+    shots(page, artifacts_dir, "reminders", must_fit=False, part="#reminder-setting")
     page.click("button.link")
 
     # Terms in force: the data waits for them, and the Data section says so.
