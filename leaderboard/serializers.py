@@ -142,8 +142,8 @@ class PublicSubmissionSerializer(SubmissionSerializer):
 
     class Meta(SubmissionSerializer.Meta):
         fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
-                  "track_name", "status", "is_final", "is_baseline", "disqualified", "scorer_version",
-                  "created_at", "scored_at", "scores"]
+                  "track_name", "status", "is_final", "is_baseline", "disqualified",
+                  "scorer_version", "created_at", "scored_at", "scores"]
 
 
 def cell_dict(cell) -> dict[str, float]:

@@ -74,8 +74,9 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str,
                    phase: str) -> HttpResponse:
     """Every team's final run of the phase (the counts rule; in a task with tracks, one per
     team and track) as one zip: the response files teams uploaded, as uploaded and under
-    their own names, in a folder per run, ``MANIFEST.csv`` (file by file) and ``scores.csv`` (run × sub-corpus ×
-    metric of the task's own mode, the primary metric marked). Gold keys are never in it."""
+    their own names, in a folder per run; ``MANIFEST.csv`` (file by file, with the track
+    and the name it was uploaded as) and ``scores.csv`` (run × sub-corpus × metric of the
+    task's own mode, the primary metric marked). Gold keys are never in it."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     submissions = phase_final_submissions(phase=phase_obj)
     # On disk, not in memory: a phase's final runs can add up to gigabytes.
