@@ -35,6 +35,8 @@ def board_frame(board: Board) -> pd.DataFrame:
     for row in board.rows:
         entry = row.entry
         record = row_fields(row)
+        # The board's track (baselines are shown on every track's board): "" without tracks.
+        record["track"] = "" if row.entry.is_baseline else (board.track or "")
         for column in board.columns:
             score = entry.scores.get(column.slug)
             for name in FIELDS:
@@ -43,7 +45,7 @@ def board_frame(board: Board) -> pd.DataFrame:
             record[f"avg.{name}"] = None if row.average is None else row.average.get(name)
         records.append(record)
     columns = ["rank", "group", "team", "run_name", "submission_id", "submitted_at", "status",
-               "baseline", "disqualified"]
+               "baseline", "disqualified", "track"]
     columns += [f"{c.slug}.{name}" for c in board.columns for name in FIELDS]
     columns += [f"avg.{name}" for name in FIELDS]
     frame = pd.DataFrame.from_records(records, columns=columns)

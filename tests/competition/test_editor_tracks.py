@@ -149,3 +149,20 @@ def test_the_phase_page_names_the_tracks(world, client):
     html = client.get(reverse("competition:phase", args=[
         world.competition.slug, world.task.slug, world.phase.slug])).content.decode()
     assert "<strong>LLM</strong>" in html and "Built on an LLM." in html
+
+
+def test_a_tracks_board_export_names_the_track(world, client, django_capture_on_commit_callbacks):
+    import csv
+    import io
+
+    editor.track_save(task=world.task, name="LLM")
+    editor.track_save(task=world.task, name="Unconstrained")
+    with django_capture_on_commit_callbacks(execute=True):
+        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                                   files=world.uploads(), track="Unconstrained")
+    url = reverse("leaderboard:board_csv", args=[world.competition.slug, world.task.slug,
+                                                 world.phase.slug])
+    rows = list(csv.DictReader(io.StringIO(client.get(url, {"track": "unconstrained"})
+                                           .content.decode())))
+    assert [(r["team"], r["track"]) for r in rows] == [("Alpha", "unconstrained")]
+    assert list(csv.DictReader(io.StringIO(client.get(url).content.decode()))) == []
