@@ -34,6 +34,7 @@ from leaderboard.selectors.boards import (
     leaderboard_board,
     ordered_modes,
     phase_final_submissions,
+    phase_run_scores,
     snapshot_material,
     task_gap_table,
 )
