@@ -18,6 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
 from competition.errors import SubmissionRejected, shown_params
+
 # The file-name rule is shared with the command line (it lives beside the readers).
 from scoring.filenames import (  # noqa: F401
     closest_subcorpus,

@@ -33,9 +33,9 @@ from competition.forms_editor import (
     aware,
 )
 from competition.models import DefinitionJob, Phase
-from competition.timezones import zone_display
 from competition.services import definition_files, editor
 from competition.services.editor import EditorError
+from competition.timezones import zone_display
 from competition.wording import plural
 
 

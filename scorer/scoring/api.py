@@ -192,7 +192,7 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
                            problems, max_problems)
 
 
-def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict:
+def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict[str, Any]:
     """What a response file is checked against, without any annotation: the key's format and,
     per document in order, its name, its word forms and (compact files) its sentence ids.
     `validate_against_skeleton` runs `validate_pair`'s checks of a response against it, so a
@@ -208,8 +208,8 @@ def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict:
     return {"format": kind, "documents": documents}
 
 
-def validate_against_skeleton(skeleton: dict, response_path: str, *, options: ScoringOptions,
-                              key_label: str = "the key",
+def validate_against_skeleton(skeleton: dict[str, Any], response_path: str, *,
+                              options: ScoringOptions, key_label: str = "the key",
                               max_problems: int = 50) -> list[ScoringInputError]:
     """`validate_pair` with the key given as its `key_skeleton`: the same readers and checks
     of the response (format, parse errors, cycles, documents, tokens, sentence ids); the

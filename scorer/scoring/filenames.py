@@ -78,7 +78,7 @@ NEWDOC = re.compile(rb"^[ \t]*#[ \t]*newdoc[ \t]+id[ \t]*=[ \t]*(\S[^\r\n]*?)[ \
 SENT_ID = re.compile(rb"^[ \t]*#[ \t]*sent_id[ \t]*=[ \t]*(\S[^\r\n]*?)[ \t]*\r?$", re.M)
 
 
-def _comment_values(chunks: Iterable[bytes], pattern: re.Pattern) -> list[str]:
+def _comment_values(chunks: Iterable[bytes], pattern: re.Pattern[bytes]) -> list[str]:
     found: list[str] = []
     carry = b""
     for chunk in chunks:

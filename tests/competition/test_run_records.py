@@ -46,10 +46,10 @@ def test_a_note_on_the_gold_key_names_it_without_its_path(
         return results
 
     monkeypatch.setattr(scoring_service, "score_modes", noting)
-    with caplog.at_level(logging.INFO, logger="competition.services.scoring"):
-        with django_capture_on_commit_callbacks(execute=True):
-            run = services.submission_create(team=world.alpha, phase=world.phase,
-                                             user=world.alice, files=world.uploads())
+    with caplog.at_level(logging.INFO, logger="competition.services.scoring"), \
+            django_capture_on_commit_callbacks(execute=True):
+        run = services.submission_create(team=world.alpha, phase=world.phase,
+                                         user=world.alice, files=world.uploads())
     run = Submission.objects.get(pk=run.pk)
     assert run.status == "scored" and "markable_9" not in run.scoring_log
     notes = [r for r in caplog.records if "markable_9" in r.getMessage()]
