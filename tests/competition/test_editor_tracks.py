@@ -166,3 +166,37 @@ def test_a_tracks_board_export_names_the_track(world, client, django_capture_on_
                                            .content.decode())))
     assert [(r["team"], r["track"]) for r in rows] == [("Alpha", "unconstrained")]
     assert list(csv.DictReader(io.StringIO(client.get(url).content.decode()))) == []
+
+
+def test_the_editor_and_a_definition_write_tracks_by_the_same_rules(world):
+    """The editor's track section writes through the definition's writer: what it leaves is
+    what the definition download says, a definition applied back changes nothing, and a
+    track that holds a run is kept by both."""
+    from competition.definition import apply
+    from competition.definition.current import competition_spec
+    from competition.definition.spec import SpecError, TrackSpec
+
+    llm = editor.track_save(task=world.task, name="LLM", description="Built on an LLM.")
+    free = editor.track_save(task=world.task, slug="free", name="Unconstrained")
+    editor.track_move(track=free, step=-1)
+    editor.track_save(task=world.task, track=llm, name="Large models",
+                      description="Built on an LLM.")
+    spec = competition_spec(competition=world.competition)
+    tracks = next(t for t in spec.tasks if t.slug == world.task.slug).tracks
+    assert [(t.slug, t.name, t.description) for t in tracks] == [
+        ("free", "Unconstrained", ""), ("llm", "Large models", "Built on an LLM.")]
+    before = list(world.task.tracks.order_by("order").values_list("pk", "slug", "order"))
+    apply.tracks_apply(task=world.task, tracks=tracks)
+    assert list(world.task.tracks.order_by("order").values_list(
+        "pk", "slug", "order")) == before  # matched by slug: the same rows
+
+    services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
+                               files=world.uploads(), track="free")
+    with pytest.raises(SpecError) as refused:
+        apply.tracks_apply(task=world.task, tracks=(TrackSpec(slug="llm", name="LLM"),))
+    assert refused.value.code == "held" and "Unconstrained" in refused.value.message
+    with pytest.raises(EditorError) as refused_here:
+        editor.track_delete(track=world.task.tracks.get(slug="free"))
+    assert refused_here.value.message == ("The track Unconstrained holds 1 submission; "
+                                          "deleting it would delete them and their scores.")
+    assert sorted(world.task.tracks.values_list("slug", flat=True)) == ["free", "llm"]
