@@ -1,9 +1,12 @@
 """``codicrac``: the participant command line of the CODI-CRAC platform (REST API client).
 
     codicrac login --server URL            store an API token in ~/.config/codicrac/config.json
-    codicrac submit --phase ID FILES...    one file per sub-corpus (named by it), or one zip
-    codicrac status ID [--wait]            status, errors and scores of a submission
-    codicrac leaderboard PHASE [--json]    the phase's leaderboard
+    codicrac submit --phase ID [--track T] FILES...
+                                           one file per sub-corpus (named by it), or one zip
+    codicrac validate --phase ID FILES...  the server's checks of an upload, offline
+    codicrac status ID [--wait]            status, track, errors and scores of a submission
+    codicrac leaderboard PHASE [--track T] [--json]
+                                           the phase's leaderboard (of one track)
 
 Exit codes: 0 done; 1 the server refused or failed (invalid files, limits, network, a run that
 ended failed); 2 usage errors (bad arguments, missing files, not logged in). Errors are one line
@@ -16,14 +19,25 @@ import argparse
 import getpass
 import json
 import os
-import re
 import sys
+import tempfile
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import requests
+
+from scoring import UsageError, parse_options
+from scoring.api import validate_against_skeleton
+from scoring.filenames import (
+    closest_subcorpus,
+    dataset_for_documents,
+    file_newdoc_ids,
+    file_sent_ids,
+    subcorpus_for_name,
+)
 
 CONFIG_ENV = "CODICRAC_CONFIG"
 FINAL = ("scored", "rejected", "failed", "cancelled")
@@ -134,28 +148,56 @@ def cmd_login(args: argparse.Namespace) -> int:
 
 
 def match_files(files: Sequence[Path], subcorpora: Sequence[dict]) -> dict[str, Path]:
-    """Map each file to the sub-corpus its name names (slug or name, any case), e.g.
-    ``LIGHT.CONLLUA``, ``light_test.CONLLUA`` or ``persuasion-run2.conllua``."""
+    """Map each file to the sub-corpus its name names, by the server's own rule
+    (`scoring.filenames`): a dataset's official file name (``en_gum-corefud-test.conllu``),
+    its slug or name (``LIGHT.CONLLUA``), or a name that starts with one of them
+    (``light_test.CONLLUA``)."""
     available = [s for s in subcorpora if s["available"]]
+    names = {s["slug"]: s["name"] for s in available}
+    file_names = {s["slug"]: s.get("file_name") or "" for s in available}
     out: dict[str, Path] = {}
     for path in files:
-        stem = path.name.split(".")[0].lower()
-        tokens = set(re.split(r"[^a-z0-9]+", stem))
-        hits = [s["slug"] for s in available
-                if stem in (s["slug"].lower(), s["name"].lower())
-                or s["slug"].lower() in tokens or s["name"].lower() in tokens]
-        if len(hits) != 1:
-            names = ", ".join(s["name"] for s in available)
-            what = "names no" if not hits else "names more than one"
-            raise CliError(f"{path.name} {what} sub-corpus of the phase (expected one of: "
-                           f"{names})", 2)
-        if hits[0] in out:
-            raise CliError(f"two files for {hits[0]}: {out[hits[0]].name} and {path.name}", 2)
-        out[hits[0]] = path
-    missing = [s["name"] for s in available if s["slug"] not in out]
+        slug = subcorpus_for_name(path.name, names, file_names)
+        if slug is None:
+            expected = ", ".join(file_names[s] or names[s] for s in names)
+            close = closest_subcorpus(path.name, names)
+            hint = f"; it looks like {close}" if close else ""
+            raise CliError(f"{path.name} names no sub-corpus of the phase{hint} (expected one "
+                           f"of: {expected})", 2)
+        if slug in out:
+            raise CliError(f"two files for {names[slug]}: {out[slug].name} and {path.name}", 2)
+        out[slug] = path
+    missing = [names[slug] for slug in names if slug not in out]
     if missing:
         raise CliError(f"no file for: {', '.join(missing)}", 2)
     return out
+
+
+def _unnamed(files: Sequence[Path], subcorpora: Sequence[dict]) -> bool:
+    """Whether some file's name names no available dataset (by the server's rule)."""
+    available = [s for s in subcorpora if s["available"]]
+    names = {s["slug"]: s["name"] for s in available}
+    file_names = {s["slug"]: s.get("file_name") or "" for s in available}
+    return any(subcorpus_for_name(p.name, names, file_names) is None for p in files)
+
+
+def track_for(label: str | None, phase: dict) -> str:
+    """The slug of the track ``label`` names (its slug or name, any case), checked here so
+    that a wrong name is told before any upload; "" in a task without tracks."""
+    tracks = phase.get("tracks") or []
+    if not tracks:
+        if label:
+            raise CliError(f"phase {phase['id']} has no tracks; leave out --track", 2)
+        return ""
+    listing = ", ".join(f"{t['slug']} ({t['name']})" for t in tracks)
+    if not label:
+        raise CliError(f"phase {phase['id']} ranks runs by track: add --track with one of "
+                       f"{listing}", 2)
+    folded = label.strip().casefold()
+    hits = [t["slug"] for t in tracks if folded in (t["slug"].casefold(), t["name"].casefold())]
+    if len(hits) != 1:
+        raise CliError(f"no track {label!r} in phase {phase['id']}: expected one of {listing}", 2)
+    return hits[0]
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
@@ -165,15 +207,28 @@ def cmd_submit(args: argparse.Namespace) -> int:
     for path in paths:
         if not path.is_file():
             raise CliError(f"{path}: no such file", 2)
-    data = {"run_name": args.run_name or "", "description": args.description or ""}
+    phase = api.request("GET", f"/api/phases/{args.phase}/")
+    data = {"run_name": args.run_name or "", "description": args.description or "",
+            "track": track_for(args.track, phase)}
     handles = []
     try:
         if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
             handle = paths[0].open("rb")
             handles.append(handle)
             files = {"archive": (paths[0].name, handle, "application/zip")}
+        elif _unnamed(paths, phase["subcorpora"]):
+            # Names that say no dataset: one zip, whose members the server matches to
+            # datasets by the documents they hold.
+            bundle = tempfile.TemporaryFile()
+            handles.append(bundle)
+            with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+                for path in paths:
+                    archive.write(path, path.name)
+            bundle.seek(0)
+            print("Some file names name no dataset: sent as one zip, matched to datasets by "
+                  "their documents.", file=sys.stderr)
+            files = {"archive": ("run.zip", bundle, "application/zip")}
         else:
-            phase = api.request("GET", f"/api/phases/{args.phase}/")
             files = {}
             for slug, path in match_files(paths, phase["subcorpora"]).items():
                 handle = path.open("rb")
@@ -184,7 +239,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     finally:
         for handle in handles:
             handle.close()
-    print(f"Submitted #{body['id']} ({body['status']}). Follow it with: codicrac status "
+    track = f" to the {body['track_name']} track" if body.get("track_name") else ""
+    print(f"Submitted #{body['id']}{track} ({body['status']}). Follow it with: codicrac status "
           f"{body['id']} --wait")
     if args.wait:
         return _status(api, body["id"], wait=True, timeout=args.timeout, as_json=False)
@@ -207,6 +263,8 @@ def _status(api: Api, submission_id: int, *, wait: bool, timeout: float, as_json
     else:
         print(f"Submission #{body['id']} by {body['team']}"
               + (f" ({body['run_name']})" if body.get("run_name") else "")
+              + (f", {body.get('track_name') or body['track']} track" if body.get("track")
+                 else "")
               + f": {body['status']}")
         if body.get("error"):
             for line in body["error"].splitlines():
@@ -240,6 +298,77 @@ def format_scores(scores: dict) -> str:
     return "\n".join(lines)
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Check files as the server checks an upload to the phase, without uploading: the same
+    readers and checks, against the phase's document names, word forms and sentence ids
+    (fetched once; never a gold annotation)."""
+    config = load_config()
+    api = Api(config["server"], config["token"])
+    paths = [Path(f) for f in args.files]
+    for path in paths:
+        if not path.is_file():
+            raise CliError(f"{path}: no such file", 2)
+    facts = api.request("GET", f"/api/phases/{args.phase}/check/")
+    datasets = {d["slug"]: d for d in facts["subcorpora"]}
+    names = {slug: d["name"] for slug, d in datasets.items()}
+    file_names = {slug: d.get("file_name") or "" for slug, d in datasets.items()}
+    documents = {slug: [doc["name"] for doc in d["documents"]] for slug, d in datasets.items()}
+    try:
+        options = parse_options(facts["options"]).options
+    except UsageError as exc:
+        raise CliError(f"the server's options are not understood here: {exc}") from None
+    bad = 0
+    seen: dict[str, Path] = {}
+    sentences = {slug: [sid for doc in d["documents"] for sid in doc.get("sent_ids", ())]
+                 for slug, d in datasets.items()}
+    for path in paths:
+        ids = file_newdoc_ids(path)
+        named = subcorpus_for_name(path.name, names, file_names)
+        # By its documents, or (renamed documents) by its sentences.
+        held = (dataset_for_documents(ids, documents)
+                or dataset_for_documents(file_sent_ids(path), sentences))
+        slug = named or held
+        if slug is None:
+            close = closest_subcorpus(path.name, names)
+            print(f"{path.name}: names no dataset of phase {args.phase} and holds none's "
+                  "documents" + (f"; it looks like {close}" if close else ""))
+            bad += 1
+            continue
+        if named is not None and held is not None and held != named:
+            print(f"{path.name}: this looks like {names[held]}'s file (it holds the documents "
+                  f"of {names[held]}), but its name says {names[named]}")
+            bad += 1
+            continue
+        if slug in seen:
+            print(f"{path.name}: a second file for {names[slug]} (also {seen[slug].name})")
+            bad += 1
+            continue
+        seen[slug] = path
+        how = "" if named else f" (matched by its documents to {names[slug]})"
+        problems = validate_against_skeleton(
+            datasets[slug], str(path), options=options,
+            key_label=f"the gold key of {names[slug]}")
+        if not problems:
+            print(f"{path.name}: OK for {names[slug]}{how}, {len(ids)} documents")
+            continue
+        bad += 1
+        print(f"{path.name}: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
+              f"for {names[slug]}{how}")
+        for problem in problems:
+            line = f":{problem.line}" if getattr(problem, "line", None) else ""
+            message = str(getattr(problem, "message", problem)).replace(str(path), path.name)
+            print(f"  {path.name}{line}: {message} ({getattr(problem, 'code', 'invalid')})")
+    missing = [names[slug] for slug in names if slug not in seen]
+    if missing:
+        rule = ("counts as 0 in the average" if facts.get("missing") == "zero"
+                else "is needed: the upload would be refused")
+        print(f"No file for {len(missing)} dataset(s) ({', '.join(missing)}); a missing "
+              f"dataset {rule}.")
+        if facts.get("missing") != "zero":
+            bad += 1
+    return 1 if bad else 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     config = load_config()
     return _status(Api(config["server"], config["token"]), args.id, wait=args.wait,
@@ -259,6 +388,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         params["metric"] = args.metric
     if args.sort:
         params["sort"] = args.sort
+    if args.track:
+        params["track"] = args.track
     body = api.request("GET", f"/api/phases/{args.phase}/leaderboard/", params=params)
     if args.json:
         print(json.dumps(body, indent=1))
@@ -270,7 +401,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def format_board(body: dict) -> str:
     meta = body["board"]
     columns = meta["subcorpora"]
-    head = f"{meta['competition']} / {meta['task']} / {meta['phase']} — {meta['metric']} F1 (%)"
+    head = f"{meta['competition']} / {meta['task']} / {meta['phase']}"
+    if meta.get("track"):
+        head += f" / {meta.get('track_name') or meta['track']} track"
+    head += f" — {meta['metric']} F1 (%)"
     if meta.get("frozen_at"):
         head += f", frozen {meta['frozen_at'][:16]} UTC"
     if meta.get("hidden"):
@@ -303,6 +437,10 @@ def format_board(body: dict) -> str:
         lines.append(rank.rjust(4) + "  " + name.ljust(name_width) + cells + avg.rjust(9))
     if not body["rows"]:
         lines.append("  (no rows)")
+    others = [t for t in meta.get("tracks") or [] if t["slug"] != meta.get("track")]
+    if others:
+        lines.append("Other tracks: " + ", ".join(
+            f"{t['name']} (--track {t['slug']})" for t in others))
     return "\n".join(lines)
 
 
@@ -322,12 +460,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     submit = commands.add_parser("submit", help="submit a run to a phase")
     submit.add_argument("--phase", type=int, required=True, help="phase id (see the phase page)")
+    submit.add_argument("--track", help="the track of the run (its slug or name), in a task "
+                        "with tracks, e.g. llm")
     submit.add_argument("--run-name", help="a name for the run, e.g. primary")
     submit.add_argument("--description")
     submit.add_argument("--wait", action="store_true", help="wait for the score")
     submit.add_argument("--timeout", type=float, default=900.0)
     submit.add_argument("files", nargs="+", help="one file per sub-corpus, or one .zip")
     submit.set_defaults(func=cmd_submit)
+
+    validate = commands.add_parser(
+        "validate", help="check files as an upload to the phase is checked, offline")
+    validate.add_argument("--phase", type=int, required=True, help="phase id")
+    validate.add_argument("files", nargs="+", help="one file per dataset")
+    validate.set_defaults(func=cmd_validate)
 
     status = commands.add_parser("status", help="status and scores of a submission")
     status.add_argument("id", type=int)
@@ -342,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--metric")
     board.add_argument("--sort", help="avg.f1, <sub-corpus>.f1, team, submitted, ...")
     board.add_argument("--all-runs", action="store_true", help="every run, not one per team")
+    board.add_argument("--track", help="the track whose board to show (default: the first)")
     board.add_argument("--server", help="read a public board without logging in")
     board.set_defaults(func=cmd_leaderboard)
     return parser

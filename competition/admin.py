@@ -256,7 +256,7 @@ class CompetitionPageAdmin(admin.ModelAdmin):
 
 @admin.register(models.ParticipationRules)
 class ParticipationRulesAdmin(admin.ModelAdmin):
-    list_display = ["competition", "team_approval"]
+    list_display = ["competition", "team_approval", "deadline_reminders"]
 
 
 @admin.register(models.TermsAcceptance)
@@ -282,6 +282,11 @@ class AnnouncementAdmin(admin.ModelAdmin):
 @admin.register(models.AnnouncementOptOut)
 class AnnouncementOptOutAdmin(admin.ModelAdmin):
     list_display = ["competition", "user", "created_at"]
+
+
+@admin.register(models.DeadlineReminder)
+class DeadlineReminderAdmin(admin.ModelAdmin):
+    list_display = ["phase", "team", "sent_at", "emailed_to"]
 
 
 @admin.register(models.RescoreBatch)

@@ -17,15 +17,15 @@ MESSAGES: dict[str, str] = {
     "unknown_track": "There is no track {track!r} in this task (expected one of {tracks}).",
     "not_a_member": "You are not a member of the team {team}.",
     "team_competition": "The team {team} does not take part in this competition.",
-    "daily_limit": "Your team has used its {limit} submissions for today (UTC); "
+    "daily_limit": "Your team has used its {limit_runs} for today (UTC); "
     "the next one is possible after midnight UTC.",
-    "total_limit": "Your team has used all {limit} submissions of this phase; it takes no "
+    "total_limit": "Your team has used all {limit_runs} of this phase; it takes no "
     "more runs from your team.",
     "no_files": "No files were uploaded.",
     "no_gold_keys": "The phase {phase} takes no runs yet: none of its datasets has a gold key "
     "on the platform, so nothing could be scored. It opens for uploads once the organizers "
     "have added the keys.",
-    "upload_too_large": "The upload {name} is {size} bytes; the limit is {limit} bytes.",
+    "upload_too_large": "The upload {name} is {size}; the limit is {limit}.",
     "missing_files": "A response file is missing for: {subcorpora}.",
     "unknown_files": "These files do not name a sub-corpus of the phase: {names} "
     "(expected: {expected}). {hint}",
@@ -86,6 +86,32 @@ MESSAGES: dict[str, str] = {
 }
 
 
+SIZE_PARAMS = ("size", "limit")
+# The refusals whose ``size`` and ``limit`` are byte counts (elsewhere ``limit`` counts runs).
+SIZE_CODES = frozenset({"upload_too_large", "too_large"})
+
+
+def shown_params(params: dict[str, Any], code: str = "upload_too_large") -> dict[str, Any]:
+    """The params as the message of refusal ``code`` shows them: for a refusal about sizes,
+    byte counts (``size``, ``limit``) in words a person reads (``2.0 MB``); the params
+    themselves unchanged."""
+    from django.template.defaultfilters import filesizeformat
+
+    shown = dict(params)
+    # counts of runs, in the right number ("1 submission")
+    for name, shown_name in (("limit", "limit_runs"), ("count", "count_submissions")):
+        if isinstance(params.get(name), int):
+            count = params[name]
+            shown[shown_name] = f"{count} submission{'' if count == 1 else 's'}"
+    if code not in SIZE_CODES:
+        return shown
+    for name in SIZE_PARAMS:
+        value = params.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            shown[name] = str(filesizeformat(value)).replace("\xa0", " ")
+    return shown
+
+
 class CompetitionError(Exception):
     """A rule of the competition refused an action. ``code`` is stable, ``params`` explain it."""
 
@@ -98,7 +124,7 @@ class CompetitionError(Exception):
     def message(self) -> str:
         template = MESSAGES.get(self.code, self.code)
         try:
-            return template.format(**self.params)
+            return template.format(**shown_params(self.params, self.code))
         except (KeyError, IndexError):
             return template
 

@@ -49,6 +49,18 @@ def local(value: datetime | None, zone_name: str) -> datetime | None:
     return in_zone(value, zone_name).replace(tzinfo=None)
 
 
+class TrackForm(forms.Form):
+    """A track of a task: its slug (when added; fixed afterwards), name and description."""
+
+    slug = forms.SlugField(max_length=100, required=False,
+                           help_text="Used in addresses and by the command line (codicrac "
+                           "submit --track llm); left empty: made from the name. Fixed "
+                           "once the track is added.")
+    name = forms.CharField(max_length=100, help_text="e.g. LLM, Unconstrained.")
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                  help_text="What runs of this track may use.")
+
+
 class CompetitionCreateForm(forms.Form):
     slug = forms.SlugField(max_length=100, help_text="Used in URLs, e.g. crac-2026.")
     title = forms.CharField(max_length=300)

@@ -98,7 +98,9 @@ class Phase(models.Model):
         TEAM = "team", "Only the run's own team (and the organizers)"
 
     class Missing(models.TextChoices):
-        UNRANKED = "unranked", "A run missing a sub-corpus has no average and no rank"
+        UNRANKED = "unranked", ("Every run covers every dataset: an upload missing one is "
+                                "refused (a run from before a dataset was added has no "
+                                "average and no rank)")
         ZERO = "zero", ("A missing dataset counts as 0 in the average; such runs rank below "
                         "every complete run")
 
@@ -564,6 +566,10 @@ class ParticipationRules(models.Model):
     competition = models.OneToOneField(Competition, on_delete=models.CASCADE,
                                        related_name="participation_rules")
     team_approval = models.BooleanField(default=False)
+    # E-mail the teams with no final run of a test phase 48 hours before it closes
+    # (competition.services.reminders); members who opted out of the competition's
+    # announcements get none.
+    deadline_reminders = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return f"rules of {self.competition.slug}"
@@ -647,6 +653,24 @@ class AnnouncementOptOut(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} opted out of {self.competition_id}"
+
+
+class DeadlineReminder(models.Model):
+    """A team was reminded that a test phase closes soon while it had no final run there.
+    One row per phase and team: the reminder goes out once, however often the job runs."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="+")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="+")
+    sent_at = models.DateTimeField(default=timezone.now)
+    emailed_to = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "team"], name="deadline_reminder_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"reminder to {self.team} for {self.phase}"
 
 
 class RescoreBatch(models.Model):

@@ -5,10 +5,12 @@ Who may see what is decided by `competition.visibility`, the platform's one poli
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
@@ -24,7 +26,7 @@ from competition.models import (
     Team,
     WorkerHeartbeat,
 )
-from competition.task_scoring import scoring_modes
+from competition.task_scoring import TASK_MODE, scoring_modes
 from competition.visibility import (
     Viewer,
     competition_visible,
@@ -32,6 +34,8 @@ from competition.visibility import (
     user_is_organizer,
     visible_competitions,
 )
+from scoring import parse_options
+from scoring.api import key_skeleton
 from scoring.vocabulary import metric_sort_key
 
 __all__ = ["user_is_organizer"]  # re-exported for the pages; the rule is the policy's
@@ -61,6 +65,18 @@ def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str,
             .filter(visible_competitions(user=user, prefix="task__competition__"))
             .get(task__competition__slug=competition_slug, task__slug=task_slug,
                  slug=phase_slug))
+
+
+def track_named(*, tracks, label: str):
+    """The track ``label`` names among ``tracks``: its slug as stored, else its slug or its
+    name in any case (``LLM``, ``llm``, ``Unconstrained``); None when none or several do."""
+    label = (label or "").strip()
+    exact = [t for t in tracks if t.slug == label]
+    if exact:
+        return exact[0]
+    folded = label.casefold()
+    hits = [t for t in tracks if folded in (t.slug.casefold(), t.name.casefold())]
+    return hits[0] if len(hits) == 1 else None
 
 
 def phases_open(*, competition: Competition, at: datetime | None = None) -> list[Phase]:
@@ -154,9 +170,24 @@ def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
     return [
         ScoreTable(mode=mode, subcorpora=tuple(subcorpora), lines=tuple(
             ScoreLine(metric=metric, cells=tuple(by_mode[mode][metric]))
-            for metric in sorted(by_mode[mode], key=metric_sort_key)))
+            for metric in sorted(by_mode[mode], key=metric_sort_key)
+            if not nothing_to_score(metric, [c.counts for c in by_mode[mode][metric] if c])))
         for mode in modes
     ]
+
+
+ZERO_METRIC = "zero"
+
+
+def nothing_to_score(metric: str, counts) -> bool:
+    """True for the zeros' row of data without zeros: in no dataset did the key or the
+    response have a zero anaphor (both denominators 0), so its 0.00 would mean nothing."""
+    if metric != ZERO_METRIC:
+        return False
+    stored = [c for c in counts if isinstance(c, dict) and ("p_den" in c or "r_den" in c)]
+    # Rows without counts (published numbers, older scorings) say nothing: the row stays.
+    return bool(stored) and len(stored) == len(counts) and all(
+        not c.get("p_den") and not c.get("r_den") for c in stored)
 
 
 def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
@@ -200,3 +231,27 @@ def submission_status_label(*, submission: Submission) -> str:
     if submission.status == Submission.Status.QUEUED and not submission.published:
         return "Accepted, waiting for the queue"
     return submission.get_status_display()
+
+
+def phase_check_facts(*, phase: Phase) -> dict:
+    """What an upload to ``phase`` is checked against, for ``codicrac validate``: the task's
+    validation options and, per dataset with a key, its upload name and the key's skeleton
+    (format; per document its name, word forms and sentence ids; `scoring.api.key_skeleton`).
+    No annotation, no path, no checksum of a key. A skeleton is computed once per key and
+    options (cached under the key's SHA-256)."""
+    words = list(scoring_modes(phase.task)[TASK_MODE])
+    options = parse_options(words).options
+    datasets = []
+    for subcorpus in phase.subcorpora.filter(available=True).order_by("order", "id"):
+        if not subcorpus.key_file:
+            continue
+        cache_key = "skeleton:" + hashlib.sha256(
+            f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()).hexdigest()
+        skeleton = cache.get(cache_key)
+        if skeleton is None:
+            skeleton = key_skeleton(str(subcorpus.key_path), options=options)
+            cache.set(cache_key, skeleton, timeout=24 * 3600)
+        datasets.append({"slug": subcorpus.slug, "name": subcorpus.name,
+                         "file_name": subcorpus.file_name, **skeleton})
+    return {"phase_id": phase.pk, "options": words, "missing": phase.missing,
+            "subcorpora": datasets}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.db.models import Count
 from django.utils import timezone
 
 from competition.models import (
@@ -14,6 +15,7 @@ from competition.models import (
     PhaseDataFile,
     SubCorpus,
     Task,
+    Track,
 )
 from competition.timezones import in_zone
 from competition.visibility import data_file_downloadable, user_is_organizer
@@ -89,3 +91,8 @@ def definition_jobs(*, competition: Competition, phase: Phase | None = None,
     else:
         jobs = jobs.filter(kind=DefinitionJob.Kind.KEY, phase=phase)
     return list(jobs[:limit])
+
+
+def task_tracks(*, task: Task) -> list[Track]:
+    """The task's tracks in order, each with ``runs``: how many submissions name it."""
+    return list(task.tracks.annotate(runs=Count("submissions")).order_by("order", "id"))

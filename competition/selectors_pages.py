@@ -67,6 +67,11 @@ def team_approval_required(*, competition: Competition) -> bool:
     return bool(rules and rules.team_approval)
 
 
+def deadline_reminders_on(*, competition: Competition) -> bool:
+    rules = ParticipationRules.objects.filter(competition=competition).first()
+    return bool(rules and rules.deadline_reminders)
+
+
 @dataclass(frozen=True)
 class ApprovalState:
     """A team's standing: 'approved' (or approval not needed), 'pending' or 'rejected'."""
@@ -86,6 +91,25 @@ def team_approval_state(*, team: Team) -> ApprovalState:
     if decision is None:
         return ApprovalState("pending")
     return ApprovalState(decision.status, decision.reason)
+
+
+def data_access_block(*, competition: Competition, user) -> str | None:
+    """What keeps ``user`` (not an organizer) from a competition's released data: the same
+    as from submitting. None: nothing; "login"; "terms" (the current terms are not accepted);
+    "team" (the competition approves teams and the user is in none); "team_pending" or
+    "team_rejected" (the user's team is not approved)."""
+    if user is None or not user.is_authenticated:
+        return "login"
+    if terms_pending(competition=competition, user=user):
+        return "terms"
+    if not team_approval_required(competition=competition):
+        return None
+    membership = (Membership.objects.filter(competition=competition, user=user)
+                  .select_related("team").first())
+    if membership is None:
+        return "team"
+    state = team_approval_state(team=membership.team)
+    return None if state.may_submit else f"team_{state.status}"
 
 
 def teams_for_approval(*, competition: Competition) -> list[dict]:

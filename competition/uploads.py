@@ -9,17 +9,23 @@ byte of it is written.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-import re
 import stat
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
-from competition.errors import SubmissionRejected
+from competition.errors import SubmissionRejected, shown_params
+
+# The file-name rule is shared with the command line (it lives beside the readers).
+from scoring.filenames import (  # noqa: F401
+    closest_subcorpus,
+    dataset_for_documents,
+    newdoc_ids,
+    subcorpus_for_name,
+)
 
 CHUNK = 1024 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
@@ -54,69 +60,12 @@ class ReceivedFile:
     sha256: str
 
 
-COREFUD_STEM = re.compile(r"(.+)-corefud-(?:train|dev|test)")
-"""The stem of a CorefUD release's file name: ``<dataset>-corefud-<split>``."""
-
-
-SEPARATORS = "._-"
-
-
 def _is_os_litter(name: str) -> bool:
     """Files an archiver adds by itself: macOS resource forks (``__MACOSX/``, ``._x``) and
     folder settings (``.DS_Store``, ``Thumbs.db``). They are skipped, never matched."""
     path = PurePosixPath(name)
     return ("__MACOSX" in path.parts or path.name.startswith("._")
             or path.name in (".DS_Store", "Thumbs.db", "desktop.ini"))
-
-
-def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
-                       file_names: Mapping[str, str] | None = None) -> str | None:
-    """The slug of the sub-corpus a file name stands for, or None (no match, or more than one
-    equally good).
-
-    ``subcorpora`` maps slug → display name; ``file_names`` slug → the name participants are
-    told to upload (a dataset's ``file:``, e.g. ``cs_pcedt-corefud-test.conllu``), matched
-    first, ignoring case. Otherwise, ignoring case and folders, a name matches when its stem
-    (the part before the first dot) equals a slug or a name (``LIGHT.CONLLUA``,
-    ``light.conllua``, ``light``), when a CorefUD release's ``<dataset>-corefud-<split>``
-    stem names the dataset, or when the stem starts with a slug or a name followed by ``_``,
-    ``-`` or ``.``, as the distributed files are named (``light_test.CONLLUA``,
-    ``AMI_test_partial.ES2004a.CONLLUA``); the longest such start wins, a tie matches nothing.
-    """
-    base = PurePosixPath(name).name.strip().lower()
-    for slug, expected in (file_names or {}).items():
-        if expected and base == expected.strip().lower():
-            return slug
-    stem = base.split(".", 1)[0]
-    candidates = {stem}
-    if (match := COREFUD_STEM.fullmatch(stem)) is not None:
-        candidates.add(match.group(1))
-    exact = [slug for slug, display in subcorpora.items()
-             if candidates & {slug.lower(), display.lower()}]
-    if len(exact) == 1:
-        return exact[0]
-    if exact:
-        return None
-    best: dict[str, int] = {}
-    for slug, display in subcorpora.items():
-        for label in {slug.lower(), display.lower()}:
-            if label and base.startswith(label) and base[len(label):][:1] in tuple(SEPARATORS):
-                best[slug] = max(best.get(slug, 0), len(label))
-    if not best:
-        return None
-    longest = max(best.values())
-    winners = [slug for slug, length in best.items() if length == longest]
-    return winners[0] if len(winners) == 1 else None
-
-
-def closest_subcorpus(name: str, subcorpora: Mapping[str, str]) -> str | None:
-    """The display name of the sub-corpus an unmatched file name most resembles (a typo, a
-    name in another spelling), or None."""
-    stem = PurePosixPath(name).name.lower().split(".", 1)[0]
-    labels = {display.lower(): display for display in subcorpora.values()}
-    labels.update({slug.lower(): subcorpora[slug] for slug in subcorpora})
-    close = difflib.get_close_matches(stem, list(labels), n=1, cutoff=0.6)
-    return labels[close[0]] if close else None
 
 
 def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
@@ -128,7 +77,7 @@ def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
-                raise SubmissionRejected("upload_too_large", name=name, size=f"over {limit}",
+                raise SubmissionRejected("upload_too_large", name=name, size="larger than allowed",
                                          limit=limit)
             digest.update(chunk)
             out.write(chunk)
@@ -183,9 +132,12 @@ def _zip_member_problem(info: zipfile.ZipInfo) -> str | None:
 
 
 def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path,
-                limits: UploadLimits,
-                file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
-    """Check a zip archive of response files, then write its members into ``workdir``."""
+                limits: UploadLimits, file_names: Mapping[str, str] | None = None,
+                documents: Mapping[str, Collection[str]] | None = None
+                ) -> dict[str, ReceivedFile]:
+    """Check a zip archive of response files, then write its members into ``workdir``.
+    A member whose name names no sub-corpus is matched by the documents it holds, where
+    ``documents`` (slug → document names) is given."""
     if archive.size is not None and archive.size > limits.max_upload_bytes:
         raise SubmissionRejected("upload_too_large", name=archive.name, size=archive.size,
                                  limit=limits.max_upload_bytes)
@@ -194,7 +146,7 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
     try:
         with zipfile.ZipFile(zip_path) as zf:
             return _extract_checked(zf, subcorpora=subcorpora, workdir=workdir, limits=limits,
-                                    file_names=file_names)
+                                    file_names=file_names, documents=documents)
     except zipfile.BadZipFile as exc:
         raise SubmissionRejected("bad_zip", reason=str(exc)) from None
     finally:
@@ -202,8 +154,9 @@ def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path
 
 
 def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], workdir: Path,
-                     limits: UploadLimits,
-                     file_names: Mapping[str, str] | None = None) -> dict[str, ReceivedFile]:
+                     limits: UploadLimits, file_names: Mapping[str, str] | None = None,
+                     documents: Mapping[str, Collection[str]] | None = None
+                     ) -> dict[str, ReceivedFile]:
     members = [info for info in zf.infolist()
                if not info.is_dir() and not _is_os_litter(info.filename)]
     if not members:
@@ -218,7 +171,8 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
         total += info.file_size
         if total > limits.max_uncompressed_bytes:
             raise SubmissionRejected("unsafe_zip", reason="its uncompressed size exceeds "
-                                     f"{limits.max_uncompressed_bytes} bytes")
+                                     + shown_params({"size": limits.max_uncompressed_bytes})[
+                                         "size"])
         if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
             raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is compressed "
                                      f"more than {limits.max_compression_ratio}:1")
@@ -230,6 +184,8 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
                 info.filename)
         else:
             by_slug[slug] = info
+    if unknown and documents:
+        unknown = _match_by_documents(zf, unknown, by_slug, documents, limits)
     if unknown:
         raise unknown_files_error(sorted(unknown), subcorpora, file_names)
     if duplicates:
@@ -251,6 +207,27 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
     return received
 
 
+def _match_by_documents(zf: zipfile.ZipFile, unknown: list[str],
+                        by_slug: dict[str, zipfile.ZipInfo],
+                        documents: Mapping[str, Collection[str]],
+                        limits: UploadLimits) -> list[str]:
+    """Give each member whose name says nothing the sub-corpus whose documents it holds
+    (``# newdoc id``), when no other member took it; returns the members still unknown."""
+    left = []
+    for name in unknown:
+        info = zf.getinfo(name)
+        with zf.open(info) as member:
+            ids = newdoc_ids(_read_chunks(member, limit=min(info.file_size,
+                                                          limits.max_uncompressed_bytes)))
+        slug = dataset_for_documents(ids, {s: d for s, d in documents.items()
+                                           if s not in by_slug})
+        if slug is None:
+            left.append(name)
+        else:
+            by_slug[slug] = info
+    return left
+
+
 def unknown_files_error(names: list[str], subcorpora: Mapping[str, str],
                         file_names: Mapping[str, str] | None = None) -> SubmissionRejected:
     """The refusal of files that name no sub-corpus, with the closest name where one is
@@ -266,6 +243,11 @@ def unknown_files_error(names: list[str], subcorpora: Mapping[str, str],
                               hint=("; ".join(hints) + ".") if hints else "")
 
 
-def _read_chunks(stream: IO[bytes]) -> Iterable[bytes]:
-    while chunk := stream.read(CHUNK):
+def _read_chunks(stream: IO[bytes], limit: int | None = None) -> Iterable[bytes]:
+    """The stream's bytes in chunks; with ``limit``, never more than that many."""
+    read = 0
+    while chunk := stream.read(CHUNK if limit is None else min(CHUNK, limit - read)):
+        read += len(chunk)
         yield chunk
+        if limit is not None and read >= limit:
+            return

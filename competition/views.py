@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -183,7 +184,9 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         except CompetitionError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, f"Submission #{submission.pk} was validated and queued.")
+            # Neutral on purpose: the run may be scored already when this page is shown.
+            messages.success(request, f"Submission #{submission.pk} passed validation; its "
+                             "status is below.")
             return redirect("competition:submission", pk=submission.pk)
     context["quota"] = services.submission_quota(team=current, phase=phase_obj)
     return render(request, "competition/submit.html", context)
@@ -208,16 +211,18 @@ def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) ->
     })
 
 
-@login_required
 @require_GET
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
     if submission is None:
-        # Not the run's team: its public page is its analysis, if the phase shows it.
+        # Not the run's team: its public page is its analysis, if the phase shows it (a
+        # public baseline's to anybody, logged in or not).
         other = selectors.submission_get(submission_id=pk, user=request.user)
         if other is not None and submission_details_visible(submission=other,
                                                             user=request.user):
             return redirect("leaderboard:analysis", submission_id=pk)
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())  # it may be their team's
         raise Http404("No such submission.")
     visible = submission_scores_visible(submission=submission, user=request.user)
     return render(request, "competition/submission_detail.html", {

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from competition import selectors, selectors_editor
+from competition import selectors, selectors_editor, selectors_pages
 from competition.errors import CompetitionError, DefinitionError
 from competition.forms_editor import (
     CompetitionCreateForm,
@@ -28,6 +28,7 @@ from competition.forms_editor import (
     ReleaseForm,
     SubcorpusForm,
     TaskForm,
+    TrackForm,
     aware,
 )
 from competition.models import DefinitionJob, Phase
@@ -35,6 +36,7 @@ from competition.services import definition_files, editor
 from competition.services.audit import audit_definition_load
 from competition.services.editor import EditorError
 from competition.timezones import zone_display
+from competition.wording import plural
 
 
 def _refused(request: HttpRequest, form, exc: CompetitionError) -> None:
@@ -167,7 +169,13 @@ def task_edit(request: HttpRequest, slug: str, task: str) -> HttpResponse:
         "scorer_options": "" if found.procedure else " ".join(found.scorer_options),
         "primary_metric": found.primary_metric})
     phase_form = PhaseForm(request.POST if action == "phase" else None, prefix="phase")
+    track_form = TrackForm(request.POST if action == "track_add" else None, prefix="track")
     try:
+        if action and action.startswith("track_"):
+            done = _track_action(request, found, action, track_form)
+            if done is not None:
+                messages.success(request, done)
+                return redirect(request.path + "#tracks")
         if action == "save" and form.is_valid():
             data = form.cleaned_data
             saved, rescored = editor.task_save(
@@ -190,11 +198,38 @@ def task_edit(request: HttpRequest, slug: str, task: str) -> HttpResponse:
             return redirect("competition:edit_phase", slug=slug, task=found.slug,
                             phase=phase.slug)
     except EditorError as exc:
-        _refused(request, {"save": form, "phase": phase_form}.get(action or ""), exc)
+        _refused(request, {"save": form, "phase": phase_form,
+                           "track_add": track_form}.get(action or ""), exc)
     return render(request, "competition/editor/task.html", {
         "competition": found.competition, "task": found, "form": form,
         "phase_form": phase_form, "phases": found.phases.prefetch_related("subcorpora"),
+        "track_form": track_form, "tracks": selectors_editor.task_tracks(task=found),
     })
+
+
+def _track_action(request: HttpRequest, task, action: str, form: TrackForm) -> str | None:
+    """Add, rename, move or remove a track of ``task``; returns what was done, or None when
+    the add form has errors to show."""
+    if action == "track_add":
+        if not form.is_valid():
+            return None
+        track = editor.track_save(task=task, slug=form.cleaned_data["slug"],
+                                  name=form.cleaned_data["name"],
+                                  description=form.cleaned_data["description"])
+        return f"The track {track.name} was added."
+    raw = request.POST.get("track", "")
+    track = _or_404(task.tracks.filter(pk=int(raw)).first() if raw.isdigit() else None)
+    if action == "track_save":
+        editor.track_save(task=task, track=track, name=request.POST.get("name", ""),
+                          description=request.POST.get("description", ""))
+        return f"The track {track.name} was saved."
+    if action in ("track_up", "track_down"):
+        editor.track_move(track=track, step=-1 if action == "track_up" else 1)
+        return f"The track {track.name} was moved."
+    if action == "track_delete":
+        editor.track_delete(track=track)
+        return f"The track {track.name} was removed."
+    raise Http404("No such action.")
 
 
 # --- phases -----------------------------------------------------------------------------
@@ -228,7 +263,7 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
                 _queued(request, saved)
                 return redirect(here)
             messages.success(request, f"The sub-corpus {saved.subcorpus.name} was added "
-                             f"({len(saved.subcorpus.documents)} documents in its key).")
+                             f"({plural(len(saved.subcorpus.documents), 'document')} in its key).")
             return redirect(here)
         if action == "data" and data_form.is_valid():
             data = data_form.cleaned_data
@@ -319,6 +354,8 @@ def phase_page(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
         "is_organizer": selectors.user_is_organizer(competition=competition,
                                                     user=request.user),
         "data_rows": selectors_editor.phase_data_rows(phase=found, user=request.user),
+        "data_block": selectors_pages.data_access_block(competition=competition,
+                                                        user=request.user),
     })
 
 

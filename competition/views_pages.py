@@ -106,7 +106,8 @@ def terms_accept(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def organize_teams(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: the competition's teams and whether each may submit. POST ``action``: require,
-    unrequire (approval of teams), approve, reject (``team``, ``reason``)."""
+    unrequire (approval of teams), reminders_on, reminders_off (deadline reminders), approve,
+    reject (``team``, ``reason``)."""
     competition = _organized_or_404(request, slug)
     if request.method == "POST":
         action = request.POST.get("action", "")
@@ -116,6 +117,11 @@ def organize_teams(request: HttpRequest, slug: str) -> HttpResponse:
                                                     required=action == "require")
                 messages.success(request, "Teams now need your approval before they submit."
                                  if action == "require" else "Teams no longer need approval.")
+            elif action in ("reminders_on", "reminders_off"):
+                page_services.deadline_reminders_set(competition=competition,
+                                                     enabled=action == "reminders_on")
+                messages.success(request, "Deadline reminders are on." if action ==
+                                 "reminders_on" else "Deadline reminders are off.")
             elif action in ("approve", "reject"):
                 team = Team.objects.filter(competition=competition,
                                            pk=request.POST.get("team") or 0).first()
@@ -134,6 +140,7 @@ def organize_teams(request: HttpRequest, slug: str) -> HttpResponse:
     return render(request, "competition/pages/organize_teams.html", {
         "competition": competition,
         "required": selectors_pages.team_approval_required(competition=competition),
+        "reminders": selectors_pages.deadline_reminders_on(competition=competition),
         "rows": selectors_pages.teams_for_approval(competition=competition),
     })
 

@@ -35,6 +35,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from competition.models import Competition, Membership, Phase, PhaseDataFile, Submission
+from competition.selectors_pages import data_access_block
 
 Viewer: TypeAlias = AbstractBaseUser | AnonymousUser | None
 """Whoever asks: a user, an anonymous visitor, or nobody (a command, a test)."""
@@ -159,11 +160,30 @@ def submission_openable(*, submission: Submission, user: Viewer) -> bool:
 
 def data_file_downloadable(*, data: PhaseDataFile, user: Viewer,
                            at: datetime | None = None) -> bool:
-    """Whether ``user`` may download a phase's data file: the organizers always; any
-    signed-in user once the file is released (its ``release_at``, else the phase's start)."""
+    """Whether ``user`` may download a phase's data file: the organizers always; anybody
+    else once the file is released (its ``release_at``, else the phase's start) and when
+    nothing keeps them from submitting either: signed in, the current terms accepted, and a
+    team approved where the competition approves teams
+    (`competition.selectors_pages.data_access_block`)."""
     competition = data.phase.task.competition
     if user_is_organizer(competition=competition, user=user):
         return True
     if user is None or not user.is_authenticated or competition.published_at is None:
         return False
-    return data.released_at <= (at or timezone.now())
+    if data.released_at > (at or timezone.now()):
+        return False
+    return data_access_block(competition=competition, user=user) is None
+
+
+def phase_check_facts_visible(*, phase: Phase, user: Viewer,
+                              at: datetime | None = None) -> bool:
+    """Whether ``user`` may fetch what uploads to ``phase`` are checked against (document
+    names, word forms, sentence ids: the input text, never an annotation): the organizers
+    always; anybody else once the phase has started, on the terms of its data
+    (`data_access_block`)."""
+    competition = phase.task.competition
+    if user_is_organizer(competition=competition, user=user):
+        return True
+    if competition.published_at is None or phase.start > (at or timezone.now()):
+        return False
+    return data_access_block(competition=competition, user=user) is None

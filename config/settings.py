@@ -275,6 +275,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tasks.scoring.sweep_stuck_submissions",
         "schedule": timedelta(seconds=SWEEP_INTERVAL),
     },
+    # Reminders before a test phase closes (sent once per phase and team, however often).
+    "deadline-reminders": {
+        "task": "tasks.mail.send_deadline_reminders_task",
+        "schedule": timedelta(hours=1),
+    },
 }
 
 # --- REST framework ---------------------------------------------------------------------

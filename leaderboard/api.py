@@ -26,11 +26,16 @@ from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import Competition, Phase, Submission
 from competition.selectors import (
     competition_detail,
+    phase_check_facts,
     submission_for_viewer,
     submission_get,
     team_for_user,
 )
-from competition.visibility import submission_details_visible, visible_competitions
+from competition.visibility import (
+    phase_check_facts_visible,
+    submission_details_visible,
+    visible_competitions,
+)
 from leaderboard.board_views import board_api_payload
 from leaderboard.selectors import BoardQueryError, submission_analysis
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
@@ -157,6 +162,26 @@ class PhaseDetailView(APIView):
     @extend_schema(responses=PhaseSerializer)
     def get(self, request: Request, phase_id: int) -> Response:
         return Response(PhaseSerializer(_phase(request, phase_id)).data)
+
+
+class PhaseCheckView(APIView):
+    """What uploads to the phase are checked against, for checking files offline
+    (``codicrac validate``): the validation options and, per dataset with a gold key, its
+    documents' names, word forms and sentence ids — the input text, never an annotation, a
+    key's path or its checksum. For the organizers, and for participants once the phase has
+    started, on the terms of its data."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=OpenApiTypes.OBJECT)
+    def get(self, request: Request, phase_id: int) -> Response:
+        phase = _phase(phase_id)
+        if not phase_check_facts_visible(phase=phase, user=request.user):
+            return error_response(
+                "check_facts_hidden", "The checks of this phase are open to its participants "
+                "once it has started, with the terms accepted (and an approved team where "
+                "the competition approves teams).", http_status=status.HTTP_403_FORBIDDEN)
+        return Response(phase_check_facts(phase=phase))
 
 
 def _submission_data(submission: Submission, request: Request) -> dict:

@@ -13,6 +13,7 @@ urlpatterns = [
     path("phases/<int:phase_id>/", api.PhaseDetailView.as_view(), name="api-phase"),
     path("phases/<int:phase_id>/submissions/", api.PhaseSubmissionsView.as_view(),
          name="api-phase-submissions"),
+    path("phases/<int:phase_id>/check/", api.PhaseCheckView.as_view(), name="api-phase-check"),
     path("phases/<int:phase_id>/leaderboard/", api.LeaderboardView.as_view(),
          name="api-leaderboard"),
     path("submissions/<int:submission_id>/", api.SubmissionDetailView.as_view(),

@@ -10,6 +10,7 @@ from django.http import QueryDict
 from django.template.loader import render_to_string
 
 from competition.models import Phase
+from competition.selectors import track_named
 from competition.visibility import user_is_organizer
 from leaderboard import charts
 from leaderboard.params import board_params
@@ -38,8 +39,10 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
         error = None
     except BoardQueryError as exc:
         result, error = None, str(exc)
+    # The predicted-versus-gold table belongs to the evaluation's own boards: a development
+    # or post-task board would list the evaluation's teams beside runs of another phase.
     gap = (task_gap_table(task=phase.task, viewer=viewer)
-           if phase.kind != Phase.Kind.DEVELOPMENT else None)
+           if phase.kind in (Phase.Kind.TEST_PREDICTED, Phase.Kind.TEST_GOLD) else None)
     context = {
         "request": _QueryOnly(query),
         "phase": phase,
@@ -78,8 +81,20 @@ def board_languages_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[
     return render_to_string("leaderboard/_languages.html", context), False
 
 
+def board_track_name(*, phase: Phase, query: QueryDict) -> str:
+    """The name of the track the board shows (the page's title names it; "" in a task
+    without tracks or for a track no one has)."""
+    tracks = list(phase.task.tracks.all())
+    if not tracks:
+        return ""
+    named = track_named(tracks=tracks, label=query.get("track") or tracks[0].slug)
+    return named.name if named is not None else ""
+
+
 def _board_chart(result) -> charts.BarChart | None:
-    ranked = [r for r in result.rows if r.average is not None][:12]
+    # Disqualified runs stay in the organizers' table, marked, but never in the chart.
+    ranked = [r for r in result.rows
+              if r.average is not None and not r.entry.disqualified][:12]
     if not ranked:
         return None
     # a baseline by its run's name; a published one may have none: then by its team

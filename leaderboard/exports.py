@@ -35,6 +35,8 @@ def board_frame(board: Board) -> pd.DataFrame:
     for row in board.rows:
         entry = row.entry
         record = row_fields(row)
+        # The board's track (baselines are shown on every track's board): "" without tracks.
+        record["track"] = "" if row.entry.is_baseline else (board.track or "")
         for column in board.columns:
             score = entry.scores.get(column.slug)
             for name in FIELDS:
@@ -43,7 +45,7 @@ def board_frame(board: Board) -> pd.DataFrame:
             record[f"avg.{name}"] = None if row.average is None else row.average.get(name)
         records.append(record)
     columns = ["rank", "group", "team", "run_name", "submission_id", "submitted_at", "status",
-               "baseline", "disqualified"]
+               "baseline", "disqualified", "track"]
     columns += [f"{c.slug}.{name}" for c in board.columns for name in FIELDS]
     columns += [f"avg.{name}" for name in FIELDS]
     frame = pd.DataFrame.from_records(records, columns=columns)
@@ -65,6 +67,11 @@ def board_meta(board: Board) -> dict:
         "hidden": board.hidden,
         "frozen_at": board.snapshot.created_at.isoformat() if board.snapshot else None,
         "group_samples": board.group_samples or None,
+        # The track this board ranks (its slug and name) and the task's tracks; None / []
+        # in a task without tracks.
+        "track": board.track,
+        "track_name": next((t.name for t in board.tracks if t.slug == board.track), None),
+        "tracks": [{"slug": t.slug, "name": t.name} for t in board.tracks],
         "subcorpora": [
             {"slug": c.slug, "name": c.name, "available": c.available} for c in board.columns
         ],

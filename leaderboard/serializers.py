@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from competition.models import Competition, Phase, SubCorpus, Submission, Task
+from competition.models import Competition, Phase, SubCorpus, Submission, Task, Track
 from competition.selectors import submission_status_label
 from leaderboard.exports import board_meta, row_fields
 from leaderboard.ranking import FIELDS
@@ -14,13 +14,22 @@ from leaderboard.ranking import FIELDS
 class SubCorpusSerializer(serializers.ModelSerializer):
     class Meta:
         model = SubCorpus
-        fields = ["name", "slug", "available"]
+        # file_name: the name participants are told to upload (blank: named by the dataset)
+        fields = ["name", "slug", "available", "language", "file_name"]
+
+
+class TrackSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Track
+        fields = ["slug", "name", "description"]
 
 
 class PhaseSerializer(serializers.ModelSerializer):
     competition = serializers.CharField(source="task.competition.slug", read_only=True)
     task = serializers.CharField(source="task.slug", read_only=True)
     subcorpora = SubCorpusSerializer(many=True, read_only=True)
+    # The task's tracks, each ranked on its own board; a run names one (empty: no tracks).
+    tracks = TrackSerializer(source="task.tracks", many=True, read_only=True)
     leaderboard_public = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
 
@@ -29,7 +38,7 @@ class PhaseSerializer(serializers.ModelSerializer):
         fields = ["id", "competition", "task", "slug", "kind", "title", "start", "end",
                   "status", "leaderboard_visibility", "leaderboard_public", "revealed_at",
                   "show_own_scores_when_hidden", "daily_limit", "total_limit", "counts",
-                  "subcorpora"]
+                  "subcorpora", "tracks"]
 
     def _now(self):
         from django.utils import timezone
@@ -45,11 +54,12 @@ class PhaseSerializer(serializers.ModelSerializer):
 
 class TaskSerializer(serializers.ModelSerializer):
     phases = PhaseSerializer(many=True, read_only=True)
+    tracks = TrackSerializer(many=True, read_only=True)
 
     class Meta:
         model = Task
         fields = ["id", "slug", "kind", "title", "description", "primary_metric",
-                  "scorer_options", "phases"]
+                  "scorer_options", "tracks", "phases"]
 
 
 class CompetitionSerializer(serializers.ModelSerializer):
@@ -88,6 +98,7 @@ class ScoreCellSerializer(serializers.Serializer):
 class SubmissionSerializer(serializers.ModelSerializer):
     team = serializers.CharField(source="team.name", read_only=True)
     track = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    track_name = serializers.CharField(source="track.name", read_only=True, default="")
     phase_id = serializers.IntegerField(read_only=True)
     is_final = serializers.BooleanField(read_only=True)
     files = serializers.SerializerMethodField()
@@ -97,7 +108,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
     class Meta:
         model = Submission
         fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
-                  "status", "status_detail", "is_final",
+                  "track_name", "status", "status_detail", "is_final",
                   "error", "is_baseline", "is_chosen", "disqualified", "scorer_version",
                   "created_at", "scored_at", "files", "scores"]
 
@@ -131,8 +142,8 @@ class PublicSubmissionSerializer(SubmissionSerializer):
 
     class Meta(SubmissionSerializer.Meta):
         fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
-                  "status", "is_final", "is_baseline", "disqualified", "scorer_version",
-                  "created_at", "scored_at", "scores"]
+                  "track_name", "status", "is_final", "is_baseline", "disqualified",
+                  "scorer_version", "created_at", "scored_at", "scores"]
 
 
 def cell_dict(cell) -> dict[str, float]:

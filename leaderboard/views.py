@@ -29,7 +29,11 @@ from competition.selectors import (
 from competition.services.organize import phase_rescore_start
 from competition.visibility import user_is_organizer
 from leaderboard import charts, exports, services
-from leaderboard.board_views import board_languages_content, board_page_content
+from leaderboard.board_views import (
+    board_languages_content,
+    board_page_content,
+    board_track_name,
+)
 from leaderboard.models import BoardSnapshot
 from leaderboard.params import board_params
 from leaderboard.selectors import (
@@ -37,6 +41,7 @@ from leaderboard.selectors import (
     BoardQueryError,
     leaderboard_board,
     metric_label,
+    phase_run_scores,
     submission_analysis,
     submission_compare,
     task_gap_table,
@@ -71,7 +76,7 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
     tasks = [
-        {"task": task, "phases": list(task.phases.all()),
+        {"task": task, "phases": list(task.phases.all()), "tracks": list(task.tracks.all()),
          "gap": task_gap_table(task=task, viewer=request.user)}
         for task in comp.tasks.all()
     ]
@@ -98,6 +103,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
         # the board part: our own template's output, rendered with its escaping
         "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
         "published": published_averages_table(phase=phase_obj),
+        "track_name": board_track_name(phase=phase_obj, query=request.GET),
     }, status=400 if error else 200)
 
 
@@ -106,7 +112,7 @@ def board_languages_page(request: HttpRequest, competition: str, task: str,
                          phase: str) -> HttpResponse:
     """The board by language and as a team × dataset heatmap (same rows, same parameters);
     a public one is kept as the board is."""
-    phase_obj = _phase_or_404(competition, task, phase)
+    phase_obj = _phase_or_404(request, competition, task, phase)
     key = public_view_key(phase=phase_obj, viewer=request.user, view="languages",
                           query=request.GET)
     content = cache.get(key) if key else None
@@ -289,10 +295,12 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
         else:
             messages.success(request, message)
         return redirect(request.path)
-    submissions = (Submission.objects.filter(phase=phase_obj)
-                   .select_related("team").prefetch_related("runs")
-                   .order_by("-created_at", "-id")[:500])
+    submissions = list(Submission.objects.filter(phase=phase_obj)
+                       .select_related("team", "track").prefetch_related("runs")
+                       .order_by("-created_at", "-id")[:500])
     return render(request, "leaderboard/organize.html", {
+        "scores": phase_run_scores(phase=phase_obj, submission_ids=[s.pk for s in submissions]),
+        "has_tracks": phase_obj.task.tracks.exists(),
         "phase": phase_obj,
         "task": phase_obj.task,
         "competition": phase_obj.task.competition,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -60,28 +60,46 @@ def rescore_progress_json(request: HttpRequest, competition: str, task: str, pha
                          "failed": progress.failed, "finished": progress.finished})
 
 
+def member_name(original: str, slug: str, taken: set[str]) -> str:
+    """A safe archive member name for an uploaded file: its own base name (no folders, no
+    control characters), or ``<sub-corpus>-<name>`` when that is taken or empty."""
+    base = "".join(ch for ch in PurePosixPath(original.replace("\\", "/")).name
+                   if ch.isprintable()).strip().lstrip(".")
+    name = base if base and base.lower() not in taken else f"{slug}-{base or 'response'}"
+    taken.add(name.lower())
+    return name
+
+
 @require_GET
 def final_runs_zip(request: HttpRequest, competition: str, task: str,
                    phase: str) -> HttpResponse:
-    """Every team's final run of the phase (the counts rule) as one zip: the response files
-    teams uploaded, ``MANIFEST.csv`` (file by file) and ``scores.csv`` (run × sub-corpus ×
-    metric of the task's own mode, the primary metric marked). Gold keys are never in it."""
+    """Every team's final run of the phase (the counts rule; in a task with tracks, one per
+    team and track) as one zip: the response files teams uploaded, as uploaded and under
+    their own names, in a folder per run; ``MANIFEST.csv`` (file by file, with the track
+    and the name it was uploaded as) and ``scores.csv`` (run × sub-corpus × metric of the
+    task's own mode, the primary metric marked). Gold keys are never in it."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     submissions = phase_final_submissions(phase=phase_obj)
     # On disk, not in memory: a phase's final runs can add up to gigabytes.
     buffer = tempfile.TemporaryFile()
-    manifest = [["team", "submission_id", "run_name", "subcorpus", "file", "sha256"]]
+    manifest = [["team", "track", "submission_id", "run_name", "subcorpus", "file",
+                 "uploaded_as", "sha256"]]
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for submission in submissions:
-            folder = f"{slugify(submission.team.name) or 'team'}-{submission.pk}"
+            track = submission.track.slug if submission.track_id else ""
+            folder = "-".join(filter(None, [slugify(submission.team.name) or "team", track,
+                                            str(submission.pk)]))
+            taken: set[str] = set()
             for f in submission.files.all():
                 path = Path(f.absolute_path)
                 if not path.is_file():
                     continue
-                member = f"{folder}/{f.subcorpus.slug}.CONLLUA"
+                # The bytes as uploaded, under the name they were uploaded with.
+                member = f"{folder}/{member_name(f.original_name, f.subcorpus.slug, taken)}"
                 archive.write(path, member)
-                manifest.append([submission.team.name, submission.pk, submission.run_name,
-                                 f.subcorpus.slug, member, f.sha256])
+                manifest.append([submission.team.name, track, submission.pk,
+                                 submission.run_name, f.subcorpus.slug, member,
+                                 f.original_name, f.sha256])
         archive.writestr("MANIFEST.csv", exports.rows_csv(manifest))
         archive.writestr("scores.csv", exports.final_run_scores_csv(
             submissions=submissions, primary_metric=phase_obj.task.primary_metric))

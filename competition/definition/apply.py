@@ -2,7 +2,8 @@
 
 `competition_apply` writes a whole `CompetitionSpec` (the YAML loader, the definition
 upload); the editor's forms write one part of one with the functions it is made of
-(`task_apply`, `phase_apply`, `subcorpus_apply`), so every writer follows the same rules:
+(`task_apply`, `tracks_apply`, `phase_apply`, `subcorpus_apply`), so every writer follows
+the same rules:
 
 - objects are matched by slug and updated, never duplicated; a part given with ``new`` must
   not take a slug already used at its level; a renamed part keeps its identity;
@@ -222,7 +223,7 @@ def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = 
     if seen is not None:
         seen.tasks.add(task.pk)
     if spec.tracks is not None:
-        _tracks_apply(task, spec.tracks)
+        tracks_apply(task=task, tracks=spec.tracks)
     for phase_order, phase_spec in enumerate(spec.phases or ()):
         try:
             phase, phase_changed = phase_apply(task=task, spec=phase_spec, order=phase_order,
@@ -234,18 +235,27 @@ def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = 
     return task, changed
 
 
-def _tracks_apply(task: Task, tracks: tuple[TrackSpec, ...]) -> None:
-    """The task's tracks: each ranks separately; a team picks one at upload. A track that
-    holds submissions is never removed."""
-    for order, track in enumerate(tracks):
-        Track.objects.update_or_create(task=task, slug=track.slug, defaults={
-            "name": track.name, "description": track.description, "order": order})
-    unlisted = Track.objects.filter(task=task).exclude(slug__in=[t.slug for t in tracks])
+def tracks_apply(*, task: Task, tracks: tuple[TrackSpec, ...]) -> list[Track]:
+    """The task's tracks, in this order (the whole list: the YAML loader's and the editor's
+    track section's): each ranks separately; a team picks one at upload. Matched by slug;
+    a track no longer listed is removed, unless it holds submissions (then nothing is
+    written). Returns the tracks in order."""
+    slugs = [track.slug for track in tracks]
+    if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
+        raise SpecError("slug_taken", field="slug",
+                        reason=f"the track slug {twice[0]!r} is already used in the task")
+    unlisted = Track.objects.filter(task=task).exclude(slug__in=slugs)
     if held := [t.name for t in unlisted if t.submissions.exists()]:
         raise SpecError("held", field="tracks", reason=(
             f"the file no longer lists the tracks {', '.join(held)}, which hold "
             "submissions; put them back in the file"))
     unlisted.delete()
+    written: list[Track] = []
+    for order, track in enumerate(tracks):
+        saved, _ = Track.objects.update_or_create(task=task, slug=track.slug, defaults={
+            "name": track.name, "description": track.description, "order": order})
+        written.append(saved)
+    return written
 
 
 def phase_apply(*, task: Task, spec: PhaseSpec, phase: Phase | None = None, new: bool = False,

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.utils.text import get_valid_filename
+from django.utils.text import get_valid_filename, slugify
 
 from competition.definition import apply
 from competition.definition.keys import data_key_clash, file_content_digests
@@ -44,8 +44,9 @@ from competition.definition.spec import (
     SpecError,
     SubCorpusSpec,
     TaskSpec,
+    TrackSpec,
 )
-from competition.errors import CompetitionError
+from competition.errors import CompetitionError, shown_params
 from competition.models import (
     AuditEntry,
     Competition,
@@ -55,6 +56,7 @@ from competition.models import (
     SubCorpus,
     Submission,
     Task,
+    Track,
 )
 from competition.services.audit import audit_record
 from competition.services.dispatch import definition_job_enqueue
@@ -68,13 +70,16 @@ MESSAGES: dict[str, str] = {
     "unknown_user": "There is no user named {username!r}.",
     "data_is_key": "{name} is identical to the gold key of {subcorpus}; keys are never given "
     "to participants.",
-    "too_large": "{name} is larger than the limit of {limit} bytes.",
+    "too_large": "{name} is larger than the limit of {limit}.",
     "empty_file": "{name} is empty.",
     "bad_release": "The release time was not changed: {reason}",
     "data_name_taken": "The phase already has a data file named {name}.",
-    "held": "{what} holds {count} submissions; deleting it would delete them and their "
+    "held": "{what} holds {count_submissions}; deleting it would delete them and their "
     "scores.",
     "gone": "{what} was deleted while its key was being read; nothing was changed.",
+    "track_name_taken": "The task already has a track named {name!r}.",
+    "track_name_required": "A track needs a name.",
+    "track_name_long": "A track's name has at most {limit} characters.",
 }
 """The editor's own refusals; a spec's rules refuse with their own message (``reason``)."""
 
@@ -89,7 +94,7 @@ class EditorError(CompetitionError):
     @property
     def message(self) -> str:
         if self.code in MESSAGES:
-            return MESSAGES[self.code].format(**self.params)
+            return MESSAGES[self.code].format(**shown_params(self.params, self.code))
         return str(self.params.get("reason", self.code))
 
 
@@ -167,6 +172,73 @@ def _held(what: str, submissions) -> None:
 def task_delete(*, task: Task) -> None:
     _held(f"The task {task.slug}", Submission.objects.filter(phase__task=task))
     task.delete()
+
+
+# --- tracks -----------------------------------------------------------------------------
+# A task's tracks rank their runs separately (competition.models.Track); a team names one
+# at upload. Their slug is fixed once created (boards and the CLI name tracks by it); their
+# name, description and order may change at any time; a track is removed only while no run
+# names it.
+
+def track_save(*, task: Task, track: Track | None = None, slug: str = "", name: str,
+               description: str = "") -> Track:
+    """Add a track to ``task`` (last in order), or rename an existing one. Written through
+    `apply.tracks_apply` with the task's whole list, like a definition's ``tracks``."""
+    name = " ".join(name.split())
+    if not name:
+        raise EditorError("track_name_required", field="name")
+    limit = Track._meta.get_field("name").max_length
+    if len(name) > limit:
+        raise EditorError("track_name_long", field="name", limit=limit)
+    same_name = Track.objects.filter(task=task, name__iexact=name)
+    if track is not None:
+        same_name = same_name.exclude(pk=track.pk)
+    if same_name.exists():
+        raise EditorError("track_name_taken", field="name", name=name)
+    with transaction.atomic():
+        tracks = _tracks_locked(task)
+        specs = [_track_spec(t) for t in tracks]
+        if track is None:
+            added = _spec(lambda: TrackSpec(slug=slug.strip() or slugify(name), name=name,
+                                            description=description))
+            specs.append(added)  # a slug already used: apply refuses it
+            slug = added.slug
+        else:
+            slug = track.slug
+            renamed = _spec(lambda: TrackSpec(slug=slug, name=name, description=description))
+            specs = [renamed if t.pk == track.pk else spec for t, spec in zip(tracks, specs)]
+        written = _spec(lambda: apply.tracks_apply(task=task, tracks=tuple(specs)))
+    return next(t for t in written if t.slug == slug)
+
+
+def _tracks_locked(task: Task) -> list[Track]:
+    """The task's tracks in order, locked until the transaction ends (two organizers' edits
+    of the list one after the other)."""
+    return list(Track.objects.select_for_update().filter(task=task).order_by("order", "id"))
+
+
+def _track_spec(track: Track) -> TrackSpec:
+    return TrackSpec(slug=track.slug, name=track.name, description=track.description)
+
+
+def track_move(*, track: Track, step: int) -> None:
+    """Move a track ``step`` places up (negative) or down among its task's tracks."""
+    with transaction.atomic():
+        tracks = _tracks_locked(track.task)
+        index = next(i for i, t in enumerate(tracks) if t.pk == track.pk)
+        target = min(max(index + step, 0), len(tracks) - 1)
+        tracks.insert(target, tracks.pop(index))
+        _spec(lambda: apply.tracks_apply(task=track.task,
+                                         tracks=tuple(_track_spec(t) for t in tracks)))
+
+
+def track_delete(*, track: Track) -> None:
+    """Remove a track no run names (its runs would lose the board they were sent to)."""
+    _held(f"The track {track.name}", track.submissions.all())
+    with transaction.atomic():
+        tracks = _tracks_locked(track.task)
+        _spec(lambda: apply.tracks_apply(task=track.task, tracks=tuple(
+            _track_spec(t) for t in tracks if t.pk != track.pk)))
 
 
 # --- phases -----------------------------------------------------------------------------

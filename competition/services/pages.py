@@ -14,7 +14,7 @@ import logging
 
 from django.conf import settings
 from django.core import signing
-from django.core.mail import EmailMultiAlternatives, get_connection
+from django.core.mail import EmailMultiAlternatives, get_connection, send_mail
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -125,17 +125,77 @@ def team_approval_require(*, competition: Competition, required: bool) -> Partic
     return rules
 
 
+def deadline_reminders_set(*, competition: Competition, enabled: bool) -> ParticipationRules:
+    """Turn on or off the e-mail to teams with no run 48 hours before a test phase closes
+    (competition.services.reminders)."""
+    rules, _ = ParticipationRules.objects.update_or_create(
+        competition=competition, defaults={"deadline_reminders": enabled})
+    return rules
+
+
 def team_decide(*, team: Team, approve: bool, reason: str = "", user=None) -> TeamApproval:
-    """Approve or reject a team (a rejection says why; the team sees the reason)."""
+    """Approve or reject a team (a rejection says why; the team sees the reason). Its members
+    are told by e-mail when the decision changes (a second click sends nothing)."""
     if team.is_organizer_team:
         raise CompetitionError("invalid_status", submission=team.name, status="organizers",
                                expected="a participant team")
+    status = TeamApproval.Status.APPROVED if approve else TeamApproval.Status.REJECTED
+    before = TeamApproval.objects.filter(team=team).values_list("status", "reason").first()
     decision, _ = TeamApproval.objects.update_or_create(
         team=team, defaults={
-            "status": TeamApproval.Status.APPROVED if approve else TeamApproval.Status.REJECTED,
-            "reason": "" if approve else reason.strip(),
+            "status": status, "reason": "" if approve else reason.strip(),
             "decided_at": timezone.now(), "decided_by": user})
+    if before != (decision.status, decision.reason):
+        _team_decision_mail(team=team, decision=decision)
     return decision
+
+
+def _mail_on_commit(*, subject: str, body: str, to: list[str]) -> None:
+    """Send one plain mail once the transaction commits; a mail server that fails is logged,
+    never the user's error (the page already says what the mail says)."""
+    if not to:
+        return
+
+    def send() -> None:
+        try:
+            send_mail(subject, body, None, to)
+        except Exception:  # noqa: BLE001 - any transport error
+            logger.exception("could not send %r to %d recipients", subject, len(to))
+
+    transaction.on_commit(send)
+
+
+def team_approval_request_mail(*, team: Team) -> None:
+    """Tell the competition's organizers (those with an address) that ``team`` waits for
+    their approval, with the page where they decide."""
+    competition = team.competition
+    to = sorted({u.email for u in competition.organizers.exclude(email="")})
+    url = _absolute(reverse("competition:organize_teams", kwargs={"slug": competition.slug}))
+    members = ", ".join(team.memberships.select_related("user")
+                        .values_list("user__username", flat=True))
+    _mail_on_commit(
+        subject=f"[{competition.title}] team {team.name} waits for approval",
+        body=(f"The team {team.name} ({members or 'no members yet'}) registered for "
+              f"{competition.title} and waits for your approval before it may download the "
+              f"data and submit.\n\nApprove or reject it here:\n{url}\n"),
+        to=to)
+
+
+def _team_decision_mail(*, team: Team, decision: TeamApproval) -> None:
+    competition = team.competition
+    to = sorted({m.user.email for m in team.memberships.select_related("user")
+                 if m.user.email})
+    page = _absolute(reverse("competition:competition", kwargs={"slug": competition.slug}))
+    if decision.status == TeamApproval.Status.APPROVED:
+        subject = f"[{competition.title}] your team {team.name} is approved"
+        body = (f"The organizers of {competition.title} approved your team {team.name}: it may "
+                f"now download the data and submit runs.\n\n{page}\n")
+    else:
+        subject = f"[{competition.title}] your team {team.name} was not approved"
+        body = (f"The organizers of {competition.title} did not approve your team {team.name}."
+                f"\n\nTheir reason: {decision.reason or 'none was given'}\n\n"
+                f"Reply to the organizers if you think this is a mistake.\n{page}\n")
+    _mail_on_commit(subject=subject, body=body, to=to)
 
 
 # --- announcements ----------------------------------------------------------------------

@@ -429,6 +429,13 @@ def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartRe
                              f"{time.perf_counter() - begun:.2f} s: {error}")
         raise error from None
     spent = time.perf_counter() - begun
+    scored = max((len(result.scored) for result in results), default=0)
+    # One line per dataset: every mode came from the same reading of the two files.
+    log.append(f"{name}: read {submitted.original_name} ({submitted.size:,} bytes) and "
+               f"the gold key of {name}; {scored} document{'s' if scored != 1 else ''} "
+               f"scored in {spent:.2f} s"
+               + (f" ({len(modes)} modes)" if len(modes) > 1 else ""))
+    said: set[str] = set()
     scores.extend(ScoreValue(submitted.subcorpus_id, row) for row in analyses)
     if with_analyses:
         log.append(f"{name}: {len(analyses)} analysis rows (entity range, entity type, "
@@ -437,21 +444,20 @@ def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartRe
         scores.extend(ScoreValue(submitted.subcorpus_id, row)
                       for row in score_rows(result, mode.options, mode=mode.name,
                                             per_doc=mode.per_doc))
-        log.append(f"{name} [{mode_label(task, mode.name)}]: read "
-                   f"{submitted.original_name} ({submitted.size:,} bytes) and the gold key "
-                   f"of {name}; {len(result.scored)} document"
-                   f"{'s' if len(result.scored) != 1 else ''} scored in "
-                   f"{spent:.2f} s" + (f" (the {len(modes)} modes together)"
-                                       if len(modes) > 1 else ""))
         for warning in (*mode.notes, *result.warnings):
             text = str(warning)
+            if text in said:
+                continue  # the same note from another mode
+            said.add(text)
             if key in text:
-                # About the gold key (its MarkableIDs, lines, entities): organizers only.
-                logger.warning("gold key of %s (submission %s): %s",
-                               submitted.subcorpus.name, submission.pk, text)
+                # About the gold key (its MarkableIDs, lines, entities): organizers only,
+                # naming the key as they know it, not by its stored path.
+                logger.warning("note on the gold key of %s (scoring submission %s; the "
+                               "run was scored): %s",
+                               name, submission.pk, text.replace(key, f"gold key of {name}"))
                 continue
             warnings.append(text.replace(response, submitted.original_name))
-            log.append(f"  warning: {warnings[-1]}")
+            log.append(f"  warning [{mode_label(task, mode.name)}]: {warnings[-1]}")
     return PartResults(subcorpus_id=submitted.subcorpus_id, key=submitted.subcorpus.sha256,
                        scores=tuple(scores), warnings=tuple(warnings), log=tuple(log))
 

@@ -36,6 +36,7 @@ from competition.models import (
     Track,
 )
 from competition.services.audit import audit_record
+from competition.selectors import track_named
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check
@@ -51,6 +52,7 @@ from competition.uploads import (
 from competition.visibility import user_is_organizer
 from scoring import ScoringInputError, UsageError, validate_pair
 from scoring.empty_nodes import read_empty_nodes
+from scoring.filenames import dataset_for_documents, file_newdoc_ids
 from scoring.forked import CannotFork, ChildDied, Forked
 
 logger = logging.getLogger(__name__)
@@ -343,16 +345,26 @@ def _other_subcorpus(problems: list[Problem], *, phase: Phase, response: Receive
     codes = {problem.code for problem in problems}
     if not codes or not codes <= {"missing_documents", "extra_documents"}:
         return None
-    others = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+    available = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
+    others = {slug: sc.name for slug, sc in available.items()}
     named = subcorpus_for_name(response.original_name, others)
-    if named is None or named == subcorpus.slug:
+    if named is not None and named != subcorpus.slug:
+        return Problem(
+            file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+            code="other_subcorpus",
+            message=(f"this file's name says {others[named]}, but it was given for "
+                     f"{subcorpus.name} and holds none of its documents: give each "
+                     "sub-corpus its own file."))
+    held = dataset_for_documents(file_newdoc_ids(response.path),
+                                 subcorpus_documents(available))
+    if held is None or held == subcorpus.slug:
         return None
     return Problem(
         file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
         code="other_subcorpus",
-        message=(f"this file's name says {others[named]}, but it was given for "
-                 f"{subcorpus.name} and holds none of its documents: give each sub-corpus "
-                 "its own file."))
+        message=(f"this looks like {others[held]}'s file: it holds the documents of "
+                 f"{others[held]}, not those of {subcorpus.name}. Give each dataset its own "
+                 "file."))
 
 
 def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
@@ -424,7 +436,8 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
         received = receive_zip(archive=archive, subcorpora=names, workdir=workdir,
                                limits=upload_limits(),
                                file_names={slug: sc.file_name
-                                           for slug, sc in subcorpora.items()})
+                                           for slug, sc in subcorpora.items()},
+                               documents=subcorpus_documents(subcorpora))
     elif files:
         received = receive_files(files=files, subcorpora=names, workdir=workdir,
                                  limits=upload_limits())
@@ -434,6 +447,12 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
     if missing and not skipping_allowed:
         raise SubmissionRejected("missing_files", subcorpora=", ".join(missing))
     return received
+
+
+def subcorpus_documents(subcorpora: Mapping[str, SubCorpus]) -> dict[str, set[str]]:
+    """Each sub-corpus's document names (from its gold key, read when it was stored)."""
+    return {slug: {str(d.get("name", "")) for d in sc.documents if isinstance(d, dict)}
+            for slug, sc in subcorpora.items()}
 
 
 def _store(*, submission: Submission, received: Mapping[str, ReceivedFile],
@@ -519,15 +538,24 @@ def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> Submission
 
 def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:
     """The track a run goes to, or the rule it breaks (checked before anything is stored)."""
-    tracks = {t.slug: t for t in phase.task.tracks.all()}
-    names = ", ".join(t.name for t in tracks.values()) or "none"
+    tracks = list(phase.task.tracks.all())
+    names = ", ".join(t.name for t in tracks) or "none"
     if not track:
         if tracks and not is_baseline:
             raise SubmissionRejected("track_required", tracks=names)
         return None
-    if track not in tracks:
+    chosen = track_named(tracks=tracks, label=track)
+    if chosen is None:
         raise SubmissionRejected("unknown_track", track=track, tracks=names)
-    return tracks[track]
+    return chosen
+
+
+def _dated(*, phase: Phase, at: datetime, is_baseline: bool) -> datetime:
+    """When a run is shown as submitted: now; but a baseline added to a phase that has ended
+    (an earlier edition loaded today) belongs to that phase's time, its start."""
+    if is_baseline and phase.end is not None and phase.end < at:
+        return phase.start
+    return at
 
 
 def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,
@@ -548,7 +576,9 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                 track=track, scoring_log=log,
                 validated_keys={str(subcorpora[slug].pk): subcorpora[slug].sha256
                                 for slug in received},
-                status=Status.QUEUED, created_at=now, validated_at=now, queued_at=now,
+                status=Status.QUEUED, created_at=_dated(phase=phase, at=now,
+                                                        is_baseline=is_baseline),
+                validated_at=now, queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
             scoring_enqueue(submission_id=submission.pk)

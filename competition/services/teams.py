@@ -8,7 +8,8 @@ from django.db import IntegrityError, transaction
 from competition.errors import TeamError
 from competition.models import Competition, Membership, Team, new_invite_code
 from competition.selectors import team_captain
-from competition.services.pages import terms_check
+from competition.selectors_pages import team_approval_required
+from competition.services.pages import team_approval_request_mail, terms_check
 from competition.visibility import user_is_organizer
 
 
@@ -37,6 +38,8 @@ def team_create(*, competition: Competition, name: str, user=None,
                                        invite_code=new_invite_code())
             if user is not None:
                 Membership.objects.create(team=team, user=user, competition=competition)
+            if not is_organizer_team and team_approval_required(competition=competition):
+                team_approval_request_mail(team=team)
     except IntegrityError:  # a concurrent request won the race
         if user is not None:
             _check_not_in_team(competition=competition, user=user)

@@ -34,6 +34,7 @@ from leaderboard.selectors.boards import (
     leaderboard_board,
     ordered_modes,
     phase_final_submissions,
+    phase_run_scores,
     snapshot_material,
     task_gap_table,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "MetricLine", "PairedResult", "Visibility", "active_snapshot", "board_material",
     "board_tied_groups", "compare_counts", "document_counts", "leaderboard_board",
     "metric_label", "ordered_metrics", "ordered_modes", "phase_final_submissions",
-    "phase_visibility", "snapshot_material", "submission_analysis", "submission_compare",
-    "submission_scores_visible", "task_gap_table", "user_is_organizer", "visible_submissions",
+    "phase_run_scores", "phase_visibility", "snapshot_material", "submission_analysis",
+    "submission_compare", "submission_scores_visible", "task_gap_table", "user_is_organizer",
+    "visible_submissions",
 ]

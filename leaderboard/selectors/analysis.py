@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from competition.models import Score, Submission
+from competition.selectors import nothing_to_score
 from competition.visibility import submission_details_visible
 from leaderboard import significance
 from leaderboard.ranking import AVERAGE, macro_average
@@ -93,20 +94,24 @@ def submission_analysis(
     columns = [Column(**c) for c in subcorpus_columns(phase)]
     available = [c.slug for c in columns if c.available]
     rows = Score.objects.filter(submission=submission, run__is_current=True).values_list(
-        "mode", "metric", "subcorpus__slug", "document", "recall", "precision", "f1"
+        "mode", "metric", "subcorpus__slug", "document", "recall", "precision", "f1", "counts"
     )
     sub_rows: dict[tuple[str, str], dict[str, Cell]] = defaultdict(dict)
+    sub_counts: dict[tuple[str, str], list] = defaultdict(list)
     doc_rows: dict[str, list[DocumentLine]] = defaultdict(list)
-    for mode, metric, slug, document, r, p, f in rows:
+    for mode, metric, slug, document, r, p, f, counts in rows:
         if document:
             if mode == TASK_MODE:
                 doc_rows[metric].append(DocumentLine(slug, document, r, p, f))
         else:
             sub_rows[(mode, metric)][slug] = Cell(r, p, f)
+            sub_counts[(mode, metric)].append(counts)
     lines: list[MetricLine] = []
     breakdown_lines: list[MetricLine] = []
     for mode in ordered_modes(m for m, _ in sub_rows):
         for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):
+            if nothing_to_score(metric, sub_counts[(mode, metric)]):
+                continue  # the zeros' row of data without zeros
             cells = sub_rows[(mode, metric)]
             line = MetricLine(mode, metric, cells, macro_average(cells, available))
             (breakdown_lines if analysis_of(mode) else lines).append(line)

@@ -31,6 +31,7 @@ from django.db.models.functions import Cast
 from django.utils.dateparse import parse_datetime
 
 from competition.models import Phase, Score, ScoringRun, Submission, Task
+from competition.selectors import track_named
 from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
 from leaderboard import significance
@@ -386,6 +387,11 @@ class Board:
     """The task's tracks, each ranked on its own board (empty: the task has none)."""
     track: str | None = None
     """The track shown (its slug), when the task has tracks."""
+
+    @property
+    def track_name(self) -> str:
+        """The shown track's name ("" in a task without tracks)."""
+        return next((t.name for t in self.tracks if t.slug == self.track), "")
     versions: list[str] = field(default_factory=list)
     """How the shown runs were scored: "<procedure or options> · scorer <version>", or
     "published" for reference results; more than one means the board mixes scorings."""
@@ -515,10 +521,11 @@ def leaderboard_board(
     available = [c.slug for c in columns if c.available]
     tracks = [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
     if tracks:
-        track = track or tracks[0].slug
-        if track not in {t.slug for t in tracks}:
+        named = track_named(tracks=tracks, label=track or tracks[0].slug)
+        if named is None:
             raise BoardQueryError(f"unknown track {track!r}: expected one of "
-                                  f"{', '.join(t.slug for t in tracks)}")
+                                  f"{', '.join(t.name for t in tracks)}")
+        track = named.slug
         data = {**data, "entries": [e for e in data["entries"]
                                     if e.get("track") == track or e["is_baseline"]]}
     else:
@@ -707,6 +714,33 @@ def task_gap_table(*, task: Task, viewer) -> GapTable | None:
 # --- the runs that count ----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class OrganizeScore:
+    """A run's primary score as the organize page lists it: the macro-average F1 over the
+    phase's available datasets (None while some are missing) and how many it has."""
+
+    average: float | None
+    scored: int
+    datasets: int
+
+
+def phase_run_scores(*, phase: Phase, submission_ids) -> dict[int, OrganizeScore]:
+    """The current primary scores of these runs of ``phase`` (task mode, whole datasets), for
+    the organizers, whatever the board shows to others."""
+    available = list(phase.subcorpora.filter(available=True).values_list("pk", flat=True))
+    f1s: dict[int, dict[int, float]] = {}
+    for sid, subcorpus, f1 in (Score.objects.filter(
+            submission_id__in=list(submission_ids), run__is_current=True, mode=TASK_MODE,
+            metric=phase.task.primary_metric, document="", subcorpus_id__in=available)
+            .values_list("submission_id", "subcorpus_id", "f1")):
+        f1s.setdefault(sid, {})[subcorpus] = f1
+    return {sid: OrganizeScore(
+                average=(sum(cells.values()) / len(available)
+                         if available and len(cells) == len(available) else None),
+                scored=len(cells), datasets=len(available))
+            for sid, cells in f1s.items()}
+
+
 def phase_final_submissions(*, phase: Phase) -> list[Submission]:
     """The runs that count for each team under the phase rule (no baselines, none disqualified),
     for the organizers' download of all final submissions."""
@@ -714,8 +748,15 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
     available = [c["slug"] for c in data["subcorpora"] if c["available"]]
     entries = _entries(data, mode=TASK_MODE, metric=phase.task.primary_metric,
                        primary=phase.task.primary_metric)
-    chosen = select_team_entries(entries, counts=phase.counts, available=available,
-                                 missing=phase.missing)
-    ids = [e.submission_id for e in chosen if not e.is_baseline]
-    return list(Submission.objects.filter(pk__in=ids).select_related("team")
-                .prefetch_related("files__subcorpus").order_by("team__name", "id"))
+    # Each track ranks on its own board: a team's final run is chosen per track.
+    track_of = {e["submission_id"]: e.get("track") for e in data["entries"]}
+    by_track: dict[str | None, list] = {}
+    for entry in entries:
+        by_track.setdefault(track_of[entry.submission_id], []).append(entry)
+    ids = [e.submission_id for runs in by_track.values()
+           for e in select_team_entries(runs, counts=phase.counts, available=available,
+                                        missing=phase.missing)
+           if not e.is_baseline]
+    return list(Submission.objects.filter(pk__in=ids).select_related("team", "track")
+                .prefetch_related("files__subcorpus")
+                .order_by("team__name", "track__order", "id"))

@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from competition.models import Score
+from competition.selectors import ZERO_METRIC, nothing_to_score
 from competition.services.boards import SUPPLEMENTARY, VariantColumn, variant_columns
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
@@ -39,15 +40,27 @@ class Variants:
         return Variants([c for c in self.columns if c.mode == EMPTY_NODES], self.values)
 
 
+def _nothing_to_score(column: VariantColumn, ids: list[int]) -> bool:
+    """The zeros' column of data without zeros (no key nor response of the shown runs has a
+    zero anaphor): its 0.00 would mean nothing, so it is left out."""
+    if column.metric != ZERO_METRIC or not ids:
+        return False
+    counts = list(Score.objects.filter(submission_id__in=ids, run__is_current=True,
+                                       document="", mode=column.mode, metric=column.metric)
+                  .values_list("counts", flat=True))
+    return nothing_to_score(column.metric, counts)
+
+
 def board_variants(*, board: Board) -> Variants | None:
     """The variant columns of the rows ``board`` shows (its viewer's rows only), or None when
     the board's task has no scoring procedure."""
     task = board.phase.task
     if not task.procedure or board.hidden and not board.rows:
         return None
-    columns = variant_columns(procedure=task.procedure)
-    wanted = {(c.mode, c.metric) for c in columns}
     ids = [row.entry.submission_id for row in board.rows]
+    columns = [c for c in variant_columns(procedure=task.procedure)
+               if not _nothing_to_score(c, ids)]
+    wanted = {(c.mode, c.metric) for c in columns}
     cells: dict[int, dict[tuple[str, str], dict[str, Cell]]] = defaultdict(
         lambda: defaultdict(dict))
     if board.material_pairs is None or wanted <= board.material_pairs:

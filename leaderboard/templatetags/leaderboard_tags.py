@@ -132,7 +132,11 @@ def escape(text) -> str:
 
 
 def _run_label(entry) -> str:
-    return escape(entry.run_name) if entry.run_name else f"#{entry.submission_id}"
+    """The run's name; an unnamed published result is "published result" (its number here
+    means nothing to a reader), any other unnamed run its number."""
+    if entry.run_name:
+        return escape(entry.run_name)
+    return "published result" if entry.is_reference else f"#{entry.submission_id}"
 
 
 @register.simple_tag

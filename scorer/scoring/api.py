@@ -217,20 +217,79 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
             problems.append(problem)
     if len(formats) < 2:
         return problems[:max_problems]
+
+    read = key_documents
+
+    def key_docs() -> Iterator[Document]:
+        for doc in _documents(str(key_path), formats["key"], plan, "key", problems):
+            if read is not None:
+                read.append((doc.name, len(doc.tokens)))
+            problems.extend(document_checks(doc, plan))
+            yield doc
+
+    return _check_response(response_path, formats, key_docs(), str(key_path), plan,
+                           problems, max_problems)
+
+
+def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict[str, Any]:
+    """What a response file is checked against, without any annotation: the key's format and,
+    per document in order, its name, its word forms and (compact files) its sentence ids.
+    `validate_against_skeleton` runs `validate_pair`'s checks of a response against it, so a
+    participant can check files offline without the key. Raises the key's first problem."""
+    plan = ScoringPlan.compile(options)
+    problems: list[ScoringInputError] = []
+    kind = file_format(str(key_path), plan)
+    documents = [{"name": doc.name, "tokens": list(doc.tokens),
+                  "sent_ids": sentence_ids(doc) if kind == "corefud" else []}
+                 for doc in _documents(str(key_path), kind, plan, "key", problems)]
+    if problems:
+        raise problems[0]
+    return {"format": kind, "documents": documents}
+
+
+def validate_against_skeleton(skeleton: dict[str, Any], response_path: str, *,
+                              options: ScoringOptions, key_label: str = "the key",
+                              max_problems: int = 50) -> list[ScoringInputError]:
+    """`validate_pair` with the key given as its `key_skeleton`: the same readers and checks
+    of the response (format, parse errors, cycles, documents, tokens, sentence ids); the
+    key's own problems are not checked (the organizers' side). Messages name the key
+    ``key_label``."""
+    plan = ScoringPlan.compile(options)
+    problems: list[ScoringInputError] = []
+    formats = {"key": str(skeleton.get("format", "ua"))}
+    try:
+        formats["response"] = file_format(str(response_path), plan)
+    except ScoringInputError as problem:
+        return [problem]
+    key_docs = (Document(
+        str(doc["name"]), key_label, 0, tuple(str(t) for t in doc.get("tokens", ())),
+        sentences=tuple(Sentence((f"# sent_id = {sid}",), ())
+                        for sid in doc.get("sent_ids", ())))
+        for doc in skeleton.get("documents", ()))
+    return _check_response(response_path, formats, key_docs, key_label, plan, problems,
+                           max_problems)
+
+
+def _documents(path: str, kind: str, plan: ScoringPlan, side: str,
+               problems: list[ScoringInputError]) -> Iterator[Document]:
+    if kind == "ua":
+        return exploded.iter_documents(path, collect=problems, **plan.reader(side).settings())
+    if kind == "corefud":
+        return compact.iter_documents(path, collect=problems, layout=False)
+    return iter(read_other(path, kind, problems))
+
+
+def _check_response(response_path: str, formats: dict[str, str],
+                    key_documents: Iterator[Document], key_label: str, plan: ScoringPlan,
+                    problems: list[ScoringInputError],
+                    max_problems: int) -> list[ScoringInputError]:
+    """The response's own checks, then each key document's comparison with it."""
     forms = formats["key"] in FORM_CHECKED and formats["response"] in FORM_CHECKED
-
-    def documents(path: str, side: str) -> Iterator[Document]:
-        if formats[side] == "ua":
-            return exploded.iter_documents(path, collect=problems,
-                                           **plan.reader(side).settings())
-        if formats[side] == "corefud":
-            return compact.iter_documents(path, collect=problems, layout=False)
-        return iter(read_other(path, formats[side], problems))
-
     sentences = formats["key"] == formats["response"] == "corefud"
     response_tokens: dict[str, Document] = {}
     response_names: list[tuple[str, int]] = []
-    for doc in documents(str(response_path), "response"):
+    for doc in _documents(str(response_path), formats["response"], plan, "response",
+                          problems):
         response_names.append((doc.name, doc.line))
         problems.extend(document_checks(doc, plan))
         # keep only what the key is compared with: tokens (and sentence ids, compact files)
@@ -243,11 +302,8 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
         if len(problems) >= max_problems:
             return problems[:max_problems]
     key_names: list[tuple[str, int]] = []
-    for doc in documents(str(key_path), "key"):
+    for doc in key_documents:
         key_names.append((doc.name, doc.line))
-        if key_documents is not None:
-            key_documents.append((doc.name, len(doc.tokens)))
-        problems.extend(document_checks(doc, plan))
         response_doc = response_tokens.pop(doc.name, None)
         if response_doc is not None:
             mismatch = compare_tokens(doc, response_doc, forms=forms)
@@ -257,7 +313,8 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
                 problems.append(mismatch)
         if len(problems) >= max_problems:
             return problems[:max_problems]
-    errors, _ = document_pairing(str(key_path), key_names, str(response_path),
+    errors, _ = document_pairing(key_label, key_names, str(response_path),
                                  response_names, plan.missing_documents)
     problems.extend(errors)
     return problems[:max_problems]
+

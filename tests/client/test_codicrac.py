@@ -106,9 +106,13 @@ def test_usage_errors_exit_2(live_world, live_server, config, monkeypatch, capsy
     assert "not logged in" in capsys.readouterr().err
     login(monkeypatch, live_server)
     assert main(["submit", "--phase", str(live_world.phase.pk), "missing.conllua"]) == 2
+    # A name that says no dataset goes up in a zip for the server to match by documents;
+    # these datasets' documents are not on record, so it is refused there, by name.
     files = write_run(live_world, tmp_path / "run", names=("other.conllua", "ami.conllua"))
-    assert main(["submit", "--phase", str(live_world.phase.pk), *files]) == 2
-    assert "names no sub-corpus" in capsys.readouterr().err
+    assert main(["submit", "--phase", str(live_world.phase.pk), *files]) == 1
+    err = capsys.readouterr().err
+    assert "do not name a sub-corpus of the phase: other.conllua" in err
+    assert "[unknown_files]" in err
     assert main(["frobnicate"]) == 2
 
 
@@ -126,7 +130,7 @@ def test_file_names_map_to_subcorpora():
     assert mapping == {"light": Path("x/light_test.CONLLUA"), "ami": Path("AMI.conllua")}
     with pytest.raises(CliError, match="no file for: AMI"):
         match_files([Path("LIGHT.conllua")], subcorpora)
-    with pytest.raises(CliError, match="two files for light"):
+    with pytest.raises(CliError, match="two files for LIGHT"):
         match_files([Path("LIGHT.conllua"), Path("light-2.conllua"), Path("ami.c")],
                     subcorpora)
 

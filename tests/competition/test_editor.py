@@ -199,11 +199,11 @@ def test_a_changed_key_rescores_and_what_was_submitted_stays(world,
     assert [d["name"] for d in saved.subcorpus.documents] == ["light_1", "light_2"]
     assert saved.subcorpus.sha256 != first and len(saved.subcorpus.sha256) == 64
 
-    with pytest.raises(EditorError, match="holds 1 submissions"):
+    with pytest.raises(EditorError, match="holds 1 submission;"):
         editor.subcorpus_delete(subcorpus=light)
-    with pytest.raises(EditorError, match="holds 1 submissions"):
+    with pytest.raises(EditorError, match="holds 1 submission;"):
         editor.phase_delete(phase=world.phase)
-    with pytest.raises(EditorError, match="holds 1 submissions"):
+    with pytest.raises(EditorError, match="holds 1 submission;"):
         editor.task_delete(task=world.task)
     assert Submission.objects.filter(pk=submission.pk).exists()
 

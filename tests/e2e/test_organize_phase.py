@@ -111,5 +111,9 @@ def test_organizer_page_fits_disqualifies_rescores_with_progress_and_exports(
                        ("Beta", "ami")}
     responses = sorted(n for n in names if n.endswith(".CONLLUA"))
     assert len(responses) == 4  # the final run of each team, one file per sub-corpus
+    # Each file as uploaded, under the name it was uploaded with; the manifest says whose.
+    manifest = {r["file"]: r for r in
+                csv.DictReader(io.StringIO(archive.read("MANIFEST.csv").decode()))}
+    assert manifest[responses[0]]["uploaded_as"] == responses[0].rsplit("/", 1)[1]
     assert archive.read(responses[0]).decode() == world.response_text(
-        responses[0].rsplit("/", 1)[1].split(".")[0])
+        manifest[responses[0]]["subcorpus"])

@@ -329,3 +329,57 @@ def test_a_hidden_board_says_so(client, world):
     hide(world["phase"])
     html = client.get(url(world)).content.decode()
     assert "hidden until the organizers reveal it" in html
+
+
+def test_final_runs_zip_has_one_run_per_team_and_track_under_its_own_file_names(
+        client, world, make, settings, tmp_path):
+    """In a task with tracks a team's final run is chosen per track; the zip holds each
+    such run's files as uploaded, under the names they were uploaded with."""
+    import csv
+
+    from competition.models import Track
+
+    settings.MEDIA_ROOT = tmp_path
+    phase = world["phase"]
+    llm = Track.objects.create(task=world["task"], slug="llm", name="LLM", order=0)
+    free = Track.objects.create(task=world["task"], slug="unconstrained",
+                                name="Unconstrained", order=1)
+    world["a"].track = llm
+    world["a"].save()
+    world["b"].track = llm
+    world["b"].save()
+    a_free = make.run(phase, world["team_a"], {"light": 0.2, "ami": 0.2}, track=free)
+    make.run(phase, world["team_a"], {"light": 0.1, "ami": 0.1}, track=free)  # worse
+    for submission in (world["a"], world["b"], a_free):
+        for sub in phase.subcorpora.all():
+            rel = f"submissions/{submission.pk}/{sub.slug}.conllua"
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_text(f"# newdoc id = {submission.pk}-{sub.slug}\n")
+            SubmissionFile.objects.create(submission=submission, subcorpus=sub, path=rel,
+                                          original_name=f"en_{sub.slug}-corefud-test.conllu",
+                                          size=10, sha256="0" * 64)
+    client.force_login(world["organizer"])
+    response = client.get(url(world, "final_submissions"))
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    manifest = list(csv.DictReader(io.StringIO(archive.read("MANIFEST.csv").decode())))
+    runs = {(r["team"], r["track"], r["submission_id"]) for r in manifest}
+    assert runs == {("Alpha", "llm", str(world["a"].pk)), ("Bravo", "llm", str(world["b"].pk)),
+                    ("Alpha", "unconstrained", str(a_free.pk))}
+    member = f"alpha-unconstrained-{a_free.pk}/en_light-corefud-test.conllu"
+    assert member in archive.namelist()
+    assert archive.read(member).decode() == f"# newdoc id = {a_free.pk}-light\n"
+    assert not [n for n in archive.namelist() if n.upper().endswith(".CONLLUA")]
+    scores = list(csv.DictReader(io.StringIO(archive.read("scores.csv").decode())))
+    assert {(r["submission_id"], r["track"]) for r in scores} == {
+        (str(world["a"].pk), "llm"), (str(world["b"].pk), "llm"),
+        (str(a_free.pk), "unconstrained")}
+
+
+def test_export_member_names_stay_inside_their_folder():
+    from leaderboard.views_organize import member_name
+
+    taken: set[str] = set()
+    assert member_name("../../etc/passwd", "light", taken) == "passwd"
+    assert member_name("C:\\x\\passwd", "ami", taken) == "ami-passwd"  # taken: prefixed
+    assert member_name("..", "swbd", taken) == "swbd-response"
+    assert member_name("a\x00b.conllu", "x", taken) == "ab.conllu"

@@ -26,6 +26,7 @@ from competition.errors import CompetitionError
 from competition.models import Competition, Membership, Phase, Submission
 from competition.services import competition_load, reference_results_import, team_create
 from competition.services.publish import competition_publish_waiving
+from competition.wording import plural
 from leaderboard.models import BoardSnapshot
 from leaderboard.services import board_freeze
 
@@ -151,8 +152,8 @@ class Command(BaseCommand):
                       for status in Submission.Status.values}
             pending = sum(counts[s] for s in Submission.PENDING_STATUSES)
             write(style.SUCCESS(
-                f"{competition.title}\n  {competition.tasks.count()} tasks, "
-                f"{baselines.count()} baseline runs: {counts['scored']} scored, "
+                f"{competition.title}\n  {plural(competition.tasks.count(), 'task')}, "
+                f"{plural(baselines.count(), 'baseline run')}: {counts['scored']} scored, "
                 f"{pending} waiting, {counts['failed'] + counts['rejected']} failed"))
             for failed in baselines.filter(status__in=["failed", "rejected"])[:5]:
                 write(style.WARNING(f"  {failed.phase}: {failed.run_name}: {failed.error}"))

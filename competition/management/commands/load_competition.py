@@ -14,6 +14,7 @@ from competition.models import Submission
 from competition.services import competition_load
 from competition.services.audit import audit_definition_load
 from competition.services.publish import competition_publish_waiving
+from competition.wording import plural
 
 
 class Command(BaseCommand):
@@ -60,16 +61,17 @@ class Command(BaseCommand):
                 if keyless:
                     total = phase.subcorpora.count()
                     self.stdout.write(self.style.WARNING(
-                        f"{task.slug}/{phase.slug}: {keyless} of {total} datasets have no "
-                        "gold key yet; add them on the phase's edit page"
+                        f"{task.slug}/{phase.slug}: {keyless} of {plural(total, 'dataset')} "
+                        f"{'has' if keyless == 1 else 'have'} no gold key yet; add "
+                        f"{'it' if keyless == 1 else 'them'} on the phase's edit page"
                         + (" (until one is there, the phase takes no runs)."
                            if keyless == total else ".")))
         tasks = competition.tasks.count()
         phases = sum(task.phases.count() for task in competition.tasks.all())
         baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)
         self.stdout.write(self.style.SUCCESS(
-            f"Loaded {competition.slug}: {tasks} tasks, {phases} phases, "
-            f"{baselines.count()} baseline runs "
+            f"Loaded {competition.slug}: {plural(tasks, 'task')}, {plural(phases, 'phase')}, "
+            f"{plural(baselines.count(), 'baseline run')} "
             f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."))
         self._publish(load, publish=publish)
 

@@ -165,7 +165,7 @@ def test_the_command_loads_and_reports(definition, capsys, django_capture_on_com
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_competition", str(definition))
     out = capsys.readouterr().out
-    assert "Loaded codi-mini: 2 tasks, 3 phases, 1 baseline runs" in out
+    assert "Loaded codi-mini: 2 tasks, 3 phases, 1 baseline run (" in out
 
 
 def test_the_command_fails_cleanly_on_a_bad_file(tmp_path):

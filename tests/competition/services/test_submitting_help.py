@@ -124,8 +124,9 @@ def test_the_scoring_log_says_what_was_read_and_never_a_key_path(
     assert submission.status == Submission.Status.SCORED
     log = submission.scoring_log
     assert "LIGHT: LIGHT.CONLLUA" in log and "validated in" in log  # at upload
-    assert re.search(r"LIGHT \[task\]: read LIGHT.CONLLUA \(\d[\d,]* bytes\) and the gold key "
-                     r"of LIGHT; 2 documents scored in \d+\.\d\d s", log), log
+    assert re.search(r"LIGHT: read LIGHT.CONLLUA \(\d[\d,]* bytes\) and the gold key "
+                     r"of LIGHT; 2 documents scored in \d+\.\d\d s \(3 modes\)", log), log
+    assert log.count("LIGHT: read") == 1  # once per dataset, not once per mode
     assert "done in" in log
     assert str(world.key_dir) not in log and "keys/" not in log
     assert world.key_text("light") not in log
