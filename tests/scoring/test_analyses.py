@@ -10,8 +10,8 @@ import pytest
 
 from scoring.analyses import analysis_rows, entity_ranges, range_bucket
 from scoring.readers import compact
+from tests.paths import GUM
 
-GUM = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "gum-compact-samples"
 DATA = Path(__file__).resolve().parent / "data"
 
 WORDS = [  # id, form, UPOS
@@ -129,8 +129,7 @@ def test_real_gum_documents_against_themselves():
     """Five GUM documents (mentions sharing a head, nested mentions, empty nodes): each
     against itself scores 1 in every category it has."""
     files = sorted(GUM.glob("*.conllu"))
-    if not files:
-        pytest.skip(f"GUM samples not found at {GUM}")
+    assert files, f"no GUM samples in {GUM}"
     for path in files:
         rows = analysis_rows(path, path)
         assert rows and all((r.recall, r.precision, r.f1) == (1.0, 1.0, 1.0) for r in rows)
@@ -141,8 +140,7 @@ def test_entity_ranges_are_udapis_on_the_gum_documents():
     them): the ranges udapi's corefud.Stats computes (reference data in
     tests/scoring/data/udapi-entity-ranges-gum.json, with how it was made)."""
     files = sorted(GUM.glob("*.conllu"))
-    if not files:
-        pytest.skip(f"GUM samples not found at {GUM}")
+    assert files, f"no GUM samples in {GUM}"
     reference = json.loads((DATA / "udapi-entity-ranges-gum.json").read_text())["ranges"]
     found = {doc.name: entity_ranges(doc) for path in files for doc in compact.read(path)}
     assert found == reference

@@ -12,13 +12,14 @@ import logging
 from pathlib import Path
 
 import pytest
+import udapi.core.document
 
 from scoring import score_files
 from scoring.readers import compact
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-REPRO = SHARED / "repros" / "compact-same-span-entity-order"
-needs_shared = pytest.mark.skipif(not REPRO.is_dir(), reason="../shared (repros) is absent")
+from tests.paths import GUM, TEST_DATA
+
+REPRO = TEST_DATA / "repros" / "compact-same-span-entity-order"
 OPTIONS = ["-f", "corefud", "-a", "exact", "-s", "-m", "muc", "bcub", "lea", "blanc"]
 
 
@@ -27,7 +28,6 @@ def recall_precision(result: dict, metric: str) -> tuple[float, float]:
     return found["recall"], found["precision"]
 
 
-@needs_shared
 @pytest.mark.parametrize("response", ["sys.conllu", "sys-swapped.conllu"])
 def test_a_word_in_two_entities_scores_as_the_corefud_scorer(response):
     """`(6--1-)(1--1-)` and `(1--1-)(6--1-)` alike: entity 6 comes after entity 1 in udapi's
@@ -41,7 +41,6 @@ def test_a_word_in_two_entities_scores_as_the_corefud_scorer(response):
         assert found == pytest.approx((recall, precision), abs=1e-9), metric
 
 
-@needs_shared
 def test_an_entity_id_reused_in_two_documents_is_ordered_by_its_first_document():
     """The second trigger: entity 2 of the second document is ordered by its first mention
     in the first one, as udapi keeps one entity per id for the file (MUC R 0.4762 in the
@@ -54,10 +53,9 @@ def test_an_entity_id_reused_in_two_documents_is_ordered_by_its_first_document()
 
 def udapi_orders(path: Path) -> list[tuple[str, ...]]:
     """Each document's entities in udapi's order (its whole-file `coref_entities`)."""
-    udapi_document = pytest.importorskip("udapi.core.document")
     logging.disable(logging.WARNING)  # udapi warns about every empty HEAD column
     try:
-        document = udapi_document.Document()
+        document = udapi.core.document.Document()
         document.load_conllu(str(path))
         entities = document.coref_entities
     finally:
@@ -89,8 +87,7 @@ def _document_of(bundle, names: list[str]) -> str:
     return names[0]
 
 
-@needs_shared
-@pytest.mark.parametrize("path", sorted((SHARED / "data" / "gum-compact-samples").glob(
+@pytest.mark.parametrize("path", sorted(GUM.glob(
     "*.conllu")) + sorted(REPRO.glob("*.conllu")), ids=lambda p: p.name)
 def test_each_documents_entities_come_in_udapis_order(path):
     assert [doc.entity_order for doc in compact.read(path)] == udapi_orders(path)

@@ -16,10 +16,10 @@ from scoring import ScoringInputError, parse_options, score_files, score_modes, 
 from scoring.cli import main
 from scoring.empty_nodes import MEASURES, empty_node_result, read_empty_nodes
 from scoring.errors import UsageError
+from tests.paths import COREFUD_TESTS, GUM
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-ZEROS = SHARED / "corefud-scorer-tests" / "tests-corefud" / "zeros"
-GUM = SHARED / "gum-compact-samples" / "GUM_interview_cyclone.conllu"
+ZEROS = COREFUD_TESTS / "tests-corefud" / "zeros"
+GUM_CYCLONE = GUM / "GUM_interview_cyclone.conllu"
 
 WORD = "{id}\tw\tw\tNOUN\t_\t_\t0\troot\t0:root\t_"
 
@@ -121,8 +121,6 @@ def test_sentences_are_counted_by_blank_lines_and_line_ends_do_not_matter(tmp_pa
 ])
 def test_the_corefud_scorer_test_files(response, expected):
     """Real files with empty nodes from the CorefUD scorer's zero tests."""
-    if not ZEROS.is_dir():
-        pytest.skip(f"CorefUD scorer tests not found at {ZEROS}")
     found = triples(str(ZEROS / "TC-ZF.key"), str(ZEROS / response))
     for name, (recall, precision) in expected.items():
         f1 = 2 * recall * precision / (recall + precision) if recall + precision else 0.0
@@ -130,14 +128,12 @@ def test_the_corefud_scorer_test_files(response, expected):
 
 
 def test_an_empty_node_headed_by_an_empty_node_is_keyed_by_its_id():
-    """GUM's 17.1 depends on 17.2 (which the organizers' evaluator cannot read): scored
+    """The GUM cyclone interview's 17.1 depends on 17.2 (which the organizers' evaluator cannot read): scored
     here, the file against itself all 1."""
-    if not GUM.is_file():
-        pytest.skip(f"GUM sample not found at {GUM}")
-    nodes = read_empty_nodes(GUM)
+    nodes = read_empty_nodes(GUM_CYCLONE)
     assert [(n.word_order, n.head, n.deprel) for n in nodes] == [
         (17, (17, 2), "det"), (17, 7, "conj:and"), (17, 20, "case")]
-    assert triples(str(GUM), str(GUM))["ALL"] == (1.0, 1.0, 1.0)
+    assert triples(str(GUM_CYCLONE), str(GUM_CYCLONE))["ALL"] == (1.0, 1.0, 1.0)
 
 
 @pytest.mark.parametrize("line, code, words", [
@@ -159,8 +155,6 @@ def test_an_unreadable_empty_node_is_refused_with_file_and_line(tmp_path, line, 
 def test_command_line_json_names_the_measures_as_the_evaluator(capsys):
     """``ua-score KEY RESPONSE -f corefud -m empty-nodes --json``: one entry per measure,
     with recall, precision and f1; with ``-m muc empty-nodes`` the coreference metric too."""
-    if not ZEROS.is_dir():
-        pytest.skip(f"CorefUD scorer tests not found at {ZEROS}")
     key, response = str(ZEROS / "TC-ZF.key"), str(ZEROS / "TC-ZF-4.response")
     assert main([key, response, "-f", "corefud", "-m", "empty-nodes", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -180,8 +174,6 @@ def test_only_the_corefud_format_has_empty_nodes():
 def test_score_modes_scores_an_empty_node_mode_beside_coreference_modes():
     """The platform's job: the coreference modes read together, the empty-node mode alone,
     results in the order asked, each the same as scoring it alone."""
-    if not ZEROS.is_dir():
-        pytest.skip(f"CorefUD scorer tests not found at {ZEROS}")
     key, response = str(ZEROS / "TC-ZF.key"), str(ZEROS / "TC-ZF-4.response")
     words = [["-f", "corefud", "-m", "muc", "-z"], ["-f", "corefud", "-m", "empty-nodes"],
              ["-f", "corefud", "-m", "bcub", "-z"]]
