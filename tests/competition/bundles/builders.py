@@ -1,4 +1,4 @@
-"""Bundles built in the tests from the platforms' formats (../shared/docs/bundle-formats.md):
+"""Bundles built in the tests from the platforms' formats (docs/bundles.md):
 a CodaLab competition.yaml v1.x zip and a Codabench version 2 zip, each with its data items
 as zips inside the bundle."""
 
