@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from competition.errors import DefinitionError
 from competition.models import PublishedAverage, Score, Submission
 from competition.services import competition_load, reference_results_import
+from competition.services.publish import competition_publish_waiving
 from competition.services.references import reference_averages_read
 
 pytestmark = pytest.mark.django_db
@@ -22,8 +23,11 @@ EDITIONS = ["crac-2023", "crac-2024"]
 
 
 def load(slug: str) -> None:
+    """Load the edition and publish it, as the operator does (`load_competition --publish`):
+    its boards are public."""
     get_user_model().objects.get_or_create(username="organizer")
-    competition_load(path=FIXTURES / "crac" / f"{slug}.yaml", with_baselines=False)
+    loaded = competition_load(path=FIXTURES / "crac" / f"{slug}.yaml", with_baselines=False)
+    competition_publish_waiving(competition=loaded.competition)
 
 
 def decimals(value) -> int:
