@@ -6,7 +6,7 @@ own pages under the same prefix (``.../leaderboard/``).
 
 from django.urls import path
 
-from competition import views, views_account, views_editor, views_pages
+from competition import views, views_account, views_cards, views_editor, views_pages
 
 app_name = "competition"
 
@@ -45,6 +45,7 @@ urlpatterns = [
     path("data/<int:pk>/<str:file_name>", views_editor.data_download, name="data_download"),
     path("new-competition/", views_editor.competition_new, name="competition_new"),
     path(EDIT, views_editor.competition_edit, name="edit"),
+    path(EDIT + "system-card/", views_cards.card_defaults, name="card_defaults"),
     path(EDIT + "definition.yaml", views_editor.definition_download, {"fmt": "yaml"},
          name="definition_yaml"),
     path(EDIT + "definition.zip", views_editor.definition_download, {"fmt": "zip"},
@@ -54,6 +55,7 @@ urlpatterns = [
     path(EDIT + "<slug:task>/<slug:phase>/<slug:subcorpus>/", views_editor.subcorpus_edit,
          name="edit_subcorpus"),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),
+    path("submissions/<int:pk>/card/", views_cards.submission_card, name="submission_card"),
     path("submissions/<int:pk>/status.json", views.submission_status, name="submission_status"),
     path("submissions/<int:pk>/cancel/", views.submission_cancel, name="submission_cancel"),
     path("submissions/<int:pk>/describe/", views_account.submission_describe,
