@@ -16,11 +16,11 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
-from django.utils.text import slugify
 
+from competition.definition import apply
+from competition.definition.spec import CardQuestionSpec, CompetitionSpec, SpecError
 from competition.errors import CompetitionError
-from competition.models import Competition, Phase, Submission, SystemCardAnswer, \
-    SystemCardQuestion
+from competition.models import Competition, Phase, Submission, SystemCardAnswer, SystemCardQuestion
 
 FINAL_KINDS = (Phase.Kind.TEST_PREDICTED, Phase.Kind.TEST_GOLD)
 YES_NO = ("yes", "no")
@@ -54,43 +54,50 @@ class CardError(CompetitionError):
         return str(self.params["reason"])
 
 
+def card_questions_set(*, competition: Competition,
+                       questions: list[CardQuestionSpec]) -> list[SystemCardQuestion]:
+    """The competition's questions, in order, written by the one writer of a competition
+    (`competition.definition.apply`); a question runs answered is never removed."""
+    spec = CompetitionSpec(slug=competition.slug, title=competition.title,
+                           description=competition.description, website=competition.website,
+                           card_questions=tuple(questions))
+    try:
+        apply.competition_head_apply(spec=spec)
+    except SpecError as exc:
+        raise CardError(exc.code, field=exc.field, reason=exc.message) from None
+    return list(competition.card_questions.all())
+
+
+def _current(competition: Competition) -> dict[str, CardQuestionSpec]:
+    return {q.slug: CardQuestionSpec(slug=q.slug, text=q.text, kind=q.kind,
+                                     choices=tuple(q.choices), required=q.required,
+                                     on_board=q.on_board)
+            for q in competition.card_questions.all()}
+
+
 def card_question_save(*, competition: Competition, slug: str, text: str, kind: str,
                        choices: list[str] | tuple[str, ...] = (), required: bool = False,
                        on_board: bool = False) -> SystemCardQuestion:
-    """Create or update (by slug) a question of the competition's system card."""
-    slug = slug.strip()
-    if not slug or slugify(slug) != slug:
-        raise CardError("bad_slug", field="slug",
-                        reason=f"the question's slug must be a URL slug, not {slug!r}")
-    text = text.strip()
-    if not text or len(text) > 300:
-        raise CardError("bad_text", field="text",
-                        reason="the question needs a text of at most 300 characters")
-    if kind not in SystemCardQuestion.Kind.values:
-        raise CardError("bad_kind", field="kind", reason=f"the kind {kind!r} is not one of "
-                        f"{', '.join(SystemCardQuestion.Kind.values)}")
-    clean = [str(choice).strip() for choice in choices if str(choice).strip()]
-    if kind == SystemCardQuestion.Kind.CHOICE and len(clean) < 2:
-        raise CardError("bad_choices", field="choices",
-                        reason="a question with choices needs at least two")
-    order = SystemCardQuestion.objects.filter(competition=competition).count()
-    question, created = SystemCardQuestion.objects.update_or_create(
-        competition=competition, slug=slug, defaults={
-            "text": text, "kind": kind, "required": required, "on_board": on_board,
-            "choices": clean if kind == SystemCardQuestion.Kind.CHOICE else []})
-    if created:
-        question.order = order
-        question.save(update_fields=["order"])
-    return question
+    """Add or change (by slug) one question of the competition's system card."""
+    try:
+        question = CardQuestionSpec(slug=slug, text=text, kind=kind, choices=tuple(choices),
+                                    required=required, on_board=on_board)
+    except SpecError as exc:
+        raise CardError(exc.code, field=exc.field, reason=exc.message) from None
+    questions = _current(competition)
+    questions[question.slug] = question
+    card_questions_set(competition=competition, questions=list(questions.values()))
+    return competition.card_questions.get(slug=question.slug)
 
 
-@transaction.atomic
 def card_defaults_set(*, competition: Competition, required: bool = True) -> list:
     """The CRAC questions (those already set are updated, others kept)."""
-    return [card_question_save(competition=competition, required=required,
-                               choices=q.get("choices", ()), on_board=q.get("on_board", False),
-                               slug=q["slug"], text=q["text"], kind=q["kind"])
-            for q in CRAC_QUESTIONS]
+    questions = _current(competition)
+    for q in CRAC_QUESTIONS:
+        questions[q["slug"]] = CardQuestionSpec(
+            slug=q["slug"], text=q["text"], kind=q["kind"], choices=tuple(q.get("choices", ())),
+            required=required, on_board=q.get("on_board", False))
+    return card_questions_set(competition=competition, questions=list(questions.values()))
 
 
 def _answer_check(question: SystemCardQuestion, raw: Any) -> str:

@@ -169,3 +169,17 @@ def test_the_clone_form_makes_the_copy_and_refuses_a_taken_slug(world, olga, cli
     assert response["Location"] == reverse("competition:edit", args=["again"])
     phase = Competition.objects.get(slug="again").tasks.get().phases.get()
     assert phase.start == world.phase.start + timedelta(days=7)
+
+
+def test_a_clone_asks_the_same_system_card_questions(world, olga):
+    from competition.services import cards
+
+    cards.card_defaults_set(competition=world.competition, required=True)
+    cards.card_question_save(competition=world.competition, slug="gpu-hours",
+                             text="GPU hours used", kind="text")
+    clone = editions.competition_clone(source=world.competition, user=olga, slug="cards",
+                                       title="With cards")
+    fields = ("slug", "text", "kind", "choices", "required", "on_board")
+    assert (list(clone.card_questions.values_list(*fields))
+            == list(world.competition.card_questions.values_list(*fields)))
+    assert clone.card_questions.count() == 8
