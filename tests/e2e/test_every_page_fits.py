@@ -52,7 +52,7 @@ def _world():
 
     from competition import services
     from competition.models import Submission
-    from competition.services import pages
+    from competition.services import cards, pages
     from tests.conftest import build_world
 
     world = build_world()
@@ -65,6 +65,7 @@ def _world():
     pages.page_save(competition=world.competition, kind="overview",
                     body="A shared task with a long unbreakable word: "
                          "coreference-resolution-in-dialogue-across-many-corpora.")
+    cards.card_defaults_set(competition=world.competition)  # the run page's card form
     for user in (world.alice, world.bob):
         pages.terms_accept(competition=world.competition, user=user)
     runs = [services.submission_create(
