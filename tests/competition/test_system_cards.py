@@ -110,3 +110,31 @@ def test_the_api_reads_and_writes_a_runs_card_for_its_team_only(world, run):
     assert api.get(url).status_code == 404
     assert api.put(url, {"answers": {"llm": "no"}}, format="json").status_code == 404
     assert SystemCardAnswer.objects.get(submission=run, question__slug="llm").value == "yes"
+
+
+def test_the_definition_file_carries_the_questions_both_ways(world, tmp_path):
+    from competition.definition.files import DefinitionFiles
+    from competition.definition.yaml_io import definition_read
+    from competition.errors import DefinitionError
+    from competition.services.definition_files import competition_definition_yaml
+
+    cards.card_defaults_set(competition=world.competition, required=True)
+    text = competition_definition_yaml(competition=world.competition)
+    assert "system_card:" in text and "Is the system LLM-based?" in text
+    path = tmp_path / "competition.yaml"
+    path.write_text(text, encoding="utf-8")
+    for slug in ("light", "ami"):  # the keys, where the zip download puts them
+        key = tmp_path / "keys" / world.task.slug / "dev" / f"{slug}.conllua"
+        key.parent.mkdir(parents=True, exist_ok=True)
+        key.write_text(world.key_text(slug), encoding="utf-8")
+    spec = definition_read(DefinitionFiles(definition=path, root=tmp_path,
+                                           name="competition.yaml"))
+    assert [(q.slug, q.kind, q.required) for q in spec.card_questions] == [
+        (q["slug"], q["kind"], True) for q in cards.CRAC_QUESTIONS]
+    assert spec.card_questions[3].choices == ("fine-tuned", "few-shot", "zero-shot",
+                                              "not applicable")
+
+    path.write_text(text.replace("kind: yes_no", "kind: maybe"), encoding="utf-8")
+    with pytest.raises(DefinitionError, match=r"system_card\[0\].*'kind' is 'maybe'"):
+        definition_read(DefinitionFiles(definition=path, root=tmp_path,
+                                        name="competition.yaml"))
