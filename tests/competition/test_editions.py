@@ -183,3 +183,28 @@ def test_a_clone_asks_the_same_system_card_questions(world, olga):
     assert (list(clone.card_questions.values_list(*fields))
             == list(world.competition.card_questions.values_list(*fields)))
     assert clone.card_questions.count() == 8
+
+
+def test_the_corefud_demo_clones_with_its_procedures_tracks_and_keys(db):
+    """A loaded definition (CorefUD procedures, tracks) clones whole, keys and all."""
+    from pathlib import Path
+
+    from django.core.management import call_command
+
+    staff = get_user_model().objects.create_user("sam", password="pw-sam-123", is_staff=True)
+    get_user_model().objects.create_user("organizer", password="pw-org-123")
+    call_command("load_competition", str(Path("fixtures/corefud-demo.yaml")))
+    source = Competition.objects.get()
+    clone = editions.competition_clone(source=source, user=staff, slug="demo-next",
+                                       title="Demo, next", days=-3, with_keys=True)
+    pairs = zip(source.tasks.order_by("order"), clone.tasks.order_by("order"), strict=True)
+    for before, after in pairs:
+        assert (after.procedure, after.scorer_options, after.primary_metric) == (
+            before.procedure, before.scorer_options, before.primary_metric)
+        assert (list(after.tracks.values_list("slug", flat=True))
+                == list(before.tracks.values_list("slug", flat=True)))
+        for old, new in zip(before.phases.order_by("order"), after.phases.order_by("order"),
+                            strict=True):
+            assert new.start == old.start - timedelta(days=3)
+            assert (list(new.subcorpora.values_list("slug", "available", "sha256"))
+                    == list(old.subcorpora.values_list("slug", "available", "sha256")))
