@@ -355,3 +355,27 @@ class PublishedAverageAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+@admin.register(models.SystemCardQuestion)
+class SystemCardQuestionAdmin(admin.ModelAdmin):
+    """Set from the editor (the CRAC questions) or a definition: shown, never edited here,
+    so that every write goes through the competition's one writer."""
+
+    list_display = ["competition", "slug", "text", "kind", "required", "on_board", "order"]
+    list_filter = ["competition", "required"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(models.SystemCardAnswer)
+class SystemCardAnswerAdmin(admin.ModelAdmin):
+    list_display = ["submission", "question", "value"]
+    readonly_fields = ["submission", "question", "value"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -75,6 +75,29 @@ class CompetitionForm(forms.Form):
     website = forms.URLField(required=False, assume_scheme="https")
 
 
+class CloneForm(forms.Form):
+    slug = forms.SlugField(max_length=100, label="Slug of the copy",
+                           help_text="Used in URLs, e.g. crac-2027.")
+    title = forms.CharField(max_length=300, label="Title of the copy")
+    days = forms.IntegerField(label="Move every date by (days)", initial=365,
+                              min_value=-3660, max_value=3660)
+    with_keys = forms.BooleanField(label="Copy the gold keys too", required=False)
+
+
+class PhaseCopyForm(forms.Form):
+    source = forms.ModelChoiceField(queryset=Phase.objects.none(), label="Phase to copy from")
+    with_keys = forms.BooleanField(label="With their gold keys", required=False,
+                                   initial=True)
+
+    def __init__(self, *args, phases=(), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["source"]
+        field.queryset = (Phase.objects.filter(pk__in=[p.pk for p in phases])
+                          .select_related("task__competition"))
+        field.label_from_instance = lambda p: (
+            f"{p.task.competition.title} / {p.task.title} / {p.title}")
+
+
 class OrganizerAddForm(forms.Form):
     username = forms.CharField(max_length=150, label="Add an organizer (user name)")
 

@@ -51,7 +51,7 @@ class Task(models.Model):
     # Words that follow a competition's slug in the site's own addresses
     # (competitions/<slug>/team/, .../pages/...): a task may not be named so.
     RESERVED_SLUGS = frozenset({"team", "teams", "pages", "terms", "organize",
-                                "announcements", "unsubscribe"})
+                                "announcements", "unsubscribe", "system-card"})
 
     class Kind(models.TextChoices):
         IDENTITY = "identity", "Identity anaphora"
@@ -817,3 +817,50 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.competition.slug}: {self.action} by {self.actor or 'operator'}"
+
+
+class SystemCardQuestion(models.Model):
+    """A question of a competition's system card: what a team says of the system behind a
+    run (LLM-based or not, base model, …). ``required``: a run of a test phase (a final
+    run) needs an answer; ``on_board``: boards may show the answers as a column."""
+
+    class Kind(models.TextChoices):
+        YES_NO = "yes_no", "Yes or no"
+        CHOICE = "choice", "One of the choices"
+        TEXT = "text", "Text"
+        URL = "url", "Link"
+
+    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
+                                    related_name="card_questions")
+    slug = models.SlugField(max_length=64)
+    text = models.CharField(max_length=300)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TEXT)
+    choices = models.JSONField(default=list, blank=True)
+    required = models.BooleanField(default=False)
+    on_board = models.BooleanField(default=False)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["order", "id"]
+        constraints = [models.UniqueConstraint(fields=["competition", "slug"],
+                                               name="card_question_unique_slug")]
+
+    def __str__(self) -> str:
+        return f"{self.competition.slug}/{self.slug}"
+
+
+class SystemCardAnswer(models.Model):
+    """A team's answer to one system-card question for one run."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE,
+                                   related_name="card_answers")
+    question = models.ForeignKey(SystemCardQuestion, on_delete=models.CASCADE,
+                                 related_name="answers")
+    value = models.CharField(max_length=500)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "question"],
+                                               name="card_answer_unique")]
+
+    def __str__(self) -> str:
+        return f"#{self.submission_id} {self.question.slug}={self.value}"

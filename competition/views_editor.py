@@ -20,10 +20,12 @@ from django.views.decorators.http import require_GET
 from competition import selectors, selectors_editor, selectors_pages
 from competition.errors import CompetitionError, DefinitionError
 from competition.forms_editor import (
+    CloneForm,
     CompetitionCreateForm,
     CompetitionForm,
     DataFileForm,
     DefinitionUploadForm,
+    PhaseCopyForm,
     PhaseForm,
     ReleaseForm,
     SubcorpusForm,
@@ -32,7 +34,7 @@ from competition.forms_editor import (
     aware,
 )
 from competition.models import DefinitionJob, Phase
-from competition.services import definition_files, editor
+from competition.services import definition_files, editions, editor
 from competition.services.audit import audit_definition_load
 from competition.services.editor import EditorError
 from competition.timezones import zone_display
@@ -99,7 +101,15 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
     task_form = TaskForm(request.POST if action == "task" else None, prefix="task")
     upload_form = DefinitionUploadForm(request.POST if action == "upload" else None,
                                        request.FILES if action == "upload" else None)
+    clone_form = CloneForm(request.POST if action == "clone" else None, prefix="clone",
+                           initial={"title": competition.title})
     try:
+        if action == "clone" and clone_form.is_valid():
+            clone = editions.competition_clone(source=competition, user=request.user,
+                                               **clone_form.cleaned_data)
+            messages.success(request, f"{clone.title} was made as a draft copy of "
+                             f"{competition.title}; check its dates and keys.")
+            return redirect("competition:edit", slug=clone.slug)
         if action == "save" and form.is_valid():
             editor.competition_update(competition=competition, **form.cleaned_data)
             messages.success(request, "The competition was saved.")
@@ -129,13 +139,14 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
     except DefinitionError as exc:
         upload_form.add_error("definition", exc.message)
     except EditorError as exc:
-        _refused(request, {"save": form, "task": task_form}.get(action or ""), exc)
+        _refused(request, {"save": form, "task": task_form, "clone": clone_form}
+                 .get(action or ""), exc)
     competition = selectors.competition_detail(slug=slug, user=request.user)
     jobs = selectors_editor.definition_jobs(competition=competition)
     return render(request, "competition/editor/competition.html", {
         "jobs": jobs, "jobs_pending": any(job.is_pending for job in jobs),
         "competition": competition, "form": form,
-        "task_form": task_form, "upload_form": upload_form,
+        "task_form": task_form, "upload_form": upload_form, "clone_form": clone_form,
         "organizers": competition.organizers.order_by("username"),
     })
 
@@ -245,8 +256,17 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
                              request.FILES if action == "subcorpus" else None, prefix="sc")
     data_form = DataFileForm(request.POST if action == "data" else None,
                              request.FILES if action == "data" else None, prefix="data")
+    copy_form = PhaseCopyForm(request.POST if action == "copy" else None, prefix="copy",
+                              phases=editions.phase_copy_sources(phase=found,
+                                                                 user=request.user))
     here = reverse("competition:edit_phase", args=[slug, task, phase])
     try:
+        if action == "copy" and copy_form.is_valid():
+            copied = editions.phase_subcorpora_copy(
+                phase=found, source=copy_form.cleaned_data["source"], user=request.user,
+                with_keys=copy_form.cleaned_data["with_keys"])
+            messages.success(request, f"{len(copied)} sub-corpora were copied.")
+            return redirect(here)
         if action == "save" and form.is_valid():
             saved = editor.phase_save(task=found.task, phase=found,
                                       slug=form.cleaned_data["slug"], **form.phase_fields())
@@ -289,12 +309,13 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
             messages.success(request, f"{row.file_name} was removed.")
             return redirect(here)
     except EditorError as exc:
-        by_action = {"save": form, "subcorpus": sub_form, "data": data_form}
+        by_action = {"save": form, "subcorpus": sub_form, "data": data_form,
+                     "copy": copy_form}
         _refused(request, by_action.get(action or ""), exc)
     jobs = selectors_editor.definition_jobs(competition=found.task.competition, phase=found)
     return render(request, "competition/editor/phase.html", {
         "competition": found.task.competition, "task": found.task, "phase": found,
-        "form": form, "sub_form": sub_form, "data_form": data_form,
+        "form": form, "sub_form": sub_form, "data_form": data_form, "copy_form": copy_form,
         "subcorpora": found.subcorpora.all(),
         "data_rows": selectors_editor.phase_data_rows(phase=found, user=request.user),
         "submission_count": found.submissions.count(),

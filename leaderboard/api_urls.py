@@ -3,7 +3,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from leaderboard import api
+from leaderboard import api, api_cards
 
 urlpatterns = [
     path("token/", api.TokenView.as_view(), name="api-token"),
@@ -20,6 +20,8 @@ urlpatterns = [
          name="api-submission"),
     path("submissions/<int:submission_id>/documents/", api.SubmissionDocumentsView.as_view(),
          name="api-submission-documents"),
+    path("submissions/<int:submission_id>/card/", api_cards.SubmissionCardView.as_view(),
+         name="api-submission-card"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -12,5 +12,6 @@
 Front doors: ``manage.py load_competition`` and the definition upload
 (`competition.services.definitions`, `competition.services.definition_files`) read a file
 into a spec and apply it whole; the editor's forms (`competition.services.editor`) build the
-part they edit and apply it with the same functions.
+part they edit and apply it with the same functions; a clone of a competition and a copy
+of a phase's datasets (`competition.services.editions`) build theirs from `current`.
 """

@@ -31,6 +31,7 @@ from django.db import transaction
 from competition.definition.keys import key_store, known_keys
 from competition.definition.spec import (
     BaselineSpec,
+    CardQuestionSpec,
     CompetitionSpec,
     KeyFile,
     PhaseSpec,
@@ -41,7 +42,15 @@ from competition.definition.spec import (
     TrackSpec,
 )
 from competition.errors import SubmissionRejected
-from competition.models import Competition, Phase, SubCorpus, Submission, Task, Track
+from competition.models import (
+    Competition,
+    Phase,
+    SubCorpus,
+    Submission,
+    SystemCardQuestion,
+    Task,
+    Track,
+)
 from competition.services.boards import board_entries_refresh
 from competition.services.pages import page_save, team_approval_require
 from competition.services.scoring import phase_rescore
@@ -172,8 +181,26 @@ def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition
         team_approval_require(competition=competition, required=spec.team_approval)
     for kind, body in spec.pages.items():
         page_save(competition=competition, kind=kind, body=body)
+    if spec.card_questions is not None:
+        _card_questions_apply(competition, spec.card_questions)
     publication_apply(competition=competition, published=spec.published, created=created)
     return competition, created
+
+
+def _card_questions_apply(competition: Competition,
+                          questions: tuple[CardQuestionSpec, ...]) -> None:
+    """The system card's questions, in order; one a run answered is never removed."""
+    for order, q in enumerate(questions):
+        SystemCardQuestion.objects.update_or_create(
+            competition=competition, slug=q.slug, defaults={
+                "text": q.text, "kind": q.kind, "choices": list(q.choices),
+                "required": q.required, "on_board": q.on_board, "order": order})
+    unlisted = SystemCardQuestion.objects.filter(competition=competition).exclude(
+        slug__in=[q.slug for q in questions])
+    if held := [q.slug for q in unlisted if q.answers.exists()]:
+        raise SpecError("held", field="card_questions", reason=(
+            f"the system-card questions {', '.join(held)} are answered by runs; keep them"))
+    unlisted.delete()
 
 
 def publication_apply(*, competition: Competition, published: bool | None,

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from competition.definition.spec import (
     PHASE_FIELDS,
+    CardQuestionSpec,
     CompetitionSpec,
     KeyFile,
     PhaseSpec,
@@ -81,4 +82,8 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
         CompetitionSpec, slug=competition.slug, title=competition.title,
         description=competition.description, website=competition.website,
         organizers=tuple(sorted(competition.organizers.values_list("username", flat=True))),
-        tasks=tuple(tasks))
+        tasks=tuple(tasks),
+        card_questions=tuple(_as_stored(
+            CardQuestionSpec, slug=q.slug, text=q.text, kind=q.kind,
+            choices=tuple(q.choices), required=q.required, on_board=q.on_board)
+            for q in competition.card_questions.all()))

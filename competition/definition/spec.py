@@ -334,6 +334,28 @@ class BaselineSpec:
 
 
 @dataclass(slots=True)
+class CardQuestionSpec:
+    """A question of the competition's system card (`competition.services.cards`)."""
+
+    slug: str
+    text: str
+    kind: str = "text"
+    choices: tuple[str, ...] = ()
+    required: bool = False
+    on_board: bool = False
+
+    def __post_init__(self) -> None:
+        self.slug = slug_check(self.slug)
+        self.text = text_check(self.text, key="text", limit=300, required=True)
+        self.kind = choice_check(str(self.kind), ["yes_no", "choice", "text", "url"],
+                                 key="kind")
+        self.choices = tuple(text_check(c, key="choices", limit=100) for c in self.choices)
+        if self.kind == "choice" and len([c for c in self.choices if c]) < 2:
+            raise SpecError("bad_choices", field="choices",
+                            reason="a question with choices needs at least two")
+
+
+@dataclass(slots=True)
 class CompetitionSpec:
     """A whole competition as a definition gives it. ``team_approval`` and ``published``
     None keep what the competition has; ``pages`` lists only the pages given (kind → text).
@@ -350,6 +372,7 @@ class CompetitionSpec:
     pages: dict[str, str] = field(default_factory=dict)
     tasks: tuple[TaskSpec, ...] = ()
     baselines: tuple[BaselineSpec, ...] = ()
+    card_questions: tuple[CardQuestionSpec, ...] | None = None  # None: keep what it has
 
     def __post_init__(self) -> None:
         limits = Limits.current()

@@ -23,6 +23,7 @@ from competition.definition.spec import (
     PHASE_FIELDS,
     UNSET,
     BaselineSpec,
+    CardQuestionSpec,
     CompetitionSpec,
     KeyFile,
     Limits,
@@ -162,7 +163,26 @@ def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> Compe
         tasks=tuple(_task(top.at(raw_task, f"tasks[{index}]"), files=files, limits=limits)
                     for index, raw_task in enumerate(tasks)),
         baselines=tuple(_baseline(top.at(raw, f"baselines[{index}]"), files=files)
-                        for index, raw in enumerate(top.list("baselines"))))
+                        for index, raw in enumerate(top.list("baselines"))),
+        card_questions=_card_questions(top))
+
+
+def _card_questions(top: _Reader) -> tuple[CardQuestionSpec, ...] | None:
+    """``system_card``: the questions a team answers per run; absent: kept as they are."""
+    if "system_card" not in top.data:
+        return None
+    questions = []
+    for index, raw in enumerate(top.list("system_card")):
+        reader = top.at(raw, f"system_card[{index}]")
+        choices = reader.raw("choices", [])
+        if not isinstance(choices, list):
+            raise reader.fail("'choices' must be a list")
+        questions.append(reader.build(
+            CardQuestionSpec, slug=reader.str("slug"), text=reader.str("text"),
+            kind=reader.str("kind", "text"), choices=tuple(str(c) for c in choices),
+            required=bool(reader.bool("required", False)),
+            on_board=bool(reader.bool("on_board", False))))
+    return tuple(questions)
 
 
 def _pages(top: _Reader, *, files: DefinitionFiles, limits: Limits) -> dict[str, str]:
@@ -317,4 +337,9 @@ def definition_data(spec: CompetitionSpec) -> dict[str, Any]:
     if spec.published is not None:
         data["published"] = spec.published
     data["tasks"] = tasks
+    if spec.card_questions:
+        data["system_card"] = [
+            {"slug": q.slug, "text": q.text, "kind": q.kind,
+             **({"choices": list(q.choices)} if q.choices else {}),
+             "required": q.required, "on_board": q.on_board} for q in spec.card_questions]
     return data
