@@ -19,7 +19,6 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.text import slugify
-from scoring.procedures import PROCEDURES
 
 from competition.errors import CompetitionError
 from competition.models import CompetitionPage, Phase, Task
@@ -30,6 +29,7 @@ from competition.task_scoring import (
     task_scoring_check,
 )
 from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
+from scoring.procedures import PROCEDURES
 
 
 class SpecError(CompetitionError):

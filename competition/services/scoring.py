@@ -761,7 +761,7 @@ def submission_sweep(*, now: datetime | None = None) -> SweepReport:
     ).values_list("pk", "status", "attempts", "queued_at", "claimed_at", "claimed_by")
     requeued: list[int] = []
     failed: list[int] = []
-    for pk, status, attempts, queued_at, claimed_at, claim in stuck:
+    for pk, status, attempts, _queued_at, _claimed_at, claim in stuck:
         if status == Status.SCORING and ScoringPart.objects.filter(
                 Q(started_at__gte=limit) | Q(finished_at__gte=limit),
                 submission_id=pk, claim=claim).exists():
