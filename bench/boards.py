@@ -85,9 +85,9 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
     """What `submission_record` writes for these (submission, score values), in bulk: a
     current scoring run each, its score rows, the submission scored (the board entries are
     written once at the end)."""
-    import scoring
     from django.db import transaction
 
+    import scoring
     from competition.models import Score, ScoringRun, Submission
 
     with transaction.atomic():
@@ -112,16 +112,15 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
     """The competition, its key files and ``runs`` recorded submissions: each recorded by
     the worker's service, or with ``bulk`` inserted in bulk (runs, score rows, then every
     board entry at once), the same rows, in a fraction of the time."""
-    import scoring
+    from django.db import connection
     from django.utils import timezone
-    from scoring import score, score_rows
 
+    import scoring
     from competition import services
     from competition.models import Competition, Phase, SubCorpus, Submission, Task, Team
     from competition.services.scoring import ScoreValue, ScoringResults
     from competition.task_scoring import scoring_modes, task_modes
-
-    from django.db import connection
+    from scoring import score, score_rows
 
     with connection.cursor() as cursor:  # a throwaway database: no need to wait for the disk
         if connection.vendor == "sqlite":
@@ -190,7 +189,8 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
         board_entries_write(submission_ids=[s.pk for s in submissions])
     print(f"{name}: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
           f"{rows_written:,} score rows (scoring {scored_at - started:.1f} s, recording "
-          f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})", file=out, flush=True)
+          f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})",
+          file=out, flush=True)
     return {"phase": phase, "rows": rows_written}
 
 
@@ -261,7 +261,8 @@ def _database_url(settings_dict: dict) -> str:
     password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
     at = f"{user}{password}@" if user else ""
     port = f":{settings_dict['PORT']}" if settings_dict.get("PORT") else ""
-    return f"postgres://{at}{settings_dict.get('HOST') or '127.0.0.1'}{port}/{settings_dict['NAME']}"
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    return f"postgres://{at}{host}{port}/{settings_dict['NAME']}"
 
 
 def fresh_request(url: str, *, cache_url: str) -> dict:

@@ -142,10 +142,10 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
         try:
             subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
                            env=env, check=True, capture_output=True)
-            for count, parts in ROUNDS:
-                rows.append(_round(count, env=dict(env, SCORING_PARTS_FROM=parts),
+            for count, parts_from in ROUNDS:
+                rows.append(_round(count, env=dict(env, SCORING_PARTS_FROM=parts_from),
                                    directory=directory, yaml=yaml, archive=archive))
-                rows[-1]["parts"] = parts != "0"
+                rows[-1]["parts"] = parts_from != "0"
                 rows[-1].update(case=NAME, datasets=len(DATASETS), upload_mib=size / 2**20,
                                 zip_mib=archive.stat().st_size / 2**20, generate_s=generated)
         finally:

@@ -25,7 +25,7 @@ import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import requests
 
@@ -210,7 +210,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
     phase = api.request("GET", f"/api/phases/{args.phase}/")
     data = {"run_name": args.run_name or "", "description": args.description or "",
             "track": track_for(args.track, phase)}
-    handles = []
+    handles: list[IO[bytes]] = []
+    files: dict[str, tuple[str, IO[bytes], str]]
     try:
         if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
             handle = paths[0].open("rb")
@@ -237,8 +238,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         body = api.request("POST", f"/api/phases/{args.phase}/submissions/", data=data,
                            files=files)
     finally:
-        for handle in handles:
-            handle.close()
+        for each in handles:
+            each.close()
     track = f" to the {body['track_name']} track" if body.get("track_name") else ""
     print(f"Submitted #{body['id']}{track} ({body['status']}). Follow it with: codicrac status "
           f"{body['id']} --wait")

@@ -37,7 +37,9 @@ class Upload(Protocol):
     """What we need of an uploaded file (Django's UploadedFile has it)."""
 
     name: str
-    size: int
+
+    @property
+    def size(self) -> int: ...  # read only: a kept file's size is its file's
 
     def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
 

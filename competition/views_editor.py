@@ -277,13 +277,14 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
             messages.success(request, f"The phase {found.title} was deleted.")
             return redirect("competition:edit_task", slug=slug, task=task)
         if action == "subcorpus" and sub_form.is_valid():
-            saved = editor.subcorpus_save_start(phase=found, user=request.user,
-                                                **sub_form.cleaned_data)
-            if isinstance(saved, DefinitionJob):
-                _queued(request, saved)
+            started = editor.subcorpus_save_start(phase=found, user=request.user,
+                                                  **sub_form.cleaned_data)
+            if isinstance(started, DefinitionJob):
+                _queued(request, started)
                 return redirect(here)
-            messages.success(request, f"The sub-corpus {saved.subcorpus.name} was added "
-                             f"({plural(len(saved.subcorpus.documents), 'document')} in its key).")
+            documents = plural(len(started.subcorpus.documents), "document")
+            messages.success(request, f"The sub-corpus {started.subcorpus.name} was added "
+                             f"({documents} in its key).")
             return redirect(here)
         if action == "data" and data_form.is_valid():
             data = data_form.cleaned_data

@@ -175,7 +175,7 @@ class PhaseCheckView(APIView):
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request: Request, phase_id: int) -> Response:
-        phase = _phase(phase_id)
+        phase = _phase(request, phase_id)
         if not phase_check_facts_visible(phase=phase, user=request.user):
             return error_response(
                 "check_facts_hidden", "The checks of this phase are open to its participants "

@@ -75,6 +75,7 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
                     break
                 if cache.get(key) is not None:
                     continue
+                content: str | dict
                 if view == "page":
                     content, error = board_page_content(phase=phase, viewer=viewer,
                                                         query=query)

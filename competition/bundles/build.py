@@ -274,6 +274,7 @@ def bundle_spec(
                 )
                 names.append(sub_name)
             where = f"phase {phase.label}"
+            assert phase.start is not None  # the bundle's reader refuses a phase without one
             try:
                 phases.append(
                     PhaseSpec(

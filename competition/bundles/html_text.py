@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from typing import Any
 
 DROPPED = frozenset(
     {
@@ -89,7 +90,7 @@ class _Converter(HTMLParser):
             self._block()
         elif tag == "li":
             depth = max(len(self.lists) - 1, 0)
-            kind = self.lists[-1] if self.lists else ["ul", 0]
+            kind: list[Any] = self.lists[-1] if self.lists else ["ul", 0]
             kind[1] += 1
             marker = f"{kind[1]}." if kind[0] == "ol" else "-"
             self.out.append("\n" + "  " * depth + marker + " ")

@@ -102,10 +102,10 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
     values = [v for *_, scores in raw_rows for v in scores.values()]
     scale = {"percent": 100.0, "fraction": 1.0}.get(unit) or (100.0 if max(values) > 1 else 1.0)
     for line, user, ident, scores in raw_rows:
-        for value in scores.values():
-            if not 0 <= value <= scale:
+        for score in scores.values():
+            if not 0 <= score <= scale:
                 raise DefinitionError(
-                    name, f"line {line}: {value:g} is not a score between 0 and {scale:g}"
+                    name, f"line {line}: {score:g} is not a score between 0 and {scale:g}"
                 )
         read.rows.append(
             ReferenceRow(

@@ -117,14 +117,15 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
         # A task's primary metric or procedure may have changed, or sub-corpora with their
         # score rows gone: what the boards keep is rebuilt for the competition's phases.
         board_entries_refresh(phases=Phase.objects.filter(task__competition=competition))
-    changed = tuple(seen.changed_phases.values())
+    changed_phases = tuple(seen.changed_phases.values())
     rescored: list[Submission] = []
     if rescore:
-        for phase in changed:
+        for phase in changed_phases:
             rescored.extend(phase_rescore(phase=phase))
     baselines = (baselines_apply(competition=competition, baselines=spec.baselines)
                  if with_baselines else [])
-    return CompetitionLoad(competition=competition, removed=removed, changed_phases=changed,
+    return CompetitionLoad(competition=competition, removed=removed,
+                           changed_phases=changed_phases,
                            rescored=tuple(rescored), baselines=tuple(baselines),
                            publishable=publishable)
 
@@ -133,19 +134,19 @@ def _keys_store(spec: CompetitionSpec, *, competition: Competition, known: dict,
                 progress: Callable[[str], None] | None) -> None:
     """Read, check and store every key the spec brings as a file; the spec then names them
     as stored keys. Each is checked for the task the spec gives (its kind and scoring)."""
-    pending = [(f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub)
+    pending = [(f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub, sub.key)
                for t, task in enumerate(spec.tasks)
                for p, phase in enumerate(task.phases or ())
                for s, sub in enumerate(phase.subcorpora or ())
                if isinstance(sub.key, KeyFile)]
-    for number, (where, task_spec, sub) in enumerate(pending, start=1):
+    for number, (where, task_spec, sub, key) in enumerate(pending, start=1):
         if progress is not None:
-            progress(f"Reading the gold key {sub.key.label} ({number} of {len(pending)})")
+            progress(f"Reading the gold key {key.label} ({number} of {len(pending)})")
         task = Task(competition=competition, slug=task_spec.slug, kind=task_spec.kind,
                     procedure=task_spec.procedure,
-                    scorer_options=list(task_spec.scorer_options))
+                    scorer_options=list(task_spec.scorer_options or ()))
         try:
-            sub.key = key_store(key=sub.key, task=task, known=known)
+            sub.key = key_store(key=key, task=task, known=known)
         except SpecError as exc:
             raise exc.at(where) from None
 
@@ -239,13 +240,15 @@ def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = 
                     order=Task.objects.filter(competition=competition).count())
         changed = False
     else:
+        # (a spec's scorer options are never None once built: `TaskSpec.__post_init__`)
         changed = (task.kind, list(task.scorer_options), task.procedure) != (
-            spec.kind, list(spec.scorer_options), spec.procedure)
+            spec.kind, list(spec.scorer_options or ()), spec.procedure)
     if order is not None:
         task.order = order
     task.slug, task.kind, task.title = spec.slug, spec.kind, spec.title
     task.description, task.procedure = spec.description, spec.procedure
-    task.scorer_options, task.primary_metric = list(spec.scorer_options), spec.primary_metric
+    task.scorer_options = list(spec.scorer_options or ())
+    task.primary_metric = spec.primary_metric
     task.save()
     if seen is not None:
         seen.tasks.add(task.pk)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, fields
 from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from competition.definition.spec import (
     PHASE_FIELDS,
@@ -25,7 +25,10 @@ from competition.definition.spec import (
 )
 from competition.models import Competition, SubCorpus
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 
 def _as_stored(part_type: type[T], /, **values: Any) -> T:
@@ -38,7 +41,8 @@ def _as_stored(part_type: type[T], /, **values: Any) -> T:
         elif each.default is not MISSING:
             value = each.default
         else:
-            value = each.default_factory()  # type: ignore[misc]
+            # a field without a default is passed or has a factory: mypy sees maybe MISSING
+            value = each.default_factory()  # type: ignore[operator]
         object.__setattr__(part, each.name, value)
     return part
 

@@ -24,12 +24,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from django.conf import settings
-from scoring import ScoringError, ScoringInputError, read_documents, validate_pair
-from scoring.readers import FORMAT_NAMES, detect_format
 
 from competition.definition.spec import KeyFile, SpecError, StoredKey
 from competition.models import Competition, PhaseDataFile, SubCorpus, Task
 from competition.task_scoring import validation_options
+from scoring import ScoringError, ScoringInputError, read_documents, validate_pair
+from scoring.readers import FORMAT_NAMES, detect_format
 
 CHUNK = 1024 * 1024
 MAX_PROBLEMS_SHOWN = 3
@@ -236,8 +236,8 @@ def key_documents(path: Path, *, task: Task, label: str) -> tuple[dict, ...]:
     except ScoringError as exc:
         raise KeyRefused("key_unreadable", reason=f"{label}: {exc}") from None
     if not documents:
-        raise KeyRefused("key_unreadable", reason=f"{label}: no document was found (expected a gold "
-                         f"key in {FORMAT_NAMES[expected_format(task)]})")
+        raise KeyRefused("key_unreadable", reason=f"{label}: no document was found (expected a "
+                         f"gold key in {FORMAT_NAMES[expected_format(task)]})")
     return tuple({"name": doc.name, "tokens": len(doc.tokens)} for doc in documents)
 
 

@@ -19,7 +19,6 @@ from typing import Any
 
 from django.conf import settings
 from django.utils.text import slugify
-from scoring.procedures import PROCEDURES
 
 from competition.errors import CompetitionError
 from competition.models import CompetitionPage, Phase, Task
@@ -30,6 +29,7 @@ from competition.task_scoring import (
     task_scoring_check,
 )
 from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
+from scoring.procedures import PROCEDURES
 
 
 class SpecError(CompetitionError):
@@ -306,7 +306,7 @@ class TaskSpec:
         default_primary = (PROCEDURES[named].primary_metric if named in PROCEDURES else "")
         self.primary_metric = (text_check(self.primary_metric, key="primary_metric", limit=64)
                                or default_primary)
-        if problem := task_scoring_check(words=self.scorer_options,
+        if problem := task_scoring_check(words=self.scorer_options or (),  # (set above)
                                          primary_metric=self.primary_metric,
                                          procedure=self.procedure):
             raise SpecError("bad_scoring", field="scorer_options", reason=problem)

@@ -10,6 +10,7 @@ it inside the definition's folder.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -70,16 +71,17 @@ class _Reader:
             raise self.fail(f"'{key}' must be text")
         return str(value).strip()
 
-    def raw(self, key: str, default: Any = None) -> Any:
+    # (below, `str` and `bool` name these methods: the types are spelled `builtins.`)
+    def raw(self, key: builtins.str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
-    def bool(self, key: str, default: bool | None) -> bool | None:
+    def bool(self, key: builtins.str, default: builtins.bool | None) -> builtins.bool | None:
         value = self.data.get(key, default)
         if value is not default and not isinstance(value, bool):
             raise self.fail(f"'{key}' must be true or false, not {value!r}")
         return value
 
-    def datetime(self, key: str) -> datetime | None:
+    def datetime(self, key: builtins.str) -> datetime | None:
         value = self.data.get(key)
         if value is None:
             return None
@@ -89,7 +91,7 @@ class _Reader:
                             f"like 2021-04-01T00:00:00Z, not {value!r}")
         return parsed
 
-    def list(self, key: str, *, required: bool = False) -> list:
+    def list(self, key: builtins.str, *, required: builtins.bool = False) -> list:
         value = self.data.get(key)
         if value is None:
             if required:

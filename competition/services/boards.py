@@ -32,10 +32,10 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.dispatch import Signal
-from scoring.procedures import PROCEDURES
-from scoring.vocabulary import CONLL, EMPTY_NODE_MEASURES, EMPTY_NODES, metric_label
 
 from competition.models import BoardEntry, Phase, Score, ScoringRun, Submission
+from scoring.procedures import PROCEDURES
+from scoring.vocabulary import CONLL, EMPTY_NODE_MEASURES, EMPTY_NODES, metric_label
 
 TASK_MODE = Score.TASK_MODE
 SUPPLEMENTARY = ("mor", "zero")

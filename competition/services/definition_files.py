@@ -27,6 +27,7 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 import yaml
@@ -157,7 +158,7 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, 
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as member:
                     digests[PurePosixPath(*parts).as_posix()] = _write(
-                        iter(lambda m=member: m.read(CHUNK), b""), target,
+                        iter(partial(member.read, CHUNK), b""), target,
                         limit=min(info.file_size, total_limit), name=name, digest=True)
             return root.joinpath(*PurePosixPath(definitions[0]).parts), digests
     except zipfile.BadZipFile as exc:

@@ -519,6 +519,7 @@ def scoring_part_store(*, submission_id: int, subcorpus_id: int, claim: str,
                        error: dict | None = None) -> bool:
     """Write a part's outcome, once: its results, or why it could not be scored
     (``error``: ``kind`` input, scorer, time, memory or crash, and ``message``)."""
+    outcome: dict[str, object]
     if results is not None:
         outcome = {"key": results.key, "warnings": list(results.warnings),
                    "log": list(results.log),
@@ -647,7 +648,7 @@ def submission_replaced_keys(*, submission: Submission) -> list[str]:
     """The sub-corpora (names) whose gold key was replaced since the run's files were
     checked: against the keys of its upload, or, for runs stored before those were kept,
     of its current scoring. Empty when nothing says so."""
-    before = submission.validated_keys or next(iter(
+    before: dict[str, str] = submission.validated_keys or next(iter(
         ScoringRun.objects.filter(submission=submission, is_current=True)
         .values_list("keys", flat=True)), {})
     if not before:
@@ -761,7 +762,7 @@ def submission_sweep(*, now: datetime | None = None) -> SweepReport:
     ).values_list("pk", "status", "attempts", "queued_at", "claimed_at", "claimed_by")
     requeued: list[int] = []
     failed: list[int] = []
-    for pk, status, attempts, queued_at, claimed_at, claim in stuck:
+    for pk, status, attempts, _queued_at, _claimed_at, claim in stuck:
         if status == Status.SCORING and ScoringPart.objects.filter(
                 Q(started_at__gte=limit) | Q(finished_at__gte=limit),
                 submission_id=pk, claim=claim).exists():

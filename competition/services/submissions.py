@@ -35,8 +35,8 @@ from competition.models import (
     Team,
     Track,
 )
-from competition.services.audit import audit_record
 from competition.selectors import track_named
+from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check

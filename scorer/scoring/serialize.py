@@ -17,8 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.options import ScoringOptions, mode_dict
-from scoring.results import (PRF, CorpusResult, DocumentResult, MetricResult, PRCounts, TPCounts,
-                             sum_in_order)
+from scoring.results import (
+    PRF,
+    CorpusResult,
+    DocumentResult,
+    MetricResult,
+    PRCounts,
+    TPCounts,
+    sum_in_order,
+)
 from scoring.vocabulary import (
     BRIDGING_LEVELS,
     BRIDGING_METRICS,

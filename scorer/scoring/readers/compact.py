@@ -400,7 +400,8 @@ class _Reader:
         self.rows: list[tuple[str, ...]] = []
         self.globals: dict[str, str] = {}
         self.names: set[str] = set()  # the documents begun so far
-        self.entity_keys: dict[int, dict[str, tuple]] = {}  # udapi's order (order_entities)
+        # udapi's order (order_entities)
+        self.entity_keys: dict[int, dict[str, tuple[Any, ...]]] = {}
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -565,7 +566,7 @@ class _Reader:
         mention, the earlier last node, and the smaller entity id (as text)."""
         # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
         keys = self.entity_keys.setdefault(self.count if "grp" in self.fields else -1, {})
-        found: dict[str, tuple] = {}
+        found: dict[str, tuple[Any, ...]] = {}
         get = found.get
         for markable in doc.identity:
             eid = markable[1]  # (by index: a named tuple's attributes are a call each)

@@ -341,6 +341,7 @@ class _Reader:
             low, high, first_column, second_column, third_column = doc.fast
             append_token, append_line = doc.tokens.append, doc.token_lines.append
             mirror = doc.mirror if doc.mirror is not None else high
+            fast_doc = doc  # what `fast` implies, in a name the checker can follow
         intern = sys.intern
         first_line = lineno
         for lineno, cells in enumerate(map(str.split, lines), lineno):  # noqa: B020 (counts on)
@@ -351,10 +352,10 @@ class _Reader:
                     and cells[0].isdigit() and (n >= high or n <= mirror
                                                 or cells[mirror] == "_"):
                 if n != high:
-                    if doc.first_short is None:
-                        doc.first_short = (lineno, n)
-                elif cells[-1] == "_" and doc.first_padded is None:
-                    doc.first_padded = lineno
+                    if fast_doc.first_short is None:
+                        fast_doc.first_short = (lineno, n)
+                elif cells[-1] == "_" and fast_doc.first_padded is None:
+                    fast_doc.first_padded = lineno
                 append_token(intern(cells[1]))
                 append_line(lineno)
                 continue
@@ -383,6 +384,7 @@ class _Reader:
                         low, high, first_column, second_column, third_column = doc.fast
                         append_token, append_line = doc.tokens.append, doc.token_lines.append
                         mirror = doc.mirror if doc.mirror is not None else high
+                        fast_doc = doc  # what `fast` implies, in a name the checker can follow
                 if finished is not None:
                     yield finished
                 continue
@@ -396,6 +398,7 @@ class _Reader:
                     low, high, first_column, second_column, third_column = doc.fast
                     append_token, append_line = doc.tokens.append, doc.token_lines.append
                     mirror = doc.mirror if doc.mirror is not None else high
+                    fast_doc = doc  # what `fast` implies, in a name the checker can follow
                 continue
             # a token line of a well-formed layout with something to read
             n = len(cells)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -95,7 +95,7 @@ def via_editor(tmp_path: Path, kind: str, name: str, data: bytes) -> None:
     phase = (Phase.objects.filter(task=task, slug="dev").first()
              or editor.phase_save(task=task, slug="dev", kind="development",
                                   title="Development",
-                                  start=datetime(2026, 1, 1, tzinfo=timezone.utc)))
+                                  start=datetime(2026, 1, 1, tzinfo=UTC)))
     subcorpus = SubCorpus.objects.filter(phase=phase, slug="light").first()
     editor.subcorpus_save(phase=phase, subcorpus=subcorpus, name="LIGHT",
                           key=SimpleUploadedFile(name, data))
