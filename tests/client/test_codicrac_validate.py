@@ -109,7 +109,8 @@ def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(
     from competition.models import Competition, Phase, SubCorpus, Task
 
     root = Path(__file__).resolve().parents[2] / "fixtures" / "corefud"
-    competition = Competition.objects.create(slug="crac-test", title="CRAC test")
+    competition = Competition.objects.create(slug="crac-test", title="CRAC test",
+                                             published_at=timezone.now())
     task = Task.objects.create(competition=competition, slug="coref", kind="corefud",
                                title="Coreference", procedure="crac-2025",
                                primary_metric="conll")

@@ -34,6 +34,7 @@ from competition.models import (
 )
 from competition.services.publish import competition_publish
 from competition.services.teams import organizer_team_get_or_create
+from leaderboard.services import board_freeze
 
 pytestmark = pytest.mark.django_db
 
@@ -96,6 +97,7 @@ class Draft:
                      for i in range(2)]
         self.batch = RescoreBatch.objects.create(phase=self.phase,
                                                  submission_ids=[r.pk for r in self.runs])
+        self.snapshot = board_freeze(phase=self.phase, user=self.organizer)
 
     def values(self, name: str, route_name: str) -> str:
         """The draft's value for a URL parameter."""
@@ -107,7 +109,7 @@ class Draft:
             "pk": str(self.runs[0].pk), "submission_id": str(self.runs[0].pk),
             "phase_id": str(self.phase.pk), "team_id": str(self.team.pk),
             "user_id": str(self.organizer.pk), "batch_id": str(self.batch.pk),
-            "token": "any-token",
+            "token": "any-token", "snapshot_id": str(self.snapshot.pk),
         }
         if name not in table:
             raise AssertionError(f"the crawl does not know the URL parameter {name!r} of "
