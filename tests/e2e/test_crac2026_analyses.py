@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 
 from competition.models import Submission
 from competition.services import competition_load
+from competition.services.publish import competition_publish_waiving
 from tests.e2e.helpers import NO_OVERFLOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -36,7 +37,8 @@ def shots(page, artifacts_dir: Path, name: str) -> None:
 
 def test_heatmap_and_analysis_of_a_crac_2026_run(page, live_server, artifacts_dir):
     get_user_model().objects.create_user("organizer")
-    competition_load(path=ROOT / "fixtures" / "crac-2026-demo.yaml")
+    loaded = competition_load(path=ROOT / "fixtures" / "crac-2026-demo.yaml")
+    competition_publish_waiving(competition=loaded.competition)  # as demo_setup does
     base = live_server.url
     page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(base + BOARD)

@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from client.main import main as codicrac
 from competition import services
 from competition.models import Competition
+from competition.services.publish import competition_publish_waiving
 from tests.e2e.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -44,6 +45,7 @@ def test_two_teams_on_two_tracks_from_the_web_and_the_cli(page, live_server, tmp
     services.competition_load(path=ROOT / "fixtures" / "crac" / "crac-2026.yaml",
                               with_baselines=False)
     competition = Competition.objects.get(slug="crac-2026")
+    competition_publish_waiving(competition=competition)  # the operator publishes it
     for name, team in (("dana", "Delta"), ("eli", "Echo")):
         services.team_create(competition=competition, name=team,
                              user=users.create_user(name, password=PASSWORD))

@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 
 from competition import services
 from competition.models import CompetitionPage, DefinitionJob
+from tests.e2e.helpers import NO_OVERFLOW
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +33,7 @@ def shots(page, artifacts_dir: Path, name: str) -> None:
     for width in (1366, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(artifacts_dir / f"{name}-{width}.png"), full_page=True)
-        # (the site's header is the base template's, not this page's)
-        assert page.evaluate("""() => [...document.querySelectorAll('main *')].every(
-            e => e.getBoundingClientRect().right <= window.innerWidth + 1)""")
+        assert page.evaluate(NO_OVERFLOW), f"{page.url} scrolls sideways at {width} px"
     page.set_viewport_size({"width": 1366, "height": 900})
 
 

@@ -10,6 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from competition.services import competition_load, reference_results_import
+from competition.services.publish import competition_publish_waiving
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -17,7 +18,8 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 def test_the_crac_2024_board_shows_its_official_results(browser, live_server, artifacts_dir):
     get_user_model().objects.create_user("organizer")
-    competition_load(path=FIXTURES / "crac" / "crac-2024.yaml", with_baselines=False)
+    loaded = competition_load(path=FIXTURES / "crac" / "crac-2024.yaml", with_baselines=False)
+    competition_publish_waiving(competition=loaded.competition)
     reference_results_import(path=FIXTURES / "reference" / "crac-2024.yaml")
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
