@@ -54,19 +54,42 @@ class Case:
 
 CASES = (
     Case("docs-1000", Shape(documents=1000), v1_cpu=4.43, floor_ref_cpu=0.22, command=True),
-    Case("docs-5000", Shape(documents=5000), target_seconds=6.0, target_mib=250.0,
-         v1_cpu=22.3, floor_ref_cpu=0.96, command=True),
+    Case(
+        "docs-5000",
+        Shape(documents=5000),
+        target_seconds=6.0,
+        target_mib=250.0,
+        v1_cpu=22.3,
+        floor_ref_cpu=0.96,
+        command=True,
+    ),
     Case("mentions-2000", Shape(documents=1, tokens=16800, mentions=2000), command=True),
-    Case("mentions-5000", Shape(documents=1, tokens=42000, mentions=5000), v1_cpu=15.5,
-         command=True),
-    Case("mentions-20000", Shape(documents=1, tokens=167000, mentions=20000),
-         target_seconds=1.0, command=True),
-    Case("split-heavy", Shape(documents=1000, split_share=0.15),
-         note="15% plural entities, default mode"),
-    Case("bridging-dd", Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
-         options=("keep_bridging", "keep_non_referring"), note="identity + NR + bridging"),
-    Case("dd", Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
-         options=("evaluate_discourse_deixis",), note="the DD column"),
+    Case(
+        "mentions-5000", Shape(documents=1, tokens=42000, mentions=5000), v1_cpu=15.5, command=True
+    ),
+    Case(
+        "mentions-20000",
+        Shape(documents=1, tokens=167000, mentions=20000),
+        target_seconds=1.0,
+        command=True,
+    ),
+    Case(
+        "split-heavy",
+        Shape(documents=1000, split_share=0.15),
+        note="15% plural entities, default mode",
+    ),
+    Case(
+        "bridging-dd",
+        Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
+        options=("keep_bridging", "keep_non_referring"),
+        note="identity + NR + bridging",
+    ),
+    Case(
+        "dd",
+        Shape(documents=1000, bridging_share=0.07, dd_per_document=3),
+        options=("evaluate_discourse_deixis",),
+        note="the DD column",
+    ),
 )
 
 
@@ -83,16 +106,24 @@ peak MiB: VmHWM of the scoring process (and of any child it forks), imports incl
 def scaled(shape: Shape, scale: float) -> Shape:
     if shape.documents > 1:
         return replace(shape, documents=max(1, round(shape.documents * scale)))
-    return replace(shape, tokens=max(50, round(shape.tokens * scale)),
-                   mentions=max(6, round(shape.mentions * scale)))
+    return replace(
+        shape,
+        tokens=max(50, round(shape.tokens * scale)),
+        mentions=max(6, round(shape.mentions * scale)),
+    )
 
 
 def measure(what: str, key: Path, response: Path, options: tuple[str, ...]) -> dict:
     """Run bench.measure in a fresh interpreter; its JSON line."""
     root = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-m", "bench.measure", what, str(key), str(response),
-                           *options], capture_output=True, text=True, cwd=root, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.measure", what, str(key), str(response), *options],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"bench.measure {what} failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -116,21 +147,26 @@ def median(runs) -> dict:
     return ordered[len(ordered) // 2]
 
 
-def project_and_floor(key: Path, response: Path, options: tuple[str, ...],
-                      repeat: int) -> tuple[dict, dict]:
+def project_and_floor(
+    key: Path, response: Path, options: tuple[str, ...], repeat: int
+) -> tuple[dict, dict]:
     """The median runs of the scorer's command line and of the floor, measured in turns (one
     of each, ``repeat`` times), so that a change in the machine's load meets both alike."""
-    pairs = [(measure("command", key, response, options), measure("floor", key, response, ()))
-             for _ in range(repeat)]
+    pairs = [
+        (measure("command", key, response, options), measure("floor", key, response, ()))
+        for _ in range(repeat)
+    ]
     return median(p for p, _ in pairs), median(f for _, f in pairs)
 
 
 def run_commands(cases: list[Case], scale: float, out, repeat: int = 1) -> list[dict]:
     """Whole command-line runs of the scorer and of the line-split floor, per case."""
     rows = []
-    header = (f"{'command line':<15} {'cpu s':>7} {'wall s':>7} {'peak MiB':>8} "
-              f"{'floor cpu':>9} {'floor wall':>10} {'floor MiB':>9} {'×floor':>7} "
-              f"{'v1 cpu':>7} {'v1 ×faster':>10} {'v1 est ×':>8}")
+    header = (
+        f"{'command line':<15} {'cpu s':>7} {'wall s':>7} {'peak MiB':>8} "
+        f"{'floor cpu':>9} {'floor wall':>10} {'floor MiB':>9} {'×floor':>7} "
+        f"{'v1 cpu':>7} {'v1 ×faster':>10} {'v1 est ×':>8}"
+    )
     print("\n" + header, file=out)
     print("-" * len(header), file=out)
     with tempfile.TemporaryDirectory(prefix="ua-bench-") as directory:
@@ -141,22 +177,32 @@ def run_commands(cases: list[Case], scale: float, out, repeat: int = 1) -> list[
             v1 = case.v1_cpu if scale == 1 else None
             # v1 on this machine now, estimated: its reference seconds scaled by how much the
             # floor's CPU time moved since that measurement
-            v1_here = (v1 * floor["cpu_seconds"] / case.floor_ref_cpu
-                       if v1 and case.floor_ref_cpu else None)
-            row = {"case": f"command: {case.name}", "project": project, "floor": floor,
-                   "floor_ratio": project["cpu_seconds"] / max(floor["cpu_seconds"], 1e-9),
-                   "v1_cpu": v1,
-                   "v1_ratio": v1 / project["cpu_seconds"] if v1 else None,
-                   "v1_estimated_ratio": v1_here / project["cpu_seconds"] if v1_here else None}
+            v1_here = (
+                v1 * floor["cpu_seconds"] / case.floor_ref_cpu
+                if v1 and case.floor_ref_cpu
+                else None
+            )
+            row = {
+                "case": f"command: {case.name}",
+                "project": project,
+                "floor": floor,
+                "floor_ratio": project["cpu_seconds"] / max(floor["cpu_seconds"], 1e-9),
+                "v1_cpu": v1,
+                "v1_ratio": v1 / project["cpu_seconds"] if v1 else None,
+                "v1_estimated_ratio": v1_here / project["cpu_seconds"] if v1_here else None,
+            }
             rows.append(row)
-            print(f"{case.name:<15} {project['cpu_seconds']:>7.2f} {project['seconds']:>7.2f} "
-                  f"{project['peak_mib']:>8.1f} {floor['cpu_seconds']:>9.2f} "
-                  f"{floor['seconds']:>10.2f} {floor['peak_mib']:>9.1f} "
-                  f"{row['floor_ratio']:>7.2f} "
-                  f"{v1 if v1 else '-':>7} "
-                  f"{format(row['v1_ratio'], '.1f') if v1 else '-':>10} "
-                  f"{format(row['v1_estimated_ratio'], '.1f') if v1_here else '-':>8}",
-                  file=out, flush=True)
+            print(
+                f"{case.name:<15} {project['cpu_seconds']:>7.2f} {project['seconds']:>7.2f} "
+                f"{project['peak_mib']:>8.1f} {floor['cpu_seconds']:>9.2f} "
+                f"{floor['seconds']:>10.2f} {floor['peak_mib']:>9.1f} "
+                f"{row['floor_ratio']:>7.2f} "
+                f"{v1 if v1 else '-':>7} "
+                f"{format(row['v1_ratio'], '.1f') if v1 else '-':>10} "
+                f"{format(row['v1_estimated_ratio'], '.1f') if v1_here else '-':>8}",
+                file=out,
+                flush=True,
+            )
     print(COMMAND_LEGEND, file=out)
     return rows
 
@@ -164,9 +210,11 @@ def run_commands(cases: list[Case], scale: float, out, repeat: int = 1) -> list[
 def run(cases: list[Case], scale: float, out) -> list[dict]:
     """Generate, measure and print every case; targets apply at full size only."""
     rows = []
-    header = (f"{'case':<15} {'docs':>5} {'tokens':>8} {'mentions':>8} {'score s':>8} "
-              f"{'cpu s':>7} {'read cpu':>8} {'×read':>6} {'×target s':>9} {'peak MiB':>9} "
-              f"{'×target MiB':>11}  note")
+    header = (
+        f"{'case':<15} {'docs':>5} {'tokens':>8} {'mentions':>8} {'score s':>8} "
+        f"{'cpu s':>7} {'read cpu':>8} {'×read':>6} {'×target s':>9} {'peak MiB':>9} "
+        f"{'×target MiB':>11}  note"
+    )
     print(header, file=out)
     print("-" * len(header), file=out)
     with tempfile.TemporaryDirectory(prefix="ua-bench-") as directory:
@@ -180,53 +228,83 @@ def run(cases: list[Case], scale: float, out) -> list[dict]:
             read = measure("read", key, response, case.options)
             if scale != 1:
                 case = replace(case, target_seconds=None, target_mib=None)
-            row = {"case": case.name, "documents": shape.documents,
-                   "tokens": shape.tokens * shape.documents,
-                   "mentions": shape.mentions * shape.documents, "score": scored, "read": read,
-                   "target_seconds": case.target_seconds, "target_mib": case.target_mib}
+            row = {
+                "case": case.name,
+                "documents": shape.documents,
+                "tokens": shape.tokens * shape.documents,
+                "mentions": shape.mentions * shape.documents,
+                "score": scored,
+                "read": read,
+                "target_seconds": case.target_seconds,
+                "target_mib": case.target_mib,
+            }
             rows.append(row)
-            print(f"{case.name:<15} {shape.documents:>5} {row['tokens']:>8} {row['mentions']:>8} "
-                  f"{scored['seconds']:>8.2f} {scored['cpu_seconds']:>7.2f} "
-                  f"{read['cpu_seconds']:>8.2f} "
-                  f"{scored['cpu_seconds'] / max(read['cpu_seconds'], 1e-9):>6.2f} "
-                  f"{ratio(scored['seconds'], case.target_seconds):>9} "
-                  f"{scored['peak_mib']:>9.1f} {ratio(scored['peak_mib'], case.target_mib):>11}"
-                  f"  {case.note}", file=out, flush=True)
+            print(
+                f"{case.name:<15} {shape.documents:>5} {row['tokens']:>8} {row['mentions']:>8} "
+                f"{scored['seconds']:>8.2f} {scored['cpu_seconds']:>7.2f} "
+                f"{read['cpu_seconds']:>8.2f} "
+                f"{scored['cpu_seconds'] / max(read['cpu_seconds'], 1e-9):>6.2f} "
+                f"{ratio(scored['seconds'], case.target_seconds):>9} "
+                f"{scored['peak_mib']:>9.1f} {ratio(scored['peak_mib'], case.target_mib):>11}"
+                f"  {case.note}",
+                file=out,
+                flush=True,
+            )
     print(LEGEND, file=out)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="multiply corpus sizes (e.g. 0.01 for a smoke run)")
-    parser.add_argument("--cases", default=",".join([c.name for c in CASES] + list(compact.CASES)
-                                                    + list(modes.CASES) + ["startup"]),
-                        help="comma-separated case names: " + ", ".join(
-                            [c.name for c in CASES] + list(compact.CASES) + list(modes.CASES)
-                            + ["startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE])
-                        + f". The default is "
-                        f"all but {corefud22.NAME} (needs PostgreSQL and Redis) and "
-                        f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
-                        "a throwaway database, several minutes; a test_<name> database on the "
-                        f"server of DATABASE_URL when it is set, else a temporary SQLite file) "
-                        f"and {BOARD_LARGE} (the same at 10,000 runs, inserted in bulk)")
+    parser.add_argument(
+        "--scale", type=float, default=1.0, help="multiply corpus sizes (e.g. 0.01 for a smoke run)"
+    )
+    parser.add_argument(
+        "--cases",
+        default=",".join(
+            [c.name for c in CASES] + list(compact.CASES) + list(modes.CASES) + ["startup"]
+        ),
+        help="comma-separated case names: "
+        + ", ".join(
+            [c.name for c in CASES]
+            + list(compact.CASES)
+            + list(modes.CASES)
+            + ["startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE]
+        )
+        + f". The default is "
+        f"all but {corefud22.NAME} (needs PostgreSQL and Redis) and "
+        f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
+        "a throwaway database, several minutes; a test_<name> database on the "
+        f"server of DATABASE_URL when it is set, else a temporary SQLite file) "
+        f"and {BOARD_LARGE} (the same at 10,000 runs, inserted in bulk)",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="whole command-line runs per case (the median CPU is shown)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="whole command-line runs per case (the median CPU is shown)",
+    )
     args = parser.parse_args(argv)
     by_name = {case.name: case for case in CASES}
     wanted = args.cases.split(",")
     names = [name for name in wanted if name in by_name]
     compact_names = [name for name in wanted if name in compact.CASES]
     mode_names = [name for name in wanted if name in modes.CASES]
-    unknown = [name for name in wanted
-               if name not in by_name and name not in compact.CASES and name not in modes.CASES
-               and name not in ("startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE)]
+    unknown = [
+        name
+        for name in wanted
+        if name not in by_name
+        and name not in compact.CASES
+        and name not in modes.CASES
+        and name not in ("startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE)
+    ]
     if unknown:
-        parser.error(f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
-                     f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
-                     f"{corefud22.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}")
+        parser.error(
+            f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
+            f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
+            f"{corefud22.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}"
+        )
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     commands = [by_name[name] for name in names if by_name[name].command]
     if commands:
@@ -242,8 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     if BOARD_CASE in wanted:
         rows += boards.run(sys.stdout, scale=args.scale)
     if BOARD_LARGE in wanted:
-        rows += boards.run(sys.stdout, scale=args.scale, name=BOARD_LARGE, runs=10 * boards.RUNS,
-                           bulk=True, requests=boards.REQUESTS // 3)
+        rows += boards.run(
+            sys.stdout,
+            scale=args.scale,
+            name=BOARD_LARGE,
+            runs=10 * boards.RUNS,
+            bulk=True,
+            requests=boards.REQUESTS // 3,
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

@@ -91,21 +91,44 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
     from competition.models import Score, ScoringRun, Submission
 
     with transaction.atomic():
-        created = ScoringRun.objects.bulk_create([
-            ScoringRun(submission=submission, scorer_version=scoring.__version__,
-                       options=options, task_id=f"bench-{submission.pk}", created_at=now,
-                       is_current=True)
-            for submission, _ in pending])
-        Score.objects.bulk_create([
-            Score(run=run, submission=submission, subcorpus_id=value.subcorpus_id,
-                  mode=value.row.mode, metric=value.row.metric,
-                  document=value.row.document or "", recall=value.row.recall,
-                  precision=value.row.precision, f1=value.row.f1, counts=value.row.counts)
-            for run, (submission, values) in zip(created, pending) for value in values],
-            batch_size=5000)
+        created = ScoringRun.objects.bulk_create(
+            [
+                ScoringRun(
+                    submission=submission,
+                    scorer_version=scoring.__version__,
+                    options=options,
+                    task_id=f"bench-{submission.pk}",
+                    created_at=now,
+                    is_current=True,
+                )
+                for submission, _ in pending
+            ]
+        )
+        Score.objects.bulk_create(
+            [
+                Score(
+                    run=run,
+                    submission=submission,
+                    subcorpus_id=value.subcorpus_id,
+                    mode=value.row.mode,
+                    metric=value.row.metric,
+                    document=value.row.document or "",
+                    recall=value.row.recall,
+                    precision=value.row.precision,
+                    f1=value.row.f1,
+                    counts=value.row.counts,
+                )
+                for run, (submission, values) in zip(created, pending)
+                for value in values
+            ],
+            batch_size=5000,
+        )
         Submission.objects.filter(pk__in=[s.pk for s, _ in pending]).update(
-            status=Submission.Status.SCORED, scored_at=now, scorer_version=scoring.__version__,
-            claimed_by="")
+            status=Submission.Status.SCORED,
+            scored_at=now,
+            scorer_version=scoring.__version__,
+            claimed_by="",
+        )
 
 
 def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "board-1000") -> dict:
@@ -129,38 +152,62 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
             cursor.execute("SET synchronous_commit TO off")
     started = time.perf_counter()
     now = timezone.now()
-    competition = Competition.objects.create(slug="board-bench", title="Board benchmark",
-                                             published_at=now)  # public: visitors see it
-    task = Task.objects.create(competition=competition, slug="identity", kind="identity",
-                               title="Identity anaphora", primary_metric="conll")
-    phase = Phase.objects.create(task=task, slug="dev", kind="development",
-                                 title="Development", start=now - timedelta(days=60))
+    competition = Competition.objects.create(
+        slug="board-bench", title="Board benchmark", published_at=now
+    )  # public: visitors see it
+    task = Task.objects.create(
+        competition=competition,
+        slug="identity",
+        kind="identity",
+        title="Identity anaphora",
+        primary_metric="conll",
+    )
+    phase = Phase.objects.create(
+        task=task,
+        slug="dev",
+        kind="development",
+        title="Development",
+        start=now - timedelta(days=60),
+    )
     keys = private / "keys"
     keys.mkdir(parents=True)
     modes = task_modes(task)
     templates: dict[int, list[list]] = {}
     for index in range(SUBCORPORA):
         key, responses = _corpus(keys, f"set{index}", seed=101 + index)
-        subcorpus = SubCorpus.objects.create(phase=phase, name=f"SET{index}",
-                                             slug=f"set{index}", order=index,
-                                             key_file=f"keys/{key.name}")
+        subcorpus = SubCorpus.objects.create(
+            phase=phase,
+            name=f"SET{index}",
+            slug=f"set{index}",
+            order=index,
+            key_file=f"keys/{key.name}",
+        )
         templates[subcorpus.pk] = []
         for response in responses:
             rows = []
             for mode in modes:
-                result = score(str(key), str(response), options=mode.options,
-                               per_doc=mode.per_doc, processes=1)
-                rows.extend(score_rows(result, mode.options, mode=mode.name,
-                                       per_doc=mode.per_doc))
+                result = score(
+                    str(key), str(response), options=mode.options, per_doc=mode.per_doc, processes=1
+                )
+                rows.extend(score_rows(result, mode.options, mode=mode.name, per_doc=mode.per_doc))
             templates[subcorpus.pk].append(rows)
     scored_at = time.perf_counter()
-    teams = Team.objects.bulk_create([Team(competition=competition, name=f"Team {n:03d}")
-                                      for n in range(TEAMS)])
-    submissions = Submission.objects.bulk_create([
-        Submission(team=teams[n % TEAMS], phase=phase, run_name=f"run-{n // TEAMS + 1}",
-                   status=Submission.Status.SCORING, claimed_by=f"bench-{n}",
-                   created_at=now - timedelta(days=50) + timedelta(minutes=n))
-        for n in range(runs)])
+    teams = Team.objects.bulk_create(
+        [Team(competition=competition, name=f"Team {n:03d}") for n in range(TEAMS)]
+    )
+    submissions = Submission.objects.bulk_create(
+        [
+            Submission(
+                team=teams[n % TEAMS],
+                phase=phase,
+                run_name=f"run-{n // TEAMS + 1}",
+                status=Submission.Status.SCORING,
+                claimed_by=f"bench-{n}",
+                created_at=now - timedelta(days=50) + timedelta(minutes=n),
+            )
+            for n in range(runs)
+        ]
+    )
     rng = random.Random(7)
     options = scoring_modes(task)
     rows_written = 0
@@ -169,8 +216,9 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
         values: list[ScoreValue] = []
         for subcorpus_id, choices in templates.items():
             factor = 1 + rng.gauss(0, 0.03)
-            values.extend(ScoreValue(subcorpus_id, _jittered(row, rng, factor))
-                          for row in rng.choice(choices))
+            values.extend(
+                ScoreValue(subcorpus_id, _jittered(row, rng, factor)) for row in rng.choice(choices)
+            )
         rows_written += len(values)
         if bulk:
             pending.append((submission, values))
@@ -178,19 +226,27 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
                 _bulk_record(pending, options=options, now=now)
                 pending = []
             continue
-        results = ScoringResults(scorer_version=scoring.__version__, options=options,
-                                 scores=tuple(values), procedure=task.procedure)
-        if not services.submission_record(submission=submission, results=results,
-                                          task_id=f"bench-{n}"):
+        results = ScoringResults(
+            scorer_version=scoring.__version__,
+            options=options,
+            scores=tuple(values),
+            procedure=task.procedure,
+        )
+        if not services.submission_record(
+            submission=submission, results=results, task_id=f"bench-{n}"
+        ):
             raise RuntimeError(f"submission {submission.pk} was not recorded")
     if bulk:
         from competition.services.boards import board_entries_write
 
         board_entries_write(submission_ids=[s.pk for s in submissions])
-    print(f"{name}: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
-          f"{rows_written:,} score rows (scoring {scored_at - started:.1f} s, recording "
-          f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})",
-          file=out, flush=True)
+    print(
+        f"{name}: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
+        f"{rows_written:,} score rows (scoring {scored_at - started:.1f} s, recording "
+        f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})",
+        file=out,
+        flush=True,
+    )
     return {"phase": phase, "rows": rows_written}
 
 
@@ -219,8 +275,12 @@ def _time_boards(client, urls: dict[str, str], requests: int, before=None) -> di
             spent.append((time.perf_counter() - began) * 1000)
             cpu.append((time.process_time() - began_cpu) * 1000)
             assert response.status_code == 200
-        timings[name] = {"p50": statistics.median(spent), "p95": _percentile(spent, 0.95),
-                         "cpu_p50": statistics.median(cpu), "n": requests}
+        timings[name] = {
+            "p50": statistics.median(spent),
+            "p95": _percentile(spent, 0.95),
+            "cpu_p50": statistics.median(cpu),
+            "n": requests,
+        }
     return timings
 
 
@@ -230,8 +290,10 @@ def _board_rows(phase, runs: bool) -> list:
     from leaderboard.selectors import leaderboard_board
 
     board = leaderboard_board(phase=phase, viewer=AnonymousUser(), runs=runs)
-    return [(r.entry.submission_id, r.rank, r.average, sorted(r.entry.scores.items()))
-            for r in board.rows]
+    return [
+        (r.entry.submission_id, r.rank, r.average, sorted(r.entry.scores.items()))
+        for r in board.rows
+    ]
 
 
 FRESH = """
@@ -272,12 +334,23 @@ def fresh_request(url: str, *, cache_url: str) -> dict:
     from django.db import connection
 
     root = Path(__file__).resolve().parents[1]
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings",
-           "DATABASE_URL": _database_url(connection.settings_dict), "CACHE_URL": cache_url,
-           "ALLOWED_HOSTS": "testserver", "LOG_LEVEL": "ERROR",
-           "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", FRESH, url], capture_output=True, text=True,
-                          cwd=root, env=env, timeout=600)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "CACHE_URL": cache_url,
+        "ALLOWED_HOSTS": "testserver",
+        "LOG_LEVEL": "ERROR",
+        "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH, url],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=600,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the fresh process failed: {done.stderr.strip()[-2000:]}")
     found = json.loads(done.stdout.strip().splitlines()[-1])
@@ -296,8 +369,11 @@ def measure(*, phase, requests: int, cache_url: str) -> dict:
 
     task = phase.task
     board = reverse("leaderboard:board", args=[task.competition.slug, task.slug, phase.slug])
-    urls = {"rest": reverse("api-leaderboard", args=[phase.pk]), "html": board,
-            "all-runs": board + "?runs=all"}
+    urls = {
+        "rest": reverse("api-leaderboard", args=[phase.pk]),
+        "html": board,
+        "all-runs": board + "?runs=all",
+    }
     heap.settle()  # as the web process does when it has loaded (config/wsgi.py)
     began = time.process_time()
     warmed = board_views_warm(phase_ids=[phase.pk])  # what a score change triggers
@@ -321,12 +397,27 @@ def measure(*, phase, requests: int, cache_url: str) -> dict:
         same = boards == [_board_rows(phase, runs) for runs in (False, True)]
     finally:
         views.public_view_key, api.public_view_key = kept_key
-    return {"kept": kept, "built": built, "recomputed": recomputed, "fresh": fresh,
-            "fresh_cold": fresh_cold, "same": same, "warmed": warmed, "warm_cpu": warm_cpu}
+    return {
+        "kept": kept,
+        "built": built,
+        "recomputed": recomputed,
+        "fresh": fresh,
+        "fresh_cold": fresh_cold,
+        "same": same,
+        "warmed": warmed,
+        "warm_cpu": warm_cpu,
+    }
 
 
-def run(out=sys.stdout, *, scale: float = 1.0, requests: int = REQUESTS,
-        name: str = "board-1000", runs: int = RUNS, bulk: bool = False) -> list[dict]:
+def run(
+    out=sys.stdout,
+    *,
+    scale: float = 1.0,
+    requests: int = REQUESTS,
+    name: str = "board-1000",
+    runs: int = RUNS,
+    bulk: bool = False,
+) -> list[dict]:
     """Seed a throwaway database, time the three boards every way, print, drop it."""
     root = Path(tempfile.mkdtemp(prefix="board-bench-"))
     # One cache for this process and the fresh ones, as Redis is for a deployment's
@@ -350,40 +441,65 @@ def run(out=sys.stdout, *, scale: float = 1.0, requests: int = REQUESTS,
     original = database["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        print(f"{name}: {connection.vendor} database {connection.settings_dict['NAME']} "
-              f"(throwaway), cache {settings.CACHES['default']['BACKEND'].rsplit('.', 1)[-1]}",
-              file=out, flush=True)
+        print(
+            f"{name}: {connection.vendor} database {connection.settings_dict['NAME']} "
+            f"(throwaway), cache {settings.CACHES['default']['BACKEND'].rsplit('.', 1)[-1]}",
+            file=out,
+            flush=True,
+        )
         world = seed(runs=runs, private=settings.PRIVATE_ROOT, out=out, bulk=bulk, name=name)
         result = measure(phase=world["phase"], requests=requests, cache_url=cache_url)
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
         shutil.rmtree(root, ignore_errors=True)
-    print(f"{name}: a score change builds {result['warmed']} views (teams and all runs, page "
-          f"and API) in {result['warm_cpu'] * 1000:.0f} ms CPU", file=out, flush=True)
+    print(
+        f"{name}: a score change builds {result['warmed']} views (teams and all runs, page "
+        f"and API) in {result['warm_cpu'] * 1000:.0f} ms CPU",
+        file=out,
+        flush=True,
+    )
     rows = []
     for board in BOARDS:
         kept, built, old = (result[way][board] for way in ("kept", "built", "recomputed"))
         fresh, cold = result["fresh"][board], result["fresh_cold"][board]
-        print(f"{name} {board:<8}: p50 {kept['p50']:6.1f} ms p95 {kept['p95']:6.1f} ms (cpu "
-              f"p50 {kept['cpu_p50']:5.1f} ms); fresh process: first request "
-              f"{fresh['first_ms']:6.0f} ms (cpu {fresh['first_cpu_ms']:5.0f})   before "
-              f"(built on request): p50 {built['p50']:6.1f} ms p95 {built['p95']:6.1f} ms (cpu "
-              f"p50 {built['cpu_p50']:5.1f} ms); fresh process: first request "
-              f"{cold['first_ms']:6.0f} ms (cpu {cold['first_cpu_ms']:5.0f})   recomputed "
-              f"from score rows: p50 {old['p50']:6.1f} ms p95 {old['p95']:6.1f} ms (cpu p50 "
-              f"{old['cpu_p50']:5.1f})", file=out, flush=True)
-        rows.append({"case": f"{name} {board}", "vendor": connection.vendor, "runs": runs,
-                     "score_rows": world["rows"], "kept": kept, "built": built,
-                     "recomputed": old, "fresh": fresh, "fresh_cold": cold})
+        print(
+            f"{name} {board:<8}: p50 {kept['p50']:6.1f} ms p95 {kept['p95']:6.1f} ms (cpu "
+            f"p50 {kept['cpu_p50']:5.1f} ms); fresh process: first request "
+            f"{fresh['first_ms']:6.0f} ms (cpu {fresh['first_cpu_ms']:5.0f})   before "
+            f"(built on request): p50 {built['p50']:6.1f} ms p95 {built['p95']:6.1f} ms (cpu "
+            f"p50 {built['cpu_p50']:5.1f} ms); fresh process: first request "
+            f"{cold['first_ms']:6.0f} ms (cpu {cold['first_cpu_ms']:5.0f})   recomputed "
+            f"from score rows: p50 {old['p50']:6.1f} ms p95 {old['p95']:6.1f} ms (cpu p50 "
+            f"{old['cpu_p50']:5.1f})",
+            file=out,
+            flush=True,
+        )
+        rows.append(
+            {
+                "case": f"{name} {board}",
+                "vendor": connection.vendor,
+                "runs": runs,
+                "score_rows": world["rows"],
+                "kept": kept,
+                "built": built,
+                "recomputed": old,
+                "fresh": fresh,
+                "fresh_cold": cold,
+            }
+        )
     load = result["fresh"]["html"]
-    print(f"{name}: {requests} requests each after {WARM_UP} warm-up, anonymous viewer, Django "
-          f"test client; wall ms, and the median CPU ms of this process (time.process_time "
-          f"around each request; the database server's not included). Kept: the views built "
-          f"when scores change, read from the cache. Before: each request builds its board "
-          f"from the board entries (p-values cached), as before kept views. Fresh process: a "
-          f"new process loads config.wsgi ({load['load_ms']:.0f} ms, not counted) and asks "
-          f"once, with the shared cache (kept) or a cache of its own (before). Same boards "
-          f"both ways: {'yes' if result['same'] else 'NO'}", file=out, flush=True)
+    print(
+        f"{name}: {requests} requests each after {WARM_UP} warm-up, anonymous viewer, Django "
+        f"test client; wall ms, and the median CPU ms of this process (time.process_time "
+        f"around each request; the database server's not included). Kept: the views built "
+        f"when scores change, read from the cache. Before: each request builds its board "
+        f"from the board entries (p-values cached), as before kept views. Fresh process: a "
+        f"new process loads config.wsgi ({load['load_ms']:.0f} ms, not counted) and asks "
+        f"once, with the shared cache (kept) or a cache of its own (before). Same boards "
+        f"both ways: {'yes' if result['same'] else 'NO'}",
+        file=out,
+        flush=True,
+    )
     if not result["same"]:
         raise RuntimeError("the kept board entries gave another board than the score rows")
     return rows

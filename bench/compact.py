@@ -30,26 +30,36 @@ TARGET_CPU = 1.0
 def convert(exploded: Path) -> Path:
     """The compact twin of an exploded file, written by the project's converter."""
     target = exploded.with_suffix(".conllu")
-    subprocess.run([sys.executable, "-m", "scoring", "convert", "--to", "compact",
-                    str(exploded), str(target)], check=True, cwd=ROOT,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    subprocess.run(
+        [sys.executable, "-m", "scoring", "convert", "--to", "compact", str(exploded), str(target)],
+        check=True,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     return target
 
 
 def measure(key: Path, response: Path, options: tuple[str, ...]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-m", "bench.measure", "score", str(key),
-                           str(response), *options], capture_output=True, text=True, cwd=ROOT,
-                          env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.measure", "score", str(key), str(response), *options],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"bench.measure failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def run(names: list[str], scale: float, out: TextIO) -> list[dict]:
-    header = (f"{'case':<13} {'docs':>5} {'expl cpu':>8} {'comp cpu':>8} {'×cpu':>5} "
-              f"{'expl wall':>9} {'comp wall':>9} {'×wall':>5} {'expl MiB':>8} "
-              f"{'comp MiB':>8} {'×MiB':>5}")
+    header = (
+        f"{'case':<13} {'docs':>5} {'expl cpu':>8} {'comp cpu':>8} {'×cpu':>5} "
+        f"{'expl wall':>9} {'comp wall':>9} {'×wall':>5} {'expl MiB':>8} "
+        f"{'comp MiB':>8} {'×MiB':>5}"
+    )
     print(header, file=out)
     print("-" * len(header), file=out)
     rows = []
@@ -62,23 +72,37 @@ def run(names: list[str], scale: float, out: TextIO) -> list[dict]:
             compact = measure(compact_key, compact_response, ("-f", "corefud"))
             if compact["documents"] != exploded["documents"]:
                 raise RuntimeError(f"{name}: the compact twin has other documents")
-            row = {"case": name, "documents": shape.documents, "exploded": exploded,
-                   "compact": compact,
-                   "cpu_ratio": compact["cpu_seconds"] / exploded["cpu_seconds"],
-                   "wall_ratio": compact["seconds"] / exploded["seconds"],
-                   "peak_ratio": compact["peak_mib"] / exploded["peak_mib"]}
+            row = {
+                "case": name,
+                "documents": shape.documents,
+                "exploded": exploded,
+                "compact": compact,
+                "cpu_ratio": compact["cpu_seconds"] / exploded["cpu_seconds"],
+                "wall_ratio": compact["seconds"] / exploded["seconds"],
+                "peak_ratio": compact["peak_mib"] / exploded["peak_mib"],
+            }
             rows.append(row)
-            print(f"{name:<13} {shape.documents:>5} {exploded['cpu_seconds']:>8.2f} "
-                  f"{compact['cpu_seconds']:>8.2f} {row['cpu_ratio']:>5.2f} "
-                  f"{exploded['seconds']:>9.2f} {compact['seconds']:>9.2f} "
-                  f"{row['wall_ratio']:>5.2f} {exploded['peak_mib']:>8.1f} "
-                  f"{compact['peak_mib']:>8.1f} {row['peak_ratio']:>5.2f}", file=out, flush=True)
+            print(
+                f"{name:<13} {shape.documents:>5} {exploded['cpu_seconds']:>8.2f} "
+                f"{compact['cpu_seconds']:>8.2f} {row['cpu_ratio']:>5.2f} "
+                f"{exploded['seconds']:>9.2f} {compact['seconds']:>9.2f} "
+                f"{row['wall_ratio']:>5.2f} {exploded['peak_mib']:>8.1f} "
+                f"{compact['peak_mib']:>8.1f} {row['peak_ratio']:>5.2f}",
+                file=out,
+                flush=True,
+            )
     for row in rows:
-        print(f"{row['case']}: peak as measured before (ru_maxrss of the scoring process, "
-              f"which Linux carries over from the bench's own process across fork and exec): "
-              f"exploded {row['exploded']['maxrss_mib']:.1f}, compact "
-              f"{row['compact']['maxrss_mib']:.1f} MiB", file=out)
-    print(f"\ncompact / exploded, same content and options; targets ×MiB ≤ {TARGET_PEAK}, "
-          f"×cpu ≤ {TARGET_CPU}. cpu: CPU seconds of the scoring, children included; "
-          "MiB: peak RSS of the scoring process itself (VmHWM), not of this one", file=out)
+        print(
+            f"{row['case']}: peak as measured before (ru_maxrss of the scoring process, "
+            f"which Linux carries over from the bench's own process across fork and exec): "
+            f"exploded {row['exploded']['maxrss_mib']:.1f}, compact "
+            f"{row['compact']['maxrss_mib']:.1f} MiB",
+            file=out,
+        )
+    print(
+        f"\ncompact / exploded, same content and options; targets ×MiB ≤ {TARGET_PEAK}, "
+        f"×cpu ≤ {TARGET_CPU}. cpu: CPU seconds of the scoring, children included; "
+        "MiB: peak RSS of the scoring process itself (VmHWM), not of this one",
+        file=out,
+    )
     return rows

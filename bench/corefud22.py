@@ -40,31 +40,65 @@ from bench.corpus import write_corefud
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "corefud-22"
 DATASETS = (  # (dataset, language, documents of ~500 words)
-    ("ca_ancora", "Catalan", 120), ("cs_pcedt", "Czech", 260), ("cs_pdt", "Czech", 240),
-    ("cu_proiel", "Old Church Slavonic", 30), ("de_parcorfull", "German", 30),
-    ("de_potsdamcc", "German", 40), ("en_gum", "English", 90), ("en_litbank", "English", 60),
-    ("en_parcorfull", "English", 30), ("es_ancora", "Spanish", 130), ("fr_ancor", "French", 70),
-    ("fr_democrat", "French", 80), ("grc_proiel", "Ancient Greek", 35),
-    ("hbo_ptnk", "Ancient Hebrew", 30), ("hu_korkor", "Hungarian", 30),
-    ("hu_szegedkoref", "Hungarian", 60), ("ko_ecmt", "Korean", 50), ("lt_lcc", "Lithuanian", 30),
-    ("no_bokmaalnarc", "Norwegian", 75), ("no_nynorsknarc", "Norwegian", 65),
-    ("pl_pcc", "Polish", 140), ("ru_rucor", "Russian", 60),
+    ("ca_ancora", "Catalan", 120),
+    ("cs_pcedt", "Czech", 260),
+    ("cs_pdt", "Czech", 240),
+    ("cu_proiel", "Old Church Slavonic", 30),
+    ("de_parcorfull", "German", 30),
+    ("de_potsdamcc", "German", 40),
+    ("en_gum", "English", 90),
+    ("en_litbank", "English", 60),
+    ("en_parcorfull", "English", 30),
+    ("es_ancora", "Spanish", 130),
+    ("fr_ancor", "French", 70),
+    ("fr_democrat", "French", 80),
+    ("grc_proiel", "Ancient Greek", 35),
+    ("hbo_ptnk", "Ancient Hebrew", 30),
+    ("hu_korkor", "Hungarian", 30),
+    ("hu_szegedkoref", "Hungarian", 60),
+    ("ko_ecmt", "Korean", 50),
+    ("lt_lcc", "Lithuanian", 30),
+    ("no_bokmaalnarc", "Norwegian", 75),
+    ("no_nynorsknarc", "Norwegian", 65),
+    ("pl_pcc", "Polish", 140),
+    ("ru_rucor", "Russian", 60),
 )
 
 
 def definition(keys: dict[str, Path]) -> str:
-    lines = [f"slug: {NAME}", "title: CorefUD 22-dataset benchmark", "organizers: []",
-             "tasks:", "  - slug: coreference", "    kind: corefud",
-             "    title: Multilingual coreference", "    procedure: crac-2025", "    tracks:",
-             "      - slug: unconstrained", "        name: Unconstrained", "    phases:",
-             "      - slug: test", "        kind: test_predicted", "        title: Evaluation",
-             "        start: 2020-01-01T00:00:00-12:00", "        end: 2099-12-31T23:59:59-12:00",
-             "        leaderboard: public", "        daily_limit: 10", "        total_limit: 10",
-             "        counts: best", "        missing: zero", "        subcorpora:"]
+    lines = [
+        f"slug: {NAME}",
+        "title: CorefUD 22-dataset benchmark",
+        "organizers: []",
+        "tasks:",
+        "  - slug: coreference",
+        "    kind: corefud",
+        "    title: Multilingual coreference",
+        "    procedure: crac-2025",
+        "    tracks:",
+        "      - slug: unconstrained",
+        "        name: Unconstrained",
+        "    phases:",
+        "      - slug: test",
+        "        kind: test_predicted",
+        "        title: Evaluation",
+        "        start: 2020-01-01T00:00:00-12:00",
+        "        end: 2099-12-31T23:59:59-12:00",
+        "        leaderboard: public",
+        "        daily_limit: 10",
+        "        total_limit: 10",
+        "        counts: best",
+        "        missing: zero",
+        "        subcorpora:",
+    ]
     language = {name: lang for name, lang, _ in DATASETS}
     for name, path in keys.items():
-        lines += [f"          - name: {name}", f"            language: {language[name]}",
-                  f"            file: {name}-corefud-test.conllu", f"            key: {path}"]
+        lines += [
+            f"          - name: {name}",
+            f"            language: {language[name]}",
+            f"            file: {name}-corefud-test.conllu",
+            f"            key: {path}",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -75,8 +109,9 @@ def generate(directory: Path, scale: float) -> tuple[Path, Path, int]:
     size = 0
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for seed, (name, _, documents) in enumerate(DATASETS, 1):
-            key, response = write_corefud(directory, name, max(2, round(documents * scale)),
-                                          seed=seed)
+            key, response = write_corefud(
+                directory, name, max(2, round(documents * scale)), seed=seed
+            )
             keys[name] = key.relative_to(directory)
             zf.write(response, f"{name}-corefud-test.conllu")
             size += response.stat().st_size
@@ -123,8 +158,11 @@ def database(url: str, name: str, action: str) -> None:
 def run(out: TextIO, scale: float = 1.0) -> list[dict]:
     url, broker = os.environ.get("DATABASE_URL", ""), os.environ.get("CELERY_BROKER_URL", "")
     if not url.startswith("postgres") or not broker.startswith("redis"):
-        print(f"{NAME}: skipped (needs DATABASE_URL=postgres://... and "
-              "CELERY_BROKER_URL=redis://...)", file=out)
+        print(
+            f"{NAME}: skipped (needs DATABASE_URL=postgres://... and "
+            "CELERY_BROKER_URL=redis://...)",
+            file=out,
+        )
         return []
     parts = urlsplit(url)
     name = f"{parts.path.lstrip('/') or 'bench'}_corefud22_{os.getpid()}"
@@ -133,36 +171,65 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
         started = time.perf_counter()
         yaml, archive, size = generate(directory, scale)
         generated = time.perf_counter() - started
-        env = dict(os.environ, DATABASE_URL=urlunsplit(parts._replace(path=f"/{name}")),
-                   CELERY_BROKER_URL=broker, MEDIA_ROOT=str(directory / "media"),
-                   PRIVATE_ROOT=str(directory / "private"), PYTHONUNBUFFERED="1",
-                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env = dict(
+            os.environ,
+            DATABASE_URL=urlunsplit(parts._replace(path=f"/{name}")),
+            CELERY_BROKER_URL=broker,
+            MEDIA_ROOT=str(directory / "media"),
+            PRIVATE_ROOT=str(directory / "private"),
+            PYTHONUNBUFFERED="1",
+            PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        )
         database(url, name, "create")
         rows: list[dict] = []
         try:
-            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT,
-                           env=env, check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
             for count, parts_from in ROUNDS:
-                rows.append(_round(count, env=dict(env, SCORING_PARTS_FROM=parts_from),
-                                   directory=directory, yaml=yaml, archive=archive))
+                rows.append(
+                    _round(
+                        count,
+                        env=dict(env, SCORING_PARTS_FROM=parts_from),
+                        directory=directory,
+                        yaml=yaml,
+                        archive=archive,
+                    )
+                )
                 rows[-1]["parts"] = parts_from != "0"
-                rows[-1].update(case=NAME, datasets=len(DATASETS), upload_mib=size / 2**20,
-                                zip_mib=archive.stat().st_size / 2**20, generate_s=generated)
+                rows[-1].update(
+                    case=NAME,
+                    datasets=len(DATASETS),
+                    upload_mib=size / 2**20,
+                    zip_mib=archive.stat().st_size / 2**20,
+                    generate_s=generated,
+                )
         finally:
             database(url, name, "drop")
     row = rows[0]
-    print(f"{NAME}: {row['datasets']} datasets, {row['upload_mib']:.1f} MiB of CoNLL-U "
-          f"({row['zip_mib']:.1f} MiB zipped), {row['documents']} documents", file=out)
+    print(
+        f"{NAME}: {row['datasets']} datasets, {row['upload_mib']:.1f} MiB of CoNLL-U "
+        f"({row['zip_mib']:.1f} MiB zipped), {row['documents']} documents",
+        file=out,
+    )
     single = next(row["board_s"] for row in rows if row["parts"] and row["workers"] == 1)
     for row in rows:
         how = "in parts" if row["parts"] else "one job "
-        print(f"  {row['workers']} worker{'s' if row['workers'] > 1 else ' '}, {how}: upload "
-              f"-> on the board {row['board_s']:.2f} s ({row['board_s'] / single:.2f} of 1 "
-              f"worker in parts); "
-              f"validation {row['validate_s']:.2f} s ({row['validate_cpu_s']:.2f} s CPU, web "
-              f"peak {row['web_peak_mib']:.0f} MiB); queued -> scored {row['scoring_s']:.2f} s "
-              f"(pool processes: {row['worker_cpu_s']:.2f} s CPU, peak "
-              f"{row['worker_peak_mib']:.0f} MiB)", file=out, flush=True)
+        print(
+            f"  {row['workers']} worker{'s' if row['workers'] > 1 else ' '}, {how}: upload "
+            f"-> on the board {row['board_s']:.2f} s ({row['board_s'] / single:.2f} of 1 "
+            f"worker in parts); "
+            f"validation {row['validate_s']:.2f} s ({row['validate_cpu_s']:.2f} s CPU, web "
+            f"peak {row['web_peak_mib']:.0f} MiB); queued -> scored {row['scoring_s']:.2f} s "
+            f"(pool processes: {row['worker_cpu_s']:.2f} s CPU, peak "
+            f"{row['worker_peak_mib']:.0f} MiB)",
+            file=out,
+            flush=True,
+        )
     return rows
 
 
@@ -179,23 +246,58 @@ def _round(how_many: str, *, env: dict, directory: Path, yaml: Path, archive: Pa
     try:
         log = open(directory / f"worker-{rounds}.log", "ab")
         for number in range(count):
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
-                 "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle",
-                 "-n", f"bench-{os.getpid()}-{rounds}-{number}@%h"], cwd=ROOT, env=env,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-        done = subprocess.run([sys.executable, "-m", "bench.corefud22", str(yaml),
-                               str(archive), str(count), str(rounds)], cwd=ROOT, env=env,
-                              capture_output=True, text=True)
+            workers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "config",
+                        "worker",
+                        "--loglevel=INFO",
+                        "--concurrency=1",
+                        "--pool=prefork",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "-n",
+                        f"bench-{os.getpid()}-{rounds}-{number}@%h",
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "bench.corefud22",
+                str(yaml),
+                str(archive),
+                str(count),
+                str(rounds),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
-            raise RuntimeError(f"{NAME}: the upload failed: {done.stderr[-3000:]}\n"
-                               + (directory / f"worker-{rounds}.log").read_text()[-2000:])
+            raise RuntimeError(
+                f"{NAME}: the upload failed: {done.stderr[-3000:]}\n"
+                + (directory / f"worker-{rounds}.log").read_text()[-2000:]
+            )
         row = json.loads(done.stdout.strip().splitlines()[-1])
         pool = [child for worker in workers for child in children(worker.pid)]
-        row.update(workers=count,
-                   worker_peak_mib=max(vm_peak_mib(p) for p in pool) if pool else 0.0,
-                   worker_cpu_s=sum(cpu_seconds(p) for p in pool),
-                   worker_main_peak_mib=max(vm_peak_mib(w.pid) for w in workers))
+        row.update(
+            workers=count,
+            worker_peak_mib=max(vm_peak_mib(p) for p in pool) if pool else 0.0,
+            worker_cpu_s=sum(cpu_seconds(p) for p in pool),
+            worker_main_peak_mib=max(vm_peak_mib(w.pid) for w in workers),
+        )
         return row
     finally:
         for worker in workers:
@@ -225,8 +327,10 @@ def upload(yaml: str, archive: str, workers: str = "1", round_: str = "0") -> in
     from competition.services.teams import team_create
     from config.celery import app
 
-    competition = (Competition.objects.filter(slug=NAME).first()
-                   or competition_load(path=yaml, with_baselines=False).competition)
+    competition = (
+        Competition.objects.filter(slug=NAME).first()
+        or competition_load(path=yaml, with_baselines=False).competition
+    )
     if competition.is_draft:  # participants take part in a published competition only
         competition_publish_waiving(competition=competition)
     user = user_signup(username=f"bench{round_}", password=secrets.token_urlsafe(16))
@@ -242,14 +346,20 @@ def upload(yaml: str, archive: str, workers: str = "1", round_: str = "0") -> in
     with open(archive, "rb") as handle:
         started = time.perf_counter()
         cpu = time.process_time()
-        submission = submission_create(team=team, phase=phase, user=user,
-                                       archive=File(handle, name=Path(archive).name),
-                                       track="unconstrained")
+        submission = submission_create(
+            team=team,
+            phase=phase,
+            user=user,
+            archive=File(handle, name=Path(archive).name),
+            track="unconstrained",
+        )
         validated = time.perf_counter() - started
         validated_cpu = time.process_time() - cpu
     web_peak = vm_peak_mib(os.getpid())
-    board = reverse("leaderboard:board_json", kwargs={"competition": competition.slug,
-                                          "task": phase.task.slug, "phase": phase.slug})
+    board = reverse(
+        "leaderboard:board_json",
+        kwargs={"competition": competition.slug, "task": phase.task.slug, "phase": phase.slug},
+    )
     client = Client()
     while True:
         rows = json.loads(client.get(board).content)["rows"]
@@ -264,12 +374,23 @@ def upload(yaml: str, archive: str, workers: str = "1", round_: str = "0") -> in
     on_board = time.perf_counter() - started
     submission.refresh_from_db()
     documents = sum(len(sc.documents or []) for sc in phase.subcorpora.all())
-    print(json.dumps({
-        "validate_s": validated, "validate_cpu_s": validated_cpu, "board_s": on_board,
-        "scoring_s": (submission.scored_at - submission.scoring_started_at).total_seconds(),
-        "queue_wait_s": (submission.scoring_started_at - submission.queued_at).total_seconds(),
-        "web_peak_mib": web_peak, "web_before_mib": before, "documents": documents,
-        "web_process_maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(
+        json.dumps(
+            {
+                "validate_s": validated,
+                "validate_cpu_s": validated_cpu,
+                "board_s": on_board,
+                "scoring_s": (submission.scored_at - submission.scoring_started_at).total_seconds(),
+                "queue_wait_s": (
+                    submission.scoring_started_at - submission.queued_at
+                ).total_seconds(),
+                "web_peak_mib": web_peak,
+                "web_before_mib": before,
+                "documents": documents,
+                "web_process_maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
     return 0
 
 

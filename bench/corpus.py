@@ -14,11 +14,15 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
-          "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM")
-WORDS = ("the a we you they it that this house door key room man woman table light king "
-         "chair go see take give think know want said is was and but so then here there "
-         "very good old new gold fish sword tower guard ship road").split()
+HEADER = (
+    "# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
+    "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM"
+)
+WORDS = (
+    "the a we you they it that this house door key room man woman table light king "
+    "chair go see take give think know want said is was and but so then here there "
+    "very good old new gold fish sword tower guard ship road"
+).split()
 RELATIONS = ("poss", "poss-inv", "subset", "element", "other", "undersp-rel")
 
 
@@ -66,14 +70,16 @@ def _spans(rng: random.Random, start: int, end: int, count: int) -> list[tuple[i
         e = s + length
         if (s, e) in spans:
             continue
-        if all(e2 < s or e < s2 or (s2 <= s and e <= e2) or (s <= s2 and e2 <= e)
-               for s2, e2 in spans):
+        if all(
+            e2 < s or e < s2 or (s2 <= s and e <= e2) or (s <= s2 and e2 <= e) for s2, e2 in spans
+        ):
             spans.append((s, e))
     return spans
 
 
-def _document(rng: random.Random, shape: Shape, index: int, n_tokens: int,
-              n_mentions: int) -> _Document:
+def _document(
+    rng: random.Random, shape: Shape, index: int, n_tokens: int, n_mentions: int
+) -> _Document:
     words = [rng.choice(WORDS) for _ in range(n_tokens)]
     sentences, position = [], 0
     while position < n_tokens:
@@ -115,8 +121,7 @@ def _document(rng: random.Random, shape: Shape, index: int, n_tokens: int,
         if rng.random() < shape.bridging_share:
             anchor = mentions[rng.randrange(i)]
             if anchor.entity != mention.entity:
-                bridging.append((mention.markable_id, anchor.markable_id,
-                                 rng.choice(RELATIONS)))
+                bridging.append((mention.markable_id, anchor.markable_id, rng.choice(RELATIONS)))
     dd = []
     for k in range(shape.dd_per_document if len(sentences) > 2 else 0):
         target = rng.randrange(len(sentences) - 1)
@@ -127,9 +132,16 @@ def _document(rng: random.Random, shape: Shape, index: int, n_tokens: int,
         dd.append(_Mention(s, e, entity, f"dd_markable_{k + 1}"))
         dd.append(_Mention(anaphor, anaphor, entity, f"dd_anaphor_{k + 1}"))
     # DD segments are whole sentences and anaphors single tokens: keep them non-crossing
-    dd = [m for i, m in enumerate(dd) if not any(
-        o.start < m.start <= o.end < m.end or m.start < o.start <= m.end < o.end
-        or (o.start, o.end) == (m.start, m.end) for o in dd[:i])]
+    dd = [
+        m
+        for i, m in enumerate(dd)
+        if not any(
+            o.start < m.start <= o.end < m.end
+            or m.start < o.start <= m.end < o.end
+            or (o.start, o.end) == (m.start, m.end)
+            for o in dd[:i]
+        )
+    ]
     dd.sort(key=lambda m: (m.start, -m.end))
     return _Document(f"bench/doc_{index}", words, sentences, mentions, bridging, dd)
 
@@ -143,8 +155,7 @@ def _response(rng: random.Random, doc: _Document) -> _Document:
         if rng.random() < 0.15:  # a wrong entity; its ElementOf goes too (no cycles)
             mentions.append(_Mention(m.start, m.end, rng.choice(entities), m.markable_id))
         else:
-            mentions.append(_Mention(m.start, m.end, m.entity, m.markable_id,
-                                     list(m.element_of)))
+            mentions.append(_Mention(m.start, m.end, m.entity, m.markable_id, list(m.element_of)))
     ids = [m.markable_id for m in mentions]
     alive = set(ids)
     bridging = []
@@ -194,19 +205,22 @@ def _write(doc: _Document, out) -> None:
     by_id = {m.markable_id: m for m in doc.mentions}
     for anaphor, anchor, relation in doc.bridging:
         m = by_id[anaphor]
-        body = (f"(MarkableID={anaphor}|Rel={relation}|MentionAnchor={anchor}|"
-                f"EntityAnchor={by_id[anchor].entity}")
+        body = (
+            f"(MarkableID={anaphor}|Rel={relation}|MentionAnchor={anchor}|"
+            f"EntityAnchor={by_id[anchor].entity}"
+        )
         cell = bridging[m.start]
-        bridging[m.start] = (cell if cell != "_" else "") + body + (")" if m.start == m.end
-                                                                     else "")
+        bridging[m.start] = (cell if cell != "_" else "") + body + (")" if m.start == m.end else "")
         if m.start != m.end:
             bridging[m.end] = ")" + (bridging[m.end] if bridging[m.end] != "_" else "")
     out.write(f"# newdoc id = {doc.name}\n")
     for number, (s, e) in enumerate(doc.sentences, 1):
         out.write(f"# sent_id = {doc.name}-{number}\n")
         for i in range(s, e + 1):
-            out.write(f"{i + 1}\t{doc.words[i]}\t_\t_\t_\t_\t_\t_\t_\t_\t{identity[i]}\t"
-                      f"{bridging[i]}\t{dd[i]}\t_\t_\n")
+            out.write(
+                f"{i + 1}\t{doc.words[i]}\t_\t_\t_\t_\t_\t_\t_\t_\t{identity[i]}\t"
+                f"{bridging[i]}\t{dd[i]}\t_\t_\n"
+            )
         out.write("\n")
 
 
@@ -215,8 +229,10 @@ def write_pair(directory: Path, shape: Shape, name: str = "bench") -> tuple[Path
     rng = random.Random(shape.seed)
     key_path = Path(directory) / f"{name}.key.conllua"
     response_path = Path(directory) / f"{name}.response.conllua"
-    with open(key_path, "w", encoding="utf-8") as key, \
-            open(response_path, "w", encoding="utf-8") as response:
+    with (
+        open(key_path, "w", encoding="utf-8") as key,
+        open(response_path, "w", encoding="utf-8") as response,
+    ):
         key.write(HEADER + "\n")
         response.write(HEADER + "\n")
         for index in range(shape.documents):
@@ -254,7 +270,7 @@ def _corefud_document(doc: _Document, rng: random.Random, zero_share: float) -> 
     known = list(entities.values()) or ["e1"]
     lines = [f"# newdoc id = {doc.name}"]
     for number, (s, e) in enumerate(doc.sentences, 1):
-        words = doc.words[s:e + 1]
+        words = doc.words[s : e + 1]
         lines.append(f"# sent_id = {doc.name}-{number}")
         lines.append(f"# text = {' '.join(words)}")
         zero_after = rng.randrange(len(words)) + 1 if rng.random() < zero_share else 0
@@ -267,20 +283,31 @@ def _corefud_document(doc: _Document, rng: random.Random, zero_share: float) -> 
             misc = [f"Entity={entity}"] if entity else []
             if rng.random() < 0.15:
                 misc.append("SpaceAfter=No")
-            lines.append(f"{local}\t{form}\t{form}\t{rng.choice(UPOS)}\t_\t"
-                         f"{'Number=Sing' if i % 3 else '_'}\t{head}\t{deprel}\t"
-                         f"{head}:{deprel}\t{'|'.join(misc) or '_'}")
+            lines.append(
+                f"{local}\t{form}\t{form}\t{rng.choice(UPOS)}\t_\t"
+                f"{'Number=Sing' if i % 3 else '_'}\t{head}\t{deprel}\t"
+                f"{head}:{deprel}\t{'|'.join(misc) or '_'}"
+            )
             if local == zero_after:
                 eid = rng.choice(known)
-                lines.append(f"{local}.1\t#Pron\t#PersPron\tPRON\t_\t_\t_\t_\t1:nsubj\t"
-                             f"Entity=({eid}-{etype.get(eid, 'person')}-1-)")
+                lines.append(
+                    f"{local}.1\t#Pron\t#PersPron\tPRON\t_\t_\t_\t_\t1:nsubj\t"
+                    f"Entity=({eid}-{etype.get(eid, 'person')}-1-)"
+                )
         lines.append("")
     return lines
 
 
-def write_corefud(directory: Path, name: str, documents: int, *, seed: int = 1,
-                  tokens: int = 500, mentions: int = 60,
-                  zero_share: float = 0.1) -> tuple[Path, Path]:
+def write_corefud(
+    directory: Path,
+    name: str,
+    documents: int,
+    *,
+    seed: int = 1,
+    tokens: int = 500,
+    mentions: int = 60,
+    zero_share: float = 0.1,
+) -> tuple[Path, Path]:
     """Write ``NAME.key.conllu`` and ``NAME.response.conllu`` (CorefUD 1.x compact files:
     ``# global.Entity = eid-etype-head-other`` after the first ``# newdoc``, ``# sent_id``
     and ``# text`` per sentence, some empty nodes); the response has the errors of
@@ -289,8 +316,10 @@ def write_corefud(directory: Path, name: str, documents: int, *, seed: int = 1,
     shape = Shape(documents=documents, tokens=tokens, mentions=mentions, split_share=0.0)
     key_path = Path(directory) / f"{name}.key.conllu"
     response_path = Path(directory) / f"{name}.response.conllu"
-    with open(key_path, "w", encoding="utf-8") as key, \
-            open(response_path, "w", encoding="utf-8") as response:
+    with (
+        open(key_path, "w", encoding="utf-8") as key,
+        open(response_path, "w", encoding="utf-8") as response,
+    ):
         for index in range(documents):
             n_tokens = max(20, int(rng.gauss(tokens, tokens / 10)))
             n_mentions = max(2, round(mentions * n_tokens / tokens))

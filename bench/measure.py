@@ -44,8 +44,7 @@ def own_peak_mib() -> float:
 def peak_mib() -> float:
     """The larger peak of this process and of its children (the scorer may fork one; a
     forked child starts from this process's size, which is the scorer's own)."""
-    return max(own_peak_mib(),
-               resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)  # KiB
+    return max(own_peak_mib(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)  # KiB
 
 
 def children_cpu() -> float:
@@ -60,11 +59,16 @@ def command(what: str, key: str, response: str, options: list[str]) -> dict:
 
     module = "scoring" if what == "command" else "bench.floor"
     start, cpu_start = time.perf_counter(), children_cpu()
-    subprocess.run([sys.executable, "-m", module, key, response,
-                    *(options if what == "command" else ())],
-                   check=True, stdout=subprocess.DEVNULL)
-    return {"seconds": time.perf_counter() - start, "cpu_seconds": children_cpu() - cpu_start,
-            "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+    subprocess.run(
+        [sys.executable, "-m", module, key, response, *(options if what == "command" else ())],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return {
+        "seconds": time.perf_counter() - start,
+        "cpu_seconds": children_cpu() - cpu_start,
+        "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
 
 
 def main(argv: list[str]) -> int:
@@ -91,10 +95,19 @@ def main(argv: list[str]) -> int:
                 documents += side == "key"
     seconds = time.perf_counter() - start
     cpu = time.process_time() + children_cpu() - cpu_start
-    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_mib": peak_mib(),
-                      "import_mib": imported, "documents": documents,
-                      # the figure printed before: ru_maxrss, which carries the parent's peak
-                      "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "cpu_seconds": cpu,
+                "peak_mib": peak_mib(),
+                "import_mib": imported,
+                "documents": documents,
+                # the figure printed before: ru_maxrss, which carries the parent's peak
+                "maxrss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
     return 0
 
 

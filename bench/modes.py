@@ -54,22 +54,30 @@ print(json.dumps({"cpu_seconds": cpu, "modes": len(options),
 
 def _measure(way: str, procedure: str, key: Path, response: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-c", PROBE, way, procedure, str(key), str(response)],
-                          capture_output=True, text=True, cwd=ROOT, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, way, procedure, str(key), str(response)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"modes bench failed: {done.stderr.strip()[-2000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def run(names: list[str], scale: float, out: TextIO) -> list[dict]:
-    header = (f"{'case':<15} {'modes':>5} {'one by one cpu':>14} {'one reading cpu':>15} "
-              f"{'×cpu':>5} {'one by one MiB':>14} {'one reading MiB':>15}")
+    header = (
+        f"{'case':<15} {'modes':>5} {'one by one cpu':>14} {'one reading cpu':>15} "
+        f"{'×cpu':>5} {'one by one MiB':>14} {'one reading MiB':>15}"
+    )
     print("\n" + header, file=out)
     print("-" * len(header), file=out)
     rows = []
     with tempfile.TemporaryDirectory(prefix="ua-bench-modes-") as directory:
-        key, response = write_pair(Path(directory), Shape(documents=max(
-            1, round(DOCUMENTS * scale))), name="modes")
+        key, response = write_pair(
+            Path(directory), Shape(documents=max(1, round(DOCUMENTS * scale))), name="modes"
+        )
         compact = (convert(key), convert(response))
         for name in names:
             procedure, is_compact = CASES[name]
@@ -80,9 +88,16 @@ def run(names: list[str], scale: float, out: TextIO) -> list[dict]:
                 raise RuntimeError(f"{name}: the modes scored from one reading differ")
             ratio = shared["cpu_seconds"] / alone["cpu_seconds"]
             rows.append({"case": name, "alone": alone, "shared": shared, "cpu_ratio": ratio})
-            print(f"{name:<15} {alone['modes']:>5} {alone['cpu_seconds']:>14.2f} "
-                  f"{shared['cpu_seconds']:>15.2f} {ratio:>5.2f} {alone['peak_mib']:>14.1f} "
-                  f"{shared['peak_mib']:>15.1f}", file=out, flush=True)
-    print(f"\n{DOCUMENTS:,} generated documents (× --scale); CPU seconds after imports, one "
-          "process; ×cpu = one reading / one by one", file=out)
+            print(
+                f"{name:<15} {alone['modes']:>5} {alone['cpu_seconds']:>14.2f} "
+                f"{shared['cpu_seconds']:>15.2f} {ratio:>5.2f} {alone['peak_mib']:>14.1f} "
+                f"{shared['peak_mib']:>15.1f}",
+                file=out,
+                flush=True,
+            )
+    print(
+        f"\n{DOCUMENTS:,} generated documents (× --scale); CPU seconds after imports, one "
+        "process; ×cpu = one reading / one by one",
+        file=out,
+    )
     return rows

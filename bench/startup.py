@@ -15,10 +15,13 @@ DOCUMENTS = {
     "no assignment to solve": (
         ROOT / "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
         ROOT / "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
-        ("remove_split_antecedent",)),
+        ("remove_split_antecedent",),
+    ),
     "with Kuhn-Munkres": (
         ROOT / "fixtures/data/codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
-        ROOT / "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA", ()),
+        ROOT / "fixtures/baselines/codi-crac21/heuristic-gold/AMI.CONLLUA",
+        (),
+    ),
 }
 
 
@@ -26,8 +29,9 @@ def children_cpu(command: list[str], repeat: int) -> float:
     times = []
     for _ in range(repeat):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
+        subprocess.run(
+            command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         times.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     return statistics.median(times)
@@ -35,13 +39,18 @@ def children_cpu(command: list[str], repeat: int) -> float:
 
 def run(out: TextIO, repeat: int = 7) -> list[dict]:
     baseline = children_cpu([sys.executable, "-c", "import scoring"], repeat)
-    out.write(f"\nstart-up (median of {repeat} fresh processes, CPU s): "
-              f"python -c 'import scoring' {baseline:.3f}\n")
+    out.write(
+        f"\nstart-up (median of {repeat} fresh processes, CPU s): "
+        f"python -c 'import scoring' {baseline:.3f}\n"
+    )
     rows = []
     for label, (key, response, words) in DOCUMENTS.items():
-        cpu = children_cpu([sys.executable, "-m", "scoring", str(key), str(response), *words],
-                           repeat)
-        out.write(f"  one-document run, {label}: {cpu:.3f} (+{cpu - baseline:.3f} over the "
-                  "import; goal +0.15)\n")
+        cpu = children_cpu(
+            [sys.executable, "-m", "scoring", str(key), str(response), *words], repeat
+        )
+        out.write(
+            f"  one-document run, {label}: {cpu:.3f} (+{cpu - baseline:.3f} over the "
+            "import; goal +0.15)\n"
+        )
         rows.append({"case": f"startup: {label}", "cpu": cpu, "import_cpu": baseline})
     return rows

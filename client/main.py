@@ -117,8 +117,10 @@ class Api:
             detail = body.get("detail", body) if isinstance(body, dict) else body
             code = body.get("code") if isinstance(body, dict) else None
             problems = body.get("problems", []) if isinstance(body, dict) else []
-            raise CliError(f"{detail}" + (f" [{code}]" if code else ""),
-                           details=[format_problem(p) for p in problems])
+            raise CliError(
+                f"{detail}" + (f" [{code}]" if code else ""),
+                details=[format_problem(p) for p in problems],
+            )
         return body
 
 
@@ -139,10 +141,12 @@ def cmd_login(args: argparse.Namespace) -> int:
         password = sys.stdin.readline().rstrip("\n")
     else:
         password = getpass.getpass("Password: ")
-    body = Api(args.server).request("POST", "/api/token/",
-                                    data={"username": username, "password": password})
-    path = save_config({"server": args.server.rstrip("/"), "token": body["token"],
-                        "username": username})
+    body = Api(args.server).request(
+        "POST", "/api/token/", data={"username": username, "password": password}
+    )
+    path = save_config(
+        {"server": args.server.rstrip("/"), "token": body["token"], "username": username}
+    )
     print(f"Logged in to {args.server} as {username}; token stored in {path}")
     return 0
 
@@ -162,8 +166,10 @@ def match_files(files: Sequence[Path], subcorpora: Sequence[dict]) -> dict[str, 
             expected = ", ".join(file_names[s] or names[s] for s in names)
             close = closest_subcorpus(path.name, names)
             hint = f"; it looks like {close}" if close else ""
-            raise CliError(f"{path.name} names no sub-corpus of the phase{hint} (expected one "
-                           f"of: {expected})", 2)
+            raise CliError(
+                f"{path.name} names no sub-corpus of the phase{hint} (expected one of: {expected})",
+                2,
+            )
         if slug in out:
             raise CliError(f"two files for {names[slug]}: {out[slug].name} and {path.name}", 2)
         out[slug] = path
@@ -191,8 +197,9 @@ def track_for(label: str | None, phase: dict) -> str:
         return ""
     listing = ", ".join(f"{t['slug']} ({t['name']})" for t in tracks)
     if not label:
-        raise CliError(f"phase {phase['id']} ranks runs by track: add --track with one of "
-                       f"{listing}", 2)
+        raise CliError(
+            f"phase {phase['id']} ranks runs by track: add --track with one of {listing}", 2
+        )
     folded = label.strip().casefold()
     hits = [t["slug"] for t in tracks if folded in (t["slug"].casefold(), t["name"].casefold())]
     if len(hits) != 1:
@@ -208,8 +215,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise CliError(f"{path}: no such file", 2)
     phase = api.request("GET", f"/api/phases/{args.phase}/")
-    data = {"run_name": args.run_name or "", "description": args.description or "",
-            "track": track_for(args.track, phase)}
+    data = {
+        "run_name": args.run_name or "",
+        "description": args.description or "",
+        "track": track_for(args.track, phase),
+    }
     handles: list[IO[bytes]] = []
     files: dict[str, tuple[str, IO[bytes], str]]
     try:
@@ -226,8 +236,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
                 for path in paths:
                     archive.write(path, path.name)
             bundle.seek(0)
-            print("Some file names name no dataset: sent as one zip, matched to datasets by "
-                  "their documents.", file=sys.stderr)
+            print(
+                "Some file names name no dataset: sent as one zip, matched to datasets by "
+                "their documents.",
+                file=sys.stderr,
+            )
             files = {"archive": ("run.zip", bundle, "application/zip")}
         else:
             files = {}
@@ -235,38 +248,48 @@ def cmd_submit(args: argparse.Namespace) -> int:
                 handle = path.open("rb")
                 handles.append(handle)
                 files[slug] = (path.name, handle, "text/plain")
-        body = api.request("POST", f"/api/phases/{args.phase}/submissions/", data=data,
-                           files=files)
+        body = api.request("POST", f"/api/phases/{args.phase}/submissions/", data=data, files=files)
     finally:
         for each in handles:
             each.close()
     track = f" to the {body['track_name']} track" if body.get("track_name") else ""
-    print(f"Submitted #{body['id']}{track} ({body['status']}). Follow it with: codicrac status "
-          f"{body['id']} --wait")
+    print(
+        f"Submitted #{body['id']}{track} ({body['status']}). Follow it with: codicrac status "
+        f"{body['id']} --wait"
+    )
     if args.wait:
         return _status(api, body["id"], wait=True, timeout=args.timeout, as_json=False)
     return 0
 
 
-def _status(api: Api, submission_id: int, *, wait: bool, timeout: float, as_json: bool,
-            interval: float = 1.0) -> int:
+def _status(
+    api: Api,
+    submission_id: int,
+    *,
+    wait: bool,
+    timeout: float,
+    as_json: bool,
+    interval: float = 1.0,
+) -> int:
     deadline = time.monotonic() + timeout
     body = api.request("GET", f"/api/submissions/{submission_id}/")
     while wait and body["status"] not in FINAL:
         if time.monotonic() > deadline:
-            raise CliError(f"submission #{submission_id} is still {body['status']} after "
-                           f"{timeout:g} s")
+            raise CliError(
+                f"submission #{submission_id} is still {body['status']} after {timeout:g} s"
+            )
         time.sleep(interval)
         interval = min(interval * 1.5, 10.0)
         body = api.request("GET", f"/api/submissions/{submission_id}/")
     if as_json:
         print(json.dumps(body, indent=1))
     else:
-        print(f"Submission #{body['id']} by {body['team']}"
-              + (f" ({body['run_name']})" if body.get("run_name") else "")
-              + (f", {body.get('track_name') or body['track']} track" if body.get("track")
-                 else "")
-              + f": {body['status']}")
+        print(
+            f"Submission #{body['id']} by {body['team']}"
+            + (f" ({body['run_name']})" if body.get("run_name") else "")
+            + (f", {body.get('track_name') or body['track']} track" if body.get("track") else "")
+            + f": {body['status']}"
+        )
         if body.get("error"):
             for line in body["error"].splitlines():
                 print(f"  {line}")
@@ -286,15 +309,18 @@ def format_scores(scores: dict) -> str:
         for slug in cells:
             if slug not in slugs:
                 slugs.append(slug)
-    slugs = [s for s in slugs if s != "avg"] + (["avg"] if any("avg" in c for c in
-                                                              task.values()) else [])
+    slugs = [s for s in slugs if s != "avg"] + (
+        ["avg"] if any("avg" in c for c in task.values()) else []
+    )
     # Full metric names: bridging relations share long prefixes and must not collide.
     width = max([len("metric"), *map(len, task)]) + 2
     widths = [max(8, len(s) + 1) for s in slugs]
     lines = ["  " + "metric".ljust(width) + "".join(s.rjust(w) for s, w in zip(slugs, widths))]
     for metric, cells in task.items():
-        values = "".join((f"{100 * cells[s]['f1']:.2f}" if s in cells else "-").rjust(w)
-                         for s, w in zip(slugs, widths))
+        values = "".join(
+            (f"{100 * cells[s]['f1']:.2f}" if s in cells else "-").rjust(w)
+            for s, w in zip(slugs, widths)
+        )
         lines.append("  " + metric.ljust(width) + values)
     return "\n".join(lines)
 
@@ -320,24 +346,31 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise CliError(f"the server's options are not understood here: {exc}") from None
     bad = 0
     seen: dict[str, Path] = {}
-    sentences = {slug: [sid for doc in d["documents"] for sid in doc.get("sent_ids", ())]
-                 for slug, d in datasets.items()}
+    sentences = {
+        slug: [sid for doc in d["documents"] for sid in doc.get("sent_ids", ())]
+        for slug, d in datasets.items()
+    }
     for path in paths:
         ids = file_newdoc_ids(path)
         named = subcorpus_for_name(path.name, names, file_names)
         # By its documents, or (renamed documents) by its sentences.
-        held = (dataset_for_documents(ids, documents)
-                or dataset_for_documents(file_sent_ids(path), sentences))
+        held = dataset_for_documents(ids, documents) or dataset_for_documents(
+            file_sent_ids(path), sentences
+        )
         slug = named or held
         if slug is None:
             close = closest_subcorpus(path.name, names)
-            print(f"{path.name}: names no dataset of phase {args.phase} and holds none's "
-                  "documents" + (f"; it looks like {close}" if close else ""))
+            print(
+                f"{path.name}: names no dataset of phase {args.phase} and holds none's "
+                "documents" + (f"; it looks like {close}" if close else "")
+            )
             bad += 1
             continue
         if named is not None and held is not None and held != named:
-            print(f"{path.name}: this looks like {names[held]}'s file (it holds the documents "
-                  f"of {names[held]}), but its name says {names[named]}")
+            print(
+                f"{path.name}: this looks like {names[held]}'s file (it holds the documents "
+                f"of {names[held]}), but its name says {names[named]}"
+            )
             bad += 1
             continue
         if slug in seen:
@@ -347,24 +380,31 @@ def cmd_validate(args: argparse.Namespace) -> int:
         seen[slug] = path
         how = "" if named else f" (matched by its documents to {names[slug]})"
         problems = validate_against_skeleton(
-            datasets[slug], str(path), options=options,
-            key_label=f"the gold key of {names[slug]}")
+            datasets[slug], str(path), options=options, key_label=f"the gold key of {names[slug]}"
+        )
         if not problems:
             print(f"{path.name}: OK for {names[slug]}{how}, {len(ids)} documents")
             continue
         bad += 1
-        print(f"{path.name}: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
-              f"for {names[slug]}{how}")
+        print(
+            f"{path.name}: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
+            f"for {names[slug]}{how}"
+        )
         for problem in problems:
             line = f":{problem.line}" if getattr(problem, "line", None) else ""
             message = str(getattr(problem, "message", problem)).replace(str(path), path.name)
             print(f"  {path.name}{line}: {message} ({getattr(problem, 'code', 'invalid')})")
     missing = [names[slug] for slug in names if slug not in seen]
     if missing:
-        rule = ("counts as 0 in the average" if facts.get("missing") == "zero"
-                else "is needed: the upload would be refused")
-        print(f"No file for {len(missing)} dataset(s) ({', '.join(missing)}); a missing "
-              f"dataset {rule}.")
+        rule = (
+            "counts as 0 in the average"
+            if facts.get("missing") == "zero"
+            else "is needed: the upload would be refused"
+        )
+        print(
+            f"No file for {len(missing)} dataset(s) ({', '.join(missing)}); a missing "
+            f"dataset {rule}."
+        )
         if facts.get("missing") != "zero":
             bad += 1
     return 1 if bad else 0
@@ -372,8 +412,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     config = load_config()
-    return _status(Api(config["server"], config["token"]), args.id, wait=args.wait,
-                   timeout=args.timeout, as_json=args.json)
+    return _status(
+        Api(config["server"], config["token"]),
+        args.id,
+        wait=args.wait,
+        timeout=args.timeout,
+        as_json=args.json,
+    )
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -425,23 +470,32 @@ def format_board(body: dict) -> str:
             name += " (disqualified)"
         names.append(name)
     name_width = max([24, *map(len, names)]) + 1
-    lines.append("rank".rjust(4) + "  " + ("run" if all_runs else "team").ljust(name_width)
-                 + "".join(c["name"].rjust(w) for c, w in zip(columns, widths))
-                 + "avg".rjust(9))
+    lines.append(
+        "rank".rjust(4)
+        + "  "
+        + ("run" if all_runs else "team").ljust(name_width)
+        + "".join(c["name"].rjust(w) for c, w in zip(columns, widths))
+        + "avg".rjust(9)
+    )
     for row, name in zip(body["rows"], names):
         rank = str(row["rank"]) if row["rank"] is not None else "-"
         cells = "".join(
-            (f"{100 * row['scores'][c['slug']]['f1']:.2f}" if c["slug"] in row["scores"]
-             else ("n/a" if not c["available"] else "-")).rjust(w)
-            for c, w in zip(columns, widths))
+            (
+                f"{100 * row['scores'][c['slug']]['f1']:.2f}"
+                if c["slug"] in row["scores"]
+                else ("n/a" if not c["available"] else "-")
+            ).rjust(w)
+            for c, w in zip(columns, widths)
+        )
         avg = f"{100 * row['average']['f1']:.2f}" if row["average"] else "-"
         lines.append(rank.rjust(4) + "  " + name.ljust(name_width) + cells + avg.rjust(9))
     if not body["rows"]:
         lines.append("  (no rows)")
     others = [t for t in meta.get("tracks") or [] if t["slug"] != meta.get("track")]
     if others:
-        lines.append("Other tracks: " + ", ".join(
-            f"{t['name']} (--track {t['slug']})" for t in others))
+        lines.append(
+            "Other tracks: " + ", ".join(f"{t['name']} (--track {t['slug']})" for t in others)
+        )
     return "\n".join(lines)
 
 
@@ -455,14 +509,16 @@ def build_parser() -> argparse.ArgumentParser:
     login = commands.add_parser("login", help="get an API token and store it")
     login.add_argument("--server", required=True, help="e.g. https://codicrac.example.org")
     login.add_argument("--username")
-    login.add_argument("--password-stdin", action="store_true",
-                       help="read the password from standard input")
+    login.add_argument(
+        "--password-stdin", action="store_true", help="read the password from standard input"
+    )
     login.set_defaults(func=cmd_login)
 
     submit = commands.add_parser("submit", help="submit a run to a phase")
     submit.add_argument("--phase", type=int, required=True, help="phase id (see the phase page)")
-    submit.add_argument("--track", help="the track of the run (its slug or name), in a task "
-                        "with tracks, e.g. llm")
+    submit.add_argument(
+        "--track", help="the track of the run (its slug or name), in a task with tracks, e.g. llm"
+    )
     submit.add_argument("--run-name", help="a name for the run, e.g. primary")
     submit.add_argument("--description")
     submit.add_argument("--wait", action="store_true", help="wait for the score")
@@ -471,7 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
     submit.set_defaults(func=cmd_submit)
 
     validate = commands.add_parser(
-        "validate", help="check files as an upload to the phase is checked, offline")
+        "validate", help="check files as an upload to the phase is checked, offline"
+    )
     validate.add_argument("--phase", type=int, required=True, help="phase id")
     validate.add_argument("files", nargs="+", help="one file per dataset")
     validate.set_defaults(func=cmd_validate)

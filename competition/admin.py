@@ -23,15 +23,27 @@ class TaskInline(admin.TabularInline):
 class PhaseInline(admin.TabularInline):
     model = models.Phase
     extra = 0
-    fields = ["slug", "kind", "title", "start", "end", "leaderboard_visibility", "daily_limit",
-              "total_limit", "counts", "missing", "run_details", "time_zone", "order"]
+    fields = [
+        "slug",
+        "kind",
+        "title",
+        "start",
+        "end",
+        "leaderboard_visibility",
+        "daily_limit",
+        "total_limit",
+        "counts",
+        "missing",
+        "run_details",
+        "time_zone",
+        "order",
+    ]
 
 
 class SubCorpusInline(admin.TabularInline):
     model = models.SubCorpus
     extra = 0
-    fields = ["name", "slug", "language", "file_name", "available", "key_file", "sha256",
-              "order"]
+    fields = ["name", "slug", "language", "file_name", "available", "key_file", "sha256", "order"]
     readonly_fields = ["sha256"]
 
 
@@ -80,12 +92,19 @@ class CompetitionAdmin(admin.ModelAdmin):
         before = set(form.instance.organizers.all()) if change else set()
         super().save_related(request, form, formsets, change)
         after = set(form.instance.organizers.all())
-        for user, action in ([(u, models.AuditEntry.Action.ORGANIZER_ADDED)
-                              for u in sorted(after - before, key=lambda u: u.pk)]
-                             + [(u, models.AuditEntry.Action.ORGANIZER_REMOVED)
-                                for u in sorted(before - after, key=lambda u: u.pk)]):
-            audit_record(competition=form.instance, actor=request.user, action=action,
-                         detail=f"{user.get_username()} (in the admin)")
+        for user, action in [
+            (u, models.AuditEntry.Action.ORGANIZER_ADDED)
+            for u in sorted(after - before, key=lambda u: u.pk)
+        ] + [
+            (u, models.AuditEntry.Action.ORGANIZER_REMOVED)
+            for u in sorted(before - after, key=lambda u: u.pk)
+        ]:
+            audit_record(
+                competition=form.instance,
+                actor=request.user,
+                action=action,
+                detail=f"{user.get_username()} (in the admin)",
+            )
 
 
 @admin.register(models.AuditEntry)
@@ -138,8 +157,17 @@ def rescore_phases(modeladmin, request, queryset):
 
 @admin.register(models.Phase)
 class PhaseAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "kind", "start", "end", "leaderboard_visibility", "revealed_at",
-                    "daily_limit", "total_limit", "counts"]
+    list_display = [
+        "__str__",
+        "kind",
+        "start",
+        "end",
+        "leaderboard_visibility",
+        "revealed_at",
+        "daily_limit",
+        "total_limit",
+        "counts",
+    ]
     list_filter = ["task__competition", "kind", "leaderboard_visibility"]
     inlines = [SubCorpusInline]
     actions = [reveal_phases, hide_phases, rescore_phases]
@@ -188,20 +216,41 @@ def cancel_submissions(modeladmin, request, queryset):
 def disqualify_submissions(modeladmin, request, queryset):
     for submission in queryset:
         reason = submission.disqualified_reason or "Disqualified by the organizers."
-        services.submission_disqualify(submission=submission, reason=reason,
-                                       actor=request.user)
+        services.submission_disqualify(submission=submission, reason=reason, actor=request.user)
 
 
 @admin.register(models.Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ["id", "team", "phase", "run_name", "status", "is_baseline", "is_chosen",
-                    "disqualified", "attempts", "created_at", "scored_at"]
+    list_display = [
+        "id",
+        "team",
+        "phase",
+        "run_name",
+        "status",
+        "is_baseline",
+        "is_chosen",
+        "disqualified",
+        "attempts",
+        "created_at",
+        "scored_at",
+    ]
     list_filter = ["status", "phase__task__competition", "phase", "is_baseline", "disqualified"]
     search_fields = ["team__name", "run_name"]
     raw_id_fields = ["team", "submitted_by"]
-    readonly_fields = ["claimed_by", "claimed_at", "attempts", "created_at", "validated_at",
-                       "queued_at", "scoring_started_at", "scored_at", "failed_at",
-                       "cancelled_at", "updated_at", "scorer_version"]
+    readonly_fields = [
+        "claimed_by",
+        "claimed_at",
+        "attempts",
+        "created_at",
+        "validated_at",
+        "queued_at",
+        "scoring_started_at",
+        "scored_at",
+        "failed_at",
+        "cancelled_at",
+        "updated_at",
+        "scorer_version",
+    ]
     inlines = [SubmissionFileInline, ScoringRunInline]
     formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
     actions = [rescore_submissions, cancel_submissions, disqualify_submissions]
@@ -222,8 +271,16 @@ class ScoringRunAdmin(admin.ModelAdmin):
 
 @admin.register(models.Score)
 class ScoreAdmin(admin.ModelAdmin):
-    list_display = ["submission", "subcorpus", "mode", "metric", "document", "recall",
-                    "precision", "f1"]
+    list_display = [
+        "submission",
+        "subcorpus",
+        "mode",
+        "metric",
+        "document",
+        "recall",
+        "precision",
+        "f1",
+    ]
     list_filter = ["mode", "metric", "subcorpus__phase"]
     raw_id_fields = ["run", "submission", "subcorpus"]
 
@@ -247,6 +304,7 @@ class PhaseDataFileAdmin(admin.ModelAdmin):
 
 
 # --- pages, terms, team approval, announcements (edited on the competition's pages) ------
+
 
 @admin.register(models.CompetitionPage)
 class CompetitionPageAdmin(admin.ModelAdmin):
@@ -315,8 +373,16 @@ class ScoringPartAdmin(admin.ModelAdmin):
     run is recorded: shown, never edited."""
 
     list_display = ["submission", "subcorpus", "claim", "worker", "started_at", "finished_at"]
-    readonly_fields = ["submission", "subcorpus", "claim", "task_id", "worker", "started_at",
-                       "finished_at", "outcome"]
+    readonly_fields = [
+        "submission",
+        "subcorpus",
+        "claim",
+        "task_id",
+        "worker",
+        "started_at",
+        "finished_at",
+        "outcome",
+    ]
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -325,16 +391,27 @@ class ScoringPartAdmin(admin.ModelAdmin):
         return False
 
 
-
 @admin.register(models.DefinitionJob)
 class DefinitionJobAdmin(admin.ModelAdmin):
     """Written by the jobs that load large definitions and keys: shown, never edited."""
 
     list_display = ["competition", "kind", "file_name", "status", "created_at", "finished_at"]
     list_filter = ["kind", "status"]
-    readonly_fields = ["competition", "kind", "phase", "params", "file_name", "path", "size",
-                       "status", "progress", "message", "created_by", "created_at",
-                       "finished_at"]
+    readonly_fields = [
+        "competition",
+        "kind",
+        "phase",
+        "params",
+        "file_name",
+        "path",
+        "size",
+        "status",
+        "progress",
+        "message",
+        "created_by",
+        "created_at",
+        "finished_at",
+    ]
 
     def has_add_permission(self, request) -> bool:
         return False
@@ -350,8 +427,18 @@ class PublishedAverageAdmin(admin.ModelAdmin):
 
     list_display = ["team", "system", "metric", "mode", "average", "phase", "track", "source"]
     list_filter = ["phase__task__competition", "mode"]
-    readonly_fields = ["phase", "track", "mode", "metric", "team", "system", "is_baseline",
-                       "average", "source", "order"]
+    readonly_fields = [
+        "phase",
+        "track",
+        "mode",
+        "metric",
+        "team",
+        "system",
+        "is_baseline",
+        "average",
+        "source",
+        "order",
+    ]
 
     def has_add_permission(self, request) -> bool:
         return False

@@ -11,8 +11,9 @@ from competition.models import SubCorpus, Track
 
 class SignupForm(forms.Form):
     username = forms.CharField(max_length=150)
-    email = forms.EmailField(required=False,
-                             help_text="Optional: to be told by e-mail when your runs end.")
+    email = forms.EmailField(
+        required=False, help_text="Optional: to be told by e-mail when your runs end."
+    )
     password1 = forms.CharField(label="Password", widget=forms.PasswordInput)
     password2 = forms.CharField(label="Password (again)", widget=forms.PasswordInput)
 
@@ -38,42 +39,61 @@ def file_field_name(subcorpus: SubCorpus) -> str:
 class SubmissionForm(forms.Form):
     """One optional file per available sub-corpus, or one zip; the service checks the set."""
 
-    run_name = forms.CharField(max_length=100, required=False,
-                               help_text="A short name for this run, e.g. primary.")
+    run_name = forms.CharField(
+        max_length=100, required=False, help_text="A short name for this run, e.g. primary."
+    )
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
-    link = forms.URLField(required=False, max_length=500, label="Paper or code link",
-                          assume_scheme="https",
-                          help_text="Optional: shown on the leaderboard with the run's name.")
-    archive = forms.FileField(required=False, label="Or one zip",
-                              help_text="Members named by sub-corpus (LIGHT.CONLLUA) or as "
-                              "the data were distributed (light_test.CONLLUA); a top folder "
-                              "is fine.")
+    link = forms.URLField(
+        required=False,
+        max_length=500,
+        label="Paper or code link",
+        assume_scheme="https",
+        help_text="Optional: shown on the leaderboard with the run's name.",
+    )
+    archive = forms.FileField(
+        required=False,
+        label="Or one zip",
+        help_text="Members named by sub-corpus (LIGHT.CONLLUA) or as "
+        "the data were distributed (light_test.CONLLUA); a top folder "
+        "is fine.",
+    )
 
-    def __init__(self, *args, subcorpora: list[SubCorpus], tracks: Sequence[Track] = (),
-                 **kwargs) -> None:
+    def __init__(
+        self, *args, subcorpora: list[SubCorpus], tracks: Sequence[Track] = (), **kwargs
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.subcorpora = subcorpora
         if any(sc.file_name for sc in subcorpora):
             example = next(sc.file_name for sc in subcorpora if sc.file_name)
-            self.fields["archive"].help_text = (f"Members named as the datasets' files, e.g. "
-                                                f"{example}; a top folder is fine.")
+            self.fields["archive"].help_text = (
+                f"Members named as the datasets' files, e.g. {example}; a top folder is fine."
+            )
         if tracks:  # each track ranks separately; the service checks the choice
             self.fields["track"] = forms.ChoiceField(
                 choices=[("", "— choose —")] + [(t.slug, t.name) for t in tracks],
-                help_text="Which board ranks this run.")
+                help_text="Which board ranks this run.",
+            )
         for subcorpus in subcorpora:
             self.fields[file_field_name(subcorpus)] = forms.FileField(
-                required=False, label=f"{subcorpus.name} response file")
-        order = [file_field_name(sc) for sc in subcorpora] + ["archive", "run_name",
-                                                              "description", "link"]
+                required=False, label=f"{subcorpus.name} response file"
+            )
+        order = [file_field_name(sc) for sc in subcorpora] + [
+            "archive",
+            "run_name",
+            "description",
+            "link",
+        ]
         self.order_fields(order)
 
     def file_fields(self):
         return [self[file_field_name(sc)] for sc in self.subcorpora]
 
     def files_by_slug(self) -> dict:
-        return {sc.slug: self.cleaned_data[file_field_name(sc)] for sc in self.subcorpora
-                if self.cleaned_data.get(file_field_name(sc))}
+        return {
+            sc.slug: self.cleaned_data[file_field_name(sc)]
+            for sc in self.subcorpora
+            if self.cleaned_data.get(file_field_name(sc))
+        }
 
 
 class RunDetailsForm(forms.Form):
@@ -81,5 +101,6 @@ class RunDetailsForm(forms.Form):
 
     run_name = forms.CharField(max_length=100, required=False, label="Run name")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
-    link = forms.URLField(required=False, max_length=500, label="Paper or code link",
-                          assume_scheme="https")
+    link = forms.URLField(
+        required=False, max_length=500, label="Paper or code link", assume_scheme="https"
+    )

@@ -31,8 +31,7 @@ class LocalDateTimeField(forms.DateTimeField):
                 return datetime.strptime(str(value).strip(), fmt)
             except ValueError:
                 continue
-        raise forms.ValidationError(
-            "Enter a date and time like 2026-06-30T23:59.", code="invalid")
+        raise forms.ValidationError("Enter a date and time like 2026-06-30T23:59.", code="invalid")
 
 
 def aware(value: datetime | None, zone_name: str) -> datetime | None:
@@ -52,21 +51,29 @@ def local(value: datetime | None, zone_name: str) -> datetime | None:
 class TrackForm(forms.Form):
     """A track of a task: its slug (when added; fixed afterwards), name and description."""
 
-    slug = forms.SlugField(max_length=100, required=False,
-                           help_text="Used in addresses and by the command line (codicrac "
-                           "submit --track llm); left empty: made from the name. Fixed "
-                           "once the track is added.")
+    slug = forms.SlugField(
+        max_length=100,
+        required=False,
+        help_text="Used in addresses and by the command line (codicrac "
+        "submit --track llm); left empty: made from the name. Fixed "
+        "once the track is added.",
+    )
     name = forms.CharField(max_length=100, help_text="e.g. LLM, Unconstrained.")
-    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                                  help_text="What runs of this track may use.")
+    description = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="What runs of this track may use.",
+    )
 
 
 class CompetitionCreateForm(forms.Form):
     slug = forms.SlugField(max_length=100, help_text="Used in URLs, e.g. crac-2026.")
     title = forms.CharField(max_length=300)
-    owner = forms.CharField(max_length=150, label="Owner (user name)",
-                            help_text="This user organizes the competition and may add "
-                            "other organizers.")
+    owner = forms.CharField(
+        max_length=150,
+        label="Owner (user name)",
+        help_text="This user organizes the competition and may add other organizers.",
+    )
 
 
 class CompetitionForm(forms.Form):
@@ -76,26 +83,29 @@ class CompetitionForm(forms.Form):
 
 
 class CloneForm(forms.Form):
-    slug = forms.SlugField(max_length=100, label="Slug of the copy",
-                           help_text="Used in URLs, e.g. crac-2027.")
+    slug = forms.SlugField(
+        max_length=100, label="Slug of the copy", help_text="Used in URLs, e.g. crac-2027."
+    )
     title = forms.CharField(max_length=300, label="Title of the copy")
-    days = forms.IntegerField(label="Move every date by (days)", initial=365,
-                              min_value=-3660, max_value=3660)
+    days = forms.IntegerField(
+        label="Move every date by (days)", initial=365, min_value=-3660, max_value=3660
+    )
     with_keys = forms.BooleanField(label="Copy the gold keys too", required=False)
 
 
 class PhaseCopyForm(forms.Form):
     source = forms.ModelChoiceField(queryset=Phase.objects.none(), label="Phase to copy from")
-    with_keys = forms.BooleanField(label="With their gold keys", required=False,
-                                   initial=True)
+    with_keys = forms.BooleanField(label="With their gold keys", required=False, initial=True)
 
     def __init__(self, *args, phases=(), **kwargs) -> None:
         super().__init__(*args, **kwargs)
         field = self.fields["source"]
-        field.queryset = (Phase.objects.filter(pk__in=[p.pk for p in phases])
-                          .select_related("task__competition"))
+        field.queryset = Phase.objects.filter(pk__in=[p.pk for p in phases]).select_related(
+            "task__competition"
+        )
         field.label_from_instance = lambda p: (
-            f"{p.task.competition.title} / {p.task.title} / {p.title}")
+            f"{p.task.competition.title} / {p.task.title} / {p.title}"
+        )
 
 
 class OrganizerAddForm(forms.Form):
@@ -108,12 +118,14 @@ class TaskForm(forms.Form):
     kind = forms.ChoiceField(choices=Task.Kind.choices)
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
     procedure = forms.ChoiceField(
-        required=False, choices=[("", "— none: scorer options below —"),
-                                 *((name, name) for name in PROCEDURES)],
-        help_text="A named, versioned scoring of an edition (docs/scorer.md).")
+        required=False,
+        choices=[("", "— none: scorer options below —"), *((name, name) for name in PROCEDURES)],
+        help_text="A named, versioned scoring of an edition (docs/scorer.md).",
+    )
     scorer_options = forms.CharField(
-        required=False, help_text="UA scorer option words, e.g. keep_bridging; blank: the "
-        "kind's default.")
+        required=False,
+        help_text="UA scorer option words, e.g. keep_bridging; blank: the kind's default.",
+    )
     primary_metric = forms.CharField(required=False, help_text="Blank: the kind's default.")
 
     def cleaned_options(self) -> list[str]:
@@ -124,16 +136,22 @@ class PhaseForm(forms.Form):
     slug = forms.SlugField(max_length=100)
     title = forms.CharField(max_length=300)
     kind = forms.ChoiceField(choices=Phase.Kind.choices)
-    time_zone = forms.ChoiceField(choices=zone_choices, initial=AOE,
-                                  help_text="The dates below are in this zone; AoE: a "
-                                  "deadline has passed everywhere on Earth.")
+    time_zone = forms.ChoiceField(
+        choices=zone_choices,
+        initial=AOE,
+        help_text="The dates below are in this zone; AoE: a "
+        "deadline has passed everywhere on Earth.",
+    )
     start = LocalDateTimeField()
     end = LocalDateTimeField(required=False, help_text="Blank: open-ended.")
-    leaderboard_visibility = forms.ChoiceField(label="Leaderboard",
-                                               choices=Phase.Visibility.choices)
+    leaderboard_visibility = forms.ChoiceField(
+        label="Leaderboard", choices=Phase.Visibility.choices
+    )
     revealed_at = LocalDateTimeField(
-        required=False, label="Reveal a hidden leaderboard at",
-        help_text="Blank: hidden until revealed on the phase's organizer board.")
+        required=False,
+        label="Reveal a hidden leaderboard at",
+        help_text="Blank: hidden until revealed on the phase's organizer board.",
+    )
     show_own_scores_when_hidden = forms.BooleanField(required=False)
     run_details = forms.ChoiceField(choices=Phase.RunDetails.choices)
     daily_limit = forms.IntegerField(min_value=0, initial=5)
@@ -159,26 +177,36 @@ class PhaseForm(forms.Form):
 
 
 class SubcorpusForm(forms.Form):
-    name = forms.CharField(max_length=100, help_text="e.g. LIGHT, or a dataset such as "
-                           "cs_pcedt.")
+    name = forms.CharField(max_length=100, help_text="e.g. LIGHT, or a dataset such as cs_pcedt.")
     language = forms.CharField(max_length=64, required=False)
-    file_name = forms.CharField(max_length=255, required=False,
-                                help_text="The file name participants upload, if not the "
-                                "name (e.g. cs_pcedt-corefud-test.conllu).")
-    available = forms.BooleanField(required=False, initial=True,
-                                   help_text="Off: listed, but nothing is submitted for it.")
-    key = forms.FileField(required=False, label="Gold key",
-                          help_text="CONLL-UA or CorefUD CoNLL-U; read by the scorer before "
-                          "it is stored. Never shown to participants.")
+    file_name = forms.CharField(
+        max_length=255,
+        required=False,
+        help_text="The file name participants upload, if not the "
+        "name (e.g. cs_pcedt-corefud-test.conllu).",
+    )
+    available = forms.BooleanField(
+        required=False, initial=True, help_text="Off: listed, but nothing is submitted for it."
+    )
+    key = forms.FileField(
+        required=False,
+        label="Gold key",
+        help_text="CONLL-UA or CorefUD CoNLL-U; read by the scorer before "
+        "it is stored. Never shown to participants.",
+    )
 
 
 class DataFileForm(forms.Form):
-    file = forms.FileField(help_text="Development data, test inputs without coreference, "
-                           "gold mentions… never a gold key.")
+    file = forms.FileField(
+        help_text="Development data, test inputs without coreference, "
+        "gold mentions… never a gold key."
+    )
     description = forms.CharField(max_length=300, required=False)
-    release_at = LocalDateTimeField(required=False, label="Released at",
-                                    help_text="In the phase's time zone; blank: when the "
-                                    "phase opens.")
+    release_at = LocalDateTimeField(
+        required=False,
+        label="Released at",
+        help_text="In the phase's time zone; blank: when the phase opens.",
+    )
 
 
 class ReleaseForm(forms.Form):
@@ -187,29 +215,45 @@ class ReleaseForm(forms.Form):
 
 class DefinitionUploadForm(forms.Form):
     definition = forms.FileField(
-        label="Definition", help_text="The YAML, or a zip of the YAML and its keys.")
+        label="Definition", help_text="The YAML, or a zip of the YAML and its keys."
+    )
 
 
 class BundleImportForm(forms.Form):
-    bundle = forms.FileField(label="Bundle (zip)", help_text="A CodaLab competition bundle "
-                             "(competition.yaml) or a Codabench bundle (version: 2). Nothing "
-                             "in it is run.")
-    owner = forms.CharField(max_length=150, label="Owner (user name)",
-                            help_text="This user organizes the imported draft.")
-    slug = forms.SlugField(max_length=100, required=False,
-                           help_text="Used in URLs; empty: from the bundle's title.")
+    bundle = forms.FileField(
+        label="Bundle (zip)",
+        help_text="A CodaLab competition bundle "
+        "(competition.yaml) or a Codabench bundle (version: 2). Nothing "
+        "in it is run.",
+    )
+    owner = forms.CharField(
+        max_length=150,
+        label="Owner (user name)",
+        help_text="This user organizes the imported draft.",
+    )
+    slug = forms.SlugField(
+        max_length=100, required=False, help_text="Used in URLs; empty: from the bundle's title."
+    )
 
 
 class BundleResultsForm(forms.Form):
     phase = forms.ChoiceField(label="Phase")
-    results = forms.FileField(label="Results (CSV)", help_text="CodaLab's results CSV of the "
-                              "phase, or Codabench's leaderboard export.")
-    source = forms.CharField(max_length=400, help_text="Where the numbers come from (the "
-                             "old server's page, the paper and table).")
-    unit = forms.ChoiceField(choices=[("auto", "Detect (above 1: percent)"),
-                                      ("percent", "Percent"), ("fraction", "Fraction")])
+    results = forms.FileField(
+        label="Results (CSV)",
+        help_text="CodaLab's results CSV of the phase, or Codabench's leaderboard export.",
+    )
+    source = forms.CharField(
+        max_length=400,
+        help_text="Where the numbers come from (the old server's page, the paper and table).",
+    )
+    unit = forms.ChoiceField(
+        choices=[
+            ("auto", "Detect (above 1: percent)"),
+            ("percent", "Percent"),
+            ("fraction", "Fraction"),
+        ]
+    )
 
     def __init__(self, *args, phases=(), **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["phase"].choices = [(str(p.pk), f"{p.task.title}: {p.title}")
-                                        for p in phases]
+        self.fields["phase"].choices = [(str(p.pk), f"{p.task.title}: {p.title}") for p in phases]

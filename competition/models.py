@@ -29,8 +29,13 @@ class Competition(models.Model):
         settings.AUTH_USER_MODEL, blank=True, related_name="organized_competitions"
     )
     # The organizer who may add and remove organizers (staff may too). Blank: staff only.
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
-                              blank=True, related_name="owned_competitions")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="owned_competitions",
+    )
     created = models.DateTimeField(default=timezone.now)
     # Blank: a draft, seen by its organizers and staff only (competition.visibility). Set by
     # competition.services.publish, never by loading a definition.
@@ -50,8 +55,18 @@ class Competition(models.Model):
 class Task(models.Model):
     # Words that follow a competition's slug in the site's own addresses
     # (competitions/<slug>/team/, .../pages/...): a task may not be named so.
-    RESERVED_SLUGS = frozenset({"team", "teams", "pages", "terms", "organize",
-                                "announcements", "unsubscribe", "system-card"})
+    RESERVED_SLUGS = frozenset(
+        {
+            "team",
+            "teams",
+            "pages",
+            "terms",
+            "organize",
+            "announcements",
+            "unsubscribe",
+            "system-card",
+        }
+    )
 
     class Kind(models.TextChoices):
         IDENTITY = "identity", "Identity anaphora"
@@ -98,11 +113,21 @@ class Phase(models.Model):
         TEAM = "team", "Only the run's own team (and the organizers)"
 
     class Missing(models.TextChoices):
-        UNRANKED = "unranked", ("Every run covers every dataset: an upload missing one is "
-                                "refused (a run from before a dataset was added has no "
-                                "average and no rank)")
-        ZERO = "zero", ("A missing dataset counts as 0 in the average; such runs rank below "
-                        "every complete run")
+        UNRANKED = (
+            "unranked",
+            (
+                "Every run covers every dataset: an upload missing one is "
+                "refused (a run from before a dataset was added has no "
+                "average and no rank)"
+            ),
+        )
+        ZERO = (
+            "zero",
+            (
+                "A missing dataset counts as 0 in the average; such runs rank below "
+                "every complete run"
+            ),
+        )
 
     class Counts(models.TextChoices):
         BEST = "best", "Best submission"
@@ -123,8 +148,9 @@ class Phase(models.Model):
     show_own_scores_when_hidden = models.BooleanField(default=False)
     # Who may open a run's details (its analysis page, per-document scores and exports, the
     # API's view of it) besides its team and the organizers (competition.visibility).
-    run_details = models.CharField(max_length=16, choices=RunDetails.choices,
-                                   default=RunDetails.PUBLIC)
+    run_details = models.CharField(
+        max_length=16, choices=RunDetails.choices, default=RunDetails.PUBLIC
+    )
     daily_limit = models.PositiveIntegerField(default=5)
     total_limit = models.PositiveIntegerField(default=100)
     counts = models.CharField(max_length=16, choices=Counts.choices, default=Counts.BEST)
@@ -282,8 +308,13 @@ class Submission(models.Model):
         # for the organizers to look at, never counted against the team.
         SET_ASIDE = "set_aside", "Set aside"
 
-    FINAL_STATUSES = (Status.SCORED, Status.REJECTED, Status.FAILED, Status.CANCELLED,
-                      Status.SET_ASIDE)
+    FINAL_STATUSES = (
+        Status.SCORED,
+        Status.REJECTED,
+        Status.FAILED,
+        Status.CANCELLED,
+        Status.SET_ASIDE,
+    )
     PENDING_STATUSES = (Status.UPLOADED, Status.VALIDATED, Status.QUEUED, Status.SCORING)
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="submissions")
@@ -304,8 +335,9 @@ class Submission(models.Model):
     # files); ``source`` names where the numbers come from.
     is_reference = models.BooleanField(default=False)
     source = models.CharField(max_length=500, blank=True)
-    track = models.ForeignKey("Track", on_delete=models.PROTECT, null=True, blank=True,
-                              related_name="submissions")
+    track = models.ForeignKey(
+        "Track", on_delete=models.PROTECT, null=True, blank=True, related_name="submissions"
+    )
     is_chosen = models.BooleanField(default=False)
     disqualified = models.BooleanField(default=False)
     disqualified_reason = models.TextField(blank=True)
@@ -472,8 +504,11 @@ class ScoringPart(models.Model):
     outcome = models.JSONField(null=True, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["submission", "subcorpus", "claim"],
-                                               name="scoring_part_once")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "subcorpus", "claim"], name="scoring_part_once"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"part {self.subcorpus_id} of #{self.submission_id} ({self.claim})"
@@ -512,8 +547,9 @@ class PhaseDataFile(models.Model):
     class Meta:
         ordering = ["phase", "file_name", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["phase", "file_name"],
-                                    name="phasedatafile_unique_name"),
+            models.UniqueConstraint(
+                fields=["phase", "file_name"], name="phasedatafile_unique_name"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -533,6 +569,7 @@ class PhaseDataFile(models.Model):
 
 # --- pages, terms, team approval, announcements -------------------------------------------
 
+
 class CompetitionPage(models.Model):
     """A page of a competition written by its organizers in Markdown (rendered safely by
     ``competition.markdown``): its overview, evaluation, data or terms."""
@@ -547,8 +584,9 @@ class CompetitionPage(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices)
     body = models.TextField(blank=True)
     updated_at = models.DateTimeField(default=timezone.now)
-    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+")
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [
@@ -563,8 +601,9 @@ class ParticipationRules(models.Model):
     """What a competition asks of its participants beyond its terms: whether the organizers
     approve each team before it may submit. No row: no approval needed."""
 
-    competition = models.OneToOneField(Competition, on_delete=models.CASCADE,
-                                       related_name="participation_rules")
+    competition = models.OneToOneField(
+        Competition, on_delete=models.CASCADE, related_name="participation_rules"
+    )
     team_approval = models.BooleanField(default=False)
     # E-mail the teams with no final run of a test phase 48 hours before it closes
     # (competition.services.reminders); members who opted out of the competition's
@@ -579,18 +618,22 @@ class TermsAcceptance(models.Model):
     """A user accepted a competition's terms as they read at ``accepted_at`` (their SHA-256):
     changed terms must be accepted again."""
 
-    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
-                                    related_name="terms_acceptances")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="terms_acceptances")
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="terms_acceptances"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="terms_acceptances"
+    )
     terms_sha256 = models.CharField(max_length=64)
     accepted_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-accepted_at"]
         constraints = [
-            models.UniqueConstraint(fields=["competition", "user", "terms_sha256"],
-                                    name="terms_accepted_once_per_version"),
+            models.UniqueConstraint(
+                fields=["competition", "user", "terms_sha256"],
+                name="terms_accepted_once_per_version",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -609,8 +652,9 @@ class TeamApproval(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices)
     reason = models.TextField(blank=True)
     decided_at = models.DateTimeField(default=timezone.now)
-    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+")
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     def __str__(self) -> str:
         return f"{self.team}: {self.status}"
@@ -620,13 +664,15 @@ class Announcement(models.Model):
     """News from the organizers: shown on the competition page (newest first) and e-mailed
     to the members of its teams who did not opt out."""
 
-    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
-                                    related_name="announcements")
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="announcements"
+    )
     title = models.CharField(max_length=200)
     body = models.TextField(blank=True)  # Markdown
     created_at = models.DateTimeField(default=timezone.now)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     emailed_at = models.DateTimeField(null=True, blank=True)
     emailed_to = models.PositiveIntegerField(default=0)
 
@@ -641,14 +687,16 @@ class AnnouncementOptOut(models.Model):
     """A user does not want a competition's announcements by e-mail."""
 
     competition = models.ForeignKey(Competition, on_delete=models.CASCADE, related_name="+")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                             related_name="announcement_opt_outs")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="announcement_opt_outs"
+    )
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["competition", "user"],
-                                    name="announcement_opt_out_once"),
+            models.UniqueConstraint(
+                fields=["competition", "user"], name="announcement_opt_out_once"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -680,8 +728,9 @@ class RescoreBatch(models.Model):
     phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="rescore_batches")
     submission_ids = models.JSONField(default=list)
     started_at = models.DateTimeField(default=timezone.now)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -698,8 +747,9 @@ class PublishedAverage(models.Model):
     per dataset."""
 
     phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="published_averages")
-    track = models.ForeignKey(Track, on_delete=models.CASCADE, null=True, blank=True,
-                              related_name="+")
+    track = models.ForeignKey(
+        Track, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     mode = models.CharField(max_length=100, default="task")
     metric = models.CharField(max_length=64)
     team = models.CharField(max_length=200)
@@ -729,8 +779,9 @@ class BoardEntry(models.Model):
     scoring and ``pairs`` still what the task shows; anything else is read from the score rows.
     """
 
-    submission = models.OneToOneField(Submission, on_delete=models.CASCADE, primary_key=True,
-                                      related_name="board_entry")
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, primary_key=True, related_name="board_entry"
+    )
     run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="+")
     pairs = models.CharField(max_length=1000)
     scores = models.JSONField(default=dict)
@@ -755,11 +806,13 @@ class DefinitionJob(models.Model):
         DONE = "done", "Loaded"
         FAILED = "failed", "Refused"
 
-    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
-                                    related_name="definition_jobs")
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="definition_jobs"
+    )
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.DEFINITION)
-    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, null=True, blank=True,
-                              related_name="definition_jobs")
+    phase = models.ForeignKey(
+        Phase, on_delete=models.CASCADE, null=True, blank=True, related_name="definition_jobs"
+    )
     params = models.JSONField(default=dict, blank=True)
     file_name = models.CharField(max_length=255)
     # The received upload, relative to settings.PRIVATE_ROOT; removed when the job ends.
@@ -768,8 +821,9 @@ class DefinitionJob(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     progress = models.CharField(max_length=300, blank=True)
     message = models.TextField(blank=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL,
-                                   null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -801,11 +855,13 @@ class AuditEntry(models.Model):
         ORGANIZER_ADDED = "organizer_added", "Organizer added"
         ORGANIZER_REMOVED = "organizer_removed", "Organizer removed"
 
-    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
-                                    related_name="audit_entries")
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="audit_entries"
+    )
     # Blank: a command-line operator (manage.py), or a user since deleted.
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True,
-                              blank=True, related_name="+")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     action = models.CharField(max_length=32, choices=Action.choices)
     detail = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -830,8 +886,9 @@ class SystemCardQuestion(models.Model):
         TEXT = "text", "Text"
         URL = "url", "Link"
 
-    competition = models.ForeignKey(Competition, on_delete=models.CASCADE,
-                                    related_name="card_questions")
+    competition = models.ForeignKey(
+        Competition, on_delete=models.CASCADE, related_name="card_questions"
+    )
     slug = models.SlugField(max_length=64)
     text = models.CharField(max_length=300)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.TEXT)
@@ -842,8 +899,11 @@ class SystemCardQuestion(models.Model):
 
     class Meta:
         ordering = ["order", "id"]
-        constraints = [models.UniqueConstraint(fields=["competition", "slug"],
-                                               name="card_question_unique_slug")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["competition", "slug"], name="card_question_unique_slug"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.competition.slug}/{self.slug}"
@@ -852,15 +912,18 @@ class SystemCardQuestion(models.Model):
 class SystemCardAnswer(models.Model):
     """A team's answer to one system-card question for one run."""
 
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE,
-                                   related_name="card_answers")
-    question = models.ForeignKey(SystemCardQuestion, on_delete=models.CASCADE,
-                                 related_name="answers")
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="card_answers"
+    )
+    question = models.ForeignKey(
+        SystemCardQuestion, on_delete=models.CASCADE, related_name="answers"
+    )
     value = models.CharField(max_length=500)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["submission", "question"],
-                                               name="card_answer_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "question"], name="card_answer_unique")
+        ]
 
     def __str__(self) -> str:
         return f"#{self.submission_id} {self.question.slug}={self.value}"

@@ -44,27 +44,34 @@ __all__ = ["user_is_organizer"]  # re-exported for the pages; the rule is the po
 def competition_list(*, user: Viewer) -> QuerySet[Competition]:
     """The competitions ``user`` may know of: the published ones, and the drafts they
     organize (every draft for staff)."""
-    return (Competition.objects.filter(visible_competitions(user=user))
-            .prefetch_related("tasks").order_by("-created", "slug"))
+    return (
+        Competition.objects.filter(visible_competitions(user=user))
+        .prefetch_related("tasks")
+        .order_by("-created", "slug")
+    )
 
 
 def competition_detail(*, slug: str, user: Viewer) -> Competition:
     """A competition with its tasks, phases and sub-corpora. Raises DoesNotExist when there
     is none, or when it is a draft ``user`` may not see (the same answer)."""
     phases = Phase.objects.prefetch_related(
-        Prefetch("subcorpora", queryset=SubCorpus.objects.order_by("order", "id")))
+        Prefetch("subcorpora", queryset=SubCorpus.objects.order_by("order", "id"))
+    )
     tasks = Task.objects.prefetch_related(Prefetch("phases", queryset=phases))
-    return (Competition.objects.filter(visible_competitions(user=user))
-            .prefetch_related(Prefetch("tasks", queryset=tasks)).get(slug=slug))
+    return (
+        Competition.objects.filter(visible_competitions(user=user))
+        .prefetch_related(Prefetch("tasks", queryset=tasks))
+        .get(slug=slug)
+    )
 
 
-def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str,
-              user: Viewer) -> Phase:
+def phase_get(*, competition_slug: str, task_slug: str, phase_slug: str, user: Viewer) -> Phase:
     """Raises Phase.DoesNotExist, also for a phase of a draft ``user`` may not see."""
-    return (Phase.objects.select_related("task__competition")
-            .filter(visible_competitions(user=user, prefix="task__competition__"))
-            .get(task__competition__slug=competition_slug, task__slug=task_slug,
-                 slug=phase_slug))
+    return (
+        Phase.objects.select_related("task__competition")
+        .filter(visible_competitions(user=user, prefix="task__competition__"))
+        .get(task__competition__slug=competition_slug, task__slug=task_slug, slug=phase_slug)
+    )
 
 
 def track_named(*, tracks, label: str):
@@ -83,15 +90,17 @@ def phases_open(*, competition: Competition, at: datetime | None = None) -> list
     """Phases of the competition that accept submissions at ``at`` (default: now)."""
     at = at or timezone.now()
     phases = Phase.objects.filter(task__competition=competition).select_related("task")
-    return [phase for phase in phases.order_by("task__order", "order", "id")
-            if phase.is_open(at=at)]
+    return [
+        phase for phase in phases.order_by("task__order", "order", "id") if phase.is_open(at=at)
+    ]
 
 
 def team_for_user(*, competition: Competition, user) -> Team | None:
     if user is None or not user.is_authenticated:
         return None
-    membership = (Membership.objects.filter(competition=competition, user=user)
-                  .select_related("team").first())
+    membership = (
+        Membership.objects.filter(competition=competition, user=user).select_related("team").first()
+    )
     return membership.team if membership else None
 
 
@@ -108,23 +117,33 @@ def team_captain(*, team: Team):
 def teams_with_members(*, competition: Competition) -> QuerySet[Team]:
     """The competition's teams with their memberships (oldest first: the captain leads)."""
     members = Membership.objects.select_related("user").order_by("joined_at", "id")
-    return (Team.objects.filter(competition=competition)
-            .prefetch_related(Prefetch("memberships", queryset=members)).order_by("name"))
+    return (
+        Team.objects.filter(competition=competition)
+        .prefetch_related(Prefetch("memberships", queryset=members))
+        .order_by("name")
+    )
 
 
 def submissions_for_team(*, team: Team, phase: Phase) -> QuerySet[Submission]:
-    return (Submission.objects.filter(team=team, phase=phase)
-            .select_related("submitted_by", "track").order_by("-created_at", "-id"))
+    return (
+        Submission.objects.filter(team=team, phase=phase)
+        .select_related("submitted_by", "track")
+        .order_by("-created_at", "-id")
+    )
 
 
 def submission_get(*, submission_id: int, user: Viewer) -> Submission | None:
     """A submission with what the visibility policy reads, or None (also when it belongs to
     a draft ``user`` may not see). For policy checks only: what a page shows of it is
     decided by `competition.visibility`."""
-    submission = (Submission.objects.select_related("team", "phase__task__competition")
-                  .filter(pk=submission_id).first())
+    submission = (
+        Submission.objects.select_related("team", "phase__task__competition")
+        .filter(pk=submission_id)
+        .first()
+    )
     if submission is None or not competition_visible(
-            competition=submission.phase.task.competition, user=user):
+        competition=submission.phase.task.competition, user=user
+    ):
         return None
     return submission
 
@@ -133,9 +152,11 @@ def submission_for_viewer(*, submission_id: int, user) -> Submission | None:
     """The submission if ``user`` may open it (`visibility.submission_openable`: a member of
     its team, an organizer of its competition, staff), else None: others learn nothing, not
     even that it exists."""
-    submission = (Submission.objects.select_related("team", "phase__task__competition",
-                                                    "submitted_by")
-                  .filter(pk=submission_id).first())
+    submission = (
+        Submission.objects.select_related("team", "phase__task__competition", "submitted_by")
+        .filter(pk=submission_id)
+        .first()
+    )
     if submission is None or not submission_openable(submission=submission, user=user):
         return None
     return submission
@@ -157,21 +178,30 @@ class ScoreTable:
 def submission_score_tables(*, submission: Submission) -> list[ScoreTable]:
     """Sub-corpus scores of the submission's current run: one table per mode (the task's mode
     first), rows = metrics, columns = sub-corpora. Per-document rows are left out."""
-    scores = list(Score.objects.filter(submission=submission, run__is_current=True, document="")
-                  .select_related("subcorpus"))
+    scores = list(
+        Score.objects.filter(
+            submission=submission, run__is_current=True, document=""
+        ).select_related("subcorpus")
+    )
     subcorpora = sorted({score.subcorpus for score in scores}, key=lambda sc: (sc.order, sc.pk))
     column = {sc.pk: index for index, sc in enumerate(subcorpora)}
     by_mode: dict[str, dict[str, list[Score | None]]] = {}
     for score in scores:
-        cells = by_mode.setdefault(score.mode, {}).setdefault(score.metric,
-                                                               [None] * len(subcorpora))
+        cells = by_mode.setdefault(score.mode, {}).setdefault(
+            score.metric, [None] * len(subcorpora)
+        )
         cells[column[score.subcorpus_id]] = score
     modes = sorted(by_mode, key=lambda mode: (mode != Score.TASK_MODE, mode))
     return [
-        ScoreTable(mode=mode, subcorpora=tuple(subcorpora), lines=tuple(
-            ScoreLine(metric=metric, cells=tuple(by_mode[mode][metric]))
-            for metric in sorted(by_mode[mode], key=metric_sort_key)
-            if not nothing_to_score(metric, [c.counts for c in by_mode[mode][metric] if c])))
+        ScoreTable(
+            mode=mode,
+            subcorpora=tuple(subcorpora),
+            lines=tuple(
+                ScoreLine(metric=metric, cells=tuple(by_mode[mode][metric]))
+                for metric in sorted(by_mode[mode], key=metric_sort_key)
+                if not nothing_to_score(metric, [c.counts for c in by_mode[mode][metric] if c])
+            ),
+        )
         for mode in modes
     ]
 
@@ -186,8 +216,11 @@ def nothing_to_score(metric: str, counts) -> bool:
         return False
     stored = [c for c in counts if isinstance(c, dict) and ("p_den" in c or "r_den" in c)]
     # Rows without counts (published numbers, older scorings) say nothing: the row stays.
-    return bool(stored) and len(stored) == len(counts) and all(
-        not c.get("p_den") and not c.get("r_den") for c in stored)
+    return (
+        bool(stored)
+        and len(stored) == len(counts)
+        and all(not c.get("p_den") and not c.get("r_den") for c in stored)
+    )
 
 
 def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
@@ -195,14 +228,22 @@ def submissions_scored_on_old_input(*, phase: Phase) -> set[int]:
     options the phase no longer has (a key corrected with ``load_competition --no-rescore``).
     Runs from before keys were recorded are not counted."""
     modes = scoring_modes(phase.task)
-    keys = {str(pk): sha for pk, sha in
-            SubCorpus.objects.filter(phase=phase, available=True).values_list("pk", "sha256")}
+    keys = {
+        str(pk): sha
+        for pk, sha in SubCorpus.objects.filter(phase=phase, available=True).values_list(
+            "pk", "sha256"
+        )
+    }
     runs = ScoringRun.objects.filter(
-        submission__phase=phase, submission__status=Submission.Status.SCORED, is_current=True,
+        submission__phase=phase,
+        submission__status=Submission.Status.SCORED,
+        is_current=True,
     ).values_list("submission_id", "keys", "options")
-    return {submission_id for submission_id, used, options in runs
-            if used and (options != modes
-                         or any(keys.get(pk) != sha for pk, sha in used.items()))}
+    return {
+        submission_id
+        for submission_id, used, options in runs
+        if used and (options != modes or any(keys.get(pk) != sha for pk, sha in used.items()))
+    }
 
 
 def submission_queue_position(*, submission: Submission) -> int | None:
@@ -210,11 +251,14 @@ def submission_queue_position(*, submission: Submission) -> int | None:
     and are still waiting or being scored; None when the run is not waiting."""
     if submission.status != Submission.Status.QUEUED or submission.queued_at is None:
         return None
-    return (Submission.objects.filter(status__in=[Submission.Status.QUEUED,
-                                                  Submission.Status.SCORING])
-            .filter(Q(queued_at__lt=submission.queued_at)
-                    | Q(queued_at=submission.queued_at, pk__lt=submission.pk))
-            .count())
+    return (
+        Submission.objects.filter(status__in=[Submission.Status.QUEUED, Submission.Status.SCORING])
+        .filter(
+            Q(queued_at__lt=submission.queued_at)
+            | Q(queued_at=submission.queued_at, pk__lt=submission.pk)
+        )
+        .count()
+    )
 
 
 def submission_status_label(*, submission: Submission) -> str:
@@ -245,13 +289,27 @@ def phase_check_facts(*, phase: Phase) -> dict:
     for subcorpus in phase.subcorpora.filter(available=True).order_by("order", "id"):
         if not subcorpus.key_file:
             continue
-        cache_key = "skeleton:" + hashlib.sha256(
-            f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()).hexdigest()
+        cache_key = (
+            "skeleton:"
+            + hashlib.sha256(
+                f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()
+            ).hexdigest()
+        )
         skeleton = cache.get(cache_key)
         if skeleton is None:
             skeleton = key_skeleton(str(subcorpus.key_path), options=options)
             cache.set(cache_key, skeleton, timeout=24 * 3600)
-        datasets.append({"slug": subcorpus.slug, "name": subcorpus.name,
-                         "file_name": subcorpus.file_name, **skeleton})
-    return {"phase_id": phase.pk, "options": words, "missing": phase.missing,
-            "subcorpora": datasets}
+        datasets.append(
+            {
+                "slug": subcorpus.slug,
+                "name": subcorpus.name,
+                "file_name": subcorpus.file_name,
+                **skeleton,
+            }
+        )
+    return {
+        "phase_id": phase.pk,
+        "options": words,
+        "missing": phase.missing,
+        "subcorpora": datasets,
+    }

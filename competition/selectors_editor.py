@@ -40,12 +40,16 @@ def phase_for_organizer(*, slug: str, task: str, phase: str, user) -> Phase | No
     competition = competition_for_organizer(slug=slug, user=user)
     if competition is None:
         return None
-    return (Phase.objects.select_related("task__competition")
-            .filter(task__competition=competition, task__slug=task, slug=phase).first())
+    return (
+        Phase.objects.select_related("task__competition")
+        .filter(task__competition=competition, task__slug=task, slug=phase)
+        .first()
+    )
 
 
-def subcorpus_for_organizer(*, slug: str, task: str, phase: str, subcorpus: str,
-                            user) -> SubCorpus | None:
+def subcorpus_for_organizer(
+    *, slug: str, task: str, phase: str, subcorpus: str, user
+) -> SubCorpus | None:
     found = phase_for_organizer(slug=slug, task=task, phase=phase, user=user)
     return found.subcorpora.filter(slug=subcorpus).first() if found else None
 
@@ -66,23 +70,35 @@ def phase_data_rows(*, phase: Phase, user, at: datetime | None = None) -> list[D
     for data in phase.data_files.select_related("phase__task__competition"):
         released = data.released_at <= at
         if organizer or released:
-            rows.append(DataRow(data=data, released=released, release_input=(
-                in_zone(data.release_at, phase.time_zone).strftime("%Y-%m-%dT%H:%M")
-                if data.release_at else "")))
+            rows.append(
+                DataRow(
+                    data=data,
+                    released=released,
+                    release_input=(
+                        in_zone(data.release_at, phase.time_zone).strftime("%Y-%m-%dT%H:%M")
+                        if data.release_at
+                        else ""
+                    ),
+                )
+            )
     return rows
 
 
 def data_file_for_download(*, pk: int, file_name: str, user) -> PhaseDataFile | None:
     """The data file if ``user`` may download it now, else None (as if it did not exist)."""
-    data = (PhaseDataFile.objects.select_related("phase__task__competition")
-            .filter(pk=pk, file_name=file_name).first())
+    data = (
+        PhaseDataFile.objects.select_related("phase__task__competition")
+        .filter(pk=pk, file_name=file_name)
+        .first()
+    )
     if data is None or not data_file_downloadable(data=data, user=user):
         return None
     return data
 
 
-def definition_jobs(*, competition: Competition, phase: Phase | None = None,
-                    limit: int = 5) -> list[DefinitionJob]:
+def definition_jobs(
+    *, competition: Competition, phase: Phase | None = None, limit: int = 5
+) -> list[DefinitionJob]:
     """The latest jobs, newest first: the competition's definition uploads (its edit page),
     or the gold keys given on a phase's forms (the phase's edit page)."""
     jobs = competition.definition_jobs.select_related("created_by")

@@ -24,8 +24,11 @@ PAGE_KINDS = [kind for kind, _ in CompetitionPage.Kind.choices]
 
 def pages_of(*, competition: Competition) -> dict[str, CompetitionPage]:
     """The competition's non-empty pages by kind."""
-    return {page.kind: page for page in CompetitionPage.objects.filter(competition=competition)
-            if page.body.strip()}
+    return {
+        page.kind: page
+        for page in CompetitionPage.objects.filter(competition=competition)
+        if page.body.strip()
+    }
 
 
 def page_body(*, competition: Competition, kind: str) -> str:
@@ -51,15 +54,18 @@ def terms_accepted_at(*, competition: Competition, user):
     text = terms_text(competition=competition)
     if not text:
         return None
-    acceptance = TermsAcceptance.objects.filter(competition=competition, user=user,
-                                                terms_sha256=terms_digest(text)).first()
+    acceptance = TermsAcceptance.objects.filter(
+        competition=competition, user=user, terms_sha256=terms_digest(text)
+    ).first()
     return acceptance.accepted_at if acceptance else None
 
 
 def terms_pending(*, competition: Competition, user) -> bool:
     """True when the competition has terms that ``user`` has not accepted as they read now."""
-    return bool(terms_text(competition=competition)) and terms_accepted_at(
-        competition=competition, user=user) is None
+    return (
+        bool(terms_text(competition=competition))
+        and terms_accepted_at(competition=competition, user=user) is None
+    )
 
 
 def team_approval_required(*, competition: Competition) -> bool:
@@ -104,8 +110,9 @@ def data_access_block(*, competition: Competition, user) -> str | None:
         return "terms"
     if not team_approval_required(competition=competition):
         return None
-    membership = (Membership.objects.filter(competition=competition, user=user)
-                  .select_related("team").first())
+    membership = (
+        Membership.objects.filter(competition=competition, user=user).select_related("team").first()
+    )
     if membership is None:
         return "team"
     state = team_approval_state(team=membership.team)
@@ -116,21 +123,29 @@ def teams_for_approval(*, competition: Competition) -> list[dict]:
     """Every team with its members (oldest first: the captain leads) and its standing,
     pending first; the organizers' own team last, needing no approval."""
     members = Membership.objects.select_related("user").order_by("joined_at", "id")
-    teams = (Team.objects.filter(competition=competition)
-             .select_related("approval")
-             .prefetch_related(Prefetch("memberships", queryset=members))
-             .order_by("created", "name"))
+    teams = (
+        Team.objects.filter(competition=competition)
+        .select_related("approval")
+        .prefetch_related(Prefetch("memberships", queryset=members))
+        .order_by("created", "name")
+    )
     rows = []
     for team in teams:
         decision = getattr(team, "approval", None)  # None: no decision yet
-        status = ("organizers" if team.is_organizer_team
-                  else decision.status if decision else "pending")
+        status = (
+            "organizers" if team.is_organizer_team else decision.status if decision else "pending"
+        )
         memberships = list(team.memberships.all())
-        rows.append({"team": team, "status": status,
-                     "reason": decision.reason if decision else "",
-                     "decided_at": decision.decided_at if decision else None,
-                     "memberships": memberships,
-                     "members": [m.user.username for m in memberships]})
+        rows.append(
+            {
+                "team": team,
+                "status": status,
+                "reason": decision.reason if decision else "",
+                "decided_at": decision.decided_at if decision else None,
+                "memberships": memberships,
+                "members": [m.user.username for m in memberships],
+            }
+        )
     order = {"pending": 0, "rejected": 1, "approved": 2, "organizers": 3}
     rows.sort(key=lambda row: order[row["status"]])
     return rows
@@ -148,8 +163,11 @@ def announcement_recipients(*, competition: Competition) -> list:
     """Members of the competition's participant teams with an e-mail address who did not opt
     out, each once."""
     opted_out = AnnouncementOptOut.objects.filter(competition=competition).values("user_id")
-    memberships = (Membership.objects.filter(competition=competition,
-                                             team__is_organizer_team=False)
-                   .exclude(user__email="").exclude(user_id__in=opted_out)
-                   .select_related("user").order_by("user_id"))
+    memberships = (
+        Membership.objects.filter(competition=competition, team__is_organizer_team=False)
+        .exclude(user__email="")
+        .exclude(user_id__in=opted_out)
+        .select_related("user")
+        .order_by("user_id")
+    )
     return [m.user for m in memberships]

@@ -20,8 +20,11 @@ from competition.models import (
 )
 from competition.selectors_pages import pages_of
 
-PAGES_WANTED = (CompetitionPage.Kind.OVERVIEW, CompetitionPage.Kind.EVALUATION,
-                CompetitionPage.Kind.DATA)
+PAGES_WANTED = (
+    CompetitionPage.Kind.OVERVIEW,
+    CompetitionPage.Kind.EVALUATION,
+    CompetitionPage.Kind.DATA,
+)
 KIND_LABELS = dict(CompetitionPage.Kind.choices)
 
 
@@ -43,19 +46,39 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
     now): every phase open then has its gold keys (or the organizers say they come later),
     the pages and terms are written (or waived), every phase's dates are in order."""
     at = at or timezone.now()
-    phases = list(Phase.objects.filter(task__competition=competition)
-                  .select_related("task").prefetch_related("subcorpora")
-                  .order_by("task__order", "task_id", "order", "id"))
-    items = [CheckItem(
-        key="tasks", label="At least one task with a phase", ok=bool(phases),
-        detail=(f"{len(phases)} phase{'s' if len(phases) != 1 else ''}" if phases
-                else "Add a task and its phases in the editor, or upload a definition."))]
-    backwards = [f"{phase.task.title} › {phase.title}" for phase in phases
-                 if phase.end is not None and phase.end <= phase.start]
-    items.append(CheckItem(
-        key="dates", label="Every phase closes after it opens", ok=not backwards,
-        detail=("Closes before it opens: " + "; ".join(backwards)) if backwards
-        else "All phase dates are in order."))
+    phases = list(
+        Phase.objects.filter(task__competition=competition)
+        .select_related("task")
+        .prefetch_related("subcorpora")
+        .order_by("task__order", "task_id", "order", "id")
+    )
+    items = [
+        CheckItem(
+            key="tasks",
+            label="At least one task with a phase",
+            ok=bool(phases),
+            detail=(
+                f"{len(phases)} phase{'s' if len(phases) != 1 else ''}"
+                if phases
+                else "Add a task and its phases in the editor, or upload a definition."
+            ),
+        )
+    ]
+    backwards = [
+        f"{phase.task.title} › {phase.title}"
+        for phase in phases
+        if phase.end is not None and phase.end <= phase.start
+    ]
+    items.append(
+        CheckItem(
+            key="dates",
+            label="Every phase closes after it opens",
+            ok=not backwards,
+            detail=("Closes before it opens: " + "; ".join(backwards))
+            if backwards
+            else "All phase dates are in order.",
+        )
+    )
     for phase in phases:
         if not phase.is_open(at=at):
             continue
@@ -65,35 +88,53 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
         if not datasets:
             detail = "It has no dataset yet, so it cannot score a run."
         elif keyless:
-            detail = f"{len(keyless)} of {len(datasets)} datasets without a gold key: " + \
-                ", ".join(keyless)
+            detail = f"{len(keyless)} of {len(datasets)} datasets without a gold key: " + ", ".join(
+                keyless
+            )
         else:
             detail = f"All {len(datasets)} datasets have their gold keys."
-        items.append(CheckItem(
-            key=f"keys:{phase.pk}", label=f"Open phase {phase.task.title} › {phase.title} "
-            "has its gold keys", ok=ok, detail=detail,
-            waiver="Keys later: the phase takes no runs until they are added"))
+        items.append(
+            CheckItem(
+                key=f"keys:{phase.pk}",
+                label=f"Open phase {phase.task.title} › {phase.title} has its gold keys",
+                ok=ok,
+                detail=detail,
+                waiver="Keys later: the phase takes no runs until they are added",
+            )
+        )
     written = pages_of(competition=competition)
     missing = [KIND_LABELS[kind] for kind in PAGES_WANTED if kind not in written]
-    items.append(CheckItem(
-        key="pages", label="Overview, evaluation and data pages are written", ok=not missing,
-        detail=("Not written: " + ", ".join(missing)) if missing
-        else "All three pages are written.",
-        waiver="Publish without them"))
+    items.append(
+        CheckItem(
+            key="pages",
+            label="Overview, evaluation and data pages are written",
+            ok=not missing,
+            detail=("Not written: " + ", ".join(missing))
+            if missing
+            else "All three pages are written.",
+            waiver="Publish without them",
+        )
+    )
     terms = CompetitionPage.Kind.TERMS in written
-    items.append(CheckItem(
-        key="terms", label="Terms of participation are written", ok=terms,
-        detail="Participants accept them before they submit." if terms
-        else "No terms: participants accept nothing before they submit.",
-        waiver="This competition has no terms"))
+    items.append(
+        CheckItem(
+            key="terms",
+            label="Terms of participation are written",
+            ok=terms,
+            detail="Participants accept them before they submit."
+            if terms
+            else "No terms: participants accept nothing before they submit.",
+            waiver="This competition has no terms",
+        )
+    )
     return items
 
 
-def checklist_unmet(*, items: list[CheckItem], waived: frozenset[str] | set[str] = frozenset()
-                    ) -> list[CheckItem]:
+def checklist_unmet(
+    *, items: list[CheckItem], waived: frozenset[str] | set[str] = frozenset()
+) -> list[CheckItem]:
     """The items that stop publishing: unmet and not waived (or not waivable)."""
-    return [item for item in items
-            if not item.ok and not (item.waiver and item.key in waived)]
+    return [item for item in items if not item.ok and not (item.waiver and item.key in waived)]
 
 
 def competition_participants_joined(*, competition: Competition) -> int:
@@ -103,11 +144,18 @@ def competition_participants_joined(*, competition: Competition) -> int:
     teams = Team.objects.filter(competition=competition, is_organizer_team=False)
     # an organizers' own test team does not count; a team without members (they left, its
     # runs stay) does
-    joined = sum(1 for team in teams.prefetch_related("memberships")
-                 if not (members := {m.user_id for m in team.memberships.all()})
-                 or members - organizers)
-    accepted = (TermsAcceptance.objects.filter(competition=competition)
-                .exclude(user__in=organizers).values("user").distinct().count())
+    joined = sum(
+        1
+        for team in teams.prefetch_related("memberships")
+        if not (members := {m.user_id for m in team.memberships.all()}) or members - organizers
+    )
+    accepted = (
+        TermsAcceptance.objects.filter(competition=competition)
+        .exclude(user__in=organizers)
+        .values("user")
+        .distinct()
+        .count()
+    )
     return joined + accepted
 
 
@@ -120,5 +168,8 @@ def competition_may_manage_organizers(*, competition: Competition, user) -> bool
 
 def audit_entries(*, competition: Competition, limit: int = 500) -> QuerySet[AuditEntry]:
     """The competition's audit log, newest first."""
-    return (AuditEntry.objects.filter(competition=competition)
-            .select_related("actor").order_by("-created_at", "-id")[:limit])
+    return (
+        AuditEntry.objects.filter(competition=competition)
+        .select_related("actor")
+        .order_by("-created_at", "-id")[:limit]
+    )

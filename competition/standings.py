@@ -36,8 +36,9 @@ def standings_provider_set(provider: Provider) -> None:
     _provider[:] = [provider]
 
 
-def run_standings(*, phase: Phase, viewer, submissions: Sequence[Submission]
-                  ) -> dict[int, Standing]:
+def run_standings(
+    *, phase: Phase, viewer, submissions: Sequence[Submission]
+) -> dict[int, Standing]:
     """{submission id: Standing} of the given runs of ``phase`` (empty without a provider)."""
     if not _provider or not submissions:
         return {}

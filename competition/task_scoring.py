@@ -51,11 +51,13 @@ NAMED_BY_DEFAULT = frozenset({Task.Kind.COREFUD})
 
 DEFAULT_OPTIONS: dict[str, list[str]] = {
     kind: [] if kind in NAMED_BY_DEFAULT else list(PROCEDURES[name].modes[TASK_MODE])
-    for kind, name in KIND_PROCEDURE.items()}
+    for kind, name in KIND_PROCEDURE.items()
+}
 """A task kind's scorer words when its definition names none (its procedure's)."""
 
 DEFAULT_PRIMARY_METRIC: dict[str, str] = {
-    kind: PROCEDURES[name].primary_metric for kind, name in KIND_PROCEDURE.items()}
+    kind: PROCEDURES[name].primary_metric for kind, name in KIND_PROCEDURE.items()
+}
 """The metric a task kind ranks by when its definition names none (its procedure's)."""
 
 DEFAULT_PROCEDURE: dict[str, str] = {kind: KIND_PROCEDURE[kind] for kind in NAMED_BY_DEFAULT}
@@ -63,7 +65,9 @@ DEFAULT_PROCEDURE: dict[str, str] = {kind: KIND_PROCEDURE[kind] for kind in NAME
 
 ANALYSIS_MODES: dict[str, tuple[tuple[str, ...], ...]] = {
     kind: tuple(words for mode, words in PROCEDURES[name].modes.items() if mode != TASK_MODE)
-    for kind, name in KIND_PROCEDURE.items() if kind not in NAMED_BY_DEFAULT}
+    for kind, name in KIND_PROCEDURE.items()
+    if kind not in NAMED_BY_DEFAULT
+}
 """Modes scored besides the task's own, by kind (their names are their words): the other
 modes of the kind's procedure, for a task scored from its options."""
 
@@ -117,8 +121,15 @@ def task_modes(task: Task) -> list[ScoringMode]:
     modes = []
     for name, words in scoring_modes(task).items():
         invocation = parse_options(words)
-        modes.append(ScoringMode(name=name, words=tuple(words), options=invocation.options,
-                                 per_doc=invocation.per_doc, notes=tuple(invocation.notes)))
+        modes.append(
+            ScoringMode(
+                name=name,
+                words=tuple(words),
+                options=invocation.options,
+                per_doc=invocation.per_doc,
+                notes=tuple(invocation.notes),
+            )
+        )
     return modes
 
 
@@ -141,14 +152,14 @@ def validation_options(task: Task) -> ScoringOptions:
     return parse_options(scoring_modes(task)[TASK_MODE]).options
 
 
-def task_scoring_check(*, words: Sequence[str], primary_metric: str,
-                       procedure: str = "") -> str | None:
+def task_scoring_check(
+    *, words: Sequence[str], primary_metric: str, procedure: str = ""
+) -> str | None:
     """What is wrong with a task's scoring, or None: an unknown procedure, options the scorer
     refuses, or a primary metric the options do not produce."""
     if procedure:
         if procedure not in PROCEDURES:
-            return (f"procedure {procedure!r} is unknown (expected one of "
-                    f"{', '.join(PROCEDURES)})")
+            return f"procedure {procedure!r} is unknown (expected one of {', '.join(PROCEDURES)})"
         words = PROCEDURES[procedure].modes[TASK_MODE]
     try:
         options = parse_options([*words]).options
@@ -156,6 +167,8 @@ def task_scoring_check(*, words: Sequence[str], primary_metric: str,
         return f"the scorer refuses scorer_options {list(words)!r}: {exc}"
     produced = produced_metrics(options)
     if primary_metric not in produced:
-        return (f"primary_metric {primary_metric!r} is not produced by scorer_options "
-                f"{list(words)!r} (they produce {', '.join(sorted(produced))})")
+        return (
+            f"primary_metric {primary_metric!r} is not produced by scorer_options "
+            f"{list(words)!r} (they produce {', '.join(sorted(produced))})"
+        )
     return None

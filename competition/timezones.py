@@ -26,17 +26,25 @@ def zone_get(name: str) -> tzinfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"time zone {name!r} is unknown (expected AoE, UTC or an IANA name "
-                         "such as Europe/Prague)") from None
+        raise ValueError(
+            f"time zone {name!r} is unknown (expected AoE, UTC or an IANA name "
+            "such as Europe/Prague)"
+        ) from None
 
 
 @cache
 def zone_choices() -> tuple[tuple[str, str], ...]:
     """(name, label) of every zone a form offers: AoE and UTC first, then IANA names."""
-    names = sorted(name for name in available_timezones()
-                   if "/" in name and not name.startswith(("Etc/", "SystemV/")))
-    return ((AOE, "AoE: anywhere on Earth (UTC−12)"), (UTC, "UTC"),
-            *((name, name) for name in names))
+    names = sorted(
+        name
+        for name in available_timezones()
+        if "/" in name and not name.startswith(("Etc/", "SystemV/"))
+    )
+    return (
+        (AOE, "AoE: anywhere on Earth (UTC−12)"),
+        (UTC, "UTC"),
+        *((name, name) for name in names),
+    )
 
 
 def offset_label(moment: datetime) -> str:

@@ -29,8 +29,16 @@ from scoring.filenames import (  # noqa: F401
 
 CHUNK = 1024 * 1024
 ARCHIVE_SUFFIXES = (".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".zst")
-ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"7z\xbc\xaf",
-                 b"Rar!", b"\x28\xb5\x2f\xfd")
+ARCHIVE_MAGIC = (
+    b"PK\x03\x04",
+    b"PK\x05\x06",
+    b"\x1f\x8b",
+    b"BZh",
+    b"\xfd7zXZ",
+    b"7z\xbc\xaf",
+    b"Rar!",
+    b"\x28\xb5\x2f\xfd",
+)
 
 
 class Upload(Protocol):
@@ -66,12 +74,16 @@ def _is_os_litter(name: str) -> bool:
     """Files an archiver adds by itself: macOS resource forks (``__MACOSX/``, ``._x``) and
     folder settings (``.DS_Store``, ``Thumbs.db``). They are skipped, never matched."""
     path = PurePosixPath(name)
-    return ("__MACOSX" in path.parts or path.name.startswith("._")
-            or path.name in (".DS_Store", "Thumbs.db", "desktop.ini"))
+    return (
+        "__MACOSX" in path.parts
+        or path.name.startswith("._")
+        or path.name in (".DS_Store", "Thumbs.db", "desktop.ini")
+    )
 
 
-def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
-                  name: str) -> tuple[int, str]:
+def _write_stream(
+    chunks: Iterable[bytes], target: Path, *, limit: int, name: str
+) -> tuple[int, str]:
     """Write chunks to ``target`` with a byte counter; returns (size, sha256)."""
     digest = hashlib.sha256()
     size = 0
@@ -79,8 +91,9 @@ def _write_stream(chunks: Iterable[bytes], target: Path, *, limit: int,
         for chunk in chunks:
             size += len(chunk)
             if size > limit:
-                raise SubmissionRejected("upload_too_large", name=name, size="larger than allowed",
-                                         limit=limit)
+                raise SubmissionRejected(
+                    "upload_too_large", name=name, size="larger than allowed", limit=limit
+                )
             digest.update(chunk)
             out.write(chunk)
     return size, digest.hexdigest()
@@ -90,26 +103,43 @@ def _looks_like_archive(head: bytes, name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES) or head.startswith(ARCHIVE_MAGIC)
 
 
-def receive_files(*, files: Mapping[str, Upload], subcorpora: Mapping[str, str],
-                  workdir: Path, limits: UploadLimits) -> dict[str, ReceivedFile]:
+def receive_files(
+    *,
+    files: Mapping[str, Upload],
+    subcorpora: Mapping[str, str],
+    workdir: Path,
+    limits: UploadLimits,
+) -> dict[str, ReceivedFile]:
     """Write one uploaded file per sub-corpus (keyed by slug) into ``workdir``."""
     unknown = sorted(key for key in files if key not in subcorpora)
     if unknown:
-        raise SubmissionRejected("unknown_files", names=", ".join(unknown),
-                                 expected=", ".join(subcorpora.values()), hint="")
+        raise SubmissionRejected(
+            "unknown_files",
+            names=", ".join(unknown),
+            expected=", ".join(subcorpora.values()),
+            hint="",
+        )
     received: dict[str, ReceivedFile] = {}
     for slug, upload in files.items():
         if upload.size is not None and upload.size > limits.max_upload_bytes:
-            raise SubmissionRejected("upload_too_large", name=upload.name, size=upload.size,
-                                     limit=limits.max_upload_bytes)
+            raise SubmissionRejected(
+                "upload_too_large",
+                name=upload.name,
+                size=upload.size,
+                limit=limits.max_upload_bytes,
+            )
         target = workdir / f"{slug}.conllua"
-        size, sha = _write_stream(upload.chunks(), target, limit=limits.max_upload_bytes,
-                                  name=upload.name)
+        size, sha = _write_stream(
+            upload.chunks(), target, limit=limits.max_upload_bytes, name=upload.name
+        )
         with open(target, "rb") as fh:
             head = fh.read(8)
         if _looks_like_archive(head, upload.name):
-            raise SubmissionRejected("unsafe_zip", reason=f"{upload.name} is an archive; upload "
-                                     "CONLL-UA text files, or one zip of them")
+            raise SubmissionRejected(
+                "unsafe_zip",
+                reason=f"{upload.name} is an archive; upload "
+                "CONLL-UA text files, or one zip of them",
+            )
         received[slug] = ReceivedFile(slug, upload.name, target, size, sha)
     return received
 
@@ -133,34 +163,52 @@ def _zip_member_problem(info: zipfile.ZipInfo) -> str | None:
     return None
 
 
-def receive_zip(*, archive: Upload, subcorpora: Mapping[str, str], workdir: Path,
-                limits: UploadLimits, file_names: Mapping[str, str] | None = None,
-                documents: Mapping[str, Collection[str]] | None = None
-                ) -> dict[str, ReceivedFile]:
+def receive_zip(
+    *,
+    archive: Upload,
+    subcorpora: Mapping[str, str],
+    workdir: Path,
+    limits: UploadLimits,
+    file_names: Mapping[str, str] | None = None,
+    documents: Mapping[str, Collection[str]] | None = None,
+) -> dict[str, ReceivedFile]:
     """Check a zip archive of response files, then write its members into ``workdir``.
     A member whose name names no sub-corpus is matched by the documents it holds, where
     ``documents`` (slug → document names) is given."""
     if archive.size is not None and archive.size > limits.max_upload_bytes:
-        raise SubmissionRejected("upload_too_large", name=archive.name, size=archive.size,
-                                 limit=limits.max_upload_bytes)
+        raise SubmissionRejected(
+            "upload_too_large", name=archive.name, size=archive.size, limit=limits.max_upload_bytes
+        )
     zip_path = workdir / "upload.zip"
     _write_stream(archive.chunks(), zip_path, limit=limits.max_upload_bytes, name=archive.name)
     try:
         with zipfile.ZipFile(zip_path) as zf:
-            return _extract_checked(zf, subcorpora=subcorpora, workdir=workdir, limits=limits,
-                                    file_names=file_names, documents=documents)
+            return _extract_checked(
+                zf,
+                subcorpora=subcorpora,
+                workdir=workdir,
+                limits=limits,
+                file_names=file_names,
+                documents=documents,
+            )
     except zipfile.BadZipFile as exc:
         raise SubmissionRejected("bad_zip", reason=str(exc)) from None
     finally:
         zip_path.unlink(missing_ok=True)
 
 
-def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], workdir: Path,
-                     limits: UploadLimits, file_names: Mapping[str, str] | None = None,
-                     documents: Mapping[str, Collection[str]] | None = None
-                     ) -> dict[str, ReceivedFile]:
-    members = [info for info in zf.infolist()
-               if not info.is_dir() and not _is_os_litter(info.filename)]
+def _extract_checked(
+    zf: zipfile.ZipFile,
+    *,
+    subcorpora: Mapping[str, str],
+    workdir: Path,
+    limits: UploadLimits,
+    file_names: Mapping[str, str] | None = None,
+    documents: Mapping[str, Collection[str]] | None = None,
+) -> dict[str, ReceivedFile]:
+    members = [
+        info for info in zf.infolist() if not info.is_dir() and not _is_os_litter(info.filename)
+    ]
     if not members:
         raise SubmissionRejected("no_files")
     by_slug: dict[str, zipfile.ZipInfo] = {}
@@ -172,18 +220,22 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
             raise SubmissionRejected("unsafe_zip", reason=problem)
         total += info.file_size
         if total > limits.max_uncompressed_bytes:
-            raise SubmissionRejected("unsafe_zip", reason="its uncompressed size exceeds "
-                                     + shown_params({"size": limits.max_uncompressed_bytes})[
-                                         "size"])
+            raise SubmissionRejected(
+                "unsafe_zip",
+                reason="its uncompressed size exceeds "
+                + shown_params({"size": limits.max_uncompressed_bytes})["size"],
+            )
         if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
-            raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is compressed "
-                                     f"more than {limits.max_compression_ratio}:1")
+            raise SubmissionRejected(
+                "unsafe_zip",
+                reason=f"{info.filename!r} is compressed "
+                f"more than {limits.max_compression_ratio}:1",
+            )
         slug = subcorpus_for_name(info.filename, subcorpora, file_names)
         if slug is None:
             unknown.append(info.filename)
         elif slug in by_slug:
-            duplicates.setdefault(subcorpora[slug], [by_slug[slug].filename]).append(
-                info.filename)
+            duplicates.setdefault(subcorpora[slug], [by_slug[slug].filename]).append(info.filename)
         else:
             by_slug[slug] = info
     if unknown and documents:
@@ -191,38 +243,45 @@ def _extract_checked(zf: zipfile.ZipFile, *, subcorpora: Mapping[str, str], work
     if unknown:
         raise unknown_files_error(sorted(unknown), subcorpora, file_names)
     if duplicates:
-        raise SubmissionRejected("duplicate_files", subcorpora="; ".join(
-            f"{display} ({', '.join(names)})" for display, names in sorted(duplicates.items())))
+        raise SubmissionRejected(
+            "duplicate_files",
+            subcorpora="; ".join(
+                f"{display} ({', '.join(names)})" for display, names in sorted(duplicates.items())
+            ),
+        )
     received: dict[str, ReceivedFile] = {}
     for slug, info in by_slug.items():
         target = workdir / f"{slug}.conllua"
         with zf.open(info) as member:
             head = member.peek(8)[:8] if hasattr(member, "peek") else b""
             if _looks_like_archive(head, info.filename):
-                raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is a nested "
-                                         "archive")
+                raise SubmissionRejected(
+                    "unsafe_zip", reason=f"{info.filename!r} is a nested archive"
+                )
             # Never trust the header's sizes: count what actually comes out.
             limit = min(info.file_size, limits.max_uncompressed_bytes)
-            size, sha = _write_stream(_read_chunks(member), target, limit=limit,
-                                      name=info.filename)
+            size, sha = _write_stream(_read_chunks(member), target, limit=limit, name=info.filename)
         received[slug] = ReceivedFile(slug, PurePosixPath(info.filename).name, target, size, sha)
     return received
 
 
-def _match_by_documents(zf: zipfile.ZipFile, unknown: list[str],
-                        by_slug: dict[str, zipfile.ZipInfo],
-                        documents: Mapping[str, Collection[str]],
-                        limits: UploadLimits) -> list[str]:
+def _match_by_documents(
+    zf: zipfile.ZipFile,
+    unknown: list[str],
+    by_slug: dict[str, zipfile.ZipInfo],
+    documents: Mapping[str, Collection[str]],
+    limits: UploadLimits,
+) -> list[str]:
     """Give each member whose name says nothing the sub-corpus whose documents it holds
     (``# newdoc id``), when no other member took it; returns the members still unknown."""
     left = []
     for name in unknown:
         info = zf.getinfo(name)
         with zf.open(info) as member:
-            ids = newdoc_ids(_read_chunks(member, limit=min(info.file_size,
-                                                          limits.max_uncompressed_bytes)))
-        slug = dataset_for_documents(ids, {s: d for s, d in documents.items()
-                                           if s not in by_slug})
+            ids = newdoc_ids(
+                _read_chunks(member, limit=min(info.file_size, limits.max_uncompressed_bytes))
+            )
+        slug = dataset_for_documents(ids, {s: d for s, d in documents.items() if s not in by_slug})
         if slug is None:
             left.append(name)
         else:
@@ -230,19 +289,25 @@ def _match_by_documents(zf: zipfile.ZipFile, unknown: list[str],
     return left
 
 
-def unknown_files_error(names: list[str], subcorpora: Mapping[str, str],
-                        file_names: Mapping[str, str] | None = None) -> SubmissionRejected:
+def unknown_files_error(
+    names: list[str], subcorpora: Mapping[str, str], file_names: Mapping[str, str] | None = None
+) -> SubmissionRejected:
     """The refusal of files that name no sub-corpus, with the closest name where one is
     evident (``LIHGT.CONLLUA``: did you mean LIGHT?)."""
     expected = [(file_names or {}).get(slug) or display for slug, display in subcorpora.items()]
     hints = []
     for name in names:
         if (close := closest_subcorpus(name, subcorpora)) is not None:
-            hints.append(f"{PurePosixPath(name).name} looks like {close}: "
-                         f"name it {close}{PurePosixPath(name).suffix or ''}")
-    return SubmissionRejected("unknown_files", names=", ".join(names),
-                              expected=", ".join(expected),
-                              hint=("; ".join(hints) + ".") if hints else "")
+            hints.append(
+                f"{PurePosixPath(name).name} looks like {close}: "
+                f"name it {close}{PurePosixPath(name).suffix or ''}"
+            )
+    return SubmissionRejected(
+        "unknown_files",
+        names=", ".join(names),
+        expected=", ".join(expected),
+        hint=("; ".join(hints) + ".") if hints else "",
+    )
 
 
 def _read_chunks(stream: IO[bytes], limit: int | None = None) -> Iterable[bytes]:

@@ -42,8 +42,9 @@ def _competition_or_404(request: HttpRequest, slug: str) -> Competition:
 
 def _phase_or_404(request: HttpRequest, slug: str, task: str, phase: str) -> Phase:
     try:
-        return selectors.phase_get(competition_slug=slug, task_slug=task, phase_slug=phase,
-                                   user=request.user)
+        return selectors.phase_get(
+            competition_slug=slug, task_slug=task, phase_slug=phase, user=request.user
+        )
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
 
@@ -57,21 +58,25 @@ def _submission_or_404(request: HttpRequest, pk: int) -> Submission:
 
 # --- accounts ---------------------------------------------------------------------------
 
+
 def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            user = services.user_signup(username=form.cleaned_data["username"],
-                                        password=form.cleaned_data["password1"],
-                                        email=form.cleaned_data["email"])
+            user = services.user_signup(
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+                email=form.cleaned_data["email"],
+            )
         except CompetitionError as exc:
             form.add_error(None, exc.message)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, f"Welcome, {user.username}.")
             target = request.GET.get("next", "")
-            if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                                   require_https=request.is_secure()):
+            if not url_has_allowed_host_and_scheme(
+                target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+            ):
                 target = "competition:home"  # never an open redirect to another site
             return redirect(target)
     return render(request, "registration/signup.html", {"form": form})
@@ -79,10 +84,14 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 # --- competitions -----------------------------------------------------------------------
 
+
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "competition/home.html",
-                  {"competitions": selectors.competition_list(user=request.user)})
+    return render(
+        request,
+        "competition/home.html",
+        {"competitions": selectors.competition_list(user=request.user)},
+    )
 
 
 @require_GET
@@ -91,54 +100,74 @@ def competition_detail(request: HttpRequest, slug: str) -> HttpResponse:
     is_organizer = selectors.user_is_organizer(competition=competition, user=request.user)
     # ?preview=participant: an organizer sees the page as a participant will (no controls)
     preview = is_organizer and request.GET.get("preview") == "participant"
-    return render(request, "competition/competition_detail.html", {
-        "competition": competition,
-        "team": selectors.team_for_user(competition=competition, user=request.user),
-        "is_organizer": is_organizer and not preview,
-        "preview": preview,
-        "now": timezone.now(),
-    })
+    return render(
+        request,
+        "competition/competition_detail.html",
+        {
+            "competition": competition,
+            "team": selectors.team_for_user(competition=competition, user=request.user),
+            "is_organizer": is_organizer and not preview,
+            "preview": preview,
+            "now": timezone.now(),
+        },
+    )
 
 
 # --- teams ------------------------------------------------------------------------------
 
+
 @login_required
 def team(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _competition_or_404(request, slug)
-    create_form = TeamCreateForm(request.POST if request.POST.get("action") == "create"
-                                 else None, prefix="create")
-    join_form = TeamJoinForm(request.POST if request.POST.get("action") == "join" else None,
-                             prefix="join")
+    create_form = TeamCreateForm(
+        request.POST if request.POST.get("action") == "create" else None, prefix="create"
+    )
+    join_form = TeamJoinForm(
+        request.POST if request.POST.get("action") == "join" else None, prefix="join"
+    )
     if request.method == "POST":
         try:
             if request.POST.get("action") == "create" and create_form.is_valid():
-                services.team_create(competition=competition, user=request.user,
-                                     name=create_form.cleaned_data["name"])
+                services.team_create(
+                    competition=competition,
+                    user=request.user,
+                    name=create_form.cleaned_data["name"],
+                )
                 messages.success(request, "Your team was created.")
                 return redirect("competition:team", slug=slug)
             if request.POST.get("action") == "join" and join_form.is_valid():
-                joined = services.team_join(competition=competition, user=request.user,
-                                            invite_code=join_form.cleaned_data["invite_code"])
+                joined = services.team_join(
+                    competition=competition,
+                    user=request.user,
+                    invite_code=join_form.cleaned_data["invite_code"],
+                )
                 messages.success(request, f"You joined {joined.name}.")
                 return redirect("competition:team", slug=slug)
         except CompetitionError as exc:
             messages.error(request, exc.message)
     current = selectors.team_for_user(competition=competition, user=request.user)
     captain = selectors.team_captain(team=current) if current else None
-    return render(request, "competition/team.html", {
-        "competition": competition,
-        "team": current,
-        "members": selectors.team_members(team=current) if current else [],
-        "captain": captain,
-        "may_remove": current is not None and (
-            (captain is not None and captain.pk == request.user.pk)
-            or selectors.user_is_organizer(competition=competition, user=request.user)),
-        "create_form": create_form,
-        "join_form": join_form,
-    })
+    return render(
+        request,
+        "competition/team.html",
+        {
+            "competition": competition,
+            "team": current,
+            "members": selectors.team_members(team=current) if current else [],
+            "captain": captain,
+            "may_remove": current is not None
+            and (
+                (captain is not None and captain.pk == request.user.pk)
+                or selectors.user_is_organizer(competition=competition, user=request.user)
+            ),
+            "create_form": create_form,
+            "join_form": join_form,
+        },
+    )
 
 
 # --- submissions ------------------------------------------------------------------------
+
 
 @login_required
 def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
@@ -146,47 +175,63 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
     competition = phase_obj.task.competition
     current = selectors.team_for_user(competition=competition, user=request.user)
     subcorpora = list(phase_obj.subcorpora.filter(available=True))
-    context = {"competition": competition, "phase": phase_obj, "team": current,
-               "unavailable": phase_obj.subcorpora.filter(available=False),
-               "now": timezone.now()}
+    context = {
+        "competition": competition,
+        "phase": phase_obj,
+        "team": current,
+        "unavailable": phase_obj.subcorpora.filter(available=False),
+        "now": timezone.now(),
+    }
     if request.method == "POST":
         try:  # before the body is read: an oversized upload never reaches the disk
             length = request.META.get("CONTENT_LENGTH")
-            services.upload_request_check(phase=phase_obj,
-                                          content_length=int(length) if length else None)
+            services.upload_request_check(
+                phase=phase_obj, content_length=int(length) if length else None
+            )
         except SubmissionRejected as exc:
             context.update(form=SubmissionForm(subcorpora=subcorpora), rejection=exc)
             if current is not None:
                 context["quota"] = services.submission_quota(team=current, phase=phase_obj)
             return render(request, "competition/submit.html", context, status=413)
-    form = SubmissionForm(request.POST or None, request.FILES or None, subcorpora=subcorpora,
-                          tracks=list(phase_obj.task.tracks.all()))
+    form = SubmissionForm(
+        request.POST or None,
+        request.FILES or None,
+        subcorpora=subcorpora,
+        tracks=list(phase_obj.task.tracks.all()),
+    )
     context["form"] = form
     if current is None:
         return render(request, "competition/submit.html", context)
-    context["blocked"] = services.submission_precheck(team=current, phase=phase_obj,
-                                                      user=request.user)
+    context["blocked"] = services.submission_precheck(
+        team=current, phase=phase_obj, user=request.user
+    )
     if request.method == "POST" and form.is_valid():
         try:
             submission = services.submission_create(
-                team=current, phase=phase_obj, user=request.user,
-                files=form.files_by_slug(), archive=form.cleaned_data.get("archive"),
+                team=current,
+                phase=phase_obj,
+                user=request.user,
+                files=form.files_by_slug(),
+                archive=form.cleaned_data.get("archive"),
                 run_name=form.cleaned_data["run_name"],
                 description=form.cleaned_data["description"],
                 link=form.cleaned_data["link"],
-                track=form.cleaned_data.get("track") or None)
+                track=form.cleaned_data.get("track") or None,
+            )
         except SubmissionRejected as exc:
             context["rejection"] = exc
             context["quota"] = services.submission_quota(team=current, phase=phase_obj)
-            context["blocked"] = services.submission_precheck(team=current, phase=phase_obj,
-                                                              user=request.user)
+            context["blocked"] = services.submission_precheck(
+                team=current, phase=phase_obj, user=request.user
+            )
             return render(request, "competition/submit.html", context, status=400)
         except CompetitionError as exc:
             messages.error(request, exc.message)
         else:
             # Neutral on purpose: the run may be scored already when this page is shown.
-            messages.success(request, f"Submission #{submission.pk} passed validation; its "
-                             "status is below.")
+            messages.success(
+                request, f"Submission #{submission.pk} passed validation; its status is below."
+            )
             return redirect("competition:submission", pk=submission.pk)
     context["quota"] = services.submission_quota(team=current, phase=phase_obj)
     return render(request, "competition/submit.html", context)
@@ -200,15 +245,24 @@ def phase_submissions(request: HttpRequest, slug: str, task: str, phase: str) ->
     current = selectors.team_for_user(competition=competition, user=request.user)
     runs = list(selectors.submissions_for_team(team=current, phase=phase_obj)) if current else []
     standings = run_standings(phase=phase_obj, viewer=request.user, submissions=runs)
-    return render(request, "competition/submissions.html", {
-        "competition": competition, "phase": phase_obj, "team": current,
-        "rows": [(run, standings.get(run.pk), selectors.submission_status_label(submission=run))
-                 for run in runs],
-        "scores_visible": phase_visibility(phase=phase_obj, user=request.user)
-        is not Visibility.NONE,
-        "quota": (services.submission_quota(team=current, phase=phase_obj)
-                  if current else None),
-    })
+    return render(
+        request,
+        "competition/submissions.html",
+        {
+            "competition": competition,
+            "phase": phase_obj,
+            "team": current,
+            "rows": [
+                (run, standings.get(run.pk), selectors.submission_status_label(submission=run))
+                for run in runs
+            ],
+            "scores_visible": phase_visibility(phase=phase_obj, user=request.user)
+            is not Visibility.NONE,
+            "quota": (
+                services.submission_quota(team=current, phase=phase_obj) if current else None
+            ),
+        },
+    )
 
 
 @require_GET
@@ -218,32 +272,45 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         # Not the run's team: its public page is its analysis, if the phase shows it (a
         # public baseline's to anybody, logged in or not).
         other = selectors.submission_get(submission_id=pk, user=request.user)
-        if other is not None and submission_details_visible(submission=other,
-                                                            user=request.user):
+        if other is not None and submission_details_visible(submission=other, user=request.user):
             return redirect("leaderboard:analysis", submission_id=pk)
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())  # it may be their team's
         raise Http404("No such submission.")
     visible = submission_scores_visible(submission=submission, user=request.user)
-    return render(request, "competition/submission_detail.html", {
-        "submission": submission,
-        "phase": submission.phase,
-        "competition": submission.phase.task.competition,
-        "files": submission.files.select_related("subcorpus"),
-        "scores_visible": visible,
-        "tables": (selectors.submission_score_tables(submission=submission)
-                   if visible and submission.status == Submission.Status.SCORED else []),
-        "is_member": services.submission_member_check(submission=submission,
-                                                      user=request.user),
-        "status_label": selectors.submission_status_label(submission=submission),
-        "standing": (run_standings(phase=submission.phase, viewer=request.user,
-                                   submissions=[submission]).get(submission.pk)
-                     if visible and submission.status == Submission.Status.SCORED else None),
-        "queue_position": selectors.submission_queue_position(submission=submission),
-        "describe_form": RunDetailsForm(initial={"run_name": submission.run_name,
-                                                 "description": submission.description,
-                                                 "link": submission.link}),
-    })
+    return render(
+        request,
+        "competition/submission_detail.html",
+        {
+            "submission": submission,
+            "phase": submission.phase,
+            "competition": submission.phase.task.competition,
+            "files": submission.files.select_related("subcorpus"),
+            "scores_visible": visible,
+            "tables": (
+                selectors.submission_score_tables(submission=submission)
+                if visible and submission.status == Submission.Status.SCORED
+                else []
+            ),
+            "is_member": services.submission_member_check(submission=submission, user=request.user),
+            "status_label": selectors.submission_status_label(submission=submission),
+            "standing": (
+                run_standings(
+                    phase=submission.phase, viewer=request.user, submissions=[submission]
+                ).get(submission.pk)
+                if visible and submission.status == Submission.Status.SCORED
+                else None
+            ),
+            "queue_position": selectors.submission_queue_position(submission=submission),
+            "describe_form": RunDetailsForm(
+                initial={
+                    "run_name": submission.run_name,
+                    "description": submission.description,
+                    "link": submission.link,
+                }
+            ),
+        },
+    )
 
 
 @login_required
@@ -252,18 +319,21 @@ def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     """The small JSON the submission page polls while a submission is queued or scoring.
     It carries the status only, never scores."""
     submission = _submission_or_404(request, pk)
-    return JsonResponse({
-        "id": submission.pk,
-        "status": submission.status,
-        "status_display": selectors.submission_status_label(submission=submission),
-        "final": submission.is_final,
-        "error": submission.error if submission.status in (Submission.Status.FAILED,
-                                                           Submission.Status.SET_ASIDE) else "",
-        "attempts": submission.attempts,
-        "queue_position": selectors.submission_queue_position(submission=submission),
-        "log": submission.scoring_log,
-        "updated_at": submission.updated_at.isoformat(),
-    })
+    return JsonResponse(
+        {
+            "id": submission.pk,
+            "status": submission.status,
+            "status_display": selectors.submission_status_label(submission=submission),
+            "final": submission.is_final,
+            "error": submission.error
+            if submission.status in (Submission.Status.FAILED, Submission.Status.SET_ASIDE)
+            else "",
+            "attempts": submission.attempts,
+            "queue_position": selectors.submission_queue_position(submission=submission),
+            "log": submission.scoring_log,
+            "updated_at": submission.updated_at.isoformat(),
+        }
+    )
 
 
 @login_required

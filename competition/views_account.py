@@ -19,8 +19,11 @@ from competition.visibility import competition_visible
 
 
 def _team_or_404(slug: str, team_id: int, user) -> Team:
-    team = Team.objects.select_related("competition").filter(
-        pk=team_id, competition__slug=slug).first()
+    team = (
+        Team.objects.select_related("competition")
+        .filter(pk=team_id, competition__slug=slug)
+        .first()
+    )
     if team is None or not competition_visible(competition=team.competition, user=user):
         raise Http404("No such team.")
     return team
@@ -35,8 +38,9 @@ def team_rename(request: HttpRequest, slug: str, team_id: int) -> HttpResponse:
         messages.error(request, "A team needs a name (at most 100 characters).")
     else:
         try:
-            renamed = services.team_rename(team=team, user=request.user,
-                                           name=form.cleaned_data["name"])
+            renamed = services.team_rename(
+                team=team, user=request.user, name=form.cleaned_data["name"]
+            )
             messages.success(request, f"Your team is now called {renamed.name}.")
         except CompetitionError as exc:
             messages.error(request, exc.message)
@@ -53,15 +57,17 @@ def team_leave(request: HttpRequest, slug: str, team_id: int) -> HttpResponse:
     except CompetitionError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(request, f"You left {name}." + (
-            " It had no other members and no runs, so it was removed." if removed else ""))
+        messages.success(
+            request,
+            f"You left {name}."
+            + (" It had no other members and no runs, so it was removed." if removed else ""),
+        )
     return redirect("competition:team", slug=slug)
 
 
 @login_required
 @require_POST
-def team_member_remove(request: HttpRequest, slug: str, team_id: int,
-                       user_id: int) -> HttpResponse:
+def team_member_remove(request: HttpRequest, slug: str, team_id: int, user_id: int) -> HttpResponse:
     team = _team_or_404(slug, team_id, request.user)
     member = get_user_model().objects.filter(pk=user_id).first()
     if member is None:
@@ -100,10 +106,13 @@ def submission_describe(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, " ".join(e for errors in form.errors.values() for e in errors))
     else:
         try:
-            services.submission_describe(submission=submission, user=request.user,
-                                         run_name=form.cleaned_data["run_name"],
-                                         description=form.cleaned_data["description"],
-                                         link=form.cleaned_data["link"])
+            services.submission_describe(
+                submission=submission,
+                user=request.user,
+                run_name=form.cleaned_data["run_name"],
+                description=form.cleaned_data["description"],
+                link=form.cleaned_data["link"],
+            )
             messages.success(request, "The run's details were saved.")
         except CompetitionError as exc:
             messages.error(request, exc.message)

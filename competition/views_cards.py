@@ -19,11 +19,13 @@ def submission_card(request: HttpRequest, pk: int) -> HttpResponse:
     submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
     if submission is None:
         raise Http404("No such submission.")
-    slugs = set(submission.phase.task.competition.card_questions.values_list("slug",
-                                                                             flat=True))
+    slugs = set(submission.phase.task.competition.card_questions.values_list("slug", flat=True))
     try:
-        cards.card_answers_save(submission=submission, user=request.user,
-                                answers={k: v for k, v in request.POST.items() if k in slugs})
+        cards.card_answers_save(
+            submission=submission,
+            user=request.user,
+            answers={k: v for k, v in request.POST.items() if k in slugs},
+        )
     except cards.CardError as exc:
         messages.error(request, exc.message)
     else:
@@ -37,7 +39,6 @@ def card_defaults(request: HttpRequest, slug: str) -> HttpResponse:
     competition = selectors_editor.competition_for_organizer(slug=slug, user=request.user)
     if competition is None:
         raise Http404("No such page.")
-    cards.card_defaults_set(competition=competition,
-                            required=request.POST.get("required") == "on")
+    cards.card_defaults_set(competition=competition, required=request.POST.get("required") == "on")
     messages.success(request, "The system card asks the CRAC questions.")
     return redirect("competition:edit", slug=slug)

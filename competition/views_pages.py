@@ -26,8 +26,7 @@ KIND_LABELS = dict(CompetitionPage.Kind.choices)
 
 def _competition_or_404(request: HttpRequest, slug: str) -> Competition:
     competition = Competition.objects.filter(slug=slug).first()
-    if competition is None or not competition_visible(competition=competition,
-                                                      user=request.user):
+    if competition is None or not competition_visible(competition=competition, user=request.user):
         raise Http404("No such competition.")
     return competition
 
@@ -47,8 +46,9 @@ def _kind_or_404(kind: str) -> str:
 
 def _safe_next(request: HttpRequest, fallback: str) -> str:
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                       require_https=request.is_secure()):
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return fallback
 
@@ -60,14 +60,23 @@ def page(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     is_organizer = user_is_organizer(competition=competition, user=request.user)
     if not body.strip() and not is_organizer:
         raise Http404("No such page.")
-    return render(request, "competition/pages/page.html", {
-        "competition": competition, "kind": kind, "label": KIND_LABELS[kind],
-        "html": render_markdown(body), "is_organizer": is_organizer,
-        "team": selectors.team_for_user(competition=competition, user=request.user),
-        "accepted_at": (selectors_pages.terms_accepted_at(competition=competition,
-                                                         user=request.user)
-                        if kind == CompetitionPage.Kind.TERMS else None),
-    })
+    return render(
+        request,
+        "competition/pages/page.html",
+        {
+            "competition": competition,
+            "kind": kind,
+            "label": KIND_LABELS[kind],
+            "html": render_markdown(body),
+            "is_organizer": is_organizer,
+            "team": selectors.team_for_user(competition=competition, user=request.user),
+            "accepted_at": (
+                selectors_pages.terms_accepted_at(competition=competition, user=request.user)
+                if kind == CompetitionPage.Kind.TERMS
+                else None
+            ),
+        },
+    )
 
 
 @login_required
@@ -80,17 +89,26 @@ def page_edit(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         body = request.POST.get("body", "")
         if request.POST.get("action") == "save":
             try:
-                page_services.page_save(competition=competition, kind=kind, body=body,
-                                        user=request.user)
+                page_services.page_save(
+                    competition=competition, kind=kind, body=body, user=request.user
+                )
             except CompetitionError as exc:
                 messages.error(request, exc.message)
             else:
                 messages.success(request, f"The {KIND_LABELS[kind].lower()} page was saved.")
                 return redirect("competition:page", slug=slug, kind=kind)
-    return render(request, "competition/pages/page_edit.html", {
-        "competition": competition, "kind": kind, "label": KIND_LABELS[kind], "body": body,
-        "preview": render_markdown(body), "kinds": KIND_LABELS,
-    })
+    return render(
+        request,
+        "competition/pages/page_edit.html",
+        {
+            "competition": competition,
+            "kind": kind,
+            "label": KIND_LABELS[kind],
+            "body": body,
+            "preview": render_markdown(body),
+            "kinds": KIND_LABELS,
+        },
+    )
 
 
 @login_required
@@ -113,36 +131,56 @@ def organize_teams(request: HttpRequest, slug: str) -> HttpResponse:
         action = request.POST.get("action", "")
         try:
             if action in ("require", "unrequire"):
-                page_services.team_approval_require(competition=competition,
-                                                    required=action == "require")
-                messages.success(request, "Teams now need your approval before they submit."
-                                 if action == "require" else "Teams no longer need approval.")
+                page_services.team_approval_require(
+                    competition=competition, required=action == "require"
+                )
+                messages.success(
+                    request,
+                    "Teams now need your approval before they submit."
+                    if action == "require"
+                    else "Teams no longer need approval.",
+                )
             elif action in ("reminders_on", "reminders_off"):
-                page_services.deadline_reminders_set(competition=competition,
-                                                     enabled=action == "reminders_on")
-                messages.success(request, "Deadline reminders are on." if action ==
-                                 "reminders_on" else "Deadline reminders are off.")
+                page_services.deadline_reminders_set(
+                    competition=competition, enabled=action == "reminders_on"
+                )
+                messages.success(
+                    request,
+                    "Deadline reminders are on."
+                    if action == "reminders_on"
+                    else "Deadline reminders are off.",
+                )
             elif action in ("approve", "reject"):
-                team = Team.objects.filter(competition=competition,
-                                           pk=request.POST.get("team") or 0).first()
+                team = Team.objects.filter(
+                    competition=competition, pk=request.POST.get("team") or 0
+                ).first()
                 if team is None:
                     raise Http404("No such team.")
-                page_services.team_decide(team=team, approve=action == "approve",
-                                          reason=request.POST.get("reason", ""),
-                                          user=request.user)
-                messages.success(request, f"Team {team.name} "
-                                 f"{'approved' if action == 'approve' else 'rejected'}.")
+                page_services.team_decide(
+                    team=team,
+                    approve=action == "approve",
+                    reason=request.POST.get("reason", ""),
+                    user=request.user,
+                )
+                messages.success(
+                    request,
+                    f"Team {team.name} {'approved' if action == 'approve' else 'rejected'}.",
+                )
             else:
                 messages.error(request, f"Unknown action {action!r}.")
         except CompetitionError as exc:
             messages.error(request, exc.message)
         return redirect("competition:organize_teams", slug=slug)
-    return render(request, "competition/pages/organize_teams.html", {
-        "competition": competition,
-        "required": selectors_pages.team_approval_required(competition=competition),
-        "reminders": selectors_pages.deadline_reminders_on(competition=competition),
-        "rows": selectors_pages.teams_for_approval(competition=competition),
-    })
+    return render(
+        request,
+        "competition/pages/organize_teams.html",
+        {
+            "competition": competition,
+            "required": selectors_pages.team_approval_required(competition=competition),
+            "reminders": selectors_pages.deadline_reminders_on(competition=competition),
+            "rows": selectors_pages.teams_for_approval(competition=competition),
+        },
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -155,18 +193,29 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
             raise Http404("No such page.")
         try:
             announcement = page_services.announcement_post(
-                competition=competition, title=request.POST.get("title", ""),
-                body=request.POST.get("body", ""), user=request.user)
+                competition=competition,
+                title=request.POST.get("title", ""),
+                body=request.POST.get("body", ""),
+                user=request.user,
+            )
         except CompetitionError as exc:
             messages.error(request, exc.message)
         else:
-            messages.success(request, f"“{announcement.title}” is published and e-mailed to "
-                             "the participants who receive announcements.")
+            messages.success(
+                request,
+                f"“{announcement.title}” is published and e-mailed to "
+                "the participants who receive announcements.",
+            )
         return redirect("competition:announcements", slug=slug)
-    return render(request, "competition/pages/announcements.html", {
-        "competition": competition, "is_organizer": is_organizer,
-        "announcements": selectors_pages.announcements_of(competition=competition),
-    })
+    return render(
+        request,
+        "competition/pages/announcements.html",
+        {
+            "competition": competition,
+            "is_organizer": is_organizer,
+            "announcements": selectors_pages.announcements_of(competition=competition),
+        },
+    )
 
 
 @login_required
@@ -174,10 +223,13 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
 def announcement_emails(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _competition_or_404(request, slug)
     wanted = request.POST.get("wanted") == "1"
-    page_services.announcement_emails_set(competition=competition, user=request.user,
-                                          wanted=wanted)
-    messages.success(request, "You receive this competition's announcements by e-mail."
-                     if wanted else "You no longer receive announcements by e-mail.")
+    page_services.announcement_emails_set(competition=competition, user=request.user, wanted=wanted)
+    messages.success(
+        request,
+        "You receive this competition's announcements by e-mail."
+        if wanted
+        else "You no longer receive announcements by e-mail.",
+    )
     return redirect(_safe_next(request, reverse("competition:competition", args=[slug])))
 
 
@@ -192,6 +244,13 @@ def unsubscribe(request: HttpRequest, slug: str, token: str) -> HttpResponse:
             done = True
         except CompetitionError as exc:
             error = exc.message
-    return render(request, "competition/pages/unsubscribe.html", {
-        "competition": competition, "done": done, "error": error,
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "competition/pages/unsubscribe.html",
+        {
+            "competition": competition,
+            "done": done,
+            "error": error,
+        },
+        status=400 if error else 200,
+    )

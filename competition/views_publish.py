@@ -40,16 +40,20 @@ def publish(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             if action == "publish":
                 publish_services.competition_publish(
-                    competition=competition, actor=request.user,
-                    waived=request.POST.getlist("waive"))
-                messages.success(request, f"{competition.title} is published: everyone "
-                                 "sees it now.")
+                    competition=competition,
+                    actor=request.user,
+                    waived=request.POST.getlist("waive"),
+                )
+                messages.success(
+                    request, f"{competition.title} is published: everyone sees it now."
+                )
                 return redirect("competition:competition", slug=slug)
             if action == "unpublish":
-                publish_services.competition_unpublish(competition=competition,
-                                                       actor=request.user)
-                messages.success(request, f"{competition.title} is a draft again: only its "
-                                 "organizers and staff see it.")
+                publish_services.competition_unpublish(competition=competition, actor=request.user)
+                messages.success(
+                    request,
+                    f"{competition.title} is a draft again: only its organizers and staff see it.",
+                )
             else:
                 messages.error(request, f"Unknown action {action!r}.")
         except CompetitionError as exc:
@@ -57,12 +61,16 @@ def publish(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("competition:publish", slug=slug)
     competition.refresh_from_db()
     items = selectors_publish.publish_checklist(competition=competition)
-    return render(request, "competition/organize/publish.html", {
-        "competition": competition,
-        "items": items,
-        "blocking": [item for item in items if not item.ok and not item.waiver],
-        "joined": selectors_publish.competition_participants_joined(competition=competition),
-    })
+    return render(
+        request,
+        "competition/organize/publish.html",
+        {
+            "competition": competition,
+            "items": items,
+            "blocking": [item for item in items if not item.ok and not item.waiver],
+            "joined": selectors_publish.competition_participants_joined(competition=competition),
+        },
+    )
 
 
 @login_required
@@ -71,8 +79,9 @@ def organizers(request: HttpRequest, slug: str) -> HttpResponse:
     """GET: who organizes the competition. POST ``action`` (owner and staff): add
     (``username``), remove (``user``)."""
     competition = _organized_or_404(request, slug)
-    manage = selectors_publish.competition_may_manage_organizers(competition=competition,
-                                                                  user=request.user)
+    manage = selectors_publish.competition_may_manage_organizers(
+        competition=competition, user=request.user
+    )
     form = OrganizerAddForm(request.POST if request.POST.get("action") == "add" else None)
     if request.method == "POST":
         if not manage:
@@ -81,37 +90,51 @@ def organizers(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             if action == "add" and form.is_valid():
                 added = publish_services.competition_organizer_add(
-                    competition=competition, actor=request.user,
-                    username=form.cleaned_data["username"])
-                messages.success(request, f"{added.get_username()} now organizes "
-                                 f"{competition.title}.")
+                    competition=competition,
+                    actor=request.user,
+                    username=form.cleaned_data["username"],
+                )
+                messages.success(
+                    request, f"{added.get_username()} now organizes {competition.title}."
+                )
                 return redirect("competition:organizers", slug=slug)
             if action == "remove":
-                user = get_user_model().objects.filter(
-                    pk=request.POST.get("user") or 0).first()
+                user = get_user_model().objects.filter(pk=request.POST.get("user") or 0).first()
                 if user is None:
                     raise Http404("No such user.")
                 publish_services.competition_organizer_remove(
-                    competition=competition, actor=request.user, user=user)
-                messages.success(request, f"{user.get_username()} no longer organizes "
-                                 f"{competition.title}.")
+                    competition=competition, actor=request.user, user=user
+                )
+                messages.success(
+                    request, f"{user.get_username()} no longer organizes {competition.title}."
+                )
                 return redirect("competition:organizers", slug=slug)
         except CompetitionError as exc:
             if action == "add":
                 form.add_error("username", exc.message)
             else:
                 messages.error(request, exc.message)
-    return render(request, "competition/organize/organizers.html", {
-        "competition": competition, "form": form, "manage": manage,
-        "organizers": competition.organizers.order_by("username"),
-    })
+    return render(
+        request,
+        "competition/organize/organizers.html",
+        {
+            "competition": competition,
+            "form": form,
+            "manage": manage,
+            "organizers": competition.organizers.order_by("username"),
+        },
+    )
 
 
 @login_required
 @require_GET
 def audit_log(request: HttpRequest, slug: str) -> HttpResponse:
     competition = _organized_or_404(request, slug)
-    return render(request, "competition/organize/audit_log.html", {
-        "competition": competition,
-        "entries": selectors_publish.audit_entries(competition=competition),
-    })
+    return render(
+        request,
+        "competition/organize/audit_log.html",
+        {
+            "competition": competition,
+            "entries": selectors_publish.audit_entries(competition=competition),
+        },
+    )

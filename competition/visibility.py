@@ -60,8 +60,9 @@ def user_is_organizer(*, competition: Competition, user: Viewer) -> bool:
 def competition_visible(*, competition: Competition, user: Viewer) -> bool:
     """Whether ``user`` may know that ``competition`` exists: anyone once it is published;
     while it is a draft, its organizers and staff only."""
-    return competition.published_at is not None or user_is_organizer(competition=competition,
-                                                                      user=user)
+    return competition.published_at is not None or user_is_organizer(
+        competition=competition, user=user
+    )
 
 
 def visible_competitions(*, user: Viewer, prefix: str = "") -> Q:
@@ -73,8 +74,9 @@ def visible_competitions(*, user: Viewer, prefix: str = "") -> Q:
         return published
     if user.is_staff:
         return Q()
-    organized = (Competition.organizers.through.objects.filter(user_id=user.pk)
-                 .values("competition_id"))
+    organized = Competition.organizers.through.objects.filter(user_id=user.pk).values(
+        "competition_id"
+    )
     return published | Q(**{f"{prefix}pk__in": organized})
 
 
@@ -82,8 +84,11 @@ def viewer_team_ids(*, competition: Competition, user: Viewer) -> set[int]:
     """The viewer's team in the competition (at most one), as a set of ids."""
     if user is None or not user.is_authenticated:
         return set()
-    return set(Membership.objects.filter(user=user, competition=competition)
-               .values_list("team_id", flat=True))
+    return set(
+        Membership.objects.filter(user=user, competition=competition).values_list(
+            "team_id", flat=True
+        )
+    )
 
 
 def phase_visibility(*, phase: Phase, user: Viewer, at: datetime | None = None) -> Visibility:
@@ -95,14 +100,14 @@ def phase_visibility(*, phase: Phase, user: Viewer, at: datetime | None = None) 
         return Visibility.NONE
     if phase.leaderboard_is_public(at=at or timezone.now()):
         return Visibility.PUBLIC
-    if phase.show_own_scores_when_hidden and viewer_team_ids(competition=competition,
-                                                             user=user):
+    if phase.show_own_scores_when_hidden and viewer_team_ids(competition=competition, user=user):
         return Visibility.OWN
     return Visibility.NONE
 
 
-def submission_scores_visible(*, submission: Submission, user: Viewer,
-                              at: datetime | None = None) -> bool:
+def submission_scores_visible(
+    *, submission: Submission, user: Viewer, at: datetime | None = None
+) -> bool:
     """Whether ``user`` may see the scores of one submission (its page, analysis, exports,
     the API, the e-mail that tells its submitter it was scored)."""
     phase = submission.phase
@@ -115,8 +120,9 @@ def submission_scores_visible(*, submission: Submission, user: Viewer,
     return visibility is Visibility.OWN and own
 
 
-def submission_details_visible(*, submission: Submission, user: Viewer,
-                               at: datetime | None = None) -> bool:
+def submission_details_visible(
+    *, submission: Submission, user: Viewer, at: datetime | None = None
+) -> bool:
     """Whether ``user`` may see a run's details: its analysis, per-document scores and their
     exports, in the pages and the API (the phase's ``run_details`` rule, see the module docstring).
     Only a scored run has details; before, its team follows it on its own page."""
@@ -128,8 +134,9 @@ def submission_details_visible(*, submission: Submission, user: Viewer,
         return False
     if not submission_scores_visible(submission=submission, user=user, at=at):
         return False
-    return (phase.run_details == Phase.RunDetails.PUBLIC
-            or submission.team_id in viewer_team_ids(competition=competition, user=user))
+    return phase.run_details == Phase.RunDetails.PUBLIC or submission.team_id in viewer_team_ids(
+        competition=competition, user=user
+    )
 
 
 def visible_submissions(*, phase: Phase, user: Viewer) -> Q:
@@ -158,8 +165,9 @@ def submission_openable(*, submission: Submission, user: Viewer) -> bool:
     return Membership.objects.filter(team_id=submission.team_id, user=user).exists()
 
 
-def data_file_downloadable(*, data: PhaseDataFile, user: Viewer,
-                           at: datetime | None = None) -> bool:
+def data_file_downloadable(
+    *, data: PhaseDataFile, user: Viewer, at: datetime | None = None
+) -> bool:
     """Whether ``user`` may download a phase's data file: the organizers always; anybody
     else once the file is released (its ``release_at``, else the phase's start) and when
     nothing keeps them from submitting either: signed in, the current terms accepted, and a
@@ -175,8 +183,7 @@ def data_file_downloadable(*, data: PhaseDataFile, user: Viewer,
     return data_access_block(competition=competition, user=user) is None
 
 
-def phase_check_facts_visible(*, phase: Phase, user: Viewer,
-                              at: datetime | None = None) -> bool:
+def phase_check_facts_visible(*, phase: Phase, user: Viewer, at: datetime | None = None) -> bool:
     """Whether ``user`` may fetch what uploads to ``phase`` are checked against (document
     names, word forms, sentence ids: the input text, never an annotation): the organizers
     always; anybody else once the phase has started, on the terms of its data

@@ -12,8 +12,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 5
-MESSAGE = ("The database could not be reached for a moment. Nothing was lost: please try "
-           "again in a few seconds.")
+MESSAGE = (
+    "The database could not be reached for a moment. Nothing was lost: please try "
+    "again in a few seconds."
+)
 
 
 class DatabaseUnavailableMiddleware:
@@ -26,18 +28,25 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception):
         if not isinstance(exception, (OperationalError, InterfaceError)):
             return None
-        logger.warning("database unavailable during %s %s: %s", request.method,
-                       request.path, exception)
+        logger.warning(
+            "database unavailable during %s %s: %s", request.method, request.path, exception
+        )
         for connection in connections.all(initialized_only=True):
             if connection.connection is None or not connection.is_usable():
                 connection.close()
-        wants_json = (request.path.startswith("/api/") or request.path.endswith(".json")
-                      or "application/json" in request.headers.get("Accept", ""))
+        wants_json = (
+            request.path.startswith("/api/")
+            or request.path.endswith(".json")
+            or "application/json" in request.headers.get("Accept", "")
+        )
         if wants_json:
             response: HttpResponse = JsonResponse({"detail": MESSAGE}, status=503)
         else:
             response = HttpResponse(
                 f"<!doctype html><title>Try again in a moment</title><h1>Try again in a "
-                f"moment</h1><p>{MESSAGE}</p>", status=503, content_type="text/html")
+                f"moment</h1><p>{MESSAGE}</p>",
+                status=503,
+                content_type="text/html",
+            )
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response

@@ -90,8 +90,7 @@ def health_workers(request: HttpRequest) -> JsonResponse:
     except DatabaseError:  # the database's own health endpoint says so
         beating = None
     state = "ok" if count else "none answered: runs are waiting for a scoring worker"
-    return _answer({"workers": state, "count": count, "heartbeats": beating},
-                   ok=bool(count))
+    return _answer({"workers": state, "count": count, "heartbeats": beating}, ok=bool(count))
 
 
 app_name = "health"

@@ -111,8 +111,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Wait for a writer instead of failing at once (the embedded mode scores in-process), and
     # take the write lock when a transaction begins, so that the limit check of one upload and
     # its insert cannot interleave with another's (PostgreSQL uses a row lock for this).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        timeout=20, transaction_mode="IMMEDIATE")
+    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=20, transaction_mode="IMMEDIATE")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache ------------------------------------------------------------------------------
@@ -124,27 +123,34 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # it: local memory, one cache per process (the embedded mode and the tests).
 CACHE_URL = os.environ.get("CACHE_URL", "")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
-    CACHES = {"default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": CACHE_URL,
-        "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "codicrac"),
-        "TIMEOUT": 7 * 24 * 3600,
-    }}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "codicrac"),
+            "TIMEOUT": 7 * 24 * 3600,
+        }
+    }
 elif CACHE_URL.startswith("file://"):
-    CACHES = {"default": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-        "LOCATION": CACHE_URL.removeprefix("file://"),
-        "TIMEOUT": 7 * 24 * 3600,
-        "OPTIONS": {"MAX_ENTRIES": 5000},
-    }}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": CACHE_URL.removeprefix("file://"),
+            "TIMEOUT": 7 * 24 * 3600,
+            "OPTIONS": {"MAX_ENTRIES": 5000},
+        }
+    }
 elif CACHE_URL:
-    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: expected redis://, rediss://, "
-                               "unix:// or file://")
+    raise ImproperlyConfigured(
+        f"CACHE_URL={CACHE_URL!r}: expected redis://, rediss://, unix:// or file://"
+    )
 else:
-    CACHES = {"default": {
-        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-        "OPTIONS": {"MAX_ENTRIES": 1000},
-    }}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "OPTIONS": {"MAX_ENTRIES": 1000},
+        }
+    }
 BOARD_VIEWS_WARM = env_bool("BOARD_VIEWS_WARM", True)
 """Build the public board views when scores change (leaderboard.services.board_views_warm)."""
 
@@ -187,13 +193,11 @@ PRIVATE_ROOT = Path(os.environ.get("PRIVATE_ROOT", BASE_DIR / "media" / "private
 
 # --- Uploads and scoring limits ----------------------------------------------------------
 SUBMISSION_MAX_UPLOAD_BYTES = env_int("SUBMISSION_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
-SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int(
-    "SUBMISSION_MAX_UNCOMPRESSED_BYTES", 200 * 1024 * 1024
-)
+SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int("SUBMISSION_MAX_UNCOMPRESSED_BYTES", 200 * 1024 * 1024)
 SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
 # A CodaLab or Codabench bundle being imported (competition.bundles.archive).
-BUNDLE_MAX_BYTES = env_int("BUNDLE_MAX_BYTES", 2 * 1024 ** 3)
-BUNDLE_MAX_UNCOMPRESSED_BYTES = env_int("BUNDLE_MAX_UNCOMPRESSED_BYTES", 4 * 1024 ** 3)
+BUNDLE_MAX_BYTES = env_int("BUNDLE_MAX_BYTES", 2 * 1024**3)
+BUNDLE_MAX_UNCOMPRESSED_BYTES = env_int("BUNDLE_MAX_UNCOMPRESSED_BYTES", 4 * 1024**3)
 BUNDLE_MAX_MEMBERS = env_int("BUNDLE_MAX_MEMBERS", 5000)
 # An upload of several large files is validated in this many processes at once (the web
 # process and forks of it); 1: in the web process alone.
@@ -225,8 +229,7 @@ SCORING_PARTS_FROM = env_int("SCORING_PARTS_FROM", 2)
 # console of the process that sends it (the demo).
 SUBMISSION_EMAILS = env_bool("SUBMISSION_EMAILS", True)
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
-DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL",
-                                    "CODI-CRAC platform <noreply@localhost>")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "CODI-CRAC platform <noreply@localhost>")
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
@@ -246,8 +249,9 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = False
 # A chord (a run scored in parts) needs a result backend: the broker's Redis. Only the
 # parts' jobs keep a result (a word, not scores: those are in the database).
-CELERY_RESULT_BACKEND = (CELERY_BROKER_URL
-                         if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None)
+CELERY_RESULT_BACKEND = (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None
+)
 CELERY_RESULT_EXPIRES = timedelta(hours=6)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

@@ -80,21 +80,29 @@ def api_exception_handler(exc, context) -> Response | None:
 
 def _form_errors(errors: dict) -> tuple[str, dict[str, list[str]]]:
     """A serializer's errors as one readable line and as {field: [messages]}."""
-    fields = {name: [str(message) for message in messages]
-              for name, messages in errors.items()}
+    fields = {name: [str(message) for message in messages] for name, messages in errors.items()}
     line = "; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items())
     return line, fields
 
 
-def error_response(code: str, detail: str, *, problems=None, http_status=None,
-                   fields: dict | None = None) -> Response:
+def error_response(
+    code: str, detail: str, *, problems=None, http_status=None, fields: dict | None = None
+) -> Response:
     body: dict[str, object] = {"code": code, "detail": detail}
     if fields is not None:
         body["fields"] = fields
     if problems is not None:
         body["problems"] = [
-            {"file": p.file, "subcorpus": p.subcorpus, "document": p.document, "line": p.line,
-             "message": p.message, "code": p.code} if not isinstance(p, dict) else p
+            {
+                "file": p.file,
+                "subcorpus": p.subcorpus,
+                "document": p.document,
+                "line": p.line,
+                "message": p.message,
+                "code": p.code,
+            }
+            if not isinstance(p, dict)
+            else p
             for p in problems
         ]
     return Response(body, status=http_status or ERROR_STATUS.get(code, 400))
@@ -107,16 +115,20 @@ class TokenView(ObtainAuthToken):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        request=inline_serializer("TokenRequest", {"username": serializers.CharField(),
-                                                   "password": serializers.CharField()}),
+        request=inline_serializer(
+            "TokenRequest",
+            {"username": serializers.CharField(), "password": serializers.CharField()},
+        ),
         responses=inline_serializer("TokenResponse", {"token": serializers.CharField()}),
     )
     def post(self, request, *args, **kwargs):
         serializer = self.serializer_class(data=request.data, context={"request": request})
         if not serializer.is_valid():
-            return error_response("invalid_credentials",
-                                  "Unable to log in with the given user name and password.",
-                                  http_status=status.HTTP_400_BAD_REQUEST)
+            return error_response(
+                "invalid_credentials",
+                "Unable to log in with the given user name and password.",
+                http_status=status.HTTP_400_BAD_REQUEST,
+            )
         from rest_framework.authtoken.models import Token
 
         token, _ = Token.objects.get_or_create(user=serializer.validated_data["user"])
@@ -128,8 +140,9 @@ class CompetitionListView(APIView):
 
     @extend_schema(responses=CompetitionListSerializer(many=True))
     def get(self, request: Request) -> Response:
-        competitions = (Competition.objects.filter(visible_competitions(user=request.user))
-                        .order_by("-created", "slug"))
+        competitions = Competition.objects.filter(visible_competitions(user=request.user)).order_by(
+            "-created", "slug"
+        )
         return Response(CompetitionListSerializer(competitions, many=True).data)
 
 
@@ -148,9 +161,13 @@ class CompetitionDetailView(APIView):
 
 
 def _phase(request: Request, phase_id: int) -> Phase:
-    phase = (Phase.objects.select_related("task__competition").prefetch_related("subcorpora")
-             .filter(visible_competitions(user=request.user, prefix="task__competition__"))
-             .filter(pk=phase_id).first())
+    phase = (
+        Phase.objects.select_related("task__competition")
+        .prefetch_related("subcorpora")
+        .filter(visible_competitions(user=request.user, prefix="task__competition__"))
+        .filter(pk=phase_id)
+        .first()
+    )
     if phase is None:
         raise Http404
     return phase
@@ -178,9 +195,12 @@ class PhaseCheckView(APIView):
         phase = _phase(request, phase_id)
         if not phase_check_facts_visible(phase=phase, user=request.user):
             return error_response(
-                "check_facts_hidden", "The checks of this phase are open to its participants "
+                "check_facts_hidden",
+                "The checks of this phase are open to its participants "
                 "once it has started, with the terms accepted (and an approved team where "
-                "the competition approves teams).", http_status=status.HTTP_403_FORBIDDEN)
+                "the competition approves teams).",
+                http_status=status.HTTP_403_FORBIDDEN,
+            )
         return Response(phase_check_facts(phase=phase))
 
 
@@ -201,15 +221,22 @@ class PhaseSubmissionsView(APIView):
         team = team_for_user(competition=phase.task.competition, user=request.user)
         if team is None:
             return Response([])
-        submissions = (Submission.objects.filter(phase=phase, team=team)
-                       .select_related("team").prefetch_related("files__subcorpus")
-                       .order_by("-created_at", "-id"))
+        submissions = (
+            Submission.objects.filter(phase=phase, team=team)
+            .select_related("team")
+            .prefetch_related("files__subcorpus")
+            .order_by("-created_at", "-id")
+        )
         return Response([_submission_data(s, request) for s in submissions])
 
     @extend_schema(
         request={"multipart/form-data": SubmitSerializer},
-        responses={201: SubmissionSerializer, 400: OpenApiTypes.OBJECT,
-                   403: OpenApiTypes.OBJECT, 429: OpenApiTypes.OBJECT},
+        responses={
+            201: SubmissionSerializer,
+            400: OpenApiTypes.OBJECT,
+            403: OpenApiTypes.OBJECT,
+            429: OpenApiTypes.OBJECT,
+        },
         description="Either one zip in `archive` or one file field per available sub-corpus, "
         "named by its slug. Invalid files are refused with 400 and a `problems` list "
         "(file, document, line, message, code); nothing is stored or counted.",
@@ -218,8 +245,9 @@ class PhaseSubmissionsView(APIView):
         phase = _phase(request, phase_id)
         team = team_for_user(competition=phase.task.competition, user=request.user)
         if team is None:
-            return error_response("no_team", "Join or create a team of this competition "
-                                  "before submitting.")
+            return error_response(
+                "no_team", "Join or create a team of this competition before submitting."
+            )
         form = SubmitSerializer(data=request.data)
         if not form.is_valid():
             line, fields = _form_errors(form.errors)
@@ -229,9 +257,14 @@ class PhaseSubmissionsView(APIView):
         track = form.validated_data.get("track") or None
         try:
             submission = competition_services.submission_create(
-                team=team, phase=phase, user=request.user, files=files or None,
-                archive=archive, run_name=form.validated_data.get("run_name", ""),
-                description=form.validated_data.get("description", ""), track=track,
+                team=team,
+                phase=phase,
+                user=request.user,
+                files=files or None,
+                archive=archive,
+                run_name=form.validated_data.get("run_name", ""),
+                description=form.validated_data.get("description", ""),
+                track=track,
                 link=form.validated_data.get("link", ""),
             )
         except SubmissionRejected as exc:
@@ -256,11 +289,9 @@ class SubmissionDetailView(APIView):
         if submission is not None:
             return Response(_submission_data(submission, request))
         other = submission_get(submission_id=submission_id, user=request.user)
-        if other is not None and submission_details_visible(submission=other,
-                                                            user=request.user):
+        if other is not None and submission_details_visible(submission=other, user=request.user):
             analysis = submission_analysis(submission=other, viewer=request.user)
-            return Response(PublicSubmissionSerializer(other,
-                                                       context={"analysis": analysis}).data)
+            return Response(PublicSubmissionSerializer(other, context={"analysis": analysis}).data)
         if not request.user.is_authenticated:
             raise NotAuthenticated()
         raise Http404
@@ -280,17 +311,29 @@ class SubmissionDocumentsView(APIView):
         submission = submission_get(submission_id=submission_id, user=request.user)
         if submission is None:
             raise Http404
-        analysis = submission_analysis(submission=submission, viewer=request.user,
-                                       document_metric=request.query_params.get("metric"))
+        analysis = submission_analysis(
+            submission=submission,
+            viewer=request.user,
+            document_metric=request.query_params.get("metric"),
+        )
         if analysis is None:
             raise Http404
-        return Response({
-            "submission_id": submission.pk,
-            "metric": analysis.document_metric,
-            "documents": [{"subcorpus": d.subcorpus, "document": d.document,
-                           "recall": d.recall, "precision": d.precision, "f1": d.f1}
-                          for d in analysis.documents],
-        })
+        return Response(
+            {
+                "submission_id": submission.pk,
+                "metric": analysis.document_metric,
+                "documents": [
+                    {
+                        "subcorpus": d.subcorpus,
+                        "document": d.document,
+                        "recall": d.recall,
+                        "precision": d.precision,
+                        "f1": d.f1,
+                    }
+                    for d in analysis.documents
+                ],
+            }
+        )
 
 
 class LeaderboardView(APIView):
@@ -302,8 +345,9 @@ class LeaderboardView(APIView):
         parameters=[
             OpenApiParameter("metric", str, description="any stored metric; default primary"),
             OpenApiParameter("mode", str, description="scoring mode; default `task`"),
-            OpenApiParameter("sort", str, description="avg.f1, <slug>.recall|precision|f1, "
-                             "team, submitted"),
+            OpenApiParameter(
+                "sort", str, description="avg.f1, <slug>.recall|precision|f1, team, submitted"
+            ),
             OpenApiParameter("order", str, enum=["asc", "desc"]),
             OpenApiParameter("runs", str, enum=["teams", "all"]),
             OpenApiParameter("groups", bool, description="mark statistically tied groups"),
@@ -312,18 +356,17 @@ class LeaderboardView(APIView):
     )
     def get(self, request: Request, phase_id: int) -> Response:
         phase = _phase(request, phase_id)
-        key = public_view_key(phase=phase, viewer=request.user, view="api",
-                              query=request.query_params)
+        key = public_view_key(
+            phase=phase, viewer=request.user, view="api", query=request.query_params
+        )
         payload = cache.get(key) if key else None
         if payload is None:
             try:
-                payload = board_api_payload(phase=phase, viewer=request.user,
-                                            query=request.query_params)
+                payload = board_api_payload(
+                    phase=phase, viewer=request.user, query=request.query_params
+                )
             except BoardQueryError as exc:
                 return error_response("invalid_query", str(exc))
             if key:
                 cache.set(key, payload, timeout=KEPT_SECONDS)
         return Response(payload)
-
-
-

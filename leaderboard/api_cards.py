@@ -19,13 +19,22 @@ from leaderboard.api import error_response
 
 
 def _card(submission) -> dict:
-    questions = SystemCardQuestion.objects.filter(
-        competition=submission.phase.task.competition)
-    return {"submission": submission.pk,
-            "questions": [{"slug": q.slug, "text": q.text, "kind": q.kind,
-                           "choices": q.choices, "required": q.required} for q in questions],
-            "answers": cards.card_of(submission=submission),
-            "missing": cards.card_missing(submission=submission)}
+    questions = SystemCardQuestion.objects.filter(competition=submission.phase.task.competition)
+    return {
+        "submission": submission.pk,
+        "questions": [
+            {
+                "slug": q.slug,
+                "text": q.text,
+                "kind": q.kind,
+                "choices": q.choices,
+                "required": q.required,
+            }
+            for q in questions
+        ],
+        "answers": cards.card_of(submission=submission),
+        "missing": cards.card_missing(submission=submission),
+    }
 
 
 class SubmissionCardView(APIView):
@@ -50,6 +59,7 @@ class SubmissionCardView(APIView):
         try:
             cards.card_answers_save(submission=submission, answers=answers, user=request.user)
         except cards.CardError as exc:
-            return error_response(exc.code, exc.message,
-                                  fields={exc.field: [exc.message]} if exc.field else None)
+            return error_response(
+                exc.code, exc.message, fields={exc.field: [exc.message]} if exc.field else None
+            )
         return Response(_card(submission))

@@ -13,5 +13,4 @@ class LeaderboardConfig(AppConfig):
         from competition.services.boards import board_entries_written
         from leaderboard.services import board_views_on_scores
 
-        board_entries_written.connect(board_views_on_scores,
-                                      dispatch_uid="leaderboard.board_views")
+        board_entries_written.connect(board_views_on_scores, dispatch_uid="leaderboard.board_views")

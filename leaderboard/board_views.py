@@ -34,15 +34,17 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
     the same for every visitor and can be kept (`leaderboard.selectors.precomputed`)."""
     try:
         params = board_params(query)
-        result = leaderboard_board(phase=phase, viewer=viewer, groups=True,
-                                   **params.as_kwargs())
+        result = leaderboard_board(phase=phase, viewer=viewer, groups=True, **params.as_kwargs())
         error = None
     except BoardQueryError as exc:
         result, error = None, str(exc)
     # The predicted-versus-gold table belongs to the evaluation's own boards: a development
     # or post-task board would list the evaluation's teams beside runs of another phase.
-    gap = (task_gap_table(task=phase.task, viewer=viewer)
-           if phase.kind in (Phase.Kind.TEST_PREDICTED, Phase.Kind.TEST_GOLD) else None)
+    gap = (
+        task_gap_table(task=phase.task, viewer=viewer)
+        if phase.kind in (Phase.Kind.TEST_PREDICTED, Phase.Kind.TEST_GOLD)
+        else None
+    )
     context = {
         "request": _QueryOnly(query),
         "phase": phase,
@@ -58,8 +60,7 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
         "avg_first": bool(result and (result.wide or query.get("detail"))),
         "is_organizer": user_is_organizer(competition=phase.task.competition, user=viewer),
         "chart": _board_chart(result) if result else None,
-        "leaders": column_leaders(result.rows, [c.slug for c in result.columns])
-        if result else {},
+        "leaders": column_leaders(result.rows, [c.slug for c in result.columns]) if result else {},
         "variants": board_variants(board=result) if result else None,
     }
     return render_to_string("leaderboard/_board.html", context), error is not None
@@ -69,8 +70,12 @@ def board_languages_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[
     """The by-language part of the board's page by language (the per-language averages and
     the team × dataset heatmap), and whether the query was wrong; kept like the board's
     part when the board is public."""
-    context = {"request": _QueryOnly(query), "phase": phase, "task": phase.task,
-               "competition": phase.task.competition}
+    context = {
+        "request": _QueryOnly(query),
+        "phase": phase,
+        "task": phase.task,
+        "competition": phase.task.competition,
+    }
     try:
         params = board_params(query)
         result = leaderboard_board(phase=phase, viewer=viewer, **params.as_kwargs())
@@ -93,13 +98,14 @@ def board_track_name(*, phase: Phase, query: QueryDict) -> str:
 
 def _board_chart(result) -> charts.BarChart | None:
     # Disqualified runs stay in the organizers' table, marked, but never in the chart.
-    ranked = [r for r in result.rows
-              if r.average is not None and not r.entry.disqualified][:12]
+    ranked = [r for r in result.rows if r.average is not None and not r.entry.disqualified][:12]
     if not ranked:
         return None
     # a baseline by its run's name; a published one may have none: then by its team
-    values = [((r.entry.run_name or r.entry.team) if r.entry.is_baseline else r.entry.team,
-               r.average.f1) for r in ranked]
+    values = [
+        ((r.entry.run_name or r.entry.team) if r.entry.is_baseline else r.entry.team, r.average.f1)
+        for r in ranked
+    ]
     return charts.bar_chart(values, width=max(320, 70 * len(values) + 40), height=200)
 
 
@@ -107,7 +113,10 @@ def board_api_payload(*, phase: Phase, viewer, query) -> dict:
     """The API's board for ``viewer`` and these query parameters (BoardQueryError when one
     is wrong); a public one is kept (`leaderboard.selectors.precomputed`)."""
     params = board_params(query)
-    board = leaderboard_board(phase=phase, viewer=viewer,
-                              groups=query.get("groups") in ("1", "true"),
-                              **params.as_kwargs())
+    board = leaderboard_board(
+        phase=phase,
+        viewer=viewer,
+        groups=query.get("groups") in ("1", "true"),
+        **params.as_kwargs(),
+    )
     return board_payload(board)

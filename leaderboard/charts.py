@@ -101,7 +101,6 @@ def bar_chart(
         bar_height = plot_height * clipped / max_value
         bars.append(Bar(label, value, x, plot_bottom - bar_height, bar_width, bar_height))
     tick_marks = tuple(
-        Tick(max_value * k / ticks, plot_bottom - plot_height * k / ticks)
-        for k in range(ticks + 1)
+        Tick(max_value * k / ticks, plot_bottom - plot_height * k / ticks) for k in range(ticks + 1)
     )
     return BarChart(width, height, top, plot_bottom, left, tuple(bars), tick_marks)

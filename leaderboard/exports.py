@@ -44,8 +44,18 @@ def board_frame(board: Board) -> pd.DataFrame:
         for name in FIELDS:
             record[f"avg.{name}"] = None if row.average is None else row.average.get(name)
         records.append(record)
-    columns = ["rank", "group", "team", "run_name", "submission_id", "submitted_at", "status",
-               "baseline", "disqualified", "track"]
+    columns = [
+        "rank",
+        "group",
+        "team",
+        "run_name",
+        "submission_id",
+        "submitted_at",
+        "status",
+        "baseline",
+        "disqualified",
+        "track",
+    ]
     columns += [f"{c.slug}.{name}" for c in board.columns for name in FIELDS]
     columns += [f"avg.{name}" for name in FIELDS]
     frame = pd.DataFrame.from_records(records, columns=columns)
@@ -124,8 +134,7 @@ def documents_frame(analysis: Analysis) -> pd.DataFrame:
     ]
     return pd.DataFrame.from_records(
         records,
-        columns=["submission_id", "metric", "subcorpus", "document", "recall", "precision",
-                 "f1"],
+        columns=["submission_id", "metric", "subcorpus", "document", "recall", "precision", "f1"],
     )
 
 
@@ -156,19 +165,41 @@ def final_run_scores_csv(*, submissions, primary_metric: str) -> str:
     from competition.models import Score
 
     by_id = {s.pk: s for s in submissions}
-    scores = (Score.objects.filter(submission_id__in=list(by_id), run__is_current=True,
-                                   mode=Score.TASK_MODE, document="")
-              .select_related("subcorpus")
-              .order_by("submission_id", "subcorpus__order", "subcorpus_id", "metric"))
-    rows = [["team", "submission_id", "run_name", "track", "subcorpus", "metric", "primary",
-             "recall", "precision", "f1"]]
+    scores = (
+        Score.objects.filter(
+            submission_id__in=list(by_id), run__is_current=True, mode=Score.TASK_MODE, document=""
+        )
+        .select_related("subcorpus")
+        .order_by("submission_id", "subcorpus__order", "subcorpus_id", "metric")
+    )
+    rows = [
+        [
+            "team",
+            "submission_id",
+            "run_name",
+            "track",
+            "subcorpus",
+            "metric",
+            "primary",
+            "recall",
+            "precision",
+            "f1",
+        ]
+    ]
     for score in scores:
         submission = by_id[score.submission_id]
-        rows.append([submission.team.name, submission.pk, submission.run_name,
-                     submission.track.slug if submission.track_id else "",
-                     score.subcorpus.slug, score.metric,
-                     "yes" if score.metric == primary_metric else "",
-                     "" if score.recall is None else f"{score.recall:.10g}",
-                     "" if score.precision is None else f"{score.precision:.10g}",
-                     f"{score.f1:.10g}"])
+        rows.append(
+            [
+                submission.team.name,
+                submission.pk,
+                submission.run_name,
+                submission.track.slug if submission.track_id else "",
+                score.subcorpus.slug,
+                score.metric,
+                "yes" if score.metric == primary_metric else "",
+                "" if score.recall is None else f"{score.recall:.10g}",
+                "" if score.precision is None else f"{score.precision:.10g}",
+                f"{score.f1:.10g}",
+            ]
+        )
     return rows_csv(rows)

@@ -113,8 +113,9 @@ class Row:
         return entry.is_scored and not entry.is_baseline and not entry.disqualified
 
 
-def macro_average(scores: Mapping[str, Score], available: Sequence[str],
-                  missing: MissingRule = "unranked") -> Score | None:
+def macro_average(
+    scores: Mapping[str, Score], available: Sequence[str], missing: MissingRule = "unranked"
+) -> Score | None:
     """Unweighted mean of each field over the available sub-corpora. A sub-corpus without a
     score makes the average None, or counts as 0 with ``missing="zero"`` (None only when
     there is no score at all).
@@ -136,12 +137,16 @@ def macro_average(scores: Mapping[str, Score], available: Sequence[str],
             return None
         return math.fsum(values) / n
 
-    return Score(mean([s.recall for s in present]), mean([s.precision for s in present]),
-                 math.fsum(s.f1 for s in present) / n)
+    return Score(
+        mean([s.recall for s in present]),
+        mean([s.precision for s in present]),
+        math.fsum(s.f1 for s in present) / n,
+    )
 
 
-def _averaged(scores: Mapping[str, Score], available: Sequence[str],
-              missing: MissingRule) -> list[Score] | None:
+def _averaged(
+    scores: Mapping[str, Score], available: Sequence[str], missing: MissingRule
+) -> list[Score] | None:
     """The scores a macro-average is taken over (the available sub-corpora's present ones),
     or None where there is no average: nothing available or present, or a sub-corpus missing
     without the zero rule."""
@@ -158,20 +163,26 @@ def missing_subcorpora(entry: Entry, available: Sequence[str]) -> tuple[str, ...
     return tuple(slug for slug in available if slug not in entry.scores)
 
 
-def _primary_key(entry: Entry, available: Sequence[str],
-                 missing: MissingRule = "unranked") -> tuple[int, float]:
+def _primary_key(
+    entry: Entry, available: Sequence[str], missing: MissingRule = "unranked"
+) -> tuple[int, float]:
     """Which of a team's runs is best: complete runs before incomplete ones (which have an
     average only under the zero rule), then the higher primary average F1."""
     present = _averaged(entry.primary, available, missing) if entry.is_scored else None
     if present is None:
         return (0, 0.0)
     # the F1 of `macro_average`, without its recall and precision (1,000 runs a board)
-    return (2 if len(present) == len(available) else 1,
-            math.fsum([score.f1 for score in present]) / len(available))
+    return (
+        2 if len(present) == len(available) else 1,
+        math.fsum([score.f1 for score in present]) / len(available),
+    )
 
 
 def select_team_entries(
-    entries: Iterable[Entry], *, counts: CountsRule, available: Sequence[str],
+    entries: Iterable[Entry],
+    *,
+    counts: CountsRule,
+    available: Sequence[str],
     missing: MissingRule = "unranked",
 ) -> list[Entry]:
     """The entry that represents each team, per the phase's counts rule; baselines all stay.
@@ -190,8 +201,9 @@ def select_team_entries(
         if entry.is_baseline:
             baselines.append(entry)
         elif entry.is_scored and not entry.disqualified:
-            by_team.setdefault(entry.team_id if entry.team_id is not None else entry.team,
-                               []).append(entry)
+            by_team.setdefault(
+                entry.team_id if entry.team_id is not None else entry.team, []
+            ).append(entry)
     chosen_entries: list[Entry] = []
     for runs in by_team.values():
         runs.sort(key=lambda e: (e.submitted_at, e.submission_id))
@@ -240,10 +252,14 @@ def rank_rows(
     missing datasets count as 0) but ranks, and is listed by the average, below every complete
     entry: skipping a dataset never puts a run above one that did them all.
     """
-    rows = [Row(entry=e,
-                average=macro_average(e.scores, available, missing) if e.is_scored else None,
-                missing=missing_subcorpora(e, available) if e.is_scored else ())
-            for e in entries]
+    rows = [
+        Row(
+            entry=e,
+            average=macro_average(e.scores, available, missing) if e.is_scored else None,
+            missing=missing_subcorpora(e, available) if e.is_scored else (),
+        )
+        for e in entries
+    ]
     rank_column = sort if _is_score_column(sort) else f"{AVERAGE}.f1"
     tiered = missing == "zero"
 
@@ -277,8 +293,10 @@ def rank_rows(
         if tiered and sort.startswith(f"{AVERAGE}."):
             complete = [r for r in with_value if r.complete]
             partial = [r for r in with_value if not r.complete]
-            tiers = [_tie_sorted(complete, sort, descending=descending),
-                     _tie_sorted(partial, sort, descending=descending)]
+            tiers = [
+                _tie_sorted(complete, sort, descending=descending),
+                _tie_sorted(partial, sort, descending=descending),
+            ]
             ordered = [*tiers[0], *tiers[1]] if descending else [*tiers[1], *tiers[0]]
             return ordered + without
         return _tie_sorted(with_value, sort, descending=descending) + without
@@ -327,8 +345,9 @@ def sort_columns(subcorpora: Sequence[str]) -> list[str]:
     return columns + ["team", "submitted"]
 
 
-def column_leaders(rows: Sequence[Row], subcorpora: Sequence[str],
-                   name: str = "f1") -> dict[str, set[int]]:
+def column_leaders(
+    rows: Sequence[Row], subcorpora: Sequence[str], name: str = "f1"
+) -> dict[str, set[int]]:
     """For each sub-corpus slug and ``avg``: the submission ids of the ranked rows holding the
     best value (ties within ``TIE_EPSILON`` all lead), for bold cells as in the CODI-CRAC
     result tables."""
@@ -336,8 +355,9 @@ def column_leaders(rows: Sequence[Row], subcorpora: Sequence[str],
     ranked = [r for r in rows if r.rank is not None]
     for group in [*subcorpora, AVERAGE]:
         column = f"{group}.{name}"
-        values = [(value, r.entry.submission_id) for r in ranked
-                  if (value := r.value(column)) is not None]
+        values = [
+            (value, r.entry.submission_id) for r in ranked if (value := r.value(column)) is not None
+        ]
         if not values:
             continue
         best = max(v for v, _ in values)
@@ -384,6 +404,7 @@ def predicted_vs_gold(predicted: Sequence[Row], gold: Sequence[Row]) -> list[Gap
         entry = shown.entry
         label = entry.run_name or entry.team if entry.is_baseline else entry.team
         out.append(GapRow(team=label, predicted=average(p), gold=average(g)))
-    out.sort(key=lambda r: (r.gold is None, -(r.gold or 0.0), r.predicted is None,
-                            -(r.predicted or 0.0)))
+    out.sort(
+        key=lambda r: (r.gold is None, -(r.gold or 0.0), r.predicted is None, -(r.predicted or 0.0))
+    )
     return out

@@ -35,10 +35,26 @@ class PhaseSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Phase
-        fields = ["id", "competition", "task", "slug", "kind", "title", "start", "end",
-                  "status", "leaderboard_visibility", "leaderboard_public", "revealed_at",
-                  "show_own_scores_when_hidden", "daily_limit", "total_limit", "counts",
-                  "subcorpora", "tracks"]
+        fields = [
+            "id",
+            "competition",
+            "task",
+            "slug",
+            "kind",
+            "title",
+            "start",
+            "end",
+            "status",
+            "leaderboard_visibility",
+            "leaderboard_public",
+            "revealed_at",
+            "show_own_scores_when_hidden",
+            "daily_limit",
+            "total_limit",
+            "counts",
+            "subcorpora",
+            "tracks",
+        ]
 
     def _now(self):
         from django.utils import timezone
@@ -58,8 +74,17 @@ class TaskSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Task
-        fields = ["id", "slug", "kind", "title", "description", "primary_metric",
-                  "scorer_options", "tracks", "phases"]
+        fields = [
+            "id",
+            "slug",
+            "kind",
+            "title",
+            "description",
+            "primary_metric",
+            "scorer_options",
+            "tracks",
+            "phases",
+        ]
 
 
 class CompetitionSerializer(serializers.ModelSerializer):
@@ -84,8 +109,12 @@ class SubmitSerializer(serializers.Serializer):
     run_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
     track = serializers.CharField(required=False, allow_blank=True, max_length=100)
     description = serializers.CharField(required=False, allow_blank=True)
-    link = serializers.CharField(required=False, allow_blank=True, max_length=500,
-                                 help_text="the run's paper or code (http or https)")
+    link = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=500,
+        help_text="the run's paper or code (http or https)",
+    )
     archive = serializers.FileField(required=False)
 
 
@@ -107,10 +136,28 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
-                  "track_name", "status", "status_detail", "is_final",
-                  "error", "is_baseline", "is_chosen", "disqualified", "scorer_version",
-                  "created_at", "scored_at", "files", "scores"]
+        fields = [
+            "id",
+            "phase_id",
+            "team",
+            "run_name",
+            "description",
+            "link",
+            "track",
+            "track_name",
+            "status",
+            "status_detail",
+            "is_final",
+            "error",
+            "is_baseline",
+            "is_chosen",
+            "disqualified",
+            "scorer_version",
+            "created_at",
+            "scored_at",
+            "files",
+            "scores",
+        ]
 
     def get_status_detail(self, submission: Submission) -> str:
         """The status in words: "Accepted, waiting for the queue", "Waiting for a scoring
@@ -118,8 +165,10 @@ class SubmissionSerializer(serializers.ModelSerializer):
         return submission_status_label(submission=submission)
 
     def get_files(self, submission: Submission) -> list[dict]:
-        return [{"subcorpus": f.subcorpus.slug, "name": f.original_name, "size": f.size}
-                for f in submission.files.all()]
+        return [
+            {"subcorpus": f.subcorpus.slug, "name": f.original_name, "size": f.size}
+            for f in submission.files.all()
+        ]
 
     def get_scores(self, submission: Submission) -> dict | None:
         """{mode: {metric: {sub-corpus slug | "avg": {recall, precision, f1}}}}, or None while
@@ -141,9 +190,24 @@ class PublicSubmissionSerializer(SubmissionSerializer):
     page shows, never its files, messages or who uploaded it."""
 
     class Meta(SubmissionSerializer.Meta):
-        fields = ["id", "phase_id", "team", "run_name", "description", "link", "track",
-                  "track_name", "status", "is_final", "is_baseline", "disqualified",
-                  "scorer_version", "created_at", "scored_at", "scores"]
+        fields = [
+            "id",
+            "phase_id",
+            "team",
+            "run_name",
+            "description",
+            "link",
+            "track",
+            "track_name",
+            "status",
+            "is_final",
+            "is_baseline",
+            "disqualified",
+            "scorer_version",
+            "created_at",
+            "scored_at",
+            "scores",
+        ]
 
 
 def cell_dict(cell) -> dict[str, float]:
@@ -155,10 +219,16 @@ def board_payload(board) -> dict:
     rows = []
     for row in board.rows:
         entry = row.entry
-        rows.append({
-            **row_fields(row),
-            "average": None if row.average is None else cell_dict(row.average),
-            "scores": {slug: cell_dict(cell) for slug, cell in entry.scores.items()},
-        })
-    return {"board": board_meta(board), "metrics": board.metrics, "modes": board.modes,
-            "rows": rows}
+        rows.append(
+            {
+                **row_fields(row),
+                "average": None if row.average is None else cell_dict(row.average),
+                "scores": {slug: cell_dict(cell) for slug, cell in entry.scores.items()},
+            }
+        )
+    return {
+        "board": board_meta(board),
+        "metrics": board.metrics,
+        "modes": board.modes,
+        "rows": rows,
+    }

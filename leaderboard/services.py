@@ -36,12 +36,18 @@ def board_freeze(*, phase: Phase, user=None, note: str = "") -> BoardSnapshot:
     Phase.objects.select_for_update().get(pk=phase.pk)  # one freeze at a time per phase
     BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
     snapshot = BoardSnapshot.objects.create(
-        phase=phase, created_by=user, note=note[:300], created_at=timezone.now(),
+        phase=phase,
+        created_by=user,
+        note=note[:300],
+        created_at=timezone.now(),
         data=snapshot_material(phase=phase),
     )
-    audit_record(competition=phase.task.competition, actor=user,
-                 action=AuditEntry.Action.FREEZE,
-                 detail=f"{phase.task.title} › {phase.title}" + (f": {note}" if note else ""))
+    audit_record(
+        competition=phase.task.competition,
+        actor=user,
+        action=AuditEntry.Action.FREEZE,
+        detail=f"{phase.task.title} › {phase.title}" + (f": {note}" if note else ""),
+    )
     return snapshot
 
 
@@ -49,8 +55,12 @@ def board_freeze(*, phase: Phase, user=None, note: str = "") -> BoardSnapshot:
 def board_unfreeze(*, phase: Phase, user=None) -> int:
     """Show the live board again; returns how many snapshots were deactivated (kept)."""
     count = BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
-    audit_record(competition=phase.task.competition, actor=user,
-                 action=AuditEntry.Action.UNFREEZE, detail=f"{phase.task.title} › {phase.title}")
+    audit_record(
+        competition=phase.task.competition,
+        actor=user,
+        action=AuditEntry.Action.UNFREEZE,
+        detail=f"{phase.task.title} › {phase.title}",
+    )
     return count
 
 
@@ -64,8 +74,11 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
 
     viewer = AnonymousUser()
     built = 0
-    phases = (Phase.objects.select_related("task__competition").prefetch_related("subcorpora")
-              .filter(pk__in=list(phase_ids)))
+    phases = (
+        Phase.objects.select_related("task__competition")
+        .prefetch_related("subcorpora")
+        .filter(pk__in=list(phase_ids))
+    )
     for phase in phases:
         for text in WARMED_QUERIES:
             query = QueryDict(text)
@@ -77,8 +90,7 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
                     continue
                 content: str | dict
                 if view == "page":
-                    content, error = board_page_content(phase=phase, viewer=viewer,
-                                                        query=query)
+                    content, error = board_page_content(phase=phase, viewer=viewer, query=query)
                     if error:
                         continue
                 else:

@@ -69,7 +69,7 @@ def mean_of(parts: Sequence[tuple[ScoreFunction, int]]) -> ScoreFunction:
         start = 0
         total: Any = 0.0  # a float, then an array of the counts' leading shape
         for fn, width in parts:
-            total = total + fn(counts[..., start:start + width])
+            total = total + fn(counts[..., start : start + width])
             start += width
         return total / len(parts)
 
@@ -267,5 +267,6 @@ def bootstrap_interval(
     value = float(_statistic(np.stack(observed), score))
     stats = _statistic(np.stack(resampled, axis=1), score)  # (samples,)
     low, high = np.percentile(stats, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
-    return Interval(value=value, low=float(low), high=float(high), samples=samples, seed=seed,
-                    level=level)
+    return Interval(
+        value=value, low=float(low), high=float(high), samples=samples, seed=seed, level=level
+    )

@@ -9,14 +9,14 @@ from competition.standings import Standing
 from leaderboard.selectors.boards import leaderboard_board
 
 
-def run_standings(*, phase: Phase, viewer,
-                  submissions: Sequence[Submission]) -> dict[int, Standing]:
+def run_standings(
+    *, phase: Phase, viewer, submissions: Sequence[Submission]
+) -> dict[int, Standing]:
     """One board of all runs per track the runs were sent to (the task's primary metric, the
     board's default order), and the team board for the team rank: exactly what ``viewer``
     sees on the leaderboard pages, hidden boards included."""
     wanted = {submission.pk for submission in submissions}
-    tracks = {submission.track.slug if submission.track_id else None
-              for submission in submissions}
+    tracks = {submission.track.slug if submission.track_id else None for submission in submissions}
     found: dict[int, Standing] = {}
     for track in tracks:
         runs = leaderboard_board(phase=phase, viewer=viewer, runs=True, track=track)
@@ -28,5 +28,8 @@ def run_standings(*, phase: Phase, viewer,
             if sid in wanted:
                 found[sid] = Standing(
                     average=row.average.f1 if row.average is not None else None,
-                    rank=row.rank, runs=ranked, team_rank=team_rank.get(sid))
+                    rank=row.rank,
+                    runs=ranked,
+                    team_rank=team_rank.get(sid),
+                )
     return found

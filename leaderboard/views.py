@@ -55,8 +55,9 @@ MAX_COMPARE_SAMPLES = 10_000
 
 def _phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
     try:
-        return phase_get(competition_slug=competition, task_slug=task, phase_slug=phase,
-                         user=request.user)
+        return phase_get(
+            competition_slug=competition, task_slug=task, phase_slug=phase, user=request.user
+        )
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
 
@@ -76,16 +77,29 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
     except Competition.DoesNotExist:
         raise Http404("No such competition.") from None
     tasks = [
-        {"task": task, "phases": list(task.phases.all()), "tracks": list(task.tracks.all()),
-         "gap": task_gap_table(task=task, viewer=request.user)}
+        {
+            "task": task,
+            "phases": list(task.phases.all()),
+            "tracks": list(task.tracks.all()),
+            "gap": task_gap_table(task=task, viewer=request.user),
+        }
         for task in comp.tasks.all()
     ]
-    frozen = set(BoardSnapshot.objects.filter(phase__task__competition=comp, active=True)
-                 .values_list("phase_id", flat=True))
-    return render(request, "leaderboard/competition.html", {
-        "competition": comp, "tasks": tasks, "frozen": frozen,
-        "is_organizer": user_is_organizer(competition=comp, user=request.user),
-    })
+    frozen = set(
+        BoardSnapshot.objects.filter(phase__task__competition=comp, active=True).values_list(
+            "phase_id", flat=True
+        )
+    )
+    return render(
+        request,
+        "leaderboard/competition.html",
+        {
+            "competition": comp,
+            "tasks": tasks,
+            "frozen": frozen,
+            "is_organizer": user_is_organizer(competition=comp, user=request.user),
+        },
+    )
 
 
 @require_GET
@@ -95,49 +109,67 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
     content = cache.get(key) if key else None
     error = False
     if content is None:
-        content, error = board_page_content(phase=phase_obj, viewer=request.user,
-                                            query=request.GET)
+        content, error = board_page_content(phase=phase_obj, viewer=request.user, query=request.GET)
         if key and not error:
             cache.set(key, content, timeout=KEPT_SECONDS)
-    return render(request, "leaderboard/board.html", {
-        # the board part: our own template's output, rendered with its escaping
-        "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
-        "published": published_averages_table(phase=phase_obj),
-        "track_name": board_track_name(phase=phase_obj, query=request.GET),
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "leaderboard/board.html",
+        {
+            # the board part: our own template's output, rendered with its escaping
+            "phase": phase_obj,
+            "task": phase_obj.task,
+            "content": mark_safe(content),
+            "published": published_averages_table(phase=phase_obj),
+            "track_name": board_track_name(phase=phase_obj, query=request.GET),
+        },
+        status=400 if error else 200,
+    )
 
 
 @require_GET
-def board_languages_page(request: HttpRequest, competition: str, task: str,
-                         phase: str) -> HttpResponse:
+def board_languages_page(
+    request: HttpRequest, competition: str, task: str, phase: str
+) -> HttpResponse:
     """The board by language and as a team × dataset heatmap (same rows, same parameters);
     a public one is kept as the board is."""
     phase_obj = _phase_or_404(request, competition, task, phase)
-    key = public_view_key(phase=phase_obj, viewer=request.user, view="languages",
-                          query=request.GET)
+    key = public_view_key(phase=phase_obj, viewer=request.user, view="languages", query=request.GET)
     content = cache.get(key) if key else None
     error = False
     if content is None:
-        content, error = board_languages_content(phase=phase_obj, viewer=request.user,
-                                                 query=request.GET)
+        content, error = board_languages_content(
+            phase=phase_obj, viewer=request.user, query=request.GET
+        )
         if key and not error:
             cache.set(key, content, timeout=KEPT_SECONDS)
-    return render(request, "leaderboard/languages.html", {
-        # the by-language part: our own template's output, rendered with its escaping
-        "phase": phase_obj, "task": phase_obj.task, "content": mark_safe(content),
-    }, status=400 if error else 200)
+    return render(
+        request,
+        "leaderboard/languages.html",
+        {
+            # the by-language part: our own template's output, rendered with its escaping
+            "phase": phase_obj,
+            "task": phase_obj.task,
+            "content": mark_safe(content),
+        },
+        status=400 if error else 200,
+    )
 
 
 @require_GET
-def board_export(request: HttpRequest, competition: str, task: str, phase: str,
-                 fmt: str) -> HttpResponse:
+def board_export(
+    request: HttpRequest, competition: str, task: str, phase: str, fmt: str
+) -> HttpResponse:
     """The same board as the page (same parameters, same viewer) as CSV or JSON."""
     phase_obj = _phase_or_404(request, competition, task, phase)
     try:
         params = board_params(request.GET)
-        result = leaderboard_board(phase=phase_obj, viewer=request.user,
-                                   groups=request.GET.get("groups") == "1",
-                                   **params.as_kwargs())
+        result = leaderboard_board(
+            phase=phase_obj,
+            viewer=request.user,
+            groups=request.GET.get("groups") == "1",
+            **params.as_kwargs(),
+        )
     except BoardQueryError as exc:
         return HttpResponse(f"{exc}\n", status=400, content_type="text/plain; charset=utf-8")
     name = f"{competition}-{task}-{phase}-{result.mode.replace(' ', '_')}-{result.metric}"
@@ -152,17 +184,23 @@ def board_export(request: HttpRequest, competition: str, task: str, phase: str,
 @require_GET
 def analysis(request: HttpRequest, submission_id: int) -> HttpResponse:
     submission = _submission_or_404(request, submission_id)
-    result = submission_analysis(submission=submission, viewer=request.user,
-                                 document_metric=request.GET.get("metric"))
+    result = submission_analysis(
+        submission=submission, viewer=request.user, document_metric=request.GET.get("metric")
+    )
     if result is None:
         raise Http404("No scores to show.")
-    return render(request, "leaderboard/analysis.html", {
-        "analysis": result,
-        "submission": submission,
-        **analysis_charts(result),
-        "is_organizer": user_is_organizer(competition=submission.phase.task.competition,
-                                            user=request.user),
-    })
+    return render(
+        request,
+        "leaderboard/analysis.html",
+        {
+            "analysis": result,
+            "submission": submission,
+            **analysis_charts(result),
+            "is_organizer": user_is_organizer(
+                competition=submission.phase.task.competition, user=request.user
+            ),
+        },
+    )
 
 
 def analysis_charts(result) -> dict:
@@ -170,29 +208,42 @@ def analysis_charts(result) -> dict:
     primary = result.line(result.primary)
     per_subcorpus = None
     if primary is not None:
-        values = [(c.name, primary.cells[c.slug].f1 if c.slug in primary.cells else None)
-                  for c in result.columns if c.available]
+        values = [
+            (c.name, primary.cells[c.slug].f1 if c.slug in primary.cells else None)
+            for c in result.columns
+            if c.available
+        ]
         values.append(("Average", primary.average.f1 if primary.average else None))
         per_subcorpus = charts.bar_chart(values, width=max(320, 90 * len(values) + 40))
-    profile_values = [(line.label, line.average.f1 if line.average else None)
-                      for line in result.lines if line.mode == TASK_MODE
-                      and ":" not in line.metric]
-    profile = (charts.bar_chart(profile_values, width=max(320, 70 * len(profile_values) + 40))
-               if profile_values else None)
-    return {"subcorpus_chart": per_subcorpus, "profile_chart": profile,
-            "primary_label": metric_label(result.primary)}
+    profile_values = [
+        (line.label, line.average.f1 if line.average else None)
+        for line in result.lines
+        if line.mode == TASK_MODE and ":" not in line.metric
+    ]
+    profile = (
+        charts.bar_chart(profile_values, width=max(320, 70 * len(profile_values) + 40))
+        if profile_values
+        else None
+    )
+    return {
+        "subcorpus_chart": per_subcorpus,
+        "profile_chart": profile,
+        "primary_label": metric_label(result.primary),
+    }
 
 
 @require_GET
 def documents_export(request: HttpRequest, submission_id: int, fmt: str) -> HttpResponse:
     submission = _submission_or_404(request, submission_id)
-    result = submission_analysis(submission=submission, viewer=request.user,
-                                 document_metric=request.GET.get("metric"))
+    result = submission_analysis(
+        submission=submission, viewer=request.user, document_metric=request.GET.get("metric")
+    )
     if result is None:
         raise Http404("No scores to show.")
     if fmt == "csv":
-        response = HttpResponse(exports.documents_csv(result),
-                                content_type="text/csv; charset=utf-8")
+        response = HttpResponse(
+            exports.documents_csv(result), content_type="text/csv; charset=utf-8"
+        )
     else:
         response = HttpResponse(exports.documents_json(result), content_type="application/json")
     name = f"submission-{submission.pk}-documents-{result.document_metric}"
@@ -218,24 +269,45 @@ def compare(request: HttpRequest) -> HttpResponse:
     seed = _int_param(request, "seed", DEFAULT_SEED)
     if a_id is not None and request.GET.get("b") in (None, ""):
         return _compare_choose(request, _submission_or_404(request, a_id))
-    if a_id is None or b_id is None or samples is None or seed is None \
-            or not 1 <= samples <= MAX_COMPARE_SAMPLES:
-        return render(request, "leaderboard/compare.html", {
-            "error": f"Give two submission ids (?a=ID&b=ID); samples between 1 and "
-                     f"{MAX_COMPARE_SAMPLES}."}, status=400)
+    if (
+        a_id is None
+        or b_id is None
+        or samples is None
+        or seed is None
+        or not 1 <= samples <= MAX_COMPARE_SAMPLES
+    ):
+        return render(
+            request,
+            "leaderboard/compare.html",
+            {
+                "error": f"Give two submission ids (?a=ID&b=ID); samples between 1 and "
+                f"{MAX_COMPARE_SAMPLES}."
+            },
+            status=400,
+        )
     a, b = _submission_or_404(request, a_id), _submission_or_404(request, b_id)
     metric = request.GET.get("metric") or None
-    results = submission_compare(a=a, b=b, viewer=request.user, metric=metric, samples=samples,
-                                 seed=seed)
+    results = submission_compare(
+        a=a, b=b, viewer=request.user, metric=metric, samples=samples, seed=seed
+    )
     if results is None:
         raise Http404("These runs cannot be compared.")
-    return render(request, "leaderboard/compare.html", {
-        "a": a, "b": b, "results": results, "samples": samples, "seed": seed,
-        "documents": _document_pairs(a, b, viewer=request.user,
-                                     metric=metric or a.phase.task.primary_metric),
-        "metric": metric or a.phase.task.primary_metric,
-        "metric_label": metric_label(metric or a.phase.task.primary_metric),
-    })
+    return render(
+        request,
+        "leaderboard/compare.html",
+        {
+            "a": a,
+            "b": b,
+            "results": results,
+            "samples": samples,
+            "seed": seed,
+            "documents": _document_pairs(
+                a, b, viewer=request.user, metric=metric or a.phase.task.primary_metric
+            ),
+            "metric": metric or a.phase.task.primary_metric,
+            "metric_label": metric_label(metric or a.phase.task.primary_metric),
+        },
+    )
 
 
 def _document_pairs(a: Submission, b: Submission, *, viewer, metric: str) -> list[dict]:
@@ -245,10 +317,17 @@ def _document_pairs(a: Submission, b: Submission, *, viewer, metric: str) -> lis
     if left is None or right is None or left.document_metric != right.document_metric:
         return []
     theirs = {(d.subcorpus, d.document): d.f1 for d in right.documents}
-    pairs: list[dict[str, Any]] = [{"subcorpus": d.subcorpus, "document": d.document, "a": d.f1,
-              "b": theirs[(d.subcorpus, d.document)],
-              "difference": d.f1 - theirs[(d.subcorpus, d.document)]}
-             for d in left.documents if (d.subcorpus, d.document) in theirs]
+    pairs: list[dict[str, Any]] = [
+        {
+            "subcorpus": d.subcorpus,
+            "document": d.document,
+            "a": d.f1,
+            "b": theirs[(d.subcorpus, d.document)],
+            "difference": d.f1 - theirs[(d.subcorpus, d.document)],
+        }
+        for d in left.documents
+        if (d.subcorpus, d.document) in theirs
+    ]
     pairs.sort(key=lambda p: (-abs(p["difference"]), p["subcorpus"], p["document"]))
     return pairs
 
@@ -259,24 +338,30 @@ def _compare_choose(request: HttpRequest, a: Submission) -> HttpResponse:
     if a.pk not in {r.entry.submission_id for r in board.rows}:
         raise Http404("No such run.")
     choices = [r for r in board.rows if r.entry.submission_id != a.pk and r.average]
-    return render(request, "leaderboard/compare.html", {
-        "a": a, "choices": choices, "board": board, "samples": DEFAULT_SAMPLES,
-        "seed": DEFAULT_SEED})
+    return render(
+        request,
+        "leaderboard/compare.html",
+        {
+            "a": a,
+            "choices": choices,
+            "board": board,
+            "samples": DEFAULT_SAMPLES,
+            "seed": DEFAULT_SEED,
+        },
+    )
 
 
 # --- organizers -----------------------------------------------------------------------------
 
 
-def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
-                            phase: str) -> Phase:
+def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
     phase_obj = _phase_or_404(request, competition, task, phase)
     if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
         raise Http404("No such page.")
     return phase_obj
 
 
-def organize_phase(request: HttpRequest, competition: str, task: str,
-                   phase: str) -> HttpResponse:
+def organize_phase(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:
     """GET: the phase's organizer page. POST ``action``: rescore, reveal, hide, freeze,
     unfreeze."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
@@ -284,10 +369,18 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
         action = request.POST.get("action", "")
         if action == "rescore":  # returns at once; its page shows the progress
             batch = phase_rescore_start(phase=phase_obj, user=request.user)
-            messages.success(request, f"{len(batch.submission_ids)} submissions queued for "
-                             "re-scoring; earlier scores are kept.")
-            return redirect("leaderboard:rescore_progress", competition=competition, task=task,
-                            phase=phase, batch_id=batch.pk)
+            messages.success(
+                request,
+                f"{len(batch.submission_ids)} submissions queued for "
+                "re-scoring; earlier scores are kept.",
+            )
+            return redirect(
+                "leaderboard:rescore_progress",
+                competition=competition,
+                task=task,
+                phase=phase,
+                batch_id=batch.pk,
+            )
         try:
             message = _phase_action(request, phase_obj, action)
         except CompetitionError as exc:
@@ -295,21 +388,28 @@ def organize_phase(request: HttpRequest, competition: str, task: str,
         else:
             messages.success(request, message)
         return redirect(request.path)
-    submissions = list(Submission.objects.filter(phase=phase_obj)
-                       .select_related("team", "track").prefetch_related("runs")
-                       .order_by("-created_at", "-id")[:500])
-    return render(request, "leaderboard/organize.html", {
-        "scores": phase_run_scores(phase=phase_obj, submission_ids=[s.pk for s in submissions]),
-        "has_tracks": phase_obj.task.tracks.exists(),
-        "phase": phase_obj,
-        "task": phase_obj.task,
-        "competition": phase_obj.task.competition,
-        "submissions": submissions,
-        "stale": submissions_scored_on_old_input(phase=phase_obj),
-        "snapshots": BoardSnapshot.objects.filter(phase=phase_obj).select_related("created_by"),
-        "is_public": phase_obj.leaderboard_is_public(at=_now()),
-        "last_batch": RescoreBatch.objects.filter(phase=phase_obj).first(),
-    })
+    submissions = list(
+        Submission.objects.filter(phase=phase_obj)
+        .select_related("team", "track")
+        .prefetch_related("runs")
+        .order_by("-created_at", "-id")[:500]
+    )
+    return render(
+        request,
+        "leaderboard/organize.html",
+        {
+            "scores": phase_run_scores(phase=phase_obj, submission_ids=[s.pk for s in submissions]),
+            "has_tracks": phase_obj.task.tracks.exists(),
+            "phase": phase_obj,
+            "task": phase_obj.task,
+            "competition": phase_obj.task.competition,
+            "submissions": submissions,
+            "stale": submissions_scored_on_old_input(phase=phase_obj),
+            "snapshots": BoardSnapshot.objects.filter(phase=phase_obj).select_related("created_by"),
+            "is_public": phase_obj.leaderboard_is_public(at=_now()),
+            "last_batch": RescoreBatch.objects.filter(phase=phase_obj).first(),
+        },
+    )
 
 
 def _now():
@@ -326,8 +426,9 @@ def _phase_action(request: HttpRequest, phase: Phase, action: str) -> str:
         competition_services.phase_hide(phase=phase, actor=request.user)
         return "The leaderboard is hidden from participants."
     if action == "freeze":
-        snapshot = services.board_freeze(phase=phase, user=request.user,
-                                         note=request.POST.get("note", ""))
+        snapshot = services.board_freeze(
+            phase=phase, user=request.user, note=request.POST.get("note", "")
+        )
         return f"The board was frozen at {snapshot.created_at:%Y-%m-%d %H:%M} UTC."
     if action == "unfreeze":
         services.board_unfreeze(phase=phase, user=request.user)
@@ -345,21 +446,27 @@ def organize_submission(request: HttpRequest, submission_id: int) -> HttpRespons
     action = request.POST.get("action", "")
     try:
         if action == "rescore":
-            competition_services.submission_rescore(submission=submission,
-                                                    actor=request.user)
+            competition_services.submission_rescore(submission=submission, actor=request.user)
             messages.success(request, f"Submission #{submission.pk} queued for re-scoring.")
         elif action == "cancel":
             competition_services.submission_cancel(submission=submission, user=request.user)
             messages.success(request, f"Submission #{submission.pk} cancelled.")
         elif action == "disqualify":
             competition_services.submission_disqualify(
-                submission=submission, reason=request.POST.get("reason", ""),
-                actor=request.user)
+                submission=submission, reason=request.POST.get("reason", ""), actor=request.user
+            )
             messages.success(request, f"Submission #{submission.pk} disqualified.")
         else:
             messages.error(request, f"Unknown action {action!r}.")
     except CompetitionError as exc:
         messages.error(request, exc.message)
-    return redirect(reverse("leaderboard:organize_phase", kwargs={
-        "competition": phase.task.competition.slug, "task": phase.task.slug,
-        "phase": phase.slug}))
+    return redirect(
+        reverse(
+            "leaderboard:organize_phase",
+            kwargs={
+                "competition": phase.task.competition.slug,
+                "task": phase.task.slug,
+                "phase": phase.slug,
+            },
+        )
+    )

@@ -20,11 +20,11 @@ from leaderboard import exports
 from leaderboard.selectors import phase_final_submissions
 
 
-def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str,
-                            phase: str) -> Phase:
+def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
     try:
-        phase_obj = phase_get(competition_slug=competition, task_slug=task, phase_slug=phase,
-                              user=request.user)
+        phase_obj = phase_get(
+            competition_slug=competition, task_slug=task, phase_slug=phase, user=request.user
+        )
     except Phase.DoesNotExist:
         raise Http404("No such phase.") from None
     if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
@@ -40,39 +40,56 @@ def _batch_or_404(phase: Phase, batch_id: int) -> RescoreBatch:
 
 
 @require_GET
-def rescore_progress_page(request: HttpRequest, competition: str, task: str, phase: str,
-                          batch_id: int) -> HttpResponse:
+def rescore_progress_page(
+    request: HttpRequest, competition: str, task: str, phase: str, batch_id: int
+) -> HttpResponse:
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     batch = _batch_or_404(phase_obj, batch_id)
-    return render(request, "leaderboard/rescore_progress.html", {
-        "phase": phase_obj, "task": phase_obj.task, "competition": phase_obj.task.competition,
-        "batch": batch, "progress": rescore_progress(batch=batch),
-    })
+    return render(
+        request,
+        "leaderboard/rescore_progress.html",
+        {
+            "phase": phase_obj,
+            "task": phase_obj.task,
+            "competition": phase_obj.task.competition,
+            "batch": batch,
+            "progress": rescore_progress(batch=batch),
+        },
+    )
 
 
 @require_GET
-def rescore_progress_json(request: HttpRequest, competition: str, task: str, phase: str,
-                          batch_id: int) -> JsonResponse:
+def rescore_progress_json(
+    request: HttpRequest, competition: str, task: str, phase: str, batch_id: int
+) -> JsonResponse:
     """What the progress page polls: n of m runs re-scored."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     progress = rescore_progress(batch=_batch_or_404(phase_obj, batch_id))
-    return JsonResponse({"total": progress.total, "done": progress.done,
-                         "failed": progress.failed, "finished": progress.finished})
+    return JsonResponse(
+        {
+            "total": progress.total,
+            "done": progress.done,
+            "failed": progress.failed,
+            "finished": progress.finished,
+        }
+    )
 
 
 def member_name(original: str, slug: str, taken: set[str]) -> str:
     """A safe archive member name for an uploaded file: its own base name (no folders, no
     control characters), or ``<sub-corpus>-<name>`` when that is taken or empty."""
-    base = "".join(ch for ch in PurePosixPath(original.replace("\\", "/")).name
-                   if ch.isprintable()).strip().lstrip(".")
+    base = (
+        "".join(ch for ch in PurePosixPath(original.replace("\\", "/")).name if ch.isprintable())
+        .strip()
+        .lstrip(".")
+    )
     name = base if base and base.lower() not in taken else f"{slug}-{base or 'response'}"
     taken.add(name.lower())
     return name
 
 
 @require_GET
-def final_runs_zip(request: HttpRequest, competition: str, task: str,
-                   phase: str) -> HttpResponse:
+def final_runs_zip(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:
     """Every team's final run of the phase (the counts rule; in a task with tracks, one per
     team and track) as one zip: the response files teams uploaded, as uploaded and under
     their own names, in a folder per run; ``MANIFEST.csv`` (file by file, with the track
@@ -82,13 +99,15 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str,
     submissions = phase_final_submissions(phase=phase_obj)
     # On disk, not in memory: a phase's final runs can add up to gigabytes.
     buffer = tempfile.TemporaryFile()
-    manifest = [["team", "track", "submission_id", "run_name", "subcorpus", "file",
-                 "uploaded_as", "sha256"]]
+    manifest = [
+        ["team", "track", "submission_id", "run_name", "subcorpus", "file", "uploaded_as", "sha256"]
+    ]
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for submission in submissions:
             track = submission.track.slug if submission.track_id else ""
-            folder = "-".join(filter(None, [slugify(submission.team.name) or "team", track,
-                                            str(submission.pk)]))
+            folder = "-".join(
+                filter(None, [slugify(submission.team.name) or "team", track, str(submission.pk)])
+            )
             taken: set[str] = set()
             for f in submission.files.all():
                 path = Path(f.absolute_path)
@@ -97,13 +116,27 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str,
                 # The bytes as uploaded, under the name they were uploaded with.
                 member = f"{folder}/{member_name(f.original_name, f.subcorpus.slug, taken)}"
                 archive.write(path, member)
-                manifest.append([submission.team.name, track, submission.pk,
-                                 submission.run_name, f.subcorpus.slug, member,
-                                 f.original_name, f.sha256])
+                manifest.append(
+                    [
+                        submission.team.name,
+                        track,
+                        submission.pk,
+                        submission.run_name,
+                        f.subcorpus.slug,
+                        member,
+                        f.original_name,
+                        f.sha256,
+                    ]
+                )
         archive.writestr("MANIFEST.csv", exports.rows_csv(manifest))
-        archive.writestr("scores.csv", exports.final_run_scores_csv(
-            submissions=submissions, primary_metric=phase_obj.task.primary_metric))
+        archive.writestr(
+            "scores.csv",
+            exports.final_run_scores_csv(
+                submissions=submissions, primary_metric=phase_obj.task.primary_metric
+            ),
+        )
     buffer.seek(0)
     name = slugify(f"{competition}-{task}-{phase}-final-runs")
-    return FileResponse(buffer, as_attachment=True, filename=f"{name}.zip",
-                        content_type="application/zip")
+    return FileResponse(
+        buffer, as_attachment=True, filename=f"{name}.zip", content_type="application/zip"
+    )

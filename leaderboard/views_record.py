@@ -22,8 +22,18 @@ from leaderboard.models import BoardSnapshot
 from leaderboard.package import phase_results_package
 from leaderboard.views_organize import _organizer_phase_or_404
 
-_ENTRY_FIELDS = ("submission_id", "team", "run_name", "submitted_at", "is_baseline",
-                 "is_reference", "source", "track", "procedure", "scorer_version")
+_ENTRY_FIELDS = (
+    "submission_id",
+    "team",
+    "run_name",
+    "submitted_at",
+    "is_baseline",
+    "is_reference",
+    "source",
+    "track",
+    "procedure",
+    "scorer_version",
+)
 
 
 def frozen_board_document(snapshot: BoardSnapshot) -> dict:
@@ -39,15 +49,20 @@ def frozen_board_document(snapshot: BoardSnapshot) -> dict:
         for mode, metrics in sorted((entry.get("scores") or {}).items()):
             for metric, cells in sorted(metrics.items()):
                 for slug, values in sorted(cells.items()):
-                    numbers.append({
-                        "mode": mode, "metric": metric, "subcorpus": slug,
-                        "recall": values[0], "precision": values[1], "f1": values[2],
-                        "procedure": entry.get("procedure") or None,
-                        "scorer_version": entry.get("scorer_version") or None,
-                        "data_version": None if keys is None else keys.get(slug),
-                    })
-        entries.append({**{name: entry.get(name) for name in _ENTRY_FIELDS},
-                        "scores": numbers})
+                    numbers.append(
+                        {
+                            "mode": mode,
+                            "metric": metric,
+                            "subcorpus": slug,
+                            "recall": values[0],
+                            "precision": values[1],
+                            "f1": values[2],
+                            "procedure": entry.get("procedure") or None,
+                            "scorer_version": entry.get("scorer_version") or None,
+                            "data_version": None if keys is None else keys.get(slug),
+                        }
+                    )
+        entries.append({**{name: entry.get(name) for name in _ENTRY_FIELDS}, "scores": numbers})
     return {
         "snapshot": snapshot.pk,
         "competition": phase.task.competition.slug,
@@ -63,28 +78,38 @@ def frozen_board_document(snapshot: BoardSnapshot) -> dict:
 
 
 @require_GET
-def frozen_board_json(request: HttpRequest, competition: str, task: str, phase: str,
-                      snapshot_id: int) -> HttpResponse:
+def frozen_board_json(
+    request: HttpRequest, competition: str, task: str, phase: str, snapshot_id: int
+) -> HttpResponse:
     snapshot = get_object_or_404(
-        BoardSnapshot.objects.select_related("phase__task__competition"), pk=snapshot_id,
-        phase__slug=phase, phase__task__slug=task, phase__task__competition__slug=competition)
-    if phase_visibility(phase=snapshot.phase, user=request.user) not in (Visibility.ALL,
-                                                                          Visibility.PUBLIC):
+        BoardSnapshot.objects.select_related("phase__task__competition"),
+        pk=snapshot_id,
+        phase__slug=phase,
+        phase__task__slug=task,
+        phase__task__competition__slug=competition,
+    )
+    if phase_visibility(phase=snapshot.phase, user=request.user) not in (
+        Visibility.ALL,
+        Visibility.PUBLIC,
+    ):
         raise Http404("no such board")
-    body = json.dumps(frozen_board_document(snapshot), sort_keys=True, ensure_ascii=False,
-                      indent=1)
+    body = json.dumps(frozen_board_document(snapshot), sort_keys=True, ensure_ascii=False, indent=1)
     response = HttpResponse(body, content_type="application/json")
     response["Cache-Control"] = "public, max-age=86400"
     return response
 
 
 @require_GET
-def results_package_zip(request: HttpRequest, competition: str, task: str,
-                        phase: str) -> HttpResponse:
+def results_package_zip(
+    request: HttpRequest, competition: str, task: str, phase: str
+) -> HttpResponse:
     """The phase's results package for the overview paper (`leaderboard.package`).
     Organizers only (404 to everyone else)."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     data = phase_results_package(phase=phase_obj, viewer=request.user)
     name = slugify(f"{competition}-{task}-{phase}-results")
-    return HttpResponse(data, content_type="application/zip", headers={
-        "Content-Disposition": f'attachment; filename="{name}.zip"'})
+    return HttpResponse(
+        data,
+        content_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
+    )

@@ -13,7 +13,11 @@ DEFINITION_TIME_LIMIT = 3600
 """A definition with many large keys may take long; scoring's limits do not apply."""
 
 
-@shared_task(acks_late=True, ignore_result=True, soft_time_limit=DEFINITION_TIME_LIMIT,
-             time_limit=DEFINITION_TIME_LIMIT + 60)
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    soft_time_limit=DEFINITION_TIME_LIMIT,
+    time_limit=DEFINITION_TIME_LIMIT + 60,
+)
 def load_definition_task(job_id: int) -> str:
     return definition_job_run(job_id=job_id)

@@ -11,8 +11,14 @@ from competition.services.pages import announcement_email_send
 from competition.services.reminders import deadline_reminders_send
 
 
-@shared_task(acks_late=True, ignore_result=True, autoretry_for=(OSError, SMTPException),
-             retry_backoff=True, retry_backoff_max=600, max_retries=5)
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=(OSError, SMTPException),
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
 def send_announcement_task(announcement_id: int) -> int:
     """E-mail an announcement to the competition's participants; safe to run twice."""
     return announcement_email_send(announcement_id=announcement_id)

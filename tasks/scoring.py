@@ -51,15 +51,23 @@ logger = logging.getLogger(__name__)
 
 preload()  # the Kuhn–Munkres the scorer would load on its first assignment
 
-TIME_LIMIT_MESSAGE = ("Scoring stopped at the time limit of {seconds} s. This is a limit of "
-                      "the platform: the run does not count against your limits.")
-MEMORY_LIMIT_MESSAGE = ("Scoring stopped at the memory limit of {mb} MB. This is a limit of "
-                        "the platform: the run does not count against your limits.")
-HARD_LIMIT_MESSAGE = ("Scoring was stopped at the hard time limit of {seconds} s. This is a "
-                      "limit of the platform: the run does not count against your limits.")
-CRASH_MESSAGE = ("An internal error stopped the scoring. This is a problem of the platform, "
-                 "not of your files: the run does not count against your limits, and the "
-                 "organizers can re-score it.")
+TIME_LIMIT_MESSAGE = (
+    "Scoring stopped at the time limit of {seconds} s. This is a limit of "
+    "the platform: the run does not count against your limits."
+)
+MEMORY_LIMIT_MESSAGE = (
+    "Scoring stopped at the memory limit of {mb} MB. This is a limit of "
+    "the platform: the run does not count against your limits."
+)
+HARD_LIMIT_MESSAGE = (
+    "Scoring was stopped at the hard time limit of {seconds} s. This is a "
+    "limit of the platform: the run does not count against your limits."
+)
+CRASH_MESSAGE = (
+    "An internal error stopped the scoring. This is a problem of the platform, "
+    "not of your files: the run does not count against your limits, and the "
+    "organizers can re-score it."
+)
 
 
 @worker_process_init.connect
@@ -102,8 +110,9 @@ def start_heartbeat(sender=None, **_: object) -> None:
     back the runs of nodes that stopped saying so, publish the runs the broker never got.
     No beat needed: every live worker does it, and the writes are conditional updates."""
     node = getattr(sender, "hostname", None) or "worker"
-    thread = threading.Thread(target=heartbeat_loop, args=(node,), daemon=True,
-                              name="scoring-heartbeat")
+    thread = threading.Thread(
+        target=heartbeat_loop, args=(node,), daemon=True, name="scoring-heartbeat"
+    )
     thread.start()
 
 
@@ -137,8 +146,7 @@ def node_task_ids() -> set[str]:
 
     for _ in range(5):  # the main thread may change the sets while they are copied
         try:
-            return {request.id for request in (*state.active_requests,
-                                               *state.reserved_requests)}
+            return {request.id for request in (*state.active_requests, *state.reserved_requests)}
         except RuntimeError:
             continue
     return {request.id for request in tuple(state.active_requests)}
@@ -195,9 +203,12 @@ def score_submission_task(self, submission_id: int) -> str:
     worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
     claimed = False
     try:
-        submission = services.submission_claim(submission_id=submission_id, task_id=task_id,
-                                               worker=worker,
-                                               resumes=bool(self.request.retries))
+        submission = services.submission_claim(
+            submission_id=submission_id,
+            task_id=task_id,
+            worker=worker,
+            resumes=bool(self.request.retries),
+        )
         if submission is None:
             return "skipped"  # done already, cancelled, or another task holds it
         claimed = True
@@ -205,8 +216,9 @@ def score_submission_task(self, submission_id: int) -> str:
             return _fan_out(submission, claim=task_id)
         return _score_claimed(submission, task_id=task_id)
     except DATABASE_ERRORS as exc:
-        return _database_lost(self, submission_id=submission_id, task_id=task_id,
-                              claimed=claimed, exc=exc)
+        return _database_lost(
+            self, submission_id=submission_id, task_id=task_id, claimed=claimed, exc=exc
+        )
 
 
 def _in_parts(submission: Submission) -> bool:
@@ -221,21 +233,29 @@ def _fan_out(submission: Submission, *, claim: str) -> str:
     parts, then ``finish_parts_task``, which records the run from the parts once all are
     written). The run keeps its claim; the parts and the last job check it."""
     subcorpora = services.scoring_parts_create(submission=submission, claim=claim)
-    parts = [score_part_task.si(submission.pk, subcorpus_id, claim)
-             for subcorpus_id in subcorpora]
+    parts = [score_part_task.si(submission.pk, subcorpus_id, claim) for subcorpus_id in subcorpora]
     chord(parts)(finish_parts_task.si(submission.pk, claim))
     return "in parts"
 
 
-def _score_claimed(submission: Submission, *, task_id: str,
-                   compute: Callable[[], services.ScoringResults] | None = None) -> str:
+def _score_claimed(
+    submission: Submission,
+    *,
+    task_id: str,
+    compute: Callable[[], services.ScoringResults] | None = None,
+) -> str:
     """Compute (by default: every dataset, here) and record a claimed run, or end it with
     the message of what stopped it."""
     compute = compute or (lambda: services.submission_compute(submission=submission))
 
     def fail(reason: str, *, platform: bool, log: str = "") -> str:
-        services.submission_fail(submission=submission, reason=reason,
-                                 platform_failure=platform, task_id=task_id, log=log)
+        services.submission_fail(
+            submission=submission,
+            reason=reason,
+            platform_failure=platform,
+            task_id=task_id,
+            log=log,
+        )
         return "failed"
 
     try:
@@ -246,20 +266,27 @@ def _score_claimed(submission: Submission, *, task_id: str,
         if replaced := services.submission_replaced_keys(submission=submission):
             # they fitted the key they were checked against: the key changed, not the run
             services.submission_set_aside(
-                submission=submission, task_id=task_id, log=log,
-                reason=services.set_aside_message(names=replaced, problem=str(exc)))
+                submission=submission,
+                task_id=task_id,
+                log=log,
+                reason=services.set_aside_message(names=replaced, problem=str(exc)),
+            )
             return "set aside"
         return fail(str(exc), platform=False, log=log)
     except ScoringError as exc:  # the task's options or its gold key: expected, no retry
-        return fail(f"The scorer could not score this run ({exc}). This is a problem of the "
-                    "platform, not of your files: the run does not count against your "
-                    "limits.", platform=True, log=getattr(exc, "scoring_log", ""))
+        return fail(
+            f"The scorer could not score this run ({exc}). This is a problem of the "
+            "platform, not of your files: the run does not count against your "
+            "limits.",
+            platform=True,
+            log=getattr(exc, "scoring_log", ""),
+        )
     except SoftTimeLimitExceeded:
-        return fail(TIME_LIMIT_MESSAGE.format(seconds=settings.SCORING_SOFT_TIME_LIMIT),
-                    platform=True)
+        return fail(
+            TIME_LIMIT_MESSAGE.format(seconds=settings.SCORING_SOFT_TIME_LIMIT), platform=True
+        )
     except MemoryError:
-        return fail(MEMORY_LIMIT_MESSAGE.format(mb=settings.SCORING_MEMORY_LIMIT_MB),
-                    platform=True)
+        return fail(MEMORY_LIMIT_MESSAGE.format(mb=settings.SCORING_MEMORY_LIMIT_MB), platform=True)
     except DATABASE_ERRORS:
         raise  # the caller gives the claim back
     except Exception:
@@ -267,8 +294,7 @@ def _score_claimed(submission: Submission, *, task_id: str,
         # crash is logged by the worker.
         fail(CRASH_MESSAGE, platform=True)
         raise
-    recorded = services.submission_record(submission=submission, results=results,
-                                          task_id=task_id)
+    recorded = services.submission_record(submission=submission, results=results, task_id=task_id)
     return "scored" if recorded else "skipped"
 
 
@@ -290,8 +316,7 @@ def connection_lost(exc: Exception) -> bool:
     return "connection" in text or "server closed" in text
 
 
-def _database_lost(task, *, submission_id: int, task_id: str, claimed: bool,
-                   exc: Exception) -> str:
+def _database_lost(task, *, submission_id: int, task_id: str, claimed: bool, exc: Exception) -> str:
     """After a database error: drop the broken connection, give the claim back and queue
     the run again; if the database still cannot be reached, retry this message later."""
     lost = connection_lost(exc)
@@ -301,49 +326,71 @@ def _database_lost(task, *, submission_id: int, task_id: str, claimed: bool,
             # A dead connection is the platform's hiccup: the attempt is given back. A
             # statement the database refused (a timeout) keeps it, so that a run that
             # always fails so is bounded by SCORING_MAX_ATTEMPTS.
-            if services.submission_release(submission_id=submission_id, task_id=task_id,
-                                           spent=not lost):
+            if services.submission_release(
+                submission_id=submission_id, task_id=task_id, spent=not lost
+            ):
                 return "released"
             return "skipped"  # no longer ours
         except DATABASE_ERRORS:
             connection.close()
-    logger.warning("submission %s: the database is away (%s); retrying job %s", submission_id,
-                   exc, task_id)
-    raise task.retry(exc=exc, countdown=min(2 ** task.request.retries, 30))
+    logger.warning(
+        "submission %s: the database is away (%s); retrying job %s", submission_id, exc, task_id
+    )
+    raise task.retry(exc=exc, countdown=min(2**task.request.retries, 30))
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=False,
-             autoretry_for=DATABASE_ERRORS, retry_backoff=True, retry_backoff_max=30,
-             max_retries=8)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=False,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=True,
+    retry_backoff_max=30,
+    max_retries=8,
+)
 def score_part_task(self, submission_id: int, subcorpus_id: int, claim: str) -> str:
     """Score one dataset of a run scored in parts and write its outcome, once: results, or
     why it could not be scored (the last job turns that into the run's message). It never
     raises for the run's sake, so that the chord always reaches its last job; a database
     error is retried (the part is written once whoever writes it)."""
     worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
-    started = services.scoring_part_start(submission_id=submission_id,
-                                          subcorpus_id=subcorpus_id, claim=claim,
-                                          task_id=self.request.id or "", worker=worker)
+    started = services.scoring_part_start(
+        submission_id=submission_id,
+        subcorpus_id=subcorpus_id,
+        claim=claim,
+        task_id=self.request.id or "",
+        worker=worker,
+    )
     if started is None:
         return "skipped"  # the run was queued again, cancelled or done; or written already
     submission, submitted = started
 
     def store(**outcome) -> str:
-        services.scoring_part_store(submission_id=submission_id, subcorpus_id=subcorpus_id,
-                                    claim=claim, **outcome)
+        services.scoring_part_store(
+            submission_id=submission_id, subcorpus_id=subcorpus_id, claim=claim, **outcome
+        )
         return "done"
 
     try:
         with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
             results = services.part_compute(submission=submission, submitted=submitted)
     except ScoringInputError as exc:
-        return store(error={"kind": "input", "file": exc.path, "line": exc.line,
-                            "message": exc.message, "code": exc.code,
-                            "document": exc.document,
-                            "log": getattr(exc, "scoring_log", "")})
+        return store(
+            error={
+                "kind": "input",
+                "file": exc.path,
+                "line": exc.line,
+                "message": exc.message,
+                "code": exc.code,
+                "document": exc.document,
+                "log": getattr(exc, "scoring_log", ""),
+            }
+        )
     except ScoringError as exc:
-        return store(error={"kind": "scorer", "message": str(exc),
-                            "log": getattr(exc, "scoring_log", "")})
+        return store(
+            error={"kind": "scorer", "message": str(exc), "log": getattr(exc, "scoring_log", "")}
+        )
     except SoftTimeLimitExceeded:
         return store(error={"kind": "time"})
     except MemoryError:
@@ -369,11 +416,11 @@ def finish_parts_task(self, submission_id: int, claim: str) -> str:
         outcome = services.scoring_parts_collect(submission=submission, claim=claim)
         if outcome.results is None and outcome.error is None:
             return "waiting"  # parts missing: the recovery round decides
-        return _score_claimed(submission, task_id=claim,
-                              compute=lambda: _from_parts(outcome))
+        return _score_claimed(submission, task_id=claim, compute=lambda: _from_parts(outcome))
     except DATABASE_ERRORS as exc:
-        return _database_lost(self, submission_id=submission_id, task_id=claim, claimed=True,
-                              exc=exc)
+        return _database_lost(
+            self, submission_id=submission_id, task_id=claim, claimed=True, exc=exc
+        )
 
 
 def _from_parts(outcome) -> services.ScoringResults:
@@ -384,8 +431,13 @@ def _from_parts(outcome) -> services.ScoringResults:
     error = outcome.error
     kind = error.get("kind")
     if kind == "input":
-        refused = ScoringInputError(error["file"], error["line"], error["message"],
-                                    code=error["code"], document=error["document"])
+        refused = ScoringInputError(
+            error["file"],
+            error["line"],
+            error["message"],
+            code=error["code"],
+            document=error["document"],
+        )
         refused.scoring_log = error.get("log", "")
         raise refused
     if kind == "scorer":
@@ -407,8 +459,9 @@ def sweep_stuck_submissions() -> dict[str, list[int]]:
 
 
 @task_failure.connect
-def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None,
-                            **_: object) -> None:
+def fail_on_hard_time_limit(
+    sender=None, task_id=None, exception=None, args=None, **_: object
+) -> None:
     """At the hard time limit Celery kills the child and reports the failure from the
     worker's main process: end the submission there, rather than leave it 'scoring' until
     the sweep."""
@@ -420,12 +473,21 @@ def fail_on_hard_time_limit(sender=None, task_id=None, exception=None, args=None
     if name == score_part_task.name:  # a part: the run's claim is its third argument
         task_id = args[2]
     services.submission_fail(
-        submission=Submission(pk=args[0]), task_id=task_id, platform_failure=True,
-        reason=HARD_LIMIT_MESSAGE.format(seconds=settings.SCORING_HARD_TIME_LIMIT))
+        submission=Submission(pk=args[0]),
+        task_id=task_id,
+        platform_failure=True,
+        reason=HARD_LIMIT_MESSAGE.format(seconds=settings.SCORING_HARD_TIME_LIMIT),
+    )
 
 
-@shared_task(acks_late=True, ignore_result=True, autoretry_for=(OSError, SMTPException),
-             retry_backoff=True, retry_backoff_max=600, max_retries=5)
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=(OSError, SMTPException),
+    retry_backoff=True,
+    retry_backoff_max=600,
+    max_retries=5,
+)
 def notify_submission_task(submission_id: int) -> bool:
     """E-mail the submitter how their run ended; a mail server that is down is retried."""
     return submission_notify(submission_id=submission_id)

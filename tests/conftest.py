@@ -31,9 +31,17 @@ TEST_BROKER = "redis://127.0.0.1:6379/15"
 # there unless told it is safe (it is: the tests are single-threaded).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update",
-                "--disable-sync", "--disable-dev-shm-usage"]
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def _services_problem() -> str | None:
@@ -42,8 +50,10 @@ def _services_problem() -> str | None:
     failing every test or hanging."""
     from urllib.parse import urlparse
 
-    for variable, name, default_port in (("DATABASE_URL", "PostgreSQL", 5432),
-                                         ("CELERY_BROKER_URL", "Redis", 6379)):
+    for variable, name, default_port in (
+        ("DATABASE_URL", "PostgreSQL", 5432),
+        ("CELERY_BROKER_URL", "Redis", 6379),
+    ):
         url = os.environ.get(variable, "")
         if not url.startswith(("postgres://", "postgresql://", "redis://")):
             continue
@@ -57,8 +67,10 @@ def _services_problem() -> str | None:
 def pytest_collection_modifyitems(config, items):
     services = [item for item in items if "services" in item.keywords]
     if services and (problem := _services_problem()):
-        raise pytest.UsageError(f"{problem}: start it (.ci/run does), or leave the services "
-                                "tests out with -m 'not services'")
+        raise pytest.UsageError(
+            f"{problem}: start it (.ci/run does), or leave the services "
+            "tests out with -m 'not services'"
+        )
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -73,8 +85,10 @@ def pytest_runtest_makereport(item, call):
     reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
     if not reason.removeprefix("Skipped: ").startswith(POLICY):
         report.outcome = "failed"
-        report.longrepr = (f"skipped, but only the scoring policy's deviations may skip "
-                           f"(tests/deviations.py): {reason}")
+        report.longrepr = (
+            f"skipped, but only the scoring policy's deviations may skip "
+            f"(tests/deviations.py): {reason}"
+        )
 
 
 def pytest_configure(config):
@@ -110,15 +124,27 @@ def private_file_roots(request, tmp_path_factory):
 
 def _uses_django(request) -> bool:
     names = set(request.fixturenames)
-    return bool(names & {"db", "transactional_db", "client", "admin_client", "django_db_setup",
-                         "live_server", "world", "make_world"}) or any(
-        marker.name == "django_db" for marker in request.node.iter_markers())
+    return bool(
+        names
+        & {
+            "db",
+            "transactional_db",
+            "client",
+            "admin_client",
+            "django_db_setup",
+            "live_server",
+            "world",
+            "make_world",
+        }
+    ) or any(marker.name == "django_db" for marker in request.node.iter_markers())
 
 
 # --- small real CONLL-UA files ------------------------------------------------------------
 
-COLUMNS = ("ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY BRIDGING "
-           "DISCOURSE_DEIXIS REFERENCE NOM_SEM")
+COLUMNS = (
+    "ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY BRIDGING "
+    "DISCOURSE_DEIXIS REFERENCE NOM_SEM"
+)
 
 
 @dataclass(frozen=True)
@@ -155,29 +181,42 @@ def conllua(docs: Sequence[Doc]) -> str:
                 token += 1
                 cell = ")" * closes.get(token, 0) + "".join(opens.get(token, []))
                 identity = cell or "_"
-                lines.append("\t".join([str(token), word, *["_"] * 8, identity, "_", "_", "_",
-                                        "_"]))
+                lines.append(
+                    "\t".join([str(token), word, *["_"] * 8, identity, "_", "_", "_", "_"])
+                )
             lines.append("")
     return "\n".join(lines) + "\n"
 
 
 KEY_DOCS = {
     "light": [
-        Doc("light_1", [["the", "knight", "saw", "a", "dragon"], ["he", "fought", "it"]],
-            [(1, 2, 1), (4, 5, 2), (6, 6, 1), (8, 8, 2)]),
-        Doc("light_2", [["my", "lady", "sings"], ["she", "is", "happy"]],
-            [(1, 2, 3), (4, 4, 3), (1, 1, 4)]),
+        Doc(
+            "light_1",
+            [["the", "knight", "saw", "a", "dragon"], ["he", "fought", "it"]],
+            [(1, 2, 1), (4, 5, 2), (6, 6, 1), (8, 8, 2)],
+        ),
+        Doc(
+            "light_2",
+            [["my", "lady", "sings"], ["she", "is", "happy"]],
+            [(1, 2, 3), (4, 4, 3), (1, 1, 4)],
+        ),
     ],
     "ami": [
-        Doc("ami_1", [["we", "need", "a", "remote"], ["it", "should", "be", "cheap"]],
-            [(1, 1, 1), (3, 4, 2), (5, 5, 2)]),
+        Doc(
+            "ami_1",
+            [["we", "need", "a", "remote"], ["it", "should", "be", "cheap"]],
+            [(1, 1, 1), (3, 4, 2), (5, 5, 2)],
+        ),
     ],
 }
 # A response: one error in light (the dragon's pronoun joins the knight's entity).
 RESPONSE_DOCS = {
     "light": [
-        Doc("light_1", [["the", "knight", "saw", "a", "dragon"], ["he", "fought", "it"]],
-            [(1, 2, 1), (4, 5, 2), (6, 6, 1), (8, 8, 1)]),
+        Doc(
+            "light_1",
+            [["the", "knight", "saw", "a", "dragon"], ["he", "fought", "it"]],
+            [(1, 2, 1), (4, 5, 2), (6, 6, 1), (8, 8, 1)],
+        ),
         KEY_DOCS["light"][1],
     ],
     "ami": KEY_DOCS["ami"],
@@ -211,12 +250,21 @@ class World:
         from django.core.files.uploadedfile import SimpleUploadedFile
 
         texts = texts or {slug: self.response_text(slug) for slug in KEY_DOCS}
-        return {slug: SimpleUploadedFile(f"{slug.upper()}.CONLLUA", text.encode("utf-8"))
-                for slug, text in texts.items()}
+        return {
+            slug: SimpleUploadedFile(f"{slug.upper()}.CONLLUA", text.encode("utf-8"))
+            for slug, text in texts.items()
+        }
 
 
-def build_world(*, kind: str = "identity", visibility: str = "public", daily_limit: int = 5,
-                total_limit: int = 100, show_own: bool = False, counts: str = "best") -> World:
+def build_world(
+    *,
+    kind: str = "identity",
+    visibility: str = "public",
+    daily_limit: int = 5,
+    total_limit: int = 100,
+    show_own: bool = False,
+    counts: str = "best",
+) -> World:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.utils import timezone
@@ -227,24 +275,42 @@ def build_world(*, kind: str = "identity", visibility: str = "public", daily_lim
     User = get_user_model()
     key_dir = Path(settings.PRIVATE_ROOT) / "keys"
     key_dir.mkdir(parents=True, exist_ok=True)
-    competition = Competition.objects.create(slug="codi-test", title="CODI-CRAC test",
-                                             published_at=timezone.now())
-    options = {"identity": [], "bridging": ["keep_bridging"],
-               "discourse_deixis": ["evaluate_discourse_deixis"]}[kind]
-    task = Task.objects.create(competition=competition, slug=kind.replace("_", "-"), kind=kind,
-                               title=f"Task {kind}", scorer_options=options,
-                               primary_metric="bridging_entity" if kind == "bridging" else "conll")
-    phase = Phase.objects.create(task=task, slug="dev", kind="development", title="Development",
-                                 start=timezone.now() - timedelta(days=1),
-                                 leaderboard_visibility=visibility, daily_limit=daily_limit,
-                                 total_limit=total_limit, show_own_scores_when_hidden=show_own,
-                                 counts=counts)
+    competition = Competition.objects.create(
+        slug="codi-test", title="CODI-CRAC test", published_at=timezone.now()
+    )
+    options = {
+        "identity": [],
+        "bridging": ["keep_bridging"],
+        "discourse_deixis": ["evaluate_discourse_deixis"],
+    }[kind]
+    task = Task.objects.create(
+        competition=competition,
+        slug=kind.replace("_", "-"),
+        kind=kind,
+        title=f"Task {kind}",
+        scorer_options=options,
+        primary_metric="bridging_entity" if kind == "bridging" else "conll",
+    )
+    phase = Phase.objects.create(
+        task=task,
+        slug="dev",
+        kind="development",
+        title="Development",
+        start=timezone.now() - timedelta(days=1),
+        leaderboard_visibility=visibility,
+        daily_limit=daily_limit,
+        total_limit=total_limit,
+        show_own_scores_when_hidden=show_own,
+        counts=counts,
+    )
     for order, slug in enumerate(KEY_DOCS):
         (key_dir / f"{slug}.conllua").write_text(conllua(KEY_DOCS[slug]), encoding="utf-8")
-        SubCorpus.objects.create(phase=phase, name=slug.upper(), slug=slug, order=order,
-                                 key_file=f"keys/{slug}.conllua")
-    SubCorpus.objects.create(phase=phase, name="SWITCHBOARD", slug="switchboard", order=9,
-                             available=False)
+        SubCorpus.objects.create(
+            phase=phase, name=slug.upper(), slug=slug, order=order, key_file=f"keys/{slug}.conllua"
+        )
+    SubCorpus.objects.create(
+        phase=phase, name="SWITCHBOARD", slug="switchboard", order=9, available=False
+    )
     alice = User.objects.create_user("alice", password="alice-pw-123!")
     bob = User.objects.create_user("bob", password="bob-pw-123!")
     mallory = User.objects.create_user("mallory", password="mallory-pw-123!")
@@ -264,6 +330,7 @@ def make_world(db):
 
 
 # --- real services: PostgreSQL, Redis, a celery worker -------------------------------------
+
 
 def _reachable(host: str, port: int) -> bool:
     try:
@@ -303,16 +370,34 @@ class WorkerProcess:
 
         handle = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--loglevel=INFO",
-             "--concurrency=1", "--pool=prefork", "--without-gossip", "--without-mingle",
-             "-n", f"test-{os.getpid()}-{time.monotonic_ns()}@%h"],
-            cwd=REPO, env=self.env, stdout=handle, stderr=subprocess.STDOUT,
-            start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                "--loglevel=INFO",
+                "--concurrency=1",
+                "--pool=prefork",
+                "--without-gossip",
+                "--without-mingle",
+                "-n",
+                f"test-{os.getpid()}-{time.monotonic_ns()}@%h",
+            ],
+            cwd=REPO,
+            env=self.env,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"the celery worker exited early; see {self.log}:\n"
-                                   + self.log.read_text(errors="replace")[-3000:])
+                raise RuntimeError(
+                    f"the celery worker exited early; see {self.log}:\n"
+                    + self.log.read_text(errors="replace")[-3000:]
+                )
             if app.control.ping(timeout=0.5):
                 return
         self.stop()
@@ -339,14 +424,18 @@ def celery_worker_factory(services_ready, transactional_db, settings, tmp_path) 
     from django.db import connection
 
     db = connection.settings_dict
-    url = (f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}"
-           f"/{db['NAME']}")
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     workers: list[WorkerProcess] = []
 
     def start(**extra_env: str) -> WorkerProcess:
-        env = dict(os.environ, DATABASE_URL=url, CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
-                   MEDIA_ROOT=str(settings.MEDIA_ROOT), PRIVATE_ROOT=str(settings.PRIVATE_ROOT),
-                   PYTHONUNBUFFERED="1")
+        env = dict(
+            os.environ,
+            DATABASE_URL=url,
+            CELERY_BROKER_URL=settings.CELERY_BROKER_URL,
+            MEDIA_ROOT=str(settings.MEDIA_ROOT),
+            PRIVATE_ROOT=str(settings.PRIVATE_ROOT),
+            PYTHONUNBUFFERED="1",
+        )
         env.update(extra_env)  # a worker may be given a broker of its own
         worker = WorkerProcess(env, tmp_path / f"worker-{len(workers)}.log")
         workers.append(worker)
@@ -397,6 +486,9 @@ def texts():
     and ``texts.conllua(docs)`` / ``texts.Doc`` to build others."""
     from types import SimpleNamespace
 
-    return SimpleNamespace(conllua=conllua, Doc=Doc,
-                           key=lambda slug: conllua(KEY_DOCS[slug]),
-                           response=lambda slug: conllua(RESPONSE_DOCS[slug]))
+    return SimpleNamespace(
+        conllua=conllua,
+        Doc=Doc,
+        key=lambda slug: conllua(KEY_DOCS[slug]),
+        response=lambda slug: conllua(RESPONSE_DOCS[slug]),
+    )

@@ -24,8 +24,10 @@ def policy_skip(reason: str) -> NoReturn:
     pytest.skip(POLICY + reason)
 
 
-V1_MIN_UNBOUND = ("v1 `min` numbers do not bind and the pack has no `-a partial-corefud` run "
-                  "equivalent to [{mode}]")
+V1_MIN_UNBOUND = (
+    "v1 `min` numbers do not bind and the pack has no `-a partial-corefud` run "
+    "equivalent to [{mode}]"
+)
 
 
 # tests-corefud/exact-match holds the CoNLL cases TC-A…N in CorefUD format; their values are
@@ -33,42 +35,67 @@ V1_MIN_UNBOUND = ("v1 `min` numbers do not bind and the pack has no `-a partial-
 # README are run on those files too, under this name.
 CONLL_AS_COREFUD = "tests-corefud/exact-match/TestCases.README"  # tests-conll's README
 ZEROS = "tests-corefud/zeros/ZeroTestCases.README"
-OVERLAP_CU = ("tests-corefud/partial-corefud-match/overlapping_mentions/"
-              "OverlappingMentionsTestCases.README")
-OVERLAP_UA = ("tests-ua/partial-match-corefud/overlapping_mentions/"
-              "OverlappingMentionsTestCases.README")
+OVERLAP_CU = (
+    "tests-corefud/partial-corefud-match/overlapping_mentions/OverlappingMentionsTestCases.README"
+)
+OVERLAP_UA = (
+    "tests-ua/partial-match-corefud/overlapping_mentions/OverlappingMentionsTestCases.README"
+)
 ORIGINAL_UA = "tests-ua/original-conll/TestCases.README"
 CRAFT = "tests-ua/discontinuous-craft/TestCases.README"
 
-_OLMB3 = ("v2's optimal 1-to-1 alignment matches both embedded keys; v2's own unittests "
-          "expect MUC = B3 = 1 here ('new alignment can find perfect match'), as we score")
-_OLMB6 = ("README MOR precision 17/17, but the response has 9 tokens; v2's unittests expect "
-          "9/23 and 1, as we score")
-_OLMC2 = ("README values corrected in v2's unittests ('the test case seems not correct') to "
-          "MUC 2/4, 2/3 and B3 3/6, 4/5, as we score")
+_OLMB3 = (
+    "v2's optimal 1-to-1 alignment matches both embedded keys; v2's own unittests "
+    "expect MUC = B3 = 1 here ('new alignment can find perfect match'), as we score"
+)
+_OLMB6 = (
+    "README MOR precision 17/17, but the response has 9 tokens; v2's unittests expect "
+    "9/23 and 1, as we score"
+)
+_OLMC2 = (
+    "README values corrected in v2's unittests ('the test case seems not correct') to "
+    "MUC 2/4, 2/3 and B3 3/6, 4/5, as we score"
+)
 _OLMC = "v2's own unittests skip TC-OLMC-5/6/7 as 'errors in the test'"
-_DEDUP = ("the README de-duplicates a span repeated in two entities, as scorer.pl does; in "
-          "UA and CorefUD files the span stays in both entities (UA scorer v1 and v2, "
-          "scoring policy)")
-_BLANC_V2 = ("UA scorer v2 averages in a BLANC sub-metric that has no key links when the "
-             "response has some (its unittests assert half the README value); v2 binds for "
-             "UA and CorefUD files (scoring policy); scorer.pl's rule applies to CoNLL-2012 "
-             "files")
-_LINEAR = ("the README repeats the dependent-match values under '_linear' while saying "
-           "'linear zero match fails'; v2's unittests expect 2/3, as we score")
-_P2 = ("UA scorer v2 reads the repeated MarkableID as one discontinuous mention; its [i-jl] "
-       "part reduced to [l] leaves one unmatched key mention, so MUC is (4-2)/(4-1) = 2/3")
+_DEDUP = (
+    "the README de-duplicates a span repeated in two entities, as scorer.pl does; in "
+    "UA and CorefUD files the span stays in both entities (UA scorer v1 and v2, "
+    "scoring policy)"
+)
+_BLANC_V2 = (
+    "UA scorer v2 averages in a BLANC sub-metric that has no key links when the "
+    "response has some (its unittests assert half the README value); v2 binds for "
+    "UA and CorefUD files (scoring policy); scorer.pl's rule applies to CoNLL-2012 "
+    "files"
+)
+_LINEAR = (
+    "the README repeats the dependent-match values under '_linear' while saying "
+    "'linear zero match fails'; v2's unittests expect 2/3, as we score"
+)
+_P2 = (
+    "UA scorer v2 reads the repeated MarkableID as one discontinuous mention; its [i-jl] "
+    "part reduced to [l] leaves one unmatched key mention, so MUC is (4-2)/(4-1) = 2/3"
+)
 
 NOT_REPRODUCED: dict[tuple[str, int], str] = {
     **{(readme, line): _OLMB3 for readme in (OVERLAP_CU, OVERLAP_UA) for line in (80, 81)},
     **{(readme, 103): _OLMB6 for readme in (OVERLAP_CU, OVERLAP_UA)},
     **{(readme, line): _OLMC2 for readme in (OVERLAP_CU, OVERLAP_UA) for line in (116, 117)},
-    **{(readme, line): _OLMC for readme in (OVERLAP_CU, OVERLAP_UA)
-       for line in (134, 135, 136, 137, 138, 143, 144, 145, 146, 147, 152, 153, 154, 155, 156)},
-    **{(readme, line): _DEDUP for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
-       for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)},
-    **{(readme, line): _BLANC_V2 for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
-       for line in (329, 351, 376, 399)},
+    **{
+        (readme, line): _OLMC
+        for readme in (OVERLAP_CU, OVERLAP_UA)
+        for line in (134, 135, 136, 137, 138, 143, 144, 145, 146, 147, 152, 153, 154, 155, 156)
+    },
+    **{
+        (readme, line): _DEDUP
+        for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
+        for line in (84, 85, 86, 88, 89, 102, 103, 104, 106, 107)
+    },
+    **{
+        (readme, line): _BLANC_V2
+        for readme in (ORIGINAL_UA, CONLL_AS_COREFUD)
+        for line in (329, 351, 376, 399)
+    },
     **{(ZEROS, line): _LINEAR for line in (182, 183, 194, 195)},
     (CRAFT, 433): _P2,
 }

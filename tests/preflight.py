@@ -30,8 +30,10 @@ def missing() -> list[str]:
     if not CHROMIUM.exists():
         out.append(f"Chromium at {CHROMIUM} (apt-get install chromium)")
     if not reachable("127.0.0.1", 5432):
-        out.append("PostgreSQL on 127.0.0.1:5432, user postgres without password "
-                   "(apt-get install postgresql, then start it)")
+        out.append(
+            "PostgreSQL on 127.0.0.1:5432, user postgres without password "
+            "(apt-get install postgresql, then start it)"
+        )
     if shutil.which("redis-server") is None:
         out.append("redis-server (apt-get install redis-server)")
     elif not reachable("127.0.0.1", 6379):
@@ -40,16 +42,20 @@ def missing() -> list[str]:
         try:
             __import__(f"scoring.native.{module}")
         except ImportError:
-            out.append(f"the compiled scoring.native.{module} (a C compiler and the Python "
-                       "headers, then `make venv`)")
+            out.append(
+                f"the compiled scoring.native.{module} (a C compiler and the Python "
+                "headers, then `make venv`)"
+            )
     return out
 
 
 def main() -> int:
     problems = missing()
     if problems:
-        print("make test needs: " + "; ".join(problems) + ". `.ci/run` provides them.",
-              file=sys.stderr)
+        print(
+            "make test needs: " + "; ".join(problems) + ". `.ci/run` provides them.",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -29,8 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("scoring", "tasks", "competition", "leaderboard", "config", "client")
 # the folder holding each package: the scorer is its own distribution, in scorer/
 HOME = {"scoring": ROOT / "scorer"}
-FLOOR = {"scoring": 1, "client": 1, "competition": 2, "tasks": 3, "leaderboard": 4,
-         "config": 5}
+FLOOR = {"scoring": 1, "client": 1, "competition": 2, "tasks": 3, "leaderboard": 4, "config": 5}
 
 
 def modules() -> dict[str, Path]:
@@ -75,16 +74,19 @@ def imports(module: str, path: Path, known: dict[str, Path]) -> tuple[set[str], 
                 package = module.split(".")
                 if path.name != "__init__.py":
                     package = package[:-1]
-                package = package[:len(package) - node.level + 1]
+                package = package[: len(package) - node.level + 1]
                 base = ".".join(package + ([base] if base else []))
-            return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
-                    for alias in node.names]
+            return [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
         return []
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            function = in_function or isinstance(child, (ast.FunctionDef,
-                                                         ast.AsyncFunctionDef, ast.Lambda))
+            function = in_function or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
                 continue
             for name in names(child):
@@ -111,8 +113,10 @@ def graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 def test_the_import_graph_has_no_circle(graph, imports_counted):
     load, run = graph
     if imports_counted == "load and run time":
-        load = {module: load.get(module, set()) | run.get(module, set())
-                for module in set(load) | set(run)}
+        load = {
+            module: load.get(module, set()) | run.get(module, set())
+            for module in set(load) | set(run)
+        }
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -121,7 +125,7 @@ def test_the_import_graph_has_no_circle(graph, imports_counted):
         stack.append(module)
         for target in sorted(load.get(module, ())):
             if state.get(target) == 1:
-                circle = stack[stack.index(target):] + [target]
+                circle = stack[stack.index(target) :] + [target]
                 raise AssertionError("import circle: " + " -> ".join(circle))
             if target not in state:
                 walk(target)
@@ -153,9 +157,12 @@ def test_every_floor_imports_only_the_floors_below_it(graph):
 
 def test_the_platform_imports_the_scorer_at_load_time_only(graph):
     _, run = graph
-    late = sorted(f"{module} -> {target}" for module, targets in run.items()
-                  for target in targets
-                  if target.startswith("scoring") and not module.startswith("scoring"))
+    late = sorted(
+        f"{module} -> {target}"
+        for module, targets in run.items()
+        for target in targets
+        if target.startswith("scoring") and not module.startswith("scoring")
+    )
     assert not late, late
 
 

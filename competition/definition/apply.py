@@ -64,7 +64,7 @@ class CompetitionLoad:
     """What applying a whole spec did: the competition, what it deleted, what it queued."""
 
     competition: Competition
-    removed: tuple[str, ...] = ()         # "task", "task/phase", "task/phase/sub-corpus"
+    removed: tuple[str, ...] = ()  # "task", "task/phase", "task/phase/sub-corpus"
     changed_phases: tuple[Phase, ...] = ()  # gold keys or scoring changed
     rescored: tuple[Submission, ...] = ()
     baselines: tuple[Submission, ...] = ()
@@ -84,9 +84,15 @@ class _Seen:
 
 # --- the competition ----------------------------------------------------------------------
 
-def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool = True,
-                      with_baselines: bool = True,
-                      progress: Callable[[str], None] | None = None) -> CompetitionLoad:
+
+def competition_apply(
+    *,
+    spec: CompetitionSpec,
+    new: bool = False,
+    rescore: bool = True,
+    with_baselines: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> CompetitionLoad:
     """Create or update the competition ``spec`` describes, with its pages, tasks, phases,
     sub-corpora and keys; then re-score what changed and submit its baselines.
 
@@ -98,8 +104,9 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
     publishable = spec.published is not False  # read before anything is written
     existing = Competition.objects.filter(slug=spec.slug).first()
     known = known_keys(competition=existing) if existing is not None else {}
-    _keys_store(spec, competition=existing or Competition(slug=spec.slug), known=known,
-                progress=progress)
+    _keys_store(
+        spec, competition=existing or Competition(slug=spec.slug), known=known, progress=progress
+    )
     if progress is not None:
         progress("Writing the competition")
     with transaction.atomic():
@@ -107,8 +114,9 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
         for order, task_spec in enumerate(spec.tasks):
             where = f"tasks[{order}]"
             try:
-                task, changed = task_apply(competition=competition, spec=task_spec,
-                                           order=order, known=known, seen=seen)
+                task, changed = task_apply(
+                    competition=competition, spec=task_spec, order=order, known=known, seen=seen
+                )
             except SpecError as exc:
                 raise exc.at(where) from None
             if changed:
@@ -122,29 +130,45 @@ def competition_apply(*, spec: CompetitionSpec, new: bool = False, rescore: bool
     if rescore:
         for phase in changed_phases:
             rescored.extend(phase_rescore(phase=phase))
-    baselines = (baselines_apply(competition=competition, baselines=spec.baselines)
-                 if with_baselines else [])
-    return CompetitionLoad(competition=competition, removed=removed,
-                           changed_phases=changed_phases,
-                           rescored=tuple(rescored), baselines=tuple(baselines),
-                           publishable=publishable)
+    baselines = (
+        baselines_apply(competition=competition, baselines=spec.baselines) if with_baselines else []
+    )
+    return CompetitionLoad(
+        competition=competition,
+        removed=removed,
+        changed_phases=changed_phases,
+        rescored=tuple(rescored),
+        baselines=tuple(baselines),
+        publishable=publishable,
+    )
 
 
-def _keys_store(spec: CompetitionSpec, *, competition: Competition, known: dict,
-                progress: Callable[[str], None] | None) -> None:
+def _keys_store(
+    spec: CompetitionSpec,
+    *,
+    competition: Competition,
+    known: dict,
+    progress: Callable[[str], None] | None,
+) -> None:
     """Read, check and store every key the spec brings as a file; the spec then names them
     as stored keys. Each is checked for the task the spec gives (its kind and scoring)."""
-    pending = [(f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub, sub.key)
-               for t, task in enumerate(spec.tasks)
-               for p, phase in enumerate(task.phases or ())
-               for s, sub in enumerate(phase.subcorpora or ())
-               if isinstance(sub.key, KeyFile)]
+    pending = [
+        (f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub, sub.key)
+        for t, task in enumerate(spec.tasks)
+        for p, phase in enumerate(task.phases or ())
+        for s, sub in enumerate(phase.subcorpora or ())
+        if isinstance(sub.key, KeyFile)
+    ]
     for number, (where, task_spec, sub, key) in enumerate(pending, start=1):
         if progress is not None:
             progress(f"Reading the gold key {key.label} ({number} of {len(pending)})")
-        task = Task(competition=competition, slug=task_spec.slug, kind=task_spec.kind,
-                    procedure=task_spec.procedure,
-                    scorer_options=list(task_spec.scorer_options or ()))
+        task = Task(
+            competition=competition,
+            slug=task_spec.slug,
+            kind=task_spec.kind,
+            procedure=task_spec.procedure,
+            scorer_options=list(task_spec.scorer_options or ()),
+        )
         try:
             sub.key = key_store(key=key, task=task, known=known)
         except SpecError as exc:
@@ -163,17 +187,22 @@ def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition
     values = {"title": spec.title, "description": spec.description, "website": spec.website}
     if new:
         if Competition.objects.filter(slug=spec.slug).exists():
-            raise SpecError("slug_taken", field="slug",
-                            reason=f"the competition slug {spec.slug!r} is already used")
+            raise SpecError(
+                "slug_taken",
+                field="slug",
+                reason=f"the competition slug {spec.slug!r} is already used",
+            )
         competition, created = Competition.objects.create(slug=spec.slug, **values), True
     else:
-        competition, created = Competition.objects.update_or_create(slug=spec.slug,
-                                                                    defaults=values)
+        competition, created = Competition.objects.update_or_create(slug=spec.slug, defaults=values)
     User = get_user_model()
     users = list(User.objects.filter(username__in=spec.organizers))
     if missing := sorted(set(spec.organizers) - {user.username for user in users}):
-        raise SpecError("unknown_user", field="organizers", reason=(
-            f"organizers {', '.join(missing)} do not exist (create the users first)"))
+        raise SpecError(
+            "unknown_user",
+            field="organizers",
+            reason=(f"organizers {', '.join(missing)} do not exist (create the users first)"),
+        )
     competition.organizers.add(*users)
     if competition.owner_id is None and spec.organizers:  # its first listed organizer owns it
         competition.owner = next(u for u in users if u.username == spec.organizers[0])
@@ -188,24 +217,36 @@ def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition
     return competition, created
 
 
-def _card_questions_apply(competition: Competition,
-                          questions: tuple[CardQuestionSpec, ...]) -> None:
+def _card_questions_apply(
+    competition: Competition, questions: tuple[CardQuestionSpec, ...]
+) -> None:
     """The system card's questions, in order; one a run answered is never removed."""
     for order, q in enumerate(questions):
         SystemCardQuestion.objects.update_or_create(
-            competition=competition, slug=q.slug, defaults={
-                "text": q.text, "kind": q.kind, "choices": list(q.choices),
-                "required": q.required, "on_board": q.on_board, "order": order})
+            competition=competition,
+            slug=q.slug,
+            defaults={
+                "text": q.text,
+                "kind": q.kind,
+                "choices": list(q.choices),
+                "required": q.required,
+                "on_board": q.on_board,
+                "order": order,
+            },
+        )
     unlisted = SystemCardQuestion.objects.filter(competition=competition).exclude(
-        slug__in=[q.slug for q in questions])
+        slug__in=[q.slug for q in questions]
+    )
     if held := [q.slug for q in unlisted if q.answers.exists()]:
-        raise SpecError("held", field="card_questions", reason=(
-            f"the system-card questions {', '.join(held)} are answered by runs; keep them"))
+        raise SpecError(
+            "held",
+            field="card_questions",
+            reason=(f"the system-card questions {', '.join(held)} are answered by runs; keep them"),
+        )
     unlisted.delete()
 
 
-def publication_apply(*, competition: Competition, published: bool | None,
-                      created: bool) -> None:
+def publication_apply(*, competition: Competition, published: bool | None, created: bool) -> None:
     """Where a definition's ``published`` meets the competition: the one place.
 
     A definition never publishes nor unpublishes: ``published_at`` is written by
@@ -220,9 +261,17 @@ def publication_apply(*, competition: Competition, published: bool | None,
 
 # --- tasks, tracks, phases, sub-corpora ---------------------------------------------------
 
-def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = None,
-               new: bool = False, order: int | None = None, known: dict | None = None,
-               seen: _Seen | None = None) -> tuple[Task, bool]:
+
+def task_apply(
+    *,
+    competition: Competition,
+    spec: TaskSpec,
+    task: Task | None = None,
+    new: bool = False,
+    order: int | None = None,
+    known: dict | None = None,
+    seen: _Seen | None = None,
+) -> tuple[Task, bool]:
     """Create or update a task (``task``: the one the editor edits, which may be renamed;
     else matched by slug). Returns it and whether its scoring changed (its phases must be
     re-scored)."""
@@ -233,16 +282,21 @@ def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = 
         task = clash.first()
         clash = clash.none()
     if clash.exists():
-        raise SpecError("slug_taken", field="slug",
-                        reason=f"the task slug {spec.slug!r} is already used here")
+        raise SpecError(
+            "slug_taken", field="slug", reason=f"the task slug {spec.slug!r} is already used here"
+        )
     if task is None:
-        task = Task(competition=competition,
-                    order=Task.objects.filter(competition=competition).count())
+        task = Task(
+            competition=competition, order=Task.objects.filter(competition=competition).count()
+        )
         changed = False
     else:
         # (a spec's scorer options are never None once built: `TaskSpec.__post_init__`)
         changed = (task.kind, list(task.scorer_options), task.procedure) != (
-            spec.kind, list(spec.scorer_options or ()), spec.procedure)
+            spec.kind,
+            list(spec.scorer_options or ()),
+            spec.procedure,
+        )
     if order is not None:
         task.order = order
     task.slug, task.kind, task.title = spec.slug, spec.kind, spec.title
@@ -256,8 +310,9 @@ def task_apply(*, competition: Competition, spec: TaskSpec, task: Task | None = 
         tracks_apply(task=task, tracks=spec.tracks)
     for phase_order, phase_spec in enumerate(spec.phases or ()):
         try:
-            phase, phase_changed = phase_apply(task=task, spec=phase_spec, order=phase_order,
-                                               known=known, seen=seen)
+            phase, phase_changed = phase_apply(
+                task=task, spec=phase_spec, order=phase_order, known=known, seen=seen
+            )
         except SpecError as exc:
             raise exc.at(f"phases[{phase_order}]") from None
         if phase_changed and seen is not None:
@@ -272,25 +327,43 @@ def tracks_apply(*, task: Task, tracks: tuple[TrackSpec, ...]) -> list[Track]:
     written). Returns the tracks in order."""
     slugs = [track.slug for track in tracks]
     if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
-        raise SpecError("slug_taken", field="slug",
-                        reason=f"the track slug {twice[0]!r} is already used in the task")
+        raise SpecError(
+            "slug_taken",
+            field="slug",
+            reason=f"the track slug {twice[0]!r} is already used in the task",
+        )
     unlisted = Track.objects.filter(task=task).exclude(slug__in=slugs)
     if held := [t.name for t in unlisted if t.submissions.exists()]:
-        raise SpecError("held", field="tracks", reason=(
-            f"the file no longer lists the tracks {', '.join(held)}, which hold "
-            "submissions; put them back in the file"))
+        raise SpecError(
+            "held",
+            field="tracks",
+            reason=(
+                f"the file no longer lists the tracks {', '.join(held)}, which hold "
+                "submissions; put them back in the file"
+            ),
+        )
     unlisted.delete()
     written: list[Track] = []
     for order, track in enumerate(tracks):
-        saved, _ = Track.objects.update_or_create(task=task, slug=track.slug, defaults={
-            "name": track.name, "description": track.description, "order": order})
+        saved, _ = Track.objects.update_or_create(
+            task=task,
+            slug=track.slug,
+            defaults={"name": track.name, "description": track.description, "order": order},
+        )
         written.append(saved)
     return written
 
 
-def phase_apply(*, task: Task, spec: PhaseSpec, phase: Phase | None = None, new: bool = False,
-                order: int | None = None, known: dict | None = None,
-                seen: _Seen | None = None) -> tuple[Phase, bool]:
+def phase_apply(
+    *,
+    task: Task,
+    spec: PhaseSpec,
+    phase: Phase | None = None,
+    new: bool = False,
+    order: int | None = None,
+    known: dict | None = None,
+    seen: _Seen | None = None,
+) -> tuple[Phase, bool]:
     """Create or update a phase and, when the spec lists them, its sub-corpora. Returns it
     and whether a gold key changed (its scored runs must be re-scored)."""
     clash = Phase.objects.filter(task=task, slug=spec.slug)
@@ -300,11 +373,13 @@ def phase_apply(*, task: Task, spec: PhaseSpec, phase: Phase | None = None, new:
         phase = clash.first()
         clash = clash.none()
     if clash.exists():
-        raise SpecError("slug_taken", field="slug",
-                        reason=f"the phase slug {spec.slug!r} is already used here")
+        raise SpecError(
+            "slug_taken", field="slug", reason=f"the phase slug {spec.slug!r} is already used here"
+        )
     if phase is not None and seen is not None and phase.pk in seen.phases:
-        raise SpecError("slug_taken", field="slug",
-                        reason=f"phase slug {spec.slug!r} is used twice in the task")
+        raise SpecError(
+            "slug_taken", field="slug", reason=f"phase slug {spec.slug!r} is used twice in the task"
+        )
     if phase is None:
         phase = Phase(task=task, order=Phase.objects.filter(task=task).count())
     if order is not None:
@@ -318,8 +393,9 @@ def phase_apply(*, task: Task, spec: PhaseSpec, phase: Phase | None = None, new:
     changed = False
     for sc_order, sub in enumerate(spec.subcorpora or ()):
         try:
-            subcorpus, sub_changed = subcorpus_apply(phase=phase, spec=sub, order=sc_order,
-                                                     known=known)
+            subcorpus, sub_changed = subcorpus_apply(
+                phase=phase, spec=sub, order=sc_order, known=known
+            )
         except SpecError as exc:
             raise exc.at(f"subcorpora[{sc_order}]") from None
         changed = changed or sub_changed
@@ -328,9 +404,15 @@ def phase_apply(*, task: Task, spec: PhaseSpec, phase: Phase | None = None, new:
     return phase, changed
 
 
-def subcorpus_apply(*, phase: Phase, spec: SubCorpusSpec, subcorpus: SubCorpus | None = None,
-                    new: bool = False, order: int | None = None,
-                    known: dict | None = None) -> tuple[SubCorpus, bool]:
+def subcorpus_apply(
+    *,
+    phase: Phase,
+    spec: SubCorpusSpec,
+    subcorpus: SubCorpus | None = None,
+    new: bool = False,
+    order: int | None = None,
+    known: dict | None = None,
+) -> tuple[SubCorpus, bool]:
     """Create or update a sub-corpus (dataset). A new key is read, checked and stored first.
     Returns it and whether its key or availability changed."""
     clash = SubCorpus.objects.filter(phase=phase, slug=spec.slug)
@@ -340,20 +422,27 @@ def subcorpus_apply(*, phase: Phase, spec: SubCorpusSpec, subcorpus: SubCorpus |
         subcorpus = clash.first()
         clash = clash.none()
     if clash.exists():
-        raise SpecError("name_taken", field="name", reason=(
-            f"the sub-corpus name {spec.name!r} is already used in this phase"))
+        raise SpecError(
+            "name_taken",
+            field="name",
+            reason=(f"the sub-corpus name {spec.name!r} is already used in this phase"),
+        )
     stored: StoredKey | None = None
     if isinstance(spec.key, KeyFile):
         stored = key_store(key=spec.key, task=phase.task, known=known)
     elif isinstance(spec.key, StoredKey):
         stored = spec.key
     elif subcorpus is not None and subcorpus.key_file:
-        stored = StoredKey(key_file=subcorpus.key_file, sha256=subcorpus.sha256,
-                           documents=tuple(subcorpus.documents),
-                           content_sha256=subcorpus.content_sha256)
+        stored = StoredKey(
+            key_file=subcorpus.key_file,
+            sha256=subcorpus.sha256,
+            documents=tuple(subcorpus.documents),
+            content_sha256=subcorpus.content_sha256,
+        )
     if spec.available and stored is None:
-        raise SpecError("key_required", field="key",
-                        reason="an available sub-corpus needs its gold key file")
+        raise SpecError(
+            "key_required", field="key", reason="an available sub-corpus needs its gold key file"
+        )
     if not spec.available:
         stored = None
     before = (subcorpus.available, subcorpus.sha256) if subcorpus is not None else None
@@ -375,32 +464,51 @@ def subcorpus_apply(*, phase: Phase, spec: SubCorpusSpec, subcorpus: SubCorpus |
 
 # --- what a whole spec no longer lists ----------------------------------------------------
 
+
 def _remove_unlisted(competition: Competition, *, seen: _Seen) -> tuple[str, ...]:
     """Delete the tasks, phases and sub-corpora the spec no longer lists; refuse when any of
     them holds submissions."""
     tasks = Task.objects.filter(competition=competition).exclude(pk__in=seen.tasks)
-    phases = (Phase.objects.filter(task__competition=competition).exclude(pk__in=seen.phases)
-              .select_related("task"))
-    subcorpora = (SubCorpus.objects.filter(phase__task__competition=competition)
-                  .exclude(pk__in=seen.subcorpora).select_related("phase__task"))
+    phases = (
+        Phase.objects.filter(task__competition=competition)
+        .exclude(pk__in=seen.phases)
+        .select_related("task")
+    )
+    subcorpora = (
+        SubCorpus.objects.filter(phase__task__competition=competition)
+        .exclude(pk__in=seen.subcorpora)
+        .select_related("phase__task")
+    )
     held: list[str] = []
     for phase in phases:
         if count := Submission.objects.filter(phase=phase).count():
             held.append(f"phase {phase.task.slug}/{phase.slug} ({count} submissions)")
     for subcorpus in subcorpora:
         if subcorpus.phase_id in seen.phases and (
-                count := subcorpus.files.values("submission").distinct().count()):
-            held.append(f"sub-corpus {subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
-                        f"{subcorpus.name} ({count} submissions)")
+            count := subcorpus.files.values("submission").distinct().count()
+        ):
+            held.append(
+                f"sub-corpus {subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
+                f"{subcorpus.name} ({count} submissions)"
+            )
     if held:
-        raise SpecError("held", reason=(
-            f"the file no longer lists {', '.join(held)}; removing them would delete those "
-            "submissions and their scores. Put them back in the file, or delete them in the "
-            "admin first if they are meant to go."))
-    removed = ([task.slug for task in tasks]
-               + [f"{p.task.slug}/{p.slug}" for p in phases if p.task_id in seen.tasks]
-               + [f"{sc.phase.task.slug}/{sc.phase.slug}/{sc.name}" for sc in subcorpora
-                  if sc.phase_id in seen.phases])
+        raise SpecError(
+            "held",
+            reason=(
+                f"the file no longer lists {', '.join(held)}; removing them would delete those "
+                "submissions and their scores. Put them back in the file, or delete them in the "
+                "admin first if they are meant to go."
+            ),
+        )
+    removed = (
+        [task.slug for task in tasks]
+        + [f"{p.task.slug}/{p.slug}" for p in phases if p.task_id in seen.tasks]
+        + [
+            f"{sc.phase.task.slug}/{sc.phase.slug}/{sc.name}"
+            for sc in subcorpora
+            if sc.phase_id in seen.phases
+        ]
+    )
     subcorpora.delete()
     phases.delete()
     tasks.delete()
@@ -409,8 +517,10 @@ def _remove_unlisted(competition: Competition, *, seen: _Seen) -> tuple[str, ...
 
 # --- baselines ----------------------------------------------------------------------------
 
-def baselines_apply(*, competition: Competition,
-                    baselines: tuple[BaselineSpec, ...]) -> list[Submission]:
+
+def baselines_apply(
+    *, competition: Competition, baselines: tuple[BaselineSpec, ...]
+) -> list[Submission]:
     """Submit the spec's baselines not submitted yet (same name, same phase) as runs of the
     organizers' team; raises `SpecError` naming a refused one."""
     created: list[Submission] = []
@@ -420,14 +530,22 @@ def baselines_apply(*, competition: Competition,
     for index, baseline in enumerate(baselines):
         where = f"baselines[{index}]"
         task_slug, _, phase_slug = baseline.phase.partition("/")
-        phase = Phase.objects.filter(task__competition=competition, task__slug=task_slug,
-                                     slug=phase_slug).select_related("task").first()
+        phase = (
+            Phase.objects.filter(
+                task__competition=competition, task__slug=task_slug, slug=phase_slug
+            )
+            .select_related("task")
+            .first()
+        )
         if phase is None:
-            raise SpecError("unknown_phase", field="phase", reason=(
-                f"{where}: phase {baseline.phase!r} is not defined (task/phase)"))
-        done = Submission.objects.filter(team=team, phase=phase, run_name=baseline.name,
-                                         is_baseline=True).exclude(
-            status__in=[Submission.Status.FAILED, Submission.Status.CANCELLED])
+            raise SpecError(
+                "unknown_phase",
+                field="phase",
+                reason=(f"{where}: phase {baseline.phase!r} is not defined (task/phase)"),
+            )
+        done = Submission.objects.filter(
+            team=team, phase=phase, run_name=baseline.name, is_baseline=True
+        ).exclude(status__in=[Submission.Status.FAILED, Submission.Status.CANCELLED])
         if done.exists():
             continue
         available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
@@ -437,18 +555,32 @@ def baselines_apply(*, competition: Competition,
             for label, path in baseline.files:
                 slug = subcorpus_for_name(label, available)
                 if slug is None:
-                    raise SpecError("unknown_subcorpus", field="files", reason=(
-                        f"{where}: {label!r} is not an available sub-corpus of the phase"))
+                    raise SpecError(
+                        "unknown_subcorpus",
+                        field="files",
+                        reason=(f"{where}: {label!r} is not an available sub-corpus of the phase"),
+                    )
                 handle = open(Path(path), "rb")
                 handles.append(handle)
                 uploads[slug] = File(handle, name=Path(path).name)
-            created.append(submission_create(
-                team=team, phase=phase, user=None, files=uploads, run_name=baseline.name,
-                description=baseline.description, is_baseline=True))
+            created.append(
+                submission_create(
+                    team=team,
+                    phase=phase,
+                    user=None,
+                    files=uploads,
+                    run_name=baseline.name,
+                    description=baseline.description,
+                    is_baseline=True,
+                )
+            )
         except SubmissionRejected as exc:
             details = "; ".join(str(problem) for problem in exc.problems[:5])
-            raise SpecError("baseline_refused", reason=(
-                f"{where}: baseline {baseline.name!r} was refused: {exc.message} {details}")
+            raise SpecError(
+                "baseline_refused",
+                reason=(
+                    f"{where}: baseline {baseline.name!r} was refused: {exc.message} {details}"
+                ),
             ) from None
         finally:
             for handle in handles:

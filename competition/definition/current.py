@@ -50,8 +50,10 @@ def _as_stored(part_type: type[T], /, **values: Any) -> T:
 def key_name(subcorpus: SubCorpus) -> str:
     """Where the zip download holds a sub-corpus's key."""
     file_name = PurePosixPath(subcorpus.file_name).name if subcorpus.file_name else ""
-    return (f"keys/{subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
-            f"{file_name or subcorpus.slug + '.conllua'}")
+    return (
+        f"keys/{subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
+        f"{file_name or subcorpus.slug + '.conllua'}"
+    )
 
 
 def competition_spec(*, competition: Competition) -> CompetitionSpec:
@@ -68,26 +70,61 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
                 if sc.available:
                     label = names.setdefault(sc.sha256, key_name(sc))
                     key = KeyFile(path=sc.key_path, label=label, sha256=sc.sha256)
-                subcorpora.append(_as_stored(
-                    SubCorpusSpec, name=sc.name, slug=sc.slug, available=sc.available,
-                    language=sc.language, file_name=sc.file_name, key=key))
-            phases.append(_as_stored(
-                PhaseSpec, slug=phase.slug, subcorpora=tuple(subcorpora),
-                **{name: getattr(phase, name) for name in PHASE_FIELDS}))
-        tracks = tuple(_as_stored(TrackSpec, slug=t.slug, name=t.name,
-                                  description=t.description)
-                       for t in task.tracks.order_by("order", "id"))
-        tasks.append(_as_stored(
-            TaskSpec, slug=task.slug, kind=task.kind, title=task.title,
-            description=task.description, procedure=task.procedure,
-            scorer_options=tuple(task.scorer_options), primary_metric=task.primary_metric,
-            tracks=tracks, phases=tuple(phases)))
+                subcorpora.append(
+                    _as_stored(
+                        SubCorpusSpec,
+                        name=sc.name,
+                        slug=sc.slug,
+                        available=sc.available,
+                        language=sc.language,
+                        file_name=sc.file_name,
+                        key=key,
+                    )
+                )
+            phases.append(
+                _as_stored(
+                    PhaseSpec,
+                    slug=phase.slug,
+                    subcorpora=tuple(subcorpora),
+                    **{name: getattr(phase, name) for name in PHASE_FIELDS},
+                )
+            )
+        tracks = tuple(
+            _as_stored(TrackSpec, slug=t.slug, name=t.name, description=t.description)
+            for t in task.tracks.order_by("order", "id")
+        )
+        tasks.append(
+            _as_stored(
+                TaskSpec,
+                slug=task.slug,
+                kind=task.kind,
+                title=task.title,
+                description=task.description,
+                procedure=task.procedure,
+                scorer_options=tuple(task.scorer_options),
+                primary_metric=task.primary_metric,
+                tracks=tracks,
+                phases=tuple(phases),
+            )
+        )
     return _as_stored(
-        CompetitionSpec, slug=competition.slug, title=competition.title,
-        description=competition.description, website=competition.website,
+        CompetitionSpec,
+        slug=competition.slug,
+        title=competition.title,
+        description=competition.description,
+        website=competition.website,
         organizers=tuple(sorted(competition.organizers.values_list("username", flat=True))),
         tasks=tuple(tasks),
-        card_questions=tuple(_as_stored(
-            CardQuestionSpec, slug=q.slug, text=q.text, kind=q.kind,
-            choices=tuple(q.choices), required=q.required, on_board=q.on_board)
-            for q in competition.card_questions.all()))
+        card_questions=tuple(
+            _as_stored(
+                CardQuestionSpec,
+                slug=q.slug,
+                text=q.text,
+                kind=q.kind,
+                choices=tuple(q.choices),
+                required=q.required,
+                on_board=q.on_board,
+            )
+            for q in competition.card_questions.all()
+        ),
+    )

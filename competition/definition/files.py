@@ -38,22 +38,30 @@ class DefinitionFiles:
     def fail(self, reason: str) -> DefinitionError:
         return DefinitionError(self.name, reason)
 
-    def resolve(self, relative: object, *, where: str, what: str = "file",
-                limit: int | None = None) -> Path:
+    def resolve(
+        self, relative: object, *, where: str, what: str = "file", limit: int | None = None
+    ) -> Path:
         """The regular file ``relative`` names, checked; raises `DefinitionError`."""
         if not isinstance(relative, str) or not relative.strip():
-            raise self.fail(f"{where}: expected a file path relative to the definition, "
-                            f"not {relative!r}")
+            raise self.fail(
+                f"{where}: expected a file path relative to the definition, not {relative!r}"
+            )
         text = relative.strip()
         if "\x00" in text:
             raise self.fail(f"{where}: the path {text!r} contains a NUL character")
         pure = PurePosixPath(text.replace("\\", "/"))
         windows_drive = len(text) > 1 and text[1] == ":"
         base = self.definition.parent
-        if (pure.is_absolute() or windows_drive or ".." in pure.parts
-                or not base.joinpath(*pure.parts).is_relative_to(self.root)):
-            raise self.fail(f"{where}: {text!r} points outside {self.inside} (expected a path "
-                            f"relative to the definition, inside {self.scope})")
+        if (
+            pure.is_absolute()
+            or windows_drive
+            or ".." in pure.parts
+            or not base.joinpath(*pure.parts).is_relative_to(self.root)
+        ):
+            raise self.fail(
+                f"{where}: {text!r} points outside {self.inside} (expected a path "
+                f"relative to the definition, inside {self.scope})"
+            )
         path = base
         parts = [part for part in pure.parts if part not in ("", ".")]
         for index, part in enumerate(parts):
@@ -65,8 +73,10 @@ class DefinitionFiles:
             except OSError:
                 raise self.fail(f"{where}: {what} {text} cannot be read") from None
             if stat.S_ISLNK(info.st_mode):
-                raise self.fail(f"{where}: {text!r} is or passes through a symbolic link "
-                                "(expected a regular file)")
+                raise self.fail(
+                    f"{where}: {text!r} is or passes through a symbolic link "
+                    "(expected a regular file)"
+                )
             last = index == len(parts) - 1
             if not last and not stat.S_ISDIR(info.st_mode):
                 raise self.fail(f"{where}: {what} {text} not found in {self.inside}")
@@ -75,11 +85,12 @@ class DefinitionFiles:
         if stat.S_ISDIR(info.st_mode):
             raise self.fail(f"{where}: {text!r} is a folder (expected a file)")
         if not stat.S_ISREG(info.st_mode):
-            raise self.fail(f"{where}: {text!r} is not a regular file (a device, pipe or "
-                            "socket; expected a file)")
+            raise self.fail(
+                f"{where}: {text!r} is not a regular file (a device, pipe or "
+                "socket; expected a file)"
+            )
         if limit is not None and info.st_size > limit:
-            raise self.fail(f"{where}: {text} is {info.st_size} bytes; the limit is {limit} "
-                            "bytes")
+            raise self.fail(f"{where}: {text} is {info.st_size} bytes; the limit is {limit} bytes")
         return path
 
     @property
@@ -101,8 +112,7 @@ class DefinitionFiles:
         """How a resolved file is known in ``digests``."""
         return path.relative_to(self.root).as_posix()
 
-    def read_text(self, relative: object, *, where: str, what: str = "file",
-                  limit: int) -> str:
+    def read_text(self, relative: object, *, where: str, what: str = "file", limit: int) -> str:
         """A text file the definition names: UTF-8, no NUL, at most ``limit`` bytes."""
         path = self.resolve(relative, where=where, what=what, limit=limit)
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -119,6 +129,7 @@ class DefinitionFiles:
         except UnicodeDecodeError:
             raise self.fail(f"{where}: {what} {relative} is not UTF-8 text") from None
         if "\x00" in text:
-            raise self.fail(f"{where}: {what} {relative} contains a NUL character (expected "
-                            "UTF-8 text)")
+            raise self.fail(
+                f"{where}: {what} {relative} contains a NUL character (expected UTF-8 text)"
+            )
         return text

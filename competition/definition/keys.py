@@ -34,19 +34,21 @@ from scoring.readers import FORMAT_NAMES, detect_format
 CHUNK = 1024 * 1024
 MAX_PROBLEMS_SHOWN = 3
 ZIP_MEMBERS_LIMIT = 10_000
-ZIP_CONTENT_LIMIT = 4 * 1024 ** 3
+ZIP_CONTENT_LIMIT = 4 * 1024**3
 """How much of a zip data file's members is read to compare them with the keys."""
 
 
 class KeyRefused(SpecError):
     """A gold key was refused (``field`` is always "key")."""
 
-    def __init__(self, code: str, *, reason: str, field: str | None = "key",
-                 where: str = "") -> None:
+    def __init__(
+        self, code: str, *, reason: str, field: str | None = "key", where: str = ""
+    ) -> None:
         super().__init__(code, field=field, reason=reason, where=where)
 
 
 # --- digests ------------------------------------------------------------------------------
+
 
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
@@ -77,9 +79,9 @@ def content_digest(chunks: Iterable[bytes]) -> str:
     blank lines at the end left out (a byte-order mark too). Streams, in one pass; "" for a
     file that cannot be a key (a run of blanks over `LONG_BLANKS`)."""
     digest = hashlib.sha256()
-    blank_lines = 0          # empty lines not written yet (dropped at the end of the text)
-    blanks = bytearray()     # blanks after the current line's last written byte
-    started = False          # some of the current line was written
+    blank_lines = 0  # empty lines not written yet (dropped at the end of the text)
+    blanks = bytearray()  # blanks after the current line's last written byte
+    started = False  # some of the current line was written
     for chunk in _without_bom(chunks):
         parts = chunk.split(b"\n")
         for index, part in enumerate(parts):
@@ -99,7 +101,7 @@ def content_digest(chunks: Iterable[bytes]) -> str:
                 digest.update(blanks)
                 blanks.clear()
                 digest.update(stripped)
-            blanks += part[len(stripped):]
+            blanks += part[len(stripped) :]
             if len(blanks) > LONG_BLANKS:
                 return ""
     if started:
@@ -143,8 +145,7 @@ def _key_content(subcorpus: SubCorpus) -> str:
     """The content digest of a stored key (computed once, then kept on the row)."""
     if not subcorpus.content_sha256 and subcorpus.key_file and subcorpus.key_path.is_file():
         subcorpus.content_sha256 = content_digest(_file_chunks(subcorpus.key_path))
-        SubCorpus.objects.filter(pk=subcorpus.pk).update(
-            content_sha256=subcorpus.content_sha256)
+        SubCorpus.objects.filter(pk=subcorpus.pk).update(content_sha256=subcorpus.content_sha256)
     return subcorpus.content_sha256
 
 
@@ -157,10 +158,12 @@ def _data_contents(data: PhaseDataFile) -> list[str]:
 
 # --- the rule both ways -------------------------------------------------------------------
 
+
 def key_data_clash(*, competition: Competition, content: str) -> PhaseDataFile | None:
     """A data file of the competition whose content (or a member's) is the key's."""
-    for data in (PhaseDataFile.objects.filter(phase__task__competition=competition)
-                 .select_related("phase__task")):
+    for data in PhaseDataFile.objects.filter(phase__task__competition=competition).select_related(
+        "phase__task"
+    ):
         if content in _data_contents(data):
             return data
     return None
@@ -169,8 +172,11 @@ def key_data_clash(*, competition: Competition, content: str) -> PhaseDataFile |
 def data_key_clash(*, competition: Competition, digests: list[str]) -> SubCorpus | None:
     """A gold key of the competition whose content is the data file's (or a member's)."""
     wanted = set(digests)
-    for subcorpus in (SubCorpus.objects.filter(phase__task__competition=competition)
-                      .exclude(sha256="").select_related("phase__task")):
+    for subcorpus in (
+        SubCorpus.objects.filter(phase__task__competition=competition)
+        .exclude(sha256="")
+        .select_related("phase__task")
+    ):
         if _key_content(subcorpus) in wanted:
             return subcorpus
     return None
@@ -180,13 +186,18 @@ def _refuse_data_copy(*, competition: Competition, content: str, label: str) -> 
     if competition.pk is None:  # a competition not created yet has no data files
         return
     if (data := key_data_clash(competition=competition, content=content)) is not None:
-        raise KeyRefused("key_is_data", reason=(
-            f"{label} is identical to the data file {data.file_name} of phase "
-            f"{data.phase.task.slug}/{data.phase.slug}, which participants may download; a "
-            "gold key must never be given out."))
+        raise KeyRefused(
+            "key_is_data",
+            reason=(
+                f"{label} is identical to the data file {data.file_name} of phase "
+                f"{data.phase.task.slug}/{data.phase.slug}, which participants may download; a "
+                "gold key must never be given out."
+            ),
+        )
 
 
 # --- reading and storing ------------------------------------------------------------------
+
 
 def expected_format(task: Task) -> str:
     """The format a task's keys and runs are read in (a `scoring.readers` name)."""
@@ -198,8 +209,9 @@ def _scored_alike(task: Task) -> tuple:
     return (expected_format(task), repr(validation_options(task)))
 
 
-def key_problems(path: Path, *, task: Task, label: str,
-                 documents: list[tuple[str, int]] | None = None) -> list[str]:
+def key_problems(
+    path: Path, *, task: Task, label: str, documents: list[tuple[str, int]] | None = None
+) -> list[str]:
     """What is wrong with a gold key for ``task`` (empty: nothing): its format first, then
     everything the upload validator finds in it, read as a run of the task would be (the
     key scored against itself). ``documents``, a list, receives the key's documents as the
@@ -207,12 +219,19 @@ def key_problems(path: Path, *, task: Task, label: str,
     expected = expected_format(task)
     found = detect_format(str(path))
     if found is not None and found != expected:
-        return [f"{label} is {FORMAT_NAMES[found]}, but the task {task.slug} reads "
-                f"{FORMAT_NAMES[expected]} (expected a gold key in {FORMAT_NAMES[expected]})"]
+        return [
+            f"{label} is {FORMAT_NAMES[found]}, but the task {task.slug} reads "
+            f"{FORMAT_NAMES[expected]} (expected a gold key in {FORMAT_NAMES[expected]})"
+        ]
     options = validation_options(task)
     try:
-        errors = validate_pair(str(path), str(path), options=options,
-                               max_problems=MAX_PROBLEMS_SHOWN, key_documents=documents)
+        errors = validate_pair(
+            str(path),
+            str(path),
+            options=options,
+            max_problems=MAX_PROBLEMS_SHOWN,
+            key_documents=documents,
+        )
     except ScoringInputError as exc:
         errors = [exc]
     problems = []
@@ -236,8 +255,11 @@ def key_documents(path: Path, *, task: Task, label: str) -> tuple[dict, ...]:
     except ScoringError as exc:
         raise KeyRefused("key_unreadable", reason=f"{label}: {exc}") from None
     if not documents:
-        raise KeyRefused("key_unreadable", reason=f"{label}: no document was found (expected a "
-                         f"gold key in {FORMAT_NAMES[expected_format(task)]})")
+        raise KeyRefused(
+            "key_unreadable",
+            reason=f"{label}: no document was found (expected a "
+            f"gold key in {FORMAT_NAMES[expected_format(task)]})",
+        )
     return tuple({"name": doc.name, "tokens": len(doc.tokens)} for doc in documents)
 
 
@@ -245,18 +267,26 @@ def known_keys(*, competition: Competition) -> dict[tuple, StoredKey]:
     """The competition's stored keys by (SHA-256, how their task reads them): a key met
     again for a task that reads it alike is not read again."""
     known: dict[tuple, StoredKey] = {}
-    for subcorpus in (SubCorpus.objects.filter(phase__task__competition=competition)
-                      .exclude(sha256="").exclude(key_file="").select_related("phase__task")):
+    for subcorpus in (
+        SubCorpus.objects.filter(phase__task__competition=competition)
+        .exclude(sha256="")
+        .exclude(key_file="")
+        .select_related("phase__task")
+    ):
         if not subcorpus.key_path.is_file() or not subcorpus.documents:
             continue
         known[(subcorpus.sha256, _scored_alike(subcorpus.phase.task))] = StoredKey(
-            key_file=subcorpus.key_file, sha256=subcorpus.sha256,
-            documents=tuple(subcorpus.documents), content_sha256=subcorpus.content_sha256)
+            key_file=subcorpus.key_file,
+            sha256=subcorpus.sha256,
+            documents=tuple(subcorpus.documents),
+            content_sha256=subcorpus.content_sha256,
+        )
     return known
 
 
-def key_store(*, key: KeyFile, task: Task,
-              known: dict[tuple, StoredKey] | None = None) -> StoredKey:
+def key_store(
+    *, key: KeyFile, task: Task, known: dict[tuple, StoredKey] | None = None
+) -> StoredKey:
     """Read, check and store a gold key for ``task``; raises `KeyRefused` saying what is
     wrong with it (file, line, what was expected)."""
     competition = task.competition
@@ -266,16 +296,20 @@ def key_store(*, key: KeyFile, task: Task,
         stored = known[(sha, alike)]
         content = stored.content_sha256 or content_digest(_file_chunks(key.path))
         _refuse_data_copy(competition=competition, content=content, label=key.label)
-        return StoredKey(key_file=stored.key_file, sha256=sha, documents=stored.documents,
-                         content_sha256=content)
+        return StoredKey(
+            key_file=stored.key_file, sha256=sha, documents=stored.documents, content_sha256=content
+        )
     content = content_digest(_file_chunks(key.path))
     _refuse_data_copy(competition=competition, content=content, label=key.label)
     read: list[tuple[str, int]] = []
     if problems := key_problems(key.path, task=task, label=key.label, documents=read):
         raise KeyRefused("key_unreadable", reason="; ".join(problems))
     if not read:
-        raise KeyRefused("key_unreadable", reason=f"{key.label}: no document was found "
-                         f"(expected a gold key in {FORMAT_NAMES[expected_format(task)]})")
+        raise KeyRefused(
+            "key_unreadable",
+            reason=f"{key.label}: no document was found "
+            f"(expected a gold key in {FORMAT_NAMES[expected_format(task)]})",
+        )
     documents = tuple({"name": name, "tokens": tokens} for name, tokens in read)
     stored_as = Path("keys") / f"{sha}.conllua"
     target = Path(settings.PRIVATE_ROOT) / stored_as
@@ -284,8 +318,9 @@ def key_store(*, key: KeyFile, task: Task,
         partial = target.with_name(f"{target.name}.{id(key)}.part")
         shutil.copyfile(key.path, partial)
         partial.replace(target)
-    result = StoredKey(key_file=stored_as.as_posix(), sha256=sha, documents=documents,
-                       content_sha256=content)
+    result = StoredKey(
+        key_file=stored_as.as_posix(), sha256=sha, documents=documents, content_sha256=content
+    )
     if known is not None:
         known[(sha, alike)] = result
     return result

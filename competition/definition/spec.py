@@ -36,8 +36,9 @@ class SpecError(CompetitionError):
     """A definition breaks a rule. ``field`` names its key at fault (``end``, ``kind``);
     ``reason`` says what is wrong and what was expected."""
 
-    def __init__(self, code: str, *, field: str | None = None, reason: str,
-                 where: str = "") -> None:
+    def __init__(
+        self, code: str, *, field: str | None = None, reason: str, where: str = ""
+    ) -> None:
         self.field = field
         self.where = where
         self.reason = reason
@@ -56,26 +57,34 @@ class SpecError(CompetitionError):
 
 # --- limits -------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     """How large what a definition holds may be (settings of the same names override)."""
 
-    definition_bytes: int = 1024 * 1024           # DEFINITION_MAX_BYTES: the YAML file
-    description_chars: int = 20_000               # DEFINITION_MAX_DESCRIPTION_CHARS
-    page_bytes: int = 512 * 1024                  # DEFINITION_MAX_PAGE_BYTES: one page
-    key_bytes: int = 1024 ** 3                    # KEY_MAX_UPLOAD_BYTES: one gold key
-    title_chars: int = 300                        # the models' titles
-    job_bytes: int = 32 * 1024 * 1024             # DEFINITION_JOB_BYTES: larger, a job
+    definition_bytes: int = 1024 * 1024  # DEFINITION_MAX_BYTES: the YAML file
+    description_chars: int = 20_000  # DEFINITION_MAX_DESCRIPTION_CHARS
+    page_bytes: int = 512 * 1024  # DEFINITION_MAX_PAGE_BYTES: one page
+    key_bytes: int = 1024**3  # KEY_MAX_UPLOAD_BYTES: one gold key
+    title_chars: int = 300  # the models' titles
+    job_bytes: int = 32 * 1024 * 1024  # DEFINITION_JOB_BYTES: larger, a job
 
     @classmethod
     def current(cls) -> Limits:
-        names = {"definition_bytes": "DEFINITION_MAX_BYTES",
-                 "description_chars": "DEFINITION_MAX_DESCRIPTION_CHARS",
-                 "page_bytes": "DEFINITION_MAX_PAGE_BYTES", "key_bytes": "KEY_MAX_UPLOAD_BYTES",
-                 "job_bytes": "DEFINITION_JOB_BYTES"}
+        names = {
+            "definition_bytes": "DEFINITION_MAX_BYTES",
+            "description_chars": "DEFINITION_MAX_DESCRIPTION_CHARS",
+            "page_bytes": "DEFINITION_MAX_PAGE_BYTES",
+            "key_bytes": "KEY_MAX_UPLOAD_BYTES",
+            "job_bytes": "DEFINITION_JOB_BYTES",
+        }
         default = cls()
-        return cls(**{name: int(getattr(settings, setting, getattr(default, name)))
-                      for name, setting in names.items()})
+        return cls(
+            **{
+                name: int(getattr(settings, setting, getattr(default, name)))
+                for name, setting in names.items()
+            }
+        )
 
 
 def text_check(value: str, *, key: str, limit: int, required: bool = False) -> str:
@@ -88,30 +97,41 @@ def text_check(value: str, *, key: str, limit: int, required: bool = False) -> s
     if "\x00" in value:
         raise SpecError("bad_text", field=key, reason=f"'{key}' contains a NUL character")
     if len(value) > limit:
-        raise SpecError("too_long", field=key, reason=f"'{key}' is {len(value)} characters "
-                        f"long; the limit is {limit}")
+        raise SpecError(
+            "too_long",
+            field=key,
+            reason=f"'{key}' is {len(value)} characters long; the limit is {limit}",
+        )
     return value
 
 
 def slug_check(value: str, *, key: str = "slug") -> str:
     value = text_check(value, key=key, limit=100, required=True)
     if slugify(value) != value:
-        raise SpecError("bad_slug", field=key, reason=f"'{key}' must be a URL slug "
-                        f"(lower-case letters, digits, - and _), not {value!r}")
+        raise SpecError(
+            "bad_slug",
+            field=key,
+            reason=f"'{key}' must be a URL slug "
+            f"(lower-case letters, digits, - and _), not {value!r}",
+        )
     return value
 
 
 def choice_check(value: str, choices: list[str], *, key: str) -> str:
     if value not in choices:
-        raise SpecError("bad_choice", field=key, reason=f"'{key}' is {value!r}; expected one "
-                        f"of {', '.join(choices)}")
+        raise SpecError(
+            "bad_choice",
+            field=key,
+            reason=f"'{key}' is {value!r}; expected one of {', '.join(choices)}",
+        )
     return value
 
 
 def count_check(value: Any, *, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SpecError("bad_number", field=key, reason=f"'{key}' must be a whole number >= 0, "
-                        f"not {value!r}")
+        raise SpecError(
+            "bad_number", field=key, reason=f"'{key}' must be a whole number >= 0, not {value!r}"
+        )
     return value
 
 
@@ -120,6 +140,7 @@ UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET", "__bool__": la
 
 
 # --- the parts of a competition -----------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class KeyFile:
@@ -152,8 +173,9 @@ class TrackSpec:
         limits = Limits.current()
         self.slug = slug_check(self.slug)
         self.name = text_check(self.name, key="name", limit=100, required=True)
-        self.description = text_check(self.description, key="description",
-                                      limit=limits.description_chars)
+        self.description = text_check(
+            self.description, key="description", limit=limits.description_chars
+        )
 
 
 @dataclass(slots=True)
@@ -169,15 +191,20 @@ class SubCorpusSpec:
     slug: str = ""
 
     def __post_init__(self) -> None:
-        self.name = " ".join(text_check(self.name, key="name", limit=100,
-                                        required=True).split())
+        self.name = " ".join(text_check(self.name, key="name", limit=100, required=True).split())
         self.slug = slugify(self.name)
         if not self.slug:
-            raise SpecError("bad_name", field="name", reason=f"sub-corpus name {self.name!r} "
-                            "has no letter or digit")
+            raise SpecError(
+                "bad_name",
+                field="name",
+                reason=f"sub-corpus name {self.name!r} has no letter or digit",
+            )
         if not isinstance(self.available, bool):
-            raise SpecError("bad_bool", field="available",
-                            reason=f"'available' must be true or false, not {self.available!r}")
+            raise SpecError(
+                "bad_bool",
+                field="available",
+                reason=f"'available' must be true or false, not {self.available!r}",
+            )
         self.language = text_check(self.language, key="language", limit=64)
         self.file_name = text_check(self.file_name, key="file", limit=255)
         if not self.available:
@@ -216,11 +243,19 @@ class PhaseSpec:
                     raise SpecError("required", field=key, reason="'start' is required")
                 continue
             if not isinstance(value, datetime) or value.tzinfo is None:
-                raise SpecError("bad_date", field=key, reason=f"'{key}' must be a date and "
-                                "time with a time zone, like 2021-04-01T00:00:00Z")
+                raise SpecError(
+                    "bad_date",
+                    field=key,
+                    reason=f"'{key}' must be a date and "
+                    "time with a time zone, like 2021-04-01T00:00:00Z",
+                )
         if self.end is not None and self.end < self.start:
-            raise SpecError("end_before_start", field="end", reason="'end' is before 'start' "
-                            f"({self.end.isoformat()} < {self.start.isoformat()})")
+            raise SpecError(
+                "end_before_start",
+                field="end",
+                reason="'end' is before 'start' "
+                f"({self.end.isoformat()} < {self.start.isoformat()})",
+            )
         if not self.time_zone:
             self.time_zone = AOE if self.start.utcoffset() == AOE_OFFSET else UTC
         try:
@@ -228,33 +263,42 @@ class PhaseSpec:
         except ValueError as exc:
             raise SpecError("bad_time_zone", field="time_zone", reason=str(exc)) from None
         self.leaderboard_visibility = choice_check(
-            str(self.leaderboard_visibility), list(Phase.Visibility.values), key="leaderboard")
-        self.run_details = choice_check(str(self.run_details), list(Phase.RunDetails.values),
-                                        key="run_details")
+            str(self.leaderboard_visibility), list(Phase.Visibility.values), key="leaderboard"
+        )
+        self.run_details = choice_check(
+            str(self.run_details), list(Phase.RunDetails.values), key="run_details"
+        )
         self.counts = choice_check(str(self.counts), list(Phase.Counts.values), key="counts")
-        self.missing = choice_check(str(self.missing), list(Phase.Missing.values),
-                                    key="missing")
+        self.missing = choice_check(str(self.missing), list(Phase.Missing.values), key="missing")
         if not isinstance(self.show_own_scores_when_hidden, bool):
-            raise SpecError("bad_bool", field="show_own_scores_when_hidden",
-                            reason="'show_own_scores_when_hidden' must be true or false")
+            raise SpecError(
+                "bad_bool",
+                field="show_own_scores_when_hidden",
+                reason="'show_own_scores_when_hidden' must be true or false",
+            )
         self.daily_limit = count_check(self.daily_limit, key="daily_limit")
         self.total_limit = count_check(self.total_limit, key="total_limit")
         if self.subcorpora is not None:
             seen: set[str] = set()
             for subcorpus in self.subcorpora:
                 if subcorpus.slug in seen:
-                    raise SpecError("name_taken", field="name", reason=f"sub-corpus name "
-                                    f"{subcorpus.name!r} is used twice in the phase")
+                    raise SpecError(
+                        "name_taken",
+                        field="name",
+                        reason=f"sub-corpus name {subcorpus.name!r} is used twice in the phase",
+                    )
                 seen.add(subcorpus.slug)
 
     def values(self) -> dict[str, Any]:
         """The phase's model fields this spec sets (UNSET ones left out)."""
-        return {name: getattr(self, name) for name in PHASE_FIELDS
-                if getattr(self, name) is not UNSET}
+        return {
+            name: getattr(self, name) for name in PHASE_FIELDS if getattr(self, name) is not UNSET
+        }
 
 
-PHASE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(PhaseSpec)
-                                      if f.name not in ("slug", "subcorpora"))
+PHASE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(PhaseSpec) if f.name not in ("slug", "subcorpora")
+)
 """The fields of a phase a definition sets, by their model names: the one list."""
 
 
@@ -278,23 +322,36 @@ class TaskSpec:
     def __post_init__(self) -> None:
         self.slug = slug_check(self.slug)
         if self.slug in Task.RESERVED_SLUGS:
-            raise SpecError("slug_reserved", field="slug", reason=(
-                f"the task slug {self.slug!r} is a word of the site's addresses (not one of "
-                f"{', '.join(sorted(Task.RESERVED_SLUGS))})"))
+            raise SpecError(
+                "slug_reserved",
+                field="slug",
+                reason=(
+                    f"the task slug {self.slug!r} is a word of the site's addresses (not one of "
+                    f"{', '.join(sorted(Task.RESERVED_SLUGS))})"
+                ),
+            )
         self.kind = choice_check(str(self.kind), list(Task.Kind.values), key="kind")
         self.title = text_check(self.title, key="title", limit=300, required=True)
-        self.description = text_check(self.description, key="description",
-                                      limit=Limits.current().description_chars)
+        self.description = text_check(
+            self.description, key="description", limit=Limits.current().description_chars
+        )
         self.procedure = text_check(self.procedure, key="procedure", limit=64)
         if self.scorer_options is not None:
             if isinstance(self.scorer_options, str) or not all(
-                    isinstance(word, str) for word in self.scorer_options):
-                raise SpecError("bad_scoring", field="scorer_options",
-                                reason="'scorer_options' must be a list of scorer option words")
+                isinstance(word, str) for word in self.scorer_options
+            ):
+                raise SpecError(
+                    "bad_scoring",
+                    field="scorer_options",
+                    reason="'scorer_options' must be a list of scorer option words",
+                )
             self.scorer_options = tuple(self.scorer_options)
         if self.procedure and self.scorer_options is not None:
-            raise SpecError("procedure_and_options", field="procedure",
-                            reason="give either 'procedure' or 'scorer_options', not both")
+            raise SpecError(
+                "procedure_and_options",
+                field="procedure",
+                reason="give either 'procedure' or 'scorer_options', not both",
+            )
         if not self.procedure and self.scorer_options is None:
             if self.kind in NAMED_BY_DEFAULT:
                 self.procedure = KIND_PROCEDURE[self.kind]
@@ -303,23 +360,32 @@ class TaskSpec:
         if self.procedure:  # what a task with a procedure has always recorded
             self.scorer_options = tuple(DEFAULT_OPTIONS[self.kind])
         named = self.procedure or KIND_PROCEDURE[self.kind]
-        default_primary = (PROCEDURES[named].primary_metric if named in PROCEDURES else "")
-        self.primary_metric = (text_check(self.primary_metric, key="primary_metric", limit=64)
-                               or default_primary)
-        if problem := task_scoring_check(words=self.scorer_options or (),  # (set above)
-                                         primary_metric=self.primary_metric,
-                                         procedure=self.procedure):
+        default_primary = PROCEDURES[named].primary_metric if named in PROCEDURES else ""
+        self.primary_metric = (
+            text_check(self.primary_metric, key="primary_metric", limit=64) or default_primary
+        )
+        if problem := task_scoring_check(
+            words=self.scorer_options or (),  # (set above)
+            primary_metric=self.primary_metric,
+            procedure=self.procedure,
+        ):
             raise SpecError("bad_scoring", field="scorer_options", reason=problem)
         if self.tracks is not None:
             slugs = [track.slug for track in self.tracks]
             if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
-                raise SpecError("slug_taken", field="tracks", reason=f"track slug "
-                                f"{twice[0]!r} is used twice in the task")
+                raise SpecError(
+                    "slug_taken",
+                    field="tracks",
+                    reason=f"track slug {twice[0]!r} is used twice in the task",
+                )
         if self.phases is not None:
             slugs = [phase.slug for phase in self.phases]
             if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
-                raise SpecError("slug_taken", field="phases", reason=f"phase slug "
-                                f"{twice[0]!r} is used twice in the task")
+                raise SpecError(
+                    "slug_taken",
+                    field="phases",
+                    reason=f"phase slug {twice[0]!r} is used twice in the task",
+                )
 
 
 @dataclass(slots=True)
@@ -347,12 +413,12 @@ class CardQuestionSpec:
     def __post_init__(self) -> None:
         self.slug = slug_check(self.slug)
         self.text = text_check(self.text, key="text", limit=300, required=True)
-        self.kind = choice_check(str(self.kind), ["yes_no", "choice", "text", "url"],
-                                 key="kind")
+        self.kind = choice_check(str(self.kind), ["yes_no", "choice", "text", "url"], key="kind")
         self.choices = tuple(text_check(c, key="choices", limit=100) for c in self.choices)
         if self.kind == "choice" and len([c for c in self.choices if c]) < 2:
-            raise SpecError("bad_choices", field="choices",
-                            reason="a question with choices needs at least two")
+            raise SpecError(
+                "bad_choices", field="choices", reason="a question with choices needs at least two"
+            )
 
 
 @dataclass(slots=True)
@@ -377,23 +443,33 @@ class CompetitionSpec:
     def __post_init__(self) -> None:
         limits = Limits.current()
         self.slug = slug_check(self.slug)
-        self.title = text_check(self.title, key="title", limit=limits.title_chars,
-                                required=True)
-        self.description = text_check(self.description, key="description",
-                                      limit=limits.description_chars)
+        self.title = text_check(self.title, key="title", limit=limits.title_chars, required=True)
+        self.description = text_check(
+            self.description, key="description", limit=limits.description_chars
+        )
         self.website = text_check(self.website, key="website", limit=200)
         kinds = [kind for kind, _ in CompetitionPage.Kind.choices]
         for kind, body in self.pages.items():
             if kind not in kinds:
-                raise SpecError("unknown_page", field="pages", reason=(
-                    f"unknown page {kind!r}; expected one of {', '.join(kinds)}"))
+                raise SpecError(
+                    "unknown_page",
+                    field="pages",
+                    reason=(f"unknown page {kind!r}; expected one of {', '.join(kinds)}"),
+                )
             if len(body.encode("utf-8", "surrogatepass")) > limits.page_bytes:
-                raise SpecError("too_long", field=f"pages.{kind}", reason=f"the page {kind} "
-                                f"is larger than the limit of {limits.page_bytes} bytes")
+                raise SpecError(
+                    "too_long",
+                    field=f"pages.{kind}",
+                    reason=f"the page {kind} is larger than the limit of {limits.page_bytes} bytes",
+                )
             if "\x00" in body:
-                raise SpecError("bad_text", field=f"pages.{kind}",
-                                reason=f"the page {kind} contains a NUL character")
+                raise SpecError(
+                    "bad_text",
+                    field=f"pages.{kind}",
+                    reason=f"the page {kind} contains a NUL character",
+                )
         slugs = [task.slug for task in self.tasks]
         if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
-            raise SpecError("slug_taken", field="tasks",
-                            reason=f"task slug {twice[0]!r} is used twice")
+            raise SpecError(
+                "slug_taken", field="tasks", reason=f"task slug {twice[0]!r} is used twice"
+            )

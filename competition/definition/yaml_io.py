@@ -87,8 +87,10 @@ class _Reader:
             return None
         parsed = value if isinstance(value, datetime) else parse_datetime(str(value))
         if parsed is None or parsed.tzinfo is None:
-            raise self.fail(f"'{key}' must be an ISO 8601 date and time with a time zone, "
-                            f"like 2021-04-01T00:00:00Z, not {value!r}")
+            raise self.fail(
+                f"'{key}' must be an ISO 8601 date and time with a time zone, "
+                f"like 2021-04-01T00:00:00Z, not {value!r}"
+            )
         return parsed
 
     def list(self, key: builtins.str, *, required: builtins.bool = False) -> list:
@@ -116,8 +118,11 @@ def _count_values(data: Any, *, name: str) -> None:
         item = stack.pop()
         budget -= 1
         if budget < 0:
-            raise DefinitionError(name, f"the file holds more than {MAX_VALUES} values once "
-                                  "its aliases (*name) are expanded")
+            raise DefinitionError(
+                name,
+                f"the file holds more than {MAX_VALUES} values once "
+                "its aliases (*name) are expanded",
+            )
         if isinstance(item, Mapping):
             stack.extend(item.values())
         elif isinstance(item, list):
@@ -135,8 +140,11 @@ def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> Compe
     except FileNotFoundError:
         raise DefinitionError(name, "file not found") from None
     if size > limits.definition_bytes:
-        raise DefinitionError(name, f"the definition is {size} bytes; the limit is "
-                              f"{limits.definition_bytes} bytes (name long pages as files)")
+        raise DefinitionError(
+            name,
+            f"the definition is {size} bytes; the limit is "
+            f"{limits.definition_bytes} bytes (name long pages as files)",
+        )
     raw = files.definition.read_bytes()
     try:
         text = raw.decode("utf-8")
@@ -148,25 +156,37 @@ def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> Compe
         raise DefinitionError(name, f"not valid YAML: {exc}") from None
     _count_values(data, name=name)
     top = _Reader(data, "the file", name)
-    head = {"slug": top.str("slug"), "title": top.str("title"),
-            "description": top.str("description", ""), "website": top.str("website", "")}
+    head = {
+        "slug": top.str("slug"),
+        "title": top.str("title"),
+        "description": top.str("description", ""),
+        "website": top.str("website", ""),
+    }
     if slug is not None and head["slug"] != slug:
-        raise DefinitionError(name, f"'slug' is {head['slug']!r}; this page edits {slug!r} "
-                              f"(expected slug: {slug})")
+        raise DefinitionError(
+            name, f"'slug' is {head['slug']!r}; this page edits {slug!r} (expected slug: {slug})"
+        )
     tasks = top.list("tasks", required=True)
     if not tasks:
         raise top.fail("'tasks' must list at least one task")
     pages = _pages(top, files=files, limits=limits)
     return top.build(
-        CompetitionSpec, **head,
+        CompetitionSpec,
+        **head,
         organizers=tuple(str(user) for user in top.list("organizers")),
         team_approval=top.bool("team_approval", None),
-        published=top.bool("published", None), pages=pages,
-        tasks=tuple(_task(top.at(raw_task, f"tasks[{index}]"), files=files, limits=limits)
-                    for index, raw_task in enumerate(tasks)),
-        baselines=tuple(_baseline(top.at(raw, f"baselines[{index}]"), files=files)
-                        for index, raw in enumerate(top.list("baselines"))),
-        card_questions=_card_questions(top))
+        published=top.bool("published", None),
+        pages=pages,
+        tasks=tuple(
+            _task(top.at(raw_task, f"tasks[{index}]"), files=files, limits=limits)
+            for index, raw_task in enumerate(tasks)
+        ),
+        baselines=tuple(
+            _baseline(top.at(raw, f"baselines[{index}]"), files=files)
+            for index, raw in enumerate(top.list("baselines"))
+        ),
+        card_questions=_card_questions(top),
+    )
 
 
 def _card_questions(top: _Reader) -> tuple[CardQuestionSpec, ...] | None:
@@ -179,11 +199,17 @@ def _card_questions(top: _Reader) -> tuple[CardQuestionSpec, ...] | None:
         choices = reader.raw("choices", [])
         if not isinstance(choices, list):
             raise reader.fail("'choices' must be a list")
-        questions.append(reader.build(
-            CardQuestionSpec, slug=reader.str("slug"), text=reader.str("text"),
-            kind=reader.str("kind", "text"), choices=tuple(str(c) for c in choices),
-            required=bool(reader.bool("required", False)),
-            on_board=bool(reader.bool("on_board", False))))
+        questions.append(
+            reader.build(
+                CardQuestionSpec,
+                slug=reader.str("slug"),
+                text=reader.str("text"),
+                kind=reader.str("kind", "text"),
+                choices=tuple(str(c) for c in choices),
+                required=bool(reader.bool("required", False)),
+                on_board=bool(reader.bool("on_board", False)),
+            )
+        )
     return tuple(questions)
 
 
@@ -197,40 +223,54 @@ def _pages(top: _Reader, *, files: DefinitionFiles, limits: Limits) -> dict[str,
     for kind, value in pages.data.items():
         if isinstance(value, Mapping):
             relative = pages.at(value, f"pages.{kind}").str("file")
-            bodies[str(kind)] = files.read_text(relative, where=f"pages.{kind}", what="file",
-                                                limit=limits.page_bytes)
+            bodies[str(kind)] = files.read_text(
+                relative, where=f"pages.{kind}", what="file", limit=limits.page_bytes
+            )
         elif isinstance(value, str):
             bodies[str(kind)] = value
         else:
-            raise pages.fail(f"{kind}: expected Markdown text or {{file: path}}, "
-                             f"not {type(value).__name__}")
+            raise pages.fail(
+                f"{kind}: expected Markdown text or {{file: path}}, not {type(value).__name__}"
+            )
     return bodies
 
 
 def _task(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> TaskSpec:
     options = reader.raw("scorer_options")
-    if options is not None and (not isinstance(options, list)
-                                or not all(isinstance(word, str) for word in options)):
+    if options is not None and (
+        not isinstance(options, list) or not all(isinstance(word, str) for word in options)
+    ):
         raise reader.fail("'scorer_options' must be a list of scorer option words")
     tracks = tuple(
         reader.at(raw, f"{reader.where}.tracks[{index}]").build(
-            TrackSpec, slug=_str(reader, raw, "slug", index, "tracks"),
+            TrackSpec,
+            slug=_str(reader, raw, "slug", index, "tracks"),
             name=_str(reader, raw, "name", index, "tracks"),
-            description=_str(reader, raw, "description", index, "tracks", ""))
-        for index, raw in enumerate(reader.list("tracks")))
+            description=_str(reader, raw, "description", index, "tracks", ""),
+        )
+        for index, raw in enumerate(reader.list("tracks"))
+    )
     phases = reader.list("phases", required=True)
     return reader.build(
-        TaskSpec, slug=reader.str("slug"), kind=reader.str("kind"), title=reader.str("title"),
-        description=reader.str("description", ""), procedure=reader.str("procedure", ""),
+        TaskSpec,
+        slug=reader.str("slug"),
+        kind=reader.str("kind"),
+        title=reader.str("title"),
+        description=reader.str("description", ""),
+        procedure=reader.str("procedure", ""),
         scorer_options=tuple(options) if options is not None else None,
-        primary_metric=reader.str("primary_metric", ""), tracks=tracks,
-        phases=tuple(_phase(reader.at(raw, f"{reader.where}.phases[{index}]"), files=files,
-                            limits=limits)
-                     for index, raw in enumerate(phases)))
+        primary_metric=reader.str("primary_metric", ""),
+        tracks=tracks,
+        phases=tuple(
+            _phase(reader.at(raw, f"{reader.where}.phases[{index}]"), files=files, limits=limits)
+            for index, raw in enumerate(phases)
+        ),
+    )
 
 
-def _str(reader: _Reader, raw: Any, key: str, index: int, level: str,
-         default: str | None = None) -> str:
+def _str(
+    reader: _Reader, raw: Any, key: str, index: int, level: str, default: str | None = None
+) -> str:
     return reader.at(raw, f"{reader.where}.{level}[{index}]").str(key, default)
 
 
@@ -251,11 +291,16 @@ def _phase(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> PhaseS
         else:
             values[name] = reader.str(key)
     return reader.build(
-        PhaseSpec, slug=reader.str("slug"), **values,
-        subcorpora=tuple(_subcorpus(reader.at(raw, f"{reader.where}.subcorpora[{index}]"),
-                                    files=files, limits=limits)
-                         for index, raw in enumerate(reader.list("subcorpora",
-                                                                 required=True))))
+        PhaseSpec,
+        slug=reader.str("slug"),
+        **values,
+        subcorpora=tuple(
+            _subcorpus(
+                reader.at(raw, f"{reader.where}.subcorpora[{index}]"), files=files, limits=limits
+            )
+            for index, raw in enumerate(reader.list("subcorpora", required=True))
+        ),
+    )
 
 
 def _subcorpus(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> SubCorpusSpec:
@@ -265,23 +310,39 @@ def _subcorpus(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> Su
         relative = reader.str("key")
         key = files.stored_key(relative)
         if key is None:
-            path = files.resolve(relative, where=f"{reader.where}.key", what="key file",
-                                 limit=limits.key_bytes)
-            key = KeyFile(path=path, label=PurePosixPath(relative).name or relative,
-                          sha256=files.digests.get(files.relative(path), ""))
-    return reader.build(SubCorpusSpec, name=reader.str("name"), available=available,
-                        language=reader.str("language", ""), file_name=reader.str("file", ""),
-                        key=key)
+            path = files.resolve(
+                relative, where=f"{reader.where}.key", what="key file", limit=limits.key_bytes
+            )
+            key = KeyFile(
+                path=path,
+                label=PurePosixPath(relative).name or relative,
+                sha256=files.digests.get(files.relative(path), ""),
+            )
+    return reader.build(
+        SubCorpusSpec,
+        name=reader.str("name"),
+        available=available,
+        language=reader.str("language", ""),
+        file_name=reader.str("file", ""),
+        key=key,
+    )
 
 
 def _baseline(reader: _Reader, *, files: DefinitionFiles) -> BaselineSpec:
     raw = reader.raw("files")
     if not isinstance(raw, Mapping) or not raw:
         raise reader.fail("'files' must map sub-corpus names to response files")
-    paths = tuple((str(label), files.resolve(relative, where=f"{reader.where}.files.{label}"))
-                  for label, relative in raw.items())
-    return reader.build(BaselineSpec, name=reader.str("name"), phase=reader.str("phase"),
-                        description=reader.str("description", ""), files=paths)
+    paths = tuple(
+        (str(label), files.resolve(relative, where=f"{reader.where}.files.{label}"))
+        for label, relative in raw.items()
+    )
+    return reader.build(
+        BaselineSpec,
+        name=reader.str("name"),
+        phase=reader.str("phase"),
+        description=reader.str("description", ""),
+        files=paths,
+    )
 
 
 # --- a spec written as a definition -------------------------------------------------------
@@ -325,9 +386,14 @@ def definition_data(spec: CompetitionSpec) -> dict[str, Any]:
             entry["scorer_options"] = list(task.scorer_options or ())
         entry["primary_metric"] = task.primary_metric
         if task.tracks:
-            entry["tracks"] = [{"slug": t.slug, "name": t.name,
-                                **({"description": t.description} if t.description else {})}
-                               for t in task.tracks]
+            entry["tracks"] = [
+                {
+                    "slug": t.slug,
+                    "name": t.name,
+                    **({"description": t.description} if t.description else {}),
+                }
+                for t in task.tracks
+            ]
         entry["phases"] = [_phase_data(phase) for phase in task.phases or ()]
         tasks.append(entry)
     data: dict[str, Any] = {"slug": spec.slug, "title": spec.title}
@@ -341,7 +407,14 @@ def definition_data(spec: CompetitionSpec) -> dict[str, Any]:
     data["tasks"] = tasks
     if spec.card_questions:
         data["system_card"] = [
-            {"slug": q.slug, "text": q.text, "kind": q.kind,
-             **({"choices": list(q.choices)} if q.choices else {}),
-             "required": q.required, "on_board": q.on_board} for q in spec.card_questions]
+            {
+                "slug": q.slug,
+                "text": q.text,
+                "kind": q.kind,
+                **({"choices": list(q.choices)} if q.choices else {}),
+                "required": q.required,
+                "on_board": q.on_board,
+            }
+            for q in spec.card_questions
+        ]
     return data

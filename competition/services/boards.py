@@ -61,14 +61,21 @@ def variant_columns(*, procedure: str) -> list[VariantColumn]:
     found = PROCEDURES.get(procedure) if procedure else None
     if found is None:
         return []
-    columns = [VariantColumn(mode, CONLL, found.label(mode))
-               for mode in found.modes if mode not in (TASK_MODE, EMPTY_NODES)]
+    columns = [
+        VariantColumn(mode, CONLL, found.label(mode))
+        for mode in found.modes
+        if mode not in (TASK_MODE, EMPTY_NODES)
+    ]
     own = found.options(TASK_MODE)
-    columns += [VariantColumn(TASK_MODE, name, metric_label(name))
-                for name in SUPPLEMENTARY if name in own.extra_metrics]
+    columns += [
+        VariantColumn(TASK_MODE, name, metric_label(name))
+        for name in SUPPLEMENTARY
+        if name in own.extra_metrics
+    ]
     if EMPTY_NODES in found.modes:  # CRAC 2026: the empty-node measures, last
-        columns += [VariantColumn(EMPTY_NODES, name, metric_label(name))
-                    for name in EMPTY_NODE_MEASURES]
+        columns += [
+            VariantColumn(EMPTY_NODES, name, metric_label(name)) for name in EMPTY_NODE_MEASURES
+        ]
     return columns
 
 
@@ -76,8 +83,11 @@ def board_pairs(*, primary_metric: str, procedure: str) -> tuple[tuple[str, str]
     """The (mode, metric) pairs a board shows by default: the primary metric in the task
     mode, then the variant columns."""
     pairs = [(TASK_MODE, primary_metric)]
-    pairs += [(c.mode, c.metric) for c in variant_columns(procedure=procedure)
-              if (c.mode, c.metric) not in pairs]
+    pairs += [
+        (c.mode, c.metric)
+        for c in variant_columns(procedure=procedure)
+        if (c.mode, c.metric) not in pairs
+    ]
     return tuple(pairs)
 
 
@@ -95,19 +105,24 @@ def board_entries_write(*, submission_ids: Iterable[int], models=None) -> int:
     data migration's historical models; the current ones by default.
     """
     submission_model, run_model, score_model, entry_model = models or (
-        Submission, ScoringRun, Score, BoardEntry)
+        Submission,
+        ScoringRun,
+        Score,
+        BoardEntry,
+    )
     ids = sorted(set(submission_ids))
     written = 0
     with transaction.atomic():
         for start in range(0, len(ids), CHUNK):
-            chunk = ids[start:start + CHUNK]
-            written += _write_chunk(chunk, submission_model, run_model, score_model,
-                                    entry_model)
+            chunk = ids[start : start + CHUNK]
+            written += _write_chunk(chunk, submission_model, run_model, score_model, entry_model)
         if models is None and ids:
-            phase_ids = sorted(set(submission_model.objects.filter(pk__in=ids).values_list(
-                "phase_id", flat=True)))
-            transaction.on_commit(lambda: board_entries_written.send(
-                sender=BoardEntry, phase_ids=phase_ids))
+            phase_ids = sorted(
+                set(submission_model.objects.filter(pk__in=ids).values_list("phase_id", flat=True))
+            )
+            transaction.on_commit(
+                lambda: board_entries_written.send(sender=BoardEntry, phase_ids=phase_ids)
+            )
     return written
 
 
@@ -115,11 +130,14 @@ def _write_chunk(ids, submission_model, run_model, score_model, entry_model) -> 
     tasks = {
         pk: board_pairs(primary_metric=primary, procedure=procedure)
         for pk, primary, procedure in submission_model.objects.filter(
-            pk__in=ids, status="scored").values_list(
-            "pk", "phase__task__primary_metric", "phase__task__procedure")
+            pk__in=ids, status="scored"
+        ).values_list("pk", "phase__task__primary_metric", "phase__task__procedure")
     }
-    runs = dict(run_model.objects.filter(submission_id__in=list(tasks), is_current=True)
-                .values_list("submission_id", "id"))
+    runs = dict(
+        run_model.objects.filter(submission_id__in=list(tasks), is_current=True).values_list(
+            "submission_id", "id"
+        )
+    )
     entry_model.objects.filter(submission_id__in=ids).delete()
     if not runs:
         return 0
@@ -127,16 +145,24 @@ def _write_chunk(ids, submission_model, run_model, score_model, entry_model) -> 
     metrics = {metric for sid in runs for _, metric in tasks[sid]}
     scores: dict[int, dict] = {sid: {} for sid in runs}
     rows = score_model.objects.filter(
-        run_id__in=list(runs.values()), document="", mode__in=modes, metric__in=metrics,
-    ).values_list("submission_id", "run_id", "mode", "metric", "subcorpus__slug", "recall",
-                  "precision", "f1")
+        run_id__in=list(runs.values()),
+        document="",
+        mode__in=modes,
+        metric__in=metrics,
+    ).values_list(
+        "submission_id", "run_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
+    )
     for sid, run_id, mode, metric, slug, r, p, f in rows:
         if runs.get(sid) == run_id and (mode, metric) in tasks[sid]:
             scores[sid].setdefault(mode, {}).setdefault(metric, {})[slug] = [r, p, f]
-    entry_model.objects.bulk_create([
-        entry_model(submission_id=sid, run_id=run_id, pairs=pairs_text(tasks[sid]),
-                    scores=scores[sid])
-        for sid, run_id in runs.items()])
+    entry_model.objects.bulk_create(
+        [
+            entry_model(
+                submission_id=sid, run_id=run_id, pairs=pairs_text(tasks[sid]), scores=scores[sid]
+            )
+            for sid, run_id in runs.items()
+        ]
+    )
     return len(runs)
 
 
@@ -146,5 +172,6 @@ def board_entries_refresh(*, phases: Iterable[Phase] | None = None, models=None)
     submissions = submission_model.objects.all()
     if phases is not None:
         submissions = submissions.filter(phase_id__in=[p.pk for p in phases])
-    return board_entries_write(submission_ids=submissions.values_list("pk", flat=True),
-                               models=models)
+    return board_entries_write(
+        submission_ids=submissions.values_list("pk", flat=True), models=models
+    )

@@ -59,21 +59,29 @@ def _limit(name: str, default: int) -> int:
 
 # --- download ---------------------------------------------------------------------------
 
+
 def competition_definition(*, competition: Competition) -> tuple[dict, dict[str, Path]]:
     """The competition as a definition (docs/competition-definition.md) and its keys:
     {path in the definition: stored key file}. Keys shared by several sub-corpora are
     named once."""
     spec = competition_spec(competition=competition)
-    keys = {sub.key.label: sub.key.path for task in spec.tasks for phase in task.phases or ()
-            for sub in phase.subcorpora or () if isinstance(sub.key, KeyFile)}
+    keys = {
+        sub.key.label: sub.key.path
+        for task in spec.tasks
+        for phase in task.phases or ()
+        for sub in phase.subcorpora or ()
+        if isinstance(sub.key, KeyFile)
+    }
     return definition_data(spec), keys
 
 
 def competition_definition_yaml(*, competition: Competition) -> str:
     data, _ = competition_definition(competition=competition)
-    header = (f"# {competition.title}: competition definition "
-              "(docs/competition-definition.md).\n"
-              "# The keys are in the zip download, at the paths named here.\n")
+    header = (
+        f"# {competition.title}: competition definition "
+        "(docs/competition-definition.md).\n"
+        "# The keys are in the zip download, at the paths named here.\n"
+    )
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
@@ -90,12 +98,14 @@ def competition_definition_zip(*, competition: Competition) -> bytes:
 
 # --- upload ---------------------------------------------------------------------------
 
+
 def _fail(name: str, reason: str) -> DefinitionError:
     return DefinitionError(name, reason)
 
 
-def _write(chunks: Iterator[bytes], target: Path, *, limit: int, name: str,
-           digest: bool = False) -> str:
+def _write(
+    chunks: Iterator[bytes], target: Path, *, limit: int, name: str, digest: bool = False
+) -> str:
     """Write ``chunks`` to ``target`` with a byte counter; with ``digest``, returns their
     SHA-256 (every member of a zip is hashed here, once, as it is written)."""
     size = 0
@@ -127,7 +137,7 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
 def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, str]]:
     """Check every member, then write them under ``root``; returns the definition's path
     and the SHA-256 of every member written (relative path → digest)."""
-    total_limit = _limit("DEFINITION_MAX_UNCOMPRESSED_BYTES", 2 * 1024 ** 3)
+    total_limit = _limit("DEFINITION_MAX_UNCOMPRESSED_BYTES", 2 * 1024**3)
     ratio = _limit("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
     digests: dict[str, str] = {}
     try:
@@ -139,27 +149,36 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, 
                     raise _fail(name, f"refused: {problem}")
                 total += info.file_size
                 if total > total_limit:
-                    raise _fail(name, f"refused: its uncompressed size exceeds {total_limit} "
-                                "bytes")
+                    raise _fail(name, f"refused: its uncompressed size exceeds {total_limit} bytes")
                 if info.file_size > max(info.compress_size, 1) * ratio:
-                    raise _fail(name, f"refused: {info.filename!r} is compressed more than "
-                                f"{ratio}:1")
-            definitions = [info.filename for info in members
-                           if info.filename.lower().endswith((".yaml", ".yml"))
-                           and not PurePosixPath(info.filename).name.startswith("._")
-                           and not info.filename.startswith("__MACOSX/")]
+                    raise _fail(
+                        name, f"refused: {info.filename!r} is compressed more than {ratio}:1"
+                    )
+            definitions = [
+                info.filename
+                for info in members
+                if info.filename.lower().endswith((".yaml", ".yml"))
+                and not PurePosixPath(info.filename).name.startswith("._")
+                and not info.filename.startswith("__MACOSX/")
+            ]
             if len(definitions) != 1:
                 found = ", ".join(definitions) or "none"
-                raise _fail(name, "expected exactly one .yaml file (the definition) in the "
-                            f"zip, found {found}")
+                raise _fail(
+                    name,
+                    f"expected exactly one .yaml file (the definition) in the zip, found {found}",
+                )
             for info in members:
                 parts = PurePosixPath(info.filename).parts
                 target = root.joinpath(*parts)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(info) as member:
                     digests[PurePosixPath(*parts).as_posix()] = _write(
-                        iter(partial(member.read, CHUNK), b""), target,
-                        limit=min(info.file_size, total_limit), name=name, digest=True)
+                        iter(partial(member.read, CHUNK), b""),
+                        target,
+                        limit=min(info.file_size, total_limit),
+                        name=name,
+                        digest=True,
+                    )
             return root.joinpath(*PurePosixPath(definitions[0]).parts), digests
     except zipfile.BadZipFile as exc:
         raise _fail(name, f"the zip archive cannot be read: {exc}") from None
@@ -169,25 +188,33 @@ def _current_keys(competition: Competition) -> dict[str, StoredKey]:
     """The competition's keys by the paths the download names them, so that a YAML alone may
     keep them without sending them again (and without their being read again)."""
     current: dict[str, StoredKey] = {}
-    for subcorpus in (SubCorpus.objects.filter(phase__task__competition=competition,
-                                               available=True).exclude(key_file="")
-                      .select_related("phase__task")):
+    for subcorpus in (
+        SubCorpus.objects.filter(phase__task__competition=competition, available=True)
+        .exclude(key_file="")
+        .select_related("phase__task")
+    ):
         if not subcorpus.key_path.is_file():
             continue
-        current.setdefault(key_name(subcorpus), StoredKey(
-            key_file=subcorpus.key_file, sha256=subcorpus.sha256,
-            documents=tuple(subcorpus.documents), content_sha256=subcorpus.content_sha256))
+        current.setdefault(
+            key_name(subcorpus),
+            StoredKey(
+                key_file=subcorpus.key_file,
+                sha256=subcorpus.sha256,
+                documents=tuple(subcorpus.documents),
+                content_sha256=subcorpus.content_sha256,
+            ),
+        )
     return current
 
 
-def competition_definition_upload(*, competition: Competition, upload: Upload,
-                                  progress: Callable[[str], None] | None = None
-                                  ) -> CompetitionLoad:
+def competition_definition_upload(
+    *, competition: Competition, upload: Upload, progress: Callable[[str], None] | None = None
+) -> CompetitionLoad:
     """Load an uploaded definition (YAML, or a zip of the YAML and its keys) into
     ``competition``. Raises ``DefinitionError`` naming the uploaded file and the place in it;
     nothing changes then."""
     name = PurePosixPath(upload.name.replace("\\", "/")).name
-    limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024 ** 3)
+    limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024**3)
     if upload.size is not None and upload.size > limit:
         raise _fail(name, f"larger than the limit of {limit} bytes")
     private = Path(settings.PRIVATE_ROOT)
@@ -206,12 +233,16 @@ def competition_definition_upload(*, competition: Competition, upload: Upload,
         else:
             definition = root / DEFINITION_NAME
             received.replace(definition)
-        files = DefinitionFiles(definition=definition, root=root, name=name,
-                                inside="the upload", digests=digests,
-                                stored=_current_keys(competition))
+        files = DefinitionFiles(
+            definition=definition,
+            root=root,
+            name=name,
+            inside="the upload",
+            digests=digests,
+            stored=_current_keys(competition),
+        )
         try:
-            return definition_files_load(files=files, slug=competition.slug,
-                                         progress=progress)
+            return definition_files_load(files=files, slug=competition.slug, progress=progress)
         except DefinitionError as exc:
             # Never a path of the server: the refusal names the upload and its members.
             reason = str(exc.params.get("reason", ""))
@@ -221,17 +252,19 @@ def competition_definition_upload(*, competition: Competition, upload: Upload,
 
 # --- large uploads: a job -----------------------------------------------------------------
 
+
 def definition_job_bytes() -> int:
     """Uploads larger than this are loaded by a job (DEFINITION_JOB_BYTES)."""
     return Limits.current().job_bytes
 
 
-def definition_upload_start(*, competition: Competition, upload: Upload,
-                            user=None) -> CompetitionLoad | DefinitionJob:
+def definition_upload_start(
+    *, competition: Competition, upload: Upload, user=None
+) -> CompetitionLoad | DefinitionJob:
     """Load an uploaded definition now, or, when it is large, keep it and queue a job that
     loads it (returned; the edit page shows its progress)."""
     name = PurePosixPath(upload.name.replace("\\", "/")).name
-    limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024 ** 3)
+    limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024**3)
     if upload.size is None or upload.size <= definition_job_bytes():
         return competition_definition_upload(competition=competition, upload=upload)
     if upload.size > limit:
@@ -246,8 +279,12 @@ def definition_upload_start(*, competition: Competition, upload: Upload,
         raise
     with transaction.atomic():
         job = DefinitionJob.objects.create(
-            competition=competition, file_name=name, path=(folder / "upload").as_posix(),
-            size=upload.size, created_by=user)
+            competition=competition,
+            file_name=name,
+            path=(folder / "upload").as_posix(),
+            size=upload.size,
+            created_by=user,
+        )
         definition_job_enqueue(job_id=job.pk)
     return job
 
@@ -274,7 +311,8 @@ def definition_job_run(*, job_id: int) -> str:
     progress current; returns its final status. A job already taken (a message delivered
     twice) is left alone."""
     taken = DefinitionJob.objects.filter(pk=job_id, status=DefinitionJob.Status.QUEUED).update(
-        status=DefinitionJob.Status.RUNNING, progress="Unpacking the upload")
+        status=DefinitionJob.Status.RUNNING, progress="Unpacking the upload"
+    )
     job = DefinitionJob.objects.select_related("competition").get(pk=job_id)
     if not taken:
         return job.status
@@ -288,24 +326,37 @@ def definition_job_run(*, job_id: int) -> str:
             message = subcorpus_key_job_apply(job=job, path=stored, progress=progress)
         else:
             load = competition_definition_upload(
-                competition=job.competition, upload=_StoredUpload(job.file_name, stored),
-                progress=progress)
-            audit_definition_load(load=load, actor=job.created_by,
-                                  source=f"the uploaded {job.file_name}")
-            message = "The definition was loaded." + (
-                f" Removed: {', '.join(load.removed)}." if load.removed else "") + (
-                f" {len(load.rescored)} scored submissions are being re-scored."
-                if load.rescored else "")
+                competition=job.competition,
+                upload=_StoredUpload(job.file_name, stored),
+                progress=progress,
+            )
+            audit_definition_load(
+                load=load, actor=job.created_by, source=f"the uploaded {job.file_name}"
+            )
+            message = (
+                "The definition was loaded."
+                + (f" Removed: {', '.join(load.removed)}." if load.removed else "")
+                + (
+                    f" {len(load.rescored)} scored submissions are being re-scored."
+                    if load.rescored
+                    else ""
+                )
+            )
         status = DefinitionJob.Status.DONE
     except CompetitionError as exc:
         status, message = DefinitionJob.Status.FAILED, exc.message
     except Exception:
         logger.exception("definition job %s failed", job_id)
-        status, message = DefinitionJob.Status.FAILED, (
-            f"{job.file_name}: the platform could not load it (an internal error, logged "
-            "for the site's administrators).")
+        status, message = (
+            DefinitionJob.Status.FAILED,
+            (
+                f"{job.file_name}: the platform could not load it (an internal error, logged "
+                "for the site's administrators)."
+            ),
+        )
     finally:
         shutil.rmtree(stored.parent, ignore_errors=True)
     DefinitionJob.objects.filter(pk=job_id).update(
-        status=status, message=message, progress="", finished_at=timezone.now())
+        status=status, message=message, progress="", finished_at=timezone.now()
+    )
     return status

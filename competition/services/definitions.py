@@ -23,8 +23,9 @@ from competition.errors import DefinitionError
 __all__ = ["CompetitionLoad", "competition_load", "definition_files_load"]
 
 
-def competition_load(*, path: str | Path, with_baselines: bool = True,
-                     rescore: bool = True) -> CompetitionLoad:
+def competition_load(
+    *, path: str | Path, with_baselines: bool = True, rescore: bool = True
+) -> CompetitionLoad:
     """Create or update the competition a YAML definition describes.
 
     Raises ``DefinitionError`` naming the file and the place in it that is wrong, or the
@@ -38,15 +39,21 @@ def competition_load(*, path: str | Path, with_baselines: bool = True,
     return definition_files_load(files=files, with_baselines=with_baselines, rescore=rescore)
 
 
-def definition_files_load(*, files: DefinitionFiles, with_baselines: bool = True,
-                          rescore: bool = True, slug: str | None = None,
-                          progress: Callable[[str], None] | None = None) -> CompetitionLoad:
+def definition_files_load(
+    *,
+    files: DefinitionFiles,
+    with_baselines: bool = True,
+    rescore: bool = True,
+    slug: str | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> CompetitionLoad:
     """Read the definition ``files`` holds into a spec and apply it; ``slug``: the
     competition it must be (an upload on a competition's page); ``progress`` is told what
     is being done (a job's page shows it)."""
     spec = definition_read(files, slug=slug)
     try:
-        return competition_apply(spec=spec, rescore=rescore, with_baselines=with_baselines,
-                                 progress=progress)
+        return competition_apply(
+            spec=spec, rescore=rescore, with_baselines=with_baselines, progress=progress
+        )
     except SpecError as exc:
         raise DefinitionError(files.name, exc.message) from None

@@ -69,9 +69,12 @@ def scoring_enqueue(*, submission_id: int) -> None:
     """Queue the scoring job of a submission once the current transaction commits. A broker
     that cannot be reached leaves the run marked unpublished: it says "waiting for the
     queue", and a live worker publishes it when the broker is back."""
-    _on_commit(lambda: job_queue().score(submission_id),
-               "could not queue submission %s; a worker will publish it", submission_id,
-               unpublished=True)
+    _on_commit(
+        lambda: job_queue().score(submission_id),
+        "could not queue submission %s; a worker will publish it",
+        submission_id,
+        unpublished=True,
+    )
 
 
 def scoring_publish(*, submission_id: int) -> bool:
@@ -91,8 +94,9 @@ def scoring_parts_finish_publish(*, submission_id: int, claim: str) -> bool:
     try:
         job_queue().finish_parts(submission_id, claim)
     except Exception:  # broker down: the next recovery round tries again
-        logger.info("could not send the last job of submission %s yet", submission_id,
-                    exc_info=True)
+        logger.info(
+            "could not send the last job of submission %s yet", submission_id, exc_info=True
+        )
         return False
     return True
 
@@ -110,15 +114,21 @@ def scoring_queue_empty() -> bool:
 def notification_enqueue(*, submission_id: int) -> None:
     """Queue the e-mail telling the submitter how their run ended, once the transaction
     commits. A broker that cannot be reached loses the mail, not the run."""
-    _on_commit(lambda: job_queue().notify(submission_id),
-               "could not queue the e-mail of submission %s", submission_id)
+    _on_commit(
+        lambda: job_queue().notify(submission_id),
+        "could not queue the e-mail of submission %s",
+        submission_id,
+    )
 
 
 def announcement_email_enqueue(*, announcement_id: int) -> None:
     """Queue the e-mail of an announcement once the transaction commits. A broker that
     cannot be reached loses the mail (logged), not the announcement."""
-    _on_commit(lambda: job_queue().announce(announcement_id),
-               "could not queue the e-mail of announcement %s", announcement_id)
+    _on_commit(
+        lambda: job_queue().announce(announcement_id),
+        "could not queue the e-mail of announcement %s",
+        announcement_id,
+    )
 
 
 def definition_job_enqueue(*, job_id: int) -> None:
@@ -127,16 +137,20 @@ def definition_job_enqueue(*, job_id: int) -> None:
     uploaded it returns at once and the edit page shows its progress. A broker that cannot
     be reached leaves the job waiting (its page says so; the organizers upload again)."""
     if not job_queue().runs_in_process():
-        _on_commit(lambda: job_queue().load_definition(job_id),
-                   "could not queue the definition job %s", job_id)
+        _on_commit(
+            lambda: job_queue().load_definition(job_id),
+            "could not queue the definition job %s",
+            job_id,
+        )
         return
 
     def start() -> None:
         if connections["default"].in_atomic_block:  # a test's outer transaction
             job_queue().load_definition(job_id)
             return
-        threading.Thread(target=_load_in_background, args=(job_id,), daemon=True,
-                         name="definition-in-process").start()
+        threading.Thread(
+            target=_load_in_background, args=(job_id,), daemon=True, name="definition-in-process"
+        ).start()
 
     transaction.on_commit(start)
 
@@ -150,8 +164,9 @@ def _load_in_background(job_id: int) -> None:
         connections.close_all()
 
 
-def _on_commit(send: Callable[[], None], failure: str, pk: int, *,
-               unpublished: bool = False) -> None:
+def _on_commit(
+    send: Callable[[], None], failure: str, pk: int, *, unpublished: bool = False
+) -> None:
     def attempt() -> None:
         try:
             send()
@@ -183,8 +198,9 @@ def scoring_enqueue_many(*, submission_ids: list[int]) -> None:
             for submission_id in ids:
                 job_queue().score_here(submission_id)
             return
-        threading.Thread(target=_score_in_background, args=(ids,), daemon=True,
-                         name="rescore-in-process").start()
+        threading.Thread(
+            target=_score_in_background, args=(ids,), daemon=True, name="rescore-in-process"
+        ).start()
 
     transaction.on_commit(start)
 

@@ -44,18 +44,26 @@ MAX_SHIFT_DAYS = 3660
 
 def _organizes(competition: Competition, user) -> None:
     if not user_is_organizer(competition=competition, user=user):
-        raise EditorError("not_organizer", reason=(
-            f"you do not organize {competition.title}; only its organizers may copy it"))
+        raise EditorError(
+            "not_organizer",
+            reason=(f"you do not organize {competition.title}; only its organizers may copy it"),
+        )
 
 
 def _subcorpus_copy(sub: SubCorpusSpec, *, with_keys: bool) -> SubCorpusSpec:
     """A sub-corpus for a copy: its key kept (read again from the stored file) or dropped
     (then not available until the organizers give one)."""
     if with_keys and sub.available and isinstance(sub.key, KeyFile):
-        return SubCorpusSpec(name=sub.name, language=sub.language, file_name=sub.file_name,
-                             available=True, key=sub.key)
-    return SubCorpusSpec(name=sub.name, language=sub.language, file_name=sub.file_name,
-                         available=False, key=None)
+        return SubCorpusSpec(
+            name=sub.name,
+            language=sub.language,
+            file_name=sub.file_name,
+            available=True,
+            key=sub.key,
+        )
+    return SubCorpusSpec(
+        name=sub.name, language=sub.language, file_name=sub.file_name, available=False, key=None
+    )
 
 
 def _shifted(phase: PhaseSpec, *, days: int, with_keys: bool) -> PhaseSpec:
@@ -64,53 +72,83 @@ def _shifted(phase: PhaseSpec, *, days: int, with_keys: bool) -> PhaseSpec:
     def moved(value):
         return value if value is None or value is UNSET else value + delta
 
-    return replace(phase, start=moved(phase.start), end=moved(phase.end),
-                   revealed_at=moved(phase.revealed_at),
-                   subcorpora=tuple(_subcorpus_copy(sub, with_keys=with_keys)
-                                    for sub in phase.subcorpora or ()))
+    return replace(
+        phase,
+        start=moved(phase.start),
+        end=moved(phase.end),
+        revealed_at=moved(phase.revealed_at),
+        subcorpora=tuple(
+            _subcorpus_copy(sub, with_keys=with_keys) for sub in phase.subcorpora or ()
+        ),
+    )
 
 
 def _task_copy(task: TaskSpec, *, days: int, with_keys: bool) -> TaskSpec:
     # A task with a named procedure records its kind's options: the spec takes one or the
     # other, so the copy names the procedure only, as the download does.
-    return replace(task, scorer_options=None if task.procedure else task.scorer_options,
-                   phases=tuple(_shifted(phase, days=days, with_keys=with_keys)
-                                for phase in task.phases or ()))
+    return replace(
+        task,
+        scorer_options=None if task.procedure else task.scorer_options,
+        phases=tuple(
+            _shifted(phase, days=days, with_keys=with_keys) for phase in task.phases or ()
+        ),
+    )
 
 
-def competition_clone_spec(*, source: Competition, slug: str, title: str, days: int,
-                           with_keys: bool, organizer: str = "") -> CompetitionSpec:
+def competition_clone_spec(
+    *, source: Competition, slug: str, title: str, days: int, with_keys: bool, organizer: str = ""
+) -> CompetitionSpec:
     """The spec of a draft copy of ``source``: its structure, pages and rules, phases moved
     by ``days``, keys kept or dropped. Raises `SpecError` for a bad slug or title."""
     current = competition_spec(competition=source)
-    pages = {page.kind: page.body for page in CompetitionPage.objects.filter(competition=source)
-             if page.body}
+    pages = {
+        page.kind: page.body
+        for page in CompetitionPage.objects.filter(competition=source)
+        if page.body
+    }
     rules = getattr(source, "participation_rules", None)
     organizers = tuple(sorted(set(current.organizers) | ({organizer} if organizer else set())))
     return replace(
-        current, slug=slug, title=title, organizers=organizers, pages=pages,
+        current,
+        slug=slug,
+        title=title,
+        organizers=organizers,
+        pages=pages,
         team_approval=rules.team_approval if rules is not None else False,
-        published=False, baselines=(),
-        tasks=tuple(_task_copy(task, days=days, with_keys=with_keys)
-                    for task in current.tasks))
+        published=False,
+        baselines=(),
+        tasks=tuple(_task_copy(task, days=days, with_keys=with_keys) for task in current.tasks),
+    )
 
 
-def competition_clone(*, source: Competition, user, slug: str, title: str, days: int = 0,
-                      with_keys: bool = False) -> Competition:
+def competition_clone(
+    *, source: Competition, user, slug: str, title: str, days: int = 0, with_keys: bool = False
+) -> Competition:
     """Clone ``source`` (which ``user`` organizes) as a new draft competition ``slug``.
     Raises `EditorError` naming the field at fault; nothing is written then."""
     _organizes(source, user)
     if abs(days) > MAX_SHIFT_DAYS:
-        raise EditorError("bad_shift", field="days", reason=(
-            f"the dates can move by at most {MAX_SHIFT_DAYS} days, not {days}"))
+        raise EditorError(
+            "bad_shift",
+            field="days",
+            reason=(f"the dates can move by at most {MAX_SHIFT_DAYS} days, not {days}"),
+        )
     if Competition.objects.filter(slug=slug.strip()).exists():
-        raise EditorError("slug_taken", field="slug",
-                          reason=f"the competition slug {slug.strip()!r} is already used")
+        raise EditorError(
+            "slug_taken",
+            field="slug",
+            reason=f"the competition slug {slug.strip()!r} is already used",
+        )
     try:
-        spec = competition_clone_spec(source=source, slug=slug, title=title, days=days,
-                                      with_keys=with_keys, organizer=user.username)
-        load = apply.competition_apply(spec=spec, new=True, rescore=False,
-                                       with_baselines=False)
+        spec = competition_clone_spec(
+            source=source,
+            slug=slug,
+            title=title,
+            days=days,
+            with_keys=with_keys,
+            organizer=user.username,
+        )
+        load = apply.competition_apply(spec=spec, new=True, rescore=False, with_baselines=False)
     except SpecError as exc:
         field = exc.field if exc.field in ("slug", "title") and not exc.where else None
         raise EditorError(exc.code, field=field, reason=exc.message) from None
@@ -120,19 +158,25 @@ def competition_clone(*, source: Competition, user, slug: str, title: str, days:
 
 # --- the datasets of another phase --------------------------------------------------------
 
+
 def phase_copy_sources(*, phase: Phase, user) -> list[Phase]:
     """The phases whose datasets ``user`` may copy into ``phase``: the other phases, with
     sub-corpora, of the competitions they organize."""
-    phases = (Phase.objects.exclude(pk=phase.pk).filter(subcorpora__isnull=False)
-              .select_related("task__competition").distinct()
-              .order_by("task__competition__title", "task__order", "order", "id"))
+    phases = (
+        Phase.objects.exclude(pk=phase.pk)
+        .filter(subcorpora__isnull=False)
+        .select_related("task__competition")
+        .distinct()
+        .order_by("task__competition__title", "task__order", "order", "id")
+    )
     if not user.is_staff:
         phases = phases.filter(task__competition__organizers=user)
     return list(phases)
 
 
-def phase_subcorpora_copy(*, phase: Phase, source: Phase, user,
-                          with_keys: bool = True) -> list[SubCorpus]:
+def phase_subcorpora_copy(
+    *, phase: Phase, source: Phase, user, with_keys: bool = True
+) -> list[SubCorpus]:
     """Copy the sub-corpora of ``source`` into ``phase`` (the user organizes both): each is
     added with its language, file name and (with ``with_keys``) its gold key, read and
     checked for ``phase``'s task. A name the phase already has is refused; nothing is
@@ -140,34 +184,48 @@ def phase_subcorpora_copy(*, phase: Phase, source: Phase, user,
     _organizes(phase.task.competition, user)
     _organizes(source.task.competition, user)
     if source.pk == phase.pk:
-        raise EditorError("same_phase", field="source",
-                          reason="choose another phase than this one")
+        raise EditorError("same_phase", field="source", reason="choose another phase than this one")
     have = set(phase.subcorpora.values_list("slug", flat=True))
     copies: list[SubCorpusSpec] = []
     for sc in source.subcorpora.order_by("order", "id").select_related("phase__task"):
-        key = (KeyFile(path=sc.key_path, label=key_name(sc), sha256=sc.sha256)
-               if sc.available and sc.key_file else None)
+        key = (
+            KeyFile(path=sc.key_path, label=key_name(sc), sha256=sc.sha256)
+            if sc.available and sc.key_file
+            else None
+        )
         try:
-            copy = _subcorpus_copy(SubCorpusSpec(
-                name=sc.name, available=key is not None, language=sc.language,
-                file_name=sc.file_name, key=key), with_keys=with_keys)
+            copy = _subcorpus_copy(
+                SubCorpusSpec(
+                    name=sc.name,
+                    available=key is not None,
+                    language=sc.language,
+                    file_name=sc.file_name,
+                    key=key,
+                ),
+                with_keys=with_keys,
+            )
         except SpecError as exc:
             raise EditorError(exc.code, reason=f"{sc.name}: {exc.message}") from None
         if copy.slug in have:
-            raise EditorError("name_taken", field="source", reason=(
-                f"this phase already has a sub-corpus named {sc.name}; nothing was copied"))
+            raise EditorError(
+                "name_taken",
+                field="source",
+                reason=(f"this phase already has a sub-corpus named {sc.name}; nothing was copied"),
+            )
         copies.append(copy)
     if not copies:
-        raise EditorError("nothing", field="source",
-                          reason=f"{source.title} has no sub-corpora to copy")
+        raise EditorError(
+            "nothing", field="source", reason=f"{source.title} has no sub-corpora to copy"
+        )
     known = known_keys(competition=phase.task.competition)
     saved: list[SubCorpus] = []
     start = phase.subcorpora.count()
     try:
         with transaction.atomic():
             for offset, spec in enumerate(copies):
-                subcorpus, _ = apply.subcorpus_apply(phase=phase, spec=spec, new=True,
-                                                     order=start + offset, known=known)
+                subcorpus, _ = apply.subcorpus_apply(
+                    phase=phase, spec=spec, new=True, order=start + offset, known=known
+                )
                 saved.append(subcorpus)
     except SpecError as exc:
         raise EditorError(exc.code, field="source", reason=exc.message) from None

@@ -74,8 +74,7 @@ MESSAGES: dict[str, str] = {
     "empty_file": "{name} is empty.",
     "bad_release": "The release time was not changed: {reason}",
     "data_name_taken": "The phase already has a data file named {name}.",
-    "held": "{what} holds {count_submissions}; deleting it would delete them and their "
-    "scores.",
+    "held": "{what} holds {count_submissions}; deleting it would delete them and their scores.",
     "gone": "{what} was deleted while its key was being read; nothing was changed.",
     "track_name_taken": "The task already has a track named {name!r}.",
     "track_name_required": "A track needs a name.",
@@ -120,6 +119,7 @@ def data_max_bytes() -> int:
 
 # --- competitions -----------------------------------------------------------------------
 
+
 @transaction.atomic
 def competition_create(*, slug: str, title: str, owner: str) -> Competition:
     """A new, empty draft competition owned and organized by the user named ``owner`` (staff
@@ -135,28 +135,51 @@ def competition_create(*, slug: str, title: str, owner: str) -> Competition:
     return competition
 
 
-def competition_update(*, competition: Competition, title: str, description: str = "",
-                       website: str = "") -> Competition:
-    spec = _spec(lambda: CompetitionSpec(slug=competition.slug, title=title,
-                                         description=description, website=website))
+def competition_update(
+    *, competition: Competition, title: str, description: str = "", website: str = ""
+) -> Competition:
+    spec = _spec(
+        lambda: CompetitionSpec(
+            slug=competition.slug, title=title, description=description, website=website
+        )
+    )
     return _spec(lambda: apply.competition_head_apply(spec=spec))
 
 
 # --- tasks ------------------------------------------------------------------------------
 
-def task_save(*, competition: Competition, task: Task | None = None, slug: str, kind: str,
-              title: str, description: str = "", procedure: str = "",
-              scorer_options: list[str] | None = None,
-              primary_metric: str = "") -> tuple[Task, list[Submission]]:
+
+def task_save(
+    *,
+    competition: Competition,
+    task: Task | None = None,
+    slug: str,
+    kind: str,
+    title: str,
+    description: str = "",
+    procedure: str = "",
+    scorer_options: list[str] | None = None,
+    primary_metric: str = "",
+) -> tuple[Task, list[Submission]]:
     """Create or update a task; returns it and the submissions re-scored because its
     scoring changed. Blank scoring (no procedure, no options): the kind's."""
-    spec = _spec(lambda: TaskSpec(
-        slug=slug, kind=kind, title=title, description=description, procedure=procedure,
-        scorer_options=tuple(scorer_options) if scorer_options else None,
-        primary_metric=primary_metric))
+    spec = _spec(
+        lambda: TaskSpec(
+            slug=slug,
+            kind=kind,
+            title=title,
+            description=description,
+            procedure=procedure,
+            scorer_options=tuple(scorer_options) if scorer_options else None,
+            primary_metric=primary_metric,
+        )
+    )
     with transaction.atomic():
-        saved, changed = _spec(lambda: apply.task_apply(
-            competition=competition, spec=spec, task=task, new=task is None))
+        saved, changed = _spec(
+            lambda: apply.task_apply(
+                competition=competition, spec=spec, task=task, new=task is None
+            )
+        )
     rescored: list[Submission] = []
     if changed:
         for phase in saved.phases.all():
@@ -180,8 +203,10 @@ def task_delete(*, task: Task) -> None:
 # name, description and order may change at any time; a track is removed only while no run
 # names it.
 
-def track_save(*, task: Task, track: Track | None = None, slug: str = "", name: str,
-               description: str = "") -> Track:
+
+def track_save(
+    *, task: Task, track: Track | None = None, slug: str = "", name: str, description: str = ""
+) -> Track:
     """Add a track to ``task`` (last in order), or rename an existing one. Written through
     `apply.tracks_apply` with the task's whole list, like a definition's ``tracks``."""
     name = " ".join(name.split())
@@ -199,8 +224,11 @@ def track_save(*, task: Task, track: Track | None = None, slug: str = "", name: 
         tracks = _tracks_locked(task)
         specs = [_track_spec(t) for t in tracks]
         if track is None:
-            added = _spec(lambda: TrackSpec(slug=slug.strip() or slugify(name), name=name,
-                                            description=description))
+            added = _spec(
+                lambda: TrackSpec(
+                    slug=slug.strip() or slugify(name), name=name, description=description
+                )
+            )
             specs.append(added)  # a slug already used: apply refuses it
             slug = added.slug
         else:
@@ -228,8 +256,11 @@ def track_move(*, track: Track, step: int) -> None:
         index = next(i for i, t in enumerate(tracks) if t.pk == track.pk)
         target = min(max(index + step, 0), len(tracks) - 1)
         tracks.insert(target, tracks.pop(index))
-        _spec(lambda: apply.tracks_apply(task=track.task,
-                                         tracks=tuple(_track_spec(t) for t in tracks)))
+        _spec(
+            lambda: apply.tracks_apply(
+                task=track.task, tracks=tuple(_track_spec(t) for t in tracks)
+            )
+        )
 
 
 def track_delete(*, track: Track) -> None:
@@ -237,14 +268,17 @@ def track_delete(*, track: Track) -> None:
     _held(f"The track {track.name}", track.submissions.all())
     with transaction.atomic():
         tracks = _tracks_locked(track.task)
-        _spec(lambda: apply.tracks_apply(task=track.task, tracks=tuple(
-            _track_spec(t) for t in tracks if t.pk != track.pk)))
+        _spec(
+            lambda: apply.tracks_apply(
+                task=track.task, tracks=tuple(_track_spec(t) for t in tracks if t.pk != track.pk)
+            )
+        )
 
 
 # --- phases -----------------------------------------------------------------------------
 
-def phase_save(*, task: Task, phase: Phase | None = None, slug: str,
-               **fields: Any) -> Phase:
+
+def phase_save(*, task: Task, phase: Phase | None = None, slug: str, **fields: Any) -> Phase:
     """Create or update a phase. Dates are aware datetimes (stored in UTC); ``time_zone``
     is the zone they are announced in. Keys, limits and dates may change while the phase
     holds submissions: what was submitted stays."""
@@ -252,8 +286,9 @@ def phase_save(*, task: Task, phase: Phase | None = None, slug: str,
         raise TypeError(f"unknown phase fields {sorted(unknown)}")
     spec = _spec(lambda: PhaseSpec(slug=slug, **fields))
     with transaction.atomic():
-        saved, _ = _spec(lambda: apply.phase_apply(task=task, spec=spec, phase=phase,
-                                                   new=phase is None))
+        saved, _ = _spec(
+            lambda: apply.phase_apply(task=task, spec=spec, phase=phase, new=phase is None)
+        )
     return saved
 
 
@@ -265,6 +300,7 @@ def phase_delete(*, phase: Phase) -> None:
 
 
 # --- sub-corpora and gold keys ----------------------------------------------------------
+
 
 def _receive(upload: Upload, *, limit: int, folder: Path) -> tuple[Path, int, str]:
     """Stream an upload into a new file in ``folder``; returns (path, size, sha256)."""
@@ -295,10 +331,17 @@ class SubcorpusSave:
     rescored: tuple[Submission, ...] = ()
 
 
-def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
-                   language: str = "", file_name: str = "", available: bool = True,
-                   key: Upload | None = None,
-                   actor: AbstractBaseUser | None = None) -> SubcorpusSave:
+def subcorpus_save(
+    *,
+    phase: Phase,
+    subcorpus: SubCorpus | None = None,
+    name: str,
+    language: str = "",
+    file_name: str = "",
+    available: bool = True,
+    key: Upload | None = None,
+    actor: AbstractBaseUser | None = None,
+) -> SubcorpusSave:
     """Create or update a sub-corpus (dataset). A new key is read, checked against the task
     and stored first; when it (or the sub-corpus's availability) changes the phase's scored
     runs are re-scored, and the audit log records who changed the key (``actor``)."""
@@ -306,12 +349,20 @@ def subcorpus_save(*, phase: Phase, subcorpus: SubCorpus | None = None, name: st
     try:
         key_file = None
         if key is not None and available:
-            received, _, sha = _receive(key, limit=key_max_bytes(),
-                                        folder=Path(settings.PRIVATE_ROOT) / "tmp")
+            received, _, sha = _receive(
+                key, limit=key_max_bytes(), folder=Path(settings.PRIVATE_ROOT) / "tmp"
+            )
             key_file = KeyFile(path=received, label=_label(key.name), sha256=sha)
-        return _subcorpus_write(phase=phase, subcorpus=subcorpus, name=name,
-                                language=language, file_name=file_name, available=available,
-                                key_file=key_file, actor=actor)
+        return _subcorpus_write(
+            phase=phase,
+            subcorpus=subcorpus,
+            name=name,
+            language=language,
+            file_name=file_name,
+            available=available,
+            key_file=key_file,
+            actor=actor,
+        )
     finally:
         if received is not None:
             received.unlink(missing_ok=True)
@@ -321,57 +372,98 @@ def _label(name: str) -> str:
     return PurePosixPath(name.replace("\\", "/")).name
 
 
-def _subcorpus_write(*, phase: Phase, subcorpus: SubCorpus | None, name: str, language: str,
-                     file_name: str, available: bool, key_file: KeyFile | None,
-                     actor: AbstractBaseUser | None) -> SubcorpusSave:
-    spec = _spec(lambda: SubCorpusSpec(name=name, available=available, language=language,
-                                       file_name=file_name, key=key_file))
+def _subcorpus_write(
+    *,
+    phase: Phase,
+    subcorpus: SubCorpus | None,
+    name: str,
+    language: str,
+    file_name: str,
+    available: bool,
+    key_file: KeyFile | None,
+    actor: AbstractBaseUser | None,
+) -> SubcorpusSave:
+    spec = _spec(
+        lambda: SubCorpusSpec(
+            name=name, available=available, language=language, file_name=file_name, key=key_file
+        )
+    )
     before = subcorpus.sha256 if subcorpus is not None else ""
     with transaction.atomic():
-        saved, changed = _spec(lambda: apply.subcorpus_apply(
-            phase=phase, spec=spec, subcorpus=subcorpus, new=subcorpus is None))
+        saved, changed = _spec(
+            lambda: apply.subcorpus_apply(
+                phase=phase, spec=spec, subcorpus=subcorpus, new=subcorpus is None
+            )
+        )
         if saved.sha256 != before:
-            audit_record(competition=phase.task.competition, actor=actor,
-                         action=AuditEntry.Action.KEYS_CHANGED,
-                         detail=f"{phase.task.title} › {phase.title} › {saved.name}: "
-                                + (f"key {saved.sha256[:12]}" if saved.sha256
-                                   else "key removed"))
+            audit_record(
+                competition=phase.task.competition,
+                actor=actor,
+                action=AuditEntry.Action.KEYS_CHANGED,
+                detail=f"{phase.task.title} › {phase.title} › {saved.name}: "
+                + (f"key {saved.sha256[:12]}" if saved.sha256 else "key removed"),
+            )
     rescored: tuple[Submission, ...] = ()
     if changed:
         rescored = tuple(phase_rescore(phase=phase))
     return SubcorpusSave(subcorpus=saved, rescored=rescored)
 
 
-def subcorpus_save_start(*, phase: Phase, subcorpus: SubCorpus | None = None, name: str,
-                         language: str = "", file_name: str = "", available: bool = True,
-                         key: Upload | None = None,
-                         user: AbstractBaseUser | None = None
-                         ) -> SubcorpusSave | DefinitionJob:
+def subcorpus_save_start(
+    *,
+    phase: Phase,
+    subcorpus: SubCorpus | None = None,
+    name: str,
+    language: str = "",
+    file_name: str = "",
+    available: bool = True,
+    key: Upload | None = None,
+    user: AbstractBaseUser | None = None,
+) -> SubcorpusSave | DefinitionJob:
     """`subcorpus_save`, or, for a key larger than ``DEFINITION_JOB_BYTES``, a job that reads
     and stores it outside the request (returned; the phase's edit page shows its progress).
     The form's values are checked before the job is queued; ``user`` is the job's
     ``created_by``, named by the audit log when the job changes the key."""
-    if key is None or not available or key.size is None or \
-            key.size <= Limits.current().job_bytes:
-        return subcorpus_save(phase=phase, subcorpus=subcorpus, name=name, language=language,
-                              file_name=file_name, available=available, key=key, actor=user)
+    if key is None or not available or key.size is None or key.size <= Limits.current().job_bytes:
+        return subcorpus_save(
+            phase=phase,
+            subcorpus=subcorpus,
+            name=name,
+            language=language,
+            file_name=file_name,
+            available=available,
+            key=key,
+            actor=user,
+        )
     _spec(lambda: SubCorpusSpec(name=name, language=language, file_name=file_name))
     folder = Path("jobs") / uuid.uuid4().hex
-    received, size, sha = _receive(key, limit=key_max_bytes(),
-                                   folder=Path(settings.PRIVATE_ROOT) / folder)
+    received, size, sha = _receive(
+        key, limit=key_max_bytes(), folder=Path(settings.PRIVATE_ROOT) / folder
+    )
     with transaction.atomic():
         job = DefinitionJob.objects.create(
-            competition=phase.task.competition, kind=DefinitionJob.Kind.KEY, phase=phase,
-            file_name=_label(key.name), path=(folder / received.name).as_posix(), size=size,
-            created_by=user, params={
-                "subcorpus": subcorpus.pk if subcorpus is not None else None, "name": name,
-                "language": language, "file_name": file_name, "sha256": sha})
+            competition=phase.task.competition,
+            kind=DefinitionJob.Kind.KEY,
+            phase=phase,
+            file_name=_label(key.name),
+            path=(folder / received.name).as_posix(),
+            size=size,
+            created_by=user,
+            params={
+                "subcorpus": subcorpus.pk if subcorpus is not None else None,
+                "name": name,
+                "language": language,
+                "file_name": file_name,
+                "sha256": sha,
+            },
+        )
         definition_job_enqueue(job_id=job.pk)
     return job
 
 
-def subcorpus_key_job_apply(*, job: DefinitionJob, path: Path,
-                            progress: Callable[[str], None]) -> str:
+def subcorpus_key_job_apply(
+    *, job: DefinitionJob, path: Path, progress: Callable[[str], None]
+) -> str:
     """The work of a key job (`subcorpus_save_start`): read, check and store the key, then
     save the sub-corpus; returns what the job's row says when it is done."""
     params = job.params
@@ -382,27 +474,38 @@ def subcorpus_key_job_apply(*, job: DefinitionJob, path: Path,
             raise EditorError("gone", what="The sub-corpus")
     progress(f"Reading the gold key {job.file_name}")
     saved = _subcorpus_write(
-        phase=job.phase, subcorpus=subcorpus, name=params["name"],
-        language=params.get("language", ""), file_name=params.get("file_name", ""),
-        available=True, key_file=KeyFile(path=path, label=job.file_name,
-                                         sha256=params.get("sha256", "")),
-        actor=job.created_by)
-    note = (f" {len(saved.rescored)} scored submissions are being re-scored."
-            if saved.rescored else "")
-    return (f"The key of {saved.subcorpus.name} was stored "
-            f"({len(saved.subcorpus.documents)} documents).{note}")
+        phase=job.phase,
+        subcorpus=subcorpus,
+        name=params["name"],
+        language=params.get("language", ""),
+        file_name=params.get("file_name", ""),
+        available=True,
+        key_file=KeyFile(path=path, label=job.file_name, sha256=params.get("sha256", "")),
+        actor=job.created_by,
+    )
+    note = (
+        f" {len(saved.rescored)} scored submissions are being re-scored." if saved.rescored else ""
+    )
+    return (
+        f"The key of {saved.subcorpus.name} was stored "
+        f"({len(saved.subcorpus.documents)} documents).{note}"
+    )
 
 
 def subcorpus_delete(*, subcorpus: SubCorpus) -> None:
-    _held(f"The sub-corpus {subcorpus.name}",
-          Submission.objects.filter(files__subcorpus=subcorpus).distinct())
+    _held(
+        f"The sub-corpus {subcorpus.name}",
+        Submission.objects.filter(files__subcorpus=subcorpus).distinct(),
+    )
     subcorpus.delete()
 
 
 # --- data files -------------------------------------------------------------------------
 
-def phase_data_attach(*, phase: Phase, upload: Upload, description: str = "",
-                      release_at: datetime | None = None) -> PhaseDataFile:
+
+def phase_data_attach(
+    *, phase: Phase, upload: Upload, description: str = "", release_at: datetime | None = None
+) -> PhaseDataFile:
     """Attach a file participants download from the phase page once ``release_at`` (None:
     the phase's start) has come. A file identical to a gold key of the competition is
     refused."""
@@ -415,17 +518,27 @@ def phase_data_attach(*, phase: Phase, upload: Upload, description: str = "",
         digests = file_content_digests(path)
         key = data_key_clash(competition=phase.task.competition, digests=digests)
         if key is not None:
-            raise EditorError("data_is_key", field="file", name=file_name,
-                              subcorpus=f"{key.phase.task.slug}/{key.phase.slug}/{key.name}")
+            raise EditorError(
+                "data_is_key",
+                field="file",
+                name=file_name,
+                subcorpus=f"{key.phase.task.slug}/{key.phase.slug}/{key.name}",
+            )
         stored = Path("data") / str(phase.pk) / sha[:16] / file_name
         target = private / stored
         target.parent.mkdir(parents=True, exist_ok=True)
         path.replace(target)
         try:
             return PhaseDataFile.objects.create(
-                phase=phase, file_name=file_name, description=description.strip(),
-                path=stored.as_posix(), size=size, sha256=sha, content_digests=digests,
-                release_at=release_at)
+                phase=phase,
+                file_name=file_name,
+                description=description.strip(),
+                path=stored.as_posix(),
+                size=size,
+                sha256=sha,
+                content_digests=digests,
+                release_at=release_at,
+            )
         except IntegrityError:  # a concurrent attach of the same name won
             target.unlink(missing_ok=True)
             raise EditorError("data_name_taken", field="file", name=file_name) from None
@@ -433,8 +546,9 @@ def phase_data_attach(*, phase: Phase, upload: Upload, description: str = "",
         path.unlink(missing_ok=True)
 
 
-def phase_data_update(*, data: PhaseDataFile, description: str,
-                      release_at: datetime | None) -> PhaseDataFile:
+def phase_data_update(
+    *, data: PhaseDataFile, description: str, release_at: datetime | None
+) -> PhaseDataFile:
     data.description, data.release_at = description.strip(), release_at
     data.save(update_fields=["description", "release_at"])
     return data

@@ -31,9 +31,11 @@ def submission_notify(*, submission_id: int) -> bool:
     """
     if not settings.SUBMISSION_EMAILS:
         return False
-    submission = (Submission.objects
-                  .select_related("submitted_by", "team", "phase__task__competition")
-                  .filter(pk=submission_id).first())
+    submission = (
+        Submission.objects.select_related("submitted_by", "team", "phase__task__competition")
+        .filter(pk=submission_id)
+        .first()
+    )
     if submission is None or submission.submitted_by is None:
         return False
     user = submission.submitted_by
@@ -44,8 +46,7 @@ def submission_notify(*, submission_id: int) -> bool:
         return False  # a re-scoring
     phase = submission.phase
     competition = phase.task.competition
-    url = settings.SITE_URL.rstrip("/") + reverse("competition:submission",
-                                                  args=[submission.pk])
+    url = settings.SITE_URL.rstrip("/") + reverse("competition:submission", args=[submission.pk])
     run = f"run #{submission.pk}" + (f" ({submission.run_name})" if submission.run_name else "")
     where = f"{phase.task.title}, {phase.title}"
     if submission.status == Status.SCORED:
@@ -53,15 +54,25 @@ def submission_notify(*, submission_id: int) -> bool:
         if submission_scores_visible(submission=submission, user=user):
             scores = f"Its scores are on its page:\n{url}"
         else:
-            scores = ("The leaderboard of this phase is hidden: its scores are shown when the "
-                      f"organizers reveal it. The run's page:\n{url}")
+            scores = (
+                "The leaderboard of this phase is hidden: its scores are shown when the "
+                f"organizers reveal it. The run's page:\n{url}"
+            )
         lines = [f"Team {submission.team.name}'s {run} in {where} was scored.", "", scores]
     else:
         subject = f"[{competition.title}] {run} failed"
-        counts = ("It does not count against your team's limits." if submission.platform_failure
-                  else "It counts against your team's limits.")
-        lines = [f"Team {submission.team.name}'s {run} in {where} could not be scored:", "",
-                 submission.error.strip() or "(no message)", "", counts,
-                 f"The run's page:\n{url}"]
+        counts = (
+            "It does not count against your team's limits."
+            if submission.platform_failure
+            else "It counts against your team's limits."
+        )
+        lines = [
+            f"Team {submission.team.name}'s {run} in {where} could not be scored:",
+            "",
+            submission.error.strip() or "(no message)",
+            "",
+            counts,
+            f"The run's page:\n{url}",
+        ]
     send_mail(subject, "\n".join(lines) + "\n", None, [user.email])
     return True

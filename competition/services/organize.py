@@ -28,9 +28,12 @@ def phase_rescore_start(*, phase: Phase, user=None) -> RescoreBatch:
         for pk in ids:
             submission_rescore(submission=Submission(pk=pk), queue=False)
         batch = RescoreBatch.objects.create(phase=phase, submission_ids=ids, created_by=user)
-        audit_record(competition=phase.task.competition, actor=user,
-                     action=AuditEntry.Action.RESCORE,
-                     detail=f"{phase.task.title} › {phase.title}: {len(ids)} submissions")
+        audit_record(
+            competition=phase.task.competition,
+            actor=user,
+            action=AuditEntry.Action.RESCORE,
+            detail=f"{phase.task.title} › {phase.title}: {len(ids)} submissions",
+        )
         scoring_enqueue_many(submission_ids=ids)
     return batch
 
@@ -48,8 +51,9 @@ class RescoreProgress:
 
 def rescore_progress(*, batch: RescoreBatch) -> RescoreProgress:
     """How many of the batch's submissions ended (scored, failed or cancelled) since."""
-    statuses = list(Submission.objects.filter(pk__in=batch.submission_ids)
-                    .values_list("status", flat=True))
+    statuses = list(
+        Submission.objects.filter(pk__in=batch.submission_ids).values_list("status", flat=True)
+    )
     done = sum(1 for status in statuses if status in Submission.FINAL_STATUSES)
     failed = sum(1 for status in statuses if status == Status.FAILED)
     # A submission deleted since counts as done: nothing is left to wait for.

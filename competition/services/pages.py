@@ -55,6 +55,7 @@ def _absolute(path: str) -> str:
 
 # --- pages ------------------------------------------------------------------------------
 
+
 def page_save(*, competition: Competition, kind: str, body: str, user=None) -> CompetitionPage:
     """Set the Markdown of one of the competition's pages (an empty body hides the page).
     A page is text of at most ``DEFINITION_MAX_PAGE_BYTES`` (the limit of a definition's
@@ -66,12 +67,15 @@ def page_save(*, competition: Competition, kind: str, body: str, user=None) -> C
     if len(body.encode("utf-8", "surrogatepass")) > limit or "\x00" in body:
         raise CompetitionError("page_too_large", kind=kind, limit=limit)
     page, _ = CompetitionPage.objects.update_or_create(
-        competition=competition, kind=kind,
-        defaults={"body": body, "updated_at": timezone.now(), "updated_by": user})
+        competition=competition,
+        kind=kind,
+        defaults={"body": body, "updated_at": timezone.now(), "updated_by": user},
+    )
     return page
 
 
 # --- terms ------------------------------------------------------------------------------
+
 
 def terms_accept(*, competition: Competition, user) -> TermsAcceptance | None:
     """Record that ``user`` accepts the competition's terms as they read now (once per
@@ -85,10 +89,12 @@ def terms_accept(*, competition: Competition, user) -> TermsAcceptance | None:
     try:
         with transaction.atomic():
             acceptance, _ = TermsAcceptance.objects.get_or_create(
-                competition=competition, user=user, terms_sha256=digest)
+                competition=competition, user=user, terms_sha256=digest
+            )
     except IntegrityError:  # the same user accepting twice at once
-        acceptance = TermsAcceptance.objects.get(competition=competition, user=user,
-                                                 terms_sha256=digest)
+        acceptance = TermsAcceptance.objects.get(
+            competition=competition, user=user, terms_sha256=digest
+        )
     return acceptance
 
 
@@ -99,8 +105,9 @@ def terms_check(*, competition: Competition, user, error=TeamError) -> None:
     if user is not None and not competition_visible(competition=competition, user=user):
         raise error("no_competition")
     if user is not None and terms_pending(competition=competition, user=user):
-        url = _absolute(reverse("competition:page", kwargs={"slug": competition.slug,
-                                                            "kind": "terms"}))
+        url = _absolute(
+            reverse("competition:page", kwargs={"slug": competition.slug, "kind": "terms"})
+        )
         raise error("terms_not_accepted", competition=competition.title, url=url)
 
 
@@ -112,16 +119,19 @@ def participation_check(*, team: Team, user) -> None:
     if state.status == "pending":
         raise SubmissionRejected("team_pending", team=team.name)
     if state.status == "rejected":
-        raise SubmissionRejected("team_rejected", team=team.name,
-                                 reason=state.reason or "no reason was given")
+        raise SubmissionRejected(
+            "team_rejected", team=team.name, reason=state.reason or "no reason was given"
+        )
 
 
 # --- team approval ----------------------------------------------------------------------
 
+
 def team_approval_require(*, competition: Competition, required: bool) -> ParticipationRules:
     """Turn the approval of teams on or off. Teams without a decision wait while it is on."""
     rules, _ = ParticipationRules.objects.update_or_create(
-        competition=competition, defaults={"team_approval": required})
+        competition=competition, defaults={"team_approval": required}
+    )
     return rules
 
 
@@ -129,7 +139,8 @@ def deadline_reminders_set(*, competition: Competition, enabled: bool) -> Partic
     """Turn on or off the e-mail to teams with no run 48 hours before a test phase closes
     (competition.services.reminders)."""
     rules, _ = ParticipationRules.objects.update_or_create(
-        competition=competition, defaults={"deadline_reminders": enabled})
+        competition=competition, defaults={"deadline_reminders": enabled}
+    )
     return rules
 
 
@@ -137,14 +148,23 @@ def team_decide(*, team: Team, approve: bool, reason: str = "", user=None) -> Te
     """Approve or reject a team (a rejection says why; the team sees the reason). Its members
     are told by e-mail when the decision changes (a second click sends nothing)."""
     if team.is_organizer_team:
-        raise CompetitionError("invalid_status", submission=team.name, status="organizers",
-                               expected="a participant team")
+        raise CompetitionError(
+            "invalid_status",
+            submission=team.name,
+            status="organizers",
+            expected="a participant team",
+        )
     status = TeamApproval.Status.APPROVED if approve else TeamApproval.Status.REJECTED
     before = TeamApproval.objects.filter(team=team).values_list("status", "reason").first()
     decision, _ = TeamApproval.objects.update_or_create(
-        team=team, defaults={
-            "status": status, "reason": "" if approve else reason.strip(),
-            "decided_at": timezone.now(), "decided_by": user})
+        team=team,
+        defaults={
+            "status": status,
+            "reason": "" if approve else reason.strip(),
+            "decided_at": timezone.now(),
+            "decided_by": user,
+        },
+    )
     if before != (decision.status, decision.reason):
         _team_decision_mail(team=team, decision=decision)
     return decision
@@ -171,45 +191,57 @@ def team_approval_request_mail(*, team: Team) -> None:
     competition = team.competition
     to = sorted({u.email for u in competition.organizers.exclude(email="")})
     url = _absolute(reverse("competition:organize_teams", kwargs={"slug": competition.slug}))
-    members = ", ".join(team.memberships.select_related("user")
-                        .values_list("user__username", flat=True))
+    members = ", ".join(
+        team.memberships.select_related("user").values_list("user__username", flat=True)
+    )
     _mail_on_commit(
         subject=f"[{competition.title}] team {team.name} waits for approval",
-        body=(f"The team {team.name} ({members or 'no members yet'}) registered for "
-              f"{competition.title} and waits for your approval before it may download the "
-              f"data and submit.\n\nApprove or reject it here:\n{url}\n"),
-        to=to)
+        body=(
+            f"The team {team.name} ({members or 'no members yet'}) registered for "
+            f"{competition.title} and waits for your approval before it may download the "
+            f"data and submit.\n\nApprove or reject it here:\n{url}\n"
+        ),
+        to=to,
+    )
 
 
 def _team_decision_mail(*, team: Team, decision: TeamApproval) -> None:
     competition = team.competition
-    to = sorted({m.user.email for m in team.memberships.select_related("user")
-                 if m.user.email})
+    to = sorted({m.user.email for m in team.memberships.select_related("user") if m.user.email})
     page = _absolute(reverse("competition:competition", kwargs={"slug": competition.slug}))
     if decision.status == TeamApproval.Status.APPROVED:
         subject = f"[{competition.title}] your team {team.name} is approved"
-        body = (f"The organizers of {competition.title} approved your team {team.name}: it may "
-                f"now download the data and submit runs.\n\n{page}\n")
+        body = (
+            f"The organizers of {competition.title} approved your team {team.name}: it may "
+            f"now download the data and submit runs.\n\n{page}\n"
+        )
     else:
         subject = f"[{competition.title}] your team {team.name} was not approved"
-        body = (f"The organizers of {competition.title} did not approve your team {team.name}."
-                f"\n\nTheir reason: {decision.reason or 'none was given'}\n\n"
-                f"Reply to the organizers if you think this is a mistake.\n{page}\n")
+        body = (
+            f"The organizers of {competition.title} did not approve your team {team.name}."
+            f"\n\nTheir reason: {decision.reason or 'none was given'}\n\n"
+            f"Reply to the organizers if you think this is a mistake.\n{page}\n"
+        )
     _mail_on_commit(subject=subject, body=body, to=to)
 
 
 # --- announcements ----------------------------------------------------------------------
 
-def announcement_post(*, competition: Competition, title: str, body: str,
-                      user=None) -> Announcement:
+
+def announcement_post(
+    *, competition: Competition, title: str, body: str, user=None
+) -> Announcement:
     """Publish an announcement on the competition page and queue its e-mail."""
     title = " ".join(title.split())
     if not title:
         raise CompetitionError("empty_announcement")
     with transaction.atomic():
         announcement = Announcement.objects.create(
-            competition=competition, title=title[:200],
-            body=body.replace("\r\n", "\n").strip(), created_by=user)
+            competition=competition,
+            title=title[:200],
+            body=body.replace("\r\n", "\n").strip(),
+            created_by=user,
+        )
         announcement_email_enqueue(announcement_id=announcement.pk)
     return announcement
 
@@ -219,9 +251,15 @@ def unsubscribe_token(*, competition: Competition, user) -> str:
 
 
 def unsubscribe_url(*, competition: Competition, user) -> str:
-    return _absolute(reverse("competition:unsubscribe", kwargs={
-        "slug": competition.slug,
-        "token": unsubscribe_token(competition=competition, user=user)}))
+    return _absolute(
+        reverse(
+            "competition:unsubscribe",
+            kwargs={
+                "slug": competition.slug,
+                "token": unsubscribe_token(competition=competition, user=user),
+            },
+        )
+    )
 
 
 def announcement_emails_set(*, competition: Competition, user, wanted: bool) -> None:
@@ -254,7 +292,8 @@ def announcement_email_send(*, announcement_id: int) -> int:
     """E-mail an announcement to every recipient once (a second run sends nothing); returns
     the number of mails sent."""
     claimed = Announcement.objects.filter(pk=announcement_id, emailed_at__isnull=True).update(
-        emailed_at=timezone.now())
+        emailed_at=timezone.now()
+    )
     if claimed != 1:
         return 0  # sent already, or deleted
     announcement = Announcement.objects.select_related("competition").get(pk=announcement_id)
@@ -264,15 +303,27 @@ def announcement_email_send(*, announcement_id: int) -> int:
     messages = []
     for user in announcement_recipients(competition=competition):
         unsubscribe = unsubscribe_url(competition=competition, user=user)
-        text = (f"{announcement.body}\n\n--\n{competition.title}: {page}\n"
-                f"You receive this as a member of a team of {competition.title}. "
-                f"No more announcements by e-mail: {unsubscribe}\n")
+        text = (
+            f"{announcement.body}\n\n--\n{competition.title}: {page}\n"
+            f"You receive this as a member of a team of {competition.title}. "
+            f"No more announcements by e-mail: {unsubscribe}\n"
+        )
         message = EmailMultiAlternatives(
-            subject=f"[{competition.title}] {announcement.title}", body=text, to=[user.email],
-            headers={"List-Unsubscribe": f"<{unsubscribe}>"})
-        message.attach_alternative(html_body + format_html(
-            '<hr><p><a href="{}">{}</a> · <a href="{}">No more announcements by e-mail</a></p>',
-            page, competition.title, unsubscribe), "text/html")
+            subject=f"[{competition.title}] {announcement.title}",
+            body=text,
+            to=[user.email],
+            headers={"List-Unsubscribe": f"<{unsubscribe}>"},
+        )
+        message.attach_alternative(
+            html_body
+            + format_html(
+                '<hr><p><a href="{}">{}</a> · <a href="{}">No more announcements by e-mail</a></p>',
+                page,
+                competition.title,
+                unsubscribe,
+            ),
+            "text/html",
+        )
         messages.append(message)
     try:
         sent = get_connection().send_messages(messages) if messages else 0

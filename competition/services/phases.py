@@ -13,15 +13,18 @@ from competition.services.audit import audit_record
 
 
 @transaction.atomic
-def phase_reveal(*, phase: Phase, at: datetime | None = None,
-                 actor: AbstractBaseUser | None = None) -> Phase:
+def phase_reveal(
+    *, phase: Phase, at: datetime | None = None, actor: AbstractBaseUser | None = None
+) -> Phase:
     """Show a hidden phase's leaderboard and scores from ``at`` (default: now) on."""
     phase.revealed_at = at or timezone.now()
     phase.save(update_fields=["revealed_at"])
-    audit_record(competition=phase.task.competition, actor=actor,
-                 action=AuditEntry.Action.REVEAL,
-                 detail=f"{phase.task.title} › {phase.title}, from "
-                        f"{phase.revealed_at:%Y-%m-%d %H:%M} UTC")
+    audit_record(
+        competition=phase.task.competition,
+        actor=actor,
+        action=AuditEntry.Action.REVEAL,
+        detail=f"{phase.task.title} › {phase.title}, from {phase.revealed_at:%Y-%m-%d %H:%M} UTC",
+    )
     return phase
 
 
@@ -31,6 +34,10 @@ def phase_hide(*, phase: Phase, actor: AbstractBaseUser | None = None) -> Phase:
     phase.leaderboard_visibility = Phase.Visibility.HIDDEN
     phase.revealed_at = None
     phase.save(update_fields=["leaderboard_visibility", "revealed_at"])
-    audit_record(competition=phase.task.competition, actor=actor,
-                 action=AuditEntry.Action.HIDE, detail=f"{phase.task.title} › {phase.title}")
+    audit_record(
+        competition=phase.task.competition,
+        actor=actor,
+        action=AuditEntry.Action.HIDE,
+        detail=f"{phase.task.title} › {phase.title}",
+    )
     return phase

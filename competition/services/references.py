@@ -92,9 +92,12 @@ def _table_mode(table: dict, *, at: str, where: str, phase: Phase) -> str:
     if phase.task.procedure:
         modes = list(procedure_named(phase.task.procedure).modes)
     if mode not in modes:
-        raise DefinitionError(where, f"{at}: mode {mode!r} is not a mode of the procedure "
-                              f"{phase.task.procedure or '(none)'} (expected one of "
-                              f"{', '.join(modes)})")
+        raise DefinitionError(
+            where,
+            f"{at}: mode {mode!r} is not a mode of the procedure "
+            f"{phase.task.procedure or '(none)'} (expected one of "
+            f"{', '.join(modes)})",
+        )
     return mode
 
 
@@ -103,31 +106,56 @@ def _table_track(table: dict, *, at: str, where: str, phase: Phase) -> Track | N
     tracks = {t.slug: t for t in phase.task.tracks.all()}
     if slug is None:
         if tracks:
-            raise DefinitionError(where, f"{at}: the task has tracks ({', '.join(tracks)}); "
-                                  "say which one the table ranks with 'track'")
+            raise DefinitionError(
+                where,
+                f"{at}: the task has tracks ({', '.join(tracks)}); "
+                "say which one the table ranks with 'track'",
+            )
         return None
     if str(slug) not in tracks:
-        raise DefinitionError(where, f"{at}: no track {slug!r} in {phase.task.slug} "
-                              f"(expected one of {', '.join(tracks) or 'none'})")
+        raise DefinitionError(
+            where,
+            f"{at}: no track {slug!r} in {phase.task.slug} "
+            f"(expected one of {', '.join(tracks) or 'none'})",
+        )
     return tracks[str(slug)]
 
 
-def _average_row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, mode: str,
-                 track: Track | None, scale: float) -> AverageRow:
+def _average_row(
+    raw: Any,
+    *,
+    at: str,
+    where: str,
+    phase: Phase,
+    metric: str,
+    mode: str,
+    track: Track | None,
+    scale: float,
+) -> AverageRow:
     if not isinstance(raw, dict) or not str(raw.get("team", "")).strip():
         raise DefinitionError(where, f"{at}: each row needs a team")
     if raw.get("scores") is not None:
         raise DefinitionError(where, f"{at}: an averages_only table gives 'average' alone")
     value = raw.get("average")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not math.isfinite(value) or not 0 <= value <= scale:
-        raise DefinitionError(where, f"{at}: the average {value!r} is not a score between 0 "
-                              f"and {scale:g}")
-    return AverageRow(phase=phase, metric=metric, mode=mode, track=track,
-                            team=str(raw["team"]).strip(),
-                            system=str(raw.get("system", "")).strip(),
-                            baseline=bool(raw.get("baseline", False)),
-                            average=float(value) / scale)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= scale
+    ):
+        raise DefinitionError(
+            where, f"{at}: the average {value!r} is not a score between 0 and {scale:g}"
+        )
+    return AverageRow(
+        phase=phase,
+        metric=metric,
+        mode=mode,
+        track=track,
+        team=str(raw["team"]).strip(),
+        system=str(raw.get("system", "")).strip(),
+        baseline=bool(raw.get("baseline", False)),
+        average=float(value) / scale,
+    )
 
 
 def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
@@ -164,69 +192,124 @@ def _read(path: Path) -> tuple[str, list[ReferenceRow], list[AverageRow]]:
         if not isinstance(table, dict):
             raise DefinitionError(where, f"{at}: each table must be a mapping")
         task_slug, _, phase_slug = str(table.get("phase", "")).partition("/")
-        phase = Phase.objects.filter(task__competition=competition, task__slug=task_slug,
-                                     slug=phase_slug).select_related("task").first()
+        phase = (
+            Phase.objects.filter(
+                task__competition=competition, task__slug=task_slug, slug=phase_slug
+            )
+            .select_related("task")
+            .first()
+        )
         if phase is None:
-            raise DefinitionError(where, f"{at}: no phase {table.get('phase')!r} in "
-                                  f"{competition.slug}")
+            raise DefinitionError(
+                where, f"{at}: no phase {table.get('phase')!r} in {competition.slug}"
+            )
         metric = str(table.get("metric", ""))
         if base_metric(metric) not in METRIC_ORDER:
-            raise DefinitionError(where, f"{at}: unknown metric {metric!r} (expected one of "
-                                  f"{', '.join(METRIC_ORDER)})")
+            raise DefinitionError(
+                where,
+                f"{at}: unknown metric {metric!r} (expected one of {', '.join(METRIC_ORDER)})",
+            )
         mode = _table_mode(table, at=at, where=where, phase=phase)
         track = _table_track(table, at=at, where=where, phase=phase)
         if table.get("averages_only"):
             if table.get("columns"):
                 raise DefinitionError(where, f"{at}: an averages_only table has no columns")
-            averages.extend(_average_row(raw, at=f"{at}.rows[{r}]", where=where, phase=phase,
-                                         metric=metric, mode=mode, track=track, scale=scale)
-                            for r, raw in enumerate(table.get("rows") or []))
+            averages.extend(
+                _average_row(
+                    raw,
+                    at=f"{at}.rows[{r}]",
+                    where=where,
+                    phase=phase,
+                    metric=metric,
+                    mode=mode,
+                    track=track,
+                    scale=scale,
+                )
+                for r, raw in enumerate(table.get("rows") or [])
+            )
             continue
         subcorpora = {sc.name: sc.pk for sc in phase.subcorpora.all()}
         columns = [str(name) for name in table.get("columns") or []]
         unknown = [name for name in columns if name not in subcorpora]
         if not columns or unknown:
-            raise DefinitionError(where, f"{at}: columns {unknown or columns} are not "
-                                  f"sub-corpora of {table.get('phase')} (expected names "
-                                  f"among {', '.join(subcorpora)})")
+            raise DefinitionError(
+                where,
+                f"{at}: columns {unknown or columns} are not "
+                f"sub-corpora of {table.get('phase')} (expected names "
+                f"among {', '.join(subcorpora)})",
+            )
         for r, raw in enumerate(table.get("rows") or []):
-            rows.append(_row(raw, at=f"{at}.rows[{r}]", where=where, phase=phase,
-                             metric=metric, columns=columns, subcorpora=subcorpora,
-                             scale=scale, mode=mode, track=track))
+            rows.append(
+                _row(
+                    raw,
+                    at=f"{at}.rows[{r}]",
+                    where=where,
+                    phase=phase,
+                    metric=metric,
+                    columns=columns,
+                    subcorpora=subcorpora,
+                    scale=scale,
+                    mode=mode,
+                    track=track,
+                )
+            )
     if not rows and not averages:
         raise DefinitionError(where, "the file lists no result")
     return source, rows, averages
 
 
-def _row(raw: Any, *, at: str, where: str, phase: Phase, metric: str, columns: list[str],
-         subcorpora: dict[str, int], scale: float, mode: str = Score.TASK_MODE,
-         track: Track | None = None) -> ReferenceRow:
+def _row(
+    raw: Any,
+    *,
+    at: str,
+    where: str,
+    phase: Phase,
+    metric: str,
+    columns: list[str],
+    subcorpora: dict[str, int],
+    scale: float,
+    mode: str = Score.TASK_MODE,
+    track: Track | None = None,
+) -> ReferenceRow:
     if not isinstance(raw, dict) or not str(raw.get("team", "")).strip():
         raise DefinitionError(where, f"{at}: each row needs a team")
     values = raw.get("scores")
     if not isinstance(values, list) or len(values) != len(columns):
-        raise DefinitionError(where, f"{at}: 'scores' must list {len(columns)} numbers, one "
-                              f"per column ({', '.join(columns)})")
+        raise DefinitionError(
+            where,
+            f"{at}: 'scores' must list {len(columns)} numbers, one "
+            f"per column ({', '.join(columns)})",
+        )
     numbers = []
     for value in values:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not 0 <= value <= scale or not math.isfinite(value):
-            raise DefinitionError(where, f"{at}: {value!r} is not a score between 0 and "
-                                  f"{scale:g}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not 0 <= value <= scale
+            or not math.isfinite(value)
+        ):
+            raise DefinitionError(where, f"{at}: {value!r} is not a score between 0 and {scale:g}")
         numbers.append(float(value))
     average = raw.get("average")
     if average is not None:
         mean = sum(numbers) / len(numbers)
         decimals = len(str(average).partition(".")[2])
-        if abs(round(mean, decimals) - float(average)) > 10 ** -decimals / 2 + 1e-9:
-            raise DefinitionError(where, f"{at}: the published average {average} is not the "
-                                  f"mean of the row ({mean:.4f}): check the transcription")
-    return ReferenceRow(phase=phase, metric=metric, team=str(raw["team"]).strip(),
-                        system=str(raw.get("system", "")).strip(),
-                        baseline=bool(raw.get("baseline", False)),
-                        scores={subcorpora[name]: n / scale
-                                for name, n in zip(columns, numbers)},
-                        mode=mode, track=track)
+        if abs(round(mean, decimals) - float(average)) > 10**-decimals / 2 + 1e-9:
+            raise DefinitionError(
+                where,
+                f"{at}: the published average {average} is not the "
+                f"mean of the row ({mean:.4f}): check the transcription",
+            )
+    return ReferenceRow(
+        phase=phase,
+        metric=metric,
+        team=str(raw["team"]).strip(),
+        system=str(raw.get("system", "")).strip(),
+        baseline=bool(raw.get("baseline", False)),
+        scores={subcorpora[name]: n / scale for name, n in zip(columns, numbers)},
+        mode=mode,
+        track=track,
+    )
 
 
 def reference_results_import(*, path: Path) -> list[Submission]:
@@ -237,19 +320,33 @@ def reference_results_import(*, path: Path) -> list[Submission]:
 
 
 @transaction.atomic
-def reference_rows_write(*, source: str, rows: list[ReferenceRow],
-                         averages: Sequence[AverageRow] = ()) -> list[Submission]:
+def reference_rows_write(
+    *, source: str, rows: list[ReferenceRow], averages: Sequence[AverageRow] = ()
+) -> list[Submission]:
     """Write checked reference rows (and published macro-averages) from ``source``,
     replacing what it imported before."""
     phases = {row.phase.pk for row in rows}
     Submission.objects.filter(phase_id__in=phases, is_reference=True, source=source).delete()
-    PublishedAverage.objects.filter(phase_id__in={a.phase.pk for a in averages},
-                                    source=source).delete()
-    PublishedAverage.objects.bulk_create([
-        PublishedAverage(phase=a.phase, track=a.track, mode=a.mode, metric=a.metric,
-                         team=a.team, system=a.system, is_baseline=a.baseline,
-                         average=a.average, source=source[:500], order=i)
-        for i, a in enumerate(averages)])
+    PublishedAverage.objects.filter(
+        phase_id__in={a.phase.pk for a in averages}, source=source
+    ).delete()
+    PublishedAverage.objects.bulk_create(
+        [
+            PublishedAverage(
+                phase=a.phase,
+                track=a.track,
+                mode=a.mode,
+                metric=a.metric,
+                team=a.team,
+                system=a.system,
+                is_baseline=a.baseline,
+                average=a.average,
+                source=source[:500],
+                order=i,
+            )
+            for i, a in enumerate(averages)
+        ]
+    )
     now = timezone.now()
     created: list[Submission] = []
     # one published result per phase, track, team and system: its tables' variants (modes)
@@ -263,18 +360,42 @@ def reference_rows_write(*, source: str, rows: list[ReferenceRow],
             team, _ = Team.objects.get_or_create(competition=competition, name=row.team)
             moment = row.phase.end or now
             submission = Submission.objects.create(
-                team=team, phase=row.phase, run_name=row.system, is_reference=True,
-                source=source, is_baseline=row.baseline, track=row.track,
-                status=Submission.Status.SCORED, scorer_version=PUBLISHED, created_at=moment,
-                validated_at=moment, scored_at=moment)
+                team=team,
+                phase=row.phase,
+                run_name=row.system,
+                is_reference=True,
+                source=source,
+                is_baseline=row.baseline,
+                track=row.track,
+                status=Submission.Status.SCORED,
+                scorer_version=PUBLISHED,
+                created_at=moment,
+                validated_at=moment,
+                scored_at=moment,
+            )
             run = runs[key] = ScoringRun.objects.create(
-                submission=submission, scorer_version=PUBLISHED,
-                procedure=row.phase.task.procedure, created_at=now, is_current=True)
+                submission=submission,
+                scorer_version=PUBLISHED,
+                procedure=row.phase.task.procedure,
+                created_at=now,
+                is_current=True,
+            )
             created.append(submission)
-        Score.objects.bulk_create([
-            Score(run=run, submission_id=run.submission_id, subcorpus_id=subcorpus_id,
-                  mode=row.mode, metric=row.metric, document="", recall=None,
-                  precision=None, f1=value)
-            for subcorpus_id, value in row.scores.items()])
+        Score.objects.bulk_create(
+            [
+                Score(
+                    run=run,
+                    submission_id=run.submission_id,
+                    subcorpus_id=subcorpus_id,
+                    mode=row.mode,
+                    metric=row.metric,
+                    document="",
+                    recall=None,
+                    precision=None,
+                    f1=value,
+                )
+                for subcorpus_id, value in row.scores.items()
+            ]
+        )
     board_entries_write(submission_ids=[s.pk for s in created])
     return created

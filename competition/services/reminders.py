@@ -40,18 +40,29 @@ COUNTING = (Submission.Status.SCORED, *Submission.PENDING_STATUSES)
 
 def phases_closing(*, at: datetime) -> list[Phase]:
     """Open test phases of competitions with reminders on that close within 48 hours."""
-    return list(Phase.objects.filter(
-        kind__in=TEST_KINDS, start__lte=at, end__gt=at, end__lte=at + REMINDER_BEFORE,
-        task__competition__participation_rules__deadline_reminders=True,
-    ).select_related("task__competition").order_by("end", "id"))
+    return list(
+        Phase.objects.filter(
+            kind__in=TEST_KINDS,
+            start__lte=at,
+            end__gt=at,
+            end__lte=at + REMINDER_BEFORE,
+            task__competition__participation_rules__deadline_reminders=True,
+        )
+        .select_related("task__competition")
+        .order_by("end", "id")
+    )
 
 
 def teams_without_a_run(*, phase: Phase) -> list[Team]:
     """Participant teams that may submit to ``phase`` and have no run counting there."""
-    have = (Submission.objects.filter(phase=phase, status__in=COUNTING, disqualified=False)
-            .values("team_id"))
-    teams = (Team.objects.filter(competition=phase.task.competition, is_organizer_team=False)
-             .exclude(pk__in=have).order_by("name"))
+    have = Submission.objects.filter(phase=phase, status__in=COUNTING, disqualified=False).values(
+        "team_id"
+    )
+    teams = (
+        Team.objects.filter(competition=phase.task.competition, is_organizer_team=False)
+        .exclude(pk__in=have)
+        .order_by("name")
+    )
     return [team for team in teams if team_approval_state(team=team).may_submit]
 
 
@@ -80,20 +91,35 @@ def deadline_reminders_send(*, at: datetime | None = None) -> int:
 def _remind(*, phase: Phase, team: Team) -> int:
     competition = phase.task.competition
     opted_out = AnnouncementOptOut.objects.filter(competition=competition).values("user_id")
-    members = (Membership.objects.filter(team=team).exclude(user__email="")
-               .exclude(user_id__in=opted_out).select_related("user"))
-    submit = _absolute(reverse("competition:submit", kwargs={
-        "slug": competition.slug, "task": phase.task.slug, "phase": phase.slug}))
+    members = (
+        Membership.objects.filter(team=team)
+        .exclude(user__email="")
+        .exclude(user_id__in=opted_out)
+        .select_related("user")
+    )
+    submit = _absolute(
+        reverse(
+            "competition:submit",
+            kwargs={"slug": competition.slug, "task": phase.task.slug, "phase": phase.slug},
+        )
+    )
     deadline = zone_display(phase.end, phase.time_zone)
     messages = []
     for membership in members:
         user = membership.user
         unsubscribe = unsubscribe_url(competition=competition, user=user)
-        body = (f"{phase.task.title}, {phase.title} closes on {deadline}, and your team "
-                f"{team.name} has no run in it yet. Runs are accepted until then:\n{submit}\n\n"
-                f"--\nYou receive this as a member of a team of {competition.title}. No more "
-                f"announcements or reminders by e-mail: {unsubscribe}\n")
-        messages.append(EmailMessage(
-            subject=f"[{competition.title}] {phase.title} closes on {deadline}", body=body,
-            to=[user.email], headers={"List-Unsubscribe": f"<{unsubscribe}>"}))
+        body = (
+            f"{phase.task.title}, {phase.title} closes on {deadline}, and your team "
+            f"{team.name} has no run in it yet. Runs are accepted until then:\n{submit}\n\n"
+            f"--\nYou receive this as a member of a team of {competition.title}. No more "
+            f"announcements or reminders by e-mail: {unsubscribe}\n"
+        )
+        messages.append(
+            EmailMessage(
+                subject=f"[{competition.title}] {phase.title} closes on {deadline}",
+                body=body,
+                to=[user.email],
+                headers={"List-Unsubscribe": f"<{unsubscribe}>"},
+            )
+        )
     return (get_connection().send_messages(messages) or 0) if messages else 0

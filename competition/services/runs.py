@@ -31,8 +31,9 @@ def run_link_check(*, link: str) -> str:
 
 
 @transaction.atomic
-def submission_describe(*, submission: Submission, user, run_name: str, description: str,
-                        link: str) -> Submission:
+def submission_describe(
+    *, submission: Submission, user, run_name: str, description: str, link: str
+) -> Submission:
     """Set the run's name, description and link. Its team's members and the competition's
     organizers may; the scores and the run itself are untouched."""
     competition = submission.phase.task.competition
@@ -41,7 +42,10 @@ def submission_describe(*, submission: Submission, user, run_name: str, descript
         raise CompetitionError("not_a_member", team=submission.team.name)
     link = run_link_check(link=link)
     Submission.objects.filter(pk=submission.pk).update(
-        run_name=run_name.strip()[:100], description=description.strip(), link=link,
-        updated_at=timezone.now())
+        run_name=run_name.strip()[:100],
+        description=description.strip(),
+        link=link,
+        updated_at=timezone.now(),
+    )
     submission.refresh_from_db()
     return submission

@@ -105,8 +105,9 @@ def upload_request_check(*, phase: Phase, content_length: int | None) -> None:
     files = max(1, phase.subcorpora.filter(available=True).count())
     limit = settings.SUBMISSION_MAX_UPLOAD_BYTES * files + 1024 * 1024
     if content_length > limit:
-        raise SubmissionRejected("upload_too_large", name="of this request", size=content_length,
-                                 limit=limit)
+        raise SubmissionRejected(
+            "upload_too_large", name="of this request", size=content_length, limit=limit
+        )
 
 
 def utc_day_start(at: datetime) -> datetime:
@@ -118,8 +119,9 @@ def submissions_counted(*, team: Team, phase: Phase) -> QuerySet[Submission]:
     """Submissions that count against the limits: validated, not cancelled, not failed by the
     platform, not set aside after a key change, not baselines."""
     return (
-        Submission.objects.filter(team=team, phase=phase, validated_at__isnull=False,
-                                  is_baseline=False)
+        Submission.objects.filter(
+            team=team, phase=phase, validated_at__isnull=False, is_baseline=False
+        )
         .exclude(status__in=[Status.CANCELLED, Status.REJECTED, Status.SET_ASIDE])
         .exclude(status=Status.FAILED, platform_failure=True)
     )
@@ -131,8 +133,9 @@ def submission_quota(*, team: Team, phase: Phase, at: datetime | None = None) ->
     day_start = utc_day_start(at)
     counted = submissions_counted(team=team, phase=phase)
     return Quota(
-        daily_used=counted.filter(validated_at__gte=day_start,
-                                  validated_at__lt=day_start + timedelta(days=1)).count(),
+        daily_used=counted.filter(
+            validated_at__gte=day_start, validated_at__lt=day_start + timedelta(days=1)
+        ).count(),
         daily_limit=phase.daily_limit,
         total_used=counted.count(),
         total_limit=phase.total_limit,
@@ -167,8 +170,9 @@ def _check_may_submit(*, team: Team, phase: Phase, user, is_baseline: bool, at: 
     _check_limits(team=team, phase=phase, at=at)
 
 
-def submission_precheck(*, team: Team, phase: Phase, user,
-                        at: datetime | None = None) -> SubmissionRejected | None:
+def submission_precheck(
+    *, team: Team, phase: Phase, user, at: datetime | None = None
+) -> SubmissionRejected | None:
     """Why ``user`` cannot submit to ``phase`` for ``team`` now, or None: the upload form is
     shown disabled with this reason, so nobody picks files for a run that would be refused.
     The same rules are checked again when a run arrives."""
@@ -176,11 +180,14 @@ def submission_precheck(*, team: Team, phase: Phase, user,
     if not phase.is_open(at=at):
         when = "%Y-%m-%d %H:%M UTC"
         if at < phase.start:
-            return SubmissionRejected("phase_upcoming", phase=phase.title,
-                                      start=phase.start.astimezone(UTC)
-                                      .strftime(when))
-        return SubmissionRejected("phase_ended", phase=phase.title,
-                                  end=phase.end.astimezone(UTC).strftime(when))
+            return SubmissionRejected(
+                "phase_upcoming",
+                phase=phase.title,
+                start=phase.start.astimezone(UTC).strftime(when),
+            )
+        return SubmissionRejected(
+            "phase_ended", phase=phase.title, end=phase.end.astimezone(UTC).strftime(when)
+        )
     try:
         _check_may_submit(team=team, phase=phase, user=user, is_baseline=False, at=at)
     except SubmissionRejected as exc:
@@ -188,8 +195,9 @@ def submission_precheck(*, team: Team, phase: Phase, user,
     return None
 
 
-def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
-                         subcorpora: Mapping[str, SubCorpus]) -> list[Problem]:
+def response_files_check(
+    *, phase: Phase, received: Mapping[str, ReceivedFile], subcorpora: Mapping[str, SubCorpus]
+) -> list[Problem]:
     """Validate every response file against its gold key with the scorer's own reader.
 
     Messages about the gold key's side never name the key's path or line: the team sees only
@@ -201,32 +209,44 @@ def response_files_check(*, phase: Phase, received: Mapping[str, ReceivedFile],
         logger.error("scorer options of %s are invalid: %s", phase, exc)
         raise CompetitionError("scorer_config", reason=str(exc)) from None
     files = [(slug, subcorpora[slug].key_path, response) for slug, response in received.items()]
-    found_by_slug = _validate_files(files, options=options,
-                                    empty_nodes=evaluates_empty_nodes(phase.task))
+    found_by_slug = _validate_files(
+        files, options=options, empty_nodes=evaluates_empty_nodes(phase.task)
+    )
     problems: list[Problem] = []
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
         key_path = subcorpus.key_path
         found = found_by_slug[slug]
-        file_problems = [_problem_from(error, response=response, subcorpus=subcorpus,
-                                       key_path=Path(key_path)) for error in found]
-        problems.extend(_condensed(file_problems, phase=phase, response=response,
-                                   subcorpus=subcorpus))
+        file_problems = [
+            _problem_from(error, response=response, subcorpus=subcorpus, key_path=Path(key_path))
+            for error in found
+        ]
+        problems.extend(
+            _condensed(file_problems, phase=phase, response=response, subcorpus=subcorpus)
+        )
     return problems
 
 
-def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options,
-                    empty_nodes: bool = False) -> dict:
+def _validate_files(
+    files: list[tuple[str, Path, ReceivedFile]], *, options, empty_nodes: bool = False
+) -> dict:
     """{slug: problems} of the files (slug, key path, response); with ``empty_nodes`` (a
     CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
     upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
     at once (this one and forks of it, `scoring.forked`: each reads files only, its share
     balanced by size, and sends back its problems); where this process may not fork, or a
     fork dies, its share is checked here."""
+
     def check(share) -> list[tuple[str, list]]:
-        return [(slug, _validate_file(key_path=key, response=response, options=options,
-                                      empty_nodes=empty_nodes))
-                for slug, key, response in share]
+        return [
+            (
+                slug,
+                _validate_file(
+                    key_path=key, response=response, options=options, empty_nodes=empty_nodes
+                ),
+            )
+            for slug, key, response in share
+        ]
 
     lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
     if lanes < 2 or sum(response.size for *_, response in files) < PARALLEL_FROM_BYTES:
@@ -257,17 +277,18 @@ def _validate_files(files: list[tuple[str, Path, ReceivedFile]], *, options,
 PARALLEL_FROM_BYTES = 4 * 1024 * 1024  # smaller uploads are checked here, in one process
 
 
-def _validate_file(*, key_path, response: ReceivedFile, options,
-                   empty_nodes: bool = False) -> list:
+def _validate_file(*, key_path, response: ReceivedFile, options, empty_nodes: bool = False) -> list:
     """The problems of one response file. The reading stops at the document of the first
     problem; only when that one is not fatal (a wrong format, a NUL byte, no documents:
     everything after it would only repeat it) is the file read again for the list of its
     problems. A file without problems is read once, as before; with ``empty_nodes`` its
     empty nodes are then read by the CRAC 2026 measures' reader."""
+
     def problems(most: int) -> list:
         try:
-            return validate_pair(str(key_path), str(response.path), options=options,
-                                 max_problems=most)
+            return validate_pair(
+                str(key_path), str(response.path), options=options, max_problems=most
+            )
         except ScoringInputError as exc:  # a reader may raise instead of returning
             return [exc]
 
@@ -296,11 +317,21 @@ _CLI_ADVICE = (
 )
 
 # After one of these, the rest of a file's problems only repeat it.
-FATAL_CODES = frozenset({
-    "wrong_format", "unsupported_format", "unreadable", "empty_file", "encoding",
-    "undecodable", "nul_character", "tokens_before_newdoc", "no_newdoc",
-    "bad_columns_header", "columns",
-})
+FATAL_CODES = frozenset(
+    {
+        "wrong_format",
+        "unsupported_format",
+        "unreadable",
+        "empty_file",
+        "encoding",
+        "undecodable",
+        "nul_character",
+        "tokens_before_newdoc",
+        "no_newdoc",
+        "bad_columns_header",
+        "columns",
+    }
+)
 SAME_CODE_SHOWN = 3  # then "and N more like these"
 SPLIT_WORDS = {"dev": "development", "train": "training", "test": "test"}
 
@@ -318,8 +349,9 @@ def _split_of(text: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _wrong_split(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
-                 subcorpus: SubCorpus) -> Problem | None:
+def _wrong_split(
+    problems: list[Problem], *, phase: Phase, response: ReceivedFile, subcorpus: SubCorpus
+) -> Problem | None:
     """A file of another split (a ``_dev`` file sent to a test phase): its documents are all
     missing and all extra. Say so, instead of listing document names."""
     codes = {problem.code for problem in problems}
@@ -331,15 +363,22 @@ def _wrong_split(problems: list[Problem], *, phase: Phase, response: ReceivedFil
     if sent is None or sent == expected:
         return None
     return Problem(
-        file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+        file=response.original_name,
+        subcorpus=subcorpus.name,
+        document=None,
+        line=None,
         code="wrong_split",
-        message=(f"this looks like a {SPLIT_WORDS[sent]} file, but the phase {phase.title} "
-                 f"scores the {SPLIT_WORDS[expected]} documents of {subcorpus.name}: upload "
-                 f"your system's output on the {SPLIT_WORDS[expected]} input."))
+        message=(
+            f"this looks like a {SPLIT_WORDS[sent]} file, but the phase {phase.title} "
+            f"scores the {SPLIT_WORDS[expected]} documents of {subcorpus.name}: upload "
+            f"your system's output on the {SPLIT_WORDS[expected]} input."
+        ),
+    )
 
 
-def _other_subcorpus(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
-                     subcorpus: SubCorpus) -> Problem | None:
+def _other_subcorpus(
+    problems: list[Problem], *, phase: Phase, response: ReceivedFile, subcorpus: SubCorpus
+) -> Problem | None:
     """A file given for one sub-corpus whose name says another (``AMI.CONLLUA`` in the LIGHT
     field) and whose documents are all wrong: say which file goes where."""
     codes = {problem.code for problem in problems}
@@ -350,25 +389,37 @@ def _other_subcorpus(problems: list[Problem], *, phase: Phase, response: Receive
     named = subcorpus_for_name(response.original_name, others)
     if named is not None and named != subcorpus.slug:
         return Problem(
-            file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+            file=response.original_name,
+            subcorpus=subcorpus.name,
+            document=None,
+            line=None,
             code="other_subcorpus",
-            message=(f"this file's name says {others[named]}, but it was given for "
-                     f"{subcorpus.name} and holds none of its documents: give each "
-                     "sub-corpus its own file."))
-    held = dataset_for_documents(file_newdoc_ids(response.path),
-                                 subcorpus_documents(available))
+            message=(
+                f"this file's name says {others[named]}, but it was given for "
+                f"{subcorpus.name} and holds none of its documents: give each "
+                "sub-corpus its own file."
+            ),
+        )
+    held = dataset_for_documents(file_newdoc_ids(response.path), subcorpus_documents(available))
     if held is None or held == subcorpus.slug:
         return None
     return Problem(
-        file=response.original_name, subcorpus=subcorpus.name, document=None, line=None,
+        file=response.original_name,
+        subcorpus=subcorpus.name,
+        document=None,
+        line=None,
         code="other_subcorpus",
-        message=(f"this looks like {others[held]}'s file: it holds the documents of "
-                 f"{others[held]}, not those of {subcorpus.name}. Give each dataset its own "
-                 "file."))
+        message=(
+            f"this looks like {others[held]}'s file: it holds the documents of "
+            f"{others[held]}, not those of {subcorpus.name}. Give each dataset its own "
+            "file."
+        ),
+    )
 
 
-def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
-               subcorpus: SubCorpus) -> list[Problem]:
+def _condensed(
+    problems: list[Problem], *, phase: Phase, response: ReceivedFile, subcorpus: SubCorpus
+) -> list[Problem]:
     """A file's problems as a team can act on them: only the first when it is fatal (the
     wrong format, no documents), the evident fix for a file of another split, and at most a
     few of each kind, then how many more."""
@@ -376,9 +427,10 @@ def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
         return []
     if problems[0].code in FATAL_CODES:
         return problems[:1]
-    if (hint := _wrong_split(problems, phase=phase, response=response, subcorpus=subcorpus)
-            or _other_subcorpus(problems, phase=phase, response=response,
-                                subcorpus=subcorpus)) is not None:
+    if (
+        hint := _wrong_split(problems, phase=phase, response=response, subcorpus=subcorpus)
+        or _other_subcorpus(problems, phase=phase, response=response, subcorpus=subcorpus)
+    ) is not None:
         return [hint]
     shown: list[Problem] = []
     hidden: dict[str, int] = {}
@@ -389,15 +441,22 @@ def _condensed(problems: list[Problem], *, phase: Phase, response: ReceivedFile,
         else:
             hidden[problem.code] = hidden.get(problem.code, 0) + 1
     for code, count in hidden.items():
-        shown.append(Problem(file=response.original_name, subcorpus=subcorpus.name,
-                             document=None, line=None, code=code,
-                             message=f"… and {count} more like the ones above ({code}); "
-                                     "fix those first."))
+        shown.append(
+            Problem(
+                file=response.original_name,
+                subcorpus=subcorpus.name,
+                document=None,
+                line=None,
+                code=code,
+                message=f"… and {count} more like the ones above ({code}); fix those first.",
+            )
+        )
     return shown
 
 
-def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
-                  key_path: Path) -> Problem:
+def _problem_from(
+    error, *, response: ReceivedFile, subcorpus: SubCorpus, key_path: Path
+) -> Problem:
     path = str(getattr(error, "path", ""))
     message = str(getattr(error, "message", error))
     # Never show private or server paths: name files as the team knows them.
@@ -409,9 +468,11 @@ def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
         # The details (entities, markables, lines) describe the gold annotation: log them for
         # the organizers, tell the team only that the key is at fault.
         logger.error("gold key of %s refused by the scorer: %s", subcorpus.name, message)
-        message = (f"the gold key of {subcorpus.name} cannot be used by the scorer "
-                   f"({getattr(error, 'code', 'invalid')}); the organizers must fix it. "
-                   "Your upload was not counted.")
+        message = (
+            f"the gold key of {subcorpus.name} cannot be used by the scorer "
+            f"({getattr(error, 'code', 'invalid')}); the organizers must fix it. "
+            "Your upload was not counted."
+        )
     return Problem(
         file=f"gold key of {subcorpus.name}" if on_key_side else response.original_name,
         subcorpus=subcorpus.name,
@@ -422,9 +483,14 @@ def _problem_from(error, *, response: ReceivedFile, subcorpus: SubCorpus,
     )
 
 
-def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
-             subcorpora: Mapping[str, SubCorpus], workdir: Path,
-             skipping_allowed: bool = False) -> dict[str, ReceivedFile]:
+def _receive(
+    *,
+    files: Mapping[str, Upload] | None,
+    archive: Upload | None,
+    subcorpora: Mapping[str, SubCorpus],
+    workdir: Path,
+    skipping_allowed: bool = False,
+) -> dict[str, ReceivedFile]:
     """The files of an upload by sub-corpus slug. Every available sub-corpus needs one, except
     in phases whose rule counts a skipped dataset as 0 (``missing: zero``, CRAC): there a team
     may send only some datasets."""
@@ -433,14 +499,18 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
     if archive is not None and files:
         raise SubmissionRejected("zip_and_files")
     if archive is not None:
-        received = receive_zip(archive=archive, subcorpora=names, workdir=workdir,
-                               limits=upload_limits(),
-                               file_names={slug: sc.file_name
-                                           for slug, sc in subcorpora.items()},
-                               documents=subcorpus_documents(subcorpora))
+        received = receive_zip(
+            archive=archive,
+            subcorpora=names,
+            workdir=workdir,
+            limits=upload_limits(),
+            file_names={slug: sc.file_name for slug, sc in subcorpora.items()},
+            documents=subcorpus_documents(subcorpora),
+        )
     elif files:
-        received = receive_files(files=files, subcorpora=names, workdir=workdir,
-                                 limits=upload_limits())
+        received = receive_files(
+            files=files, subcorpora=names, workdir=workdir, limits=upload_limits()
+        )
     else:
         raise SubmissionRejected("no_files")
     missing = [sc.name for slug, sc in subcorpora.items() if slug not in received]
@@ -451,29 +521,51 @@ def _receive(*, files: Mapping[str, Upload] | None, archive: Upload | None,
 
 def subcorpus_documents(subcorpora: Mapping[str, SubCorpus]) -> dict[str, set[str]]:
     """Each sub-corpus's document names (from its gold key, read when it was stored)."""
-    return {slug: {str(d.get("name", "")) for d in sc.documents if isinstance(d, dict)}
-            for slug, sc in subcorpora.items()}
+    return {
+        slug: {str(d.get("name", "")) for d in sc.documents if isinstance(d, dict)}
+        for slug, sc in subcorpora.items()
+    }
 
 
-def _store(*, submission: Submission, received: Mapping[str, ReceivedFile],
-           subcorpora: Mapping[str, SubCorpus]) -> Path:
+def _store(
+    *,
+    submission: Submission,
+    received: Mapping[str, ReceivedFile],
+    subcorpora: Mapping[str, SubCorpus],
+) -> Path:
     folder = Path(settings.MEDIA_ROOT) / "submissions" / str(submission.pk)
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for slug, response in received.items():
         relative = Path("submissions") / str(submission.pk) / f"{slug}.conllua"
         shutil.copyfile(response.path, Path(settings.MEDIA_ROOT) / relative)
-        rows.append(SubmissionFile(submission=submission, subcorpus=subcorpora[slug],
-                                   path=relative.as_posix(), original_name=response.original_name,
-                                   size=response.size, sha256=response.sha256))
+        rows.append(
+            SubmissionFile(
+                submission=submission,
+                subcorpus=subcorpora[slug],
+                path=relative.as_posix(),
+                original_name=response.original_name,
+                size=response.size,
+                sha256=response.sha256,
+            )
+        )
     SubmissionFile.objects.bulk_create(rows)
     return folder
 
 
-def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upload] | None = None,
-                      archive: Upload | None = None, run_name: str = "", description: str = "",
-                      link: str = "", is_baseline: bool = False,
-                      track: str | None = None) -> Submission:
+def submission_create(
+    *,
+    team: Team,
+    phase: Phase,
+    user,
+    files: Mapping[str, Upload] | None = None,
+    archive: Upload | None = None,
+    run_name: str = "",
+    description: str = "",
+    link: str = "",
+    is_baseline: bool = False,
+    track: str | None = None,
+) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
     one zip whose members are named by sub-corpus.
 
@@ -491,26 +583,41 @@ def submission_create(*, team: Team, phase: Phase, user, files: Mapping[str, Upl
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
         try:
-            received = _receive(files=files, archive=archive, subcorpora=subcorpora,
-                                workdir=Path(tmp),
-                                skipping_allowed=phase.missing == Phase.Missing.ZERO)
+            received = _receive(
+                files=files,
+                archive=archive,
+                subcorpora=subcorpora,
+                workdir=Path(tmp),
+                skipping_allowed=phase.missing == Phase.Missing.ZERO,
+            )
         except SubmissionRejected as refused:
             raise _keyless_refusal(phase=phase, refused=refused) from None
         begun = time.perf_counter()
-        if problems := response_files_check(phase=phase, received=received,
-                                            subcorpora=subcorpora):
+        if problems := response_files_check(phase=phase, received=received, subcorpora=subcorpora):
             raise SubmissionRejected("invalid_files", problems=problems)
-        log = [f"{now:%Y-%m-%d %H:%M:%S} UTC: received "
-               f"{'one zip' if archive is not None else f'{len(received)} file(s)'}"]
-        log += [f"{subcorpora[slug].name}: {response.original_name} ({response.size:,} bytes), "
-                f"checked against the gold key of {subcorpora[slug].name}"
-                for slug, response in received.items()]
+        log = [
+            f"{now:%Y-%m-%d %H:%M:%S} UTC: received "
+            f"{'one zip' if archive is not None else f'{len(received)} file(s)'}"
+        ]
+        log += [
+            f"{subcorpora[slug].name}: {response.original_name} ({response.size:,} bytes), "
+            f"checked against the gold key of {subcorpora[slug].name}"
+            for slug, response in received.items()
+        ]
         log.append(f"validated in {time.perf_counter() - begun:.2f} s; queued for scoring")
-        return _submission_commit(team=team, phase=phase, user=user, received=received,
-                                  subcorpora=subcorpora, run_name=run_name,
-                                  description=description, link=link,
-                                  is_baseline=is_baseline, track=chosen_track,
-                                  log="\n".join(log))
+        return _submission_commit(
+            team=team,
+            phase=phase,
+            user=user,
+            received=received,
+            subcorpora=subcorpora,
+            run_name=run_name,
+            description=description,
+            link=link,
+            is_baseline=is_baseline,
+            track=chosen_track,
+            log="\n".join(log),
+        )
 
 
 def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> SubmissionRejected:
@@ -524,16 +631,25 @@ def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> Submission
     names = {slug: sc.name for slug, sc in keyless.items()}
     file_names = {slug: sc.file_name for slug, sc in keyless.items()}
     unknown = [n for n in str(refused.params.get("names", "")).split(", ") if n]
-    matched = sorted({slug for name in unknown
-                      if (slug := subcorpus_for_name(name, names, file_names)) is not None})
+    matched = sorted(
+        {
+            slug
+            for name in unknown
+            if (slug := subcorpus_for_name(name, names, file_names)) is not None
+        }
+    )
     if not matched:
         return refused
-    hint = (f"No gold key is on the platform yet for {', '.join(names[s] for s in matched)}, "
-            "so these files cannot be scored; leave them out of the upload.")
-    return SubmissionRejected("unknown_files", names=refused.params["names"],
-                              expected=refused.params.get("expected", ""),
-                              hint=" ".join(filter(None, [refused.params.get("hint", ""),
-                                                          hint])))
+    hint = (
+        f"No gold key is on the platform yet for {', '.join(names[s] for s in matched)}, "
+        "so these files cannot be scored; leave them out of the upload."
+    )
+    return SubmissionRejected(
+        "unknown_files",
+        names=refused.params["names"],
+        expected=refused.params.get("expected", ""),
+        hint=" ".join(filter(None, [refused.params.get("hint", ""), hint])),
+    )
 
 
 def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:
@@ -558,9 +674,20 @@ def _dated(*, phase: Phase, at: datetime, is_baseline: bool) -> datetime:
     return at
 
 
-def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, run_name: str,
-                       description: str, is_baseline: bool, link: str = "",
-                       track: Track | None = None, log: str = "") -> Submission:
+def _submission_commit(
+    *,
+    team: Team,
+    phase: Phase,
+    user,
+    received,
+    subcorpora,
+    run_name: str,
+    description: str,
+    is_baseline: bool,
+    link: str = "",
+    track: Track | None = None,
+    log: str = "",
+) -> Submission:
     folder: Path | None = None
     try:
         with transaction.atomic():
@@ -571,14 +698,22 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
                     raise SubmissionRejected("phase_closed", phase=phase.title)
                 _check_limits(team=team, phase=phase, at=now)
             submission = Submission.objects.create(
-                team=team, phase=phase, submitted_by=user, run_name=run_name.strip()[:100],
-                description=description.strip(), link=link, is_baseline=is_baseline,
-                track=track, scoring_log=log,
-                validated_keys={str(subcorpora[slug].pk): subcorpora[slug].sha256
-                                for slug in received},
-                status=Status.QUEUED, created_at=_dated(phase=phase, at=now,
-                                                        is_baseline=is_baseline),
-                validated_at=now, queued_at=now,
+                team=team,
+                phase=phase,
+                submitted_by=user,
+                run_name=run_name.strip()[:100],
+                description=description.strip(),
+                link=link,
+                is_baseline=is_baseline,
+                track=track,
+                scoring_log=log,
+                validated_keys={
+                    str(subcorpora[slug].pk): subcorpora[slug].sha256 for slug in received
+                },
+                status=Status.QUEUED,
+                created_at=_dated(phase=phase, at=now, is_baseline=is_baseline),
+                validated_at=now,
+                queued_at=now,
             )
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
             scoring_enqueue(submission_id=submission.pk)
@@ -591,19 +726,22 @@ def _submission_commit(*, team: Team, phase: Phase, user, received, subcorpora, 
 
 def _require_status(submission: Submission, allowed: tuple[str, ...]) -> None:
     if submission.status not in allowed:
-        raise CompetitionError("invalid_status", submission=submission.pk,
-                               status=submission.get_status_display().lower(),
-                               expected=" or ".join(str(s) for s in allowed))
+        raise CompetitionError(
+            "invalid_status",
+            submission=submission.pk,
+            status=submission.get_status_display().lower(),
+            expected=" or ".join(str(s) for s in allowed),
+        )
 
 
-def _check_member_or_organizer(*, submission: Submission, user: AbstractBaseUser,
-                               organizers: bool) -> None:
+def _check_member_or_organizer(
+    *, submission: Submission, user: AbstractBaseUser, organizers: bool
+) -> None:
     """Refuse ``user`` unless they are in the submission's team (or, with ``organizers``, an
     organizer of its competition or staff)."""
     if submission_member_check(submission=submission, user=user):
         return
-    if organizers and user_is_organizer(competition=submission.phase.task.competition,
-                                        user=user):
+    if organizers and user_is_organizer(competition=submission.phase.task.competition, user=user):
         return
     raise CompetitionError("not_a_member", team=submission.team.name)
 
@@ -624,18 +762,23 @@ def submission_cancel(*, submission: Submission, user: AbstractBaseUser) -> Subm
 
 @transaction.atomic
 @transaction.atomic
-def submission_disqualify(*, submission: Submission, reason: str,
-                          actor: AbstractBaseUser | None = None) -> Submission:
+def submission_disqualify(
+    *, submission: Submission, reason: str, actor: AbstractBaseUser | None = None
+) -> Submission:
     """Mark a submission disqualified (organizers); leaderboards leave it out."""
     Submission.objects.filter(pk=submission.pk).update(
-        disqualified=True, disqualified_reason=reason.strip(), updated_at=timezone.now())
+        disqualified=True, disqualified_reason=reason.strip(), updated_at=timezone.now()
+    )
     submission.refresh_from_db()
     phase = submission.phase
-    audit_record(competition=phase.task.competition, actor=actor,
-                 action=AuditEntry.Action.DISQUALIFY,
-                 detail=f"Submission #{submission.pk} of {submission.team.name} in "
-                        f"{phase.task.title} › {phase.title}: "
-                        f"{reason.strip() or 'no reason given'}")
+    audit_record(
+        competition=phase.task.competition,
+        actor=actor,
+        action=AuditEntry.Action.DISQUALIFY,
+        detail=f"Submission #{submission.pk} of {submission.team.name} in "
+        f"{phase.task.title} › {phase.title}: "
+        f"{reason.strip() or 'no reason given'}",
+    )
     return submission
 
 
@@ -651,7 +794,8 @@ def submission_choose(*, submission: Submission, user: AbstractBaseUser) -> Subm
     submission = Submission.objects.get(pk=submission.pk)
     _require_status(submission, (Status.SCORED,))
     Submission.objects.filter(team_id=submission.team_id, phase=phase, is_chosen=True).exclude(
-        pk=submission.pk).update(is_chosen=False)
+        pk=submission.pk
+    ).update(is_chosen=False)
     Submission.objects.filter(pk=submission.pk).update(is_chosen=True)
     submission.is_chosen = True
     return submission
@@ -659,13 +803,23 @@ def submission_choose(*, submission: Submission, user: AbstractBaseUser) -> Subm
 
 def submission_member_check(*, submission: Submission, user: AbstractBaseUser | None) -> bool:
     """Whether ``user`` belongs to the submission's team."""
-    return bool(user and user.is_authenticated and Membership.objects.filter(
-        team_id=submission.team_id, user=user).exists())
+    return bool(
+        user
+        and user.is_authenticated
+        and Membership.objects.filter(team_id=submission.team_id, user=user).exists()
+    )
 
 
 __all__ = [
-    "Problem", "Quota", "submission_create", "submission_precheck", "web_wording",
-    "upload_request_check", "submission_cancel",
+    "Problem",
+    "Quota",
+    "submission_create",
+    "submission_precheck",
+    "web_wording",
+    "upload_request_check",
+    "submission_cancel",
     "submission_choose",
-    "submission_disqualify", "submission_quota", "submissions_counted",
+    "submission_disqualify",
+    "submission_quota",
+    "submissions_counted",
 ]

@@ -20,8 +20,9 @@ def _check_not_in_team(*, competition: Competition, user) -> None:
 
 
 @transaction.atomic
-def team_create(*, competition: Competition, name: str, user=None,
-                is_organizer_team: bool = False) -> Team:
+def team_create(
+    *, competition: Competition, name: str, user=None, is_organizer_team: bool = False
+) -> Team:
     """Create a team; ``user`` (if given) becomes its first member."""
     name = " ".join(name.split())
     if not name:
@@ -33,9 +34,12 @@ def team_create(*, competition: Competition, name: str, user=None,
         raise TeamError("team_name_taken", name=name)
     try:
         with transaction.atomic():
-            team = Team.objects.create(competition=competition, name=name,
-                                       is_organizer_team=is_organizer_team,
-                                       invite_code=new_invite_code())
+            team = Team.objects.create(
+                competition=competition,
+                name=name,
+                is_organizer_team=is_organizer_team,
+                invite_code=new_invite_code(),
+            )
             if user is not None:
                 Membership.objects.create(team=team, user=user, competition=competition)
             if not is_organizer_team and team_approval_required(competition=competition):
@@ -108,8 +112,11 @@ def team_rename(*, team: Team, user, name: str) -> Team:
     name = " ".join(name.split())
     if not name:
         raise TeamError("empty_team_name")
-    if (Team.objects.filter(competition_id=team.competition_id, name__iexact=name)
-            .exclude(pk=team.pk).exists()):
+    if (
+        Team.objects.filter(competition_id=team.competition_id, name__iexact=name)
+        .exclude(pk=team.pk)
+        .exists()
+    ):
         raise TeamError("team_name_taken", name=name)
     team.name = name
     try:

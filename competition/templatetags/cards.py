@@ -12,8 +12,12 @@ register = template.Library()
 
 @register.inclusion_tag("competition/_system_card.html")
 def system_card(submission):
-    questions = list(SystemCardQuestion.objects.filter(
-        competition=submission.phase.task.competition))
+    questions = list(
+        SystemCardQuestion.objects.filter(competition=submission.phase.task.competition)
+    )
     answers = card_of(submission=submission) if questions else {}
-    return {"submission": submission, "missing": card_missing(submission=submission),
-            "rows": [(q, answers.get(q.slug, "")) for q in questions]}
+    return {
+        "submission": submission,
+        "missing": card_missing(submission=submission),
+        "rows": [(q, answers.get(q.slug, "")) for q in questions],
+    }

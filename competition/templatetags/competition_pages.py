@@ -29,22 +29,30 @@ def competition_pages_block(context, competition):
     user = getattr(request, "user", None)
     pages = selectors_pages.pages_of(competition=competition)
     # an organizer's preview shows the pages as a participant sees them
-    is_organizer = (user_is_organizer(competition=competition, user=user)
-                    and not context.get("preview"))
-    in_team = bool(user and user.is_authenticated
-                   and competition.memberships.filter(user=user).exists())
+    is_organizer = user_is_organizer(competition=competition, user=user) and not context.get(
+        "preview"
+    )
+    in_team = bool(
+        user and user.is_authenticated and competition.memberships.filter(user=user).exists()
+    )
     overview = pages.get(CompetitionPage.Kind.OVERVIEW)
     return {
-        "competition": competition, "request": request, "is_organizer": is_organizer,
-        "tabs": [(kind, label, kind in pages) for kind, label in CompetitionPage.Kind.choices
-                 if kind != CompetitionPage.Kind.OVERVIEW],
+        "competition": competition,
+        "request": request,
+        "is_organizer": is_organizer,
+        "tabs": [
+            (kind, label, kind in pages)
+            for kind, label in CompetitionPage.Kind.choices
+            if kind != CompetitionPage.Kind.OVERVIEW
+        ],
         "overview": overview.body if overview else "",
-        "announcements": list(selectors_pages.announcements_of(competition=competition)
-                              [:LATEST + 1]),
+        "announcements": list(
+            selectors_pages.announcements_of(competition=competition)[: LATEST + 1]
+        ),
         "latest": LATEST,
         "in_team": in_team,
-        "emails_wanted": in_team and selectors_pages.announcement_emails_wanted(
-            competition=competition, user=user),
+        "emails_wanted": in_team
+        and selectors_pages.announcement_emails_wanted(competition=competition, user=user),
         "approval_required": selectors_pages.team_approval_required(competition=competition),
     }
 
@@ -55,16 +63,18 @@ def participation_notice(context, competition, team=None):
     user = getattr(request, "user", None)
     pending = selectors_pages.terms_pending(competition=competition, user=user)
     return {
-        "competition": competition, "request": request, "team": team,
+        "competition": competition,
+        "request": request,
+        "team": team,
         "terms_pending": pending and bool(user and user.is_authenticated),
         "terms": selectors_pages.terms_text(competition=competition) if pending else "",
-        "approval": (selectors_pages.team_approval_state(team=team) if team is not None
-                     else None),
+        "approval": (selectors_pages.team_approval_state(team=team) if team is not None else None),
     }
 
 
 @register.simple_tag(takes_context=True)
 def terms_needed(context, competition) -> bool:
     request = context.get("request")
-    return selectors_pages.terms_pending(competition=competition,
-                                         user=getattr(request, "user", None))
+    return selectors_pages.terms_pending(
+        competition=competition, user=getattr(request, "user", None)
+    )

@@ -115,12 +115,15 @@ def submission_analysis(
             cells = sub_rows[(mode, metric)]
             line = MetricLine(mode, metric, cells, macro_average(cells, available))
             (breakdown_lines if analysis_of(mode) else lines).append(line)
-    document_metric = document_metric if document_metric in doc_rows else (
-        primary if primary in doc_rows else next(iter(sorted(doc_rows)), primary)
+    document_metric = (
+        document_metric
+        if document_metric in doc_rows
+        else (primary if primary in doc_rows else next(iter(sorted(doc_rows)), primary))
     )
     order = {slug: i for i, slug in enumerate(c.slug for c in columns)}
-    documents = sorted(doc_rows.get(document_metric, []),
-                       key=lambda d: (order.get(d.subcorpus, 99), d.document))
+    documents = sorted(
+        doc_rows.get(document_metric, []), key=lambda d: (order.get(d.subcorpus, 99), d.document)
+    )
     history = list(
         submission.runs.order_by("-created_at", "-id").values(
             "id", "scorer_version", "created_at", "is_current", "options"
@@ -135,8 +138,12 @@ def submission_analysis(
         primary=primary,
         scorer_version=submission.scorer_version,
         history=history,
-        breakdowns=run_breakdowns(breakdown_lines, sizes=breakdown_sizes(
-            submission=submission, modes={line.mode for line in breakdown_lines})),
+        breakdowns=run_breakdowns(
+            breakdown_lines,
+            sizes=breakdown_sizes(
+                submission=submission, modes={line.mode for line in breakdown_lines}
+            ),
+        ),
         analysis_lines=breakdown_lines,
     )
 
@@ -149,8 +156,14 @@ class PairedResult:
 
 
 def submission_compare(
-    *, a: Submission, b: Submission, viewer, metric: str | None = None, mode: str = TASK_MODE,
-    samples: int = significance.DEFAULT_SAMPLES, seed: int = significance.DEFAULT_SEED,
+    *,
+    a: Submission,
+    b: Submission,
+    viewer,
+    metric: str | None = None,
+    mode: str = TASK_MODE,
+    samples: int = significance.DEFAULT_SAMPLES,
+    seed: int = significance.DEFAULT_SEED,
 ) -> list[PairedResult] | None:
     """Paired approximate randomization of two runs of one phase, per sub-corpus and on the
     macro-average; None if the viewer may not see both or they are of different phases."""
@@ -170,13 +183,25 @@ def submission_compare(
         comparison = None
         if found is not None:
             counts, score = found
-            comparison = compare_counts(counts.get(a.pk, {}), counts.get(b.pk, {}), score=score,
-                                        subcorpora=[column.slug], samples=samples, seed=seed)
+            comparison = compare_counts(
+                counts.get(a.pk, {}),
+                counts.get(b.pk, {}),
+                score=score,
+                subcorpora=[column.slug],
+                samples=samples,
+                seed=seed,
+            )
         results.append(PairedResult(column.slug, column.name, comparison))
     overall = None
     if found is not None:
         counts, score = found
-        overall = compare_counts(counts.get(a.pk, {}), counts.get(b.pk, {}), score=score,
-                                 subcorpora=available, samples=samples, seed=seed)
+        overall = compare_counts(
+            counts.get(a.pk, {}),
+            counts.get(b.pk, {}),
+            score=score,
+            subcorpora=available,
+            samples=samples,
+            seed=seed,
+        )
     results.append(PairedResult(AVERAGE, "Macro-average", overall))
     return results

@@ -137,8 +137,10 @@ def _entry_scores(text: str, make=Cell._make) -> dict:
         if len(_decoded) >= DECODED_KEPT:
             _decoded.clear()
         scores = _decoded[text] = {
-            mode: {metric: _KeptCells({slug: make(v) for slug, v in cells.items()})
-                   for metric, cells in metrics.items()}
+            mode: {
+                metric: _KeptCells({slug: make(v) for slug, v in cells.items()})
+                for metric, cells in metrics.items()
+            }
             for mode, metrics in json.loads(text).items()
         }
     return scores
@@ -157,8 +159,12 @@ def subcorpus_columns(phase: Phase) -> list[dict]:
 
 
 def board_material(
-    *, phase: Phase, modes: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
-    pairs: Iterable[tuple[str, str]] | None = None, as_json: bool = True,
+    *,
+    phase: Phase,
+    modes: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    pairs: Iterable[tuple[str, str]] | None = None,
+    as_json: bool = True,
 ) -> dict:
     """Every scored or failed run of the phase with its sub-corpus scores (current scoring run),
     as plain JSON-able data. ``modes``/``metrics`` limit which scores are read to their
@@ -176,13 +182,30 @@ def board_material(
         wanted = {(mode, metric) for mode in modes for metric in metrics}
     task = phase.task
     kept = set(board_pairs(primary_metric=task.primary_metric, procedure=task.procedure))
-    kept_text = pairs_text(board_pairs(primary_metric=task.primary_metric,
-                                       procedure=task.procedure))
+    kept_text = pairs_text(
+        board_pairs(primary_metric=task.primary_metric, procedure=task.procedure)
+    )
     asked = wanted if wanted is not None else set()  # what the entries can answer
     from_entries = wanted is not None and bool(asked & kept)
-    fields = ["id", "team_id", "team__name", "run_name", "submitted", "status", "is_baseline",
-              "is_chosen", "disqualified", "scorer_version", "track__slug", "is_reference",
-              "source", "description", "link", "current__id", "current__procedure"]
+    fields = [
+        "id",
+        "team_id",
+        "team__name",
+        "run_name",
+        "submitted",
+        "status",
+        "is_baseline",
+        "is_chosen",
+        "disqualified",
+        "scorer_version",
+        "track__slug",
+        "is_reference",
+        "source",
+        "description",
+        "link",
+        "current__id",
+        "current__procedure",
+    ]
     annotations = {
         "current": FilteredRelation("runs", condition=Q(runs__is_current=True)),
         "submitted": _Timestamp("created_at"),
@@ -204,9 +227,25 @@ def board_material(
     entries = {}
     stale: list[int] = []
     for row in submissions:
-        (sid, team_id, team, run_name, submitted, status, is_baseline, is_chosen,
-         disqualified, scorer_version, track, is_reference, source, description, link, run,
-         procedure) = row[:17]
+        (
+            sid,
+            team_id,
+            team,
+            run_name,
+            submitted,
+            status,
+            is_baseline,
+            is_chosen,
+            disqualified,
+            scorer_version,
+            track,
+            is_reference,
+            source,
+            description,
+            link,
+            run,
+            procedure,
+        ) = row[:17]
         scored = status == Submission.Status.SCORED and run is not None
         if zone is not None:
             submitted = submitted.replace(tzinfo=zone)
@@ -261,16 +300,22 @@ def board_material(
             reads.append((base, wanted))
         else:
             if stale:
-                reads.append((base.filter(submission_id__in=stale) if len(stale) <= 200
-                              else base, wanted, set(stale)))
+                reads.append(
+                    (
+                        base.filter(submission_id__in=stale) if len(stale) <= 200 else base,
+                        wanted,
+                        set(stale),
+                    )
+                )
             if asked - kept:
                 reads.append((base, asked - kept))
     for step in reads:
         rows_read, pairs_read = step[0], step[1]
         only = step[2] if len(step) > 2 else None
         if pairs_read is not None:
-            rows_read = rows_read.filter(mode__in={mo for mo, _ in pairs_read},
-                                         metric__in={me for _, me in pairs_read})
+            rows_read = rows_read.filter(
+                mode__in={mo for mo, _ in pairs_read}, metric__in={me for _, me in pairs_read}
+            )
         for sid, mode, metric, slug, r, p, f in rows_read.values_list(
             "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
         ):
@@ -290,13 +335,17 @@ def _stored_metrics(phase: Phase) -> dict[str, list[str]]:
     """{mode: metrics} stored by the current scorings of the phase's latest scored runs (all
     runs of a phase are scored with the same options; the latest show a new scorer's set)."""
     runs = (
-        ScoringRun.objects.filter(submission__phase=phase, is_current=True,
-                                  submission__status=Submission.Status.SCORED)
-        .order_by("-created_at", "-id").values("id")[:5]
+        ScoringRun.objects.filter(
+            submission__phase=phase, is_current=True, submission__status=Submission.Status.SCORED
+        )
+        .order_by("-created_at", "-id")
+        .values("id")[:5]
     )
     pairs = (  # one query: the runs as its subquery
-        Score.objects.filter(run_id__in=runs, document="").order_by()
-        .values_list("mode", "metric").distinct()
+        Score.objects.filter(run_id__in=runs, document="")
+        .order_by()
+        .values_list("mode", "metric")
+        .distinct()
     )
     out: dict[str, set[str]] = defaultdict(set)
     for mode, metric in pairs:
@@ -332,16 +381,27 @@ def _entries(data: dict, *, mode: str, metric: str, primary: str) -> list[Entry]
     for e in data["entries"]:
         submitted = e["submitted_at"]
         scores = _cells(e["scores"], mode, metric)
-        out.append(Entry(
-            submission_id=e["submission_id"], team=e["team"], run_name=e["run_name"],
-            submitted_at=(submitted if isinstance(submitted, datetime)
-                          else parse_datetime(submitted)),
-            status=e["status"], is_baseline=e["is_baseline"], is_chosen=e["is_chosen"],
-            disqualified=e["disqualified"], team_id=e["team_id"],
-            is_reference=e.get("is_reference", False), source=e.get("source", ""),
-            description=e.get("description", ""), link=e.get("link", ""), scores=scores,
-            primary=scores if same else _cells(e["scores"], TASK_MODE, primary),
-        ))
+        out.append(
+            Entry(
+                submission_id=e["submission_id"],
+                team=e["team"],
+                run_name=e["run_name"],
+                submitted_at=(
+                    submitted if isinstance(submitted, datetime) else parse_datetime(submitted)
+                ),
+                status=e["status"],
+                is_baseline=e["is_baseline"],
+                is_chosen=e["is_chosen"],
+                disqualified=e["disqualified"],
+                team_id=e["team_id"],
+                is_reference=e.get("is_reference", False),
+                source=e.get("source", ""),
+                description=e.get("description", ""),
+                link=e.get("link", ""),
+                scores=scores,
+                primary=scores if same else _cells(e["scores"], TASK_MODE, primary),
+            )
+        )
     return out
 
 
@@ -392,6 +452,7 @@ class Board:
     def track_name(self) -> str:
         """The shown track's name ("" in a task without tracks)."""
         return next((t.name for t in self.tracks if t.slug == self.track), "")
+
     versions: list[str] = field(default_factory=list)
     """How the shown runs were scored: "<procedure or options> · scorer <version>", or
     "published" for reference results; more than one means the board mixes scorings."""
@@ -452,9 +513,11 @@ class Board:
 
 
 def active_snapshot(*, phase: Phase) -> BoardSnapshot | None:
-    return BoardSnapshot.objects.filter(phase=phase, active=True).order_by(
-        "-created_at", "-id"
-    ).first()
+    return (
+        BoardSnapshot.objects.filter(phase=phase, active=True)
+        .order_by("-created_at", "-id")
+        .first()
+    )
 
 
 def leaderboard_board(
@@ -498,9 +561,7 @@ def leaderboard_board(
         raise BoardQueryError(f"unknown mode {mode!r}: expected one of {', '.join(modes)}")
     metrics = ordered_metrics(stored.get(mode, []), primary) or [primary]
     if metric not in metrics:
-        raise BoardQueryError(
-            f"unknown metric {metric!r}: expected one of {', '.join(metrics)}"
-        )
+        raise BoardQueryError(f"unknown metric {metric!r}: expected one of {', '.join(metrics)}")
     if data is None:
         if visibility is Visibility.NONE:
             data = {"subcorpora": subcorpus_columns(phase), "entries": []}
@@ -508,8 +569,7 @@ def leaderboard_board(
         else:
             wanted = {(mode, metric), (TASK_MODE, primary)}
             if (mode, metric) == (TASK_MODE, primary):  # the default board: with its variants
-                wanted.update(board_pairs(primary_metric=primary,
-                                          procedure=phase.task.procedure))
+                wanted.update(board_pairs(primary_metric=primary, procedure=phase.task.procedure))
             data = board_material(phase=phase, pairs=wanted, as_json=False)
             read = frozenset(wanted)
     columns = [Column(**c) for c in data["subcorpora"]]
@@ -523,25 +583,30 @@ def leaderboard_board(
     if tracks:
         named = track_named(tracks=tracks, label=track or tracks[0].slug)
         if named is None:
-            raise BoardQueryError(f"unknown track {track!r}: expected one of "
-                                  f"{', '.join(t.name for t in tracks)}")
+            raise BoardQueryError(
+                f"unknown track {track!r}: expected one of {', '.join(t.name for t in tracks)}"
+            )
         track = named.slug
-        data = {**data, "entries": [e for e in data["entries"]
-                                    if e.get("track") == track or e["is_baseline"]]}
+        data = {
+            **data,
+            "entries": [e for e in data["entries"] if e.get("track") == track or e["is_baseline"]],
+        }
     else:
         track = None
 
     entries = _entries(data, mode=mode, metric=metric, primary=primary)
     entries = _visible_entries(entries, phase=phase, viewer=viewer, visibility=visibility)
     if not runs:
-        shown = select_team_entries(entries, counts=phase.counts, available=available,
-                                    missing=phase.missing)
+        shown = select_team_entries(
+            entries, counts=phase.counts, available=available, missing=phase.missing
+        )
         if visibility is Visibility.ALL:
             shown += [e for e in entries if e.disqualified and not e.is_baseline]
     else:
         shown = entries
-    rows = rank_rows(shown, available=available, sort=sort, descending=descending,
-                     missing=phase.missing)
+    rows = rank_rows(
+        shown, available=available, sort=sort, descending=descending, missing=phase.missing
+    )
     if visibility is Visibility.OWN:
         rows = [replace(r, rank=None) for r in rows]
     board = Board(
@@ -562,8 +627,9 @@ def leaderboard_board(
         track=track,
         versions=_versions(data, {row.entry.submission_id for row in rows}),
         material={e["submission_id"]: e["scores"] for e in data["entries"]},
-        current_runs=None if use_snapshot else {
-            e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
+        current_runs=None
+        if use_snapshot
+        else {e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
         material_pairs=read,
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
@@ -587,15 +653,17 @@ def _versions(data: dict, shown: set[int]) -> list[str]:
         if entry.get("is_reference"):
             label = "published results"
         else:
-            label = (f"{entry.get('procedure') or 'the task options'} · scorer "
-                     f"{entry['scorer_version']}")
+            label = (
+                f"{entry.get('procedure') or 'the task options'} · scorer {entry['scorer_version']}"
+            )
         if label not in found:
             found.append(label)
     return sorted(found)
 
 
-def _visible_entries(entries: list[Entry], *, phase: Phase, viewer,
-                     visibility: Visibility) -> list[Entry]:
+def _visible_entries(
+    entries: list[Entry], *, phase: Phase, viewer, visibility: Visibility
+) -> list[Entry]:
     if visibility is Visibility.ALL:
         return entries
     if visibility is Visibility.NONE:
@@ -618,11 +686,13 @@ def snapshot_material(*, phase: Phase) -> dict:
     runs = [e["run"] for e in material.get("entries", []) if e.get("run")]
     keys = dict(ScoringRun.objects.filter(pk__in=runs).values_list("pk", "keys"))
     for entry in material.get("entries", []):
-        entry["keys"] = {slugs.get(int(k), str(k)): sha
-                         for k, sha in (keys.get(entry.get("run")) or {}).items()}
+        entry["keys"] = {
+            slugs.get(int(k), str(k)): sha for k, sha in (keys.get(entry.get("run")) or {}).items()
+        }
     material["data_versions"] = {
-        slug: content or sha for slug, content, sha in
-        phase.subcorpora.values_list("slug", "content_sha256", "sha256")}
+        slug: content or sha
+        for slug, content, sha in phase.subcorpora.values_list("slug", "content_sha256", "sha256")
+    }
     return material
 
 
@@ -644,15 +714,22 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     rank_column = board.sort if board.sort.partition(".")[2] else f"{AVERAGE}.f1"
     if not rank_column.endswith(".f1"):
         return {}  # the test is on F1: ranks by recall or precision get no groups
-    subcorpora = (board.available if rank_column.startswith(f"{AVERAGE}.")
-                  else [rank_column.partition(".")[0]])
+    subcorpora = (
+        board.available
+        if rank_column.startswith(f"{AVERAGE}.")
+        else [rank_column.partition(".")[0]]
+    )
     ids = [r.entry.submission_id for r in ranked]
     current = board.current_runs
     if current is None or any(sid not in current for sid in ids):
-        current = dict(ScoringRun.objects.filter(submission_id__in=ids, is_current=True)
-                       .values_list("submission_id", "id"))
-    fingerprint = repr((board.phase.pk, board.mode, board.metric, subcorpora, GROUP_SAMPLES,
-                        GROUP_SEED))
+        current = dict(
+            ScoringRun.objects.filter(submission_id__in=ids, is_current=True).values_list(
+                "submission_id", "id"
+            )
+        )
+    fingerprint = repr(
+        (board.phase.pk, board.mode, board.metric, subcorpora, GROUP_SAMPLES, GROUP_SEED)
+    )
     cache_key = "leaderboard:pairs:" + hashlib.sha256(fingerprint.encode()).hexdigest()
     keys = [(a, current.get(a), b, current.get(b)) for a, b in zip(ids, ids[1:])]
     known: dict = cache.get(cache_key) or {}
@@ -666,9 +743,14 @@ def board_tied_groups(board: Board) -> dict[int, str]:
         counts, score = found
         for k in missing:
             a, _, b, _ = k
-            result = compare_counts(counts.get(a, {}), counts.get(b, {}), score=score,
-                                    subcorpora=subcorpora, samples=GROUP_SAMPLES,
-                                    seed=GROUP_SEED)
+            result = compare_counts(
+                counts.get(a, {}),
+                counts.get(b, {}),
+                score=score,
+                subcorpora=subcorpora,
+                samples=GROUP_SAMPLES,
+                seed=GROUP_SEED,
+            )
             if result is None:
                 return {}
             p_values[k] = result.p_value
@@ -729,16 +811,27 @@ def phase_run_scores(*, phase: Phase, submission_ids) -> dict[int, OrganizeScore
     the organizers, whatever the board shows to others."""
     available = list(phase.subcorpora.filter(available=True).values_list("pk", flat=True))
     f1s: dict[int, dict[int, float]] = {}
-    for sid, subcorpus, f1 in (Score.objects.filter(
-            submission_id__in=list(submission_ids), run__is_current=True, mode=TASK_MODE,
-            metric=phase.task.primary_metric, document="", subcorpus_id__in=available)
-            .values_list("submission_id", "subcorpus_id", "f1")):
+    for sid, subcorpus, f1 in Score.objects.filter(
+        submission_id__in=list(submission_ids),
+        run__is_current=True,
+        mode=TASK_MODE,
+        metric=phase.task.primary_metric,
+        document="",
+        subcorpus_id__in=available,
+    ).values_list("submission_id", "subcorpus_id", "f1"):
         f1s.setdefault(sid, {})[subcorpus] = f1
-    return {sid: OrganizeScore(
-                average=(sum(cells.values()) / len(available)
-                         if available and len(cells) == len(available) else None),
-                scored=len(cells), datasets=len(available))
-            for sid, cells in f1s.items()}
+    return {
+        sid: OrganizeScore(
+            average=(
+                sum(cells.values()) / len(available)
+                if available and len(cells) == len(available)
+                else None
+            ),
+            scored=len(cells),
+            datasets=len(available),
+        )
+        for sid, cells in f1s.items()
+    }
 
 
 def phase_final_submissions(*, phase: Phase) -> list[Submission]:
@@ -746,17 +839,25 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
     for the organizers' download of all final submissions."""
     data = board_material(phase=phase, modes=[TASK_MODE], metrics=[phase.task.primary_metric])
     available = [c["slug"] for c in data["subcorpora"] if c["available"]]
-    entries = _entries(data, mode=TASK_MODE, metric=phase.task.primary_metric,
-                       primary=phase.task.primary_metric)
+    entries = _entries(
+        data, mode=TASK_MODE, metric=phase.task.primary_metric, primary=phase.task.primary_metric
+    )
     # Each track ranks on its own board: a team's final run is chosen per track.
     track_of = {e["submission_id"]: e.get("track") for e in data["entries"]}
     by_track: dict[str | None, list] = {}
     for entry in entries:
         by_track.setdefault(track_of[entry.submission_id], []).append(entry)
-    ids = [e.submission_id for runs in by_track.values()
-           for e in select_team_entries(runs, counts=phase.counts, available=available,
-                                        missing=phase.missing)
-           if not e.is_baseline]
-    return list(Submission.objects.filter(pk__in=ids).select_related("team", "track")
-                .prefetch_related("files__subcorpus")
-                .order_by("team__name", "track__order", "id"))
+    ids = [
+        e.submission_id
+        for runs in by_track.values()
+        for e in select_team_entries(
+            runs, counts=phase.counts, available=available, missing=phase.missing
+        )
+        if not e.is_baseline
+    ]
+    return list(
+        Submission.objects.filter(pk__in=ids)
+        .select_related("team", "track")
+        .prefetch_related("files__subcorpus")
+        .order_by("team__name", "track__order", "id")
+    )

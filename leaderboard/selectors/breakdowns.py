@@ -22,17 +22,24 @@ from scoring.analyses import (
 from scoring.vocabulary import ANAPHOR, CONLL, metric_label
 
 TITLES = {
-    ENTITY_RANGE: ("By entity range", "nodes from the head of a gold entity's first mention "
-                   "to the head of its last"),
+    ENTITY_RANGE: (
+        "By entity range",
+        "nodes from the head of a gold entity's first mention to the head of its last",
+    ),
     ENTITY_TYPE: ("By entity type", "the gold entity's etype"),
-    MENTION_TYPE: ("By mention type", "anaphors whose head is a pronoun, an empty node "
-                   "(zero) or anything else (nominal)"),
+    MENTION_TYPE: (
+        "By mention type",
+        "anaphors whose head is a pronoun, an empty node (zero) or anything else (nominal)",
+    ),
 }
 MAIN_METRIC = {ENTITY_RANGE: CONLL, ENTITY_TYPE: CONLL, MENTION_TYPE: ANAPHOR}
 
 
-SIZE_OF = {ENTITY_RANGE: ("ceafe", "r_den"), ENTITY_TYPE: ("ceafe", "r_den"),
-           MENTION_TYPE: (ANAPHOR, "r_den")}
+SIZE_OF = {
+    ENTITY_RANGE: ("ceafe", "r_den"),
+    ENTITY_TYPE: ("ceafe", "r_den"),
+    MENTION_TYPE: (ANAPHOR, "r_den"),
+}
 """Where a category's size is counted: CEAFe's recall denominator is the number of gold
 entities scored, the anaphor score's the number of gold anaphors."""
 
@@ -77,9 +84,9 @@ def breakdown_sizes(*, submission, modes: set[str]) -> dict[str, int]:
     """The size of each analysis mode's category in the submission's current scoring: the
     gold entities (or anaphors) it holds, summed over the datasets (`SIZE_OF`)."""
     metrics = {metric for metric, _ in SIZE_OF.values()}
-    rows = Score.objects.filter(submission=submission, run__is_current=True, document="",
-                                mode__in=modes, metric__in=metrics).values_list(
-        "mode", "metric", "counts")
+    rows = Score.objects.filter(
+        submission=submission, run__is_current=True, document="", mode__in=modes, metric__in=metrics
+    ).values_list("mode", "metric", "counts")
     sizes: dict[str, int] = {}
     for mode, metric, counts in rows:
         analysis = analysis_of(mode)
@@ -98,12 +105,13 @@ def run_breakdowns(lines, sizes: dict[str, int] | None = None) -> list[Breakdown
         analysis = analysis_of(line.mode)
         if analysis is None or line.metric != MAIN_METRIC[analysis]:
             continue
-        category = line.mode[len(analysis) + 1:]
+        category = line.mode[len(analysis) + 1 :]
         # A category absent from a dataset (no long entity, no zero there) is not a zero:
         # the average is over the datasets that have it.
         average = macro_average(line.cells, list(line.cells))
-        found[analysis].append(BreakdownLine(category, line.cells, average,
-                                             (sizes or {}).get(line.mode)))
+        found[analysis].append(
+            BreakdownLine(category, line.cells, average, (sizes or {}).get(line.mode))
+        )
     out = []
     for analysis, items in found.items():
         if items:

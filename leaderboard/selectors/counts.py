@@ -46,11 +46,15 @@ def document_counts(
     if score is None:
         return None
     parts = CONLL_PARTS if metric == CONLL else (metric,)
-    rows = Score.objects.filter(
-        submission_id__in=list(submission_ids), run__is_current=True, mode=mode,
-        metric__in=parts,
-    ).exclude(document="").values_list(
-        "submission_id", "subcorpus__slug", "document", "metric", "counts"
+    rows = (
+        Score.objects.filter(
+            submission_id__in=list(submission_ids),
+            run__is_current=True,
+            mode=mode,
+            metric__in=parts,
+        )
+        .exclude(document="")
+        .values_list("submission_id", "subcorpus__slug", "document", "metric", "counts")
     )
     raw: dict[int, dict[tuple[str, str], dict[str, object]]] = defaultdict(
         lambda: defaultdict(dict)
@@ -89,6 +93,10 @@ def compare_counts(
         return None
     strata = [subcorpora.index(k[0]) for k in keys]
     return significance.approximate_randomization(
-        np.array([a[k] for k in keys]), np.array([b[k] for k in keys]), score=score,
-        strata=strata, samples=samples, seed=seed,
+        np.array([a[k] for k in keys]),
+        np.array([b[k] for k in keys]),
+        score=score,
+        strata=strata,
+        samples=samples,
+        seed=seed,
     )

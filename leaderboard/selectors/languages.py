@@ -74,8 +74,10 @@ def board_languages(*, board: Board) -> LanguageView:
     rows = []
     for row in board.rows:
         scores = row.entry.scores
-        averages = [macro_average(scores, [c.slug for c in group.columns], board.missing_rule)
-                    for group in groups]
+        averages = [
+            macro_average(scores, [c.slug for c in group.columns], board.missing_rule)
+            for group in groups
+        ]
         cells = [HeatCell(c, scores.get(c.slug)) for c in columns]
         rows.append(LanguageRow(row, averages, cells))
     return LanguageView(board=board, languages=groups, columns=columns, rows=rows)

@@ -38,9 +38,22 @@ VERSION = 1
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"
 
-_RUN_FIELDS = ("id", "status", "team_id", "run_name", "created_at", "is_baseline", "is_chosen",
-               "disqualified", "track_id", "scorer_version", "is_reference", "source",
-               "description", "link")
+_RUN_FIELDS = (
+    "id",
+    "status",
+    "team_id",
+    "run_name",
+    "created_at",
+    "is_baseline",
+    "is_chosen",
+    "disqualified",
+    "track_id",
+    "scorer_version",
+    "is_reference",
+    "source",
+    "description",
+    "link",
+)
 _SQL: dict[str, str] = {}
 """The state query of each database vendor, written once per process."""
 
@@ -73,15 +86,19 @@ def _state_sql(vendor: str) -> str:
 
     def text(columns):
         return f" || {separator} || ".join(
-            f"COALESCE(CAST({column} AS TEXT), '-')" for column in columns)
+            f"COALESCE(CAST({column} AS TEXT), '-')" for column in columns
+        )
 
     def table(model):
         return connection.ops.quote_name(model._meta.db_table)
 
-    runs = text(_columns(Submission, "s", _RUN_FIELDS) + ["t.name", "r.id", "r.procedure",
-                                                         "e.run_id", "e.pairs"])
-    status = ", ".join(f"'{value}'" for value in (Submission.Status.SCORED,
-                                                  Submission.Status.FAILED))
+    runs = text(
+        _columns(Submission, "s", _RUN_FIELDS)
+        + ["t.name", "r.id", "r.procedure", "e.run_id", "e.pairs"]
+    )
+    status = ", ".join(
+        f"'{value}'" for value in (Submission.Status.SCORED, Submission.Status.FAILED)
+    )
     return (
         f"SELECT (SELECT {digest(runs)} FROM {table(Submission)} s "
         f"JOIN {table(Team)} t ON t.id = s.team_id "
@@ -109,8 +126,7 @@ def _read_state(phase: Phase) -> list:
     for index, value in enumerate(found[:4]):
         if value and (len(value) != 32 or "\n" in value or chr(31) in value):
             # joined texts, not a digest: hash them, sorted (the order is the database's)
-            found[index] = hashlib.sha256("\n".join(sorted(value.split("\n"))).encode()
-                                          ).hexdigest()
+            found[index] = hashlib.sha256("\n".join(sorted(value.split("\n"))).encode()).hexdigest()
     return found
 
 
@@ -125,8 +141,10 @@ def board_state(*, phase: Phase, with_siblings: bool = False) -> str:
     task = phase.task
     parts = [_fields(phase), _fields(task), _fields(task.competition), _read_state(phase)]
     if with_siblings:
-        parts += [(other.pk, _read_state(other))
-                  for other in task.phases.exclude(pk=phase.pk).order_by("pk")]
+        parts += [
+            (other.pk, _read_state(other))
+            for other in task.phases.exclude(pk=phase.pk).order_by("pk")
+        ]
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
@@ -137,7 +155,8 @@ def public_view_key(*, phase: Phase, viewer, view: str, query) -> str | None:
     if phase_visibility(phase=phase, user=viewer) is not Visibility.PUBLIC:
         return None
     items = sorted((name, tuple(values)) for name, values in query.lists())
-    state = board_state(phase=phase,
-                        with_siblings=view == "page" and phase.kind != Phase.Kind.DEVELOPMENT)
+    state = board_state(
+        phase=phase, with_siblings=view == "page" and phase.kind != Phase.Kind.DEVELOPMENT
+    )
     digest = hashlib.sha256(repr((VERSION, view, items, state)).encode()).hexdigest()
     return f"{PREFIX}{phase.pk}:{digest}"

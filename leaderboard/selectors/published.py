@@ -38,19 +38,29 @@ def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
     tables = []
     tracks: dict = {}
     for a in averages:
-        tracks.setdefault((a.track.order if a.track else 0, a.track.name if a.track else "",
-                           a.metric), []).append(a)
+        tracks.setdefault(
+            (a.track.order if a.track else 0, a.track.name if a.track else "", a.metric), []
+        ).append(a)
     for (_, track, metric), items in sorted(tracks.items(), key=lambda kv: kv[0][:2]):
-        modes = sorted({a.mode for a in items},
-                       key=lambda m: order.index(m) if m in order else len(order))
+        modes = sorted(
+            {a.mode for a in items}, key=lambda m: order.index(m) if m in order else len(order)
+        )
         rows: dict[tuple[str, str], PublishedRow] = {}
         for a in items:  # the printed order of the first table a system appears in
-            row = rows.setdefault((a.team, a.system), PublishedRow(
-                team=a.team, system=a.system, baseline=a.is_baseline,
-                values=[None] * len(modes)))
+            row = rows.setdefault(
+                (a.team, a.system),
+                PublishedRow(
+                    team=a.team, system=a.system, baseline=a.is_baseline, values=[None] * len(modes)
+                ),
+            )
             row.values[modes.index(a.mode)] = round(100 * a.average, 2)
-        tables.append(PublishedTable(
-            track=track, metric=metric_label(metric),
-            columns=[proc.label(m) if proc else m for m in modes], rows=list(rows.values()),
-            sources=sorted({a.source for a in items})))
+        tables.append(
+            PublishedTable(
+                track=track,
+                metric=metric_label(metric),
+                columns=[proc.label(m) if proc else m for m in modes],
+                rows=list(rows.values()),
+                sources=sorted({a.source for a in items}),
+            )
+        )
     return tables

@@ -45,9 +45,15 @@ def _nothing_to_score(column: VariantColumn, ids: list[int]) -> bool:
     zero anaphor): its 0.00 would mean nothing, so it is left out."""
     if column.metric != ZERO_METRIC or not ids:
         return False
-    counts = list(Score.objects.filter(submission_id__in=ids, run__is_current=True,
-                                       document="", mode=column.mode, metric=column.metric)
-                  .values_list("counts", flat=True))
+    counts = list(
+        Score.objects.filter(
+            submission_id__in=ids,
+            run__is_current=True,
+            document="",
+            mode=column.mode,
+            metric=column.metric,
+        ).values_list("counts", flat=True)
+    )
     return nothing_to_score(column.metric, counts)
 
 
@@ -58,11 +64,13 @@ def board_variants(*, board: Board) -> Variants | None:
     if not task.procedure or board.hidden and not board.rows:
         return None
     ids = [row.entry.submission_id for row in board.rows]
-    columns = [c for c in variant_columns(procedure=task.procedure)
-               if not _nothing_to_score(c, ids)]
+    columns = [
+        c for c in variant_columns(procedure=task.procedure) if not _nothing_to_score(c, ids)
+    ]
     wanted = {(c.mode, c.metric) for c in columns}
     cells: dict[int, dict[tuple[str, str], dict[str, Cell]]] = defaultdict(
-        lambda: defaultdict(dict))
+        lambda: defaultdict(dict)
+    )
     if board.material_pairs is None or wanted <= board.material_pairs:
         # Read with the board (a frozen board shows what was frozen).
         for sid in ids:
@@ -73,10 +81,14 @@ def board_variants(*, board: Board) -> Variants | None:
                             cells[sid][(mode, metric)][slug] = Cell(r, p, f)
     else:
         rows = Score.objects.filter(
-            submission_id__in=ids, run__is_current=True, document="",
-            mode__in={c.mode for c in columns}, metric__in={c.metric for c in columns},
-        ).values_list("submission_id", "mode", "metric", "subcorpus__slug", "recall",
-                      "precision", "f1")
+            submission_id__in=ids,
+            run__is_current=True,
+            document="",
+            mode__in={c.mode for c in columns},
+            metric__in={c.metric for c in columns},
+        ).values_list(
+            "submission_id", "mode", "metric", "subcorpus__slug", "recall", "precision", "f1"
+        )
         for sid, mode, metric, slug, r, p, f in rows:
             if (mode, metric) in wanted:
                 cells[sid][(mode, metric)][slug] = Cell(r, p, f)

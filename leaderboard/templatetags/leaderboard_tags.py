@@ -97,12 +97,17 @@ def submission_analysis_block(context, submission):
     """Everything the analysis page shows, for embedding in the submission page:
     ``{% load leaderboard_tags %}{% submission_analysis_block submission %}``."""
     request = context["request"]
-    result = submission_analysis(submission=submission, viewer=request.user,
-                                 document_metric=request.GET.get("metric"))
+    result = submission_analysis(
+        submission=submission, viewer=request.user, document_metric=request.GET.get("metric")
+    )
     if result is None:
         return {"analysis": None, "request": request}
-    return {"analysis": result, "request": request, "submission": submission,
-            **analysis_charts(result)}
+    return {
+        "analysis": result,
+        "request": request,
+        "submission": submission,
+        **analysis_charts(result),
+    }
 
 
 @register.simple_tag
@@ -148,19 +153,26 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
         avg_first = board.wide
     analysis = reverse("leaderboard:analysis", args=[0]).replace("/0/", "/{}/", 1)
     span = "3" if detail else "1"
-    missing_title = ("not submitted: counts as 0 in the average"
-                     if board.missing_rule == "zero" else "not submitted")
-    columns = [(c.slug, c.available, leaders.get(c.slug, ()) if leaders else ())
-               for c in board.columns]
+    missing_title = (
+        "not submitted: counts as 0 in the average"
+        if board.missing_rule == "zero"
+        else "not submitted"
+    )
+    columns = [
+        (c.slug, c.available, leaders.get(c.slug, ()) if leaders else ()) for c in board.columns
+    ]
     out = []
     for row in board.rows:
         entry = row.entry
         sid = entry.submission_id
-        classes = "".join([
-            "lb-baseline" if entry.is_baseline else "",
-            " lb-disqualified" if entry.disqualified else "",
-            " lb-failed" if entry.status != "scored" else "",
-            " lb-first" if row.rank == 1 else ""])
+        classes = "".join(
+            [
+                "lb-baseline" if entry.is_baseline else "",
+                " lb-disqualified" if entry.disqualified else "",
+                " lb-failed" if entry.status != "scored" else "",
+                " lb-first" if row.rank == 1 else "",
+            ]
+        )
         rank = str(row.rank) if row.rank else _DASH
         if row.group:
             rank += f'<sup class="lb-groupmark" title="statistical group">{escape(row.group)}</sup>'
@@ -168,51 +180,68 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
         if entry.is_baseline:
             team += ' <span class="lb-badge">baseline</span>'
         if entry.is_reference:
-            team += (f' <span class="lb-badge lb-badge-ref" title="{escape(entry.source)}">'
-                     'published</span>')
+            team += (
+                f' <span class="lb-badge lb-badge-ref" title="{escape(entry.source)}">'
+                "published</span>"
+            )
         if entry.disqualified:
             team += ' <span class="lb-badge lb-badge-dq">disqualified</span>'
         if entry.status == "scored":
             run = f'<a href="{analysis.format(sid)}">{_run_label(entry)}</a>'
         else:
-            run = (f'{_run_label(entry)} <span class="lb-badge lb-badge-fail">'
-                   f'{escape(entry.status)}</span>')
+            run = (
+                f'{_run_label(entry)} <span class="lb-badge lb-badge-fail">'
+                f"{escape(entry.status)}</span>"
+            )
         if entry.link:
             link = escape(entry.link)
-            run += (f'<a class="lb-run-link" href="{link}" rel="nofollow noopener" '
-                    f'title="{link}">paper/code</a>')
+            run += (
+                f'<a class="lb-run-link" href="{link}" rel="nofollow noopener" '
+                f'title="{link}">paper/code</a>'
+            )
         if entry.description:
             about = escape(entry.description)
             run += f'<span class="lb-run-about" title="{about}">{about}</span>'
         average = row.average
         avg_cells = ""
         if detail:
-            avg_cells = (f'<td class="lb-num lb-avg">{pct(field(average, "recall"))}</td>'
-                         f'<td class="lb-num lb-avg">{pct(field(average, "precision"))}</td>')
+            avg_cells = (
+                f'<td class="lb-num lb-avg">{pct(field(average, "recall"))}</td>'
+                f'<td class="lb-num lb-avg">{pct(field(average, "precision"))}</td>'
+            )
         avg_cells += f'<td class="lb-num lb-avg"><strong>{pct(field(average, "f1"))}</strong></td>'
         cells = []
         for slug, available, best in columns:
             if not available:
                 cells.append(f'<td class="lb-num lb-na">{_DASH.replace("–", "—")}</td>')
             elif slug in row.missing:
-                cells.append(f'<td class="lb-num lb-missing" colspan="{span}" '
-                             f'title="{missing_title}">missing</td>')
+                cells.append(
+                    f'<td class="lb-num lb-missing" colspan="{span}" '
+                    f'title="{missing_title}">missing</td>'
+                )
             else:
                 score = entry.scores.get(slug)
                 if detail:
-                    cells.append(f'<td class="lb-num">{pct(field(score, "recall"))}</td>'
-                                 f'<td class="lb-num">{pct(field(score, "precision"))}</td>')
+                    cells.append(
+                        f'<td class="lb-num">{pct(field(score, "recall"))}</td>'
+                        f'<td class="lb-num">{pct(field(score, "precision"))}</td>'
+                    )
                 f1 = pct(field(score, "f1"))
-                cells.append(f'<td class="lb-num"><strong class="lb-best">{f1}</strong></td>'
-                             if sid in best else f'<td class="lb-num">{f1}</td>')
+                cells.append(
+                    f'<td class="lb-num"><strong class="lb-best">{f1}</strong></td>'
+                    if sid in best
+                    else f'<td class="lb-num">{f1}</td>'
+                )
         submitted = timezone.localtime(entry.submitted_at).strftime("%Y-%m-%d %H:%M")
         out.append(
             f'<tr class="{classes}" data-submission="{sid}">'
             f'<td class="lb-rank">{rank}</td><td class="lb-team">{team}</td>'
             f'<td class="lb-run">{run}</td>'
-            + (avg_cells if avg_first else "") + "".join(cells)
+            + (avg_cells if avg_first else "")
+            + "".join(cells)
             + ("" if avg_first else avg_cells)
-            + f'<td class="lb-date">{submitted}</td></tr>')
+            + f'<td class="lb-date">{submitted}</td></tr>'
+        )
     return mark_safe("\n".join(out))
 
 
@@ -225,12 +254,18 @@ def variants_body(board, variants, primary=True) -> str:
         rank = str(row.rank) if row.rank else _DASH
         values = "".join(
             f'<td class="lb-num">{pct(variants.value(entry.submission_id, column))}</td>'
-            for column in variants.columns)
-        out.append(f'<tr><td class="lb-rank">{rank}</td><td class="lb-team">'
-                   f'{escape(entry.team)}</td><td class="lb-run">{_run_label(entry)}</td>'
-                   + (f'<td class="lb-num"><strong>{pct(field(row.average, "f1"))}</strong>'
-                      '</td>' if primary else '')
-                   + f'{values}</tr>')
+            for column in variants.columns
+        )
+        out.append(
+            f'<tr><td class="lb-rank">{rank}</td><td class="lb-team">'
+            f'{escape(entry.team)}</td><td class="lb-run">{_run_label(entry)}</td>'
+            + (
+                f'<td class="lb-num"><strong>{pct(field(row.average, "f1"))}</strong></td>'
+                if primary
+                else ""
+            )
+            + f"{values}</tr>"
+        )
     return mark_safe("".join(out))
 
 
@@ -252,16 +287,20 @@ def bar_chart_svg(chart, title, highlight_last=False) -> str:
     width, height = _number(chart.width), _number(chart.height)
     left, right = _number(chart.plot_left), _number(chart.plot_right)
     bottom = _number(chart.plot_bottom)
-    out = [f'<figure class="lb-chart">\n  <svg role="img" aria-label="{label}" viewBox="0 0 '
-           f'{width} {height}" width="{width}" height="{height}" '
-           f'xmlns="http://www.w3.org/2000/svg">\n    <title>{label}</title>\n    ']
+    out = [
+        f'<figure class="lb-chart">\n  <svg role="img" aria-label="{label}" viewBox="0 0 '
+        f'{width} {height}" width="{width}" height="{height}" '
+        f'xmlns="http://www.w3.org/2000/svg">\n    <title>{label}</title>\n    '
+    ]
     tick_x = int(chart.plot_left) - 4  # the template's ``|add:-4``: integers
     for tick in chart.ticks:
         y = _number(tick.y)
-        out.append(f'\n      <line class="lb-grid" x1="{left}" x2="{right}" y1="{y}" '
-                   f'y2="{y}"/>\n      <text class="lb-tick" x="{tick_x}" y="{y}" '
-                   f'text-anchor="end" dominant-baseline="middle">'
-                   f'{conditional_escape(tick.label)}</text>\n    ')
+        out.append(
+            f'\n      <line class="lb-grid" x1="{left}" x2="{right}" y1="{y}" '
+            f'y2="{y}"/>\n      <text class="lb-tick" x="{tick_x}" y="{y}" '
+            f'text-anchor="end" dominant-baseline="middle">'
+            f"{conditional_escape(tick.label)}</text>\n    "
+        )
     out.append("\n    ")
     label_y = int(chart.plot_bottom) + 14
     last = len(chart.bars) - 1
@@ -282,10 +321,13 @@ def bar_chart_svg(chart, title, highlight_last=False) -> str:
             f'        <text class="lb-value" x="{center}" y="{int(bar.y) - 4}" '
             f'text-anchor="middle">{percent}</text>\n'
             f'        <text class="lb-label" x="{center}" y="{label_y}" text-anchor="middle">'
-            f'{conditional_escape(Truncator(bar.label).chars(characters))}</text>\n'
-            '      </g>\n    ')
-    out.append(f'\n    <line class="lb-axis" x1="{left}" x2="{right}" y1="{bottom}" '
-               f'y2="{bottom}"/>\n  </svg>\n  ')
+            f"{conditional_escape(Truncator(bar.label).chars(characters))}</text>\n"
+            "      </g>\n    "
+        )
+    out.append(
+        f'\n    <line class="lb-axis" x1="{left}" x2="{right}" y1="{bottom}" '
+        f'y2="{bottom}"/>\n  </svg>\n  '
+    )
     if title:
         out.append(f"<figcaption>{label}</figcaption>")
     out.append("\n</figure>")

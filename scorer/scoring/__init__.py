@@ -19,12 +19,12 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from scoring.api import (
-                         read_documents,
-                         score,
-                         score_files,
-                         score_modes,
-                         validate_pair,
-                         validate_response,
+    read_documents,
+    score,
+    score_files,
+    score_modes,
+    validate_pair,
+    validate_response,
 )
 from scoring.errors import ScoringError, ScoringInputError, UsageError
 from scoring.options import PRESETS, ScoringOptions, parse_options
@@ -32,7 +32,22 @@ from scoring.results import CorpusResult
 from scoring.serialize import ScoreRow, counts_vector, score_rows
 from scoring.version import __version__
 
-__all__ = ["PRESETS", "CorpusResult", "ScoreRow", "ScoringError", "ScoringInputError",
-           "ScoringOptions", "UsageError", "__version__", "counts_vector", "parse_options",
-           "read_documents", "score", "score_files", "score_modes", "score_rows",
-           "validate_pair", "validate_response"]
+__all__ = [
+    "PRESETS",
+    "CorpusResult",
+    "ScoreRow",
+    "ScoringError",
+    "ScoringInputError",
+    "ScoringOptions",
+    "UsageError",
+    "__version__",
+    "counts_vector",
+    "parse_options",
+    "read_documents",
+    "score",
+    "score_files",
+    "score_modes",
+    "score_rows",
+    "validate_pair",
+    "validate_response",
+]

@@ -58,13 +58,21 @@ def _overlap(p: Parts, q: Parts) -> int:
     return len(_tokens(p) & _tokens(q))
 
 
-def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iterable[int],
-                   keys: list[MentionKey], *, key_min: dict[int, Span],
-                   key_heads: dict[int, int], response_min: dict[int, Span],
-                   response_heads: dict[int, int], warnings: list[str] | None = None,
-                   where: str = "", key_zero_heads: dict[int, tuple[int, int]] | None = None,
-                   response_zero_heads: dict[int, tuple[int, int]] | None = None
-                   ) -> dict[int, int]:
+def align_mentions(
+    matching: str,
+    key_codes: Iterable[int],
+    response_codes: Iterable[int],
+    keys: list[MentionKey],
+    *,
+    key_min: dict[int, Span],
+    key_heads: dict[int, int],
+    response_min: dict[int, Span],
+    response_heads: dict[int, int],
+    warnings: list[str] | None = None,
+    where: str = "",
+    key_zero_heads: dict[int, tuple[int, int]] | None = None,
+    response_zero_heads: dict[int, tuple[int, int]] | None = None,
+) -> dict[int, int]:
     """Response code → key code for the mentions aligned beyond exact spans.
 
     ``key_zero_heads`` / ``response_zero_heads``: code → (position, rank) of the head of a
@@ -74,6 +82,7 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
         return {}
     key_set = set(key_codes)
     resp_set = set(response_codes)
+
     def order(code: int) -> tuple[Any, Any, int]:
         return mention_order(keys[code])
 
@@ -83,11 +92,19 @@ def align_mentions(matching: str, key_codes: Iterable[int], response_codes: Iter
         return {}
     key_zero_heads = key_zero_heads or {}
     if matching == "partial-corefud":
-        pairs = _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where,
-                                 key_zero_heads)
+        pairs = _partial_corefud(k_rest, s_rest, keys, key_min, warnings, where, key_zero_heads)
     elif matching == "head":
-        pairs = _head(k_rest, s_rest, keys, key_min, key_heads, response_min, response_heads,
-                      key_zero_heads, response_zero_heads or {})
+        pairs = _head(
+            k_rest,
+            s_rest,
+            keys,
+            key_min,
+            key_heads,
+            response_min,
+            response_heads,
+            key_zero_heads,
+            response_zero_heads or {},
+        )
     elif matching == "partial-craft":
         pairs = _craft(k_rest, s_rest, keys)
     else:
@@ -105,9 +122,15 @@ def mention_order(key: MentionKey) -> tuple[Any, Any, int]:
     return (parts[0][0], 0), (parts[-1][1], 0), _length(parts)
 
 
-def _partial_corefud(k_rest: list[int], s_rest: list[int], keys: list[MentionKey],
-                     key_min: dict[int, Span], warnings: list[str] | None, where: str,
-                     key_zero_heads: dict[int, tuple[int, int]]) -> Pairs:
+def _partial_corefud(
+    k_rest: list[int],
+    s_rest: list[int],
+    keys: list[MentionKey],
+    key_min: dict[int, Span],
+    warnings: list[str] | None,
+    where: str,
+    key_zero_heads: dict[int, tuple[int, int]],
+) -> Pairs:
     starts = [keys[s][0][0][0] for s in s_rest]
     pairs: dict[tuple[int, int], float] = {}
     outside = 0
@@ -143,13 +166,22 @@ def _partial_corefud(k_rest: list[int], s_rest: list[int], keys: list[MentionKey
                 if set(range(mn[0], mn[1] + 1)) <= stok <= ktoks:
                     pairs[(k, s)] = len(stok) / klen
     if outside and warnings is not None:
-        warnings.append(f"{where}: {outside} key mention(s) have a Min outside their span "
-                        f"and can only match exactly")
+        warnings.append(
+            f"{where}: {outside} key mention(s) have a Min outside their span "
+            f"and can only match exactly"
+        )
     return pairs
 
 
-def _partial_nodes(k: int, mn: Span | None, zero_head: tuple[int, int] | None, s_rest: list[int],
-                   starts: list[int], keys: list[MentionKey], pairs: Pairs) -> None:
+def _partial_nodes(
+    k: int,
+    mn: Span | None,
+    zero_head: tuple[int, int] | None,
+    s_rest: list[int],
+    starts: list[int],
+    keys: list[MentionKey],
+    pairs: Pairs,
+) -> None:
     """Partial-corefud candidates of a key mention with empty nodes (or an empty head), on
     node sets: ``Min(k) ⊆ s ⊆ k``, score |s| / |k| in nodes."""
     knodes = mention_nodes(keys[k])
@@ -169,12 +201,23 @@ def _partial_nodes(k: int, mn: Span | None, zero_head: tuple[int, int] | None, s
             pairs[(k, s)] = len(snodes) / len(knodes)
 
 
-def _head(k_rest: list[int], s_rest: list[int], keys: list[MentionKey], key_min: dict[int, Span],
-          key_heads: dict[int, int], response_min: dict[int, Span],
-          response_heads: dict[int, int], key_zero_heads: dict[int, tuple[int, int]],
-          response_zero_heads: dict[int, tuple[int, int]]) -> Pairs:
-    def head_of(code: int, heads: dict[int, int], mins: dict[int, Span],
-                zero_heads: dict[int, tuple[int, int]]) -> tuple[int, ...] | None:
+def _head(
+    k_rest: list[int],
+    s_rest: list[int],
+    keys: list[MentionKey],
+    key_min: dict[int, Span],
+    key_heads: dict[int, int],
+    response_min: dict[int, Span],
+    response_heads: dict[int, int],
+    key_zero_heads: dict[int, tuple[int, int]],
+    response_zero_heads: dict[int, tuple[int, int]],
+) -> Pairs:
+    def head_of(
+        code: int,
+        heads: dict[int, int],
+        mins: dict[int, Span],
+        zero_heads: dict[int, tuple[int, int]],
+    ) -> tuple[int, ...] | None:
         h = heads.get(code)
         if h is not None:
             return (h, h)

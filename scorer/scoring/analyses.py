@@ -56,8 +56,16 @@ from scoring.results import PRF, PRCounts, f_score
 from scoring.serialize import ScoreRow, encode_counts
 from scoring.vocabulary import ANAPHOR, CONLL
 
-__all__ = ["ANALYSES", "MENTION_TYPES", "RANGE_BUCKETS", "analysis_mode", "analysis_rows",
-           "document_analysis", "entity_ranges", "range_bucket"]
+__all__ = [
+    "ANALYSES",
+    "MENTION_TYPES",
+    "RANGE_BUCKETS",
+    "analysis_mode",
+    "analysis_rows",
+    "document_analysis",
+    "entity_ranges",
+    "range_bucket",
+]
 
 ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE = "entity range", "entity type", "mention type"
 ANALYSES = (ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE)
@@ -144,8 +152,7 @@ def _mention_order(markable: Markable, index: dict[Node, int]) -> tuple[int, int
     if markable.zero:
         node = index.get((markable.start, markable.zero), markable.start)
         return node, -1, node
-    words = [(position, 0) for start, end in markable.parts
-             for position in range(start, end + 1)]
+    words = [(position, 0) for start, end in markable.parts for position in range(start, end + 1)]
     nodes = sorted(index.get(node, node[0]) for node in (*words, *markable.zeros))
     return nodes[0], -len(nodes), nodes[-1]
 
@@ -166,10 +173,18 @@ def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
             kind = "pronoun" if code < len(upos) and upos[code] == "PRON" else "nominal"
         span = (markable.parts, markable.zero, markable.zeros)
         attributes = dict(markable.attributes)
-        mentions.setdefault((markable.entity_id, node, span),
-                            _Mention(markable.entity_id, code, node, span, kind,
-                                     _mention_order(markable, index),
-                                     attributes.get("deps", "") if node[1] else ""))
+        mentions.setdefault(
+            (markable.entity_id, node, span),
+            _Mention(
+                markable.entity_id,
+                code,
+                node,
+                span,
+                kind,
+                _mention_order(markable, index),
+                attributes.get("deps", "") if node[1] else "",
+            ),
+        )
         etype = attributes.get("etype", "")
         if etype and markable.entity_id not in etypes:
             etypes[markable.entity_id] = etype
@@ -201,13 +216,14 @@ def _response_codes(key: list[_Mention], response: list[_Mention]) -> list[int]:
     one left there."""
     codes: list[int | None] = [None] * len(response)
     taken: set[int] = set()
-    key_zeros: dict[Hashable, str] = {n: m.deps for n, m in enumerate(key)
-                                      if m.anchor[1] and m.deps}
-    response_zeros: dict[Hashable, str] = {n: m.deps for n, m in enumerate(response)
-                                           if m.anchor[1] and m.deps}
+    key_zeros: dict[Hashable, str] = {
+        n: m.deps for n, m in enumerate(key) if m.anchor[1] and m.deps
+    }
+    response_zeros: dict[Hashable, str] = {
+        n: m.deps for n, m in enumerate(response) if m.anchor[1] and m.deps
+    }
     if key_zeros and response_zeros:
-        for key_number, number in zero_dependency_alignment(key_zeros,
-                                                            response_zeros).items():
+        for key_number, number in zero_dependency_alignment(key_zeros, response_zeros).items():
             codes[number] = key_number
             taken.add(key_number)
     free_key: dict[tuple[object, ...], list[int]] = defaultdict(list)
@@ -249,10 +265,10 @@ def _clusters(mentions: list[_Mention], codes: Sequence[int]) -> list[list[int]]
     return [sorted(set(c)) for c in entities.values() if len(set(c)) > 1]
 
 
-def _entity_counts(key: list[list[int]], response: list[list[int]]
-                   ) -> dict[str, PRCounts]:
-    table = Contingency(Partition(key, [None] * len(key)),
-                        Partition(response, [None] * len(response)))
+def _entity_counts(key: list[list[int]], response: list[list[int]]) -> dict[str, PRCounts]:
+    table = Contingency(
+        Partition(key, [None] * len(key)), Partition(response, [None] * len(response))
+    )
     return {name: metric(table) for name, metric in ENTITY_METRICS}
 
 
@@ -273,8 +289,9 @@ def _owners(key: list[list[int]], response: list[list[int]]) -> list[int | None]
     return owners
 
 
-def document_analysis(key: Document, response: Document | None
-                      ) -> dict[tuple[str, str], dict[str, PRCounts]]:
+def document_analysis(
+    key: Document, response: Document | None
+) -> dict[tuple[str, str], dict[str, PRCounts]]:
     """The counts of one document: ``{(analysis, category): {metric: PRCounts}}``, metrics
     ``muc``, ``bcub``, ``ceafe`` for the entity analyses and ``anaphor`` for mention types.
     A category appears where the key has an entity or an anaphor of it. ``response`` None:
@@ -282,16 +299,17 @@ def document_analysis(key: Document, response: Document | None
     return _document_counts(_mentions(key), _mentions(response))
 
 
-def _document_counts(key: tuple[list[_Mention], dict[str, str]],
-                     response: tuple[list[_Mention], dict[str, str]]
-                     ) -> dict[tuple[str, str], dict[str, PRCounts]]:
+def _document_counts(
+    key: tuple[list[_Mention], dict[str, str]], response: tuple[list[_Mention], dict[str, str]]
+) -> dict[tuple[str, str], dict[str, PRCounts]]:
     (gold, etypes), (system, _) = key, response
     key_codes = list(range(len(gold)))
     response_codes = _response_codes(gold, system)
     # Entities in the order of their first mentions (udapi's order), not the reader's: a
     # tie of `_owners` goes to the entity that starts first.
-    key_clusters = sorted(_clusters(gold, key_codes),
-                          key=lambda cluster: min(gold[code].order for code in cluster))
+    key_clusters = sorted(
+        _clusters(gold, key_codes), key=lambda cluster: min(gold[code].order for code in cluster)
+    )
     response_clusters = _clusters(system, response_codes)
     buckets: dict[tuple[str, str], list[int]] = defaultdict(list)
     for number, cluster in enumerate(key_clusters):
@@ -306,20 +324,33 @@ def _document_counts(key: tuple[list[_Mention], dict[str, str]],
         chosen = set(members)
         out[category] = _entity_counts(
             [key_clusters[i] for i in members],
-            [c for c, o in zip(response_clusters, owner) if o in chosen])
+            [c for c, o in zip(response_clusters, owner) if o in chosen],
+        )
     order = {code: gold[code].anchor for code in key_codes}
-    order.update({code: mention.anchor for code, mention in zip(response_codes, system)
-                  if code >= len(gold)})
+    order.update(
+        {code: mention.anchor for code, mention in zip(response_codes, system) if code >= len(gold)}
+    )
     for mention_type in MENTION_TYPES:
         key_typed = {code for code in key_codes if gold[code].type == mention_type}
-        if not any(code in key_typed for cluster in key_clusters
-                   for code in sorted(cluster, key=order.__getitem__)[1:]):
+        if not any(
+            code in key_typed
+            for cluster in key_clusters
+            for code in sorted(cluster, key=order.__getitem__)[1:]
+        ):
             continue
-        response_typed = {code for code, mention in zip(response_codes, system)
-                          if mention.type == mention_type}
-        out[(MENTION_TYPE, mention_type)] = {ANAPHOR: zero_counts(
-            key_clusters, response_clusters, {}, key_typed, order=order.__getitem__,
-            response_zeros=response_typed)}
+        response_typed = {
+            code for code, mention in zip(response_codes, system) if mention.type == mention_type
+        }
+        out[(MENTION_TYPE, mention_type)] = {
+            ANAPHOR: zero_counts(
+                key_clusters,
+                response_clusters,
+                {},
+                key_typed,
+                order=order.__getitem__,
+                response_zeros=response_typed,
+            )
+        }
     return out
 
 
@@ -347,13 +378,22 @@ def _rows(documents: Iterable[dict[tuple[str, str], dict[str, PRCounts]]]) -> li
         scores = {name: _prf(counts) for name, counts in metrics.items()}
         for name, counts in metrics.items():
             prf = scores[name]
-            rows.append(ScoreRow(mode, name, None, prf.recall, prf.precision, prf.f1,
-                                 encode_counts(counts)))
+            rows.append(
+                ScoreRow(mode, name, None, prf.recall, prf.precision, prf.f1, encode_counts(counts))
+            )
         if all(name in scores for name, _ in ENTITY_METRICS):
             parts = [scores[name] for name, _ in ENTITY_METRICS]
-            rows.append(ScoreRow(mode, CONLL, None, sum(p.recall for p in parts) / 3,
-                                 sum(p.precision for p in parts) / 3,
-                                 sum(p.f1 for p in parts) / 3, {}))
+            rows.append(
+                ScoreRow(
+                    mode,
+                    CONLL,
+                    None,
+                    sum(p.recall for p in parts) / 3,
+                    sum(p.precision for p in parts) / 3,
+                    sum(p.f1 for p in parts) / 3,
+                    {},
+                )
+            )
     return rows
 
 
@@ -376,5 +416,7 @@ def analysis_rows(key_path: str | Path, response_path: str | Path) -> list[Score
     # Only each document's mentions are kept, never its rows: the memory of the mentions.
     responses = {doc.name: _mentions(doc) for doc in compact.iter_documents(response_path)}
     nothing: tuple[list[_Mention], dict[str, str]] = ([], {})
-    return _rows(_document_counts(_mentions(doc), responses.get(doc.name, nothing))
-                 for doc in compact.iter_documents(key_path))
+    return _rows(
+        _document_counts(_mentions(doc), responses.get(doc.name, nothing))
+        for doc in compact.iter_documents(key_path)
+    )

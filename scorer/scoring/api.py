@@ -41,13 +41,20 @@ from scoring.validate import (
     sentence_ids,
 )
 
-__all__ = ["read_documents", "score", "score_files", "score_invocation", "score_modes",
-           "validate_response"]
+__all__ = [
+    "read_documents",
+    "score",
+    "score_files",
+    "score_invocation",
+    "score_modes",
+    "validate_response",
+]
 
 
 # -- reading ---------------------------------------------------------------------------------
-def read_documents(path: str, format: str = "auto", *,
-                   collect: list[Any] | None = None) -> list[Document]:
+def read_documents(
+    path: str, format: str = "auto", *, collect: list[Any] | None = None
+) -> list[Document]:
     """Every document of a file, with every annotation layer and the layout.
 
     ``format`` is a ``-f`` name (ua, corefud, conll, muc7) or ``auto``, which picks the first
@@ -62,8 +69,14 @@ def read_documents(path: str, format: str = "auto", *,
 
 
 # -- scoring ---------------------------------------------------------------------------------
-def score(key_path: str, response_path: str, *, options: ScoringOptions,
-          per_doc: bool = True, processes: int | None = None) -> CorpusResult:
+def score(
+    key_path: str,
+    response_path: str,
+    *,
+    options: ScoringOptions,
+    per_doc: bool = True,
+    processes: int | None = None,
+) -> CorpusResult:
     """Score a response file against a key file.
 
     The result holds the corpus scores, the per-document results (dropped without
@@ -75,16 +88,22 @@ def score(key_path: str, response_path: str, *, options: ScoringOptions,
     those of one process, number for number (`scoring.runner`).
     """
     if options.empty_nodes:
-        return _with_empty_nodes(key_path, response_path, options, per_doc=per_doc,
-                                 processes=processes)
+        return _with_empty_nodes(
+            key_path, response_path, options, per_doc=per_doc, processes=processes
+        )
     result = run(Pairing(key_path, response_path, options), processes=processes)
     if not per_doc:
         result.documents = []
     return result
 
 
-def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringOptions],
-                per_doc: Sequence[bool] | None = None) -> list[CorpusResult]:
+def score_modes(
+    key_path: str,
+    response_path: str,
+    *,
+    options: Sequence[ScoringOptions],
+    per_doc: Sequence[bool] | None = None,
+) -> list[CorpusResult]:
     """Score a response file in several modes (one process), reading both files once for
     every group of modes that read them alike (`ScoringPlan.reading`): a platform that scores
     each file of a run in a task's three or four modes reads it once instead of three or
@@ -103,14 +122,20 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
         results: list[Any] = []
         for index, each in enumerate(options):
             if each.empty_nodes:
-                results.append(score(key_path, response_path, options=each,
-                                     per_doc=keep[index], processes=1))
+                results.append(
+                    score(key_path, response_path, options=each, per_doc=keep[index], processes=1)
+                )
             else:
                 plain = [i for i, o in enumerate(options) if not o.empty_nodes]
                 if index == plain[0]:
-                    together = iter(score_modes(key_path, response_path,
-                                                options=[options[i] for i in plain],
-                                                per_doc=[keep[i] for i in plain]))
+                    together = iter(
+                        score_modes(
+                            key_path,
+                            response_path,
+                            options=[options[i] for i in plain],
+                            per_doc=[keep[i] for i in plain],
+                        )
+                    )
                 results.append(next(together))
         return results
     plans = [ScoringPlan.compile(each) for each in options]
@@ -120,8 +145,9 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
     results = [None] * len(plans)
     try:
         for members in groups.values():
-            pairing = Pairing(key_path, response_path, plans[members[0]],
-                              also=[plans[i] for i in members[1:]])
+            pairing = Pairing(
+                key_path, response_path, plans[members[0]], also=[plans[i] for i in members[1:]]
+            )
             for index, result in zip(members, run_modes(pairing)):
                 results[index] = result
     except ScoringInputError:
@@ -135,25 +161,41 @@ def score_modes(key_path: str, response_path: str, *, options: Sequence[ScoringO
 
 
 def _coreference_asked(options: ScoringOptions) -> bool:
-    return bool(options.metrics or options.extra_metrics or options.keep_non_referring
-                or options.keep_bridging)
+    return bool(
+        options.metrics
+        or options.extra_metrics
+        or options.keep_non_referring
+        or options.keep_bridging
+    )
 
 
-def _with_empty_nodes(key_path: str, response_path: str, options: ScoringOptions, *,
-                      per_doc: bool, processes: int | None) -> CorpusResult:
+def _with_empty_nodes(
+    key_path: str,
+    response_path: str,
+    options: ScoringOptions,
+    *,
+    per_doc: bool,
+    processes: int | None,
+) -> CorpusResult:
     """`score` for options that ask for the empty-node measures: those of the whole files
     (`scoring.empty_nodes`), beside the coreference scores when any are asked for too."""
     measures = empty_node_result(key_path, response_path)
     if not _coreference_asked(options):
         return measures
-    result = score(key_path, response_path, options=replace(options, empty_nodes=False),
-                   per_doc=per_doc, processes=processes)
+    result = score(
+        key_path,
+        response_path,
+        options=replace(options, empty_nodes=False),
+        per_doc=per_doc,
+        processes=processes,
+    )
     result.metrics.update(measures.metrics)
     return result
 
 
-def score_files(key_path: str, response_path: str, options: Sequence[str] = (), *,
-                processes: int | None = None) -> dict[str, Any]:
+def score_files(
+    key_path: str, response_path: str, options: Sequence[str] = (), *, processes: int | None = None
+) -> dict[str, Any]:
     """Score a response file against a key file; return the ``--json`` object.
 
     ``options`` are the command-line words after KEY and RESPONSE (v1 bare words or v2 dash
@@ -171,24 +213,29 @@ def score_files(key_path: str, response_path: str, options: Sequence[str] = (), 
 
     Raises `UsageError` for bad options and `ScoringInputError` for bad input.
     """
-    return score_invocation(key_path, response_path, parse_options(options),
-                            processes=processes)
+    return score_invocation(key_path, response_path, parse_options(options), processes=processes)
 
 
-def score_invocation(key_path: str, response_path: str, invocation: Invocation, *,
-                     processes: int | None = None) -> dict[str, Any]:
+def score_invocation(
+    key_path: str, response_path: str, invocation: Invocation, *, processes: int | None = None
+) -> dict[str, Any]:
     """`score_files` for options parsed already."""
-    result = score(key_path, response_path, options=invocation.options,
-                   per_doc=invocation.per_doc, processes=processes)
+    result = score(
+        key_path,
+        response_path,
+        options=invocation.options,
+        per_doc=invocation.per_doc,
+        processes=processes,
+    )
     warnings = list(invocation.notes)
     warnings += [warning for warning in result.warnings if warning not in warnings]
-    return result_dict(result, invocation.options, per_doc=invocation.per_doc,
-                       warnings=warnings)
+    return result_dict(result, invocation.options, per_doc=invocation.per_doc, warnings=warnings)
 
 
 # -- validation ------------------------------------------------------------------------------
-def validate_response(key_path: str, response_path: str, options: Sequence[str] = (),
-                      max_problems: int = 50) -> list[ScoringInputError]:
+def validate_response(
+    key_path: str, response_path: str, options: Sequence[str] = (), max_problems: int = 50
+) -> list[ScoringInputError]:
     """Every problem that would stop `score_files` (up to ``max_problems``).
 
     Parse errors of either file, missing and extra documents, token mismatches and ElementOf
@@ -196,14 +243,19 @@ def validate_response(key_path: str, response_path: str, options: Sequence[str] 
     raised for bad options. Both files are streamed: the response keeps only its tokens per
     document while the key is read, so memory stays small for large uploads.
     """
-    return validate_pair(key_path, response_path, options=parse_options(options).options,
-                         max_problems=max_problems)
+    return validate_pair(
+        key_path, response_path, options=parse_options(options).options, max_problems=max_problems
+    )
 
 
-def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
-                  max_problems: int = 50,
-                  key_documents: list[tuple[str, int]] | None = None
-                  ) -> list[ScoringInputError]:
+def validate_pair(
+    key_path: str,
+    response_path: str,
+    *,
+    options: ScoringOptions,
+    max_problems: int = 50,
+    key_documents: list[tuple[str, int]] | None = None,
+) -> list[ScoringInputError]:
     """`validate_response` for options given as a `ScoringOptions`. With ``key_documents``
     a list, the key's documents are appended to it as they are read: (name, number of
     tokens), in file order (a gold key checked as a run of itself needs no other reading)."""
@@ -227,8 +279,9 @@ def validate_pair(key_path: str, response_path: str, *, options: ScoringOptions,
             problems.extend(document_checks(doc, plan))
             yield doc
 
-    return _check_response(response_path, formats, key_docs(), str(key_path), plan,
-                           problems, max_problems)
+    return _check_response(
+        response_path, formats, key_docs(), str(key_path), plan, problems, max_problems
+    )
 
 
 def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict[str, Any]:
@@ -239,17 +292,27 @@ def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict[str, Any]:
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     kind = file_format(str(key_path), plan)
-    documents = [{"name": doc.name, "tokens": list(doc.tokens),
-                  "sent_ids": sentence_ids(doc) if kind == "corefud" else []}
-                 for doc in _documents(str(key_path), kind, plan, "key", problems)]
+    documents = [
+        {
+            "name": doc.name,
+            "tokens": list(doc.tokens),
+            "sent_ids": sentence_ids(doc) if kind == "corefud" else [],
+        }
+        for doc in _documents(str(key_path), kind, plan, "key", problems)
+    ]
     if problems:
         raise problems[0]
     return {"format": kind, "documents": documents}
 
 
-def validate_against_skeleton(skeleton: dict[str, Any], response_path: str, *,
-                              options: ScoringOptions, key_label: str = "the key",
-                              max_problems: int = 50) -> list[ScoringInputError]:
+def validate_against_skeleton(
+    skeleton: dict[str, Any],
+    response_path: str,
+    *,
+    options: ScoringOptions,
+    key_label: str = "the key",
+    max_problems: int = 50,
+) -> list[ScoringInputError]:
     """`validate_pair` with the key given as its `key_skeleton`: the same readers and checks
     of the response (format, parse errors, cycles, documents, tokens, sentence ids); the
     key's own problems are not checked (the organizers' side). Messages name the key
@@ -261,17 +324,26 @@ def validate_against_skeleton(skeleton: dict[str, Any], response_path: str, *,
         formats["response"] = file_format(str(response_path), plan)
     except ScoringInputError as problem:
         return [problem]
-    key_docs = (Document(
-        str(doc["name"]), key_label, 0, tuple(str(t) for t in doc.get("tokens", ())),
-        sentences=tuple(Sentence((f"# sent_id = {sid}",), ())
-                        for sid in doc.get("sent_ids", ())))
-        for doc in skeleton.get("documents", ()))
-    return _check_response(response_path, formats, key_docs, key_label, plan, problems,
-                           max_problems)
+    key_docs = (
+        Document(
+            str(doc["name"]),
+            key_label,
+            0,
+            tuple(str(t) for t in doc.get("tokens", ())),
+            sentences=tuple(
+                Sentence((f"# sent_id = {sid}",), ()) for sid in doc.get("sent_ids", ())
+            ),
+        )
+        for doc in skeleton.get("documents", ())
+    )
+    return _check_response(
+        response_path, formats, key_docs, key_label, plan, problems, max_problems
+    )
 
 
-def _documents(path: str, kind: str, plan: ScoringPlan, side: str,
-               problems: list[ScoringInputError]) -> Iterator[Document]:
+def _documents(
+    path: str, kind: str, plan: ScoringPlan, side: str, problems: list[ScoringInputError]
+) -> Iterator[Document]:
     if kind == "ua":
         return exploded.iter_documents(path, collect=problems, **plan.reader(side).settings())
     if kind == "corefud":
@@ -279,26 +351,37 @@ def _documents(path: str, kind: str, plan: ScoringPlan, side: str,
     return iter(read_other(path, kind, problems))
 
 
-def _check_response(response_path: str, formats: dict[str, str],
-                    key_documents: Iterator[Document], key_label: str, plan: ScoringPlan,
-                    problems: list[ScoringInputError],
-                    max_problems: int) -> list[ScoringInputError]:
+def _check_response(
+    response_path: str,
+    formats: dict[str, str],
+    key_documents: Iterator[Document],
+    key_label: str,
+    plan: ScoringPlan,
+    problems: list[ScoringInputError],
+    max_problems: int,
+) -> list[ScoringInputError]:
     """The response's own checks, then each key document's comparison with it."""
     forms = formats["key"] in FORM_CHECKED and formats["response"] in FORM_CHECKED
     sentences = formats["key"] == formats["response"] == "corefud"
     response_tokens: dict[str, Document] = {}
     response_names: list[tuple[str, int]] = []
-    for doc in _documents(str(response_path), formats["response"], plan, "response",
-                          problems):
+    for doc in _documents(str(response_path), formats["response"], plan, "response", problems):
         response_names.append((doc.name, doc.line))
         problems.extend(document_checks(doc, plan))
         # keep only what the key is compared with: tokens (and sentence ids, compact files)
-        layout = tuple(Sentence((f"# sent_id = {sid}",), ()) for sid in sentence_ids(doc)) \
-            if sentences else ()
+        layout = (
+            tuple(Sentence((f"# sent_id = {sid}",), ()) for sid in sentence_ids(doc))
+            if sentences
+            else ()
+        )
         response_tokens[doc.name] = Document(
-            doc.name, doc.path, doc.line, tuple(map(sys.intern, doc.tokens)),
+            doc.name,
+            doc.path,
+            doc.line,
+            tuple(map(sys.intern, doc.tokens)),
             token_lines=array("l", doc.token_lines),  # type: ignore[arg-type]
-            sentences=layout)
+            sentences=layout,
+        )
         if len(problems) >= max_problems:
             return problems[:max_problems]
     key_names: list[tuple[str, int]] = []
@@ -313,8 +396,8 @@ def _check_response(response_path: str, formats: dict[str, str],
                 problems.append(mismatch)
         if len(problems) >= max_problems:
             return problems[:max_problems]
-    errors, _ = document_pairing(key_label, key_names, str(response_path),
-                                 response_names, plan.missing_documents)
+    errors, _ = document_pairing(
+        key_label, key_names, str(response_path), response_names, plan.missing_documents
+    )
     problems.extend(errors)
     return problems[:max_problems]
-

@@ -38,8 +38,9 @@ _assigned_sum: Callable[[list[float], int, int, bool], float] | None = _native_a
 _SOLVE: Callable[..., Any] | None = None
 
 
-def linear_sum_assignment(values: list[float], n_rows: int, n_cols: int,
-                          maximize: bool = False) -> tuple[list[int], list[int]]:
+def linear_sum_assignment(
+    values: list[float], n_rows: int, n_cols: int, maximize: bool = False
+) -> tuple[list[int], list[int]]:
     """Row and column indices of an optimal one-to-one assignment of the matrix (minimal
     total cost, or maximal with ``maximize``), rows in increasing order: those of
     `scipy.optimize.linear_sum_assignment`."""
@@ -49,8 +50,7 @@ def linear_sum_assignment(values: list[float], n_rows: int, n_cols: int,
     return rows.tolist(), cols.tolist()
 
 
-def assigned_sum(values: list[float], n_rows: int, n_cols: int, maximize: bool = False
-                 ) -> float:
+def assigned_sum(values: list[float], n_rows: int, n_cols: int, maximize: bool = False) -> float:
     """The total of the cells `linear_sum_assignment` chooses, as ``matrix[rows,
     cols].sum()`` in numpy adds them."""
     if _assigned_sum is not None:
@@ -104,8 +104,9 @@ def _compiled_solver() -> Callable[..., Any]:
     return solve
 
 
-def _python_solve(values: list[float], n_rows: int, n_cols: int,
-                  maximize: bool) -> tuple[Any, Any, Any]:
+def _python_solve(
+    values: list[float], n_rows: int, n_cols: int, maximize: bool
+) -> tuple[Any, Any, Any]:
     """The matrix as a numpy array and scipy's optimum of it (the uncompiled path)."""
     import numpy as np
 

@@ -56,16 +56,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         invocation = parse_options(words)
         result = score_invocation(key, response, invocation)
     except ScoringError as exc:  # str() is "FILE:LINE: what is wrong (what was expected)"
-        print(f"error: {exc}" if not str(exc).startswith((key, response)) else exc,
-              file=sys.stderr)
+        print(f"error: {exc}" if not str(exc).startswith((key, response)) else exc, file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug of ours: say so, never a traceback
-        print(f"internal error while scoring {response} against {key}: "
-              f"{type(exc).__name__}: {exc} (please report it with both files)",
-              file=sys.stderr)
+        print(
+            f"internal error while scoring {response} against {key}: "
+            f"{type(exc).__name__}: {exc} (please report it with both files)",
+            file=sys.stderr,
+        )
         return 3
     for warning in result["warnings"]:
         print(f"warning: {warning}", file=sys.stderr)

@@ -74,16 +74,19 @@ def first_node(markable: Markable) -> tuple[int, int]:
 _ZEROS = attrgetter("zeros")
 
 
-def with_first_node_heads(markables: Sequence[Markable], *, exact: bool = False
-                          ) -> Sequence[Markable]:
+def with_first_node_heads(
+    markables: Sequence[Markable], *, exact: bool = False
+) -> Sequence[Markable]:
     """Compact files as UA scorer v2 reads them: udapi gives a mention without a head
     annotation its first node as head, and v2 takes the head as the mention's minimum for
     partial matching, as its head for head matching, and a mention headed by an empty node
     as a zero. A mention with a ``min`` field (our converter's copy of an exploded ``Min``)
     is left as it is, so that a converted file scores as its exploded original.
     ``exact``: exact matching, where only the zeros this makes matter."""
-    if exact and not (any(map(_ZEROS, markables))  # (at C level: most have none)
-                      and any(m.zeros and m.head is None for m in markables)):
+    if exact and not (
+        any(map(_ZEROS, markables))  # (at C level: most have none)
+        and any(m.zeros and m.head is None for m in markables)
+    ):
         return markables
     out = []
     for m in markables:
@@ -187,9 +190,13 @@ class Partition:
         get = rename.get
         clusters = [[get(m, m) for m in c] for c in self.clusters]
         sets: list[AccommodatedSet | None] = [
-            None if s is None else AccommodatedSet(
-                tuple(tuple(get(m, m) for m in member) for member in s.members), s.identity)
-            for s in self.sets]
+            None
+            if s is None
+            else AccommodatedSet(
+                tuple(tuple(get(m, m) for m in member) for member in s.members), s.identity
+            )
+            for s in self.sets
+        ]
         return Partition(clusters, sets, list(self.sizes))
 
 
@@ -209,10 +216,17 @@ class ProcessedLayer:
     deps: dict[int, str] = field(default_factory=dict)
 
 
-def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanCoder,
-                  *, path: str, document: str, warnings: list[str],
-                  pseudo_non_referring: bool = True,
-                  entity_order: Sequence[str] = ()) -> ProcessedLayer:
+def process_layer(
+    markables: Sequence[Markable],
+    plan: ScoringPlan,
+    coder: SpanCoder,
+    *,
+    path: str,
+    document: str,
+    warnings: list[str],
+    pseudo_non_referring: bool = True,
+    entity_order: Sequence[str] = (),
+) -> ProcessedLayer:
     """Apply the scoring mode (spec §2.6, policy) to one annotation layer.
 
     ``pseudo_non_referring``: whether ``-Pseudo`` entities are non-referring (UA files); the
@@ -229,13 +243,15 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
     zero_codes: set[int] = set()
     zero_heads: dict[int, tuple[int, int]] = {}
     deps: dict[int, str] = {}
-    grouped = None if head_identity or _layer_groups is None else _layer_groups(
-        markables, codes_of, code_keys)
+    grouped = (
+        None
+        if head_identity or _layer_groups is None
+        else _layer_groups(markables, codes_of, code_keys)
+    )
     if grouped is not None:  # no empty node: `_groups`, compiled
         mcodes, groups, first, split_lists, duplicated = grouped
     else:
-        mcodes, groups, first, split_lists = _groups(markables, coder, zero_codes, zero_heads,
-                                                     deps)
+        mcodes, groups, first, split_lists = _groups(markables, coder, zero_codes, zero_heads, deps)
         duplicated = True  # (looked at below)
     if entity_order and len(groups) > 1 and len(set(mcodes)) < len(mcodes):
         rank = {eid: k for k, eid in enumerate(entity_order)}
@@ -270,27 +286,49 @@ def process_layer(markables: Sequence[Markable], plan: ScoringPlan, coder: SpanC
         warnings.append(
             f"{path}: document {document}: the same span is annotated twice in one entity, "
             f"counted once: {', '.join(duplicates[:5])}"
-            + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else ""))
+            + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else "")
+        )
 
     keep_split = plan.keep_split_antecedents
     keep_singletons = plan.keep_singletons
     if grouped is not None and not duplicated:  # no zeros, no span twice: `_clusters`, compiled
         clusters, sets, eids, non_referring = _layer_clusters(
-            groups, split_lists, keep_split, keep_singletons, pseudo_non_referring,
-            _accommodated_set, (groups, split_lists, first, path))
+            groups,
+            split_lists,
+            keep_split,
+            keep_singletons,
+            pseudo_non_referring,
+            _accommodated_set,
+            (groups, split_lists, first, path),
+        )
     else:
         clusters, sets, eids, non_referring = _clusters(
-            groups, raw, split_lists, first, zero_codes, plan, path, pseudo_non_referring)
+            groups, raw, split_lists, first, zero_codes, plan, path, pseudo_non_referring
+        )
     if keep_split and sets.count(None) != len(sets):
         clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
-    return ProcessedLayer(Partition(clusters, sets), non_referring, eids, min_spans, heads,
-                          zero_codes, zero_heads, deps)
+    return ProcessedLayer(
+        Partition(clusters, sets),
+        non_referring,
+        eids,
+        min_spans,
+        heads,
+        zero_codes,
+        zero_heads,
+        deps,
+    )
 
 
-def _clusters(groups: dict[str, list[int]], raw: dict[str, list[int]],
-              split_lists: dict[str, list[str]], first: dict[str, Markable],
-              zero_codes: set[int], plan: ScoringPlan, path: str, pseudo_non_referring: bool
-              ) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str], set[int]]:
+def _clusters(
+    groups: dict[str, list[int]],
+    raw: dict[str, list[int]],
+    split_lists: dict[str, list[str]],
+    first: dict[str, Markable],
+    zero_codes: set[int],
+    plan: ScoringPlan,
+    path: str,
+    pseudo_non_referring: bool,
+) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str], set[int]]:
     """`process_layer`'s second step: the scored clusters, their accommodated sets and entity
     ids, and the codes of non-referring entities. ``scoring.native._tables.layer_clusters``
     is its compiled twin for layers without zeros or repeated spans."""
@@ -319,9 +357,13 @@ def _clusters(groups: dict[str, list[int]], raw: dict[str, list[int]],
     return clusters, sets, eids, non_referring
 
 
-def _groups(markables: Sequence[Markable], coder: SpanCoder, zero_codes: set[int],
-            zero_heads: dict[int, tuple[int, int]], deps: dict[int, str]
-            ) -> tuple[list[int], dict[str, list[int]], dict[str, Markable], dict[str, list[str]]]:
+def _groups(
+    markables: Sequence[Markable],
+    coder: SpanCoder,
+    zero_codes: set[int],
+    zero_heads: dict[int, tuple[int, int]],
+    deps: dict[int, str],
+) -> tuple[list[int], dict[str, list[int]], dict[str, Markable], dict[str, list[str]]]:
     """`process_layer`'s first step: each markable's mention code, the codes of each entity,
     each entity's first markable and the entities whose ElementOf names each plural; the
     zeros' codes, head nodes and ``deps`` into the three given. ``scoring.native._tables.
@@ -359,14 +401,22 @@ def _groups(markables: Sequence[Markable], coder: SpanCoder, zero_codes: set[int
             zero_codes.add(code)
             if code not in zero_heads:
                 # head_zero > 0: the head is the zero of that rank at position ``head``
-                zero_heads[code] = ((m.head, m.head_zero) if m.head_zero and m.head is not None
-                                    else (m.start, m.zero))
+                zero_heads[code] = (
+                    (m.head, m.head_zero)
+                    if m.head_zero and m.head is not None
+                    else (m.start, m.zero)
+                )
                 deps[code] = dict(m.attributes).get("deps", "")
     return mcodes, groups, first, split_lists
 
-def _accommodated_set(plural: str, groups: dict[str, list[int]],
-                      split_lists: dict[str, list[str]], first: dict[str, Markable],
-                      path: str) -> AccommodatedSet | None:
+
+def _accommodated_set(
+    plural: str,
+    groups: dict[str, list[int]],
+    split_lists: dict[str, list[str]],
+    first: dict[str, Markable],
+    path: str,
+) -> AccommodatedSet | None:
     """The atomic members reached from ``plural`` through ElementOf lists.
 
     An entity whose split list is not empty is itself a plural and is expanded (nested
@@ -389,11 +439,14 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
             done.add(chain.pop())
             continue
         if sub in chain:
-            names = " -> ".join([*chain[chain.index(sub):], sub])
+            names = " -> ".join([*chain[chain.index(sub) :], sub])
             raise ScoringInputError(
-                path, first[sub].line,
+                path,
+                first[sub].line,
                 f"ElementOf cycle: {names} (expected plural entities that are not "
-                f"elements of themselves)", code="elementof_cycle")
+                f"elements of themselves)",
+                code="elementof_cycle",
+            )
         if split_lists.get(sub):
             if sub not in done:
                 chain.append(sub)
@@ -409,9 +462,9 @@ def _accommodated_set(plural: str, groups: dict[str, list[int]],
     return AccommodatedSet(tuple(members), frozenset(members))
 
 
-def _merge_identical_sets(clusters: list[list[int]], sets: list[AccommodatedSet | None],
-                          eids: list[str]
-                          ) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str]]:
+def _merge_identical_sets(
+    clusters: list[list[int]], sets: list[AccommodatedSet | None], eids: list[str]
+) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str]]:
     """Union clusters whose accommodated sets are equal into the earliest of them."""
     out_c: list[list[int]] = []
     out_s: list[AccommodatedSet | None] = []

@@ -31,13 +31,18 @@ def read_any(path: str, format: str | None = None) -> list[Document]:
     from scoring.readers import detect_format, reader_module
 
     if not Path(path).is_file():
-        raise ScoringInputError(path, None, "no such file (expected a readable input file)",
-                                code="unreadable")
+        raise ScoringInputError(
+            path, None, "no such file (expected a readable input file)", code="unreadable"
+        )
     name = format or detect_format(path)
     if name is None:
-        raise ScoringInputError(path, None, "cannot tell the format (expected exploded or "
-                                "compact CONLL-UA, CoNLL-2012 or MUC-7; use --from)",
-                                code="unknown_format")
+        raise ScoringInputError(
+            path,
+            None,
+            "cannot tell the format (expected exploded or "
+            "compact CONLL-UA, CoNLL-2012 or MUC-7; use --from)",
+            code="unknown_format",
+        )
     documents: list[Document]
     if name == "ua":  # read what UA scorer v2 reads: repeated MarkableIDs, named closings
         documents = reader_module(name).read(path, discontinuous=True, allow_crossing=True)
@@ -70,11 +75,12 @@ def convert(source: str, target: str, to: str, format: str | None = None) -> int
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m scoring convert",
-        description="Convert a coreference file to compact or exploded CONLL-UA.")
-    parser.add_argument("--to", required=True, choices=sorted(WRITERS),
-                        help="output format")
-    parser.add_argument("--from", dest="source_format", choices=FORMATS,
-                        help="input format (default: detected)")
+        description="Convert a coreference file to compact or exploded CONLL-UA.",
+    )
+    parser.add_argument("--to", required=True, choices=sorted(WRITERS), help="output format")
+    parser.add_argument(
+        "--from", dest="source_format", choices=FORMATS, help="input format (default: detected)"
+    )
     parser.add_argument("input", help="file to read")
     parser.add_argument("output", help="file to write (replaced if it exists)")
     return parser.parse_args(argv)
@@ -86,8 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # argparse has printed the usage and the problem
         return 0 if exc.code == 0 else 2
     if os.path.abspath(args.input) == os.path.abspath(args.output):
-        print(f"{args.output}: the output would overwrite the input (expected another file "
-              "name)", file=sys.stderr)
+        print(
+            f"{args.output}: the output would overwrite the input (expected another file name)",
+            file=sys.stderr,
+        )
         return 2
     try:
         count = convert(args.input, args.output, args.to, args.source_format)
@@ -97,8 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"{exc.filename or args.output}: {exc.strerror}", file=sys.stderr)
         return 2
-    print(f"{args.input}: {count} document{'s' if count != 1 else ''} written to "
-          f"{args.output} ({args.to})", file=sys.stderr)
+    print(
+        f"{args.input}: {count} document{'s' if count != 1 else ''} written to "
+        f"{args.output} ({args.to})",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -42,8 +42,14 @@ from scoring.errors import ScoringInputError
 from scoring.results import PRF, CorpusResult, MetricResult, PRCounts, ratio
 from scoring.vocabulary import EMPTY_NODE_MEASURES, EMPTY_NODES
 
-__all__ = ["EMPTY_NODES", "MEASURES", "EmptyNode", "empty_node_counts", "empty_node_result",
-           "read_empty_nodes"]
+__all__ = [
+    "EMPTY_NODES",
+    "MEASURES",
+    "EmptyNode",
+    "empty_node_counts",
+    "empty_node_result",
+    "read_empty_nodes",
+]
 
 _FIELDS = {
     "ARC": (),
@@ -91,17 +97,21 @@ def _lines(path: str) -> Iterator[tuple[int, str]]:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise ScoringInputError(path, None, f"cannot open the file ({exc.strerror})",
-                                code="unreadable") from None
+        raise ScoringInputError(
+            path, None, f"cannot open the file ({exc.strerror})", code="unreadable"
+        ) from None
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ScoringInputError(path, number, f"bytes that are not UTF-8 at column "
-                                    f"{exc.start + 1} (expected a UTF-8 text file)",
-                                    code="encoding") from None
+            raise ScoringInputError(
+                path,
+                number,
+                f"bytes that are not UTF-8 at column {exc.start + 1} (expected a UTF-8 text file)",
+                code="encoding",
+            ) from None
         yield number, text.rstrip("\r")
 
 
@@ -143,27 +153,53 @@ def read_empty_nodes(path: str | Path) -> list[EmptyNode]:
         columns = line.split("\t")
         found = _EMPTY_ID.fullmatch(columns[0])
         if found is None:
-            raise ScoringInputError(path, number, f"empty node ID {columns[0]!r} is not of the "
-                                    "form N.M (expected e.g. 5.1)", code="empty_node_id")
+            raise ScoringInputError(
+                path,
+                number,
+                f"empty node ID {columns[0]!r} is not of the form N.M (expected e.g. 5.1)",
+                code="empty_node_id",
+            )
         if len(columns) != 10:
-            raise ScoringInputError(path, number, f"empty node {columns[0]} has "
-                                    f"{len(columns)} tab-separated columns (expected the 10 "
-                                    "of CoNLL-U)", code="empty_node_columns")
+            raise ScoringInputError(
+                path,
+                number,
+                f"empty node {columns[0]} has "
+                f"{len(columns)} tab-separated columns (expected the 10 "
+                "of CoNLL-U)",
+                code="empty_node_columns",
+            )
         deps = columns[8].split("|", 1)[0]
         head_text, colon, deprel = deps.partition(":")
         head = _head(head_text) if colon else None
         if head is None:
             raise ScoringInputError(
-                path, number, f"empty node {columns[0]} has DEPS {columns[8]!r}; the "
+                path,
+                number,
+                f"empty node {columns[0]} has DEPS {columns[8]!r}; the "
                 "empty-node evaluation needs its first item as HEAD:DEPREL with HEAD a node "
-                "ID (expected e.g. 5:nsubj)", code="empty_node_deps")
-        nodes.append(EmptyNode(sentence, int(found[1]), columns[1], columns[2], columns[3],
-                               columns[4], columns[5], head, deprel, number))
+                "ID (expected e.g. 5:nsubj)",
+                code="empty_node_deps",
+            )
+        nodes.append(
+            EmptyNode(
+                sentence,
+                int(found[1]),
+                columns[1],
+                columns[2],
+                columns[3],
+                columns[4],
+                columns[5],
+                head,
+                deprel,
+                number,
+            )
+        )
     return nodes
 
 
-def empty_node_counts(key: Iterable[EmptyNode], response: Iterable[EmptyNode]
-                      ) -> dict[str, PRCounts]:
+def empty_node_counts(
+    key: Iterable[EmptyNode], response: Iterable[EmptyNode]
+) -> dict[str, PRCounts]:
     """The counts of every measure: ``p_num = r_num = tp``, ``p_den = tp + fp`` (the
     response's nodes), ``r_den = tp + fn`` (the key's nodes).
 
@@ -186,8 +222,11 @@ def empty_node_counts(key: Iterable[EmptyNode], response: Iterable[EmptyNode]
 
 def _prf(counts: PRCounts) -> PRF:
     """Recall, precision and F1 = 2 tp / (|K| + |R|), as the evaluator computes them."""
-    return PRF(ratio(counts.r_num, counts.r_den), ratio(counts.p_num, counts.p_den),
-               ratio(2 * counts.p_num, counts.p_den + counts.r_den))
+    return PRF(
+        ratio(counts.r_num, counts.r_den),
+        ratio(counts.p_num, counts.p_den),
+        ratio(2 * counts.p_num, counts.p_den + counts.r_den),
+    )
 
 
 def empty_node_result(key_path: str | Path, response_path: str | Path) -> CorpusResult:

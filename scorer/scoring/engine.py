@@ -61,8 +61,9 @@ COMPACT = "corefud"  # ... of the compact (CorefUD) reader
 MUC_7 = "muc7"  # ... of the MUC-7 reader
 
 
-def score_document(key: Document, response: Document,
-                   plan: ScoringPlan | ScoringOptions) -> DocumentResult:
+def score_document(
+    key: Document, response: Document, plan: ScoringPlan | ScoringOptions
+) -> DocumentResult:
     """Score one response document against its key document.
 
     Returns the document's counts per metric (and its own scores from them), plus
@@ -84,13 +85,26 @@ def score_document(key: Document, response: Document,
         key_markables = with_first_node_heads(key_markables, exact=exact)
         resp_markables = with_first_node_heads(resp_markables, exact=exact)
     # the CorefUD scorer scores a '-Pseudo' entity of a compact file as any other entity
-    k = process_layer(key_markables, plan, coder, path=key.path, document=key.name,
-                      warnings=warnings, pseudo_non_referring=not compact,
-                      entity_order=() if dd else key.entity_order)
-    r = process_layer(resp_markables, plan, coder, path=response.path,
-                      document=response.name, warnings=warnings,
-                      pseudo_non_referring=not compact,
-                      entity_order=() if dd else response.entity_order)
+    k = process_layer(
+        key_markables,
+        plan,
+        coder,
+        path=key.path,
+        document=key.name,
+        warnings=warnings,
+        pseudo_non_referring=not compact,
+        entity_order=() if dd else key.entity_order,
+    )
+    r = process_layer(
+        resp_markables,
+        plan,
+        coder,
+        path=response.path,
+        document=response.name,
+        warnings=warnings,
+        pseudo_non_referring=not compact,
+        entity_order=() if dd else response.entity_order,
+    )
     key_part, resp_part = k.partition, r.partition
     rename: dict[int, int] = {}
     if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:
@@ -98,16 +112,25 @@ def score_document(key: Document, response: Document,
         resp_part = resp_part.renamed(rename)
     if plan.matching != "exact":
         more = align_mentions(
-            plan.matching, (m for c in key_part.clusters for m in c),
-            (m for c in resp_part.clusters for m in c), coder.keys,
-            key_min=k.min_spans, key_heads=k.heads, response_min=r.min_spans,
-            response_heads=r.heads, warnings=warnings, where=f"{key.path}: document {key.name}",
-            key_zero_heads=k.zero_heads, response_zero_heads=r.zero_heads)
+            plan.matching,
+            (m for c in key_part.clusters for m in c),
+            (m for c in resp_part.clusters for m in c),
+            coder.keys,
+            key_min=k.min_spans,
+            key_heads=k.heads,
+            response_min=r.min_spans,
+            response_heads=r.heads,
+            warnings=warnings,
+            where=f"{key.path}: document {key.name}",
+            key_zero_heads=k.zero_heads,
+            response_zero_heads=r.zero_heads,
+        )
         if more:
             resp_part = resp_part.renamed(more)
             targets = set(rename.values())
             rename = {s: more.get(t, t) for s, t in rename.items()} | {
-                s: t for s, t in more.items() if s not in rename and s not in targets}
+                s: t for s, t in more.items() if s not in rename and s not in targets
+            }
 
     if plan.metrics:
         with_sets = key_part.has_sets or resp_part.has_sets
@@ -120,8 +143,9 @@ def score_document(key: Document, response: Document,
                 maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
                 counts.append(table.counts_of(metric, maps))
                 split.append(split_counts)
-            result.metrics[name] = _metric_result(name, tuple(counts), tuple(split), plan,
-                                                  _key_links_only(key))
+            result.metrics[name] = _metric_result(
+                name, tuple(counts), tuple(split), plan, _key_links_only(key)
+            )
 
     for name in plan.extra_metrics:
         extra = _extra_metric(name, key_part, resp_part, k, r, rename, coder)
@@ -137,15 +161,17 @@ def score_document(key: Document, response: Document,
     return result
 
 
-def score_corpus(pairs: Iterable[tuple[Document, Document]],
-                 options: ScoringOptions | ScoringPlan) -> CorpusResult:
+def score_corpus(
+    pairs: Iterable[tuple[Document, Document]], options: ScoringOptions | ScoringPlan
+) -> CorpusResult:
     """Score (key, response) document pairs, given in key-file order, and micro-sum them.
     Options are compiled into their plan once, here (or were already)."""
     return score_corpus_modes(pairs, [options])[0]
 
 
-def score_corpus_modes(pairs: Iterable[tuple[Document, Document]],
-                       plans: Sequence[ScoringOptions | ScoringPlan]) -> list[CorpusResult]:
+def score_corpus_modes(
+    pairs: Iterable[tuple[Document, Document]], plans: Sequence[ScoringOptions | ScoringPlan]
+) -> list[CorpusResult]:
     """`score_corpus` in several modes over one pass of the pairs (each pair is scored in
     every mode as it comes): the result of each plan is the one `score_corpus` gives for it
     alone."""
@@ -158,8 +184,10 @@ def score_corpus_modes(pairs: Iterable[tuple[Document, Document]],
                 scored.append(score_document(key, response, plan))
             conll = _key_links_only(key)
             key_links_only = conll if key_links_only is None else key_links_only and conll
-        return [summarize(scored, plan, key_links_only=bool(key_links_only))
-                for plan, scored in zip(plans, documents)]
+        return [
+            summarize(scored, plan, key_links_only=bool(key_links_only))
+            for plan, scored in zip(plans, documents)
+        ]
 
 
 @contextmanager
@@ -192,8 +220,12 @@ def _key_links_only(key: Document) -> bool:
     return key.metadata.get("format") == CONLL_2012
 
 
-def summarize(documents: Sequence[DocumentResult], plan: ScoringPlan | ScoringOptions, *,
-              key_links_only: bool = False) -> CorpusResult:
+def summarize(
+    documents: Sequence[DocumentResult],
+    plan: ScoringPlan | ScoringOptions,
+    *,
+    key_links_only: bool = False,
+) -> CorpusResult:
     """Corpus scores from per-document results (counts summed in document order)."""
     plan = ScoringPlan.of(plan)
     metrics: dict[str, MetricResult] = {}
@@ -201,8 +233,11 @@ def summarize(documents: Sequence[DocumentResult], plan: ScoringPlan | ScoringOp
         n = len(COREF_METRICS.get(name, (None,)))
         results = [doc.metrics[name] for doc in documents]
         counts = tuple(_sum_counts([m.counts[i] for m in results]) for i in range(n))
-        split = (tuple(_sum_counts([m.split_counts[i] for m in results]) for i in range(n))
-                 if name in COREF_METRICS else ())
+        split = (
+            tuple(_sum_counts([m.split_counts[i] for m in results]) for i in range(n))
+            if name in COREF_METRICS
+            else ()
+        )
         metrics[name] = _metric_result(name, counts, split, plan, key_links_only)
     conll = None
     if plan.conll:
@@ -228,7 +263,8 @@ def summarize(documents: Sequence[DocumentResult], plan: ScoringPlan | ScoringOp
         result.bridging = {level: c.prf() for level, c in levels.items()}
         result.bridging_by_relation = {
             rel: {level: c.prf() for level, c in rel_levels.items()}
-            for rel, rel_levels in sorted(by_rel.items())}
+            for rel, rel_levels in sorted(by_rel.items())
+        }
     return result
 
 
@@ -250,8 +286,13 @@ def _prf(counts: PRCounts) -> PRF:
     return PRF(r, p, f_score(r, p))
 
 
-def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCounts, ...],
-                   plan: ScoringPlan, key_links_only: bool = False) -> MetricResult:
+def _metric_result(
+    name: str,
+    counts: tuple[PRCounts, ...],
+    split: tuple[PRCounts, ...],
+    plan: ScoringPlan,
+    key_links_only: bool = False,
+) -> MetricResult:
     """Scores of one metric from its (summed) counts.
 
     A metric with sub-metrics (BLANC) averages R, P and F over the sub-metrics whose main
@@ -271,13 +312,17 @@ def _metric_result(name: str, counts: tuple[PRCounts, ...], split: tuple[PRCount
     if not parts:
         return MetricResult(name, PRF(0.0, 0.0, 0.0), counts, split)
     n = len(parts)
-    prf = PRF(sum_in_order(p.recall for p in parts) / n,
-              sum_in_order(p.precision for p in parts) / n, sum_in_order(p.f1 for p in parts) / n)
+    prf = PRF(
+        sum_in_order(p.recall for p in parts) / n,
+        sum_in_order(p.precision for p in parts) / n,
+        sum_in_order(p.f1 for p in parts) / n,
+    )
     return MetricResult(name, prf, counts, split)
 
 
-def _filtered(doc: Document, markables: tuple[Markable, ...], plan: ScoringPlan,
-              key: Document) -> tuple[Markable, ...]:
+def _filtered(
+    doc: Document, markables: tuple[Markable, ...], plan: ScoringPlan, key: Document
+) -> tuple[Markable, ...]:
     """Apply the mention filters (``np_only``, ``remove_nested_mentions``) when asked.
 
     ``np_only`` decides with the key's parse for both sides, as v2 does.
@@ -287,8 +332,9 @@ def _filtered(doc: Document, markables: tuple[Markable, ...], plan: ScoringPlan,
     return tuple(filters.apply(doc, markables, plan.options, key=key))
 
 
-def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,
-                            response: Document, coder: SpanCoder) -> dict[int, int]:
+def _zero_dependency_rename(
+    k: ProcessedLayer, r: ProcessedLayer, key: Document, response: Document, coder: SpanCoder
+) -> dict[int, int]:
     """Align key and response zeros by their dependencies first (v2 ``--zero-match-method
     dependent``, §6.1 step 1): response code → key code.
 
@@ -311,12 +357,15 @@ def _zero_dependency_rename(k: ProcessedLayer, r: ProcessedLayer, key: Document,
         if "root" not in text:
             return text
         where = sentences.get(layer.zero_heads.get(code), "")
-        return "|".join(f"root@{where}" + item[4:] if item.startswith("root") else item
-                        for item in text.split("|"))
+        return "|".join(
+            f"root@{where}" + item[4:] if item.startswith("root") else item
+            for item in text.split("|")
+        )
 
     aligned = extra_metrics.zero_dependency_alignment(
         {(mention_order(keys[c]), c): deps(k, c, key_sentences) for c in key_zeros},
-        {(mention_order(keys[c]), c): deps(r, c, resp_sentences) for c in resp_zeros})
+        {(mention_order(keys[c]), c): deps(r, c, resp_sentences) for c in resp_zeros},
+    )
     rename = {s[1]: kk[1] for kk, s in aligned.items()}
     taken = set(rename.values())
     for c in resp_zeros:
@@ -343,8 +392,15 @@ def _zero_sentences(doc: Document) -> dict[tuple[int, int], int]:
     return out
 
 
-def _extra_metric(name: str, key: Partition, response: Partition, k: ProcessedLayer,
-                  r: ProcessedLayer, rename: dict[int, int], coder: SpanCoder) -> PRCounts:
+def _extra_metric(
+    name: str,
+    key: Partition,
+    response: Partition,
+    k: ProcessedLayer,
+    r: ProcessedLayer,
+    rename: dict[int, int],
+    coder: SpanCoder,
+) -> PRCounts:
     """v2's metrics beyond the six, on the mode-processed clusters.
 
     ``mention``: mention identification (key mentions with an exact or aligned response
@@ -363,17 +419,24 @@ def _extra_metric(name: str, key: Partition, response: Partition, k: ProcessedLa
     if name == "mor":
         return extra_metrics.mor_counts(
             [mention_nodes(keys[m]) for c in key.clusters for m in c],
-            [mention_nodes(keys[m]) for c in r.partition.clusters for m in c])
+            [mention_nodes(keys[m]) for c in r.partition.clusters for m in c],
+        )
     if name == "zero":
         key_to_response = {t: s for s, t in rename.items()}
-        return extra_metrics.zero_counts(key.clusters, r.partition.clusters, key_to_response,
-                                         k.zeros, order=lambda m: mention_order(keys[m]),
-                                         response_zeros=r.zeros)
+        return extra_metrics.zero_counts(
+            key.clusters,
+            r.partition.clusters,
+            key_to_response,
+            k.zeros,
+            order=lambda m: mention_order(keys[m]),
+            response_zeros=r.zeros,
+        )
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
 
 
-def _bridging_pairs(doc: Document, markables: Sequence[Markable], coder: SpanCoder,
-                    warnings: list[str]) -> BridgingPairs:
+def _bridging_pairs(
+    doc: Document, markables: Sequence[Markable], coder: SpanCoder, warnings: list[str]
+) -> BridgingPairs:
     """anaphor code → (anchor code, relation); a later link of the same anaphor wins."""
     by_id = {m.markable_id: m for m in markables}
     pairs: BridgingPairs = {}
@@ -385,8 +448,10 @@ def _bridging_pairs(doc: Document, markables: Sequence[Markable], coder: SpanCod
             continue
         pairs[coder.code(anaphor)] = (coder.code(anchor), link.relation)
     if skipped:
-        warnings.append(f"{doc.path}: document {doc.name}: bridging pairs skipped because a "
-                        f"MarkableID is not in the markable column: {', '.join(skipped[:5])}")
+        warnings.append(
+            f"{doc.path}: document {doc.name}: bridging pairs skipped because a "
+            f"MarkableID is not in the markable column: {', '.join(skipped[:5])}"
+        )
     return pairs
 
 

@@ -18,8 +18,15 @@ class UsageError(ScoringError):
 class ScoringInputError(ScoringError):
     """Bad input: ``str(error)`` is ``FILE:LINE: what is wrong (what was expected)``."""
 
-    def __init__(self, path: str, line: int | None, message: str, *, code: str = "invalid",
-                 document: str | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        line: int | None,
+        message: str,
+        *,
+        code: str = "invalid",
+        document: str | None = None,
+    ) -> None:
         self.path = str(path)
         self.line = line
         self.message = message
@@ -33,8 +40,11 @@ class ScoringInputError(ScoringError):
 
     def __reduce__(self) -> tuple[type, tuple[str, int | None, str], dict[str, str | None]]:
         """Pickled whole (a run in two processes sends its errors to the first)."""
-        return (type(self), (self.path, self.line, self.message),
-                {"code": self.code, "document": self.document})
+        return (
+            type(self),
+            (self.path, self.line, self.message),
+            {"code": self.code, "document": self.document},
+        )
 
 
 FormatError = ScoringInputError

@@ -15,8 +15,9 @@ from scoring.assignment import assigned_sum, linear_sum_assignment
 from scoring.results import PRCounts
 
 
-def mor_counts(key_mentions: Sequence[Collection[Any]],
-               response_mentions: Sequence[Collection[Any]]) -> PRCounts:
+def mor_counts(
+    key_mentions: Sequence[Collection[Any]], response_mentions: Sequence[Collection[Any]]
+) -> PRCounts:
     """Mention overlap ratio, MOR (Findings of the CRAC 2022 shared task; v2 VE:317-373).
 
     Parameters
@@ -68,12 +69,14 @@ def _best_overlap(keys: list[frozenset[Any]], responses: list[frozenset[Any]]) -
     return assigned_sum(values, len(keys), len(responses), maximize=True)
 
 
-def zero_counts(key_clusters: Sequence[Sequence[Any]],
-                response_clusters: Sequence[Sequence[Any]],
-                key_to_response: Mapping[Any, Any],
-                zeros: Container[Any],
-                order: Callable[[Any], Any] | None = None,
-                response_zeros: Container[Any] | None = None) -> PRCounts:
+def zero_counts(
+    key_clusters: Sequence[Sequence[Any]],
+    response_clusters: Sequence[Sequence[Any]],
+    key_to_response: Mapping[Any, Any],
+    zeros: Container[Any],
+    order: Callable[[Any], Any] | None = None,
+    response_zeros: Container[Any] | None = None,
+) -> PRCounts:
     """Anaphor-level score of zero anaphors (CRAC 2022; v2 ``zero``, VE:402-466).
 
     Parameters
@@ -144,8 +147,11 @@ def zero_counts(key_clusters: Sequence[Sequence[Any]],
                 earlier.add(target)
     for cluster in response_clusters:
         for mention in cluster:
-            if (mention not in first_mentions and mention not in covered
-                    and mention in response_zeros):
+            if (
+                mention not in first_mentions
+                and mention not in covered
+                and mention in response_zeros
+            ):
                 fp += 1
     return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
 
@@ -172,8 +178,9 @@ def _f1(a: set[Any], b: set[Any]) -> float:
     return 2 * common / (len(a) + len(b)) if common else 0.0
 
 
-def zero_dependency_alignment(key_deps: Mapping[Hashable, str],
-                              response_deps: Mapping[Hashable, str]) -> dict[Any, Any]:
+def zero_dependency_alignment(
+    key_deps: Mapping[Hashable, str], response_deps: Mapping[Hashable, str]
+) -> dict[Any, Any]:
     """Match key zeros to response zeros by their dependencies (v2 ``--zero-match-method
     dependent``, VB:84-147 step 1 and VCM:225-247).
 
@@ -199,7 +206,10 @@ def zero_dependency_alignment(key_deps: Mapping[Hashable, str],
     parsed_k = [parse_deps(key_deps[k]) for k in keys]
     parsed_r = [parse_deps(response_deps[r]) for r in responses]
     width = len(responses)
-    matrix = [10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd}, {p for p, _ in rd})
-              for kd in parsed_k for rd in parsed_r]
+    matrix = [
+        10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd}, {p for p, _ in rd})
+        for kd in parsed_k
+        for rd in parsed_r
+    ]
     rows, cols = linear_sum_assignment(matrix, len(keys), width, maximize=True)
     return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i * width + j] > 0}

@@ -20,8 +20,9 @@ splits of CRAC 2026 included)."""
 SEPARATORS = "._-"
 
 
-def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
-                       file_names: Mapping[str, str] | None = None) -> str | None:
+def subcorpus_for_name(
+    name: str, subcorpora: Mapping[str, str], file_names: Mapping[str, str] | None = None
+) -> str | None:
     """The slug of the sub-corpus a file name stands for, or None (no match, or more than one
     equally good).
 
@@ -42,8 +43,9 @@ def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
     candidates = {stem}
     if (match := COREFUD_STEM.fullmatch(stem)) is not None:
         candidates.add(match.group(1))
-    exact = [slug for slug, display in subcorpora.items()
-             if candidates & {slug.lower(), display.lower()}]
+    exact = [
+        slug for slug, display in subcorpora.items() if candidates & {slug.lower(), display.lower()}
+    ]
     if len(exact) == 1:
         return exact[0]
     if exact:
@@ -51,7 +53,7 @@ def subcorpus_for_name(name: str, subcorpora: Mapping[str, str],
     best: dict[str, int] = {}
     for slug, display in subcorpora.items():
         for label in {slug.lower(), display.lower()}:
-            if label and base.startswith(label) and base[len(label):][:1] in tuple(SEPARATORS):
+            if label and base.startswith(label) and base[len(label) :][:1] in tuple(SEPARATORS):
                 best[slug] = max(best.get(slug, 0), len(label))
     if not best:
         return None
@@ -108,8 +110,9 @@ def file_sent_ids(path: str | Path, chunk_size: int = 1 << 20) -> list[str]:
         return _comment_values(iter(lambda: handle.read(chunk_size), b""), SENT_ID)
 
 
-def dataset_for_documents(names: Iterable[str],
-                          datasets: Mapping[str, Iterable[str]]) -> str | None:
+def dataset_for_documents(
+    names: Iterable[str], datasets: Mapping[str, Iterable[str]]
+) -> str | None:
     """The dataset (a key of ``datasets``: slug → its document names) that holds more than
     half of a file's documents, or None (no documents, no such dataset, or a tie)."""
     wanted = set(names)

@@ -32,8 +32,13 @@ PARSE_COLUMN = 5
 _LABEL = re.compile(r"\(([^()*]*)")
 
 
-def apply(doc: Document, markables: Sequence[Markable], options: ScoringOptions, *,
-          key: Document | None = None) -> tuple[Markable, ...]:
+def apply(
+    doc: Document,
+    markables: Sequence[Markable],
+    options: ScoringOptions,
+    *,
+    key: Document | None = None,
+) -> tuple[Markable, ...]:
     """The markables of one layer of ``doc`` that the options' filters keep.
 
     ``key`` is the key document, whose parse decides ``np_only`` for both sides (v2 reads
@@ -75,8 +80,9 @@ def drop_unmarked_optional(key_doc: Document, response_doc: Document) -> Documen
             return (key.start, key.end) in spans
         return any(key.start <= a <= low and high <= b <= key.end for a, b in spans)
 
-    kept = tuple(m for m in key_doc.identity
-                 if dict(m.attributes).get("STATUS") != "OPT" or marked(m))
+    kept = tuple(
+        m for m in key_doc.identity if dict(m.attributes).get("STATUS") != "OPT" or marked(m)
+    )
     return key_doc if len(kept) == len(key_doc.identity) else replace(key_doc, identity=kept)
 
 
@@ -85,8 +91,9 @@ def drop_unmarked_optional(key_doc: Document, response_doc: Document) -> Documen
 
 def _parse_bits(doc: Document) -> list[str] | None:
     """The parse bit of every word (CoNLL-2012 column 6), or None without a parse."""
-    bits = [row[PARSE_COLUMN] for s in doc.sentences for row in s.rows
-            if len(row) > PARSE_COLUMN + 1]
+    bits = [
+        row[PARSE_COLUMN] for s in doc.sentences for row in s.rows if len(row) > PARSE_COLUMN + 1
+    ]
     return bits if bits and len(bits) == len(doc.tokens) else None
 
 
@@ -95,8 +102,9 @@ def _sentence_of(doc: Document) -> list[int] | None:
         return None
     out: list[int] = []
     for index, sentence in enumerate(doc.sentences):
-        out.extend([index] * sum(1 for row in sentence.rows if "." not in row[0]
-                                 and "-" not in row[0][1:]))
+        out.extend(
+            [index] * sum(1 for row in sentence.rows if "." not in row[0] and "-" not in row[0][1:])
+        )
     return out if len(out) == len(doc.tokens) else None
 
 
@@ -138,7 +146,7 @@ def _np_only(markables: Iterable[Markable], bits: list[str] | None) -> tuple[Mar
     for markable in markables:
         if markable.zero or markable.end >= len(bits):
             continue
-        if constituent_label(bits[markable.start:markable.end + 1]) == "VP":
+        if constituent_label(bits[markable.start : markable.end + 1]) == "VP":
             pruned.add(markable.markable_id)
             dropped_entities[markable.entity_id] = 1
     if not pruned:
@@ -147,12 +155,17 @@ def _np_only(markables: Iterable[Markable], bits: list[str] | None) -> tuple[Mar
     for markable in markables:
         if markable.markable_id not in pruned:
             remaining[markable.entity_id] = remaining.get(markable.entity_id, 0) + 1
-    return tuple(m for m in markables if m.markable_id not in pruned
-                 and (m.entity_id not in dropped_entities or remaining[m.entity_id] > 1))
+    return tuple(
+        m
+        for m in markables
+        if m.markable_id not in pruned
+        and (m.entity_id not in dropped_entities or remaining[m.entity_id] > 1)
+    )
 
 
-def _remove_nested(markables: Iterable[Markable], sentence_of: list[int] | None
-                   ) -> tuple[Markable, ...]:
+def _remove_nested(
+    markables: Iterable[Markable], sentence_of: list[int] | None
+) -> tuple[Markable, ...]:
     markables = tuple(markables)
     by_entity: dict[str, list[int]] = {}
     for index, markable in enumerate(markables):
@@ -169,8 +182,11 @@ def _remove_nested(markables: Iterable[Markable], sentence_of: list[int] | None
                 outer = markables[b]
                 if a == b or (inner.start, inner.end) == (outer.start, outer.end):
                     continue
-                if (outer.start <= inner.start and inner.end <= outer.end
-                        and sentence(inner) == sentence(outer)):
+                if (
+                    outer.start <= inner.start
+                    and inner.end <= outer.end
+                    and sentence(inner) == sentence(outer)
+                ):
                     removed.add(a)
                     break
     return tuple(m for i, m in enumerate(markables) if i not in removed)

@@ -100,8 +100,9 @@ class Forked:
             os.waitpid(pid, 0)
 
 
-def _run_and_send(write_end: int, function: Callable[..., Any], args: tuple[Any, ...],
-                  kwargs: dict[str, Any]) -> None:
+def _run_and_send(
+    write_end: int, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
     """In the child: the call's (True, result) or (False, exception), pickled to the pipe;
     then the child ends at once, without running the parent's exit handlers or flushing the
     buffers it inherited."""
@@ -114,9 +115,15 @@ def _run_and_send(write_end: int, function: Callable[..., Any], args: tuple[Any,
         try:
             data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as error:  # an exception or result that does not pickle
-            data = pickle.dumps((False, RuntimeError(
-                f"the forked process's {'result' if outcome[0] else 'error'} could not be "
-                f"sent: {error!r}; it was: {outcome[1]!r}"[:2000])))
+            data = pickle.dumps(
+                (
+                    False,
+                    RuntimeError(
+                        f"the forked process's {'result' if outcome[0] else 'error'} could not be "
+                        f"sent: {error!r}; it was: {outcome[1]!r}"[:2000]
+                    ),
+                )
+            )
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(data)
         status = 0

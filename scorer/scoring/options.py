@@ -73,27 +73,61 @@ V1_WORDS: dict[str, str] = {
 }
 """UA scorer v1's closed vocabulary of bare option words (with synonyms) → canonical word."""
 
-CANONICAL_ORDER = ("remove_singletons", "remove_split_antecedent", "keep_non_referring",
-                   "keep_bridging", "only_split_antecedent", "evaluate_discourse_deixis", "min")
+CANONICAL_ORDER = (
+    "remove_singletons",
+    "remove_split_antecedent",
+    "keep_non_referring",
+    "keep_bridging",
+    "only_split_antecedent",
+    "evaluate_discourse_deixis",
+    "min",
+)
 """Order of the words in a canonical v1 mode string (conformance pack naming)."""
 
 _FORCED_BY = {
-    "only_split_antecedent": ("remove_singletons", "remove_split_antecedent",
-                              "keep_non_referring", "keep_bridging"),
-    "evaluate_discourse_deixis": ("remove_singletons", "remove_split_antecedent",
-                                  "keep_non_referring", "keep_bridging",
-                                  "only_split_antecedent"),
+    "only_split_antecedent": (
+        "remove_singletons",
+        "remove_split_antecedent",
+        "keep_non_referring",
+        "keep_bridging",
+    ),
+    "evaluate_discourse_deixis": (
+        "remove_singletons",
+        "remove_split_antecedent",
+        "keep_non_referring",
+        "keep_bridging",
+        "only_split_antecedent",
+    ),
 }
 """v1 words that a mode word forces off: naming both is a conflict (spec §1, Q29)."""
 
 PASS_THROUGH = ("--json", "--per-doc", "--missing-documents")
 """Dash options that never switch bare words to the v2 meaning (scoring policy)."""
 
-V2_METRICS = ("all", "conll", *COREF_METRICS, "mention", "mor", "zero", "non-referring",
-              "bridging", "empty-nodes")
+V2_METRICS = (
+    "all",
+    "conll",
+    *COREF_METRICS,
+    "mention",
+    "mor",
+    "zero",
+    "non-referring",
+    "bridging",
+    "empty-nodes",
+)
 V2_ALL = {
-    "ua": ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mention", "mor", "non-referring",
-           "bridging"),
+    "ua": (
+        "muc",
+        "bcub",
+        "ceafe",
+        "ceafm",
+        "blanc",
+        "lea",
+        "mention",
+        "mor",
+        "non-referring",
+        "bridging",
+    ),
     "corefud": ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mor", "zero"),
     "conll": ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mention"),
     "muc7": ("muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "mention"),
@@ -102,21 +136,42 @@ V2_ALL = {
 
 PRESETS: dict[str, dict[str, Any]] = {
     "conll12": {"format": "conll", "metrics": ("muc", "bcub", "ceafe")},
-    "crac18": {"format": "ua", "metrics": ("muc", "bcub", "ceafe", "non-referring"),
-               "keep_singletons": True},
+    "crac18": {
+        "format": "ua",
+        "metrics": ("muc", "bcub", "ceafe", "non-referring"),
+        "keep_singletons": True,
+    },
     "craft19": {"format": "ua", "metrics": ("muc", "bcub", "ceafe"), "keep_singletons": True},
-    "crac22": {"format": "corefud", "metrics": ("muc", "bcub", "ceafe", "mention", "zero"),
-               "keep_zeros": True, "matching": "partial-corefud"},
-    "crac23": {"format": "corefud", "metrics": ("muc", "bcub", "ceafe", "mention", "zero"),
-               "matching": "head"},
-    "crac24": {"format": "corefud", "metrics": ("muc", "bcub", "ceafe", "mention", "zero"),
-               "matching": "head"},
-    "codicrac22ar": {"format": "ua", "metrics": ("muc", "bcub", "ceafe"),
-                     "keep_singletons": True, "keep_split_antecedents": True},
+    "crac22": {
+        "format": "corefud",
+        "metrics": ("muc", "bcub", "ceafe", "mention", "zero"),
+        "keep_zeros": True,
+        "matching": "partial-corefud",
+    },
+    "crac23": {
+        "format": "corefud",
+        "metrics": ("muc", "bcub", "ceafe", "mention", "zero"),
+        "matching": "head",
+    },
+    "crac24": {
+        "format": "corefud",
+        "metrics": ("muc", "bcub", "ceafe", "mention", "zero"),
+        "matching": "head",
+    },
+    "codicrac22ar": {
+        "format": "ua",
+        "metrics": ("muc", "bcub", "ceafe"),
+        "keep_singletons": True,
+        "keep_split_antecedents": True,
+    },
     "codicrac22br": {"format": "ua", "metrics": ("bridging",), "keep_singletons": True},
-    "codicrac22dd": {"format": "ua", "metrics": ("muc", "bcub", "ceafe"),
-                     "keep_singletons": True, "keep_split_antecedents": True,
-                     "discourse_deixis": True},
+    "codicrac22dd": {
+        "format": "ua",
+        "metrics": ("muc", "bcub", "ceafe"),
+        "keep_singletons": True,
+        "keep_split_antecedents": True,
+        "discourse_deixis": True,
+    },
 }
 """UA scorer v2's ``-t`` presets as evidently intended: laid over the v2 defaults
 (differences doc §1; v2 itself raises KeyError for every preset)."""
@@ -140,8 +195,10 @@ class Invocation:
 
 def mode_dict(options: ScoringOptions) -> dict[str, Any]:
     """The effective flags of ``options`` as plain JSON values (the ``"mode"`` object)."""
-    return {key: list(value) if isinstance(value, tuple) else value
-            for key, value in asdict(options).items()}
+    return {
+        key: list(value) if isinstance(value, tuple) else value
+        for key, value in asdict(options).items()
+    }
 
 
 def _valid_words_text() -> str:
@@ -169,8 +226,9 @@ def _split_pass_through(words: Sequence[str]) -> tuple[list[str], dict[str, Any]
             else:
                 raise UsageError("--missing-documents needs a value: error, skip or empty")
             if value not in ("error", "skip", "empty"):
-                raise UsageError(f"--missing-documents {value!r} is not valid; "
-                                 "valid: error, skip, empty")
+                raise UsageError(
+                    f"--missing-documents {value!r} is not valid; valid: error, skip, empty"
+                )
             found["missing_documents"] = value
         else:
             rest.append(word)
@@ -196,24 +254,27 @@ def parse_options(words: Sequence[str]) -> Invocation:
     else:
         invocation = _parse_v1(rest)
     options = replace(invocation.options, missing_documents=extra["missing_documents"])
-    return replace(invocation, options=options, as_json=extra["as_json"],
-                   per_doc=extra["per_doc"])
+    return replace(invocation, options=options, as_json=extra["as_json"], per_doc=extra["per_doc"])
 
 
 def _parse_v1(words: Sequence[str]) -> Invocation:
     unknown = [word for word in words if word not in V1_WORDS]
     if unknown:
-        raise UsageError(f"unknown option word{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(repr(w) for w in unknown)}; valid words: "
-                         f"{_valid_words_text()} (or UA scorer v2 dash options such as "
-                         "-m, -s, -l, -a, -d, -t)")
+        raise UsageError(
+            f"unknown option word{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(repr(w) for w in unknown)}; valid words: "
+            f"{_valid_words_text()} (or UA scorer v2 dash options such as "
+            "-m, -s, -l, -a, -d, -t)"
+        )
     given = {V1_WORDS[word] for word in words}
     for mode_word, forced in _FORCED_BY.items():
         clash = [word for word in forced if word in given]
         if mode_word in given and clash:
-            raise UsageError(f"{mode_word} cannot be combined with {', '.join(clash)}: it "
-                             "fixes singletons and split antecedents on and non-referring and "
-                             "bridging scores off (valid words: " + _valid_words_text() + ")")
+            raise UsageError(
+                f"{mode_word} cannot be combined with {', '.join(clash)}: it "
+                "fixes singletons and split antecedents on and non-referring and "
+                "bridging scores off (valid words: " + _valid_words_text() + ")"
+            )
     chosen = [name for name in COREF_METRICS if name in given]
     metrics = COREF_METRICS if "all" in given or not chosen else tuple(chosen)
     only_split = "only_split_antecedent" in given
@@ -260,18 +321,22 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _v2_parser() -> _Parser:
-    parser = _Parser(prog="python -m scoring KEY RESPONSE", add_help=False,
-                     allow_abbrev=False)
+    parser = _Parser(prog="python -m scoring KEY RESPONSE", add_help=False, allow_abbrev=False)
     parser.add_argument("-f", "--format", choices=("ua", "corefud", "conll", "muc7"))
     parser.add_argument("-m", "--metrics", nargs="*", choices=V2_METRICS)
-    parser.add_argument("-a", "--match", dest="matching",
-                        choices=("exact", "partial-corefud", "partial-craft", "head"))
+    parser.add_argument(
+        "-a",
+        "--match",
+        dest="matching",
+        choices=("exact", "partial-corefud", "partial-craft", "head"),
+    )
     parser.add_argument("-s", "--keep-singletons", action="store_true")
     parser.add_argument("-l", "--keep-split-antecedents", action="store_true")
     parser.add_argument("-z", "--keep-zeros", action="store_true")
     parser.add_argument("--zero-match-method", choices=("linear", "dependent"))
-    parser.add_argument("-d", "--evaluate-discourse-deixis", dest="discourse_deixis",
-                        action="store_true")
+    parser.add_argument(
+        "-d", "--evaluate-discourse-deixis", dest="discourse_deixis", action="store_true"
+    )
     parser.add_argument("--only-split-antecedent", action="store_true")
     parser.add_argument("--np-only", action="store_true")
     parser.add_argument("--remove-nested-mentions", action="store_true")
@@ -284,16 +349,23 @@ def _v2_parser() -> _Parser:
 def _parse_v2(words: Sequence[str]) -> Invocation:
     args = _v2_parser().parse_args(list(words))
     if args.words:
-        raise UsageError(f"bare option words ({' '.join(args.words)}) cannot be mixed with "
-                         "dash options: use the v2 options -m, -s, -l, -a, -d, "
-                         "--only-split-antecedent, or only v1 words")
-    given = {key: value for key, value in vars(args).items()
-             if key not in ("words", "shared_task") and value not in (None, False)}
+        raise UsageError(
+            f"bare option words ({' '.join(args.words)}) cannot be mixed with "
+            "dash options: use the v2 options -m, -s, -l, -a, -d, "
+            "--only-split-antecedent, or only v1 words"
+        )
+    given = {
+        key: value
+        for key, value in vars(args).items()
+        if key not in ("words", "shared_task") and value not in (None, False)
+    }
     if args.shared_task:
         if given:
             named = ", ".join("--" + key.replace("_", "-") for key in given)
-            raise UsageError(f"-t {args.shared_task} sets every scoring option; it cannot be "
-                             f"combined with {named}")
+            raise UsageError(
+                f"-t {args.shared_task} sets every scoring option; it cannot be "
+                f"combined with {named}"
+            )
         settings = dict(PRESETS[args.shared_task])
     else:
         settings = given
@@ -301,8 +373,11 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
     metrics = list(settings.get("metrics") or ["conll"])
     selected: list[str] = []
     for name in metrics:
-        expanded = ("muc", "bcub", "ceafe") if name == "conll" else (
-            V2_ALL[fmt] if name == "all" else (name,))
+        expanded = (
+            ("muc", "bcub", "ceafe")
+            if name == "conll"
+            else (V2_ALL[fmt] if name == "all" else (name,))
+        )
         selected.extend(n for n in expanded if n not in selected)
     notes: list[str] = []
     keep_singletons = bool(settings.get("keep_singletons"))
@@ -311,25 +386,32 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
     dd = bool(settings.get("discourse_deixis"))
     _check_v2_compatibility(fmt, settings, selected)
     if dd and only_split:
-        notes.append("Auto reset: only_split_antecedent must be 0 when "
-                     "evaluate_discourse_deixis is used, reset to required value.")
+        notes.append(
+            "Auto reset: only_split_antecedent must be 0 when "
+            "evaluate_discourse_deixis is used, reset to required value."
+        )
         only_split = False
-    for mode_name, active in (("only_split_antecedent", only_split),
-                              ("evaluate_discourse_deixis", dd)):
+    for mode_name, active in (
+        ("only_split_antecedent", only_split),
+        ("evaluate_discourse_deixis", dd),
+    ):
         if not active:
             continue
         if not keep_split:
-            notes.append(f"Auto reset: keep_split_antecedents must be 1 when {mode_name} is "
-                         "used, reset to required value.")
+            notes.append(
+                f"Auto reset: keep_split_antecedents must be 1 when {mode_name} is "
+                "used, reset to required value."
+            )
             keep_split = True
         if not keep_singletons:
-            notes.append(f"Auto reset: keep_singletons must be 1 when {mode_name} is used, "
-                         "reset to required value.")
+            notes.append(
+                f"Auto reset: keep_singletons must be 1 when {mode_name} is used, "
+                "reset to required value."
+            )
             keep_singletons = True
         dropped = [name for name in ("non-referring", "bridging", "zero") if name in selected]
         if dropped:
-            notes.append(f"Metrics {', '.join(dropped)} do not apply with {mode_name}; "
-                         "removed.")
+            notes.append(f"Metrics {', '.join(dropped)} do not apply with {mode_name}; removed.")
             selected = [name for name in selected if name not in dropped]
     options = ScoringOptions(
         keep_singletons=keep_singletons,
@@ -353,8 +435,12 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
     return Invocation(options=options, report_order=tuple(selected), notes=tuple(notes))
 
 
-_UA_ONLY = {"keep_split_antecedents": "-l", "only_split_antecedent": "--only-split-antecedent",
-            "discourse_deixis": "-d", "allow_boundary_crossing": "--allow-boundary-crossing"}
+_UA_ONLY = {
+    "keep_split_antecedents": "-l",
+    "only_split_antecedent": "--only-split-antecedent",
+    "discourse_deixis": "-d",
+    "allow_boundary_crossing": "--allow-boundary-crossing",
+}
 _CONLL_ONLY = {"np_only": "--np-only", "remove_nested_mentions": "--remove-nested-mentions"}
 
 

@@ -31,15 +31,17 @@ FORM_CHECKED = ("ua", "corefud")
 the others need the same number of tokens per document."""
 
 
-def read_other(path: str, format: str, collect: list[Any] | None,
-               warnings: list[str] | None = None) -> list[Document]:
+def read_other(
+    path: str, format: str, collect: list[Any] | None, warnings: list[str] | None = None
+) -> list[Document]:
     """Every document of a file in a format other than exploded CONLL-UA (read whole; see
     `compact.iter_documents` for compact files read one document at a time)."""
     try:
         module = reader_module(format)
     except ImportError:
-        raise ScoringInputError(path, None, f"the {format} reader is not available",
-                                code="unsupported_format") from None
+        raise ScoringInputError(
+            path, None, f"the {format} reader is not available", code="unsupported_format"
+        ) from None
     extra = {"layout": False} if format == "corefud" else {}  # rows are for converters
     try:
         return list(module.read(path, warnings=warnings, **extra))
@@ -59,14 +61,21 @@ def file_format(path: str, plan: ScoringPlan) -> str:
     """
     if plan.format != "auto":
         if plan.format not in FORMATS:
-            raise ScoringInputError(path, None, f"unknown format {plan.format!r} "
-                                    f"(expected one of {', '.join(FORMATS)})",
-                                    code="unsupported_format")
+            raise ScoringInputError(
+                path,
+                None,
+                f"unknown format {plan.format!r} (expected one of {', '.join(FORMATS)})",
+                code="unsupported_format",
+            )
         return plan.format
     kind = exploded.other_format(read_head(path))
     if kind is not None:
-        raise ScoringInputError(path, 1, f"this looks like {kind} (expected exploded "
-                                "CONLL-UA, the default format)", code="wrong_format")
+        raise ScoringInputError(
+            path,
+            1,
+            f"this looks like {kind} (expected exploded CONLL-UA, the default format)",
+            code="wrong_format",
+        )
     return "ua"
 
 
@@ -78,9 +87,14 @@ class Pairing:
     ``scanning``).
     """
 
-    def __init__(self, key_path: str, response_path: str,
-                 options: ScoringOptions | ScoringPlan, *,
-                 also: Sequence[ScoringPlan] = ()) -> None:
+    def __init__(
+        self,
+        key_path: str,
+        response_path: str,
+        options: ScoringOptions | ScoringPlan,
+        *,
+        also: Sequence[ScoringPlan] = (),
+    ) -> None:
         self.key_path = str(key_path)
         self.response_path = str(response_path)
         self.plan = plan = ScoringPlan.of(options)
@@ -132,8 +146,9 @@ class Pairing:
         if side in self.ahead:  # read in another process meanwhile (`runner.ResponseAhead`)
             return self.ahead.pop(side)()
         if format == "ua":
-            return exploded.iter_documents(path, part=self.parts.get(side),
-                                           **self.plan.reader(side).settings())
+            return exploded.iter_documents(
+                path, part=self.parts.get(side), **self.plan.reader(side).settings()
+            )
         if format == "corefud":  # streamed too, its token rows never kept
             return compact.iter_documents(path, warnings=self.warnings, layout=False)
         return iter(self.loaded[path])
@@ -142,9 +157,13 @@ class Pairing:
         """List both files' documents and check the pairing (raises the first problem)."""
         self.key_names = self.names(self.key_path, self.key_format, "key")
         self.response_names = self.names(self.response_path, self.response_format, "response")
-        errors, warnings = document_pairing(self.key_path, self.key_names, self.response_path,
-                                            self.response_names,
-                                            self.plan.missing_documents)
+        errors, warnings = document_pairing(
+            self.key_path,
+            self.key_names,
+            self.response_path,
+            self.response_names,
+            self.plan.missing_documents,
+        )
         if errors:
             raise errors[0]
         self.warnings.extend(warnings)
@@ -153,8 +172,9 @@ class Pairing:
         """Whether the documents the files share come in the same order in both."""
         response_set = {name for name, _ in self.response_names}
         key_set = {name for name, _ in self.key_names}
-        return ([name for name, _ in self.key_names if name in response_set]
-                == [name for name, _ in self.response_names if name in key_set])
+        return [name for name, _ in self.key_names if name in response_set] == [
+            name for name, _ in self.response_names if name in key_set
+        ]
 
     def pairs(self) -> Iterator[tuple[Document, Document]]:
         """(key, response) per scored key document, in key order; checks each pair."""
@@ -171,8 +191,13 @@ class Pairing:
                 else:
                     response_doc = next(doc for doc in responses if doc.name == key_doc.name)
             elif plan.missing_documents == "empty":
-                response_doc = Document(name=key_doc.name, path=self.response_path, line=0,
-                                        tokens=key_doc.tokens, token_lines=key_doc.token_lines)
+                response_doc = Document(
+                    name=key_doc.name,
+                    path=self.response_path,
+                    line=0,
+                    tokens=key_doc.tokens,
+                    token_lines=key_doc.token_lines,
+                )
             else:
                 continue
             self.check(key_doc, response_doc)

@@ -34,9 +34,14 @@ class ReaderPlan:
 
     def settings(self) -> dict[str, Any]:
         """The reader's keyword arguments."""
-        return {"layers": list(self.layers), "check_min": self.check_min,
-                "read_min": self.read_min, "discontinuous": self.discontinuous,
-                "allow_crossing": self.allow_crossing, "layout": False}
+        return {
+            "layers": list(self.layers),
+            "check_min": self.check_min,
+            "read_min": self.read_min,
+            "discontinuous": self.discontinuous,
+            "allow_crossing": self.allow_crossing,
+            "layout": False,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +73,10 @@ class ScoringPlan:
         """The plan of ``options``; `UsageError` for a metric the engine does not know."""
         unknown = [m for m in options.metrics if m not in COREF_METRICS]
         if unknown:
-            raise UsageError(f"unknown coreference metric(s): {', '.join(unknown)} "
-                             f"(valid: {', '.join(COREF_METRICS)})")
+            raise UsageError(
+                f"unknown coreference metric(s): {', '.join(unknown)} "
+                f"(valid: {', '.join(COREF_METRICS)})"
+            )
         if options.discourse_deixis:
             layers: tuple[str, ...] = (DISCOURSE_DEIXIS,)
         else:
@@ -79,29 +86,43 @@ class ScoringPlan:
         def reader(side: str) -> ReaderPlan:
             # the key's minimum spans bind under partial matching; both sides' under head
             check = options.matching == "head" or (
-                options.matching == "partial-corefud" and side == "key")
-            return ReaderPlan(layers=layers, read_min=read_min, check_min=check,
-                              discontinuous=options.style == "v2",
-                              allow_crossing=options.allow_boundary_crossing)
+                options.matching == "partial-corefud" and side == "key"
+            )
+            return ReaderPlan(
+                layers=layers,
+                read_min=read_min,
+                check_min=check,
+                discontinuous=options.style == "v2",
+                allow_crossing=options.allow_boundary_crossing,
+            )
 
         return cls(
-            options=options, format=options.format,
+            options=options,
+            format=options.format,
             missing_documents=options.missing_documents,
-            key_reader=reader("key"), response_reader=reader("response"),
+            key_reader=reader("key"),
+            response_reader=reader("response"),
             discourse_deixis=options.discourse_deixis,
-            follows_split_antecedents=(options.keep_split_antecedents
-                                       or options.only_split_antecedent
-                                       or options.discourse_deixis),
+            follows_split_antecedents=(
+                options.keep_split_antecedents
+                or options.only_split_antecedent
+                or options.discourse_deixis
+            ),
             matching=options.matching,
             filters_mentions=options.np_only or options.remove_nested_mentions,
             keep_singletons=options.keep_singletons,
             keep_split_antecedents=options.keep_split_antecedents,
             keep_zeros=options.keep_zeros,
-            aligns_zeros_by_dependencies=(options.keep_zeros
-                                          and options.zero_match_method == "dependent"),
-            metrics=tuple(options.metrics), extra_metrics=tuple(options.extra_metrics),
-            scores_split_counts=options.only_split_antecedent, conll=options.conll,
-            non_referring=options.keep_non_referring, bridging=options.keep_bridging)
+            aligns_zeros_by_dependencies=(
+                options.keep_zeros and options.zero_match_method == "dependent"
+            ),
+            metrics=tuple(options.metrics),
+            extra_metrics=tuple(options.extra_metrics),
+            scores_split_counts=options.only_split_antecedent,
+            conll=options.conll,
+            non_referring=options.keep_non_referring,
+            bridging=options.keep_bridging,
+        )
 
     @classmethod
     def of(cls, given: ScoringOptions | ScoringPlan) -> ScoringPlan:
@@ -115,8 +136,7 @@ class ScoringPlan:
         ``reading`` read both files into the same documents and pairs, and may share one
         reading (`scoring.api.score_modes`). Only the exploded reader (``auto`` reads
         exploded files or refuses) takes the reader plans; the others read one way."""
-        readers = ((self.key_reader, self.response_reader) if self.format in ("auto", "ua")
-                   else ())
+        readers = (self.key_reader, self.response_reader) if self.format in ("auto", "ua") else ()
         return (self.format, self.missing_documents, *readers)
 
     def reader(self, side: str) -> ReaderPlan:

@@ -52,18 +52,39 @@ class Procedure:
         return self.labels.get(mode, mode)
 
 
-def _corefud(matching: str, *, zeros: str, singletons: bool = False,
-             extra: tuple[str, ...] = ()) -> tuple[str, ...]:
-    words = ["-f", "corefud", "-m", "muc", "bcub", "ceafe", *extra, "-a", matching,
-             "-z", "--zero-match-method", zeros]
+def _corefud(
+    matching: str, *, zeros: str, singletons: bool = False, extra: tuple[str, ...] = ()
+) -> tuple[str, ...]:
+    words = [
+        "-f",
+        "corefud",
+        "-m",
+        "muc",
+        "bcub",
+        "ceafe",
+        *extra,
+        "-a",
+        matching,
+        "-z",
+        "--zero-match-method",
+        zeros,
+    ]
     if singletons:
         words.append("-s")
     return tuple(words)
 
 
-def _crac(name: str, title: str, reference: str, primary: str, zeros: str,
-          differences: str = "", *, empty_nodes: bool = False,
-          analyses: bool = False) -> Procedure:
+def _crac(
+    name: str,
+    title: str,
+    reference: str,
+    primary: str,
+    zeros: str,
+    differences: str = "",
+    *,
+    empty_nodes: bool = False,
+    analyses: bool = False,
+) -> Procedure:
     variants = [m for m in ("head", "partial-corefud", "exact") if m != primary]
     modes = {TASK_MODE: _corefud(primary, zeros=zeros, extra=("mor", "zero"))}
     labels = {TASK_MODE: f"{_LABEL[primary]} match"}
@@ -77,36 +98,84 @@ def _crac(name: str, title: str, reference: str, primary: str, zeros: str,
         # coreference (`scoring.empty_nodes`).
         modes[EMPTY_NODES] = ("-f", "corefud", "-m", EMPTY_NODES)
         labels[EMPTY_NODES] = "empty nodes"
-    return Procedure(name=name, title=title, reference=reference, modes=modes,
-                     labels=labels, differences=differences, analyses=analyses)
+    return Procedure(
+        name=name,
+        title=title,
+        reference=reference,
+        modes=modes,
+        labels=labels,
+        differences=differences,
+        analyses=analyses,
+    )
 
 
 _LABEL = {"head": "head", "partial-corefud": "partial", "exact": "exact"}
-_BEFORE_1_2 = ("CorefUD scorer 1.2 fixed a 1-to-n mention matching bug; this scorer matches "
-               "as 1.2 does, so a run re-scored here can differ slightly from the number "
-               "published for it.")
+_BEFORE_1_2 = (
+    "CorefUD scorer 1.2 fixed a 1-to-n mention matching bug; this scorer matches "
+    "as 1.2 does, so a run re-scored here can differ slightly from the number "
+    "published for it."
+)
 
-PROCEDURES: dict[str, Procedure] = {p.name: p for p in (
-    _crac("crac-2022", "CRAC 2022 (CorefUD 1.0)", "CorefUD scorer 1.0", "partial-corefud",
-          "linear", _BEFORE_1_2),
-    _crac("crac-2023", "CRAC 2023 (CorefUD 1.1)", "CorefUD scorer 1.1", "head", "linear",
-          _BEFORE_1_2),
-    _crac("crac-2024", "CRAC 2024 (CorefUD 1.2)", "CorefUD scorer 1.2", "head", "dependent"),
-    _crac("crac-2025", "CODI-CRAC 2025 (CorefUD 1.3)", "CorefUD scorer 1.2", "head",
-          "dependent"),
-    _crac("crac-2026", "CRAC 2026 (CorefUD 1.4)",
-          "CorefUD scorer 1.2 and the CRAC 2026 empty-node evaluator", "head", "dependent",
-          empty_nodes=True, analyses=True),
-    Procedure("codi-crac-2021-identity", "CODI-CRAC 2021/2022, identity anaphora",
-              "UA scorer 1.0 (v1)",
-              {TASK_MODE: (), "remove_singletons remove_split_antecedent":
-                  ("remove_singletons", "remove_split_antecedent"),
-               "only_split_antecedent": ("only_split_antecedent",)}),
-    Procedure("codi-crac-2021-bridging", "CODI-CRAC 2021/2022, bridging", "UA scorer 1.0 (v1)",
-              {TASK_MODE: ("keep_bridging",)}, primary_metric=BRIDGING_METRICS["entity"]),
-    Procedure("codi-crac-2021-discourse-deixis", "CODI-CRAC 2021/2022, discourse deixis",
-              "UA scorer 1.0 (v1)", {TASK_MODE: ("evaluate_discourse_deixis",)}),
-)}
+PROCEDURES: dict[str, Procedure] = {
+    p.name: p
+    for p in (
+        _crac(
+            "crac-2022",
+            "CRAC 2022 (CorefUD 1.0)",
+            "CorefUD scorer 1.0",
+            "partial-corefud",
+            "linear",
+            _BEFORE_1_2,
+        ),
+        _crac(
+            "crac-2023",
+            "CRAC 2023 (CorefUD 1.1)",
+            "CorefUD scorer 1.1",
+            "head",
+            "linear",
+            _BEFORE_1_2,
+        ),
+        _crac("crac-2024", "CRAC 2024 (CorefUD 1.2)", "CorefUD scorer 1.2", "head", "dependent"),
+        _crac(
+            "crac-2025", "CODI-CRAC 2025 (CorefUD 1.3)", "CorefUD scorer 1.2", "head", "dependent"
+        ),
+        _crac(
+            "crac-2026",
+            "CRAC 2026 (CorefUD 1.4)",
+            "CorefUD scorer 1.2 and the CRAC 2026 empty-node evaluator",
+            "head",
+            "dependent",
+            empty_nodes=True,
+            analyses=True,
+        ),
+        Procedure(
+            "codi-crac-2021-identity",
+            "CODI-CRAC 2021/2022, identity anaphora",
+            "UA scorer 1.0 (v1)",
+            {
+                TASK_MODE: (),
+                "remove_singletons remove_split_antecedent": (
+                    "remove_singletons",
+                    "remove_split_antecedent",
+                ),
+                "only_split_antecedent": ("only_split_antecedent",),
+            },
+        ),
+        Procedure(
+            "codi-crac-2021-bridging",
+            "CODI-CRAC 2021/2022, bridging",
+            "UA scorer 1.0 (v1)",
+            {TASK_MODE: ("keep_bridging",)},
+            primary_metric=BRIDGING_METRICS["entity"],
+        ),
+        Procedure(
+            "codi-crac-2021-discourse-deixis",
+            "CODI-CRAC 2021/2022, discourse deixis",
+            "UA scorer 1.0 (v1)",
+            {TASK_MODE: ("evaluate_discourse_deixis",)},
+        ),
+    )
+}
 """Every official procedure, by name."""
 
 
@@ -115,5 +184,6 @@ def procedure(name: str) -> Procedure:
     try:
         return PROCEDURES[name]
     except KeyError:
-        raise KeyError(f"unknown procedure {name!r} (expected one of "
-                       f"{', '.join(PROCEDURES)})") from None
+        raise KeyError(
+            f"unknown procedure {name!r} (expected one of {', '.join(PROCEDURES)})"
+        ) from None

@@ -16,8 +16,10 @@ RULE = "============================================"
 
 def prf_line(scores: dict[str, Any]) -> str:
     """``Recall: xx.xx  Precision: xx.xx  F1: xx.xx`` (two spaces between the fields)."""
-    return (f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
-            f"F1: {scores['f1'] * 100:.2f}")
+    return (
+        f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
+        f"F1: {scores['f1'] * 100:.2f}"
+    )
 
 
 def v1_banner(mode: dict[str, Any]) -> str:
@@ -36,8 +38,7 @@ def v1_banner(mode: dict[str, Any]) -> str:
             message += ", non-referring mentions"
         if mode["keep_bridging"]:
             message += ", bridging relations"
-    suffix = (" using the minimum span evaluation setting "
-              if mode["matching"] != "exact" else "")
+    suffix = " using the minimum span evaluation setting " if mode["matching"] != "exact" else ""
     return f"The scorer is evaluating  {message} {suffix}"
 
 
@@ -61,15 +62,20 @@ def v2_banner(mode: dict[str, Any], report_order: list[str]) -> list[str]:
         if mode["keep_non_referring"]:
             message += ", non-referring mentions" if coreference else "non-referring mentions"
         if mode["keep_bridging"]:
-            message += ("bridging relations" if mode["keep_non_referring"] and not coreference
-                        else ", bridging relations")
+            message += (
+                "bridging relations"
+                if mode["keep_non_referring"] and not coreference
+                else ", bridging relations"
+            )
         if mode["np_only"]:
             message += ", keep only np mentions"
         if mode["remove_nested_mentions"]:
             message += ", excluding nested mentions"
-    return [f"The scorer is evaluating {message} using {mode['matching']} match evaluation "
-            "setting.",
-            f"The following metrics will be evaluated: {', '.join(report_order)}", ""]
+    return [
+        f"The scorer is evaluating {message} using {mode['matching']} match evaluation setting.",
+        f"The following metrics will be evaluated: {', '.join(report_order)}",
+        "",
+    ]
 
 
 def nr_block(scores: dict[str, Any]) -> list[str]:
@@ -77,10 +83,15 @@ def nr_block(scores: dict[str, Any]) -> list[str]:
 
 
 def bridging_block(bridging: dict[str, Any]) -> list[str]:
-    return [RULE,
-            "Bridging anaphora recognition scores:", prf_line(bridging["anaphora_recognition"]),
-            "Full bridging scores (Markable Level):", prf_line(bridging["mention"]),
-            "Full bridging scores (Entity Level):", prf_line(bridging["entity"])]
+    return [
+        RULE,
+        "Bridging anaphora recognition scores:",
+        prf_line(bridging["anaphora_recognition"]),
+        "Full bridging scores (Markable Level):",
+        prf_line(bridging["mention"]),
+        "Full bridging scores (Entity Level):",
+        prf_line(bridging["entity"]),
+    ]
 
 
 def text_report(result: dict[str, Any], report_order: list[str] | tuple[str, ...]) -> str:

@@ -40,8 +40,12 @@ class PRCounts:
     r_den: float = 0.0
 
     def __add__(self, other: PRCounts) -> PRCounts:
-        return PRCounts(self.p_num + other.p_num, self.p_den + other.p_den,
-                        self.r_num + other.r_num, self.r_den + other.r_den)
+        return PRCounts(
+            self.p_num + other.p_num,
+            self.p_den + other.p_den,
+            self.r_num + other.r_num,
+            self.r_den + other.r_den,
+        )
 
     @property
     def recall(self) -> float:
@@ -128,17 +132,36 @@ def document_values(doc: DocumentResult) -> tuple[Any, ...]:
     """A document's result as plain tuples, dicts, strings and numbers: what a scoring half
     sends back to its parent (pickling these is a C loop; pickling the frozen dataclasses
     runs Python code per object, and took longer than scoring)."""
-    metrics = tuple((name, (m.prf.recall, m.prf.precision, m.prf.f1),
-                     tuple((c.p_num, c.p_den, c.r_num, c.r_den) for c in m.counts),
-                     tuple((c.p_num, c.p_den, c.r_num, c.r_den) for c in m.split_counts))
-                    for name, m in doc.metrics.items())
-    bridging = (None if doc.bridging is None
-                else {level: _tp_values(c) for level, c in doc.bridging.items()})
-    by_relation = (None if doc.bridging_by_relation is None
-                   else {rel: {level: _tp_values(c) for level, c in levels.items()}
-                         for rel, levels in doc.bridging_by_relation.items()})
-    return (doc.name, metrics, _tp_values(doc.non_referring), bridging, by_relation,
-            list(doc.warnings))
+    metrics = tuple(
+        (
+            name,
+            (m.prf.recall, m.prf.precision, m.prf.f1),
+            tuple((c.p_num, c.p_den, c.r_num, c.r_den) for c in m.counts),
+            tuple((c.p_num, c.p_den, c.r_num, c.r_den) for c in m.split_counts),
+        )
+        for name, m in doc.metrics.items()
+    )
+    bridging = (
+        None
+        if doc.bridging is None
+        else {level: _tp_values(c) for level, c in doc.bridging.items()}
+    )
+    by_relation = (
+        None
+        if doc.bridging_by_relation is None
+        else {
+            rel: {level: _tp_values(c) for level, c in levels.items()}
+            for rel, levels in doc.bridging_by_relation.items()
+        }
+    )
+    return (
+        doc.name,
+        metrics,
+        _tp_values(doc.non_referring),
+        bridging,
+        by_relation,
+        list(doc.warnings),
+    )
 
 
 def document_from_values(values: tuple[Any, ...]) -> DocumentResult:
@@ -146,12 +169,22 @@ def document_from_values(values: tuple[Any, ...]) -> DocumentResult:
     name, metrics, non_referring, bridging, by_relation, warnings = values
     return DocumentResult(
         name,
-        {metric: MetricResult(metric, PRF(*prf), tuple(PRCounts(*c) for c in counts),
-                              tuple(PRCounts(*c) for c in split))
-         for metric, prf, counts, split in metrics},
+        {
+            metric: MetricResult(
+                metric,
+                PRF(*prf),
+                tuple(PRCounts(*c) for c in counts),
+                tuple(PRCounts(*c) for c in split),
+            )
+            for metric, prf, counts, split in metrics
+        },
         _tp_counts(non_referring),
         None if bridging is None else {level: TPCounts(*c) for level, c in bridging.items()},
-        None if by_relation is None else {
+        None
+        if by_relation is None
+        else {
             rel: {level: TPCounts(*c) for level, c in levels.items()}
-            for rel, levels in by_relation.items()},
-        warnings)
+            for rel, levels in by_relation.items()
+        },
+        warnings,
+    )

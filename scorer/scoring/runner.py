@@ -108,8 +108,9 @@ def halves(pairing: Pairing) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
     """Byte ranges of the key and the response for two halves of a run that reads them as one
     run does, or None where the run must stay whole: other formats, few documents, a
     response in another order, a file `exploded.scan` finds not partable."""
-    if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
-            or len(pairing.key_names) <= PARALLEL_DOCUMENTS:
+    if (pairing.key_format, pairing.response_format) != ("ua", "ua") or len(
+        pairing.key_names
+    ) <= PARALLEL_DOCUMENTS:
         return None
     if not pairing.same_order():
         return None  # the response is indexed whole
@@ -118,8 +119,12 @@ def halves(pairing: Pairing) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
     key_starts, key_whole = pairing.indexes["key"].starts, pairing.indexes["key"].partable
     response_starts = pairing.indexes["response"].starts
     response_whole = pairing.indexes["response"].partable
-    if not (key_whole and response_whole and len(key_starts) == len(key_names)
-            and len(response_starts) == len(pairing.response_names)):
+    if not (
+        key_whole
+        and response_whole
+        and len(key_starts) == len(key_names)
+        and len(response_starts) == len(pairing.response_names)
+    ):
         return None
     size = os.path.getsize(pairing.key_path)
     cut = min(range(1, len(key_starts)), key=lambda i: abs(key_starts[i][0] - size / 2))
@@ -131,14 +136,18 @@ def halves(pairing: Pairing) -> tuple[dict[Any, Any], dict[Any, Any]] | None:
     after = response_index[last[-1]] + 1
     end = 1 << 62
     key_cut, response_cut = key_starts[cut], response_starts[after]
-    first = {"key": (key_starts[0][0], 0, key_cut[0], 1),
-             "response": (response_starts[0][0], 0, response_cut[0], 1),
-             "key_names": pairing.key_names[:cut],
-             "response_names": pairing.response_names[:after]}
-    second = {"key": (key_starts[0][0], key_cut[0], end, key_cut[1]),
-              "response": (response_starts[0][0], response_cut[0], end, response_cut[1]),
-              "key_names": pairing.key_names[cut:],
-              "response_names": pairing.response_names[after:]}
+    first = {
+        "key": (key_starts[0][0], 0, key_cut[0], 1),
+        "response": (response_starts[0][0], 0, response_cut[0], 1),
+        "key_names": pairing.key_names[:cut],
+        "response_names": pairing.response_names[:after],
+    }
+    second = {
+        "key": (key_starts[0][0], key_cut[0], end, key_cut[1]),
+        "response": (response_starts[0][0], response_cut[0], end, response_cut[1]),
+        "key_names": pairing.key_names[cut:],
+        "response_names": pairing.response_names[after:],
+    }
     return first, second
 
 
@@ -146,8 +155,9 @@ def early_scan(pairing: Pairing) -> Forked | None:
     """The response of a run whose exploded files are large enough to be scored in halves,
     scanned for its documents in a forked process while this one scans the key. None for
     other runs, or where no process can be forked."""
-    if (pairing.key_format, pairing.response_format) != ("ua", "ua") \
-            or os.path.getsize(pairing.response_path) < EARLY_SCAN_BYTES:
+    if (pairing.key_format, pairing.response_format) != ("ua", "ua") or os.path.getsize(
+        pairing.response_path
+    ) < EARLY_SCAN_BYTES:
         return None
     try:
         scan = Forked(exploded.scan, pairing.response_path)
@@ -157,8 +167,9 @@ def early_scan(pairing: Pairing) -> Forked | None:
     return scan
 
 
-def score_halves(pairing: Pairing,
-                 cut: tuple[dict[Any, Any], dict[Any, Any]]) -> tuple[Any, ...] | None:
+def score_halves(
+    pairing: Pairing, cut: tuple[dict[Any, Any], dict[Any, Any]]
+) -> tuple[Any, ...] | None:
     """Both halves' (documents, scored names): the second in a forked process, the first
     here meanwhile. None where no process can be forked (e.g. inside a daemonic worker) or
     the child died: then one process scores. An input error of the first half is raised
@@ -178,8 +189,9 @@ def score_halves(pairing: Pairing,
         return None
 
 
-def score_half(pairing: Pairing, half: dict[Any, Any],
-               plain: bool = False) -> tuple[list[Any], list[str]]:
+def score_half(
+    pairing: Pairing, half: dict[Any, Any], plain: bool = False
+) -> tuple[list[Any], list[str]]:
     """Per-document results of one half (as `document_values` with ``plain``, for sending to
     the parent: pickling those is a C loop) and the names it scored."""
     pairing.parts = {"key": half["key"], "response": half["response"]}
@@ -207,8 +219,11 @@ class ResponseAhead:
         """Start reading where it pays (an exploded response of `READ_AHEAD_BYTES` or more, in
         the key's order); None where it does not or no process can be forked (e.g. in a
         daemonic worker)."""
-        if pairing.response_format != "ua" or not pairing.same_order() \
-                or os.path.getsize(pairing.response_path) < READ_AHEAD_BYTES:
+        if (
+            pairing.response_format != "ua"
+            or not pairing.same_order()
+            or os.path.getsize(pairing.response_path) < READ_AHEAD_BYTES
+        ):
             return None  # (in another order, the whole response is needed at once)
         try:
             ahead = cls(pairing)

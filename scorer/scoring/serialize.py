@@ -87,8 +87,7 @@ def counts_vector(metric: str, stored: Any) -> list[float] | None:
 
 
 # -- score rows -------------------------------------------------------------------------------
-def _row(mode: str, metric: str, document: str | None, prf: PRF,
-         counts: CountsValue) -> ScoreRow:
+def _row(mode: str, metric: str, document: str | None, prf: PRF, counts: CountsValue) -> ScoreRow:
     return ScoreRow(mode, metric, document, prf.recall, prf.precision, prf.f1, counts)
 
 
@@ -107,45 +106,54 @@ def _conll(metrics: Mapping[str, MetricResult], f1: float | None) -> PRF | None:
         return None if f1 is None else PRF(0.0, 0.0, f1)
     if f1 is None:
         f1 = sum_in_order(p.f1 for p in parts) / 3
-    return PRF(sum_in_order(p.recall for p in parts) / 3,
-               sum_in_order(p.precision for p in parts) / 3, f1)
+    return PRF(
+        sum_in_order(p.recall for p in parts) / 3, sum_in_order(p.precision for p in parts) / 3, f1
+    )
 
 
-def _selected(metrics: Mapping[str, MetricResult],
-              options: ScoringOptions) -> dict[str, MetricResult]:
-    wanted = (*options.metrics, *options.extra_metrics,
-              *(EMPTY_NODE_MEASURES if options.empty_nodes else ()))
+def _selected(
+    metrics: Mapping[str, MetricResult], options: ScoringOptions
+) -> dict[str, MetricResult]:
+    wanted = (
+        *options.metrics,
+        *options.extra_metrics,
+        *(EMPTY_NODE_MEASURES if options.empty_nodes else ()),
+    )
     return {name: metrics[name] for name in wanted if name in metrics}
 
 
-def _document_rows(doc: DocumentResult, options: ScoringOptions, mode: str
-                   ) -> Iterator[ScoreRow]:
+def _document_rows(doc: DocumentResult, options: ScoringOptions, mode: str) -> Iterator[ScoreRow]:
     metrics = _selected(doc.metrics, options)
     for name, metric in metrics.items():
         yield _row(mode, name, doc.name, metric.prf, _metric_counts(metric, options))
     if options.keep_non_referring and doc.non_referring is not None:
-        yield _row(mode, NON_REFERRING, doc.name, doc.non_referring.prf(),
-                   encode_counts(doc.non_referring))
+        yield _row(
+            mode, NON_REFERRING, doc.name, doc.non_referring.prf(), encode_counts(doc.non_referring)
+        )
     if options.keep_bridging and doc.bridging is not None:
         for level in BRIDGING_LEVELS:
             if level in doc.bridging:
                 counts = doc.bridging[level]
-                yield _row(mode, BRIDGING_METRICS[level], doc.name, counts.prf(),
-                           encode_counts(counts))
+                yield _row(
+                    mode, BRIDGING_METRICS[level], doc.name, counts.prf(), encode_counts(counts)
+                )
     conll = _conll(metrics, None)
     if conll is not None:
         yield _row(mode, CONLL, doc.name, conll, {})
 
 
-def score_rows(result: CorpusResult, options: ScoringOptions, *, mode: str = "task",
-               per_doc: bool = True) -> list[ScoreRow]:
+def score_rows(
+    result: CorpusResult, options: ScoringOptions, *, mode: str = "task", per_doc: bool = True
+) -> list[ScoreRow]:
     """Every score of ``result`` as rows: the selected metrics on the corpus, ``conll``,
     ``non_referring``, the bridging levels and the bridging levels per relation
     (``bridging_entity:<relation>``); with ``per_doc``, the same per document (relations
     excepted). ``options`` are those the result was scored with: they say what was asked."""
     metrics = _selected(result.metrics, options)
-    rows = [_row(mode, name, None, metric.prf, _metric_counts(metric, options))
-            for name, metric in metrics.items()]
+    rows = [
+        _row(mode, name, None, metric.prf, _metric_counts(metric, options))
+        for name, metric in metrics.items()
+    ]
     conll = _conll(metrics, result.conll)
     if conll is not None:
         rows.append(_row(mode, CONLL, None, conll, {}))
@@ -154,13 +162,13 @@ def score_rows(result: CorpusResult, options: ScoringOptions, *, mode: str = "ta
     if options.keep_bridging and result.bridging is not None:
         for level in BRIDGING_LEVELS:
             if level in result.bridging:
-                rows.append(_row(mode, BRIDGING_METRICS[level], None, result.bridging[level],
-                                 {}))
+                rows.append(_row(mode, BRIDGING_METRICS[level], None, result.bridging[level], {}))
         for relation, levels in (result.bridging_by_relation or {}).items():
             for level in BRIDGING_LEVELS:
                 if level in levels:
-                    rows.append(_row(mode, f"{BRIDGING_METRICS[level]}:{relation}", None,
-                                     levels[level], {}))
+                    rows.append(
+                        _row(mode, f"{BRIDGING_METRICS[level]}:{relation}", None, levels[level], {})
+                    )
     if per_doc:
         for doc in result.documents:
             rows.extend(_document_rows(doc, options, mode))
@@ -168,32 +176,41 @@ def score_rows(result: CorpusResult, options: ScoringOptions, *, mode: str = "ta
 
 
 # -- the --json object ------------------------------------------------------------------------
-def result_dict(result: CorpusResult, options: ScoringOptions, *, per_doc: bool = False,
-                warnings: Sequence[str] | None = None) -> dict[str, Any]:
+def result_dict(
+    result: CorpusResult,
+    options: ScoringOptions,
+    *,
+    per_doc: bool = False,
+    warnings: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """The ``--json`` object of a `CorpusResult` (docs/scorer.md, "JSON output")."""
     metrics = _selected(result.metrics, options)
     out: dict[str, Any] = {
         "mode": mode_dict(options),
         "metrics": {name: metric.prf.as_dict() for name, metric in metrics.items()},
         "conll": result.conll,
-        "non_referring": (result.non_referring.as_dict()
-                          if options.keep_non_referring and result.non_referring is not None
-                          else None),
+        "non_referring": (
+            result.non_referring.as_dict()
+            if options.keep_non_referring and result.non_referring is not None
+            else None
+        ),
         "bridging": None,
         "documents": list(result.scored),
         "warnings": list(result.warnings if warnings is None else warnings),
     }
     if options.keep_bridging and result.bridging is not None:
-        bridging: dict[str, Any] = {level: result.bridging[level].as_dict()
-                                    for level in BRIDGING_LEVELS
-                    if level in result.bridging}
+        bridging: dict[str, Any] = {
+            level: result.bridging[level].as_dict()
+            for level in BRIDGING_LEVELS
+            if level in result.bridging
+        }
         bridging["by_relation"] = {
             relation: {level: prf.as_dict() for level, prf in scores.items()}
-            for relation, scores in (result.bridging_by_relation or {}).items()}
+            for relation, scores in (result.bridging_by_relation or {}).items()
+        }
         out["bridging"] = bridging
     if per_doc:
-        out["per_document"] = {doc.name: _document_dict(doc, options)
-                               for doc in result.documents}
+        out["per_document"] = {doc.name: _document_dict(doc, options) for doc in result.documents}
     return out
 
 
@@ -212,5 +229,4 @@ def _document_dict(doc: DocumentResult, options: ScoringOptions) -> dict[str, An
     return out
 
 
-__all__ = ["CountsValue", "ScoreRow", "counts_vector", "encode_counts", "result_dict",
-           "score_rows"]
+__all__ = ["CountsValue", "ScoreRow", "counts_vector", "encode_counts", "result_dict", "score_rows"]

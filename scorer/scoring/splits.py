@@ -32,8 +32,11 @@ _EMPTY = Partition([], [])
 
 
 def _members(partition: Partition) -> list[tuple[int, Partition]]:
-    return [(i, Partition([list(m) for m in s.members], [None] * len(s.members)))
-            for i, s in enumerate(partition.sets) if s is not None]
+    return [
+        (i, Partition([list(m) for m in s.members], [None] * len(s.members)))
+        for i, s in enumerate(partition.sets)
+        if s is not None
+    ]
 
 
 class SetPairs:

@@ -30,8 +30,9 @@ def _names(names: Sequence[str]) -> str:
     return shown + (f" and {len(names) - LISTED} more" if len(names) > LISTED else "")
 
 
-def elementof_cycles(doc: Document, markables: Sequence[Markable],
-                     layer: str = "IDENTITY") -> list[ScoringInputError]:
+def elementof_cycles(
+    doc: Document, markables: Sequence[Markable], layer: str = "IDENTITY"
+) -> list[ScoringInputError]:
     """One error per ElementOf cycle among mentioned entities (self-membership included).
 
     Entity E "is an element of" P when a markable of E carries ``ElementOf=…P…`` and P has a
@@ -74,16 +75,22 @@ def elementof_cycles(doc: Document, markables: Sequence[Markable],
                 stack.append((node, index + 1))
                 target = targets[index]
                 if state.get(target) == 1:
-                    cycle = path[path.index(target):] + [target]
+                    cycle = path[path.index(target) :] + [target]
                     line = first_line[(node, target)]
                     if len(cycle) == 2:
                         what = f"entity {target} is an element of itself (ElementOf={target})"
                     else:
                         what = "ElementOf cycle " + " → ".join(cycle)
-                    problems.append(ScoringInputError(
-                        doc.path, line, f"document '{doc.name}': {layer} {what} (expected "
-                        "split antecedents to be elements of other entities, without cycles)",
-                        code="elementof_cycle", document=doc.name))
+                    problems.append(
+                        ScoringInputError(
+                            doc.path,
+                            line,
+                            f"document '{doc.name}': {layer} {what} (expected "
+                            "split antecedents to be elements of other entities, without cycles)",
+                            code="elementof_cycle",
+                            document=doc.name,
+                        )
+                    )
                 elif not state.get(target):
                     stack.append((target, 0))
             else:
@@ -99,8 +106,7 @@ def layer_of(doc: Document, plan: ScoringPlan) -> tuple[tuple[Markable, ...], st
     return doc.identity, "IDENTITY"
 
 
-def document_checks(doc: Document,
-                    plan: ScoringPlan | ScoringOptions) -> list[ScoringInputError]:
+def document_checks(doc: Document, plan: ScoringPlan | ScoringOptions) -> list[ScoringInputError]:
     """Problems of one document that only the scoring mode makes fatal (cycles)."""
     plan = ScoringPlan.of(plan)
     if not plan.follows_split_antecedents:
@@ -109,8 +115,9 @@ def document_checks(doc: Document,
     return elementof_cycles(doc, markables, layer)
 
 
-def compare_tokens(key: Document, response: Document, *,
-                   forms: bool = True) -> ScoringInputError | None:
+def compare_tokens(
+    key: Document, response: Document, *, forms: bool = True
+) -> ScoringInputError | None:
     """The first difference between the word tokens of a key and a response document.
 
     ``forms=False`` compares only the number of tokens: CoNLL-2012 and MUC-7 scoring aligns
@@ -123,16 +130,23 @@ def compare_tokens(key: Document, response: Document, *,
         if key.tokens[index] != response.tokens[index]:
             line = response.token_lines[index] if index < len(response.token_lines) else None
             return ScoringInputError(
-                response.path, line,
+                response.path,
+                line,
                 f"document '{response.name}': token {index + 1} is '{response.tokens[index]}' "
                 f"but the key has '{key.tokens[index]}' (expected the key's tokens, in the "
-                "same order)", code="token_mismatch", document=response.name)
+                "same order)",
+                code="token_mismatch",
+                document=response.name,
+            )
     line = response.line
     return ScoringInputError(
-        response.path, line,
+        response.path,
+        line,
         f"document '{response.name}' has {n_response} tokens but the key document has "
-        f"{n_key} (expected the key's tokens, in the same order)", code="token_count",
-        document=response.name)
+        f"{n_key} (expected the key's tokens, in the same order)",
+        code="token_count",
+        document=response.name,
+    )
 
 
 def sentence_ids(doc: Document) -> list[str]:
@@ -161,21 +175,31 @@ def compare_sentences(key: Document, response: Document) -> ScoringInputError | 
     for index, (expected, found) in enumerate(zip(key_ids, response_ids)):
         if expected != found:
             return ScoringInputError(
-                response.path, response.line,
+                response.path,
+                response.line,
                 f"document '{response.name}': sentence {index + 1} has sent_id "
                 f"'{found}' but the key has '{expected}' (expected the key's sentences, "
-                "with the same '# sent_id', in the same order)", code="sentence_mismatch",
-                document=response.name)
+                "with the same '# sent_id', in the same order)",
+                code="sentence_mismatch",
+                document=response.name,
+            )
     return ScoringInputError(
-        response.path, response.line,
+        response.path,
+        response.line,
         f"document '{response.name}' has {len(response_ids)} sentences but the key document "
         f"has {len(key_ids)} (expected the key's sentences, in the same order)",
-        code="sentence_mismatch", document=response.name)
+        code="sentence_mismatch",
+        document=response.name,
+    )
 
 
-def document_pairing(key_path: str, key_names: Sequence[tuple[str, int]], response_path: str,
-                     response_names: Sequence[tuple[str, int]], policy: str
-                     ) -> tuple[list[ScoringInputError], list[str]]:
+def document_pairing(
+    key_path: str,
+    key_names: Sequence[tuple[str, int]],
+    response_path: str,
+    response_names: Sequence[tuple[str, int]],
+    policy: str,
+) -> tuple[list[ScoringInputError], list[str]]:
     """Missing and extra documents under ``--missing-documents`` ``policy``.
 
     Returns (errors, warnings). ``error`` (the default) refuses both missing and extra
@@ -191,29 +215,43 @@ def document_pairing(key_path: str, key_names: Sequence[tuple[str, int]], respon
     warnings: list[str] = []
     if policy == "error":
         if missing:
-            errors.append(ScoringInputError(
-                response_path, None, f"{len(missing)} key document"
-                f"{'s are' if len(missing) > 1 else ' is'} missing from the response: "
-                f"{_names(missing)} (expected every document of {key_path}; "
-                "--missing-documents skip|empty scores without them)",
-                code="missing_documents"))
+            errors.append(
+                ScoringInputError(
+                    response_path,
+                    None,
+                    f"{len(missing)} key document"
+                    f"{'s are' if len(missing) > 1 else ' is'} missing from the response: "
+                    f"{_names(missing)} (expected every document of {key_path}; "
+                    "--missing-documents skip|empty scores without them)",
+                    code="missing_documents",
+                )
+            )
         if extra:
             line = dict(response_names)[extra[0]]
-            errors.append(ScoringInputError(
-                response_path, line, f"{len(extra)} response document"
-                f"{'s are' if len(extra) > 1 else ' is'} not in the key: {_names(extra)} "
-                f"(expected only documents of {key_path}, named as there)",
-                code="extra_documents"))
+            errors.append(
+                ScoringInputError(
+                    response_path,
+                    line,
+                    f"{len(extra)} response document"
+                    f"{'s are' if len(extra) > 1 else ' is'} not in the key: {_names(extra)} "
+                    f"(expected only documents of {key_path}, named as there)",
+                    code="extra_documents",
+                )
+            )
         return errors, warnings
     if missing:
         how = "skipped" if policy == "skip" else "scored as empty responses"
-        warnings.append(f"{response_path}: {len(missing)} key document"
-                        f"{'s' if len(missing) > 1 else ''} missing from the response, {how}: "
-                        f"{_names(missing)}")
+        warnings.append(
+            f"{response_path}: {len(missing)} key document"
+            f"{'s' if len(missing) > 1 else ''} missing from the response, {how}: "
+            f"{_names(missing)}"
+        )
     if extra:
-        warnings.append(f"{response_path}: {len(extra)} response document"
-                        f"{'s' if len(extra) > 1 else ''} not in the key, ignored: "
-                        f"{_names(extra)}")
+        warnings.append(
+            f"{response_path}: {len(extra)} response document"
+            f"{'s' if len(extra) > 1 else ''} not in the key, ignored: "
+            f"{_names(extra)}"
+        )
     return errors, warnings
 
 

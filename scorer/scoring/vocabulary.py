@@ -31,8 +31,18 @@ EXTRA_METRICS = ("mention", "mor", "zero")
 EMPTY_NODES = "empty-nodes"
 """The ``-m`` word of CRAC 2026's empty-node evaluation, and the platform's mode name for it."""
 
-EMPTY_NODE_MEASURES = ("ARC", "DEP", "WO", "DEP_WO", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS",
-                       "ALL")
+EMPTY_NODE_MEASURES = (
+    "ARC",
+    "DEP",
+    "WO",
+    "DEP_WO",
+    "FORM",
+    "LEMMA",
+    "UPOS",
+    "XPOS",
+    "FEATS",
+    "ALL",
+)
 """Its ten measures, named and ordered as the organizers' evaluator prints them
 (`scoring.empty_nodes`)."""
 
@@ -45,13 +55,29 @@ NON_REFERRING = "non_referring"
 BRIDGING_LEVELS = ("anaphora_recognition", "mention", "entity")
 """The three bridging scores the scorers print, in their order."""
 
-BRIDGING_METRICS = {"anaphora_recognition": "bridging_ar", "mention": "bridging_mention",
-                    "entity": "bridging_entity"}
+BRIDGING_METRICS = {
+    "anaphora_recognition": "bridging_ar",
+    "mention": "bridging_mention",
+    "entity": "bridging_entity",
+}
 """Bridging level → the name of its score row."""
 
-METRIC_ORDER = (CONLL, "muc", "bcub", "ceafe", "ceafm", "blanc", "lea", *EXTRA_METRICS,
-                NON_REFERRING, "bridging_entity", "bridging_mention", "bridging_ar",
-                *EMPTY_NODE_MEASURES, ANAPHOR)
+METRIC_ORDER = (
+    CONLL,
+    "muc",
+    "bcub",
+    "ceafe",
+    "ceafm",
+    "blanc",
+    "lea",
+    *EXTRA_METRICS,
+    NON_REFERRING,
+    "bridging_entity",
+    "bridging_mention",
+    "bridging_ar",
+    *EMPTY_NODE_MEASURES,
+    ANAPHOR,
+)
 """The order in which tables list metrics (a page puts the task's primary metric first)."""
 
 METRIC_LABELS = {

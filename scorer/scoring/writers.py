@@ -36,8 +36,7 @@ from scoring.model import BridgingLink, Document, Markable, Sentence
 from scoring.readers.compact import escape
 
 COMPACT_FIELDS = "eid-etype-head-other-mid-min-ua"
-CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS",
-                  "MISC")
+CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 LAYER_COLUMNS = ("IDENTITY", "BRIDGING", "DISCOURSE_DEIXIS")
 CODI_CRAC_COLUMNS = CONLLU_COLUMNS + LAYER_COLUMNS + ("REFERENCE", "NOM_SEM")
 EXTRA_PREFIX = "UA."
@@ -92,8 +91,9 @@ def _layout(doc: Document) -> list[tuple[tuple[str, ...], list[Row]]]:
                 rows.append(((position, 1, 0), row))
                 position += 1
                 rank = 0
-        comments = tuple(c for c in sentence.comments
-                         if not c.lstrip("# ").startswith(("newdoc", "global.")))
+        comments = tuple(
+            c for c in sentence.comments if not c.lstrip("# ").startswith(("newdoc", "global."))
+        )
         out.append((comments, rows))
     if position != len(doc.tokens):  # no usable layout: one row per word, sentences as read
         out = []
@@ -102,8 +102,9 @@ def _layout(doc: Document) -> list[tuple[tuple[str, ...], list[Row]]]:
         for length in lengths:
             rows = []
             for offset in range(length):
-                rows.append(((position, 1, 0), (str(offset + 1), doc.tokens[position])
-                             + ("_",) * 8))
+                rows.append(
+                    ((position, 1, 0), (str(offset + 1), doc.tokens[position]) + ("_",) * 8)
+                )
                 position += 1
             out.append(((), rows))
     return out
@@ -161,12 +162,15 @@ def write_compact(documents: Iterable[Document], out: TextIO) -> None:
     other mentions have one is written headed by its first node, which reads the same.
     """
     documents = list(documents)
-    with_head = any(_head_position(m)[0] is not None for doc in documents
-                    for layer in (doc.identity, doc.discourse_deixis) for m in layer)
+    with_head = any(
+        _head_position(m)[0] is not None
+        for doc in documents
+        for layer in (doc.identity, doc.discourse_deixis)
+        for m in layer
+    )
     fields = COMPACT_FIELDS if with_head else COMPACT_FIELDS.replace("-head", "")
     out.write(f"# global.Entity = {fields}\n")
-    extra = next((_columns(d) for d in documents if len(_columns(d)) > len(CONLLU_COLUMNS)),
-                 None)
+    extra = next((_columns(d) for d in documents if len(_columns(d)) > len(CONLLU_COLUMNS)), None)
     if extra:
         out.write(f"# global.ua.columns = {' '.join(extra)}\n")
     for doc in documents:
@@ -177,8 +181,11 @@ def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = Tru
     layout = _layout(doc)
     nodes = [node for _, rows in layout for node, _ in rows if node is not None]
     columns = _columns(doc)
-    extra = [(i, name) for i, name in enumerate(columns)
-             if i >= len(CONLLU_COLUMNS) and name not in LAYER_COLUMNS]
+    extra = [
+        (i, name)
+        for i, name in enumerate(columns)
+        if i >= len(CONLLU_COLUMNS) and name not in LAYER_COLUMNS
+    ]
     items: dict[Node, dict[str, list[str]]] = {}
 
     def add(node: Node, key: str, text: str) -> None:
@@ -209,8 +216,9 @@ def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = Tru
                     opens.setdefault(first, []).append((first, last, f"({body}"))
                     closes.setdefault(last, []).append((first, last, f"{label})"))
         for node in set(opens) | set(closes):
-            text = "".join(_closing_order(closes.get(node, [])) +
-                           _opening_order(opens.get(node, [])))
+            text = "".join(
+                _closing_order(closes.get(node, [])) + _opening_order(opens.get(node, []))
+            )
             add(node, key, text)
     _standard_relations(doc, add)
     out.write(f"# newdoc id = {doc.name}\n")
@@ -218,10 +226,14 @@ def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = Tru
         for comment in comments:
             out.write(comment + "\n")
         for row_node, row in rows:
-            fields = list(row[:len(CONLLU_COLUMNS)]) + ["_"] * (len(CONLLU_COLUMNS) - len(row))
-            misc = [] if fields[9] == "_" else [
-                item for item in fields[9].split("|")
-                if item.partition("=")[0] not in _OWN_MISC]
+            fields = list(row[: len(CONLLU_COLUMNS)]) + ["_"] * (len(CONLLU_COLUMNS) - len(row))
+            misc = (
+                []
+                if fields[9] == "_"
+                else [
+                    item for item in fields[9].split("|") if item.partition("=")[0] not in _OWN_MISC
+                ]
+            )
             for key, texts in (items.get(row_node, {}) if row_node is not None else {}).items():
                 joiner = "" if key in ("Entity", "DiscourseDeixis") else ","
                 misc.append(f"{key}={joiner.join(texts)}")
@@ -242,10 +254,14 @@ def _check_compact_nesting(doc: Document, layer: Iterable[Markable]) -> None:
     for entity, markables in by_entity.items():
         if len(markables) > 1 and _crossing(markables):
             raise ScoringInputError(
-                doc.path, min(m.line for m in markables),
+                doc.path,
+                min(m.line for m in markables),
                 f"document '{doc.name}': mentions of entity {entity} cross (overlap without "
                 "nesting); compact files cannot write them (expected nested mentions, or "
-                "--to exploded)", code="unwritable", document=doc.name)
+                "--to exploded)",
+                code="unwritable",
+                document=doc.name,
+            )
 
 
 def _head_position(markable: Markable) -> tuple[int | None, int]:
@@ -257,8 +273,9 @@ def _head_position(markable: Markable) -> tuple[int | None, int]:
     return (int(head) - 1, 0) if head.isdigit() else (None, 0)
 
 
-def _compact_fields(markable: Markable, nodes: list[Node], bridges: list[BridgingLink]
-                    ) -> list[str]:
+def _compact_fields(
+    markable: Markable, nodes: list[Node], bridges: list[BridgingLink]
+) -> list[str]:
     attributes = dict(markable.attributes)
     head = ""
     head_position, head_rank = _head_position(markable)
@@ -267,14 +284,23 @@ def _compact_fields(markable: Markable, nodes: list[Node], bridges: list[Bridgin
         covered = _node_list(markable, nodes)
         if node in covered:
             head = str(covered.index(node) + 1)
-    pairs = [f"{escape(k)}:{escape(v)}" for k, v in markable.attributes
-             if k not in _NAMED_FIELDS and k not in _NOT_WRITTEN]
+    pairs = [
+        f"{escape(k)}:{escape(v)}"
+        for k, v in markable.attributes
+        if k not in _NAMED_FIELDS and k not in _NOT_WRITTEN
+    ]
     if markable.element_of:
         pairs.append(f"ElementOf:{escape(','.join(markable.element_of))}")
     pairs.extend(f"Bridge:{escape(link.anchor)}/{escape(link.relation)}" for link in bridges)
-    return [escape(markable.entity_id), escape(attributes.get("etype", "")), head,
-            escape(attributes.get("other", "")), escape(markable.markable_id),
-            _min_text(markable.min_span), ",".join(pairs)]
+    return [
+        escape(markable.entity_id),
+        escape(attributes.get("etype", "")),
+        head,
+        escape(attributes.get("other", "")),
+        escape(markable.markable_id),
+        _min_text(markable.min_span),
+        ",".join(pairs),
+    ]
 
 
 def _standard_relations(doc: Document, add: Callable[[Node, str, str], None]) -> None:
@@ -290,30 +316,34 @@ def _standard_relations(doc: Document, add: Callable[[Node, str, str], None]) ->
             pair = (markable.entity_id, plural)
             if plural in first and pair not in seen and plural != markable.entity_id:
                 seen.add(pair)
-                add(_part_nodes(first[plural])[0][0], "SplitAnte",
-                    f"{escape(markable.entity_id)}<{escape(plural)}")
+                add(
+                    _part_nodes(first[plural])[0][0],
+                    "SplitAnte",
+                    f"{escape(markable.entity_id)}<{escape(plural)}",
+                )
     for link in doc.bridging:
         anaphor, anchor = by_id.get(link.anaphor), by_id.get(link.anchor)
         if anaphor is None or anchor is None or anaphor.entity_id == anchor.entity_id:
             continue  # (an entity bridging to itself has no entity-level form: udapi refuses
             # it; the mention-level link stays in the 'ua' field)
         rel = f":{escape(link.relation)}" if link.relation else ""
-        add(_part_nodes(anaphor)[0][0], "Bridge",
-            f"{escape(anchor.entity_id)}<{escape(anaphor.entity_id)}{rel}")
+        add(
+            _part_nodes(anaphor)[0][0],
+            "Bridge",
+            f"{escape(anchor.entity_id)}<{escape(anaphor.entity_id)}{rel}",
+        )
 
 
 # ---------------------------------------------------------------------------------------
 # Exploded
 
-_UNSAFE = str.maketrans({"(": "%28", ")": "%29", "|": "%7C", "=": "%3D", " ": "%20",
-                         "\t": "%09"})
+_UNSAFE = str.maketrans({"(": "%28", ")": "%29", "|": "%7C", "=": "%3D", " ": "%20", "\t": "%09"})
 
 
 def write_exploded(documents: Iterable[Document], out: TextIO) -> None:
     """Write documents as exploded CONLL-UA (the CODI-CRAC layout)."""
     documents = list(documents)
-    columns = next((_columns(d) for d in documents
-                    if len(_columns(d)) > len(CONLLU_COLUMNS)), None)
+    columns = next((_columns(d) for d in documents if len(_columns(d)) > len(CONLLU_COLUMNS)), None)
     if columns is None:
         columns = CONLLU_COLUMNS + LAYER_COLUMNS
     out.write(f"# global.columns = {' '.join(columns)}\n")
@@ -338,8 +368,9 @@ def _write_exploded_document(doc: Document, columns: tuple[str, ...], out: TextI
         body.append(f"MentionAnchor={link.anchor}")
         if anchor is not None:
             body.append(f"EntityAnchor={anchor.entity_id}")
-        anaphor_node = ((anaphor.start, 1, 0) if not anaphor.zero
-                        else (anaphor.start, 0, anaphor.zero))
+        anaphor_node = (
+            (anaphor.start, 1, 0) if not anaphor.zero else (anaphor.start, 0, anaphor.zero)
+        )
         bridging.setdefault(anaphor_node, []).append("(" + "|".join(body) + ")")
     cells["BRIDGING"] = {node: "".join(texts) for node, texts in bridging.items()}
     out.write(f"# newdoc id = {doc.name}\n")
@@ -360,7 +391,7 @@ def _write_exploded_document(doc: Document, columns: tuple[str, ...], out: TextI
                 for item in misc.split("|"):
                     key, _, value = item.partition("=")
                     if key.startswith(EXTRA_PREFIX):
-                        extra[key[len(EXTRA_PREFIX):]] = misc_unescape(value)
+                        extra[key[len(EXTRA_PREFIX) :]] = misc_unescape(value)
                     elif key not in _OWN_MISC:
                         kept.append(item)
                 misc = "|".join(kept) if kept else "_"
@@ -379,14 +410,16 @@ def _write_exploded_document(doc: Document, columns: tuple[str, ...], out: TextI
 
 def _no_space(field: str) -> str:
     """Exploded columns are split on whitespace: a space inside a field becomes %20."""
-    return field.replace(" ", "%20").replace("\t", "%09") if field.strip() and (
-        " " in field or "\t" in field) else (field or "_")
+    return (
+        field.replace(" ", "%20").replace("\t", "%09")
+        if field.strip() and (" " in field or "\t" in field)
+        else (field or "_")
+    )
 
 
 def _crossing(layer: Iterable[Markable]) -> bool:
     """True if two markable parts overlap without one containing the other."""
-    spans = sorted({p for m in layer if not m.zero for p in m.parts},
-                   key=lambda p: (p[0], -p[1]))
+    spans = sorted({p for m in layer if not m.zero for p in m.parts}, key=lambda p: (p[0], -p[1]))
     stack: list[int] = []  # ends of the open spans
     for start, end in spans:
         while stack and stack[-1] < start:
@@ -418,8 +451,9 @@ def _exploded_brackets(layer: Iterable[Markable]) -> dict[Node, str]:
                 closes.setdefault(last, []).append((first, last, closing))
     cells = {}
     for node in set(opens) | set(closes):
-        cells[node] = "".join(_closing_order(closes.get(node, [])) +
-                              _opening_order(opens.get(node, [])))
+        cells[node] = "".join(
+            _closing_order(closes.get(node, [])) + _opening_order(opens.get(node, []))
+        )
     return cells
 
 
@@ -433,5 +467,7 @@ def _exploded_body(markable: Markable) -> str:
     pairs.extend(attributes)
     if markable.element_of:
         pairs.append(("ElementOf", ",".join(markable.element_of)))
-    return "|".join(f"{k}={v.translate(_UNSAFE)}" if k not in ("EntityID", "MarkableID")
-                    else f"{k}={v}" for k, v in pairs)
+    return "|".join(
+        f"{k}={v.translate(_UNSAFE)}" if k not in ("EntityID", "MarkableID") else f"{k}={v}"
+        for k, v in pairs
+    )

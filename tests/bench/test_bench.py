@@ -16,14 +16,20 @@ from scoring import score_files, validate_response
 
 def test_the_generated_corpus_is_valid_and_scores_below_perfect(tmp_path):
     """The generator writes a well-formed pair with every layer; the response has errors."""
-    key, response = write_pair(tmp_path, Shape(documents=5, split_share=0.1,
-                                                bridging_share=0.1, dd_per_document=2))
+    key, response = write_pair(
+        tmp_path, Shape(documents=5, split_share=0.1, bridging_share=0.1, dd_per_document=2)
+    )
     for words in ([], ["keep_bridging", "keep_non_referring"], ["evaluate_discourse_deixis"]):
         assert validate_response(str(key), str(response), words) == []
         result = score_files(str(key), str(response), words)
         assert 0.3 < result["conll"] < 1.0
-    assert write_pair(tmp_path / ".." / tmp_path.name, Shape(documents=5, split_share=0.1,
-                      bridging_share=0.1, dd_per_document=2))[0].read_bytes() == key.read_bytes()
+    assert (
+        write_pair(
+            tmp_path / ".." / tmp_path.name,
+            Shape(documents=5, split_share=0.1, bridging_share=0.1, dd_per_document=2),
+        )[0].read_bytes()
+        == key.read_bytes()
+    )
 
 
 @pytest.mark.slow
@@ -59,8 +65,11 @@ def test_the_floor_splits_every_line_of_both_files(tmp_path):
     from bench.floor import split_every_line
 
     key, response = write_pair(tmp_path, Shape(documents=2))
-    expected = sum(len(line.split()) for path in (key, response)
-                   for line in path.read_text(encoding="utf-8").splitlines())
+    expected = sum(
+        len(line.split())
+        for path in (key, response)
+        for line in path.read_text(encoding="utf-8").splitlines()
+    )
     assert split_every_line([str(key), str(response)]) == expected
 
 
@@ -81,8 +90,10 @@ def test_importing_the_scorer_does_not_import_scipy():
     import sys
 
     code = "import sys, scoring; print('scipy' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True,
-                          text=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+        == "False"
+    )
 
 
 @pytest.mark.slow
@@ -113,14 +124,18 @@ def test_the_board_case_times_three_boards_every_way_at_a_tiny_size():
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["PYTHONPATH"] = str(root)
     env.pop("CACHE_URL", None)
-    done = subprocess.run([sys.executable, "-m", "bench", "--cases", "board-1000,board-10000",
-                           "--scale", "0.004"], capture_output=True, text=True, cwd=root,
-                          env=env, timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--cases", "board-1000,board-10000", "--scale", "0.004"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     for case, runs in (("board-1000", 4), ("board-10000", 40)):
         lines = [line for line in done.stdout.splitlines() if line.startswith(case + " ")]
-        assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html",
-                                                                     "all-runs"]
+        assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html", "all-runs"]
         for line in lines:
             assert line.count("cpu p50") == 3 and line.count("fresh process: first request") == 2
             assert "before (built on request)" in line and "recomputed from score rows" in line

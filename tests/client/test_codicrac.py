@@ -26,8 +26,7 @@ def live_world(live_server, make_world):
 
 def login(monkeypatch, live_server, user="alice", password="alice-pw-123!"):
     monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
-    return main(["login", "--server", live_server.url, "--username", user,
-                 "--password-stdin"])
+    return main(["login", "--server", live_server.url, "--username", user, "--password-stdin"])
 
 
 def write_run(world, folder: Path, names=("LIGHT_test.CONLLUA", "ami.conllua")) -> list[str]:
@@ -39,8 +38,9 @@ def write_run(world, folder: Path, names=("LIGHT_test.CONLLUA", "ami.conllua")) 
     return paths
 
 
-def test_login_stores_the_token_owner_readable_only(live_world, live_server, config,
-                                                    monkeypatch, capsys):
+def test_login_stores_the_token_owner_readable_only(
+    live_world, live_server, config, monkeypatch, capsys
+):
     assert login(monkeypatch, live_server) == 0
     data = json.loads(config.read_text())
     assert data["server"] == live_server.url and len(data["token"]) == 40
@@ -48,20 +48,33 @@ def test_login_stores_the_token_owner_readable_only(live_world, live_server, con
     assert "Logged in" in capsys.readouterr().out
 
 
-def test_login_with_a_wrong_password_fails_in_one_line(live_world, live_server, config,
-                                                       monkeypatch, capsys):
+def test_login_with_a_wrong_password_fails_in_one_line(
+    live_world, live_server, config, monkeypatch, capsys
+):
     assert login(monkeypatch, live_server, password="wrong") == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Unable to log in" in err and "Traceback" not in err
     assert not config.exists()
 
 
-def test_submit_wait_status_and_leaderboard(live_world, live_server, config, monkeypatch,
-                                            capsys, tmp_path):
+def test_submit_wait_status_and_leaderboard(
+    live_world, live_server, config, monkeypatch, capsys, tmp_path
+):
     login(monkeypatch, live_server)
     files = write_run(live_world, tmp_path / "run")
-    code = main(["submit", "--phase", str(live_world.phase.pk), "--run-name", "cli-run",
-                 "--wait", "--timeout", "60", *files])
+    code = main(
+        [
+            "submit",
+            "--phase",
+            str(live_world.phase.pk),
+            "--run-name",
+            "cli-run",
+            "--wait",
+            "--timeout",
+            "60",
+            *files,
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "scored" in out and "conll" in out
@@ -89,8 +102,9 @@ def test_submit_a_zip(live_world, live_server, config, monkeypatch, capsys, tmp_
     assert "Submitted #" in capsys.readouterr().out
 
 
-def test_invalid_files_print_one_line_per_problem_and_exit_1(live_world, live_server, config,
-                                                             monkeypatch, capsys, tmp_path):
+def test_invalid_files_print_one_line_per_problem_and_exit_1(
+    live_world, live_server, config, monkeypatch, capsys, tmp_path
+):
     login(monkeypatch, live_server)
     files = write_run(live_world, tmp_path / "run")
     Path(files[0]).write_text(live_world.response_text("light").replace("light_2", "light_x"))
@@ -123,24 +137,30 @@ def test_unreachable_server_is_one_line_exit_1(config, capsys):
 
 
 def test_file_names_map_to_subcorpora():
-    subcorpora = [{"slug": "light", "name": "LIGHT", "available": True},
-                  {"slug": "ami", "name": "AMI", "available": True},
-                  {"slug": "swbd", "name": "SWITCHBOARD", "available": False}]
+    subcorpora = [
+        {"slug": "light", "name": "LIGHT", "available": True},
+        {"slug": "ami", "name": "AMI", "available": True},
+        {"slug": "swbd", "name": "SWITCHBOARD", "available": False},
+    ]
     mapping = match_files([Path("x/light_test.CONLLUA"), Path("AMI.conllua")], subcorpora)
     assert mapping == {"light": Path("x/light_test.CONLLUA"), "ami": Path("AMI.conllua")}
     with pytest.raises(CliError, match="no file for: AMI"):
         match_files([Path("LIGHT.conllua")], subcorpora)
     with pytest.raises(CliError, match="two files for LIGHT"):
-        match_files([Path("LIGHT.conllua"), Path("light-2.conllua"), Path("ami.c")],
-                    subcorpora)
+        match_files([Path("LIGHT.conllua"), Path("light-2.conllua"), Path("ami.c")], subcorpora)
 
 
-def test_status_of_a_failed_run_prints_its_error_and_exits_1(live_world, live_server, config,
-                                                             monkeypatch, capsys):
+def test_status_of_a_failed_run_prints_its_error_and_exits_1(
+    live_world, live_server, config, monkeypatch, capsys
+):
     from competition.models import Submission
 
-    failed = Submission.objects.create(team=live_world.alpha, phase=live_world.phase,
-                                       status="failed", error="the scorer ran out of time")
+    failed = Submission.objects.create(
+        team=live_world.alpha,
+        phase=live_world.phase,
+        status="failed",
+        error="the scorer ran out of time",
+    )
     login(monkeypatch, live_server)
     capsys.readouterr()
     assert main(["status", str(failed.pk), "--wait", "--timeout", "5"]) == 1
@@ -159,34 +179,52 @@ def test_the_client_never_imports_django():
 
     code = "import sys, client.main; sys.exit('django' in sys.modules)"
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    assert subprocess.run([sys.executable, "-c", code], env=env,
-                          cwd=Path(__file__).resolve().parents[2]).returncode == 0
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=Path(__file__).resolve().parents[2]
+        ).returncode
+        == 0
+    )
 
 
 def test_scores_print_full_metric_names_so_bridging_relations_stay_apart():
     from client.main import format_scores
 
     cell = {"recall": 0.5, "precision": 0.5, "f1": 0.5}
-    text = format_scores({"task": {
-        "bridging_entity:comparative": {"light": cell, "avg": cell},
-        "bridging_entity:comparison": {"light": cell, "avg": cell},
-        "bridging_mention:set-membership": {"light": cell, "avg": cell},
-    }})
+    text = format_scores(
+        {
+            "task": {
+                "bridging_entity:comparative": {"light": cell, "avg": cell},
+                "bridging_entity:comparison": {"light": cell, "avg": cell},
+                "bridging_mention:set-membership": {"light": cell, "avg": cell},
+            }
+        }
+    )
     names = [line.split()[0] for line in text.splitlines()[1:]]
-    assert names == ["bridging_entity:comparative", "bridging_entity:comparison",
-                     "bridging_mention:set-membership"]
+    assert names == [
+        "bridging_entity:comparative",
+        "bridging_entity:comparison",
+        "bridging_mention:set-membership",
+    ]
 
 
-def test_all_runs_board_names_every_run(live_world, live_server, config, monkeypatch, capsys,
-                                        tmp_path):
+def test_all_runs_board_names_every_run(
+    live_world, live_server, config, monkeypatch, capsys, tmp_path
+):
     from competition import services
 
     for name in ("first-run", "a-rather-long-second-run-name"):
-        services.submission_create(team=live_world.alpha, phase=live_world.phase,
-                                   user=live_world.alice, files=live_world.uploads(),
-                                   run_name=name)
-    assert main(["leaderboard", str(live_world.phase.pk), "--server", live_server.url,
-                 "--all-runs"]) == 0
+        services.submission_create(
+            team=live_world.alpha,
+            phase=live_world.phase,
+            user=live_world.alice,
+            files=live_world.uploads(),
+            run_name=name,
+        )
+    assert (
+        main(["leaderboard", str(live_world.phase.pk), "--server", live_server.url, "--all-runs"])
+        == 0
+    )
     table = capsys.readouterr().out
     assert "Alpha [first-run]" in table
     assert "Alpha [a-rather-long-second-run-name]" in table  # never cut
@@ -195,13 +233,18 @@ def test_all_runs_board_names_every_run(live_world, live_server, config, monkeyp
 
 
 def test_status_of_another_teams_public_run_shows_what_the_web_shows(
-        live_world, live_server, config, monkeypatch, capsys):
+    live_world, live_server, config, monkeypatch, capsys
+):
     from competition import services
     from competition.models import Phase
 
-    theirs = services.submission_create(team=live_world.beta, phase=live_world.phase,
-                                        user=live_world.bob, files=live_world.uploads(),
-                                        run_name="beta-run")
+    theirs = services.submission_create(
+        team=live_world.beta,
+        phase=live_world.phase,
+        user=live_world.bob,
+        files=live_world.uploads(),
+        run_name="beta-run",
+    )
     login(monkeypatch, live_server)
     capsys.readouterr()
     assert main(["status", str(theirs.pk), "--json"]) == 0

@@ -20,8 +20,9 @@ def config(tmp_path, monkeypatch):
 
 def _submit(world, live_server, monkeypatch, tmp_path) -> int:
     monkeypatch.setattr("sys.stdin", io.StringIO("alice-pw-123!\n"))
-    assert main(["login", "--server", live_server.url, "--username", "alice",
-                 "--password-stdin"]) == 0
+    assert (
+        main(["login", "--server", live_server.url, "--username", "alice", "--password-stdin"]) == 0
+    )
     files = []
     for slug in ("light", "ami"):
         path = tmp_path / f"{slug}.CONLLUA"
@@ -30,8 +31,9 @@ def _submit(world, live_server, monkeypatch, tmp_path) -> int:
     return main(["submit", "--phase", str(world.phase.pk), *files])
 
 
-def test_an_unapproved_team_is_refused_with_its_code(live_server, make_world, config,
-                                                     monkeypatch, capsys, tmp_path):
+def test_an_unapproved_team_is_refused_with_its_code(
+    live_server, make_world, config, monkeypatch, capsys, tmp_path
+):
     world = make_world()
     pages.team_approval_require(competition=world.competition, required=True)
     assert _submit(world, live_server, monkeypatch, tmp_path) == 1
@@ -40,8 +42,9 @@ def test_an_unapproved_team_is_refused_with_its_code(live_server, make_world, co
     assert err.count("\n") == 1
 
 
-def test_terms_not_accepted_is_refused_with_where_to_accept(live_server, make_world, config,
-                                                            monkeypatch, capsys, tmp_path):
+def test_terms_not_accepted_is_refused_with_where_to_accept(
+    live_server, make_world, config, monkeypatch, capsys, tmp_path
+):
     world = make_world()
     pages.page_save(competition=world.competition, kind="terms", body="Be fair.")
     assert _submit(world, live_server, monkeypatch, tmp_path) == 1

@@ -25,14 +25,14 @@ def tracked(live_server, make_world):
     Track.objects.create(task=world.task, slug="llm", name="LLM", order=0)
     Track.objects.create(task=world.task, slug="unconstrained", name="Unconstrained", order=1)
     SubCorpus.objects.filter(phase=world.phase, slug="light").update(
-        file_name="en_light-corefud-test.conllu")
+        file_name="en_light-corefud-test.conllu"
+    )
     return world
 
 
 def login(monkeypatch, live_server, user="alice", password="alice-pw-123!"):
     monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
-    return main(["login", "--server", live_server.url, "--username", user,
-                 "--password-stdin"])
+    return main(["login", "--server", live_server.url, "--username", user, "--password-stdin"])
 
 
 def official_run(world, folder: Path) -> list[str]:
@@ -45,17 +45,24 @@ def official_run(world, folder: Path) -> list[str]:
 
 
 def test_official_names_map_like_the_web():
-    subcorpora = [{"slug": "cs-pcedt", "name": "cs_pcedt", "available": True,
-                   "file_name": "cs_pcedt-corefud-test.conllu"},
-                  {"slug": "en-gum", "name": "en_gum", "available": True, "file_name": ""}]
+    subcorpora = [
+        {
+            "slug": "cs-pcedt",
+            "name": "cs_pcedt",
+            "available": True,
+            "file_name": "cs_pcedt-corefud-test.conllu",
+        },
+        {"slug": "en-gum", "name": "en_gum", "available": True, "file_name": ""},
+    ]
     files = [Path("out/cs_pcedt-corefud-test.conllu"), Path("en_gum-corefud-test.conllu")]
     assert match_files(files, subcorpora) == {"cs-pcedt": files[0], "en-gum": files[1]}
     with pytest.raises(CliError, match="looks like en_gum"):
         match_files([files[0], Path("en_gun.conllu")], subcorpora)
 
 
-def test_submit_per_track_status_and_board(tracked, live_server, config, monkeypatch, capsys,
-                                           tmp_path):
+def test_submit_per_track_status_and_board(
+    tracked, live_server, config, monkeypatch, capsys, tmp_path
+):
     login(monkeypatch, live_server)
     capsys.readouterr()
     files = official_run(tracked, tmp_path / "run")
@@ -69,13 +76,29 @@ def test_submit_per_track_status_and_board(tracked, live_server, config, monkeyp
     assert "no track 'gpt'" in capsys.readouterr().err
 
     # The track's name in any case is as good as its slug.
-    assert main(["submit", "--phase", phase, "--track", "LLM", "--wait", "--timeout", "60",
-                 *files]) == 0
+    assert (
+        main(["submit", "--phase", phase, "--track", "LLM", "--wait", "--timeout", "60", *files])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "to the LLM track" in out and "scored" in out
     llm_id = int(out.split("#")[1].split()[0])
-    assert main(["submit", "--phase", phase, "--track", "unconstrained", "--wait",
-                 "--timeout", "60", *files]) == 0
+    assert (
+        main(
+            [
+                "submit",
+                "--phase",
+                phase,
+                "--track",
+                "unconstrained",
+                "--wait",
+                "--timeout",
+                "60",
+                *files,
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     free_id = int(out.split("#")[1].split()[0])
 
@@ -84,8 +107,10 @@ def test_submit_per_track_status_and_board(tracked, live_server, config, monkeyp
     assert main(["status", str(free_id), "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert status["track"] == "unconstrained" and status["track_name"] == "Unconstrained"
-    assert {f["name"] for f in status["files"]} == {"en_light-corefud-test.conllu",
-                                                    "ami-corefud-test.conllu"}
+    assert {f["name"] for f in status["files"]} == {
+        "en_light-corefud-test.conllu",
+        "ami-corefud-test.conllu",
+    }
 
     # One board per track, named; each ranks only its own runs.
     assert main(["leaderboard", phase, "--track", "llm", "--json"]) == 0

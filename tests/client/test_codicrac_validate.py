@@ -27,16 +27,18 @@ def keyed(live_server, make_world):
     world = make_world()
     for slug in ("light", "ami"):  # stored by the editor: their document names recorded
         sc = world.phase.subcorpora.get(slug=slug)
-        editor.subcorpus_save(phase=world.phase, subcorpus=sc, name=sc.name,
-                              key=SimpleUploadedFile(f"{slug}.conllua",
-                                                     world.key_text(slug).encode()))
+        editor.subcorpus_save(
+            phase=world.phase,
+            subcorpus=sc,
+            name=sc.name,
+            key=SimpleUploadedFile(f"{slug}.conllua", world.key_text(slug).encode()),
+        )
     return world
 
 
 def login(monkeypatch, live_server, user="alice", password="alice-pw-123!"):
     monkeypatch.setattr("sys.stdin", io.StringIO(password + "\n"))
-    assert main(["login", "--server", live_server.url, "--username", user,
-                 "--password-stdin"]) == 0
+    assert main(["login", "--server", live_server.url, "--username", user, "--password-stdin"]) == 0
 
 
 def test_the_check_endpoint_never_holds_key_content(keyed, client):
@@ -52,8 +54,16 @@ def test_the_check_endpoint_never_holds_key_content(keyed, client):
         assert sc.sha256 and sc.sha256 not in text
     light = next(d for d in body["subcorpora"] if d["slug"] == "light")
     assert [d["name"] for d in light["documents"]] == ["light_1", "light_2"]
-    assert light["documents"][0]["tokens"] == ["the", "knight", "saw", "a", "dragon", "he",
-                                               "fought", "it"]
+    assert light["documents"][0]["tokens"] == [
+        "the",
+        "knight",
+        "saw",
+        "a",
+        "dragon",
+        "he",
+        "fought",
+        "it",
+    ]
     assert set(light) == {"slug", "name", "file_name", "format", "documents"}
     # Not before the phase starts, not without the terms, not without logging in.
     client.logout()
@@ -68,8 +78,9 @@ def test_the_check_endpoint_never_holds_key_content(keyed, client):
     assert client.get(f"/api/phases/{world.phase.pk}/check/").status_code == 403
 
 
-def test_validate_offline_finds_what_the_upload_would(keyed, live_server, config,
-                                                      monkeypatch, capsys, tmp_path):
+def test_validate_offline_finds_what_the_upload_would(
+    keyed, live_server, config, monkeypatch, capsys, tmp_path
+):
     world = keyed
     login(monkeypatch, live_server)
     capsys.readouterr()
@@ -84,8 +95,7 @@ def test_validate_offline_finds_what_the_upload_would(keyed, live_server, config
     assert "output-2.txt: OK for AMI (matched by its documents to AMI)" in out
 
     broken = tmp_path / "light_run.conllua"
-    broken.write_text(world.response_text("light").replace("dragon", "wyvern"),
-                      encoding="utf-8")
+    broken.write_text(world.response_text("light").replace("dragon", "wyvern"), encoding="utf-8")
     wrong = tmp_path / "AMI.conllua"  # named AMI, holds LIGHT's documents
     wrong.write_text(world.response_text("light"), encoding="utf-8")
     assert main(["validate", "--phase", phase, str(broken), str(wrong)]) == 1
@@ -101,7 +111,8 @@ def test_validate_offline_finds_what_the_upload_would(keyed, live_server, config
 
 
 def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(
-        live_server, db, config, monkeypatch, capsys, tmp_path):
+    live_server, db, config, monkeypatch, capsys, tmp_path
+):
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
@@ -109,18 +120,35 @@ def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(
     from competition.models import Competition, Phase, SubCorpus, Task
 
     root = Path(__file__).resolve().parents[2] / "fixtures" / "corefud"
-    competition = Competition.objects.create(slug="crac-test", title="CRAC test",
-                                             published_at=timezone.now())
-    task = Task.objects.create(competition=competition, slug="coref", kind="corefud",
-                               title="Coreference", procedure="crac-2025",
-                               primary_metric="conll")
-    phase = Phase.objects.create(task=task, slug="dev", kind="development", title="Dev",
-                                 start=timezone.now() - timedelta(days=1), missing="zero")
+    competition = Competition.objects.create(
+        slug="crac-test", title="CRAC test", published_at=timezone.now()
+    )
+    task = Task.objects.create(
+        competition=competition,
+        slug="coref",
+        kind="corefud",
+        title="Coreference",
+        procedure="crac-2025",
+        primary_metric="conll",
+    )
+    phase = Phase.objects.create(
+        task=task,
+        slug="dev",
+        kind="development",
+        title="Dev",
+        start=timezone.now() - timedelta(days=1),
+        missing="zero",
+    )
     gum = SubCorpus.objects.create(phase=phase, name="en_gum", slug="en_gum", order=0)
-    editor.subcorpus_save(phase=phase, subcorpus=gum, name="en_gum", language="English",
-                          key=SimpleUploadedFile("en_gum.conllu",
-                                                 (root / "key" / "en_gum-corefud-test.conllu")
-                                                 .read_bytes()))
+    editor.subcorpus_save(
+        phase=phase,
+        subcorpus=gum,
+        name="en_gum",
+        language="English",
+        key=SimpleUploadedFile(
+            "en_gum.conllu", (root / "key" / "en_gum-corefud-test.conllu").read_bytes()
+        ),
+    )
     get_user_model().objects.create_user("alice", password="alice-pw-123!")
     alice = get_user_model().objects.get(username="alice")
     services.team_create(competition=competition, name="Alpha", user=alice)
@@ -128,8 +156,7 @@ def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(
     capsys.readouterr()
     text = (root / "string-match" / "en_gum-corefud-test.conllu").read_text(encoding="utf-8")
     renamed = tmp_path / "system-output.conllu"
-    renamed.write_text(text.replace("# newdoc id = GUM_", "# newdoc id = doc_"),
-                       encoding="utf-8")
+    renamed.write_text(text.replace("# newdoc id = GUM_", "# newdoc id = doc_"), encoding="utf-8")
     assert main(["validate", "--phase", str(phase.pk), str(renamed)]) == 1
     out = capsys.readouterr().out
     assert "for en_gum (matched by its documents to en_gum)" in out

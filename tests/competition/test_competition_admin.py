@@ -18,38 +18,52 @@ def test_every_model_of_the_app_is_registered():
     assert [m.__name__ for m in models if not admin.site.is_registered(m)] == []
 
 
-def test_every_changelist_and_change_page_renders(admin_client, world,
-                                                  django_capture_on_commit_callbacks):
+def test_every_changelist_and_change_page_renders(
+    admin_client, world, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
-    objects = {"competition": world.competition, "task": world.task, "phase": world.phase,
-               "subcorpus": world.phase.subcorpora.first(), "team": world.alpha,
-               "membership": world.alpha.memberships.first(), "submission": submission,
-               "submissionfile": submission.files.first(),
-               "scoringrun": ScoringRun.objects.get(submission=submission),
-               "score": submission.scores.first()}
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
+    objects = {
+        "competition": world.competition,
+        "task": world.task,
+        "phase": world.phase,
+        "subcorpus": world.phase.subcorpora.first(),
+        "team": world.alpha,
+        "membership": world.alpha.memberships.first(),
+        "submission": submission,
+        "submissionfile": submission.files.first(),
+        "scoringrun": ScoringRun.objects.get(submission=submission),
+        "score": submission.scores.first(),
+    }
     for name, obj in objects.items():
         assert admin_client.get(reverse(f"admin:competition_{name}_changelist")).status_code == 200
-        assert admin_client.get(reverse(f"admin:competition_{name}_change",
-                                        args=[obj.pk])).status_code == 200, name
+        assert (
+            admin_client.get(reverse(f"admin:competition_{name}_change", args=[obj.pk])).status_code
+            == 200
+        ), name
 
 
-def test_the_rescore_action_keeps_history(admin_client, world,
-                                          django_capture_on_commit_callbacks):
+def test_the_rescore_action_keeps_history(admin_client, world, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(reverse("admin:competition_submission_changelist"),
-                          {"action": "rescore_submissions", "_selected_action": [submission.pk]})
+        admin_client.post(
+            reverse("admin:competition_submission_changelist"),
+            {"action": "rescore_submissions", "_selected_action": [submission.pk]},
+        )
     assert ScoringRun.objects.filter(submission=submission).count() == 2
     assert Submission.objects.get(pk=submission.pk).status == Submission.Status.SCORED
 
 
 def test_the_reveal_action_reveals_a_hidden_phase(admin_client, make_world):
     world = make_world(visibility="hidden")
-    admin_client.post(reverse("admin:competition_phase_changelist"),
-                      {"action": "reveal_phases", "_selected_action": [world.phase.pk]})
+    admin_client.post(
+        reverse("admin:competition_phase_changelist"),
+        {"action": "reveal_phases", "_selected_action": [world.phase.pk]},
+    )
     world.phase.refresh_from_db()
     assert world.phase.revealed_at is not None

@@ -17,9 +17,10 @@ pytestmark = pytest.mark.django_db
 
 
 def phase_url(world, name: str) -> str:
-    return reverse(f"competition:{name}", kwargs={"slug": world.competition.slug,
-                                                   "task": world.task.slug,
-                                                   "phase": world.phase.slug})
+    return reverse(
+        f"competition:{name}",
+        kwargs={"slug": world.competition.slug, "task": world.task.slug, "phase": world.phase.slug},
+    )
 
 
 def upload_form(world, texts: dict[str, str] | None = None, **extra) -> dict:
@@ -30,9 +31,15 @@ def upload_form(world, texts: dict[str, str] | None = None, **extra) -> dict:
 def test_the_whole_path_from_sign_up_to_scores(client, world, django_capture_on_commit_callbacks):
     """A new user signs up, creates a team, uploads one file per sub-corpus, is sent to the
     submission page, and sees per-sub-corpus scores once the in-process job has run."""
-    response = client.post(reverse("signup"), {"username": "carol", "email": "",
-                                                "password1": "carol-pass-word-1",
-                                                "password2": "carol-pass-word-1"})
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "carol",
+            "email": "",
+            "password1": "carol-pass-word-1",
+            "password2": "carol-pass-word-1",
+        },
+    )
     assert response.status_code == 302
     team_url = reverse("competition:team", kwargs={"slug": world.competition.slug})
     response = client.post(team_url, {"action": "create", "create-name": "Gamma"})
@@ -58,8 +65,9 @@ def test_the_whole_path_from_sign_up_to_scores(client, world, django_capture_on_
 
     page = client.get(response["Location"]).content.decode()
     assert 'data-status="scored"' in page
-    light_conll = submission.scores.get(mode="task", metric="conll", document="",
-                                        subcorpus__slug="light")
+    light_conll = submission.scores.get(
+        mode="task", metric="conll", document="", subcorpus__slug="light"
+    )
     assert f'data-subcorpus="light" data-value="{light_conll.f1}"' in page
     assert "only_split_antecedent" in page  # analysis modes are shown too
     assert f"/submissions/{submission.pk}/analysis/" in page
@@ -81,11 +89,14 @@ def test_a_pending_submission_page_polls_its_status(client, world):
 
 def test_an_invalid_upload_shows_file_document_and_line(client, world):
     client.force_login(world.alice)
-    broken = world.response_text("light").replace("(EntityID=1|MarkableID=markable_4|Min=8)",
-                                                  "(EntityID=1|MarkableID=markable_4|Min=8")
+    broken = world.response_text("light").replace(
+        "(EntityID=1|MarkableID=markable_4|Min=8)", "(EntityID=1|MarkableID=markable_4|Min=8"
+    )
     assert broken != world.response_text("light")
-    response = client.post(phase_url(world, "submit"),
-                           upload_form(world, {"light": broken, "ami": world.response_text("ami")}))
+    response = client.post(
+        phase_url(world, "submit"),
+        upload_form(world, {"light": broken, "ami": world.response_text("ami")}),
+    )
     assert response.status_code == 400
     page = response.content.decode()
     assert 'data-code="invalid_files"' in page
@@ -122,14 +133,17 @@ def test_other_teams_cannot_see_a_submission(client, world):
     client.force_login(world.bob)
     for name in ["submission", "submission_status"]:
         assert client.get(reverse(f"competition:{name}", args=[submission.pk])).status_code == 404
-    assert client.post(reverse("competition:submission_cancel",
-                               args=[submission.pk])).status_code == 404
+    assert (
+        client.post(reverse("competition:submission_cancel", args=[submission.pk])).status_code
+        == 404
+    )
     assert Submission.objects.get().status == Submission.Status.QUEUED
 
 
 @pytest.mark.parametrize("show_own, visible", [(False, False), (True, True)])
 def test_hidden_phases_hide_scores_from_the_team_unless_the_phase_allows(
-        client, make_world, django_capture_on_commit_callbacks, show_own, visible):
+    client, make_world, django_capture_on_commit_callbacks, show_own, visible
+):
     world = make_world(visibility="hidden", show_own=show_own)
     client.force_login(world.alice)
     with django_capture_on_commit_callbacks(execute=True):
@@ -142,7 +156,8 @@ def test_hidden_phases_hide_scores_from_the_team_unless_the_phase_allows(
 
 
 def test_organizers_see_hidden_scores_and_reveal_shows_them_to_teams(
-        client, make_world, django_capture_on_commit_callbacks):
+    client, make_world, django_capture_on_commit_callbacks
+):
     from competition import services
 
     world = make_world(visibility="hidden")
@@ -169,12 +184,15 @@ def test_a_team_cancels_a_queued_run_and_gets_its_quota_back(client, make_world)
     submission = Submission.objects.get()
     client.post(reverse("competition:submission_cancel", args=[submission.pk]))
     assert Submission.objects.get().status == Submission.Status.CANCELLED
-    assert "Submissions left: <strong>1</strong>" in client.get(
-        phase_url(world, "submit")).content.decode()
+    assert (
+        "Submissions left: <strong>1</strong>"
+        in client.get(phase_url(world, "submit")).content.decode()
+    )
 
 
-def test_a_team_chooses_its_run_in_a_chosen_phase(client, make_world,
-                                                 django_capture_on_commit_callbacks):
+def test_a_team_chooses_its_run_in_a_chosen_phase(
+    client, make_world, django_capture_on_commit_callbacks
+):
     world = make_world(counts="chosen")
     client.force_login(world.alice)
     for _ in range(2):
@@ -184,7 +202,9 @@ def test_a_team_chooses_its_run_in_a_chosen_phase(client, make_world,
     client.post(reverse("competition:submission_choose", args=[first.pk]))
     client.post(reverse("competition:submission_choose", args=[second.pk]))
     assert list(Submission.objects.order_by("pk").values_list("is_chosen", flat=True)) == [
-        False, True]
+        False,
+        True,
+    ]
 
 
 def test_joining_a_team_by_invite_code_from_the_team_page(client, world):
@@ -199,8 +219,9 @@ def test_joining_a_team_by_invite_code_from_the_team_page(client, world):
 def test_the_competition_page_lists_phases_with_status(client, world):
     world.phase.end = timezone.now() - timedelta(minutes=1)
     world.phase.save()
-    page = client.get(reverse("competition:competition",
-                              kwargs={"slug": world.competition.slug})).content.decode()
+    page = client.get(
+        reverse("competition:competition", kwargs={"slug": world.competition.slug})
+    ).content.decode()
     assert "Development" in page and 'class="badge closed"' in page
     assert f"/competitions/{world.competition.slug}/{world.task.slug}/dev/leaderboard/" in page
     assert client.get(reverse("competition:home")).status_code == 200
@@ -224,8 +245,10 @@ def test_a_zip_upload_from_the_form(client, world, django_capture_on_commit_call
             zf.writestr(f"{slug.upper()}.CONLLUA", world.response_text(slug))
     client.force_login(world.alice)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(phase_url(world, "submit"),
-                               {"archive": SimpleUploadedFile("run.zip", buffer.getvalue())})
+        response = client.post(
+            phase_url(world, "submit"),
+            {"archive": SimpleUploadedFile("run.zip", buffer.getvalue())},
+        )
     assert response.status_code == 302
     assert Submission.objects.get().status == Submission.Status.SCORED
 
@@ -240,12 +263,21 @@ def test_an_oversized_upload_is_refused_before_it_is_read(client, world, setting
     assert not Submission.objects.exists()
 
 
-@pytest.mark.parametrize("next_url, expected", [
-    ("/competitions/codi-test/", "/competitions/codi-test/"),
-    ("https://evil.example/", "/"),
-])
+@pytest.mark.parametrize(
+    "next_url, expected",
+    [
+        ("/competitions/codi-test/", "/competitions/codi-test/"),
+        ("https://evil.example/", "/"),
+    ],
+)
 def test_sign_up_returns_to_local_pages_only(client, db, next_url, expected):
-    response = client.post(reverse("signup") + f"?next={next_url}",
-                           {"username": "dora", "email": "", "password1": "dora-pass-word-1",
-                            "password2": "dora-pass-word-1"})
+    response = client.post(
+        reverse("signup") + f"?next={next_url}",
+        {
+            "username": "dora",
+            "email": "",
+            "password1": "dora-pass-word-1",
+            "password2": "dora-pass-word-1",
+        },
+    )
     assert response.status_code == 302 and response["Location"] == expected

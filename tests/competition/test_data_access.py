@@ -24,15 +24,20 @@ INPUTS = b"# newdoc id = light_1\n1\tthe\t_\n"
 
 @pytest.fixture
 def data(world):
-    return editor.phase_data_attach(phase=world.phase,
-                                    upload=SimpleUploadedFile("light_input.conllu", INPUTS),
-                                    description="Test inputs")
+    return editor.phase_data_attach(
+        phase=world.phase,
+        upload=SimpleUploadedFile("light_input.conllu", INPUTS),
+        description="Test inputs",
+    )
 
 
 def urls(world, data):
-    return (reverse("competition:phase", args=[world.competition.slug, world.task.slug,
-                                               world.phase.slug]),
-            reverse("competition:data_download", args=[data.pk, data.file_name]))
+    return (
+        reverse(
+            "competition:phase", args=[world.competition.slug, world.task.slug, world.phase.slug]
+        ),
+        reverse("competition:data_download", args=[data.pk, data.file_name]),
+    )
 
 
 def test_terms_must_be_accepted_before_the_data(client, world, data):

@@ -36,27 +36,33 @@ def zipped(world, slugs) -> SimpleUploadedFile:
 
 def test_a_phase_that_counts_skipped_datasets_as_zero_accepts_some_of_them(world):
     with pytest.raises(SubmissionRejected) as refused:
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   archive=zipped(world, ["light"]))
+        services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, archive=zipped(world, ["light"])
+        )
     assert refused.value.code == "missing_files"
     world.phase.missing = Phase.Missing.ZERO
     world.phase.save()
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, archive=zipped(world, ["light"]))
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, archive=zipped(world, ["light"])
+    )
     assert [f.subcorpus.slug for f in submission.files.all()] == ["light"]
 
 
 def test_unmatched_names_are_listed_with_the_names_expected(world):
     SubCorpus.objects.filter(phase=world.phase, slug="ami").update(
-        file_name="ami-corefud-test.conllu")
+        file_name="ami-corefud-test.conllu"
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         archive.writestr("light.conllua", world.response_text("light"))
         archive.writestr("amy.conllu", world.response_text("ami"))
     with pytest.raises(SubmissionRejected) as refused:
         services.submission_create(
-            team=world.alpha, phase=world.phase, user=world.alice,
-            archive=SimpleUploadedFile("run.zip", buffer.getvalue()))
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            archive=SimpleUploadedFile("run.zip", buffer.getvalue()),
+        )
     assert refused.value.code == "unknown_files"
     assert "amy.conllu" in refused.value.message
     assert "ami-corefud-test.conllu" in refused.value.message

@@ -33,8 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def corefud(db):
     get_user_model().objects.create_user("organizer", password="pw-org-123")
-    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml",
-                              with_baselines=False)
+    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml", with_baselines=False)
     return Competition.objects.get(slug="corefud-demo")
 
 
@@ -78,10 +77,10 @@ def test_download_then_upload_gives_the_same_competition(corefud):
 
 def test_a_yaml_alone_keeps_the_current_keys_and_changes_what_it_says(corefud):
     text = competition_definition_yaml(competition=corefud).replace(
-        "daily_limit: 10", "daily_limit: 2")
+        "daily_limit: 10", "daily_limit: 2"
+    )
     shas = dict(SubCorpus.objects.values_list("name", "sha256"))
-    competition_definition_upload(competition=corefud,
-                                  upload=upload("c.yaml", text.encode()))
+    competition_definition_upload(competition=corefud, upload=upload("c.yaml", text.encode()))
     assert Phase.objects.get(slug="test").daily_limit == 2
     assert dict(SubCorpus.objects.values_list("name", "sha256")) == shas
 
@@ -92,8 +91,9 @@ def test_removing_a_phase_that_holds_submissions_is_refused_and_nothing_changes(
     for sc in world.phase.subcorpora.filter(available=True):
         sc.sha256 = hashlib.sha256(sc.key_path.read_bytes()).hexdigest()
         sc.save()
-    services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                               files=world.uploads())
+    services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     data = yaml.safe_load(competition_definition_yaml(competition=world.competition))
     data["title"] = "Changed"
     data["tasks"][0]["phases"] = [{**data["tasks"][0]["phases"][0], "slug": "other"}]
@@ -102,29 +102,34 @@ def test_removing_a_phase_that_holds_submissions_is_refused_and_nothing_changes(
         members = {name: zf.read(name) for name in zf.namelist()}
     members["competition.yaml"] = yaml.safe_dump(data).encode()
     with pytest.raises(DefinitionError) as refused:
-        competition_definition_upload(competition=world.competition,
-                                      upload=upload("c.zip", zip_of(members)))
-    assert refused.value.message.startswith("c.zip: the file no longer lists phase "
-                                            "identity/dev (1 submissions)")
+        competition_definition_upload(
+            competition=world.competition, upload=upload("c.zip", zip_of(members))
+        )
+    assert refused.value.message.startswith(
+        "c.zip: the file no longer lists phase identity/dev (1 submissions)"
+    )
     assert "/tmp" not in refused.value.message
     world.competition.refresh_from_db()
     assert world.competition.title == "CODI-CRAC test"
     assert Submission.objects.filter(phase=world.phase).count() == 1
 
 
-@pytest.mark.parametrize(("members", "symlink", "expected"), [
-    ({"../evil.yaml": b"slug: x"}, None, "points outside the archive"),
-    ({"/etc/evil.yaml": b"slug: x"}, None, "absolute path"),
-    ({"c.yaml": b"slug: corefud-demo"}, "keys/link", "symbolic link"),
-    ({"c.yaml": b"slug: x", "d.yaml": b"slug: y"}, None, "exactly one .yaml"),
-    ({"inner.zip": b"PK"}, None, "nested archive"),
-])
-def test_unsafe_zips_are_refused_before_anything_is_written(corefud, members, symlink,
-                                                            expected):
+@pytest.mark.parametrize(
+    ("members", "symlink", "expected"),
+    [
+        ({"../evil.yaml": b"slug: x"}, None, "points outside the archive"),
+        ({"/etc/evil.yaml": b"slug: x"}, None, "absolute path"),
+        ({"c.yaml": b"slug: corefud-demo"}, "keys/link", "symbolic link"),
+        ({"c.yaml": b"slug: x", "d.yaml": b"slug: y"}, None, "exactly one .yaml"),
+        ({"inner.zip": b"PK"}, None, "nested archive"),
+    ],
+)
+def test_unsafe_zips_are_refused_before_anything_is_written(corefud, members, symlink, expected):
     before = competition_definition_yaml(competition=corefud)
     with pytest.raises(DefinitionError, match=expected):
-        competition_definition_upload(competition=corefud,
-                                      upload=upload("c.zip", zip_of(members, symlink=symlink)))
+        competition_definition_upload(
+            competition=corefud, upload=upload("c.zip", zip_of(members, symlink=symlink))
+        )
     assert competition_definition_yaml(competition=corefud) == before
 
 
@@ -134,8 +139,9 @@ def test_a_zip_bomb_is_refused(corefud):
         with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             zf.writestr("c.yaml", b"slug: corefud-demo\n")
             zf.writestr("keys/big.conllu", b"\n" * 5_000_000)
-        competition_definition_upload(competition=corefud,
-                                      upload=upload("c.zip", buffer.getvalue()))
+        competition_definition_upload(
+            competition=corefud, upload=upload("c.zip", buffer.getvalue())
+        )
 
 
 @pytest.mark.parametrize("path", ["../../../etc/passwd", "/etc/passwd", "keys/../../x"])
@@ -143,35 +149,40 @@ def test_a_definition_naming_a_file_outside_the_upload_is_refused(corefud, path)
     data = yaml.safe_load(competition_definition_yaml(competition=corefud))
     data["tasks"][0]["phases"][0]["subcorpora"][0]["key"] = path
     with pytest.raises(DefinitionError) as refused:
-        competition_definition_upload(competition=corefud,
-                                      upload=upload("c.yaml", yaml.safe_dump(data).encode()))
+        competition_definition_upload(
+            competition=corefud, upload=upload("c.yaml", yaml.safe_dump(data).encode())
+        )
     assert refused.value.message == (
         f"c.yaml: tasks[0].phases[0].subcorpora[0].key: {path!r} points outside the upload "
-        "(expected a path relative to the definition, inside the zip)")
+        "(expected a path relative to the definition, inside the zip)"
+    )
 
 
 def test_an_organizer_cannot_load_another_competition_through_their_own(corefud):
     other = editor.competition_create(slug="other", title="Other", owner="organizer")
     text = competition_definition_yaml(competition=corefud)
     with pytest.raises(DefinitionError, match="this page edits 'other'"):
-        competition_definition_upload(competition=other, upload=upload("c.yaml",
-                                                                       text.encode()))
+        competition_definition_upload(competition=other, upload=upload("c.yaml", text.encode()))
     assert Competition.objects.get(slug="corefud-demo").tasks.count() == 1
 
 
 def test_bad_yaml_and_bad_values_name_the_place(corefud):
     with pytest.raises(DefinitionError) as refused:
-        competition_definition_upload(competition=corefud, upload=upload(
-            "c.yaml", b"slug: corefud-demo\ntitle: [unclosed\n"))
-    assert refused.value.message.startswith("c.yaml: not valid YAML") and "line 3" in \
-        refused.value.message
-    text = competition_definition_yaml(competition=corefud).replace("counts: best",
-                                                                    "counts: newest")
+        competition_definition_upload(
+            competition=corefud, upload=upload("c.yaml", b"slug: corefud-demo\ntitle: [unclosed\n")
+        )
+    assert (
+        refused.value.message.startswith("c.yaml: not valid YAML")
+        and "line 3" in refused.value.message
+    )
+    text = competition_definition_yaml(competition=corefud).replace(
+        "counts: best", "counts: newest"
+    )
     with pytest.raises(DefinitionError) as refused:
-        competition_definition_upload(competition=corefud, upload=upload("c.yaml",
-                                                                         text.encode()))
-    assert refused.value.message == ("c.yaml: tasks[0].phases[0]: 'counts' is 'newest'; "
-                                     "expected one of best, latest, chosen")
+        competition_definition_upload(competition=corefud, upload=upload("c.yaml", text.encode()))
+    assert refused.value.message == (
+        "c.yaml: tasks[0].phases[0]: 'counts' is 'newest'; expected one of best, latest, chosen"
+    )
 
 
 def test_the_pages_download_and_upload_for_organizers_only(client, corefud):
@@ -179,13 +190,16 @@ def test_the_pages_download_and_upload_for_organizers_only(client, corefud):
     get_user_model().objects.create_user("pat", password="pw-pat-123")
     client.login(username="pat", password="pw-pat-123")
     assert client.get(url).status_code == 404
-    assert client.get(reverse("competition:definition_yaml",
-                              args=[corefud.slug])).status_code == 404
+    assert (
+        client.get(reverse("competition:definition_yaml", args=[corefud.slug])).status_code == 404
+    )
     client.login(username="organizer", password="pw-org-123")
     response = client.get(url)
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
-    response = client.post(reverse("competition:edit", args=[corefud.slug]), {
-        "action": "upload", "definition": upload("c.yaml", b"slug: corefud-demo\n")})
+    response = client.post(
+        reverse("competition:edit", args=[corefud.slug]),
+        {"action": "upload", "definition": upload("c.yaml", b"slug: corefud-demo\n")},
+    )
     page = response.content.decode()
     assert response.status_code == 200
     assert "c.yaml: the file: &#x27;title&#x27; is required" in page

@@ -18,8 +18,10 @@ pytestmark = pytest.mark.django_db
 
 
 def _scores(submission: Submission) -> dict:
-    return {(s.subcorpus.slug, s.mode, s.metric, s.document): (s.recall, s.precision, s.f1)
-            for s in Score.objects.filter(submission=submission).select_related("subcorpus")}
+    return {
+        (s.subcorpus.slug, s.mode, s.metric, s.document): (s.recall, s.precision, s.f1)
+        for s in Score.objects.filter(submission=submission).select_related("subcorpus")
+    }
 
 
 @pytest.fixture
@@ -30,22 +32,33 @@ def olga(world):
 
 
 def test_a_clone_is_a_copy_with_moved_dates_that_scores_as_its_original(
-        world, olga, django_capture_on_commit_callbacks):
+    world, olga, django_capture_on_commit_callbacks
+):
     pages.page_save(competition=world.competition, kind="terms", body="Be *fair*.")
     pages.team_approval_require(competition=world.competition, required=True)
     Track.objects.create(task=world.task, slug="llm", name="LLM", order=0)
     world.phase.end = world.phase.start + timedelta(days=30)
     world.phase.save()
 
-    clone = editions.competition_clone(source=world.competition, user=olga, slug="next",
-                                       title="Next edition", days=0, with_keys=True)
+    clone = editions.competition_clone(
+        source=world.competition,
+        user=olga,
+        slug="next",
+        title="Next edition",
+        days=0,
+        with_keys=True,
+    )
     assert (clone.slug, clone.title) == ("next", "Next edition")
     assert set(clone.organizers.values_list("username", flat=True)) == {"olga"}
     assert clone.pages.get(kind="terms").body == "Be *fair*."
     assert clone.participation_rules.team_approval is True
     task = clone.tasks.get()
     assert (task.slug, task.kind, task.scorer_options, task.primary_metric) == (
-        world.task.slug, world.task.kind, world.task.scorer_options, world.task.primary_metric)
+        world.task.slug,
+        world.task.kind,
+        world.task.scorer_options,
+        world.task.primary_metric,
+    )
     assert list(task.tracks.values_list("slug", "name")) == [("llm", "LLM")]
     phase = task.phases.get()
     assert (phase.start, phase.end) == (world.phase.start, world.phase.end)
@@ -68,10 +81,16 @@ def test_a_clone_is_a_copy_with_moved_dates_that_scores_as_its_original(
     twin = services.team_create(competition=clone, name="Alpha", user=world.bob)
     pages.terms_accept(competition=world.competition, user=world.alice)
     with django_capture_on_commit_callbacks(execute=True):
-        first = services.submission_create(team=world.alpha, phase=world.phase,
-                                           user=world.alice, files=world.uploads(), track="llm")
-        second = services.submission_create(team=twin, phase=phase, user=world.bob,
-                                            files=world.uploads(), track="llm")
+        first = services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads(),
+            track="llm",
+        )
+        second = services.submission_create(
+            team=twin, phase=phase, user=world.bob, files=world.uploads(), track="llm"
+        )
     first.refresh_from_db()
     second.refresh_from_db()
     assert first.status == second.status == Submission.Status.SCORED
@@ -86,18 +105,22 @@ def test_dates_move_by_the_chosen_days_and_keys_are_dropped_unless_asked(world, 
     world.phase.end = world.phase.start + timedelta(days=10)
     world.phase.revealed_at = world.phase.start + timedelta(days=12)
     world.phase.save()
-    clone = editions.competition_clone(source=world.competition, user=olga, slug="y2027",
-                                       title="2027", days=365)
+    clone = editions.competition_clone(
+        source=world.competition, user=olga, slug="y2027", title="2027", days=365
+    )
     phase = clone.tasks.get().phases.get()
     assert phase.start == world.phase.start + timedelta(days=365)
     assert phase.end == world.phase.end + timedelta(days=365)
     assert phase.revealed_at == world.phase.revealed_at + timedelta(days=365)
     assert phase.time_zone == world.phase.time_zone
     subcorpora = list(phase.subcorpora.order_by("order"))
-    assert [sc.name for sc in subcorpora] == [sc.name for sc in
-                                              world.phase.subcorpora.order_by("order")]
-    assert all(not sc.available and not sc.key_file and not sc.sha256 and not sc.documents
-               for sc in subcorpora)
+    assert [sc.name for sc in subcorpora] == [
+        sc.name for sc in world.phase.subcorpora.order_by("order")
+    ]
+    assert all(
+        not sc.available and not sc.key_file and not sc.sha256 and not sc.documents
+        for sc in subcorpora
+    )
     # The source is untouched.
     assert world.phase.subcorpora.filter(available=True).count() == 2
 
@@ -107,11 +130,13 @@ def test_another_organizers_competition_cannot_be_cloned_or_copied_from(world, c
     eve = User.objects.create_user("eve", password="pw-eve-123")
     mine = editor.competition_create(slug="eves", title="Eve's", owner="eve")
     task, _ = editor.task_save(competition=mine, slug="t", kind="identity", title="T")
-    target = editor.phase_save(task=task, slug="dev", kind="development", title="Dev",
-                               start=world.phase.start)
+    target = editor.phase_save(
+        task=task, slug="dev", kind="development", title="Dev", start=world.phase.start
+    )
     with pytest.raises(EditorError, match="do not organize"):
-        editions.competition_clone(source=world.competition, user=eve, slug="stolen",
-                                   title="Stolen", with_keys=True)
+        editions.competition_clone(
+            source=world.competition, user=eve, slug="stolen", title="Stolen", with_keys=True
+        )
     with pytest.raises(EditorError, match="do not organize"):
         editions.phase_subcorpora_copy(phase=target, source=world.phase, user=eve)
     assert world.phase not in editions.phase_copy_sources(phase=target, user=eve)
@@ -119,13 +144,21 @@ def test_another_organizers_competition_cannot_be_cloned_or_copied_from(world, c
     assert not target.subcorpora.exists()
 
     client.login(username="eve", password="pw-eve-123")
-    response = client.post(reverse("competition:edit", args=[world.competition.slug]),
-                           {"action": "clone", "clone-slug": "stolen", "clone-title": "S",
-                            "clone-days": 0, "clone-with_keys": "on"})
+    response = client.post(
+        reverse("competition:edit", args=[world.competition.slug]),
+        {
+            "action": "clone",
+            "clone-slug": "stolen",
+            "clone-title": "S",
+            "clone-days": 0,
+            "clone-with_keys": "on",
+        },
+    )
     assert response.status_code == 404
-    response = client.post(reverse("competition:edit_phase", args=["eves", "t", "dev"]),
-                           {"action": "copy", "copy-source": world.phase.pk,
-                            "copy-with_keys": "on"})
+    response = client.post(
+        reverse("competition:edit_phase", args=["eves", "t", "dev"]),
+        {"action": "copy", "copy-source": world.phase.pk, "copy-with_keys": "on"},
+    )
     assert response.status_code == 200
     assert "Select a valid choice" in response.content.decode()
     assert not target.subcorpora.exists()
@@ -133,15 +166,16 @@ def test_another_organizers_competition_cannot_be_cloned_or_copied_from(world, c
 
 
 def test_the_datasets_of_another_phase_are_copied_with_their_keys(world, olga, client):
-    target = editor.phase_save(task=world.task, slug="test", kind="test_predicted",
-                               title="Test", start=world.phase.start)
+    target = editor.phase_save(
+        task=world.task, slug="test", kind="test_predicted", title="Test", start=world.phase.start
+    )
     client.login(username="olga", password="pw-olga-1")
-    url = reverse("competition:edit_phase", args=[world.competition.slug, world.task.slug,
-                                                  "test"])
+    url = reverse("competition:edit_phase", args=[world.competition.slug, world.task.slug, "test"])
     page = client.get(url).content.decode()
     assert "Copy the datasets of another phase" in page
-    response = client.post(url, {"action": "copy", "copy-source": world.phase.pk,
-                                 "copy-with_keys": "on"})
+    response = client.post(
+        url, {"action": "copy", "copy-source": world.phase.pk, "copy-with_keys": "on"}
+    )
     assert response.status_code == 302
     copied = {sc.slug: sc for sc in target.subcorpora.all()}
     for sc in world.phase.subcorpora.all():
@@ -160,11 +194,19 @@ def test_the_clone_form_makes_the_copy_and_refuses_a_taken_slug(world, olga, cli
     client.login(username="olga", password="pw-olga-1")
     url = reverse("competition:edit", args=[world.competition.slug])
     assert "Clone this competition" in client.get(url).content.decode()
-    response = client.post(url, {"action": "clone", "clone-slug": world.competition.slug,
-                                 "clone-title": "Again", "clone-days": 7})
+    response = client.post(
+        url,
+        {
+            "action": "clone",
+            "clone-slug": world.competition.slug,
+            "clone-title": "Again",
+            "clone-days": 7,
+        },
+    )
     assert "already used" in response.content.decode()
-    response = client.post(url, {"action": "clone", "clone-slug": "again",
-                                 "clone-title": "Again", "clone-days": 7})
+    response = client.post(
+        url, {"action": "clone", "clone-slug": "again", "clone-title": "Again", "clone-days": 7}
+    )
     assert response.status_code == 302
     assert response["Location"] == reverse("competition:edit", args=["again"])
     phase = Competition.objects.get(slug="again").tasks.get().phases.get()
@@ -175,13 +217,16 @@ def test_a_clone_asks_the_same_system_card_questions(world, olga):
     from competition.services import cards
 
     cards.card_defaults_set(competition=world.competition, required=True)
-    cards.card_question_save(competition=world.competition, slug="gpu-hours",
-                             text="GPU hours used", kind="text")
-    clone = editions.competition_clone(source=world.competition, user=olga, slug="cards",
-                                       title="With cards")
+    cards.card_question_save(
+        competition=world.competition, slug="gpu-hours", text="GPU hours used", kind="text"
+    )
+    clone = editions.competition_clone(
+        source=world.competition, user=olga, slug="cards", title="With cards"
+    )
     fields = ("slug", "text", "kind", "choices", "required", "on_board")
-    assert (list(clone.card_questions.values_list(*fields))
-            == list(world.competition.card_questions.values_list(*fields)))
+    assert list(clone.card_questions.values_list(*fields)) == list(
+        world.competition.card_questions.values_list(*fields)
+    )
     assert clone.card_questions.count() == 8
 
 
@@ -195,16 +240,23 @@ def test_the_corefud_demo_clones_with_its_procedures_tracks_and_keys(db):
     get_user_model().objects.create_user("organizer", password="pw-org-123")
     call_command("load_competition", str(Path("fixtures/corefud-demo.yaml")))
     source = Competition.objects.get()
-    clone = editions.competition_clone(source=source, user=staff, slug="demo-next",
-                                       title="Demo, next", days=-3, with_keys=True)
+    clone = editions.competition_clone(
+        source=source, user=staff, slug="demo-next", title="Demo, next", days=-3, with_keys=True
+    )
     pairs = zip(source.tasks.order_by("order"), clone.tasks.order_by("order"), strict=True)
     for before, after in pairs:
         assert (after.procedure, after.scorer_options, after.primary_metric) == (
-            before.procedure, before.scorer_options, before.primary_metric)
-        assert (list(after.tracks.values_list("slug", flat=True))
-                == list(before.tracks.values_list("slug", flat=True)))
-        for old, new in zip(before.phases.order_by("order"), after.phases.order_by("order"),
-                            strict=True):
+            before.procedure,
+            before.scorer_options,
+            before.primary_metric,
+        )
+        assert list(after.tracks.values_list("slug", flat=True)) == list(
+            before.tracks.values_list("slug", flat=True)
+        )
+        for old, new in zip(
+            before.phases.order_by("order"), after.phases.order_by("order"), strict=True
+        ):
             assert new.start == old.start - timedelta(days=3)
-            assert (list(new.subcorpora.values_list("slug", "available", "sha256"))
-                    == list(old.subcorpora.values_list("slug", "available", "sha256")))
+            assert list(new.subcorpora.values_list("slug", "available", "sha256")) == list(
+                old.subcorpora.values_list("slug", "available", "sha256")
+            )

@@ -29,12 +29,20 @@ def test_tracks_are_added_renamed_ordered_and_removed_through_the_page(organized
     world = organized
     url = task_url(world)
     assert "No tracks" in client.get(url).content.decode()
-    client.post(url, {"action": "track_add", "track-slug": "", "track-name": "LLM",
-                      "track-description": "Runs built on a large language model."})
-    client.post(url, {"action": "track_add", "track-slug": "free",
-                      "track-name": "Unconstrained"})
+    client.post(
+        url,
+        {
+            "action": "track_add",
+            "track-slug": "",
+            "track-name": "LLM",
+            "track-description": "Runs built on a large language model.",
+        },
+    )
+    client.post(url, {"action": "track_add", "track-slug": "free", "track-name": "Unconstrained"})
     assert [(t.slug, t.name, t.order) for t in world.task.tracks.order_by("order")] == [
-        ("llm", "LLM", 0), ("free", "Unconstrained", 1)]
+        ("llm", "LLM", 0),
+        ("free", "Unconstrained", 1),
+    ]
 
     # The same name twice is refused on the add form.
     html = client.post(url, {"action": "track_add", "track-name": "llm"}).content.decode()
@@ -43,16 +51,21 @@ def test_tracks_are_added_renamed_ordered_and_removed_through_the_page(organized
     free = Track.objects.get(task=world.task, slug="free")
     client.post(url, {"action": "track_up", "track": free.pk})
     assert list(world.task.tracks.order_by("order").values_list("slug", flat=True)) == [
-        "free", "llm"]
-    client.post(url, {"action": "track_save", "track": free.pk, "name": "Open",
-                      "description": "Anything goes."})
+        "free",
+        "llm",
+    ]
+    client.post(
+        url,
+        {"action": "track_save", "track": free.pk, "name": "Open", "description": "Anything goes."},
+    )
     free.refresh_from_db()
     assert (free.slug, free.name, free.description) == ("free", "Open", "Anything goes.")
 
     # A run names the LLM track: it stays; the other goes.
     llm = Track.objects.get(task=world.task, slug="llm")
-    services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                               files=world.uploads(), track="LLM")
+    services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads(), track="LLM"
+    )
     page = client.get(url).content.decode()
     assert "1 run: cannot be removed" in page
     response = client.post(url, {"action": "track_delete", "track": llm.pk}, follow=True)
@@ -66,8 +79,13 @@ def test_another_tasks_track_is_not_found(organized, client, make_world):
     world = organized
     from competition.models import Competition, Task
 
-    other = Task.objects.create(competition=Competition.objects.create(slug="x", title="X"),
-                                slug="t", kind="identity", title="T", primary_metric="conll")
+    other = Task.objects.create(
+        competition=Competition.objects.create(slug="x", title="X"),
+        slug="t",
+        kind="identity",
+        title="T",
+        primary_metric="conll",
+    )
     foreign = Track.objects.create(task=other, slug="llm", name="LLM")
     response = client.post(task_url(world), {"action": "track_delete", "track": foreign.pk})
     assert response.status_code == 404 and Track.objects.filter(pk=foreign.pk).exists()
@@ -93,25 +111,33 @@ def test_track_rules_in_the_service(world):
 def test_the_board_names_its_track_and_the_api_lists_tracks(world, client):
     editor.track_save(task=world.task, name="LLM")
     editor.track_save(task=world.task, name="Unconstrained")
-    board = reverse("leaderboard:board", args=[world.competition.slug, world.task.slug,
-                                               world.phase.slug])
+    board = reverse(
+        "leaderboard:board", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
     html = client.get(board, {"track": "Unconstrained"}).content.decode()
     assert '<span id="board-track">Unconstrained track</span>' in html
     assert "<title>Leaderboard · Development · Unconstrained track" in html
     phase = client.get(f"/api/phases/{world.phase.pk}/").json()
-    assert phase["tracks"] == [{"slug": "llm", "name": "LLM", "description": ""},
-                               {"slug": "unconstrained", "name": "Unconstrained",
-                                "description": ""}]
+    assert phase["tracks"] == [
+        {"slug": "llm", "name": "LLM", "description": ""},
+        {"slug": "unconstrained", "name": "Unconstrained", "description": ""},
+    ]
     bad = client.get(f"/api/phases/{world.phase.pk}/leaderboard/", {"track": "gpt"})
     assert bad.status_code == 400 and "LLM, Unconstrained" in bad.json()["detail"]
 
 
 def test_the_submission_and_organize_pages_show_the_track_and_the_score(
-        world, client, django_capture_on_commit_callbacks):
+    world, client, django_capture_on_commit_callbacks
+):
     editor.track_save(task=world.task, name="LLM")
     with django_capture_on_commit_callbacks(execute=True):
-        run = services.submission_create(team=world.alpha, phase=world.phase,
-                                         user=world.alice, files=world.uploads(), track="llm")
+        run = services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads(),
+            track="llm",
+        )
     run.refresh_from_db()
     assert run.status == "scored"
     client.force_login(world.alice)
@@ -121,24 +147,28 @@ def test_the_submission_and_organize_pages_show_the_track_and_the_score(
 
     world.competition.organizers.add(world.mallory)
     client.force_login(world.mallory)
-    organize = reverse("leaderboard:organize_phase", args=[world.competition.slug,
-                                                         world.task.slug, world.phase.slug])
+    organize = reverse(
+        "leaderboard:organize_phase",
+        args=[world.competition.slug, world.task.slug, world.phase.slug],
+    )
     html = client.get(organize).content.decode()
-    row = html[html.index(f'data-submission="{run.pk}"'):]
-    row = row[:row.index("</tr>")]
+    row = html[html.index(f'data-submission="{run.pk}"') :]
+    row = row[: row.index("</tr>")]
     assert '<td class="lb-track">LLM</td>' in row
     from competition.models import Score
 
-    f1s = Score.objects.filter(submission=run, metric="conll", mode="task", document="",
-                               run__is_current=True).values_list("f1", flat=True)
+    f1s = Score.objects.filter(
+        submission=run, metric="conll", mode="task", document="", run__is_current=True
+    ).values_list("f1", flat=True)
     assert len(f1s) == 2  # LIGHT and AMI; SWITCHBOARD has no key
     assert f"{100 * sum(f1s) / 2:.2f}" in row
 
 
 def test_the_overview_and_the_competition_api_list_the_tracks(world, client):
     editor.track_save(task=world.task, name="LLM")
-    html = client.get(reverse("leaderboard:competition",
-                              args=[world.competition.slug])).content.decode()
+    html = client.get(
+        reverse("leaderboard:competition", args=[world.competition.slug])
+    ).content.decode()
     assert "one board per track" in html and "?track=llm" in html
     body = client.get(f"/api/competitions/{world.competition.slug}/").json()
     assert body["tasks"][0]["tracks"] == [{"slug": "llm", "name": "LLM", "description": ""}]
@@ -146,8 +176,11 @@ def test_the_overview_and_the_competition_api_list_the_tracks(world, client):
 
 def test_the_phase_page_names_the_tracks(world, client):
     editor.track_save(task=world.task, name="LLM", description="Built on an LLM.")
-    html = client.get(reverse("competition:phase", args=[
-        world.competition.slug, world.task.slug, world.phase.slug])).content.decode()
+    html = client.get(
+        reverse(
+            "competition:phase", args=[world.competition.slug, world.task.slug, world.phase.slug]
+        )
+    ).content.decode()
     assert "<strong>LLM</strong>" in html and "Built on an LLM." in html
 
 
@@ -158,12 +191,19 @@ def test_a_tracks_board_export_names_the_track(world, client, django_capture_on_
     editor.track_save(task=world.task, name="LLM")
     editor.track_save(task=world.task, name="Unconstrained")
     with django_capture_on_commit_callbacks(execute=True):
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   files=world.uploads(), track="Unconstrained")
-    url = reverse("leaderboard:board_csv", args=[world.competition.slug, world.task.slug,
-                                                 world.phase.slug])
-    rows = list(csv.DictReader(io.StringIO(client.get(url, {"track": "unconstrained"})
-                                           .content.decode())))
+        services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads(),
+            track="Unconstrained",
+        )
+    url = reverse(
+        "leaderboard:board_csv", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
+    rows = list(
+        csv.DictReader(io.StringIO(client.get(url, {"track": "unconstrained"}).content.decode()))
+    )
     assert [(r["team"], r["track"]) for r in rows] == [("Alpha", "unconstrained")]
     assert list(csv.DictReader(io.StringIO(client.get(url).content.decode()))) == []
 
@@ -179,24 +219,31 @@ def test_the_editor_and_a_definition_write_tracks_by_the_same_rules(world):
     llm = editor.track_save(task=world.task, name="LLM", description="Built on an LLM.")
     free = editor.track_save(task=world.task, slug="free", name="Unconstrained")
     editor.track_move(track=free, step=-1)
-    editor.track_save(task=world.task, track=llm, name="Large models",
-                      description="Built on an LLM.")
+    editor.track_save(
+        task=world.task, track=llm, name="Large models", description="Built on an LLM."
+    )
     spec = competition_spec(competition=world.competition)
     tracks = next(t for t in spec.tasks if t.slug == world.task.slug).tracks
     assert [(t.slug, t.name, t.description) for t in tracks] == [
-        ("free", "Unconstrained", ""), ("llm", "Large models", "Built on an LLM.")]
+        ("free", "Unconstrained", ""),
+        ("llm", "Large models", "Built on an LLM."),
+    ]
     before = list(world.task.tracks.order_by("order").values_list("pk", "slug", "order"))
     apply.tracks_apply(task=world.task, tracks=tracks)
-    assert list(world.task.tracks.order_by("order").values_list(
-        "pk", "slug", "order")) == before  # matched by slug: the same rows
+    assert (
+        list(world.task.tracks.order_by("order").values_list("pk", "slug", "order")) == before
+    )  # matched by slug: the same rows
 
-    services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                               files=world.uploads(), track="free")
+    services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads(), track="free"
+    )
     with pytest.raises(SpecError) as refused:
         apply.tracks_apply(task=world.task, tracks=(TrackSpec(slug="llm", name="LLM"),))
     assert refused.value.code == "held" and "Unconstrained" in refused.value.message
     with pytest.raises(EditorError) as refused_here:
         editor.track_delete(track=world.task.tracks.get(slug="free"))
-    assert refused_here.value.message == ("The track Unconstrained holds 1 submission; "
-                                          "deleting it would delete them and their scores.")
+    assert refused_here.value.message == (
+        "The track Unconstrained holds 1 submission; "
+        "deleting it would delete them and their scores."
+    )
     assert sorted(world.task.tracks.values_list("slug", flat=True)) == ["free", "llm"]

@@ -46,19 +46,32 @@ def test_raw_html_is_shown_as_text():
 
 
 def test_ordinary_markdown_keeps_links_tables_and_emphasis():
-    html = render_markdown("# Data\n\n**Bold** [site](https://example.org/x) "
-                           "[mail](mailto:org@example.org) [rel](/competitions/x/)\n\n"
-                           "| a | b |\n|---|---|\n| 1 | 2 |\n")
+    html = render_markdown(
+        "# Data\n\n**Bold** [site](https://example.org/x) "
+        "[mail](mailto:org@example.org) [rel](/competitions/x/)\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
     assert "<h1>Data</h1>" in html and "<strong>Bold</strong>" in html
     assert 'href="https://example.org/x"' in html and 'href="mailto:org@example.org"' in html
     assert 'href="/competitions/x/"' in html and "<table>" in html
 
 
-@pytest.mark.parametrize("url,allowed", [
-    ("https://x.org", True), ("http://x.org", True), ("mailto:a@b.c", True), ("/a/b", True),
-    ("#part", True), ("page.html", True), ("javascript:alert(1)", False),
-    ("JAVASCRIPT:x", False), ("java\nscript:x", False), ("data:text/html,x", False),
-    ("//evil.example/x", False), ("file:///etc/passwd", False),
-])
+@pytest.mark.parametrize(
+    "url,allowed",
+    [
+        ("https://x.org", True),
+        ("http://x.org", True),
+        ("mailto:a@b.c", True),
+        ("/a/b", True),
+        ("#part", True),
+        ("page.html", True),
+        ("javascript:alert(1)", False),
+        ("JAVASCRIPT:x", False),
+        ("java\nscript:x", False),
+        ("data:text/html,x", False),
+        ("//evil.example/x", False),
+        ("file:///etc/passwd", False),
+    ],
+)
 def test_link_allowed(url, allowed):
     assert link_allowed(url) is allowed

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 def test_newdoc_ids_across_chunks_and_the_majority_rule():
     text = b"# newdoc id = a1\nx\n#newdoc id= a2 \r\n# newdoc id = b1\n"
-    chunks = [text[i:i + 7] for i in range(0, len(text), 7)]
+    chunks = [text[i : i + 7] for i in range(0, len(text), 7)]
     assert newdoc_ids(chunks) == ["a1", "a2", "b1"]
     datasets = {"a": ["a1", "a2", "a3"], "b": ["b1"]}
     assert dataset_for_documents(["a1", "a2", "b1"], datasets) == "a"
@@ -33,11 +33,15 @@ def keyed(world):
     """LIGHT and AMI with their keys stored by the editor (their document names recorded)."""
     for slug in ("light", "ami"):
         sc = world.phase.subcorpora.get(slug=slug)
-        editor.subcorpus_save(phase=world.phase, subcorpus=sc, name=sc.name,
-                              key=SimpleUploadedFile(f"{slug}.conllua",
-                                                     world.key_text(slug).encode()))
-    assert set(d["name"] for d in SubCorpus.objects.get(phase=world.phase,
-                                                         slug="ami").documents) == {"ami_1"}
+        editor.subcorpus_save(
+            phase=world.phase,
+            subcorpus=sc,
+            name=sc.name,
+            key=SimpleUploadedFile(f"{slug}.conllua", world.key_text(slug).encode()),
+        )
+    assert set(
+        d["name"] for d in SubCorpus.objects.get(phase=world.phase, slug="ami").documents
+    ) == {"ami_1"}
     return world
 
 
@@ -52,23 +56,31 @@ def zip_of(members: dict[str, str]) -> SimpleUploadedFile:
 def test_a_zip_of_meaningless_names_is_matched_by_documents(keyed):
     world = keyed
     run = services.submission_create(
-        team=world.alpha, phase=world.phase, user=world.alice,
-        archive=zip_of({"output1.txt": world.response_text("light"),
-                        "output2.txt": world.response_text("ami")}))
+        team=world.alpha,
+        phase=world.phase,
+        user=world.alice,
+        archive=zip_of(
+            {"output1.txt": world.response_text("light"), "output2.txt": world.response_text("ami")}
+        ),
+    )
     assert {f.subcorpus.slug: f.original_name for f in run.files.all()} == {
-        "light": "output1.txt", "ami": "output2.txt"}
+        "light": "output1.txt",
+        "ami": "output2.txt",
+    }
 
 
 def test_a_file_in_the_wrong_field_is_told_whose_it_looks_like(keyed):
     world = keyed
     with pytest.raises(SubmissionRejected) as refused:
         services.submission_create(
-            team=world.alpha, phase=world.phase, user=world.alice,
-            files={"light": SimpleUploadedFile("run-a.conllua",
-                                               world.response_text("ami").encode()),
-                   "ami": SimpleUploadedFile("run-b.conllua",
-                                             world.response_text("light").encode())})
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files={
+                "light": SimpleUploadedFile("run-a.conllua", world.response_text("ami").encode()),
+                "ami": SimpleUploadedFile("run-b.conllua", world.response_text("light").encode()),
+            },
+        )
     messages = [p.message for p in refused.value.params["problems"]]
     assert any("this looks like AMI's file" in m for m in messages), messages
     assert any("this looks like LIGHT's file" in m for m in messages), messages
-

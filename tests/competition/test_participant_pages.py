@@ -25,9 +25,13 @@ def client_for(user) -> Client:
 
 def scored(world, django_capture_on_commit_callbacks, team=None, user=None) -> Submission:
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=team or world.alpha, phase=world.phase,
-                                                user=user or world.alice,
-                                                files=world.uploads(), run_name="r1")
+        submission = services.submission_create(
+            team=team or world.alpha,
+            phase=world.phase,
+            user=user or world.alice,
+            files=world.uploads(),
+            run_name="r1",
+        )
     submission.refresh_from_db()
     return submission
 
@@ -35,10 +39,11 @@ def scored(world, django_capture_on_commit_callbacks, team=None, user=None) -> S
 def test_another_teams_actions_are_refused(world):
     bob = client_for(world.bob)
     slug = world.competition.slug
-    bob.post(reverse("competition:team_rename", args=[slug, world.alpha.pk]),
-             {"rename-name": "Taken over"})
-    bob.post(reverse("competition:team_member_remove", args=[slug, world.alpha.pk,
-                                                             world.alice.pk]))
+    bob.post(
+        reverse("competition:team_rename", args=[slug, world.alpha.pk]),
+        {"rename-name": "Taken over"},
+    )
+    bob.post(reverse("competition:team_member_remove", args=[slug, world.alpha.pk, world.alice.pk]))
     bob.post(reverse("competition:team_leave", args=[slug, world.alpha.pk]))
     assert Team.objects.get(pk=world.alpha.pk).name == "Alpha"
     assert Membership.objects.filter(team=world.alpha, user=world.alice).exists()
@@ -48,28 +53,44 @@ def test_another_teams_actions_are_refused(world):
 
 
 def test_my_submissions_show_average_and_rank_of_a_public_board(
-        world, django_capture_on_commit_callbacks):
+    world, django_capture_on_commit_callbacks
+):
     mine = scored(world, django_capture_on_commit_callbacks)
     scored(world, django_capture_on_commit_callbacks, team=world.beta, user=world.bob)
-    page = client_for(world.alice).get(reverse(
-        "competition:submissions",
-        args=[world.competition.slug, world.task.slug, world.phase.slug])).content.decode()
+    page = (
+        client_for(world.alice)
+        .get(
+            reverse(
+                "competition:submissions",
+                args=[world.competition.slug, world.task.slug, world.phase.slug],
+            )
+        )
+        .content.decode()
+    )
     row = re.search(rf'<tr data-submission="{mine.pk}">(.*?)</tr>', page, re.S).group(1)
     assert re.search(r'class="score">\d+\.\d\d<', row)
     assert re.search(r'class="rank">[12] <span class="muted">of 2</span>', row)
-    detail = client_for(world.alice).get(reverse("competition:submission",
-                                                 args=[mine.pk])).content.decode()
+    detail = (
+        client_for(world.alice)
+        .get(reverse("competition:submission", args=[mine.pk]))
+        .content.decode()
+    )
     assert 'id="standing-average"' in detail and "of 2 runs" in detail
 
 
 def test_a_hidden_board_hides_average_and_rank_on_my_submissions(
-        make_world, django_capture_on_commit_callbacks):
+    make_world, django_capture_on_commit_callbacks
+):
     world = make_world(visibility="hidden")
     mine = scored(world, django_capture_on_commit_callbacks)
     assert mine.status == Submission.Status.SCORED
     client = client_for(world.alice)
-    page = client.get(reverse("competition:submissions", args=[
-        world.competition.slug, world.task.slug, world.phase.slug])).content.decode()
+    page = client.get(
+        reverse(
+            "competition:submissions",
+            args=[world.competition.slug, world.task.slug, world.phase.slug],
+        )
+    ).content.decode()
     row = re.search(rf'<tr data-submission="{mine.pk}">(.*?)</tr>', page, re.S).group(1)
     assert "hidden" in row and not re.search(r"\d+\.\d\d", row)
     detail = client.get(reverse("competition:submission", args=[mine.pk])).content.decode()
@@ -77,11 +98,15 @@ def test_a_hidden_board_hides_average_and_rank_on_my_submissions(
 
 
 def test_own_scores_of_a_hidden_board_show_the_average_but_no_rank(
-        make_world, django_capture_on_commit_callbacks):
+    make_world, django_capture_on_commit_callbacks
+):
     world = make_world(visibility="hidden", show_own=True)
     mine = scored(world, django_capture_on_commit_callbacks)
-    detail = client_for(world.alice).get(reverse("competition:submission",
-                                                 args=[mine.pk])).content.decode()
+    detail = (
+        client_for(world.alice)
+        .get(reverse("competition:submission", args=[mine.pk]))
+        .content.decode()
+    )
     assert "standing-average" in detail and "standing-rank" not in detail
     assert Phase.objects.get(pk=world.phase.pk).leaderboard_visibility == "hidden"
 
@@ -89,8 +114,9 @@ def test_own_scores_of_a_hidden_board_show_the_average_but_no_rank(
 def test_the_reset_mail_links_to_the_host_the_site_is_served_on(world):
     world.alice.email = "alice@example.org"
     world.alice.save()
-    Client().post(reverse("password_reset"), {"email": "alice@example.org"},
-                  HTTP_HOST="127.0.0.1:8101")
+    Client().post(
+        reverse("password_reset"), {"email": "alice@example.org"}, HTTP_HOST="127.0.0.1:8101"
+    )
     [message] = mail.outbox
     assert re.search(r"http://127\.0\.0\.1:8101/accounts/password/reset/\S+/", message.body)
     Client().post(reverse("password_reset"), {"email": "nobody@example.org"})

@@ -20,8 +20,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def scored(world, django_capture_on_commit_callbacks) -> Submission:
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
     return submission
@@ -41,8 +42,7 @@ def answers(user, submission: Submission) -> dict[str, int]:
         "analysis": client.get(reverse("leaderboard:analysis", args=[pk])).status_code,
         "csv": client.get(reverse("leaderboard:documents_csv", args=[pk])).status_code,
         "api": client.get(f"/api/submissions/{pk}/", **headers).status_code,
-        "api_documents": client.get(f"/api/submissions/{pk}/documents/",
-                                    **headers).status_code,
+        "api_documents": client.get(f"/api/submissions/{pk}/documents/", **headers).status_code,
     }
 
 
@@ -51,15 +51,26 @@ def test_public_details_open_every_place_to_other_teams(world, scored):
     exports and the API's public view of the run; the run's own page sends it to the
     analysis."""
     assert world.phase.run_details == Phase.RunDetails.PUBLIC
-    assert answers(world.bob, scored) == {"page": 302, "analysis": 200, "csv": 200,
-                                          "api": 200, "api_documents": 200}
+    assert answers(world.bob, scored) == {
+        "page": 302,
+        "analysis": 200,
+        "csv": 200,
+        "api": 200,
+        "api_documents": 200,
+    }
     client = Client()
     token, _ = Token.objects.get_or_create(user=world.bob)
-    body = client.get(f"/api/submissions/{scored.pk}/",
-                      HTTP_AUTHORIZATION=f"Token {token.key}").json()
+    body = client.get(
+        f"/api/submissions/{scored.pk}/", HTTP_AUTHORIZATION=f"Token {token.key}"
+    ).json()
     assert body["scores"] and not {"files", "error", "status_detail"} & set(body)
-    assert answers(world.alice, scored) == {"page": 200, "analysis": 200, "csv": 200,
-                                            "api": 200, "api_documents": 200}
+    assert answers(world.alice, scored) == {
+        "page": 200,
+        "analysis": 200,
+        "csv": 200,
+        "api": 200,
+        "api_documents": 200,
+    }
 
 
 def test_team_only_details_close_every_place_to_other_teams(world, scored):
@@ -68,8 +79,13 @@ def test_team_only_details_close_every_place_to_other_teams(world, scored):
     closed = {"page": 404, "analysis": 404, "csv": 404, "api": 404, "api_documents": 404}
     assert answers(world.bob, scored) == closed
     assert answers(world.mallory, scored) == closed
-    assert answers(world.alice, scored) == {"page": 200, "analysis": 200, "csv": 200,
-                                            "api": 200, "api_documents": 200}
+    assert answers(world.alice, scored) == {
+        "page": 200,
+        "analysis": 200,
+        "csv": 200,
+        "api": 200,
+        "api_documents": 200,
+    }
 
 
 def test_a_hidden_phase_closes_the_details_whatever_the_setting(world, scored):

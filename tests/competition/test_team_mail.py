@@ -30,7 +30,8 @@ def user(name, email=""):
 
 
 def test_organizers_hear_of_a_team_waiting_and_the_team_of_the_decision(
-        world, django_capture_on_commit_callbacks):
+    world, django_capture_on_commit_callbacks
+):
     world.competition.organizers.add(user("olga", "olga@example.org"), user("oskar"))
     team_approval_require(competition=world.competition, required=True)
     carol = user("carol", "carol@example.org")
@@ -58,8 +59,9 @@ def test_organizers_hear_of_a_team_waiting_and_the_team_of_the_decision(
 def test_no_mail_where_teams_need_no_approval(world, django_capture_on_commit_callbacks):
     world.competition.organizers.add(user("olga", "olga@example.org"))
     with django_capture_on_commit_callbacks(execute=True):
-        services.team_create(competition=world.competition, name="Gamma",
-                             user=user("carol", "carol@example.org"))
+        services.team_create(
+            competition=world.competition, name="Gamma", user=user("carol", "carol@example.org")
+        )
     assert mail.outbox == []
 
 
@@ -76,8 +78,9 @@ def closing(world, django_capture_on_commit_callbacks):
     world.alice.save()
     world.bob.save()
     with django_capture_on_commit_callbacks(execute=True):
-        services.submission_create(team=world.alpha, phase=phase, user=world.alice,
-                                   files=world.uploads())
+        services.submission_create(
+            team=world.alpha, phase=phase, user=world.alice, files=world.uploads()
+        )
     mail.outbox.clear()
     return world
 

@@ -40,14 +40,28 @@ def replace_line(number: int, line: bytes) -> bytes:
 @st.composite
 def mutations(draw) -> tuple[str, bytes]:
     """(what was done, the mutated file)."""
-    kind = draw(st.sampled_from(["delete_column", "extra_column", "drop_bracket", "nul",
-                                 "truncate", "huge_line", "utf16", "latin1", "crlf", "bom"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "delete_column",
+                "extra_column",
+                "drop_bracket",
+                "nul",
+                "truncate",
+                "huge_line",
+                "utf16",
+                "latin1",
+                "crlf",
+                "bom",
+            ]
+        )
+    )
     if kind in ("delete_column", "extra_column", "nul", "huge_line"):
         number = draw(st.sampled_from(TOKEN_LINES))
         cells = LINES[number].split(b"\t")
         if kind == "delete_column":
             at = draw(st.integers(0, len(cells) - 2))  # the last one may be absent by design
-            cells = cells[:at] + cells[at + 1:]
+            cells = cells[:at] + cells[at + 1 :]
         elif kind == "extra_column":
             cells.insert(draw(st.integers(0, len(cells))), b"_")
         elif kind == "nul":
@@ -61,7 +75,7 @@ def mutations(draw) -> tuple[str, bytes]:
         line = LINES[number]
         places = [i for i, c in enumerate(line) if c in b"()"]
         at = draw(st.sampled_from(places))
-        return f"{kind} on line {number + 1}", replace_line(number, line[:at] + line[at + 1:])
+        return f"{kind} on line {number + 1}", replace_line(number, line[:at] + line[at + 1 :])
     data = b"\n".join(LINES)
     if kind == "truncate":
         at = draw(st.integers(len(data) // 2, len(data) - 1))
@@ -94,20 +108,22 @@ def ami_phase(world, services_ready, eager_jobs):
     key_dir = Path(django_settings.PRIVATE_ROOT) / "keys"
     shutil.copy(KEY, key_dir / "ami_real.conllua")
     SubCorpus.objects.filter(phase=world.phase).exclude(slug="ami").delete()
-    SubCorpus.objects.filter(phase=world.phase, slug="ami").update(
-        key_file="keys/ami_real.conllua")
+    SubCorpus.objects.filter(phase=world.phase, slug="ami").update(key_file="keys/ami_real.conllua")
     world.phase.daily_limit = world.phase.total_limit = 10_000
     world.phase.save()
     return world
 
 
 def scores_of(submission_id: int) -> dict:
-    return {(s.mode, s.metric, s.document): (s.recall, s.precision, s.f1)
-            for s in Score.objects.filter(submission_id=submission_id)}
+    return {
+        (s.mode, s.metric, s.document): (s.recall, s.precision, s.f1)
+        for s in Score.objects.filter(submission_id=submission_id)
+    }
 
 
 def test_mutated_uploads_are_refused_with_a_place_or_scored_as_the_original(
-        ami_phase, django_capture_on_commit_callbacks):
+    ami_phase, django_capture_on_commit_callbacks
+):
     world = ami_phase
     api = APIClient()
     token, _ = Token.objects.get_or_create(user=world.alice)
@@ -116,8 +132,9 @@ def test_mutated_uploads_are_refused_with_a_place_or_scored_as_the_original(
 
     def post(data: bytes):
         with django_capture_on_commit_callbacks(execute=True):
-            return api.post(url, {"ami": SimpleUploadedFile("AMI.CONLLUA", data)},
-                            format="multipart")
+            return api.post(
+                url, {"ami": SimpleUploadedFile("AMI.CONLLUA", data)}, format="multipart"
+            )
 
     original = post(b"\n".join(LINES))
     assert original.status_code == 201, original.content
@@ -125,8 +142,12 @@ def test_mutated_uploads_are_refused_with_a_place_or_scored_as_the_original(
     assert Submission.objects.get(pk=original.json()["id"]).status == "scored" and expected
     seen: dict[str, int] = {}
 
-    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(mutations())
     def check(mutation: tuple[str, bytes]) -> None:
         what, data = mutation

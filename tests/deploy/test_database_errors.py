@@ -10,10 +10,11 @@ from django.db import InterfaceError, OperationalError
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("error", [OperationalError("server closed the connection"),
-                                   InterfaceError("connection already closed")])
-def test_a_page_whose_database_is_away_answers_503_with_a_retry_hint(client, monkeypatch,
-                                                                     error):
+@pytest.mark.parametrize(
+    "error",
+    [OperationalError("server closed the connection"), InterfaceError("connection already closed")],
+)
+def test_a_page_whose_database_is_away_answers_503_with_a_retry_hint(client, monkeypatch, error):
     def away(**kwargs):
         raise error
 

@@ -36,8 +36,11 @@ def env_example() -> dict[str, str]:
 
 def deploy_environment() -> dict[str, str]:
     """The process environment with deploy/.env.example on top (and nothing of ours)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DATABASE_URL", "CELERY_BROKER_URL", "CACHE_URL"}
+    }
     env.update(env_example())
     return env
 
@@ -104,8 +107,10 @@ def test_nginx_upload_limit_matches_the_settings():
 
     from django.conf import settings
 
-    for django_limit in (int(env_example()["SUBMISSION_MAX_UPLOAD_BYTES"]),
-                         settings.SUBMISSION_MAX_UPLOAD_BYTES):
+    for django_limit in (
+        int(env_example()["SUBMISSION_MAX_UPLOAD_BYTES"]),
+        settings.SUBMISSION_MAX_UPLOAD_BYTES,
+    ):
         assert django_limit <= nginx_limit <= django_limit + 2 * 1024**2
 
 
@@ -143,16 +148,25 @@ def test_systemd_unit_parses_and_runs_a_program_of_the_venv(unit):
 
 def test_there_is_a_unit_for_web_worker_instances_and_beat():
     names = {unit.name for unit in UNITS}
-    assert names == {"codicrac-web.service", "codicrac-worker@.service",
-                     "codicrac-beat.service"}
+    assert names == {"codicrac-web.service", "codicrac-worker@.service", "codicrac-beat.service"}
 
 
 def test_gunicorn_accepts_its_configuration_with_the_deploy_environment():
     """`gunicorn --check-config` loads deploy/gunicorn.conf.py and the WSGI app."""
     result = subprocess.run(
-        [str(BIN / "gunicorn"), "--check-config", "--config", "deploy/gunicorn.conf.py",
-         "config.wsgi:application"],
-        cwd=ROOT, env=deploy_environment(), capture_output=True, text=True, timeout=60)
+        [
+            str(BIN / "gunicorn"),
+            "--check-config",
+            "--config",
+            "deploy/gunicorn.conf.py",
+            "config.wsgi:application",
+        ],
+        cwd=ROOT,
+        env=deploy_environment(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -170,8 +184,9 @@ def test_settings_load_with_the_deploy_environment():
     )
     env = deploy_environment()
     env["DJANGO_SETTINGS_MODULE"] = "config.settings"
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.strip().splitlines()[-1])
     assert loaded["engine"] == "django.db.backends.postgresql"
@@ -193,8 +208,9 @@ def test_dockerfile_runs_the_project_python_and_keeps_local_state_out_of_the_ima
 
     text = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
     version = re.search(r"^FROM python:(\d+)\.(\d+)", text, re.M).groups()
-    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
-        "project"]["requires-python"]
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "requires-python"
+    ]
     minimum = tuple(int(part) for part in re.search(r">=\s*(\d+)\.(\d+)", requires).groups())
     assert tuple(int(part) for part in version) >= minimum
     assert "pip install -e ." in text

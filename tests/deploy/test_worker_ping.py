@@ -38,10 +38,24 @@ def worker():
     name = f"deploytest-{uuid.uuid4().hex[:8]}@localhost"
     env = dict(os.environ, CELERY_BROKER_URL=BROKER)
     process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "celery"), "-A", "config", "worker",
-         "--pool=solo", "--concurrency=1", "--without-gossip", "--without-mingle",
-         "--loglevel=WARNING", f"--hostname={name}"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [
+            str(Path(sys.executable).parent / "celery"),
+            "-A",
+            "config",
+            "worker",
+            "--pool=solo",
+            "--concurrency=1",
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel=WARNING",
+            f"--hostname={name}",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         yield name, process
     finally:
@@ -62,8 +76,9 @@ def ping_until_answered(name: str, process: subprocess.Popen) -> list[dict]:
     try:
         while time.monotonic() < deadline:
             if process.poll() is not None:
-                pytest.fail(f"the worker exited with {process.returncode}: "
-                            f"{process.stderr.read()[-2000:]}")
+                pytest.fail(
+                    f"the worker exited with {process.returncode}: {process.stderr.read()[-2000:]}"
+                )
             replies = pinger.control.ping(destination=[name], timeout=1.0)
             if replies:
                 return replies

@@ -16,12 +16,19 @@ print(gc.get_freeze_count(), 'leaderboard.views' in sys.modules, 'leaderboard.ap
 
 
 def test_loading_the_wsgi_application_imports_every_view_and_freezes_the_heap():
-    done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120,
-                          env={"DJANGO_SETTINGS_MODULE": "config.settings",
-                               "PATH": "/usr/bin:/bin", "HOME": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            "DJANGO_SETTINGS_MODULE": "config.settings",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(ROOT),
+        },
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     frozen, views, api = done.stdout.split()
     assert int(frozen) > 50_000  # Django, DRF, numpy and the project: far more than this
     assert views == "True" and api == "True"  # loaded before the freeze, not by a request
-

@@ -12,22 +12,31 @@ import pytest
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 
 
 def pytest_collection_modifyitems(config, items):
     if CHROMIUM.exists() or not any("browser" in item.keywords for item in items):
         return
-    raise pytest.UsageError(f"{CHROMIUM} is missing: install the distribution's Chromium "
-                            "(apt-get install chromium) to run the browser tests")
+    raise pytest.UsageError(
+        f"{CHROMIUM} is missing: install the distribution's Chromium "
+        "(apt-get install chromium) to run the browser tests"
+    )
 
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": str(CHROMIUM),
-            "args": CHROMIUM_ARGS}
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": CHROMIUM_ARGS}
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 WIDTH = 1366
-NO_OVERFLOW = ("() => document.documentElement.scrollWidth <= "
-               "document.documentElement.clientWidth")
+NO_OVERFLOW = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
 
 
 def log_in(page, base: str, username: str, password: str) -> None:

@@ -13,8 +13,9 @@ from tests.e2e.helpers import WIDTH, log_in, log_out, part_shot, shot
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_forgotten_password_is_reset_from_the_mail_then_changed(page, live_server, make_world,
-                                                                artifacts_dir):
+def test_forgotten_password_is_reset_from_the_mail_then_changed(
+    page, live_server, make_world, artifacts_dir
+):
     world = make_world()
     world.alice.email = "alice@example.org"
     world.alice.save()
@@ -54,14 +55,16 @@ def test_forgotten_password_is_reset_from_the_mail_then_changed(page, live_serve
     log_in(page, base, "alice", "another-passphrase-99")
 
 
-def test_captain_renames_removes_a_member_and_a_member_leaves(page, live_server, make_world,
-                                                              artifacts_dir):
+def test_captain_renames_removes_a_member_and_a_member_leaves(
+    page, live_server, make_world, artifacts_dir
+):
     from competition import services
     from competition.models import Membership, Team
 
     world = make_world()
-    services.team_join(competition=world.competition, user=world.mallory,
-                       invite_code=world.alpha.invite_code)
+    services.team_join(
+        competition=world.competition, user=world.mallory, invite_code=world.alpha.invite_code
+    )
     base = live_server.url
     team_url = f"{base}/competitions/{world.competition.slug}/team/"
 
@@ -95,8 +98,9 @@ def test_captain_renames_removes_a_member_and_a_member_leaves(page, live_server,
     shot(page, artifacts_dir, "team-none")
 
 
-def test_an_organizer_removes_a_member_from_the_teams_page(page, live_server, make_world,
-                                                          artifacts_dir):
+def test_an_organizer_removes_a_member_from_the_teams_page(
+    page, live_server, make_world, artifacts_dir
+):
     from django.contrib.auth import get_user_model
 
     from competition.models import Membership

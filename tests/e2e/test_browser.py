@@ -31,8 +31,9 @@ PIXEL_STATS = """async (dataUrl) => {
 }"""
 
 
-def test_sign_up_team_upload_score_and_board(page, live_server, make_world, tmp_path,
-                                             artifacts_dir):
+def test_sign_up_team_upload_score_and_board(
+    page, live_server, make_world, tmp_path, artifacts_dir
+):
     world = make_world()
     base = live_server.url
     phase_path = f"/competitions/{world.competition.slug}/{world.task.slug}/{world.phase.slug}"
@@ -75,8 +76,7 @@ def test_sign_up_team_upload_score_and_board(page, live_server, make_world, tmp_
 
     page.set_viewport_size({"width": 1200, "height": 800})
     shot = page.screenshot(path=str(artifacts_dir / "leaderboard.png"), full_page=True)
-    stats = page.evaluate(PIXEL_STATS,
-                          "data:image/png;base64," + base64.b64encode(shot).decode())
+    stats = page.evaluate(PIXEL_STATS, "data:image/png;base64," + base64.b64encode(shot).decode())
     assert stats["width"] >= 1000 and stats["height"] >= 400
     assert stats["colours"] > 50, stats  # text, table lines, bars: many colours
     assert stats["dominant"] < 0.97, stats  # not one colour all over

@@ -23,46 +23,106 @@ from competition.models import (
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-LANGUAGES = ["ca", "cs", "cs", "cu", "de", "de", "en", "en", "es", "fr", "grc", "hbo", "hu",
-             "hu", "ko", "lt", "no", "no", "pl", "ru", "tr", "hi"]
+LANGUAGES = [
+    "ca",
+    "cs",
+    "cs",
+    "cu",
+    "de",
+    "de",
+    "en",
+    "en",
+    "es",
+    "fr",
+    "grc",
+    "hbo",
+    "hu",
+    "hu",
+    "ko",
+    "lt",
+    "no",
+    "no",
+    "pl",
+    "ru",
+    "tr",
+    "hi",
+]
 
 
 def crac_board() -> Phase:
     start = timezone.now() - timedelta(days=3)
-    competition = Competition.objects.create(slug="crac-demo", title="CRAC demo",
-                                             published_at=timezone.now())
-    task = Task.objects.create(competition=competition, slug="coref", kind="corefud",
-                               title="Multilingual coreference", primary_metric="conll",
-                               procedure="crac-2025")
-    phase = Phase.objects.create(task=task, slug="test", kind="test_predicted", title="Test",
-                                 start=start, missing=Phase.Missing.ZERO)
+    competition = Competition.objects.create(
+        slug="crac-demo", title="CRAC demo", published_at=timezone.now()
+    )
+    task = Task.objects.create(
+        competition=competition,
+        slug="coref",
+        kind="corefud",
+        title="Multilingual coreference",
+        primary_metric="conll",
+        procedure="crac-2025",
+    )
+    phase = Phase.objects.create(
+        task=task,
+        slug="test",
+        kind="test_predicted",
+        title="Test",
+        start=start,
+        missing=Phase.Missing.ZERO,
+    )
     datasets = []
     for i, language in enumerate(LANGUAGES):
-        datasets.append(SubCorpus.objects.create(
-            phase=phase, name=f"{language}_set{i}", slug=f"{language}-set{i}", order=i,
-            language=language, key_file=f"keys/{i}.conllu"))
+        datasets.append(
+            SubCorpus.objects.create(
+                phase=phase,
+                name=f"{language}_set{i}",
+                slug=f"{language}-set{i}",
+                order=i,
+                language=language,
+                key_file=f"keys/{i}.conllu",
+            )
+        )
     llm = Track.objects.create(task=task, slug="llm", name="LLM", order=0)
     Track.objects.create(task=task, slug="unconstrained", name="Unconstrained", order=1)
     for n, (team, skip) in enumerate((("Complete", 0), ("Skipper", 5))):
         submission = Submission.objects.create(
-            phase=phase, team=Team.objects.create(competition=competition, name=team),
-            status="scored", track=llm, run_name=f"run-{n}",
-            created_at=start + timedelta(hours=n), scorer_version="1.0")
-        run = ScoringRun.objects.create(submission=submission, scorer_version="1.0",
-                                        procedure="crac-2025")
+            phase=phase,
+            team=Team.objects.create(competition=competition, name=team),
+            status="scored",
+            track=llm,
+            run_name=f"run-{n}",
+            created_at=start + timedelta(hours=n),
+            scorer_version="1.0",
+        )
+        run = ScoringRun.objects.create(
+            submission=submission, scorer_version="1.0", procedure="crac-2025"
+        )
         for i, dataset in enumerate(datasets[skip:]):
             value = 0.5 + 0.01 * i
-            for mode, metric in (("task", "conll"), ("partial", "conll"), ("exact", "conll"),
-                                 ("with-singletons", "conll"), ("task", "mor"),
-                                 ("task", "zero")):
-                Score.objects.create(run=run, submission=submission, subcorpus=dataset,
-                                     mode=mode, metric=metric, recall=value, precision=value,
-                                     f1=value)
+            for mode, metric in (
+                ("task", "conll"),
+                ("partial", "conll"),
+                ("exact", "conll"),
+                ("with-singletons", "conll"),
+                ("task", "mor"),
+                ("task", "zero"),
+            ):
+                Score.objects.create(
+                    run=run,
+                    submission=submission,
+                    subcorpus=dataset,
+                    mode=mode,
+                    metric=metric,
+                    recall=value,
+                    precision=value,
+                    f1=value,
+                )
     return phase
 
 
-def test_a_corefud_board_groups_languages_and_shows_missing_datasets(page, live_server,
-                                                                    artifacts_dir):
+def test_a_corefud_board_groups_languages_and_shows_missing_datasets(
+    page, live_server, artifacts_dir
+):
     phase = crac_board()
     page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(f"{live_server.url}/competitions/crac-demo/coref/test/leaderboard/")

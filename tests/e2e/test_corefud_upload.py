@@ -20,10 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_team_uploads_a_corefud_zip_and_finds_its_run_on_its_tracks_board(
-        page, live_server, tmp_path, artifacts_dir):
+    page, live_server, tmp_path, artifacts_dir
+):
     get_user_model().objects.create_user("organizer")
-    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml",
-                              with_baselines=False)
+    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml", with_baselines=False)
     from competition.models import Competition
 
     competition = Competition.objects.get(slug="corefud-demo")
@@ -60,6 +60,7 @@ def test_a_team_uploads_a_corefud_zip_and_finds_its_run_on_its_tracks_board(
     assert row.locator("td.lb-missing").count() == 1  # the zeros dataset was skipped
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
     page.screenshot(path=str(artifacts_dir / "corefud-board-upload.png"), full_page=True)
-    page.goto(f"{base}/competitions/corefud-demo/coreference/post-task/leaderboard/"
-              "?track=unconstrained")
+    page.goto(
+        f"{base}/competitions/corefud-demo/coreference/post-task/leaderboard/?track=unconstrained"
+    )
     assert page.locator(f"#leaderboard tr[data-submission='{submission_id}']").count() == 0

@@ -44,8 +44,18 @@ def test_heatmap_and_analysis_of_a_crac_2026_run(page, live_server, artifacts_di
     page.goto(base + BOARD)
     page.wait_for_selector("#empty-nodes")
     heads = page.locator("#empty-nodes thead th").all_inner_texts()
-    assert heads[3:] == ["ARC", "DEP", "WO", "DEP_WO", "FORM", "LEMMA", "UPOS", "XPOS",
-                         "FEATS", "ALL"]
+    assert heads[3:] == [
+        "ARC",
+        "DEP",
+        "WO",
+        "DEP_WO",
+        "FORM",
+        "LEMMA",
+        "UPOS",
+        "XPOS",
+        "FEATS",
+        "ALL",
+    ]
     assert "ARC" not in page.locator("#variants thead").inner_text()
     # String match: ARC 2/3 on the zero test case, 1 on GUM
     string_match = page.locator("#empty-nodes tbody tr", has_text="String match")
@@ -69,12 +79,16 @@ def test_heatmap_and_analysis_of_a_crac_2026_run(page, live_server, artifacts_di
     run = Submission.objects.get(run_name="String match")
     page.goto(f"{base}/submissions/{run.pk}/analysis/")
     page.wait_for_selector("#breakdown-entity-range")
-    ranges = [text.split(" (") for text in
-              page.locator("#breakdown-entity-range tbody th").all_inner_texts()]
+    ranges = [
+        text.split(" (")
+        for text in page.locator("#breakdown-entity-range tbody th").all_inner_texts()
+    ]
     assert [name for name, _ in ranges][:2] == ["0-9", "10-99"]
     assert sum(int(size.rstrip(")")) for _, size in ranges) == 133  # gold entities
-    kinds = [text.split(" (")[0] for text in
-             page.locator("#breakdown-mention-type tbody th").all_inner_texts()]
+    kinds = [
+        text.split(" (")[0]
+        for text in page.locator("#breakdown-mention-type tbody th").all_inner_texts()
+    ]
     assert set(kinds) <= {"pronoun", "zero", "nominal"} and "pronoun" in kinds
     assert page.locator("#breakdown-entity-type tbody tr").count() >= 3
     empty = page.locator("#metrics tr[data-mode='empty-nodes']")

@@ -33,22 +33,24 @@ def login(page, base: str, username: str) -> None:
 
 def cli_login(monkeypatch, base: str, username: str) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(PASSWORD + "\n"))
-    assert codicrac(["login", "--server", base, "--username", username,
-                     "--password-stdin"]) == 0
+    assert codicrac(["login", "--server", base, "--username", username, "--password-stdin"]) == 0
 
 
-def test_two_teams_on_two_tracks_from_the_web_and_the_cli(page, live_server, tmp_path,
-                                                          monkeypatch, artifacts_dir):
+def test_two_teams_on_two_tracks_from_the_web_and_the_cli(
+    page, live_server, tmp_path, monkeypatch, artifacts_dir
+):
     monkeypatch.setenv("CODICRAC_CONFIG", str(tmp_path / "cli" / "config.json"))
     users = get_user_model().objects
     users.create_user("organizer", password=PASSWORD)
-    services.competition_load(path=ROOT / "fixtures" / "crac" / "crac-2026.yaml",
-                              with_baselines=False)
+    services.competition_load(
+        path=ROOT / "fixtures" / "crac" / "crac-2026.yaml", with_baselines=False
+    )
     competition = Competition.objects.get(slug="crac-2026")
     competition_publish_waiving(competition=competition)  # the operator publishes it
     for name, team in (("dana", "Delta"), ("eli", "Echo")):
-        services.team_create(competition=competition, name=team,
-                             user=users.create_user(name, password=PASSWORD))
+        services.team_create(
+            competition=competition, name=team, user=users.create_user(name, password=PASSWORD)
+        )
     phase = competition.tasks.get().phases.get(slug="post-task")
     base = live_server.url
     page.set_viewport_size({"width": 1366, "height": 900})
@@ -74,12 +76,40 @@ def test_two_teams_on_two_tracks_from_the_web_and_the_cli(page, live_server, tmp
 
     # Delta again on the unconstrained track, and Echo on the LLM track, from the CLI.
     cli_login(monkeypatch, base, "dana")
-    assert codicrac(["submit", "--phase", str(phase.pk), "--track", "Unconstrained",
-                     "--wait", "--timeout", "60", str(run)]) == 0
+    assert (
+        codicrac(
+            [
+                "submit",
+                "--phase",
+                str(phase.pk),
+                "--track",
+                "Unconstrained",
+                "--wait",
+                "--timeout",
+                "60",
+                str(run),
+            ]
+        )
+        == 0
+    )
     cli_login(monkeypatch, base, "eli")
     assert codicrac(["validate", "--phase", str(phase.pk), str(run)]) == 0
-    assert codicrac(["submit", "--phase", str(phase.pk), "--track", "llm", "--wait",
-                     "--timeout", "60", str(run)]) == 0
+    assert (
+        codicrac(
+            [
+                "submit",
+                "--phase",
+                str(phase.pk),
+                "--track",
+                "llm",
+                "--wait",
+                "--timeout",
+                "60",
+                str(run),
+            ]
+        )
+        == 0
+    )
 
     # Each board ranks its own track's runs.
     page.goto(base + POST + "leaderboard/?track=llm")
@@ -91,8 +121,7 @@ def test_two_teams_on_two_tracks_from_the_web_and_the_cli(page, live_server, tmp
     assert "Delta" in free and "Echo" not in free
     variants = page.inner_text("#variants")
     assert "MOR" in variants and "Zeros" not in variants  # en_gum has no zeros
-    page.screenshot(path=str(artifacts_dir / "crac-2026-unconstrained-board.png"),
-                    full_page=True)
+    page.screenshot(path=str(artifacts_dir / "crac-2026-unconstrained-board.png"), full_page=True)
 
     # The organizer's export: one final run per team and track, files as uploaded.
     login(page, base, "organizer")
@@ -102,7 +131,10 @@ def test_two_teams_on_two_tracks_from_the_web_and_the_cli(page, live_server, tmp
     archive = zipfile.ZipFile(download.value.path())
     manifest = list(csv.DictReader(io.StringIO(archive.read("MANIFEST.csv").decode())))
     assert sorted((row["team"], row["track"]) for row in manifest) == [
-        ("Delta", "llm"), ("Delta", "unconstrained"), ("Echo", "llm")]
+        ("Delta", "llm"),
+        ("Delta", "unconstrained"),
+        ("Echo", "llm"),
+    ]
     assert {row["uploaded_as"] for row in manifest} == {"en_gum-corefud-minitest.conllu"}
     member = next(row["file"] for row in manifest if row["track"] == "unconstrained")
     assert archive.read(member) == run.read_bytes()

@@ -26,11 +26,13 @@ def login(page, base: str, username: str) -> None:
 
 
 def test_an_edition_without_keys_takes_runs_once_the_organizer_adds_one(
-        page, live_server, artifacts_dir):
+    page, live_server, artifacts_dir
+):
     users = get_user_model().objects
     users.create_user("organizer", password=PASSWORD)
-    services.competition_load(path=ROOT / "fixtures" / "crac" / "crac-2025.yaml",
-                              with_baselines=False)
+    services.competition_load(
+        path=ROOT / "fixtures" / "crac" / "crac-2025.yaml", with_baselines=False
+    )
     competition = Competition.objects.get(slug="crac-2025")
     competition_publish_waiving(competition=competition)
     dana = users.create_user("dana", password=PASSWORD)
@@ -52,8 +54,10 @@ def test_an_edition_without_keys_takes_runs_once_the_organizer_adds_one(
     page.goto(f"{base}/edit/crac-2025/coreference/post-task/en_gum/")
     assert "No gold key" in page.inner_text("main")
     page.check("input[name=sc-available]")
-    page.set_input_files("input[name=sc-key]",
-                         str(ROOT / "fixtures" / "corefud" / "key" / "en_gum-corefud-test.conllu"))
+    page.set_input_files(
+        "input[name=sc-key]",
+        str(ROOT / "fixtures" / "corefud" / "key" / "en_gum-corefud-test.conllu"),
+    )
     page.click("#edit-subcorpus button[type=submit]")
     page.wait_for_url(f"{base}/edit/crac-2025/coreference/post-task/")
     assert "en_gum was saved" in page.inner_text("body")

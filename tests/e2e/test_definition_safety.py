@@ -44,10 +44,10 @@ def upload(page, archive: Path) -> None:
 
 
 def test_unsafe_definitions_are_refused_and_a_large_one_is_loaded_by_a_job(
-        page, live_server, tmp_path, artifacts_dir, settings):
+    page, live_server, tmp_path, artifacts_dir, settings
+):
     get_user_model().objects.create_user("organizer", password="org-pass-123")
-    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml",
-                              with_baselines=False)
+    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml", with_baselines=False)
     base = live_server.url
     page.set_viewport_size({"width": 1366, "height": 900})
     log_in(page, base, "organizer", "org-pass-123")
@@ -63,12 +63,16 @@ def test_unsafe_definitions_are_refused_and_a_large_one_is_loaded_by_a_job(
     # A page naming a file of the server.
     stolen = tmp_path / "stolen.zip"
     with zipfile.ZipFile(stolen, "w") as zf:
-        zf.writestr("competition.yaml", text.replace(
-            "organizers:", "pages:\n  terms: {file: /etc/passwd}\norganizers:"))
+        zf.writestr(
+            "competition.yaml",
+            text.replace("organizers:", "pages:\n  terms: {file: /etc/passwd}\norganizers:"),
+        )
     upload(page, stolen)
     error = page.locator("#upload-definition .field-error").inner_text()
-    assert error == ("stolen.zip: pages.terms: '/etc/passwd' points outside the upload "
-                     "(expected a path relative to the definition, inside the zip)")
+    assert error == (
+        "stolen.zip: pages.terms: '/etc/passwd' points outside the upload "
+        "(expected a path relative to the definition, inside the zip)"
+    )
     assert "root:" not in page.content()
     assert not CompetitionPage.objects.filter(kind="terms").exists()
     shots(page, artifacts_dir, "definition-refused-path")
@@ -76,16 +80,20 @@ def test_unsafe_definitions_are_refused_and_a_large_one_is_loaded_by_a_job(
     # A CONLL-UA task given a CorefUD key.
     wrong = tmp_path / "wrong.zip"
     with zipfile.ZipFile(wrong, "w") as zf:
-        zf.writestr("competition.yaml", text.replace("kind: corefud", "kind: identity")
-                    .replace("  procedure: crac-2025\n", ""))
+        zf.writestr(
+            "competition.yaml",
+            text.replace("kind: corefud", "kind: identity").replace("  procedure: crac-2025\n", ""),
+        )
         for name, data in members.items():
             if name != "competition.yaml":
                 zf.writestr(name, data)
     upload(page, wrong)
     error = page.locator("#upload-definition .field-error").inner_text()
-    assert error.startswith("wrong.zip: tasks[0].phases[0].subcorpora[0]: "
-                            "en_gum-corefud-test.conllu is compact CONLL-U (CorefUD), but "
-                            "the task coreference reads exploded CONLL-UA")
+    assert error.startswith(
+        "wrong.zip: tasks[0].phases[0].subcorpora[0]: "
+        "en_gum-corefud-test.conllu is compact CONLL-U (CorefUD), but "
+        "the task coreference reads exploded CONLL-UA"
+    )
     shots(page, artifacts_dir, "definition-refused-key")
 
     # A large upload: loaded by a job, its progress on the page until it is done.
@@ -93,8 +101,12 @@ def test_unsafe_definitions_are_refused_and_a_large_one_is_loaded_by_a_job(
     changed = tmp_path / "changed.zip"
     with zipfile.ZipFile(changed, "w") as zf:
         for name, data in members.items():
-            zf.writestr(name, data if name != "competition.yaml"
-                        else text.replace("daily_limit: 10", "daily_limit: 4").encode())
+            zf.writestr(
+                name,
+                data
+                if name != "competition.yaml"
+                else text.replace("daily_limit: 10", "daily_limit: 4").encode(),
+            )
     upload(page, changed)
     assert "is being read by a job" in page.inner_text(".messages")
     row = page.locator("#definition-jobs tr[data-status]").first

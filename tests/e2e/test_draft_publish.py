@@ -70,11 +70,21 @@ def test_a_draft_is_checked_published_and_taken_back(browser, live_server, artif
 
     # The owner shapes it (here directly: the editor has its own tests): one open phase
     # whose key comes later.
-    task = Task.objects.create(competition=competition, slug="identity", kind="identity",
-                               title="Identity anaphora", primary_metric="conll")
-    phase = Phase.objects.create(task=task, slug="dev", kind="development",
-                                 title="Development", start=timezone.now() - timedelta(days=1),
-                                 end=timezone.now() + timedelta(days=60))
+    task = Task.objects.create(
+        competition=competition,
+        slug="identity",
+        kind="identity",
+        title="Identity anaphora",
+        primary_metric="conll",
+    )
+    phase = Phase.objects.create(
+        task=task,
+        slug="dev",
+        kind="development",
+        title="Development",
+        start=timezone.now() - timedelta(days=1),
+        end=timezone.now() + timedelta(days=60),
+    )
     SubCorpus.objects.create(phase=phase, name="LIGHT", slug="light", available=False)
 
     log_in(page, base, "olga", "olga-pass-123")
@@ -142,14 +152,16 @@ def test_a_draft_is_checked_published_and_taken_back(browser, live_server, artif
     page.click("#audit-log-link")
     rows = page.locator("#audit-log tbody tr")
     assert [rows.nth(i).get_attribute("data-action") for i in range(rows.count())] == [
-        "publish", "unpublish", "publish"]
+        "publish",
+        "unpublish",
+        "publish",
+    ]
     assert "olga" in rows.first.inner_text() and "Waived" in rows.first.inner_text()
     shots(page, artifacts_dir, "audit-log")
     assert AuditEntry.objects.filter(actor=olga).count() == 3
 
 
-def test_the_owner_adds_an_organizer_who_then_sees_the_draft(browser, live_server,
-                                                            artifacts_dir):
+def test_the_owner_adds_an_organizer_who_then_sees_the_draft(browser, live_server, artifacts_dir):
     User = get_user_model()
     olga = User.objects.create_user("olga", password="olga-pass-123")
     User.objects.create_user("pavel", password="pavel-pass-123")

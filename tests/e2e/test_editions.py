@@ -14,7 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_an_organizer_clones_a_competition_and_copies_a_phases_datasets(
-        page, live_server, make_world, artifacts_dir):
+    page, live_server, make_world, artifacts_dir
+):
     from django.contrib.auth import get_user_model
 
     from competition.models import Competition
@@ -48,4 +49,6 @@ def test_an_organizer_clones_a_competition_and_copies_a_phases_datasets(
     page.wait_for_selector("text=3 sub-corpora were copied.")
     shot(page, artifacts_dir, "copy-datasets-done")
     assert sorted(phase.subcorpora.filter(available=True).values_list("slug", flat=True)) == [
-        "ami", "light"]
+        "ami",
+        "light",
+    ]

@@ -49,7 +49,8 @@ def shot(page, artifacts_dir: Path, name: str, *, part: str | None = None) -> No
 
 
 def test_an_organizer_builds_a_competition_and_a_participant_submits(
-        page, live_server, tmp_path, artifacts_dir):
+    page, live_server, tmp_path, artifacts_dir
+):
     User = get_user_model()
     User.objects.create_user("admin", password="admin-pass-123", is_staff=True)
     User.objects.create_user("olga", password="olga-pass-123")
@@ -98,8 +99,10 @@ def test_an_organizer_builds_a_competition_and_a_participant_submits(
 
     # A broken key is refused with its file and line; the right one is stored.
     broken = tmp_path / "broken_gold.conllua"
-    broken.write_text(conllua(KEY_DOCS["light"]).replace(
-        "(EntityID=1|MarkableID=markable_1|Min=1", "_", 1), encoding="utf-8")
+    broken.write_text(
+        conllua(KEY_DOCS["light"]).replace("(EntityID=1|MarkableID=markable_1|Min=1", "_", 1),
+        encoding="utf-8",
+    )
     page.fill("input[name=sc-name]", "LIGHT")
     page.set_input_files("input[name=sc-key]", str(broken))
     page.click("#add-subcorpus button[type=submit]")
@@ -142,10 +145,10 @@ def test_an_organizer_builds_a_competition_and_a_participant_submits(
 
 
 def test_an_organizer_downloads_the_definition_zip_and_uploads_it_changed(
-        page, live_server, tmp_path, artifacts_dir):
+    page, live_server, tmp_path, artifacts_dir
+):
     get_user_model().objects.create_user("organizer", password="org-pass-123")
-    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml",
-                              with_baselines=False)
+    services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml", with_baselines=False)
     base = live_server.url
     page.set_viewport_size({"width": WIDTH, "height": 900})
     log_in(page, base, "organizer", "org-pass-123")
@@ -163,17 +166,24 @@ def test_an_organizer_downloads_the_definition_zip_and_uploads_it_changed(
     text = members["competition.yaml"].decode()
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(bad, "w") as zf:
-        zf.writestr("competition.yaml", text.replace(
-            "keys/coreference/test/en_gum-corefud-test.conllu", "../../../etc/passwd"))
+        zf.writestr(
+            "competition.yaml",
+            text.replace("keys/coreference/test/en_gum-corefud-test.conllu", "../../../etc/passwd"),
+        )
     page.set_input_files("input[name=definition]", str(bad))
     page.click("#upload-definition button[type=submit]")
     error = page.locator("#upload-definition .field-error").inner_text()
-    assert error.startswith("bad.zip: tasks[0].phases[0].subcorpora[0].key: "
-                            "'../../../etc/passwd' points outside the upload")
+    assert error.startswith(
+        "bad.zip: tasks[0].phases[0].subcorpora[0].key: "
+        "'../../../etc/passwd' points outside the upload"
+    )
     shot(page, artifacts_dir, "editor-definition-refused", part="#definition")
 
-    members["competition.yaml"] = text.replace("daily_limit: 10", "daily_limit: 4").replace(
-        "title: CorefUD demo", "title: CorefUD 2027").encode()
+    members["competition.yaml"] = (
+        text.replace("daily_limit: 10", "daily_limit: 4")
+        .replace("title: CorefUD demo", "title: CorefUD 2027")
+        .encode()
+    )
     changed = tmp_path / "changed.zip"
     with zipfile.ZipFile(changed, "w") as zf:
         for name, data in members.items():
@@ -189,8 +199,9 @@ def test_an_organizer_downloads_the_definition_zip_and_uploads_it_changed(
     shot(page, artifacts_dir, "editor-definition-loaded")
 
 
-def test_data_is_downloaded_once_released_and_not_before(page, live_server, tmp_path,
-                                                          artifacts_dir, make_world):
+def test_data_is_downloaded_once_released_and_not_before(
+    page, live_server, tmp_path, artifacts_dir, make_world
+):
     world = make_world()
     world.competition.organizers.add(world.bob)
     base = live_server.url
@@ -203,8 +214,12 @@ def test_data_is_downloaded_once_released_and_not_before(page, live_server, tmp_
     page.set_viewport_size({"width": WIDTH, "height": 900})
 
     light = world.phase.subcorpora.get(slug="light")
-    editor.subcorpus_save(phase=world.phase, subcorpus=light, name="LIGHT", key=(
-        SimpleUploadedFile("light.conllua", light.key_path.read_bytes())))
+    editor.subcorpus_save(
+        phase=world.phase,
+        subcorpus=light,
+        name="LIGHT",
+        key=(SimpleUploadedFile("light.conllua", light.key_path.read_bytes())),
+    )
     copy = tmp_path / "light_copy.conllua"
     copy.write_bytes(light.key_path.read_bytes())
 

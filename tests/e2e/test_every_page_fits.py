@@ -60,18 +60,28 @@ def _world():
     olga = User.objects.create_user("olga", password="olga-pw-123!")
     User.objects.create_user("sam", password="sam-pw-123!", is_staff=True)
     world.competition.organizers.add(olga)
-    pages.page_save(competition=world.competition, kind="terms",
-                    body="Use the data for research only.")
-    pages.page_save(competition=world.competition, kind="overview",
-                    body="A shared task with a long unbreakable word: "
-                         "coreference-resolution-in-dialogue-across-many-corpora.")
+    pages.page_save(
+        competition=world.competition, kind="terms", body="Use the data for research only."
+    )
+    pages.page_save(
+        competition=world.competition,
+        kind="overview",
+        body="A shared task with a long unbreakable word: "
+        "coreference-resolution-in-dialogue-across-many-corpora.",
+    )
     cards.card_defaults_set(competition=world.competition)  # the run page's card form
     for user in (world.alice, world.bob):
         pages.terms_accept(competition=world.competition, user=user)
-    runs = [services.submission_create(
-        team=team, phase=world.phase, user=user, files=world.uploads(),
-        run_name=f"xlm-roberta-large-finetuned-with-a-long-name-{n}")
-        for n, (team, user) in enumerate([(world.alpha, world.alice), (world.beta, world.bob)])]
+    runs = [
+        services.submission_create(
+            team=team,
+            phase=world.phase,
+            user=user,
+            files=world.uploads(),
+            run_name=f"xlm-roberta-large-finetuned-with-a-long-name-{n}",
+        )
+        for n, (team, user) in enumerate([(world.alpha, world.alice), (world.beta, world.bob)])
+    ]
     for run in runs:
         run.refresh_from_db()
         assert run.status == Submission.Status.SCORED, run.error
@@ -79,31 +89,47 @@ def _world():
 
 
 def test_every_main_page_fits_390_and_1366_px_with_labels_and_visible_focus(
-        page, live_server, artifacts_dir):
+    page, live_server, artifacts_dir
+):
     world, (a, b) = _world()
     base = live_server.url
     comp = f"/competitions/{world.competition.slug}"
     phase = f"{comp}/{world.task.slug}/{world.phase.slug}"
     edit = f"/edit/{world.competition.slug}"
     visits = {
-        None: {"home": "/", "competition": f"{comp}/", "terms": f"{comp}/pages/terms/",
-               "phase": f"{phase}/", "board": f"{phase}/leaderboard/",
-               "boards": f"{comp}/leaderboards/", "login": "/accounts/login/",
-               "signup": "/accounts/signup/", "reset": "/accounts/password/reset/"},
+        None: {
+            "home": "/",
+            "competition": f"{comp}/",
+            "terms": f"{comp}/pages/terms/",
+            "phase": f"{phase}/",
+            "board": f"{phase}/leaderboard/",
+            "boards": f"{comp}/leaderboards/",
+            "login": "/accounts/login/",
+            "signup": "/accounts/signup/",
+            "reset": "/accounts/password/reset/",
+        },
         ("alice", "alice-pw-123!"): {
-            "submit": f"{phase}/submit/", "submissions": f"{phase}/submissions/",
-            "run": f"/submissions/{a.pk}/", "analysis": f"/submissions/{a.pk}/analysis/",
-            "compare-choose": f"/compare/?a={a.pk}", "compare": f"/compare/?a={a.pk}&b={b.pk}",
-            "team": f"{comp}/team/", "password": "/accounts/password/change/",
-            "board-member": f"{phase}/leaderboard/"},
+            "submit": f"{phase}/submit/",
+            "submissions": f"{phase}/submissions/",
+            "run": f"/submissions/{a.pk}/",
+            "analysis": f"/submissions/{a.pk}/analysis/",
+            "compare-choose": f"/compare/?a={a.pk}",
+            "compare": f"/compare/?a={a.pk}&b={b.pk}",
+            "team": f"{comp}/team/",
+            "password": "/accounts/password/change/",
+            "board-member": f"{phase}/leaderboard/",
+        },
         ("olga", "olga-pw-123!"): {
             "organize": f"{phase}/organize/",
-            "organize-teams": f"{comp}/organize/teams/", "teams": f"{comp}/teams/",
+            "organize-teams": f"{comp}/organize/teams/",
+            "teams": f"{comp}/teams/",
             "announcements": f"{comp}/announcements/",
-            "page-edit": f"{comp}/pages/overview/edit/", "edit": f"{edit}/",
+            "page-edit": f"{comp}/pages/overview/edit/",
+            "edit": f"{edit}/",
             "edit-task": f"{edit}/{world.task.slug}/",
             "edit-phase": f"{edit}/{world.task.slug}/{world.phase.slug}/",
-            "edit-subcorpus": f"{edit}/{world.task.slug}/{world.phase.slug}/light/"},
+            "edit-subcorpus": f"{edit}/{world.task.slug}/{world.phase.slug}/light/",
+        },
         ("sam", "sam-pw-123!"): {"new-competition": "/new-competition/"},
     }
     problems: list[str] = []
@@ -117,16 +143,15 @@ def test_every_main_page_fits_390_and_1366_px_with_labels_and_visible_focus(
                 response = page.goto(base + url)
                 assert response is not None and response.status == 200, (url, response)
                 fit = page.evaluate(CHECK)
-                page.screenshot(path=str(artifacts_dir / f"fit-{width}-{name}.png"),
-                                full_page=True)
+                page.screenshot(path=str(artifacts_dir / f"fit-{width}-{name}.png"), full_page=True)
                 if fit["page"] > fit["width"]:
-                    problems.append(f"{name} {url} at {width} px is {fit['page']} px wide: "
-                                    f"{fit['wide']}")
+                    problems.append(
+                        f"{name} {url} at {width} px is {fit['page']} px wide: {fit['wide']}"
+                    )
                 if width == WIDTHS[0] and fit["unnamed"]:
                     problems.append(f"{name} {url}: fields without a label: {fit['unnamed']}")
             page.keyboard.press("Tab")
             focus = page.evaluate(FOCUS)
-            if focus is None or not (focus["visible"] and (focus["outline"]
-                                                            or focus["shadow"])):
+            if focus is None or not (focus["visible"] and (focus["outline"] or focus["shadow"])):
                 problems.append(f"{name} {url}: the keyboard's focus is not visible: {focus}")
     assert problems == [], "\n".join(problems)

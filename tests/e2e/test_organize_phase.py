@@ -32,9 +32,15 @@ def _runs(world, count: int) -> list[Submission]:
     runs = []
     for n in range(count):
         team, user = (world.alpha, world.alice) if n % 2 == 0 else (world.beta, world.bob)
-        runs.append(services.submission_create(
-            team=team, phase=world.phase, user=user, files=world.uploads(),
-            run_name=f"xlm-roberta-large-finetuned-on-everything-{n}"))
+        runs.append(
+            services.submission_create(
+                team=team,
+                phase=world.phase,
+                user=user,
+                files=world.uploads(),
+                run_name=f"xlm-roberta-large-finetuned-on-everything-{n}",
+            )
+        )
     return runs
 
 
@@ -48,7 +54,8 @@ def _check_fits(page):
 
 
 def test_organizer_page_fits_disqualifies_rescores_with_progress_and_exports(
-        browser, live_server, make_world, artifacts_dir):
+    browser, live_server, make_world, artifacts_dir
+):
     world = make_world()
     world.phase.daily_limit = 20
     world.phase.save()
@@ -56,8 +63,10 @@ def test_organizer_page_fits_disqualifies_rescores_with_progress_and_exports(
     world.competition.organizers.add(organizer)
     runs = _runs(world, 6)
     base = live_server.url
-    organize = (f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
-                f"{world.phase.slug}/organize/")
+    organize = (
+        f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
+        f"{world.phase.slug}/organize/"
+    )
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     page.set_default_timeout(90_000)  # on a loaded 2-core machine the in-process re-score
@@ -71,8 +80,7 @@ def test_organizer_page_fits_disqualifies_rescores_with_progress_and_exports(
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(organize)
         _check_fits(page)
-        page.screenshot(path=str(artifacts_dir / f"organize-phase-{width}.png"),
-                        full_page=True)
+        page.screenshot(path=str(artifacts_dir / f"organize-phase-{width}.png"), full_page=True)
 
     # Disqualify the first run, with a reason, at 1366 px.
     target = runs[0]
@@ -107,13 +115,14 @@ def test_organizer_page_fits_disqualifies_rescores_with_progress_and_exports(
     assert "scores.csv" in names and "MANIFEST.csv" in names
     rows = list(csv.DictReader(io.StringIO(archive.read("scores.csv").decode())))
     primary = {(r["team"], r["subcorpus"]) for r in rows if r["primary"] == "yes"}
-    assert primary == {("Alpha", "light"), ("Alpha", "ami"), ("Beta", "light"),
-                       ("Beta", "ami")}
+    assert primary == {("Alpha", "light"), ("Alpha", "ami"), ("Beta", "light"), ("Beta", "ami")}
     responses = sorted(n for n in names if n.endswith(".CONLLUA"))
     assert len(responses) == 4  # the final run of each team, one file per sub-corpus
     # Each file as uploaded, under the name it was uploaded with; the manifest says whose.
-    manifest = {r["file"]: r for r in
-                csv.DictReader(io.StringIO(archive.read("MANIFEST.csv").decode()))}
+    manifest = {
+        r["file"]: r for r in csv.DictReader(io.StringIO(archive.read("MANIFEST.csv").decode()))
+    }
     assert manifest[responses[0]]["uploaded_as"] == responses[0].rsplit("/", 1)[1]
     assert archive.read(responses[0]).decode() == world.response_text(
-        manifest[responses[0]]["subcorpus"])
+        manifest[responses[0]]["subcorpus"]
+    )

@@ -44,8 +44,9 @@ def no_overflow(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
-def test_terms_approval_and_announcements(browser, live_server, make_world, artifacts_dir,
-                                          settings):
+def test_terms_approval_and_announcements(
+    browser, live_server, make_world, artifacts_dir, settings
+):
     world = make_world()
     settings.SITE_URL = live_server.url
     organizer = world.bob  # bob organizes; mallory takes part
@@ -120,8 +121,11 @@ def test_terms_approval_and_announcements(browser, live_server, make_world, arti
     org.fill("#announcement-body", "The test inputs are on the **Data** page.")
     org.click("text=Publish and e-mail")
     org.wait_for_selector("text=is published")
-    [message] = [m for m in mail.outbox if m.to == ["mallory@example.org"]
-                 and "Test data released" in m.subject]  # (the approval was mailed too)
+    [message] = [
+        m
+        for m in mail.outbox
+        if m.to == ["mallory@example.org"] and "Test data released" in m.subject
+    ]  # (the approval was mailed too)
     part.goto(f"{base}/competitions/{slug}/")
     assert "Test data released" in part.inner_text("#announcements")
     assert "CODI-CRAC test shared task" in part.inner_text("#overview")
@@ -135,7 +139,8 @@ def test_terms_approval_and_announcements(browser, live_server, make_world, arti
     stranger.click("text=Stop the e-mails")
     stranger.wait_for_selector("text=You will no longer receive")
     stranger.screenshot(path=str(artifacts_dir / "pages-unsubscribed.png"), full_page=True)
-    assert AnnouncementOptOut.objects.filter(user=world.mallory,
-                                             competition=world.competition).exists()
+    assert AnnouncementOptOut.objects.filter(
+        user=world.mallory, competition=world.competition
+    ).exists()
     part.goto(f"{base}/competitions/{slug}/")
     assert "You do not receive announcements by e-mail" in part.inner_text("#announcements")

@@ -32,8 +32,11 @@ def test_the_crac_2024_board_shows_its_official_results(browser, live_server, ar
         first = table.locator("tbody tr").first.inner_text()
         assert "CorPipe-2stage" in first and "73.90" in first and "75.65" in first
         headers = table.locator("thead th").all_inner_texts()
-        assert headers[1:] == ["head match", "partial match", "exact match",
-                               "head, with singletons"]
-        page.screenshot(path=str(artifacts_dir / f"published-results-{width}.png"),
-                        full_page=True)
+        assert headers[1:] == [
+            "head match",
+            "partial match",
+            "exact match",
+            "head, with singletons",
+        ]
+        page.screenshot(path=str(artifacts_dir / f"published-results-{width}.png"), full_page=True)
     context.close()

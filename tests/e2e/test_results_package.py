@@ -15,16 +15,20 @@ from competition import services
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_organizer_downloads_the_results_package(browser, live_server, make_world,
-                                                     artifacts_dir):
+def test_the_organizer_downloads_the_results_package(
+    browser, live_server, make_world, artifacts_dir
+):
     world = make_world()
     world.competition.organizers.add(world.mallory)
     for team, user in ((world.alpha, world.alice), (world.beta, world.bob)):
-        services.submission_create(team=team, phase=world.phase, user=user,
-                                   files=world.uploads(), run_name="final")
+        services.submission_create(
+            team=team, phase=world.phase, user=user, files=world.uploads(), run_name="final"
+        )
     base = live_server.url
-    organize = (f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
-                f"{world.phase.slug}/organize/")
+    organize = (
+        f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
+        f"{world.phase.slug}/organize/"
+    )
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     page.set_default_timeout(90_000)
@@ -36,8 +40,7 @@ def test_the_organizer_downloads_the_results_package(browser, live_server, make_
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(organize)
         assert page.locator("#export-package").is_visible()
-        page.screenshot(path=str(artifacts_dir / f"results-package-{width}.png"),
-                        full_page=True)
+        page.screenshot(path=str(artifacts_dir / f"results-package-{width}.png"), full_page=True)
     page.set_viewport_size({"width": 1366, "height": 900})
     with page.expect_download() as download:
         page.click("#export-package")

@@ -18,8 +18,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CLI_WORDS = re.compile(r"ua-score|codicrac|python -m|--")
 
 
-def test_a_distributed_zip_is_scored_described_and_ranked(page, live_server, make_world,
-                                                          tmp_path, artifacts_dir):
+def test_a_distributed_zip_is_scored_described_and_ranked(
+    page, live_server, make_world, tmp_path, artifacts_dir
+):
     world = make_world(daily_limit=1)
     base = live_server.url
     phase_path = f"/competitions/{world.competition.slug}/{world.task.slug}/{world.phase.slug}"
@@ -68,8 +69,9 @@ def test_a_distributed_zip_is_scored_described_and_ranked(page, live_server, mak
     page.goto(f"{base}{phase_path}/leaderboard/")
     board_row = page.locator(f"#leaderboard tr[data-submission='{submission_id}']")
     assert "zip-run-final" in board_row.inner_text()
-    assert board_row.locator("a.lb-run-link").get_attribute("href") == \
-        "https://example.org/our-paper"
+    assert (
+        board_row.locator("a.lb-run-link").get_attribute("href") == "https://example.org/our-paper"
+    )
     assert "small neural ranker" in board_row.locator(".lb-run-about").inner_text()
 
     # The daily limit of 1 is used: the form says so and takes no files.
@@ -92,31 +94,36 @@ def test_a_closed_phase_disables_the_form(page, live_server, make_world, artifac
 
     world = make_world()
     now = timezone.now()
-    Phase.objects.filter(pk=world.phase.pk).update(start=now - timedelta(days=5),
-                                                   end=now - timedelta(hours=1))
+    Phase.objects.filter(pk=world.phase.pk).update(
+        start=now - timedelta(days=5), end=now - timedelta(hours=1)
+    )
     base = live_server.url
     log_in(page, base, "alice", "alice-pw-123!")
-    page.goto(f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
-              f"{world.phase.slug}/submit/")
+    page.goto(
+        f"{base}/competitions/{world.competition.slug}/{world.task.slug}/{world.phase.slug}/submit/"
+    )
     assert page.locator("#submit-blocked").get_attribute("data-code") == "phase_ended"
     assert page.locator("#submit-button").is_disabled()
 
 
-def test_a_dev_file_sent_to_a_test_phase_gets_the_fix(page, live_server, make_world,
-                                                      tmp_path, artifacts_dir):
+def test_a_dev_file_sent_to_a_test_phase_gets_the_fix(
+    page, live_server, make_world, tmp_path, artifacts_dir
+):
     from competition.models import Phase
 
     world = make_world()
-    Phase.objects.filter(pk=world.phase.pk).update(kind=Phase.Kind.TEST_PREDICTED,
-                                                   title="Evaluation")
+    Phase.objects.filter(pk=world.phase.pk).update(
+        kind=Phase.Kind.TEST_PREDICTED, title="Evaluation"
+    )
     base = live_server.url
     light = tmp_path / "light_dev.CONLLUA"
     light.write_text(world.response_text("light").replace("light_", "light_dev/light_"))
     ami = tmp_path / "AMI_test.CONLLUA"
     ami.write_text("\n".join(f"not a CONLL-UA line {i}" for i in range(300)))
     log_in(page, base, "alice", "alice-pw-123!")
-    page.goto(f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
-              f"{world.phase.slug}/submit/")
+    page.goto(
+        f"{base}/competitions/{world.competition.slug}/{world.task.slug}/{world.phase.slug}/submit/"
+    )
     page.set_input_files("input[name=file_light]", str(light))
     page.set_input_files("input[name=file_ami]", str(ami))
     page.click("text=Upload and validate")
@@ -137,30 +144,38 @@ def test_recall_and_precision_keep_rank_and_team_in_view(page, live_server, arti
     phase = crac_board()
     base = live_server.url
     page.set_viewport_size({"width": WIDTH, "height": 900})
-    page.goto(f"{base}/competitions/{phase.task.competition.slug}/{phase.task.slug}/"
-              f"{phase.slug}/leaderboard/?detail=1")
+    page.goto(
+        f"{base}/competitions/{phase.task.competition.slug}/{phase.task.slug}/"
+        f"{phase.slug}/leaderboard/?detail=1"
+    )
     scroller = page.locator(".lb-scroll:has(#leaderboard)")
     assert scroller.evaluate("e => e.scrollWidth > e.clientWidth")  # the scores do scroll
     scroller.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
     box = scroller.bounding_box()
     first = page.locator("#leaderboard tbody tr").first
-    rank, team = first.locator("td.lb-rank").bounding_box(), \
-        first.locator("td.lb-team").bounding_box()
+    rank, team = (
+        first.locator("td.lb-rank").bounding_box(),
+        first.locator("td.lb-team").bounding_box(),
+    )
     assert box["x"] - 1 <= rank["x"] < box["x"] + 10, (box, rank)
     assert rank["x"] + rank["width"] - 1 <= team["x"] < box["x"] + box["width"] / 2
     # What is in view at those places is the rank and the team, not a score under them.
-    at_rank = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('td')"
-                            ".className", [rank["x"] + 5, rank["y"] + rank["height"] / 2])
-    at_team = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('td')"
-                            ".className", [team["x"] + 5, team["y"] + team["height"] / 2])
+    at_rank = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y).closest('td').className",
+        [rank["x"] + 5, rank["y"] + rank["height"] / 2],
+    )
+    at_team = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y).closest('td').className",
+        [team["x"] + 5, team["y"] + team["height"] / 2],
+    )
     assert "lb-rank" in at_rank and "lb-team" in at_team
     shot(page, artifacts_dir, "board-detail-scrolled")
     part_shot(page, artifacts_dir, ".lb-scroll:has(#leaderboard)", "board-scrolled")
 
 
-def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, live_server,
-                                                                       make_world,
-                                                                       artifacts_dir):
+def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(
+    page, live_server, make_world, artifacts_dir
+):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -169,12 +184,20 @@ def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, liv
 
     world = make_world()
     now = timezone.now()
-    queued = [Submission.objects.create(
-        team=world.beta if i < 2 else world.alpha, phase=world.phase, run_name=f"run-{i}",
-        submitted_by=world.bob if i < 2 else world.alice,
-        status=Submission.Status.QUEUED, validated_at=now, queued_at=now + timedelta(seconds=i),
-        scoring_log="2026-01-01 00:00:00 UTC: received 2 file(s)\nvalidated in 0.01 s; "
-                    "queued for scoring") for i in range(3)]
+    queued = [
+        Submission.objects.create(
+            team=world.beta if i < 2 else world.alpha,
+            phase=world.phase,
+            run_name=f"run-{i}",
+            submitted_by=world.bob if i < 2 else world.alice,
+            status=Submission.Status.QUEUED,
+            validated_at=now,
+            queued_at=now + timedelta(seconds=i),
+            scoring_log="2026-01-01 00:00:00 UTC: received 2 file(s)\nvalidated in 0.01 s; "
+            "queued for scoring",
+        )
+        for i in range(3)
+    ]
     mine = queued[2]
     base = live_server.url
     log_in(page, base, "alice", "alice-pw-123!")
@@ -191,17 +214,21 @@ def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(page, liv
     page.locator("#queue-position strong[data-count='1']").wait_for(timeout=15_000)
     Submission.objects.filter(pk=mine.pk).update(
         status=Submission.Status.SCORING,
-        scoring_log=mine.scoring_log + "\nLIGHT [task]: read LIGHT.CONLLUA")
+        scoring_log=mine.scoring_log + "\nLIGHT [task]: read LIGHT.CONLLUA",
+    )
     page.locator("#queue-position").wait_for(state="hidden", timeout=15_000)
     page.locator("#scoring-log:has-text('read LIGHT.CONLLUA')").wait_for(timeout=15_000)
 
-    page.goto(f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
-              f"{world.phase.slug}/submissions/")
+    page.goto(
+        f"{base}/competitions/{world.competition.slug}/{world.task.slug}/"
+        f"{world.phase.slug}/submissions/"
+    )
     assert page.locator(f"tr[data-submission='{mine.pk}'] [data-status=scoring]").count() == 1
 
 
 def test_recall_and_precision_keep_the_average_in_view_on_a_codi_crac_board(
-        page, live_server, artifacts_dir):
+    page, live_server, artifacts_dir
+):
     """Four sub-corpora with recall and precision (the CODI-CRAC boards) used to push the
     average, the column runs are ranked by, past the right edge at 1366 px."""
     from datetime import timedelta
@@ -220,25 +247,47 @@ def test_recall_and_precision_keep_the_average_in_view_on_a_codi_crac_board(
     )
 
     start = timezone.now() - timedelta(days=2)
-    competition = Competition.objects.create(slug="codi-wide", title="CODI-CRAC board",
-                                             published_at=timezone.now())
-    task = Task.objects.create(competition=competition, slug="identity", kind="identity",
-                               title="Task 1", primary_metric="conll")
-    phase = Phase.objects.create(task=task, slug="dev", kind="development", title="Dev",
-                                 start=start)
+    competition = Competition.objects.create(
+        slug="codi-wide", title="CODI-CRAC board", published_at=timezone.now()
+    )
+    task = Task.objects.create(
+        competition=competition,
+        slug="identity",
+        kind="identity",
+        title="Task 1",
+        primary_metric="conll",
+    )
+    phase = Phase.objects.create(
+        task=task, slug="dev", kind="development", title="Dev", start=start
+    )
     names = ("LIGHT", "AMI", "PERSUASION", "SWITCHBOARD")
-    corpora = [SubCorpus.objects.create(phase=phase, name=name, slug=name.lower(), order=i,
-                                        key_file=f"keys/{i}.conllua")
-               for i, name in enumerate(names)]
+    corpora = [
+        SubCorpus.objects.create(
+            phase=phase, name=name, slug=name.lower(), order=i, key_file=f"keys/{i}.conllua"
+        )
+        for i, name in enumerate(names)
+    ]
     for n, team in enumerate(("A team with a rather long name", "Beta")):
         submission = Submission.objects.create(
-            phase=phase, team=Team.objects.create(competition=competition, name=team),
-            status="scored", run_name=f"run-{n}", created_at=start, scorer_version="1.0",
-            description="A long description of the system that sent this run " * 3)
+            phase=phase,
+            team=Team.objects.create(competition=competition, name=team),
+            status="scored",
+            run_name=f"run-{n}",
+            created_at=start,
+            scorer_version="1.0",
+            description="A long description of the system that sent this run " * 3,
+        )
         run = ScoringRun.objects.create(submission=submission, scorer_version="1.0")
         for corpus in corpora:
-            Score.objects.create(run=run, submission=submission, subcorpus=corpus,
-                                 metric="conll", recall=0.51, precision=0.52, f1=0.515)
+            Score.objects.create(
+                run=run,
+                submission=submission,
+                subcorpus=corpus,
+                metric="conll",
+                recall=0.51,
+                precision=0.52,
+                f1=0.515,
+            )
     page.set_viewport_size({"width": WIDTH, "height": 900})
     page.goto(f"{live_server.url}/competitions/codi-wide/identity/dev/leaderboard/?detail=1")
     average = page.locator("#leaderboard thead th.lb-avg").first.bounding_box()

@@ -18,9 +18,11 @@ from tests.conftest import build_world
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 WIDE, PHONE = 1366, 390
 # The elements that reach past the right edge (to say what overflows).
-WIDEST = ("() => [...document.querySelectorAll('body *')].filter(e => "
-          "e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)"
-          ".slice(0, 5).map(e => e.tagName + '.' + e.className + '#' + e.id)")
+WIDEST = (
+    "() => [...document.querySelectorAll('body *')].filter(e => "
+    "e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)"
+    ".slice(0, 5).map(e => e.tagName + '.' + e.className + '#' + e.id)"
+)
 
 
 def log_in(page, base: str, username: str, password: str) -> None:
@@ -31,8 +33,9 @@ def log_in(page, base: str, username: str, password: str) -> None:
     page.wait_for_load_state()
 
 
-def shots(page, artifacts_dir: Path, name: str, *, must_fit: bool = True,
-          part: str | None = None) -> None:
+def shots(
+    page, artifacts_dir: Path, name: str, *, must_fit: bool = True, part: str | None = None
+) -> None:
     """The page at 1366 px (nothing off-screen) and at 390 px, where the whole page fits
     (``must_fit``) or at least ``part`` does (the site's header and some pages are the phone
     layout's own work)."""
@@ -45,8 +48,9 @@ def shots(page, artifacts_dir: Path, name: str, *, must_fit: bool = True,
         wide = page.evaluate(WIDEST)
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE, (name, wide)
     if part is not None:
-        right = page.evaluate(f"() => document.querySelector({part!r}).getBoundingClientRect()"
-                              ".right")
+        right = page.evaluate(
+            f"() => document.querySelector({part!r}).getBoundingClientRect().right"
+        )
         assert right <= PHONE, (name, part, right)
     page.set_viewport_size({"width": WIDE, "height": 900})
 
@@ -73,8 +77,7 @@ def test_tracks_from_the_editor_to_the_board(page, live_server, tmp_path, artifa
     page.fill("[data-track=unconstrained] input[name=name]", "Unconstrained")
     page.click("[data-track=unconstrained] button[value=track_save]")
     names = page.locator(".ed-track input[name=name]")
-    assert [names.nth(i).input_value() for i in range(names.count())] == [
-        "Unconstrained", "LLM"]
+    assert [names.nth(i).input_value() for i in range(names.count())] == ["Unconstrained", "LLM"]
     page.locator("#tracks").scroll_into_view_if_needed()
     shots(page, artifacts_dir, "editor", must_fit=False, part="#tracks")
     page.click("button.link")  # log out
@@ -118,8 +121,11 @@ def test_tracks_from_the_editor_to_the_board(page, live_server, tmp_path, artifa
 
     # Terms in force: the data waits for them, and the Data section says so.
     page_save(competition=world.competition, kind="terms", body="Research use only.")
-    editor.phase_data_attach(phase=world.phase, description="Inputs",
-                             upload=SimpleUploadedFile("light_input.conllu", b"# x\n"))
+    editor.phase_data_attach(
+        phase=world.phase,
+        description="Inputs",
+        upload=SimpleUploadedFile("light_input.conllu", b"# x\n"),
+    )
     log_in(page, base, "bob", "bob-pw-123!")
     page.goto(f"{base}/competitions/{slug}/{task}/{phase}/")
     assert "accept the competition's terms" in page.inner_text("#data-access")

@@ -34,43 +34,82 @@ class Factory:
 
     def user(self, username=None, **kwargs):
         username = username or f"user{next(_seq)}"
-        return get_user_model().objects.create_user(username=username, password="pw-12345!",
-                                                    **kwargs)
+        return get_user_model().objects.create_user(
+            username=username, password="pw-12345!", **kwargs
+        )
 
     def competition(self, slug=None, organizers=()):
-        competition = Competition.objects.create(slug=slug or f"comp{next(_seq)}", title="C",
-                                                 published_at=T0)
+        competition = Competition.objects.create(
+            slug=slug or f"comp{next(_seq)}", title="C", published_at=T0
+        )
         competition.organizers.add(*organizers)
         return competition
 
     def task(self, competition=None, kind="identity", primary="conll", slug=None):
         competition = competition or self.competition()
-        return Task.objects.create(competition=competition, slug=slug or f"t{next(_seq)}",
-                                   kind=kind, title="Task", primary_metric=primary)
+        return Task.objects.create(
+            competition=competition,
+            slug=slug or f"t{next(_seq)}",
+            kind=kind,
+            title="Task",
+            primary_metric=primary,
+        )
 
-    def phase(self, task=None, *, kind="development", visibility="public", counts="best",
-              subcorpora=("light", "ami"), unavailable=(), show_own=False, slug=None):
+    def phase(
+        self,
+        task=None,
+        *,
+        kind="development",
+        visibility="public",
+        counts="best",
+        subcorpora=("light", "ami"),
+        unavailable=(),
+        show_own=False,
+        slug=None,
+    ):
         task = task or self.task()
         phase = Phase.objects.create(
-            task=task, slug=slug or f"p{next(_seq)}", kind=kind, title=f"Phase {kind}",
-            start=T0, leaderboard_visibility=visibility, counts=counts,
+            task=task,
+            slug=slug or f"p{next(_seq)}",
+            kind=kind,
+            title=f"Phase {kind}",
+            start=T0,
+            leaderboard_visibility=visibility,
+            counts=counts,
             show_own_scores_when_hidden=show_own,
         )
         for i, slug in enumerate([*subcorpora, *unavailable]):
-            SubCorpus.objects.create(phase=phase, name=slug.upper(), slug=slug, order=i,
-                                     available=slug not in unavailable,
-                                     key_file=f"keys/{slug}.CONLLUA")
+            SubCorpus.objects.create(
+                phase=phase,
+                name=slug.upper(),
+                slug=slug,
+                order=i,
+                available=slug not in unavailable,
+                key_file=f"keys/{slug}.CONLLUA",
+            )
         return phase
 
     def team(self, competition, name=None, members=(), organizer=False):
-        team = Team.objects.create(competition=competition, name=name or f"team{next(_seq)}",
-                                   is_organizer_team=organizer)
+        team = Team.objects.create(
+            competition=competition, name=name or f"team{next(_seq)}", is_organizer_team=organizer
+        )
         for user in members:
             Membership.objects.create(team=team, user=user, competition=competition)
         return team
 
-    def run(self, phase, team, f1=None, *, metric=None, mode="task", status="scored",
-            minutes=None, documents=None, **fields):
+    def run(
+        self,
+        phase,
+        team,
+        f1=None,
+        *,
+        metric=None,
+        mode="task",
+        status="scored",
+        minutes=None,
+        documents=None,
+        **fields,
+    ):
         """A submission with one current scoring run.
 
         ``f1``: {slug: value} of the primary metric (R = P = F1 unless a tuple is given).
@@ -80,9 +119,15 @@ class Factory:
         """
         metric = metric or phase.task.primary_metric
         created = T0 + timedelta(minutes=minutes if minutes is not None else next(_seq))
-        submission = Submission.objects.create(phase=phase, team=team, status=status,
-                                               created_at=created, scorer_version="test-1",
-                                               run_name=fields.pop("run_name", ""), **fields)
+        submission = Submission.objects.create(
+            phase=phase,
+            team=team,
+            status=status,
+            created_at=created,
+            scorer_version="test-1",
+            run_name=fields.pop("run_name", ""),
+            **fields,
+        )
         if status != "scored":
             return submission
         run = ScoringRun.objects.create(submission=submission, scorer_version="test-1")
@@ -97,17 +142,34 @@ class Factory:
                 for m in metrics:
                     for i, (n, d) in enumerate(docs):
                         value = n / d if d else 0.0
-                        counts = {} if m == "conll" else {"p_num": n, "p_den": d,
-                                                          "r_num": n, "r_den": d}
-                        Score.objects.create(run=run, submission=submission,
-                                             subcorpus=subcorpora[slug], mode=mode, metric=m,
-                                             document=f"{slug}_doc{i}", recall=value,
-                                             precision=value, f1=value, counts=counts)
+                        counts = (
+                            {} if m == "conll" else {"p_num": n, "p_den": d, "r_num": n, "r_den": d}
+                        )
+                        Score.objects.create(
+                            run=run,
+                            submission=submission,
+                            subcorpus=subcorpora[slug],
+                            mode=mode,
+                            metric=m,
+                            document=f"{slug}_doc{i}",
+                            recall=value,
+                            precision=value,
+                            f1=value,
+                            counts=counts,
+                        )
         for slug, value in (f1 or {}).items():
             r, p, f = value if isinstance(value, tuple) else (value, value, value)
             for m in metrics:
-                Score.objects.create(run=run, submission=submission, subcorpus=subcorpora[slug],
-                                     mode=mode, metric=m, recall=r, precision=p, f1=f)
+                Score.objects.create(
+                    run=run,
+                    submission=submission,
+                    subcorpus=subcorpora[slug],
+                    mode=mode,
+                    metric=m,
+                    recall=r,
+                    precision=p,
+                    f1=f,
+                )
         return submission
 
 

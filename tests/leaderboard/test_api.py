@@ -35,14 +35,16 @@ def login(api, user):
 
 def submit(api, world, texts=None, **extra):
     files = world.uploads(texts)
-    return api.post(f"/api/phases/{world.phase.pk}/submissions/", {**files, **extra},
-                    format="multipart")
+    return api.post(
+        f"/api/phases/{world.phase.pk}/submissions/", {**files, **extra}, format="multipart"
+    )
 
 
 def test_token_endpoint_gives_a_token_for_good_credentials_only(api, world):
     good = api.post("/api/token/", {"username": "alice", "password": "alice-pw-123!"})
-    assert good.status_code == 200 and good.json()["token"] == Token.objects.get(
-        user=world.alice).key
+    assert (
+        good.status_code == 200 and good.json()["token"] == Token.objects.get(user=world.alice).key
+    )
     bad = api.post("/api/token/", {"username": "alice", "password": "nope"})
     assert bad.status_code == 400 and bad.json()["code"] == "invalid_credentials"
 
@@ -72,8 +74,11 @@ def test_submit_scores_and_shows_on_the_leaderboard(api, world):
     (row,) = board["rows"]
     assert row["team"] == "Alpha" and row["rank"] == 1 and row["submission_id"] == sid
     assert row["average"]["f1"] == pytest.approx((conll["light"]["f1"] + 1.0) / 2)
-    assert board["board"]["subcorpora"][2] == {"slug": "switchboard", "name": "SWITCHBOARD",
-                                               "available": False}
+    assert board["board"]["subcorpora"][2] == {
+        "slug": "switchboard",
+        "name": "SWITCHBOARD",
+        "available": False,
+    }
 
 
 def test_submit_a_zip(api, world):
@@ -83,8 +88,9 @@ def test_submit_a_zip(api, world):
         for slug in ("light", "ami"):
             archive.writestr(f"{slug.upper()}.CONLLUA", world.response_text(slug))
     upload = SimpleUploadedFile("run.zip", buffer.getvalue(), content_type="application/zip")
-    response = api.post(f"/api/phases/{world.phase.pk}/submissions/", {"archive": upload},
-                        format="multipart")
+    response = api.post(
+        f"/api/phases/{world.phase.pk}/submissions/", {"archive": upload}, format="multipart"
+    )
     assert response.status_code == 201, response.content
 
 
@@ -166,7 +172,10 @@ def test_per_document_scores_through_the_api_obey_visibility(api, make_world):
     body = api.get(f"/api/submissions/{sid}/documents/?metric=muc").json()
     assert body["metric"] == "muc"
     assert {(d["subcorpus"], d["document"]) for d in body["documents"]} == {
-        ("light", "light_1"), ("light", "light_2"), ("ami", "ami_1")}
+        ("light", "light_1"),
+        ("light", "light_2"),
+        ("ami", "ami_1"),
+    }
     login(api, world.bob)
     assert api.get(f"/api/submissions/{sid}/documents/").status_code == 404
     api.credentials()
@@ -196,7 +205,7 @@ def test_an_invalid_request_names_its_fields_in_words(api, world):
 def test_a_duplicate_document_problem_names_the_document(api, world):
     login(api, world.alice)
     text = world.response_text("light")
-    twice = text + text[text.index("# newdoc"):]
+    twice = text + text[text.index("# newdoc") :]
     response = submit(api, world, {"light": twice, "ami": world.response_text("ami")})
     problems = response.json()["problems"]
     duplicate = [p for p in problems if p["code"] == "duplicate_document"]

@@ -61,37 +61,69 @@ def test_the_rows_are_the_markup_of_the_per_row_template(make, missing, wide):
     phase.missing = missing
     phase.save()
     full = {slug: 0.5 for slug in subcorpora}
-    teams = [make.team(competition, name=name)
-             for name in ("Alpha", "<b>Beta & co</b>", "Gamma", "Delta")]
-    make.run(phase, teams[0], {**full, "light": (0.7, 0.6, 0.65)}, run_name="first",
-             link='https://example.org/?a=1&b="2"', description="<i>ours</i> & more")
+    teams = [
+        make.team(competition, name=name)
+        for name in ("Alpha", "<b>Beta & co</b>", "Gamma", "Delta")
+    ]
+    make.run(
+        phase,
+        teams[0],
+        {**full, "light": (0.7, 0.6, 0.65)},
+        run_name="first",
+        link='https://example.org/?a=1&b="2"',
+        description="<i>ours</i> & more",
+    )
     make.run(phase, teams[1], full, run_name='quote " <run>')
     make.run(phase, teams[2], {"light": 0.9})
     make.run(phase, teams[3], full, disqualified=True)
     make.run(phase, teams[0], None, status=Submission.Status.FAILED, run_name="broken")
-    make.run(phase, make.team(competition, organizer=True), full, is_baseline=True,
-             run_name="baseline")
-    make.run(phase, make.team(competition, name="Published"), full, is_reference=True,
-             source='CRAC "2022" & co', run_name="sys")
+    make.run(
+        phase, make.team(competition, organizer=True), full, is_baseline=True, run_name="baseline"
+    )
+    make.run(
+        phase,
+        make.team(competition, name="Published"),
+        full,
+        is_reference=True,
+        source='CRAC "2022" & co',
+        run_name="sys",
+    )
     for runs in (False, True):
         board = leaderboard_board(phase=phase, viewer=organizer, runs=runs)
-        board = replace(board, rows=[replace(r, group="ab"[i % 2] if r.rank else None)
-                                     for i, r in enumerate(board.rows)])
+        board = replace(
+            board,
+            rows=[
+                replace(r, group="ab"[i % 2] if r.rank else None) for i, r in enumerate(board.rows)
+            ],
+        )
         leaders = column_leaders(board.rows, [c.slug for c in board.columns])
         assert board.wide is wide
         for detail in ("", "1"):
             avg_first = wide or bool(detail)  # as the board page puts it
-            old = rendered(OLD_ROWS, board=board, leaders=leaders, query={"detail": detail},
-                           avg_first=avg_first)
-            new = rendered("{% load leaderboard_tags %}"
-                           "{% board_body board leaders detail avg_first %}",
-                           board=board, leaders=leaders, detail=detail, avg_first=avg_first)
+            old = rendered(
+                OLD_ROWS,
+                board=board,
+                leaders=leaders,
+                query={"detail": detail},
+                avg_first=avg_first,
+            )
+            new = rendered(
+                "{% load leaderboard_tags %}{% board_body board leaders detail avg_first %}",
+                board=board,
+                leaders=leaders,
+                detail=detail,
+                avg_first=avg_first,
+            )
             assert new == old
             assert "&lt;b&gt;Beta &amp; co&lt;/b&gt;" in new and "lb-groupmark" in new
             assert "&lt;i&gt;ours&lt;/i&gt; &amp; more" in new and "paper/code" in new
         columns = [VariantColumn("task", "muc", "MUC"), VariantColumn("exact", "conll", "Exact")]
-        variants = Variants(columns=columns, values={
-            r.entry.submission_id: {("task", "muc"): 0.25} for r in board.rows[::2]})
-        assert (rendered("{% load leaderboard_tags %}{% variants_body board variants %}",
-                         board=board, variants=variants)
-                == rendered(OLD_VARIANTS, board=board, variants=variants))
+        variants = Variants(
+            columns=columns,
+            values={r.entry.submission_id: {("task", "muc"): 0.25} for r in board.rows[::2]},
+        )
+        assert rendered(
+            "{% load leaderboard_tags %}{% variants_body board variants %}",
+            board=board,
+            variants=variants,
+        ) == rendered(OLD_VARIANTS, board=board, variants=variants)

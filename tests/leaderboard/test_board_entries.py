@@ -50,8 +50,12 @@ ACTION = st.one_of(
     st.tuples(st.just("choose"), PICK),
     st.tuples(st.just("unwritten"), st.integers(0, 2), SCORES),
     st.tuples(st.just("unwritten_rescore"), PICK, SCORES),
-    st.tuples(st.just("hide"),),
-    st.tuples(st.just("reveal"),),
+    st.tuples(
+        st.just("hide"),
+    ),
+    st.tuples(
+        st.just("reveal"),
+    ),
 )
 _claims = itertools.count(1)
 
@@ -71,8 +75,10 @@ class Phase:
         self.phase = make.phase(task, counts=counts, unavailable=("switchboard",))
         self.members = [make.user() for _ in range(3)]
         self.teams = [make.team(competition, members=[user]) for user in self.members]
-        self.pairs = [*board_pairs(primary_metric=task.primary_metric, procedure=procedure),
-                      ("task", "muc")]
+        self.pairs = [
+            *board_pairs(primary_metric=task.primary_metric, procedure=procedure),
+            ("task", "muc"),
+        ]
         self.slugs = {s.slug: s.pk for s in self.phase.subcorpora.all()}
 
     def runs(self) -> list[Submission]:
@@ -89,25 +95,35 @@ class Phase:
                 continue  # this sub-corpus was not submitted
             for n, (mode, metric) in enumerate(self.pairs):
                 r, p, f = value, min(1.0, value + 0.01 * n), value * (1 - 0.001 * n)
-                values.append(ScoreValue(self.slugs[slug],
-                                         ScoreRow(mode, metric, None, r, p, f, {})))
-                values.append(ScoreValue(self.slugs[slug],
-                                         ScoreRow(mode, metric, f"{slug}-1", p, r, 0.1, {})))
+                values.append(
+                    ScoreValue(self.slugs[slug], ScoreRow(mode, metric, None, r, p, f, {}))
+                )
+                values.append(
+                    ScoreValue(self.slugs[slug], ScoreRow(mode, metric, f"{slug}-1", p, r, 0.1, {}))
+                )
         task = self.phase.task
-        return ScoringResults(scorer_version="test-2", options=scoring_modes(task),
-                              scores=tuple(values), procedure=task.procedure)
+        return ScoringResults(
+            scorer_version="test-2",
+            options=scoring_modes(task),
+            scores=tuple(values),
+            procedure=task.procedure,
+        )
 
     def record(self, submission: Submission, scores: dict) -> None:
         task_id = f"claim-{next(_claims)}"
         claimed = services.submission_claim(submission_id=submission.pk, task_id=task_id)
         assert claimed is not None
-        assert services.submission_record(submission=claimed, results=self.results(scores),
-                                          task_id=task_id)
+        assert services.submission_record(
+            submission=claimed, results=self.results(scores), task_id=task_id
+        )
 
     def queued(self, team: int) -> Submission:
-        return Submission.objects.create(team=self.teams[team], phase=self.phase,
-                                         status=Submission.Status.QUEUED,
-                                         run_name=f"run-{next(_claims)}")
+        return Submission.objects.create(
+            team=self.teams[team],
+            phase=self.phase,
+            status=Submission.Status.QUEUED,
+            run_name=f"run-{next(_claims)}",
+        )
 
     def act(self, action: tuple) -> None:
         name, *args = action
@@ -117,8 +133,9 @@ class Phase:
             f1 = {slug: v for slug, v in args[1].items() if v is not None}
             self.make.run(self.phase, self.teams[args[0]], f1)
         elif name == "fail":
-            services.submission_fail(submission=self.queued(args[0]), reason="bad file",
-                                     platform_failure=False)
+            services.submission_fail(
+                submission=self.queued(args[0]), reason="bad file", platform_failure=False
+            )
         elif name == "hide":
             services.phase_hide(phase=self.phase)
         elif name == "reveal":
@@ -129,11 +146,22 @@ class Phase:
             if run.status == Submission.Status.SCORED:
                 ScoringRun.objects.filter(submission=run).update(is_current=False)
                 fresh = ScoringRun.objects.create(submission=run, scorer_version="test-3")
-                Score.objects.bulk_create([
-                    Score(run=fresh, submission=run, subcorpus_id=v.subcorpus_id,
-                          mode=v.row.mode, metric=v.row.metric, document=v.row.document or "",
-                          recall=v.row.recall, precision=v.row.precision, f1=v.row.f1)
-                    for v in self.results(args[1]).scores])
+                Score.objects.bulk_create(
+                    [
+                        Score(
+                            run=fresh,
+                            submission=run,
+                            subcorpus_id=v.subcorpus_id,
+                            mode=v.row.mode,
+                            metric=v.row.metric,
+                            document=v.row.document or "",
+                            recall=v.row.recall,
+                            precision=v.row.precision,
+                            f1=v.row.f1,
+                        )
+                        for v in self.results(args[1]).scores
+                    ]
+                )
         elif name == "disqualify":
             services.submission_disqualify(submission=run, reason="rules")
         elif name == "choose":
@@ -162,10 +190,22 @@ class Phase:
 
 def board_view(board) -> tuple:
     """Everything a board shows, as plain values."""
-    rows = [(r.entry.submission_id, r.rank, r.average, r.missing, r.entry.status,
-             r.entry.disqualified, r.entry.is_chosen, r.entry.team, r.entry.run_name,
-             sorted(r.entry.scores.items()), sorted(r.entry.primary.items()))
-            for r in board.rows]
+    rows = [
+        (
+            r.entry.submission_id,
+            r.rank,
+            r.average,
+            r.missing,
+            r.entry.status,
+            r.entry.disqualified,
+            r.entry.is_chosen,
+            r.entry.team,
+            r.entry.run_name,
+            sorted(r.entry.scores.items()),
+            sorted(r.entry.primary.items()),
+        )
+        for r in board.rows
+    ]
     variants = board_variants(board=board)
     shown = None if variants is None else (variants.columns, variants.values)
     return (rows, board.metrics, board.modes, board.versions, board.visibility, shown)
@@ -193,28 +233,43 @@ def check_boards(world: Phase, *, metrics=("conll",)) -> None:
         assert shown(**kwargs) == recomputed(**kwargs), kwargs
     # The decoded entries the boards share between requests are still what they decode to.
     for text, kept in boards._decoded.items():
-        assert {mode: {metric: {slug: list(cell) for slug, cell in cells.items()}
-                       for metric, cells in metrics.items()}
-                for mode, metrics in kept.items()} == json.loads(text)
+        assert {
+            mode: {
+                metric: {slug: list(cell) for slug, cell in cells.items()}
+                for metric, cells in metrics.items()
+            }
+            for mode, metrics in kept.items()
+        } == json.loads(text)
 
 
 def check_entries(world: Phase) -> None:
     """Every run the services recorded has its entry, built from its current scoring."""
-    current = dict(ScoringRun.objects.filter(submission__phase=world.phase, is_current=True,
-                                             submission__status="scored",
-                                             task_id__startswith="claim-")
-                   .values_list("submission_id", "id"))
-    kept = dict(BoardEntry.objects.filter(submission__phase=world.phase)
-                .values_list("submission_id", "run_id"))
+    current = dict(
+        ScoringRun.objects.filter(
+            submission__phase=world.phase,
+            is_current=True,
+            submission__status="scored",
+            task_id__startswith="claim-",
+        ).values_list("submission_id", "id")
+    )
+    kept = dict(
+        BoardEntry.objects.filter(submission__phase=world.phase).values_list(
+            "submission_id", "run_id"
+        )
+    )
     assert {sid: kept.get(sid) for sid in current} == current
 
 
-@settings(max_examples=20, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                 HealthCheck.too_slow])
-@given(procedure=st.sampled_from(["", "crac-2025"]),
-       counts=st.sampled_from(["best", "latest", "chosen"]),
-       actions=st.lists(ACTION, min_size=1, max_size=8))
+@settings(
+    max_examples=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    procedure=st.sampled_from(["", "crac-2025"]),
+    counts=st.sampled_from(["best", "latest", "chosen"]),
+    actions=st.lists(ACTION, min_size=1, max_size=8),
+)
 def test_kept_entries_give_the_board_of_the_score_rows(make, procedure, counts, actions):
     with transaction.atomic():
         world = Phase(make, procedure=procedure, counts=counts)
@@ -239,10 +294,12 @@ def test_a_board_reads_its_runs_in_a_bounded_number_of_queries(make, client):
             n = Submission.objects.filter(phase=phase).count()
             world.record(world.queued(n % 3), {"light": 0.1 + n / 100, "ami": 0.5})
         counted = []
-        for ask in (lambda: leaderboard_board(phase=phase, viewer=AnonymousUser()),
-                    lambda: client.get(url),
-                    lambda: client.get(url + "?runs=all"),
-                    lambda: client.get(reverse("api-leaderboard", args=[phase.pk]))):
+        for ask in (
+            lambda: leaderboard_board(phase=phase, viewer=AnonymousUser()),
+            lambda: client.get(url),
+            lambda: client.get(url + "?runs=all"),
+            lambda: client.get(reverse("api-leaderboard", args=[phase.pk])),
+        ):
             ask()  # warm: tied groups cached
             with CaptureQueriesContext(connection) as context:
                 response = ask()
@@ -262,8 +319,9 @@ def test_the_migration_fill_rebuilds_what_the_writer_keeps(make):
     assert len(kept) == 4
     BoardEntry.objects.all().delete()
     assert board_entries_refresh(phases=[world.phase]) == 4
-    assert {e.submission_id: (e.run_id, e.pairs, e.scores)
-            for e in BoardEntry.objects.all()} == kept
+    assert {
+        e.submission_id: (e.run_id, e.pairs, e.scores) for e in BoardEntry.objects.all()
+    } == kept
 
 
 def test_kept_cells_refuse_a_change_in_place_and_copy_to_a_plain_dict():
@@ -273,9 +331,13 @@ def test_kept_cells_refuse_a_change_in_place_and_copy_to_a_plain_dict():
     boards._decoded.pop(text, None)
     cells = boards._entry_scores(text)[""]["conll"]
     assert cells["set0"] == (0.5, 0.25, 0.3) and boards._entry_scores(text)[""]["conll"] is cells
-    for change in (lambda c: c.__setitem__("set1", None), lambda c: c.update(set1=None),
-                   lambda c: c.setdefault("set1", None), lambda c: c.pop("set0"),
-                   lambda c: c.clear()):
+    for change in (
+        lambda c: c.__setitem__("set1", None),
+        lambda c: c.update(set1=None),
+        lambda c: c.setdefault("set1", None),
+        lambda c: c.pop("set0"),
+        lambda c: c.clear(),
+    ):
         with pytest.raises(TypeError, match="shared between requests"):
             change(cells)
     assert list(cells) == ["set0"]

@@ -34,8 +34,16 @@ OLD_CHART = """{# the chart's template as it was, before the bar_chart_svg tag w
 
 
 def test_bar_heights_are_proportional_to_values_and_stand_on_the_axis():
-    chart = bar_chart([("a", 1.0), ("b", 0.25), ("c", 0.0)], width=336, height=240, top=20,
-                      bottom=20, left=36, gap=0.0, max_bar_width=None)
+    chart = bar_chart(
+        [("a", 1.0), ("b", 0.25), ("c", 0.0)],
+        width=336,
+        height=240,
+        top=20,
+        bottom=20,
+        left=36,
+        gap=0.0,
+        max_bar_width=None,
+    )
     heights = [b.height for b in chart.bars]
     assert heights == pytest.approx([200.0, 50.0, 0.0])
     assert all(b.y + b.height == pytest.approx(chart.plot_bottom) for b in chart.bars)
@@ -75,13 +83,25 @@ def test_wide_slots_get_capped_bars_centred_in_their_slot():
     assert bar.center == pytest.approx(36 + 250)
 
 
-@pytest.mark.parametrize(("values", "size", "title", "highlight_last"), [
-    ([("Team A", 0.7812345), ("B<&>'\"", None), ("A very long team name indeed", 0.1),
-      ("tiny", 1e-7)], (480, 200), "Macro-average F1 (%)", False),
-    ([("light", 0.5), ("Average", 0.25)], (480, 220), "MUC & <b> F1 (%) per sub-corpus", True),
-    ([], (480, 220), "", False),
-    ([("over", 1.5)], (881, 201), None, True),
-])
+@pytest.mark.parametrize(
+    ("values", "size", "title", "highlight_last"),
+    [
+        (
+            [
+                ("Team A", 0.7812345),
+                ("B<&>'\"", None),
+                ("A very long team name indeed", 0.1),
+                ("tiny", 1e-7),
+            ],
+            (480, 200),
+            "Macro-average F1 (%)",
+            False,
+        ),
+        ([("light", 0.5), ("Average", 0.25)], (480, 220), "MUC & <b> F1 (%) per sub-corpus", True),
+        ([], (480, 220), "", False),
+        ([("over", 1.5)], (881, 201), None, True),
+    ],
+)
 def test_the_chart_is_the_markup_of_its_old_template(values, size, title, highlight_last):
     """The board draws its chart with a tag (the template language took a tenth of the
     page's time): the same bytes, numbers, escaping and truncated labels included."""
@@ -95,8 +115,7 @@ def test_the_chart_is_the_markup_of_its_old_template(values, size, title, highli
 def test_labels_of_narrow_slots_are_cut_to_their_slot():
     """Four bars on a 320-px chart leave 71 px a bar: a label of 14 characters (about 84 px
     at 10 px) would run into its neighbour's, so it is cut to what the slot holds."""
-    names = ["Previous annotation", "String match", "All singletons",
-             "Universität des Saarlandes"]
+    names = ["Previous annotation", "String match", "All singletons", "Universität des Saarlandes"]
     chart = bar_chart([(name, 0.5) for name in names], width=320, height=200)
     svg = render_to_string("leaderboard/_bar_chart.html", {"chart": chart, "title": "F1"})
     labels = re.findall(r'<text class="lb-label"[^>]*>([^<]*)</text>', svg)

@@ -37,7 +37,9 @@ MORE = st.one_of(
     ACTION,
     st.tuples(st.just("rename"), PICK),
     st.tuples(st.just("describe"), PICK),
-    st.tuples(st.just("unavailable"),),
+    st.tuples(
+        st.just("unavailable"),
+    ),
 )
 
 
@@ -61,8 +63,11 @@ def served(client, world: Phase, viewer, text: str) -> tuple[str, object]:
     if not isinstance(viewer, AnonymousUser):
         client.force_login(viewer)
     task = world.phase.task
-    page = client.get(reverse("leaderboard:board", args=[task.competition.slug, task.slug,
-                                                         world.phase.slug]) + "?" + text)
+    page = client.get(
+        reverse("leaderboard:board", args=[task.competition.slug, task.slug, world.phase.slug])
+        + "?"
+        + text
+    )
     answer = client.get(reverse("api-leaderboard", args=[world.phase.pk]) + "?" + text)
     return page.content.decode(), answer.json()
 
@@ -72,17 +77,23 @@ def built(world: Phase, viewer, text: str) -> tuple[str, object]:
     query = QueryDict(text)
     content, _ = board_views.board_page_content(phase=world.phase, viewer=viewer, query=query)
     try:
-        payload = json.loads(json.dumps(board_views.board_api_payload(
-            phase=world.phase, viewer=viewer, query=query)))
+        payload = json.loads(
+            json.dumps(board_views.board_api_payload(phase=world.phase, viewer=viewer, query=query))
+        )
     except Exception as exc:  # a refused query: the API answers with its error
         payload = type(exc).__name__
     return content, payload
 
 
-@settings(max_examples=6, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(counts=st.sampled_from(["best", "latest", "chosen"]),
-       actions=st.lists(MORE, min_size=1, max_size=6))
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    counts=st.sampled_from(["best", "latest", "chosen"]),
+    actions=st.lists(MORE, min_size=1, max_size=6),
+)
 def test_a_kept_view_is_always_the_view_built_now(make, client, counts, actions):
     with transaction.atomic():
         cache.clear()
@@ -106,10 +117,12 @@ def test_a_public_board_is_built_once_and_then_read(make, client, monkeypatch):
     world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
     calls = []
     page_content, api_payload = views.board_page_content, api.board_api_payload
-    monkeypatch.setattr(views, "board_page_content",
-                        lambda **kw: calls.append("page") or page_content(**kw))
-    monkeypatch.setattr(api, "board_api_payload",
-                        lambda **kw: calls.append("api") or api_payload(**kw))
+    monkeypatch.setattr(
+        views, "board_page_content", lambda **kw: calls.append("page") or page_content(**kw)
+    )
+    monkeypatch.setattr(
+        api, "board_api_payload", lambda **kw: calls.append("api") or api_payload(**kw)
+    )
     first = served(client, world, AnonymousUser(), "runs=all")
     assert served(client, world, AnonymousUser(), "runs=all") == first
     page, payload = served(client, world, world.members[1], "runs=all")  # public: the same
@@ -133,35 +146,40 @@ def test_a_crac_2026_board_is_kept_with_its_empty_node_table(make, client):
     anonymous = AnonymousUser()
     first, _ = served(client, world, anonymous, "")
     phase = PhaseModel.objects.select_related("task__competition").get(pk=world.phase.pk)
-    kept = cache.get(public_view_key(phase=phase, viewer=anonymous, view="page",
-                                     query=QueryDict("")))
+    kept = cache.get(
+        public_view_key(phase=phase, viewer=anonymous, view="page", query=QueryDict(""))
+    )
     content, _ = built(world, anonymous, "")
     assert kept == content and content in first
     assert served(client, world, anonymous, "")[0] == first
-    empty = content[content.index('id="empty-nodes"'):]
-    empty = empty[:empty.index("</table>")]
-    variants = content[content.index('id="variants"'):]
-    variants = variants[:variants.index("</table>")]
+    empty = content[content.index('id="empty-nodes"') :]
+    empty = empty[: empty.index("</table>")]
+    variants = content[content.index('id="variants"') :]
+    variants = variants[: variants.index("</table>")]
     for measure in ("ARC", "DEP_WO", "FEATS", "ALL"):
         assert f">{measure}</th>" in empty and f">{measure}</th>" not in variants
     assert empty.count("<tr") == 3  # its head and the two teams' runs
     task = world.phase.task
-    languages = reverse("leaderboard:board_languages", args=[
-        task.competition.slug, task.slug, world.phase.slug])
+    languages = reverse(
+        "leaderboard:board_languages", args=[task.competition.slug, task.slug, world.phase.slug]
+    )
     assert languages in content
     # the page by language is kept the same way, under a key of its own
     page = client.get(languages).content.decode()
-    kept = cache.get(public_view_key(phase=phase, viewer=anonymous, view="languages",
-                                     query=QueryDict("")))
-    content, error = board_views.board_languages_content(phase=phase, viewer=anonymous,
-                                                         query=QueryDict(""))
+    kept = cache.get(
+        public_view_key(phase=phase, viewer=anonymous, view="languages", query=QueryDict(""))
+    )
+    content, error = board_views.board_languages_content(
+        phase=phase, viewer=anonymous, query=QueryDict("")
+    )
     assert not error and kept == content and content in page
     assert 'id="heatmap"' in content and 'id="empty-nodes"' not in content
     assert client.get(languages).content.decode() == page
 
 
 def test_views_are_built_when_scores_change_so_the_first_visitor_reads_them(
-        make, client, monkeypatch, django_capture_on_commit_callbacks):
+    make, client, monkeypatch, django_capture_on_commit_callbacks
+):
     world = Phase(make, procedure="crac-2025", counts="best")
     with django_capture_on_commit_callbacks(execute=True):
         world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
@@ -169,8 +187,9 @@ def test_views_are_built_when_scores_change_so_the_first_visitor_reads_them(
     anonymous = AnonymousUser()
     for text in ("", "runs=all"):
         for view in ("page", "api"):
-            key = public_view_key(phase=world.phase, viewer=anonymous, view=view,
-                                  query=QueryDict(text))
+            key = public_view_key(
+                phase=world.phase, viewer=anonymous, view=view, query=QueryDict(text)
+            )
             assert cache.get(key) is not None, (view, text)
     monkeypatch.setattr(views, "board_page_content", None)  # would raise if it were called
     monkeypatch.setattr(api, "board_api_payload", None)
@@ -182,13 +201,13 @@ def test_nothing_is_kept_of_a_hidden_board_or_for_organizers(make):
     world = Phase(make, procedure="", counts="best")
     world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
     query = QueryDict("")
-    assert public_view_key(phase=world.phase, viewer=world.organizer, view="page",
-                           query=query) is None
+    assert (
+        public_view_key(phase=world.phase, viewer=world.organizer, view="page", query=query) is None
+    )
     world.act(("hide",))
     world.phase.refresh_from_db()
     for viewer in (AnonymousUser(), world.members[0]):
-        assert public_view_key(phase=world.phase, viewer=viewer, view="page",
-                               query=query) is None
+        assert public_view_key(phase=world.phase, viewer=viewer, view="page", query=query) is None
     assert board_views_warm(phase_ids=[world.phase.pk]) == 0
 
 
@@ -198,8 +217,9 @@ def test_a_kept_view_is_never_built_nor_served_for_a_draft(make, client):
     anonymous = AnonymousUser()
     served(client, world, anonymous, "runs=all")  # published: kept
     world.phase.refresh_from_db()  # as a request reads it
-    kept = public_view_key(phase=world.phase, viewer=anonymous, view="page",
-                           query=QueryDict("runs=all"))
+    kept = public_view_key(
+        phase=world.phase, viewer=anonymous, view="page", query=QueryDict("runs=all")
+    )
     assert cache.get(kept) is not None
     competition = world.phase.task.competition
     # A draft again (written directly: the service refuses once teams have joined, but a
@@ -208,34 +228,57 @@ def test_a_kept_view_is_never_built_nor_served_for_a_draft(make, client):
     world.phase.refresh_from_db()
     task = world.phase.task
     for viewer in (anonymous, world.members[0]):
-        assert public_view_key(phase=world.phase, viewer=viewer, view="page",
-                               query=QueryDict("runs=all")) is None
+        assert (
+            public_view_key(
+                phase=world.phase, viewer=viewer, view="page", query=QueryDict("runs=all")
+            )
+            is None
+        )
         client.logout()
         if viewer is not anonymous:
             client.force_login(viewer)
-        page = client.get(reverse("leaderboard:board", args=[competition.slug, task.slug,
-                                                             world.phase.slug]) + "?runs=all")
+        page = client.get(
+            reverse("leaderboard:board", args=[competition.slug, task.slug, world.phase.slug])
+            + "?runs=all"
+        )
         answer = client.get(reverse("api-leaderboard", args=[world.phase.pk]) + "?runs=all")
         assert (page.status_code, answer.status_code) == (404, 404), viewer
     cache.clear()
     assert board_views_warm(phase_ids=[world.phase.pk]) == 0
 
 
-@pytest.mark.parametrize("url, backend", [
-    ("redis://127.0.0.1:6379/6", "django.core.cache.backends.redis.RedisCache"),
-    ("file:///tmp/codicrac-cache", "django.core.cache.backends.filebased.FileBasedCache"),
-    ("", "django.core.cache.backends.locmem.LocMemCache"),
-])
+@pytest.mark.parametrize(
+    "url, backend",
+    [
+        ("redis://127.0.0.1:6379/6", "django.core.cache.backends.redis.RedisCache"),
+        ("file:///tmp/codicrac-cache", "django.core.cache.backends.filebased.FileBasedCache"),
+        ("", "django.core.cache.backends.locmem.LocMemCache"),
+    ],
+)
 def test_cache_url_selects_djangos_own_backend(url, backend):
     env = {**os.environ, "CACHE_URL": url, "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run([sys.executable, "-c", "from django.conf import settings; "
-                           "print(settings.CACHES['default']['BACKEND'])"],
-                          capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
     assert done.stdout.strip() == backend
 
 
 def test_a_cache_url_of_another_kind_is_refused():
     env = {**os.environ, "CACHE_URL": "memcached://x", "DJANGO_SETTINGS_MODULE": "config.settings"}
-    done = subprocess.run([sys.executable, "-c", "from django.conf import settings; "
-                           "settings.CACHES"], capture_output=True, text=True, cwd=ROOT, env=env)
+    done = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; settings.CACHES"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     assert done.returncode != 0 and "CACHE_URL='memcached://x'" in done.stderr

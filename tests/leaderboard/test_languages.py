@@ -31,20 +31,22 @@ def crac(make):
 
 def url(phase: Phase) -> str:
     task = phase.task
-    return reverse("leaderboard:board_languages",
-                   args=[task.competition.slug, task.slug, phase.slug])
+    return reverse(
+        "leaderboard:board_languages", args=[task.competition.slug, task.slug, phase.slug]
+    )
 
 
 def test_language_averages_follow_the_missing_rule(make, crac):
     """Czech is the mean of its two datasets; a run that skipped one counts it as 0 there
     (the zero rule), as the board's average over all datasets does."""
     competition = crac.task.competition
-    make.run(crac, make.team(competition, "Full"),
-             {"cs_pcedt": 0.6, "cs_pdt": 0.8, "en_gum": 0.5})
+    make.run(crac, make.team(competition, "Full"), {"cs_pcedt": 0.6, "cs_pdt": 0.8, "en_gum": 0.5})
     make.run(crac, make.team(competition, "Skipper"), {"cs_pcedt": 0.9, "en_gum": 0.95})
     view = board_languages(board=leaderboard_board(phase=crac, viewer=ANON))
     assert [(g.name, [c.slug for c in g.columns]) for g in view.languages] == [
-        ("Czech", ["cs_pcedt", "cs_pdt"]), ("English", ["en_gum"])]
+        ("Czech", ["cs_pcedt", "cs_pdt"]),
+        ("English", ["en_gum"]),
+    ]
     lines = {line.row.entry.team: line for line in view.rows}
     assert lines["Full"].languages[0].f1 == pytest.approx(0.7)
     assert lines["Full"].languages[1].f1 == pytest.approx(0.5)
@@ -62,13 +64,14 @@ def test_shades_cover_zero_to_one():
 
 def test_the_page_prints_every_number_and_the_legend(client, make, crac):
     competition = crac.task.competition
-    make.run(crac, make.team(competition, "<b>Bold</b>"),
-             {"cs_pcedt": 0.6, "cs_pdt": 0.8, "en_gum": 0.5})
+    make.run(
+        crac, make.team(competition, "<b>Bold</b>"), {"cs_pcedt": 0.6, "cs_pdt": 0.8, "en_gum": 0.5}
+    )
     page = client.get(url(crac))
     html = page.content.decode()
     assert page.status_code == 200
     assert 'class="lb-num lb-heat lb-heat-6">60.00<' in html
-    assert ">70.00<" in html and html.count('lb-heat lb-heat-') == 3 + 10
+    assert ">70.00<" in html and html.count("lb-heat lb-heat-") == 3 + 10
     assert "&lt;b&gt;Bold&lt;/b&gt;" in html and "<b>Bold</b>" not in html
     assert client.get(url(crac) + "?metric=nope").status_code == 400
 
@@ -89,9 +92,15 @@ def test_another_mode_and_metric_are_shown_as_asked(client, make, crac):
     submission = crac.submissions.get()
     run = submission.runs.get()
     for slug, value in (("cs_pcedt", 0.2), ("en_gum", 0.9)):
-        run.scores.create(submission=submission, subcorpus=crac.subcorpora.get(slug=slug),
-                          mode="entity range 100-999", metric="conll", recall=value,
-                          precision=value, f1=value)
+        run.scores.create(
+            submission=submission,
+            subcorpus=crac.subcorpora.get(slug=slug),
+            mode="entity range 100-999",
+            metric="conll",
+            recall=value,
+            precision=value,
+            f1=value,
+        )
     html = client.get(url(crac) + "?mode=entity+range+100-999&metric=conll").content.decode()
     assert 'lb-heat-2">20.00<' in html and 'lb-heat-9">90.00<' in html
     assert '<option value="entity range 100-999" selected>' in html

@@ -50,8 +50,11 @@ def test_macro_average_is_the_unweighted_mean_over_available_subcorpora():
 
 def test_it_ranks_by_macro_average_best_first():
     rows = rank_rows(
-        [entry(1, "A", {"light": 0.5, "ami": 0.5}), entry(2, "B", {"light": 0.9, "ami": 0.3}),
-         entry(3, "C", {"light": 0.7, "ami": 0.7})],
+        [
+            entry(1, "A", {"light": 0.5, "ami": 0.5}),
+            entry(2, "B", {"light": 0.9, "ami": 0.3}),
+            entry(3, "C", {"light": 0.7, "ami": 0.7}),
+        ],
         available=SUBS,
     )
     assert order(rows) == [(3, 1), (2, 2), (1, 3)]
@@ -60,9 +63,11 @@ def test_it_ranks_by_macro_average_best_first():
 def test_ties_within_1e_9_share_a_rank_and_the_next_rank_skips():
     """Competition ranking 1, 1, 3; the earlier run is listed first among equals."""
     rows = rank_rows(
-        [entry(2, "B", {"light": 0.6, "ami": 0.6 + 4e-10}), entry(1, "A", {"light": 0.6,
-                                                                          "ami": 0.6}),
-         entry(3, "C", {"light": 0.5, "ami": 0.5})],
+        [
+            entry(2, "B", {"light": 0.6, "ami": 0.6 + 4e-10}),
+            entry(1, "A", {"light": 0.6, "ami": 0.6}),
+            entry(3, "C", {"light": 0.5, "ami": 0.5}),
+        ],
         available=SUBS,
     )
     assert order(rows) == [(1, 1), (2, 1), (3, 3)]
@@ -70,8 +75,10 @@ def test_ties_within_1e_9_share_a_rank_and_the_next_rank_skips():
 
 def test_values_further_apart_than_1e_9_do_not_tie():
     rows = rank_rows(
-        [entry(1, "A", {"light": 0.6, "ami": 0.6}),
-         entry(2, "B", {"light": 0.6, "ami": 0.6 + 1e-8})],
+        [
+            entry(1, "A", {"light": 0.6, "ami": 0.6}),
+            entry(2, "B", {"light": 0.6, "ami": 0.6 + 1e-8}),
+        ],
         available=SUBS,
     )
     assert order(rows) == [(2, 1), (1, 2)]
@@ -89,8 +96,7 @@ def test_an_entry_missing_a_subcorpus_has_no_average_and_sorts_last_unranked():
 
 def test_failed_entries_are_never_ranked_above_scored_ones_in_either_direction():
     failed = entry(1, "A", {}, status="failed")
-    scored = [entry(2, "B", {"light": 0.1, "ami": 0.1}), entry(3, "C", {"light": 0.2,
-                                                                       "ami": 0.2})]
+    scored = [entry(2, "B", {"light": 0.1, "ami": 0.1}), entry(3, "C", {"light": 0.2, "ami": 0.2})]
     for descending in (True, False):
         rows = rank_rows([failed, *scored], available=SUBS, descending=descending)
         assert rows[-1].entry.submission_id == 1
@@ -101,10 +107,12 @@ def test_failed_entries_are_never_ranked_above_scored_ones_in_either_direction()
 
 def test_baselines_and_disqualified_runs_sit_at_their_score_without_a_rank():
     rows = rank_rows(
-        [entry(1, "A", {"light": 0.8, "ami": 0.8}),
-         entry(2, "Organizers", {"light": 0.9, "ami": 0.9}, is_baseline=True),
-         entry(3, "C", {"light": 0.85, "ami": 0.85}, disqualified=True),
-         entry(4, "D", {"light": 0.5, "ami": 0.5})],
+        [
+            entry(1, "A", {"light": 0.8, "ami": 0.8}),
+            entry(2, "Organizers", {"light": 0.9, "ami": 0.9}, is_baseline=True),
+            entry(3, "C", {"light": 0.85, "ami": 0.85}, disqualified=True),
+            entry(4, "D", {"light": 0.5, "ami": 0.5}),
+        ],
         available=SUBS,
     )
     assert order(rows) == [(2, None), (3, None), (1, 1), (4, 2)]
@@ -153,12 +161,18 @@ def test_best_keeps_each_teams_highest_primary_average_and_the_earlier_of_equals
 
 
 def test_best_uses_the_primary_metric_not_the_displayed_one():
-    low_primary = Entry(1, "A", "r1", T0, scores={"light": Score(1, 1, 1)},
-                        primary={"light": Score(0.1, 0.1, 0.1)})
-    high_primary = Entry(2, "A", "r2", T0 + timedelta(1), scores={"light": Score(0, 0, 0)},
-                         primary={"light": Score(0.9, 0.9, 0.9)})
-    picked = select_team_entries([low_primary, high_primary], counts="best",
-                                 available=["light"])
+    low_primary = Entry(
+        1, "A", "r1", T0, scores={"light": Score(1, 1, 1)}, primary={"light": Score(0.1, 0.1, 0.1)}
+    )
+    high_primary = Entry(
+        2,
+        "A",
+        "r2",
+        T0 + timedelta(1),
+        scores={"light": Score(0, 0, 0)},
+        primary={"light": Score(0.9, 0.9, 0.9)},
+    )
+    picked = select_team_entries([low_primary, high_primary], counts="best", available=["light"])
     assert [e.submission_id for e in picked] == [2]
 
 
@@ -184,10 +198,14 @@ def test_teams_are_told_apart_by_id_when_given():
 
 
 def test_predicted_vs_gold_pairs_teams_and_computes_the_gap():
-    pred = rank_rows([entry(1, "A", {"light": 0.4, "ami": 0.4}),
-                      entry(2, "B", {"light": 0.2, "ami": 0.2})], available=SUBS)
-    gold = rank_rows([entry(3, "A", {"light": 0.6, "ami": 0.6}),
-                      entry(4, "C", {"light": 0.5, "ami": 0.5})], available=SUBS)
+    pred = rank_rows(
+        [entry(1, "A", {"light": 0.4, "ami": 0.4}), entry(2, "B", {"light": 0.2, "ami": 0.2})],
+        available=SUBS,
+    )
+    gold = rank_rows(
+        [entry(3, "A", {"light": 0.6, "ami": 0.6}), entry(4, "C", {"light": 0.5, "ami": 0.5})],
+        available=SUBS,
+    )
     gaps = {g.team: g for g in predicted_vs_gold(pred, gold)}
     assert gaps["A"].gap == pytest.approx(-0.2)
     assert gaps["B"].gold is None and gaps["B"].gap is None
@@ -199,20 +217,28 @@ def test_column_leaders_are_the_best_ranked_rows_per_column_ties_included():
     from leaderboard.ranking import column_leaders
 
     rows = rank_rows(
-        [entry(1, "A", {"light": 0.9, "ami": 0.2}), entry(2, "B", {"light": 0.5, "ami": 0.8}),
-         entry(3, "C", {"light": 0.9 + 1e-12, "ami": 0.1}),
-         entry(4, "Org", {"light": 0.99, "ami": 0.99}, is_baseline=True)],
+        [
+            entry(1, "A", {"light": 0.9, "ami": 0.2}),
+            entry(2, "B", {"light": 0.5, "ami": 0.8}),
+            entry(3, "C", {"light": 0.9 + 1e-12, "ami": 0.1}),
+            entry(4, "Org", {"light": 0.99, "ami": 0.99}, is_baseline=True),
+        ],
         available=SUBS,
     )
     leaders = column_leaders(rows, SUBS)
     assert leaders == {"light": {1, 3}, "ami": {2}, "avg": {2}}  # the baseline never leads
 
 
-scores_st = st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 0.5 + 1e-10, 0.75, 1.0]),
-                      st.floats(0, 1))
+scores_st = st.one_of(
+    st.none(), st.sampled_from([0.0, 0.25, 0.5, 0.5 + 1e-10, 0.75, 1.0]), st.floats(0, 1)
+)
 entries_st = st.lists(
-    st.tuples(st.dictionaries(st.sampled_from(SUBS), scores_st.filter(lambda v: v is not None)),
-              st.sampled_from(["scored", "scored", "failed"]), st.booleans(), st.booleans()),
+    st.tuples(
+        st.dictionaries(st.sampled_from(SUBS), scores_st.filter(lambda v: v is not None)),
+        st.sampled_from(["scored", "scored", "failed"]),
+        st.booleans(),
+        st.booleans(),
+    ),
     max_size=12,
 )
 
@@ -222,8 +248,10 @@ entries_st = st.lists(
 def test_ranking_properties(raw, sort, descending):
     """Ranks start at 1, follow the values, ties share a rank, and rows with a value come
     before rows without one, in either direction."""
-    entries = [entry(i + 1, f"T{i}", f1s, status=status, is_baseline=base, disqualified=dq)
-               for i, (f1s, status, base, dq) in enumerate(raw)]
+    entries = [
+        entry(i + 1, f"T{i}", f1s, status=status, is_baseline=base, disqualified=dq)
+        for i, (f1s, status, base, dq) in enumerate(raw)
+    ]
     rows = rank_rows(entries, available=SUBS, sort=sort, descending=descending)
     assert sorted(r.entry.submission_id for r in rows) == list(range(1, len(entries) + 1))
     with_value = [r.value(sort) is not None for r in rows]
@@ -246,8 +274,15 @@ def test_ranking_properties(raw, sort, descending):
 # -- the zero rule for skipped datasets (CRAC phases) ------------------------------------------
 def _entry(sid: int, team: str, scores: dict[str, float]) -> Entry:
     cells = {slug: Score(f, f, f) for slug, f in scores.items()}
-    return Entry(submission_id=sid, team=team, run_name="", submitted_at=T0 + timedelta(sid),
-                 team_id=sid, scores=cells, primary=cells)
+    return Entry(
+        submission_id=sid,
+        team=team,
+        run_name="",
+        submitted_at=T0 + timedelta(sid),
+        team_id=sid,
+        scores=cells,
+        primary=cells,
+    )
 
 
 def test_a_skipped_dataset_counts_as_zero_and_never_ranks_above_a_complete_run():
@@ -256,29 +291,32 @@ def test_a_skipped_dataset_counts_as_zero_and_never_ranks_above_a_complete_run()
     complete = _entry(1, "A", {"cs": 0.5, "en": 0.5, "pl": 0.5})
     skipped = _entry(2, "B", {"cs": 0.9, "en": 0.9})
     other = _entry(3, "C", {"cs": 0.3})
-    rows = rank_rows([skipped, other, complete], available=["cs", "en", "pl"],
-                     missing="zero")
+    rows = rank_rows([skipped, other, complete], available=["cs", "en", "pl"], missing="zero")
     assert [r.entry.team for r in rows] == ["A", "B", "C"]
     assert [r.rank for r in rows] == [1, 2, 3]
     assert rows[1].average.f1 == pytest.approx(0.6) and rows[1].missing == ("pl",)
     assert rows[2].average.f1 == pytest.approx(0.1) and rows[2].missing == ("en", "pl")
-    ascending = rank_rows([skipped, other, complete], available=["cs", "en", "pl"],
-                          missing="zero", descending=False)
+    ascending = rank_rows(
+        [skipped, other, complete], available=["cs", "en", "pl"], missing="zero", descending=False
+    )
     assert [r.entry.team for r in ascending] == ["C", "B", "A"]
 
 
 def test_without_the_zero_rule_an_incomplete_run_has_no_average_and_no_rank():
-    rows = rank_rows([_entry(1, "A", {"cs": 0.5, "en": 0.5}), _entry(2, "B", {"cs": 0.9})],
-                     available=["cs", "en"])
+    rows = rank_rows(
+        [_entry(1, "A", {"cs": 0.5, "en": 0.5}), _entry(2, "B", {"cs": 0.9})],
+        available=["cs", "en"],
+    )
     assert [(r.entry.team, r.rank, r.average is None) for r in rows] == [
-        ("A", 1, False), ("B", None, True)]
+        ("A", 1, False),
+        ("B", None, True),
+    ]
 
 
 def test_a_teams_complete_run_represents_it_over_a_better_incomplete_one():
     runs = [_entry(1, "A", {"cs": 0.4, "en": 0.4}), _entry(2, "A", {"cs": 0.95})]
     runs = [replace(run, team_id=7) for run in runs]
-    (chosen,) = select_team_entries(runs, counts="best", available=["cs", "en"],
-                                    missing="zero")
+    (chosen,) = select_team_entries(runs, counts="best", available=["cs", "en"], missing="zero")
     assert chosen.submission_id == 1
 
 
@@ -291,19 +329,29 @@ def test_a_baseline_without_a_run_name_is_named_by_its_team_in_the_gap_table():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.dictionaries(st.sampled_from(SUBS + ["arrau"]),
-                                          scores_st.filter(lambda v: v is not None)),
-                          st.sampled_from(["scored", "scored", "failed"]),
-                          st.integers(0, 2)), max_size=10),
-       st.sampled_from(["unranked", "zero"]))
+@given(
+    st.lists(
+        st.tuples(
+            st.dictionaries(
+                st.sampled_from(SUBS + ["arrau"]), scores_st.filter(lambda v: v is not None)
+            ),
+            st.sampled_from(["scored", "scored", "failed"]),
+            st.integers(0, 2),
+        ),
+        max_size=10,
+    ),
+    st.sampled_from(["unranked", "zero"]),
+)
 # two skipped datasets cost more than one: 0.5 and 0.5 of three average 0.33, above 0.9 of three
 @example([({"light": 0.5, "ami": 0.5}, "scored", 1), ({"arrau": 0.9}, "scored", 1)], "zero")
 def test_best_run_is_the_one_with_the_highest_macro_average_f1(raw, missing):
     """Under ``best`` each team keeps the run whose primary `macro_average` F1 is highest
     (complete runs before incomplete ones, the earlier of equals): the selection reads only
     the F1 of each run's primary cells, and must agree with the average the board shows."""
-    entries = [entry(i + 1, f"T{team}", f1s, status=status, team_id=team)
-               for i, (f1s, status, team) in enumerate(raw)]
+    entries = [
+        entry(i + 1, f"T{team}", f1s, status=status, team_id=team)
+        for i, (f1s, status, team) in enumerate(raw)
+    ]
     available = SUBS + ["arrau"]
     picked = select_team_entries(entries, counts="best", available=available, missing=missing)
 

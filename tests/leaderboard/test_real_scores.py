@@ -19,8 +19,9 @@ def scored(world, django_capture_on_commit_callbacks):
 
     def run(team, user, texts):
         with django_capture_on_commit_callbacks(execute=True):
-            submission = services.submission_create(team=team, phase=world.phase, user=user,
-                                                    files=world.uploads(texts))
+            submission = services.submission_create(
+                team=team, phase=world.phase, user=user, files=world.uploads(texts)
+            )
         submission.refresh_from_db()
         assert submission.status == "scored", submission.error
         return submission
@@ -44,8 +45,11 @@ def test_per_document_counts_of_the_scorer_are_read_for_every_coreference_metric
         found = document_counts(submission_ids=[alpha.pk, beta.pk], mode="task", metric=metric)
         assert found is not None, metric
         counts, score = found
-        assert set(counts[alpha.pk]) == {("light", "light_1"), ("light", "light_2"),
-                                         ("ami", "ami_1")}
+        assert set(counts[alpha.pk]) == {
+            ("light", "light_1"),
+            ("light", "light_2"),
+            ("ami", "ami_1"),
+        }
 
 
 def test_the_micro_average_from_document_counts_equals_the_stored_subcorpus_score(scored):
@@ -53,8 +57,12 @@ def test_the_micro_average_from_document_counts_equals_the_stored_subcorpus_scor
     world, alpha, beta = scored
     analysis = submission_analysis(submission=alpha, viewer=AnonymousUser())
     for metric in ("muc", "bcub", "ceafe", "lea", "conll"):
-        results = {r.subcorpus: r.comparison for r in submission_compare(
-            a=alpha, b=beta, viewer=AnonymousUser(), metric=metric, samples=50)}
+        results = {
+            r.subcorpus: r.comparison
+            for r in submission_compare(
+                a=alpha, b=beta, viewer=AnonymousUser(), metric=metric, samples=50
+            )
+        }
         line = analysis.line(metric)
         assert results["light"].score_a == pytest.approx(line.cells["light"].f1, abs=1e-9)
         assert results["avg"].score_a == pytest.approx(line.average.f1, abs=1e-9)

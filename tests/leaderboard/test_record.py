@@ -40,28 +40,32 @@ def world(make):
     organizer = make.user("org")
     competition = make.competition(organizers=[organizer])
     phase = make.phase(make.task(competition), kind="test_predicted")
-    runs = {name: make.run(phase, make.team(competition, name), documents=docs)
-            for name, docs in (("Good", GOOD), ("Fair", FAIR), ("Poor", POOR))}
+    runs = {
+        name: make.run(phase, make.team(competition, name), documents=docs)
+        for name, docs in (("Good", GOOD), ("Fair", FAIR), ("Poor", POOR))
+    }
     return organizer, competition, phase, runs
 
 
 def test_bootstrap_interval_resamples_documents_within_strata():
     docs = np.array(LIGHT + AMI, dtype=float)
     counts = np.concatenate([docs[:, :1], docs[:, 1:], docs[:, :1], docs[:, 1:]], axis=1)
-    got = significance.bootstrap_interval(counts, score=significance.prf_f1,
-                                          strata=[0] * 5 + [1] * 4, samples=400, seed=7)
+    got = significance.bootstrap_interval(
+        counts, score=significance.prf_f1, strata=[0] * 5 + [1] * 4, samples=400, seed=7
+    )
     low, high = direct_interval(GOOD, samples=400, seed=7)
     assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12)
-    macro = (sum(n for n, _ in LIGHT) / sum(d for _, d in LIGHT)
-             + sum(n for n, _ in AMI) / sum(d for _, d in AMI)) / 2
+    macro = (
+        sum(n for n, _ in LIGHT) / sum(d for _, d in LIGHT)
+        + sum(n for n, _ in AMI) / sum(d for _, d in AMI)
+    ) / 2
     assert got.value == pytest.approx(macro, abs=1e-12)
     assert got.low < got.value < got.high
 
 
 def test_the_package_table_ranks_runs_with_intervals_and_neighbour_tests(world):
     organizer, _, phase, runs = world
-    tables = package_tables(phase=phase, viewer=organizer, samples=300, test_samples=500,
-                            seed=11)
+    tables = package_tables(phase=phase, viewer=organizer, samples=300, test_samples=500, seed=11)
     task = next(t for t in tables if t.name == "task")
     frame = task.frame
     assert list(frame["team"]) == ["Good", "Fair", "Poor"]
@@ -73,16 +77,24 @@ def test_the_package_table_ranks_runs_with_intervals_and_neighbour_tests(world):
         assert row["light"] == pytest.approx(light, abs=1e-9)
         assert row["average"] == pytest.approx((light + ami) / 2, abs=1e-9)
         assert (row["ci_low"], row["ci_high"]) == pytest.approx(
-            direct_interval(docs, samples=300, seed=11), abs=1e-12)
+            direct_interval(docs, samples=300, seed=11), abs=1e-12
+        )
     # the neighbour test is the board's stratified approximate randomization
-    good, fair = (np.array([[n, d, n, d] * 3 for n, d in docs["light"] + docs["ami"]],
-                           dtype=float) for docs in (GOOD, FAIR))
+    good, fair = (
+        np.array([[n, d, n, d] * 3 for n, d in docs["light"] + docs["ami"]], dtype=float)
+        for docs in (GOOD, FAIR)
+    )
     strata = [0] * 5 + [1] * 4
     # the counts are read sorted by (dataset slug, document): ami before light
     order = list(range(5, 9)) + list(range(5))
     expected = significance.approximate_randomization(
-        good[order], fair[order], score=significance.mean_of([(significance.prf_f1, 4)] * 3),
-        strata=[strata[i] for i in order], samples=500, seed=11)
+        good[order],
+        fair[order],
+        score=significance.mean_of([(significance.prf_f1, 4)] * 3),
+        strata=[strata[i] for i in order],
+        samples=500,
+        seed=11,
+    )
     assert frame.iloc[0]["p_next"] == pytest.approx(expected.p_value)
     assert np.isnan(frame.iloc[2]["p_next"]) or frame.iloc[2]["p_next"] is None
     latex = table_latex(task)
@@ -90,15 +102,19 @@ def test_the_package_table_ranks_runs_with_intervals_and_neighbour_tests(world):
     first = next(line for line in latex.splitlines() if line.startswith("1 & Good"))
     cells = [c.strip() for c in first.rstrip("\\ ").split("&")]
     row = frame.iloc[0]
-    assert cells[2:5] == [f"{100 * row['light']:.2f}", f"{100 * row['ami']:.2f}",
-                          f"{100 * row['average']:.2f}"]
+    assert cells[2:5] == [
+        f"{100 * row['light']:.2f}",
+        f"{100 * row['ami']:.2f}",
+        f"{100 * row['average']:.2f}",
+    ]
     assert cells[5] == f"[{100 * row['ci_low']:.2f}, {100 * row['ci_high']:.2f}]"
 
 
 def test_only_organizers_download_the_package(world, client, make):
     organizer, competition, phase, _ = world
-    url = reverse("leaderboard:results_package",
-                  args=[competition.slug, phase.task.slug, phase.slug])
+    url = reverse(
+        "leaderboard:results_package", args=[competition.slug, phase.task.slug, phase.slug]
+    )
     assert client.get(url).status_code == 404
     participant = make.user("p")
     make.team(competition, "Mine", members=[participant])
@@ -111,20 +127,24 @@ def test_only_organizers_download_the_package(world, client, make):
     assert {"task.csv", "task.tex", "README.txt"} <= set(names)
     text = zipfile.ZipFile(io.BytesIO(response.content)).read("task.csv").decode()
     assert text.splitlines()[0].startswith("rank,team,run_name,submission_id")
-    organize = client.get(reverse("leaderboard:organize_phase",
-                                  args=[competition.slug, phase.task.slug, phase.slug]))
+    organize = client.get(
+        reverse("leaderboard:organize_phase", args=[competition.slug, phase.task.slug, phase.slug])
+    )
     assert url in organize.content.decode()
 
 
 def test_a_frozen_board_document_never_changes(world, client, make):
     organizer, competition, phase, runs = world
     snapshot = board_freeze(phase=phase, user=organizer, note="official")
-    url = reverse("leaderboard:frozen_board_json",
-                  args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk])
+    url = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk],
+    )
     first = client.get(url)
     assert first.status_code == 200
-    board = client.get(reverse("leaderboard:board",
-                               args=[competition.slug, phase.task.slug, phase.slug]))
+    board = client.get(
+        reverse("leaderboard:board", args=[competition.slug, phase.task.slug, phase.slug])
+    )
     assert f'href="{url}"' in board.content.decode()  # the public board links it
     document = json.loads(first.content)
     teams = [e["team"] for e in document["entries"]]
@@ -147,8 +167,10 @@ def test_a_frozen_board_of_a_hidden_phase_is_not_served(make, client):
     phase = make.phase(make.task(competition), visibility="hidden")
     make.run(phase, make.team(competition, "A"), documents=GOOD)
     snapshot = board_freeze(phase=phase, user=organizer)
-    url = reverse("leaderboard:frozen_board_json",
-                  args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk])
+    url = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk],
+    )
     assert client.get(url).status_code == 404
     client.force_login(organizer)
     assert client.get(url).status_code == 200
@@ -165,8 +187,10 @@ def test_a_task_with_tracks_gets_one_table_per_track_and_variant(make):
     phase = make.phase(task, kind="test_predicted")
     make.run(phase, make.team(competition, "L"), documents=GOOD, track=llm)
     make.run(phase, make.team(competition, "U"), documents=FAIR, track=other)
-    tables = {t.name: t for t in package_tables(phase=phase, viewer=organizer, samples=50,
-                                                test_samples=50)}
+    tables = {
+        t.name: t
+        for t in package_tables(phase=phase, viewer=organizer, samples=50, test_samples=50)
+    }
     assert set(tables) == {"llm/task", "unconstrained/task"}
     assert list(tables["llm/task"].frame["team"]) == ["L"]
     assert list(tables["unconstrained/task"].frame["team"]) == ["U"]

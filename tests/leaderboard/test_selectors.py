@@ -36,8 +36,9 @@ def world(make):
         "a1": make.run(phase, team_a, {"light": 0.5, "ami": 0.5}),
         "a2": make.run(phase, team_a, {"light": 0.7, "ami": 0.6}),
         "b1": make.run(phase, team_b, {"light": 0.6, "ami": 0.6}),
-        "base": make.run(phase, org_team, {"light": 0.3, "ami": 0.2}, is_baseline=True,
-                         run_name="singletons"),
+        "base": make.run(
+            phase, org_team, {"light": 0.3, "ami": 0.2}, is_baseline=True, run_name="singletons"
+        ),
     }
     return locals() | runs
 
@@ -80,8 +81,7 @@ def test_an_unknown_metric_or_sort_column_is_a_query_error(world):
 
 def test_any_stored_metric_is_selectable_and_the_primary_comes_first(world):
     board = leaderboard_board(phase=world["phase"], viewer=ANON, metric="muc")
-    assert board.metrics[0] == "conll" and set(board.metrics) == {"conll", "muc", "bcub",
-                                                                  "ceafe"}
+    assert board.metrics[0] == "conll" and set(board.metrics) == {"conll", "muc", "bcub", "ceafe"}
     assert board.metric == "muc"
 
 
@@ -230,12 +230,16 @@ def test_analysis_respects_visibility_and_lists_every_metric(world):
 def test_compare_two_runs_per_subcorpus(make):
     phase = make.phase(subcorpora=("light", "ami"))
     competition = phase.task.competition
-    a = make.run(phase, make.team(competition), documents={"light": [(9, 10)] * 20,
-                                                          "ami": [(5, 10)] * 20})
-    b = make.run(phase, make.team(competition), documents={"light": [(3, 10)] * 20,
-                                                          "ami": [(5, 10)] * 20})
-    results = {r.subcorpus: r.comparison for r in
-               submission_compare(a=a, b=b, viewer=ANON, samples=200, seed=4)}
+    a = make.run(
+        phase, make.team(competition), documents={"light": [(9, 10)] * 20, "ami": [(5, 10)] * 20}
+    )
+    b = make.run(
+        phase, make.team(competition), documents={"light": [(3, 10)] * 20, "ami": [(5, 10)] * 20}
+    )
+    results = {
+        r.subcorpus: r.comparison
+        for r in submission_compare(a=a, b=b, viewer=ANON, samples=200, seed=4)
+    }
     assert results["light"].p_value < 0.05
     assert results["ami"].p_value == 1.0
     assert results["avg"].samples == 200 and results["avg"].score_a == pytest.approx(0.7)

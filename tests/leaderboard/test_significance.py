@@ -95,8 +95,7 @@ def test_bad_shapes_are_refused():
     with pytest.raises(ValueError, match="same 2-D shape"):
         approximate_randomization(np.zeros((2, 4)), np.zeros((3, 4)), score=prf_f1)
     with pytest.raises(ValueError, match="one id per document"):
-        approximate_randomization(np.zeros((2, 4)), np.zeros((2, 4)), score=prf_f1,
-                                  strata=[0])
+        approximate_randomization(np.zeros((2, 4)), np.zeros((2, 4)), score=prf_f1, strata=[0])
 
 
 def test_tied_groups_chain_adjacent_non_significant_pairs():

@@ -29,8 +29,10 @@ def world(make):
 
 
 def url(world, name="board", **kwargs):
-    return reverse(f"leaderboard:{name}", kwargs={"competition": "codi", "task": "identity",
-                                                  "phase": world["phase"].slug, **kwargs})
+    return reverse(
+        f"leaderboard:{name}",
+        kwargs={"competition": "codi", "task": "identity", "phase": world["phase"].slug, **kwargs},
+    )
 
 
 def hide(phase, own=False):
@@ -99,8 +101,9 @@ def test_analysis_page_has_metrics_documents_and_svg_bars(client, world):
     assert 'id="documents"' in html and "light_doc2" in html
     assert html.count("<rect") >= 3
     assert 'data-value="0.8"' in html  # LIGHT bar: 24/30
-    docs = pd.read_csv(io.StringIO(client.get(
-        reverse("leaderboard:documents_csv", args=[a.pk])).content.decode()))
+    docs = pd.read_csv(
+        io.StringIO(client.get(reverse("leaderboard:documents_csv", args=[a.pk])).content.decode())
+    )
     assert len(docs) == 5 and set(docs["subcorpus"]) == {"light", "ami"}
     assert docs["f1"].max() == pytest.approx(0.9)
 
@@ -116,10 +119,13 @@ def test_analysis_and_document_exports_404_when_hidden(client, world):
 
 
 def test_compare_page_shows_p_values_and_samples(client, world, make):
-    other = make.run(world["phase"], world["team_b"],
-                     documents={"light": [(1, 10)] * 3, "ami": [(1, 10)] * 2})
-    response = client.get(reverse("leaderboard:compare"),
-                          {"a": world["a"].pk, "b": other.pk, "samples": 500, "seed": 7})
+    other = make.run(
+        world["phase"], world["team_b"], documents={"light": [(1, 10)] * 3, "ami": [(1, 10)] * 2}
+    )
+    response = client.get(
+        reverse("leaderboard:compare"),
+        {"a": world["a"].pk, "b": other.pk, "samples": 500, "seed": 7},
+    )
     assert response.status_code == 200
     html = response.content.decode()
     assert "500 samples" in html and "seed 7" in html
@@ -129,8 +135,10 @@ def test_compare_page_shows_p_values_and_samples(client, world, make):
     assert len(documents) == 5 and documents[0]["document"] == "light_doc2"  # 0.9 - 0.1
     assert documents[0]["difference"] == pytest.approx(0.8)
     hide(world["phase"])
-    assert client.get(reverse("leaderboard:compare"),
-                      {"a": world["a"].pk, "b": other.pk}).status_code == 404
+    assert (
+        client.get(reverse("leaderboard:compare"), {"a": world["a"].pk, "b": other.pk}).status_code
+        == 404
+    )
     assert client.get(reverse("leaderboard:compare"), {"a": "x"}).status_code == 400
 
 
@@ -142,8 +150,12 @@ def test_organizer_pages_are_404_for_everyone_else(client, world):
         assert client.get(url(world, "organize_phase")).status_code == 404
         assert client.get(url(world, "final_submissions")).status_code == 404
         assert client.post(url(world, "organize_phase"), {"action": "freeze"}).status_code == 404
-        assert client.post(reverse("leaderboard:organize_submission", args=[a.pk]),
-                           {"action": "disqualify"}).status_code == 404
+        assert (
+            client.post(
+                reverse("leaderboard:organize_submission", args=[a.pk]), {"action": "disqualify"}
+            ).status_code
+            == 404
+        )
     assert not BoardSnapshot.objects.exists()
     a.refresh_from_db()
     assert not a.disqualified
@@ -170,8 +182,10 @@ def test_organizer_freezes_reveals_hides_and_disqualifies(client, world, make):
     phase.refresh_from_db()
     assert phase.revealed_at is not None
 
-    client.post(reverse("leaderboard:organize_submission", args=[world["a"].pk]),
-                {"action": "disqualify", "reason": "used test data"})
+    client.post(
+        reverse("leaderboard:organize_submission", args=[world["a"].pk]),
+        {"action": "disqualify", "reason": "used test data"},
+    )
     world["a"].refresh_from_db()
     assert world["a"].disqualified
     organizer_view = client.get(url(world), {"live": "1"}).content.decode()
@@ -181,12 +195,14 @@ def test_organizer_freezes_reveals_hides_and_disqualifies(client, world, make):
     assert BoardSnapshot.objects.filter(active=True).exists()
 
 
-def test_organizer_rescore_keeps_history_and_queues(client, world,
-                                                    django_capture_on_commit_callbacks):
+def test_organizer_rescore_keeps_history_and_queues(
+    client, world, django_capture_on_commit_callbacks
+):
     client.force_login(world["organizer"])
     with django_capture_on_commit_callbacks() as callbacks:
-        client.post(reverse("leaderboard:organize_submission", args=[world["a"].pk]),
-                    {"action": "rescore"})
+        client.post(
+            reverse("leaderboard:organize_submission", args=[world["a"].pk]), {"action": "rescore"}
+        )
     world["a"].refresh_from_db()
     assert world["a"].status == "queued" and len(callbacks) == 1
     assert world["a"].runs.filter(is_current=True).count() == 1  # old scores stay until done
@@ -205,9 +221,14 @@ def test_final_submissions_zip_has_responses_and_never_keys(client, world, setti
             rel = f"submissions/{submission.pk}/{sub.slug}.conllua"
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / rel).write_text(f"{text} {sub.slug}")
-            SubmissionFile.objects.create(submission=submission, subcorpus=sub, path=rel,
-                                          original_name=f"{sub.slug}.conllua", size=10,
-                                          sha256="0" * 64)
+            SubmissionFile.objects.create(
+                submission=submission,
+                subcorpus=sub,
+                path=rel,
+                original_name=f"{sub.slug}.conllua",
+                size=10,
+                sha256="0" * 64,
+            )
     client.force_login(world["organizer"])
     response = client.get(url(world, "final_submissions"))
     assert response["Content-Type"] == "application/zip"
@@ -234,14 +255,23 @@ def test_final_runs_zip_carries_every_final_runs_scores(client, world, make):
     rows = list(csv.DictReader(io.StringIO(archive.read("scores.csv").decode())))
     primary = [r for r in rows if r["primary"] == "yes"]
     assert {(r["submission_id"], r["subcorpus"]) for r in primary} == {
-        (str(world["a"].pk), "light"), (str(world["a"].pk), "ami"),
-        (str(world["b"].pk), "light"), (str(world["b"].pk), "ami")}
-    expected = {(s.submission_id, s.subcorpus.slug): s.f1 for s in Score.objects.filter(
-        submission__in=[world["a"], world["b"]], metric=phase.task.primary_metric,
-        document="", mode="task", run__is_current=True).select_related("subcorpus")}
+        (str(world["a"].pk), "light"),
+        (str(world["a"].pk), "ami"),
+        (str(world["b"].pk), "light"),
+        (str(world["b"].pk), "ami"),
+    }
+    expected = {
+        (s.submission_id, s.subcorpus.slug): s.f1
+        for s in Score.objects.filter(
+            submission__in=[world["a"], world["b"]],
+            metric=phase.task.primary_metric,
+            document="",
+            mode="task",
+            run__is_current=True,
+        ).select_related("subcorpus")
+    }
     for r in primary:
-        assert float(r["f1"]) == pytest.approx(expected[(int(r["submission_id"]),
-                                                         r["subcorpus"])])
+        assert float(r["f1"]) == pytest.approx(expected[(int(r["submission_id"]), r["subcorpus"])])
         assert r["metric"] == phase.task.primary_metric
 
 
@@ -273,8 +303,10 @@ def test_a_hidden_gold_phase_shows_no_gold_numbers_in_the_gap_table(client, worl
     gold = make.phase(task, kind="test_gold", slug="gold", visibility="hidden")
     make.run(pred, world["team_a"], {"light": 0.5, "ami": 0.5})
     make.run(gold, world["team_a"], {"light": 0.77, "ami": 0.77})
-    for page in (reverse("leaderboard:competition", args=["codi"]),
-                 reverse("leaderboard:board", args=["codi", "identity", "pred"])):
+    for page in (
+        reverse("leaderboard:competition", args=["codi"]),
+        reverse("leaderboard:board", args=["codi", "identity", "pred"]),
+    ):
         html = client.get(page).content.decode()
         assert "50.00" in html and "77.00" not in html
 
@@ -289,8 +321,7 @@ def test_the_analysis_block_tag_renders_for_the_submission_page(rf, world):
     html = template.render(Context({"request": request, "s": world["a"]}))
     assert 'id="metrics"' in html and 'id="documents"' in html and "<rect" in html
     hide(world["phase"])
-    assert 'id="metrics"' not in template.render(Context({"request": request,
-                                                         "s": world["a"]}))
+    assert 'id="metrics"' not in template.render(Context({"request": request, "s": world["a"]}))
 
 
 def test_compare_with_one_run_offers_the_visible_runs_of_its_phase(client, world):
@@ -305,22 +336,24 @@ def test_compare_with_one_run_offers_the_visible_runs_of_its_phase(client, world
 def test_organizer_cancels_a_queued_submission(client, world, make):
     queued = make.run(world["phase"], world["team_b"], status="queued")
     client.force_login(world["organizer"])
-    client.post(reverse("leaderboard:organize_submission", args=[queued.pk]),
-                {"action": "cancel"})
+    client.post(reverse("leaderboard:organize_submission", args=[queued.pk]), {"action": "cancel"})
     queued.refresh_from_db()
     assert queued.status == "cancelled"
-    response = client.post(reverse("leaderboard:organize_submission", args=[world["a"].pk]),
-                           {"action": "cancel"}, follow=True)
+    response = client.post(
+        reverse("leaderboard:organize_submission", args=[world["a"].pk]),
+        {"action": "cancel"},
+        follow=True,
+    )
     assert "needs" in response.content.decode()  # a scored run cannot be cancelled
     world["a"].refresh_from_db()
     assert world["a"].status == "scored"
 
 
 def test_csv_exports_defuse_spreadsheet_formulas_in_team_names(client, world, make):
-    evil = make.team(world["competition"], "=HYPERLINK(\"http://x\")")
+    evil = make.team(world["competition"], '=HYPERLINK("http://x")')
     make.run(world["phase"], evil, {"light": 0.1, "ami": 0.1}, run_name="+cmd")
     frame = pd.read_csv(io.StringIO(client.get(url(world, "board_csv")).content.decode()))
-    assert "'=HYPERLINK(\"http://x\")" in list(frame["team"])
+    assert '\'=HYPERLINK("http://x")' in list(frame["team"])
     assert "'+cmd" in list(frame["run_name"])
     assert not any(str(v).startswith(("=", "+")) for v in frame["team"])
 
@@ -332,7 +365,8 @@ def test_a_hidden_board_says_so(client, world):
 
 
 def test_final_runs_zip_has_one_run_per_team_and_track_under_its_own_file_names(
-        client, world, make, settings, tmp_path):
+    client, world, make, settings, tmp_path
+):
     """In a task with tracks a team's final run is chosen per track; the zip holds each
     such run's files as uploaded, under the names they were uploaded with."""
     import csv
@@ -342,8 +376,9 @@ def test_final_runs_zip_has_one_run_per_team_and_track_under_its_own_file_names(
     settings.MEDIA_ROOT = tmp_path
     phase = world["phase"]
     llm = Track.objects.create(task=world["task"], slug="llm", name="LLM", order=0)
-    free = Track.objects.create(task=world["task"], slug="unconstrained",
-                                name="Unconstrained", order=1)
+    free = Track.objects.create(
+        task=world["task"], slug="unconstrained", name="Unconstrained", order=1
+    )
     world["a"].track = llm
     world["a"].save()
     world["b"].track = llm
@@ -355,24 +390,34 @@ def test_final_runs_zip_has_one_run_per_team_and_track_under_its_own_file_names(
             rel = f"submissions/{submission.pk}/{sub.slug}.conllua"
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / rel).write_text(f"# newdoc id = {submission.pk}-{sub.slug}\n")
-            SubmissionFile.objects.create(submission=submission, subcorpus=sub, path=rel,
-                                          original_name=f"en_{sub.slug}-corefud-test.conllu",
-                                          size=10, sha256="0" * 64)
+            SubmissionFile.objects.create(
+                submission=submission,
+                subcorpus=sub,
+                path=rel,
+                original_name=f"en_{sub.slug}-corefud-test.conllu",
+                size=10,
+                sha256="0" * 64,
+            )
     client.force_login(world["organizer"])
     response = client.get(url(world, "final_submissions"))
     archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
     manifest = list(csv.DictReader(io.StringIO(archive.read("MANIFEST.csv").decode())))
     runs = {(r["team"], r["track"], r["submission_id"]) for r in manifest}
-    assert runs == {("Alpha", "llm", str(world["a"].pk)), ("Bravo", "llm", str(world["b"].pk)),
-                    ("Alpha", "unconstrained", str(a_free.pk))}
+    assert runs == {
+        ("Alpha", "llm", str(world["a"].pk)),
+        ("Bravo", "llm", str(world["b"].pk)),
+        ("Alpha", "unconstrained", str(a_free.pk)),
+    }
     member = f"alpha-unconstrained-{a_free.pk}/en_light-corefud-test.conllu"
     assert member in archive.namelist()
     assert archive.read(member).decode() == f"# newdoc id = {a_free.pk}-light\n"
     assert not [n for n in archive.namelist() if n.upper().endswith(".CONLLUA")]
     scores = list(csv.DictReader(io.StringIO(archive.read("scores.csv").decode())))
     assert {(r["submission_id"], r["track"]) for r in scores} == {
-        (str(world["a"].pk), "llm"), (str(world["b"].pk), "llm"),
-        (str(a_free.pk), "unconstrained")}
+        (str(world["a"].pk), "llm"),
+        (str(world["b"].pk), "llm"),
+        (str(a_free.pk), "unconstrained"),
+    }
 
 
 def test_export_member_names_stay_inside_their_folder():

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from scoring.analyses import analysis_rows, entity_ranges, range_bucket
 from scoring.readers import compact
 from tests.paths import GUM
@@ -15,33 +13,59 @@ from tests.paths import GUM
 DATA = Path(__file__).resolve().parent / "data"
 
 WORDS = [  # id, form, UPOS
-    ("1", "John", "PROPN"), ("2", "visited", "VERB"), ("3", "Prague", "PROPN"),
-    ("4", "and", "CCONJ"), ("5", "he", "PRON"), ("6", "liked", "VERB"),
-    ("7", "trams", "NOUN"), ("8", "there", "ADV"), ("8.1", "_", "PRON"), ("9", "so", "ADV"),
-    ("10", "in", "ADP"), ("11", "the", "DET"), ("12", "city", "NOUN"),
+    ("1", "John", "PROPN"),
+    ("2", "visited", "VERB"),
+    ("3", "Prague", "PROPN"),
+    ("4", "and", "CCONJ"),
+    ("5", "he", "PRON"),
+    ("6", "liked", "VERB"),
+    ("7", "trams", "NOUN"),
+    ("8", "there", "ADV"),
+    ("8.1", "_", "PRON"),
+    ("9", "so", "ADV"),
+    ("10", "in", "ADP"),
+    ("11", "the", "DET"),
+    ("12", "city", "NOUN"),
 ]
 
 
 def document(name: str, entities: dict[str, str], extra: tuple = ()) -> str:
     """A one-sentence CorefUD document; ``entities`` maps a node ID to its Entity value;
     ``extra`` adds (id, form, UPOS) nodes (empty nodes a system predicted)."""
-    lines = [f"# newdoc id = {name}", "# global.Entity = eid-etype-head-other",
-             f"# sent_id = {name}-1", "# text = John visited Prague and he liked trams there "
-             "so in the city"]
+    lines = [
+        f"# newdoc id = {name}",
+        "# global.Entity = eid-etype-head-other",
+        f"# sent_id = {name}-1",
+        "# text = John visited Prague and he liked trams there so in the city",
+    ]
     nodes = sorted([*WORDS, *extra], key=lambda n: tuple(map(int, n[0].split("."))) + (0,))
     for node, form, upos in nodes:
         head, deps = ("_", "6:nsubj") if "." in node else ("0", "_")
         misc = f"Entity={entities[node]}" if node in entities else "_"
-        lines.append(f"{node}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t"
-                     f"{'_' if '.' in node else 'dep'}\t{deps}\t{misc}")
+        lines.append(
+            f"{node}\t{form}\t{form.lower()}\t{upos}\t_\t_\t{head}\t"
+            f"{'_' if '.' in node else 'dep'}\t{deps}\t{misc}"
+        )
     return "\n".join(lines) + "\n\n"
 
 
-KEY = {"1": "(e1-person-1-)", "3": "(e2-place-1-)", "5": "(e1-person-1-)",
-       "8.1": "(e1-person-1-)", "11": "(e2-place-2-", "12": "e2)"}
+KEY = {
+    "1": "(e1-person-1-)",
+    "3": "(e2-place-1-)",
+    "5": "(e1-person-1-)",
+    "8.1": "(e1-person-1-)",
+    "11": "(e2-place-2-",
+    "12": "e2)",
+}
 # The zero joins Prague's entity instead of John's.
-WRONG_ZERO = {"1": "(e1-person-1-)", "3": "(e2-place-1-)", "5": "(e1-person-1-)",
-              "8.1": "(e2-place-1-)", "11": "(e2-place-2-", "12": "e2)"}
+WRONG_ZERO = {
+    "1": "(e1-person-1-)",
+    "3": "(e2-place-1-)",
+    "5": "(e1-person-1-)",
+    "8.1": "(e2-place-1-)",
+    "11": "(e2-place-2-",
+    "12": "e2)",
+}
 
 
 def scores(tmp_path: Path, key: str, response: str) -> dict[tuple[str, str], tuple]:
@@ -58,7 +82,14 @@ def close(found: tuple, recall: float, precision: float) -> bool:
 
 def test_range_buckets():
     assert [range_bucket(d) for d in (0, 9, 10, 99, 100, 999, 1000)] == [
-        "0-9", "0-9", "10-99", "10-99", "100-999", "100-999", "1000+"]
+        "0-9",
+        "0-9",
+        "10-99",
+        "10-99",
+        "100-999",
+        "100-999",
+        "1000+",
+    ]
 
 
 def test_a_perfect_response_scores_one_in_every_category(tmp_path):
@@ -66,8 +97,14 @@ def test_a_perfect_response_scores_one_in_every_category(tmp_path):
     Prague's: nodes 2 and 12: range 10, 10-99. Pronoun, zero and nominal anaphors: one each."""
     found = scores(tmp_path, document("d", KEY), document("d", KEY))
     assert sorted({mode for mode, _ in found}) == [
-        "entity range 0-9", "entity range 10-99", "entity type person", "entity type place",
-        "mention type nominal", "mention type pronoun", "mention type zero"]
+        "entity range 0-9",
+        "entity range 10-99",
+        "entity type person",
+        "entity type place",
+        "mention type nominal",
+        "mention type pronoun",
+        "mention type zero",
+    ]
     assert all(value == (1.0, 1.0, 1.0) for value in found.values())
 
 
@@ -101,8 +138,7 @@ def test_an_empty_node_only_the_response_has_shifts_nothing(tmp_path):
     """A response with one more empty node (1.1, in no mention), otherwise the key: the
     nodes after it are one further on in the response, yet every mention still matches
     (words by position, empty nodes by position and rank)."""
-    found = scores(tmp_path, document("d", KEY),
-                   document("d", KEY, extra=(("1.1", "_", "PRON"),)))
+    found = scores(tmp_path, document("d", KEY), document("d", KEY, extra=(("1.1", "_", "PRON"),)))
     assert all(value == (1.0, 1.0, 1.0) for value in found.values())
     assert len(found) == 7 * 4 - 3 * 3  # four rows per entity category, one per mention type
 
@@ -112,8 +148,9 @@ def test_a_zero_is_paired_by_its_dependencies_before_its_position(tmp_path):
     second (8.2), the key on the first (8.1): by position and rank they differ, by their
     heads' dependencies (6:nsubj both) they are the same zero, so the response is perfect."""
     moved = {**{k: v for k, v in KEY.items() if k != "8.1"}, "8.2": "(e1-person-1-)"}
-    found = scores(tmp_path, document("d", KEY),
-                   document("d", moved, extra=(("8.2", "_", "PRON"),)))
+    found = scores(
+        tmp_path, document("d", KEY), document("d", moved, extra=(("8.2", "_", "PRON"),))
+    )
     assert found[("mention type zero", "anaphor")] == (1.0, 1.0, 1.0)
     assert all(value == (1.0, 1.0, 1.0) for value in found.values())
 
@@ -151,10 +188,18 @@ def test_the_first_mention_is_udapis_first_not_the_first_head(tmp_path):
     """A long mention whose head is its last word comes first (it starts first); a mention
     nested in it starts later, though its head comes earlier. Range: from the long mention's
     head (node 9, "city") to the last mention's (node 13), 4 — not 13 - 2 = 11."""
-    lines = ["# newdoc id = n", "# global.Entity = eid-etype-head-other", "# sent_id = n-1",
-             "# text = x"]
-    entities = {1: "Entity=(e1-place-10-", 3: "Entity=(e1-place-1-)", 10: "Entity=e1)",
-                14: "Entity=(e1-place-1-)"}
+    lines = [
+        "# newdoc id = n",
+        "# global.Entity = eid-etype-head-other",
+        "# sent_id = n-1",
+        "# text = x",
+    ]
+    entities = {
+        1: "Entity=(e1-place-10-",
+        3: "Entity=(e1-place-1-)",
+        10: "Entity=e1)",
+        14: "Entity=(e1-place-1-)",
+    }
     for word in range(1, 15):
         lines.append(f"{word}\tw{word}\tw\tNOUN\t_\t_\t0\tdep\t_\t{entities.get(word, '_')}")
     path = tmp_path / "n.conllu"

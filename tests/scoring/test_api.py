@@ -42,15 +42,26 @@ def test_it_matches_the_reference_numbers_of_a_three_document_case():
     for name in ("muc", "bcub", "ceafe", "ceafm"):
         for field in ("recall", "precision", "f1"):
             assert result["metrics"][name][field] == pytest.approx(
-                expected["scores"][name][field], abs=1e-9)
+                expected["scores"][name][field], abs=1e-9
+            )
     assert result["conll"] == pytest.approx(expected["conll"], abs=1e-9)
     for level in ("anaphora_recognition", "mention", "entity"):
-        assert result["bridging"][level] == pytest.approx(expected["bridging"][level],
-                                                          abs=1e-9)
-    assert set(result["bridging"]["by_relation"]) <= {"poss", "poss-inv", "subset", "subset-inv",
-                                                      "element", "element-inv", "other",
-                                                      "other-inv", "undersp-rel", "unknown",
-                                                      "part-of", "part-of-inv", ""}
+        assert result["bridging"][level] == pytest.approx(expected["bridging"][level], abs=1e-9)
+    assert set(result["bridging"]["by_relation"]) <= {
+        "poss",
+        "poss-inv",
+        "subset",
+        "subset-inv",
+        "element",
+        "element-inv",
+        "other",
+        "other-inv",
+        "undersp-rel",
+        "unknown",
+        "part-of",
+        "part-of-inv",
+        "",
+    }
 
 
 def test_per_document_counts_add_up_to_the_corpus_scores():
@@ -63,16 +74,16 @@ def test_per_document_counts_add_up_to_the_corpus_scores():
         counts = [per_doc[doc][name]["counts"] for doc in per_doc]
         r = sum(c["r_num"] for c in counts) / sum(c["r_den"] for c in counts)
         p = sum(c["p_num"] for c in counts) / sum(c["p_den"] for c in counts)
-        assert (r, p) == pytest.approx((result["metrics"][name]["recall"],
-                                        result["metrics"][name]["precision"]), abs=1e-12)
+        assert (r, p) == pytest.approx(
+            (result["metrics"][name]["recall"], result["metrics"][name]["precision"]), abs=1e-12
+        )
     assert all(len(per_doc[doc]["blanc"]["counts"]) == 2 for doc in per_doc)
     tp = sum(per_doc[doc]["bridging"]["entity"]["tp"] for doc in per_doc)
     fn = sum(per_doc[doc]["bridging"]["entity"]["fn"] for doc in per_doc)
     assert tp / (tp + fn) == pytest.approx(result["bridging"]["entity"]["recall"])
     nr = [per_doc[doc]["non_referring"] for doc in per_doc]
     total = sum(c["tp"] for c in nr) + sum(c["fn"] for c in nr)
-    assert sum(c["tp"] for c in nr) / total == pytest.approx(
-        result["non_referring"]["recall"])
+    assert sum(c["tp"] for c in nr) / total == pytest.approx(result["non_referring"]["recall"])
 
 
 def test_a_response_with_its_documents_in_another_order_scores_the_same(tmp_path):
@@ -81,8 +92,7 @@ def test_a_response_with_its_documents_in_another_order_scores_the_same(tmp_path
     text = Path(response).read_text(encoding="utf-8")
     header, *docs = text.split("# newdoc")
     shuffled = tmp_path / "shuffled.conllua"
-    shuffled.write_text(header + "".join("# newdoc" + d for d in reversed(docs)),
-                        encoding="utf-8")
+    shuffled.write_text(header + "".join("# newdoc" + d for d in reversed(docs)), encoding="utf-8")
     options = ["keep_bridging", "--per-doc"]
     assert score_files(key, str(shuffled), options) == score_files(key, response, options)
 
@@ -140,8 +150,7 @@ def test_validate_response_lists_every_problem_in_both_files(tmp_path):
     bad.write_text("\n".join(broken) + "\n", encoding="utf-8")
     problems = validate_response(key, str(bad), [])
     codes = [p.code for p in problems]
-    assert {"bad_cell", "missing_markable_id", "missing_documents",
-            "token_mismatch"} <= set(codes)
+    assert {"bad_cell", "missing_markable_id", "missing_documents", "token_mismatch"} <= set(codes)
     assert all(str(p).startswith(str(bad)) for p in problems)
     assert len(validate_response(key, str(bad), [], max_problems=2)) == 2
 
@@ -160,26 +169,39 @@ from scoring.forked import ChildDied  # noqa: E402
 def corpus(tmp_path: Path, documents: int = 16) -> tuple[str, str]:
     from bench.corpus import Shape, write_pair
 
-    key, response = write_pair(tmp_path, Shape(documents=documents, tokens=150, mentions=18,
-                                               split_share=0.1, bridging_share=0.07,
-                                               dd_per_document=2, seed=7))
+    key, response = write_pair(
+        tmp_path,
+        Shape(
+            documents=documents,
+            tokens=150,
+            mentions=18,
+            split_share=0.1,
+            bridging_share=0.07,
+            dd_per_document=2,
+            seed=7,
+        ),
+    )
     return str(key), str(response)
 
 
 def halves_taken(monkeypatch) -> list:
     taken = []
     halves = runner.halves
-    monkeypatch.setattr(runner, "halves", lambda pairing: taken.append(halves(pairing))
-                        or taken[-1])
+    monkeypatch.setattr(
+        runner, "halves", lambda pairing: taken.append(halves(pairing)) or taken[-1]
+    )
     return taken
 
 
-@pytest.mark.parametrize("words", [
-    ["--per-doc"],
-    ["--per-doc", "keep_non_referring", "keep_bridging"],
-    ["--per-doc", "evaluate_discourse_deixis"],
-    ["--per-doc", "remove_singletons", "remove_split_antecedent", "lea", "blanc"],
-])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--per-doc"],
+        ["--per-doc", "keep_non_referring", "keep_bridging"],
+        ["--per-doc", "evaluate_discourse_deixis"],
+        ["--per-doc", "remove_singletons", "remove_split_antecedent", "lea", "blanc"],
+    ],
+)
 def test_two_processes_give_every_number_of_one(tmp_path, monkeypatch, words):
     key, response = corpus(tmp_path)
     monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
@@ -202,8 +224,10 @@ def test_two_processes_read_extra_and_missing_response_documents_as_one(tmp_path
     Path(response).write_text("# newdoc id = ".join(parts))
     monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
     taken = halves_taken(monkeypatch)
-    for words in (["--per-doc", "--missing-documents", "skip"],
-                  ["--per-doc", "--missing-documents", "empty"]):
+    for words in (
+        ["--per-doc", "--missing-documents", "skip"],
+        ["--per-doc", "--missing-documents", "empty"],
+    ):
         one = score_files(key, response, words, processes=1)
         two = score_files(key, response, words, processes=2)
         assert taken[-1] is not None
@@ -229,8 +253,9 @@ def test_two_processes_raise_the_error_one_would(tmp_path, monkeypatch):
         for processes in (1, 2):
             with pytest.raises(ScoringInputError) as error:
                 score_files(key, response, [], processes=processes)
-            raised.append((str(error.value), error.value.code, error.value.line,
-                           error.value.document))
+            raised.append(
+                (str(error.value), error.value.code, error.value.line, error.value.document)
+            )
         assert taken[-1] is not None
         assert raised[0] == raised[1]
         assert raised[0][1:3] == ("bad_cell", bad[0] + 1)
@@ -251,8 +276,7 @@ def test_one_process_is_forced_by_the_environment_or_the_argument(tmp_path, monk
     assert runner.processes_setting(None) == (__import__("os").cpu_count() or 1)
 
 
-def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_path,
-                                                                          monkeypatch):
+def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_path, monkeypatch):
     key, response = corpus(tmp_path, documents=6)
     taken = halves_taken(monkeypatch)
     score_files(key, response, [], processes=2)
@@ -261,8 +285,9 @@ def test_a_response_in_another_order_or_few_documents_stay_in_one_process(tmp_pa
     text = Path(response).read_text()
     header, *documents = text.split("# newdoc id = ")
     Path(response).write_text("# newdoc id = ".join([header] + documents[::-1]))
-    assert score_files(key, response, [], processes=2) == score_files(key, response, [],
-                                                                        processes=1)
+    assert score_files(key, response, [], processes=2) == score_files(
+        key, response, [], processes=1
+    )
     assert taken[-1] is None
 
 
@@ -310,13 +335,20 @@ def test_a_daemonic_pool_process_scores_alone(tmp_path, monkeypatch):
 
 def test_reader_warnings_of_other_formats_reach_the_report(tmp_path):
     """A compact file's dangling SplitAnte is a warning of the reader, and the report says so."""
-    rows = ["\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_", misc]) + "\n"
-            for i, misc in (("1", "Entity=(e1-x-1-)"), ("2", "Entity=(e2-x-1-)"),
-                            ("3", "Entity=(e3-x-1-)|SplitAnte=e1<e3,e9<e3"))]
+    rows = [
+        "\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_", misc]) + "\n"
+        for i, misc in (
+            ("1", "Entity=(e1-x-1-)"),
+            ("2", "Entity=(e2-x-1-)"),
+            ("3", "Entity=(e3-x-1-)|SplitAnte=e1<e3,e9<e3"),
+        )
+    ]
     path = tmp_path / "file.conllu"
-    path.write_text("# global.Entity = eid-etype-head-other\n# newdoc id = d\n"
-                    "# sent_id = 1\n# text = w1 w2 w3\n" + "".join(rows) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        "# global.Entity = eid-etype-head-other\n# newdoc id = d\n"
+        "# sent_id = 1\n# text = w1 w2 w3\n" + "".join(rows) + "\n",
+        encoding="utf-8",
+    )
     report = score_files(str(path), str(path), ["-f", "corefud"])
     assert any("e9" in warning for warning in report["warnings"])
 
@@ -327,18 +359,23 @@ def ahead_taken(monkeypatch) -> list:
     monkeypatch.setattr(runner, "READ_AHEAD_BYTES", 0)
     taken = []
     start = runner.ResponseAhead.start
-    monkeypatch.setattr(runner.ResponseAhead, "start",
-                        classmethod(lambda cls, pairing: taken.append(start(pairing))
-                                    or taken[-1]))
+    monkeypatch.setattr(
+        runner.ResponseAhead,
+        "start",
+        classmethod(lambda cls, pairing: taken.append(start(pairing)) or taken[-1]),
+    )
     return taken
 
 
-@pytest.mark.parametrize("words", [
-    ["--per-doc"],
-    ["--per-doc", "keep_non_referring", "keep_bridging"],
-    ["--per-doc", "evaluate_discourse_deixis"],
-    ["--per-doc", "--missing-documents", "empty"],
-])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--per-doc"],
+        ["--per-doc", "keep_non_referring", "keep_bridging"],
+        ["--per-doc", "evaluate_discourse_deixis"],
+        ["--per-doc", "--missing-documents", "empty"],
+    ],
+)
 @pytest.mark.parametrize("order", [1, -1])
 def test_a_response_read_ahead_gives_every_number_of_one(tmp_path, monkeypatch, words, order):
     key, response = corpus(tmp_path, documents=6)
@@ -355,8 +392,9 @@ def test_a_response_read_ahead_gives_every_number_of_one(tmp_path, monkeypatch, 
     assert json.dumps(two) == json.dumps(one)
 
 
-@pytest.mark.parametrize("broken", [["response-late"], ["response-early", "key-late"],
-                                    ["key-early", "response-late"]])
+@pytest.mark.parametrize(
+    "broken", [["response-late"], ["response-early", "key-late"], ["key-early", "response-late"]]
+)
 def test_a_response_read_ahead_raises_the_error_one_would(tmp_path, monkeypatch, broken):
     """The first error of one process, whichever file it is in: the response's errors are
     raised where reading here would have reached them."""
@@ -386,8 +424,9 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
     key, response = corpus(tmp_path, documents=6)
     one = score_files(key, response, ["--per-doc"], processes=1)
     taken = ahead_taken(monkeypatch)
-    monkeypatch.setattr(runner.ResponseAhead, "read",
-                        staticmethod(lambda pairing: __import__("os")._exit(1)))
+    monkeypatch.setattr(
+        runner.ResponseAhead, "read", staticmethod(lambda pairing: __import__("os")._exit(1))
+    )
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert taken[-1] is not None
 
@@ -396,8 +435,7 @@ def test_a_read_ahead_that_dies_or_cannot_start_leaves_the_reading_here(tmp_path
     assert taken[-1] is None
 
 
-def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp_path,
-                                                                             monkeypatch):
+def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp_path, monkeypatch):
     key, response = corpus(tmp_path)
     monkeypatch.setattr(runner, "PARALLEL_DOCUMENTS", 4)
     monkeypatch.setattr(runner, "EARLY_SCAN_BYTES", 0)
@@ -419,8 +457,9 @@ def test_the_response_scanned_in_the_second_process_gives_the_numbers_of_one(tmp
         def result(self):
             raise ChildDied("the process died")
 
-    monkeypatch.setattr(runner, "early_scan",
-                        lambda pairing: pairing.scanning.update(response=Broken()))
+    monkeypatch.setattr(
+        runner, "early_scan", lambda pairing: pairing.scanning.update(response=Broken())
+    )
     scans.clear()
     assert score_files(key, response, ["--per-doc"], processes=2) == one
     assert scans == [("key", False), ("response", True)]

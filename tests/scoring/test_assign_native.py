@@ -25,8 +25,9 @@ def random_matrix(rng: random.Random, max_rows: int, max_cols: int) -> np.ndarra
     if kind < 0.4:
         cells = [float(rng.randint(0, 3)) for _ in range(rows * cols)]
     elif kind < 0.7:
-        cells = [rng.choice((0.0, 0.0, 2 / 3, 0.5, 0.4, 1.0, 2 / 7, 1 / 3))
-                 for _ in range(rows * cols)]
+        cells = [
+            rng.choice((0.0, 0.0, 2 / 3, 0.5, 0.4, 1.0, 2 / 7, 1 / 3)) for _ in range(rows * cols)
+        ]
     else:
         cells = [rng.uniform(-1, 1) for _ in range(rows * cols)]
     return np.array(cells, dtype=float).reshape(rows, cols)
@@ -59,8 +60,9 @@ def test_large_matrices_too():
         assert native.assigned_sum(flat, *matrix.shape, True) == total
 
 
-@pytest.mark.parametrize("size", [*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 255, 256, 257,
-                                  300, 513])
+@pytest.mark.parametrize(
+    "size", [*range(1, 40), 63, 64, 65, 127, 128, 129, 130, 255, 256, 257, 300, 513]
+)
 def test_the_sum_adds_as_numpy_adds(size):
     """numpy's pairwise summation gives other doubles than a plain left-to-right sum from
     eight values on; a matrix whose optimum is its diagonal sums exactly those values."""
@@ -82,16 +84,25 @@ def test_those_sums_would_differ_added_left_to_right():
     assert differ > 100
 
 
-def test_the_scorers_entry_points_give_the_same_with_and_without_the_compiled_solver(
-        monkeypatch):
+def test_the_scorers_entry_points_give_the_same_with_and_without_the_compiled_solver(monkeypatch):
     rng = random.Random(9)
     matrices = [random_matrix(rng, 7, 7) for _ in range(500)]
-    compiled = [(assignment.linear_sum_assignment(m.ravel().tolist(), *m.shape, True),
-                 assignment.assigned_sum(m.ravel().tolist(), *m.shape, True)) for m in matrices]
+    compiled = [
+        (
+            assignment.linear_sum_assignment(m.ravel().tolist(), *m.shape, True),
+            assignment.assigned_sum(m.ravel().tolist(), *m.shape, True),
+        )
+        for m in matrices
+    ]
     monkeypatch.setattr(assignment, "_solve", None)
     monkeypatch.setattr(assignment, "_assigned_sum", None)
-    python = [(assignment.linear_sum_assignment(m.ravel().tolist(), *m.shape, True),
-               assignment.assigned_sum(m.ravel().tolist(), *m.shape, True)) for m in matrices]
+    python = [
+        (
+            assignment.linear_sum_assignment(m.ravel().tolist(), *m.shape, True),
+            assignment.assigned_sum(m.ravel().tolist(), *m.shape, True),
+        )
+        for m in matrices
+    ]
     assert compiled == python
 
 
@@ -100,14 +111,17 @@ def test_ints_are_taken_as_floats_as_numpy_takes_them():
     assert native.assigned_sum([3, 1, 1, 2], 2, 2, True) == 5.0
 
 
-@pytest.mark.parametrize("values, shape, maximize, message", [
-    ([1.0, 2.0, 3.0], (2, 2), False, "expected 4 costs"),
-    ([float("nan"), 1.0], (1, 2), False, "invalid numeric entries"),
-    ([float("inf"), 1.0], (1, 2), True, "invalid numeric entries"),
-    ([float("-inf"), 1.0], (1, 2), False, "invalid numeric entries"),
-    ([float("inf"), float("inf")], (1, 2), False, "infeasible"),
-    ([1.0], (-1, 1), False, "negative size"),
-])
+@pytest.mark.parametrize(
+    "values, shape, maximize, message",
+    [
+        ([1.0, 2.0, 3.0], (2, 2), False, "expected 4 costs"),
+        ([float("nan"), 1.0], (1, 2), False, "invalid numeric entries"),
+        ([float("inf"), 1.0], (1, 2), True, "invalid numeric entries"),
+        ([float("-inf"), 1.0], (1, 2), False, "invalid numeric entries"),
+        ([float("inf"), float("inf")], (1, 2), False, "infeasible"),
+        ([1.0], (-1, 1), False, "negative size"),
+    ],
+)
 def test_bad_matrices_are_refused_as_scipy_refuses_them(values, shape, maximize, message):
     for call in (native.solve, native.assigned_sum):
         with pytest.raises(ValueError, match=message):

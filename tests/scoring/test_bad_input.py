@@ -17,22 +17,32 @@ from scoring.errors import ScoringInputError, UsageError
 from tests.paths import CONFORMANCE
 
 FIXTURES = CONFORMANCE / "ua-fixtures"
-HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
-          "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM")
+HEADER = (
+    "# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
+    "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM"
+)
 GOOD_CELLS = ["(EntityID=1|MarkableID=m1)", "_", "(EntityID=1|MarkableID=m2)"]
 
 
-def row(number: int | str, identity: str = "_", bridging: str = "_", dd: str = "_",
-        form: str | None = None) -> str:
-    return "\t".join([str(number), form or f"w{number}"] + ["_"] * 8
-                     + [identity, bridging, dd, "_", "_"])
+def row(
+    number: int | str,
+    identity: str = "_",
+    bridging: str = "_",
+    dd: str = "_",
+    form: str | None = None,
+) -> str:
+    return "\t".join(
+        [str(number), form or f"w{number}"] + ["_"] * 8 + [identity, bridging, dd, "_", "_"]
+    )
 
 
-def document(cells: list[str], name: str = "d", bridging: dict[int, str] | None = None
-             ) -> list[str]:
+def document(
+    cells: list[str], name: str = "d", bridging: dict[int, str] | None = None
+) -> list[str]:
     bridging = bridging or {}
-    return [f"# newdoc id = {name}"] + [row(i + 1, cell, bridging.get(i, "_"))
-                                        for i, cell in enumerate(cells)]
+    return [f"# newdoc id = {name}"] + [
+        row(i + 1, cell, bridging.get(i, "_")) for i, cell in enumerate(cells)
+    ]
 
 
 def write(tmp_path: Path, name: str, lines: list[str], header: bool = True) -> str:
@@ -51,46 +61,110 @@ def run_cli(capsys, key: str, response: str, *words: str) -> tuple[int, str, str
 RESPONSE_CASES = [
     ("unbalanced_close", document([")", "_", "_"]), [], "unbalanced", 3),
     ("unclosed", document(["(EntityID=1|MarkableID=m1", "_", "_"]), [], "unclosed", 3),
-    ("close_after_open", document(["(EntityID=1|MarkableID=m1", "_",
-                                   "(EntityID=2|MarkableID=m2))"]), [], "close_after_open", 5),
+    (
+        "close_after_open",
+        document(["(EntityID=1|MarkableID=m1", "_", "(EntityID=2|MarkableID=m2))"]),
+        [],
+        "close_after_open",
+        5,
+    ),
     ("stray_prefix", document(["x(EntityID=1|MarkableID=m1)", "_", "_"]), [], "bad_cell", 3),
-    ("crossing_named", document(["(EntityID=1|MarkableID=m1", "(EntityID=2|MarkableID=m2",
-                                 "m1)m2)"]), [], "crossing", 5),
+    (
+        "crossing_named",
+        document(["(EntityID=1|MarkableID=m1", "(EntityID=2|MarkableID=m2", "m1)m2)"]),
+        [],
+        "crossing",
+        5,
+    ),
     ("missing_entity_id", document(["(MarkableID=m1)", "_", "_"]), [], "missing_entity_id", 3),
-    ("wrong_case_markable_id", document(["(EntityID=1|MarkableId=m1)", "_", "_"]), [],
-     "missing_markable_id", 3),
-    ("duplicate_markable_id", document(["(EntityID=1|MarkableID=m1)", "_",
-                                        "(EntityID=1|MarkableID=m1)"]), [],
-     "duplicate_markable_id", 5),
-    ("min_with_dash", document(["(EntityID=1|MarkableID=m1|Min=1-2)", "_", "_"]), ["-a", "head"],
-     "bad_min", 3),
-    ("min_outside_document", document(["(EntityID=1|MarkableID=m1|Min=9)", "_", "_"]),
-     ["-a", "head"], "bad_min", 3),
-    ("bridging_without_anchor", document(GOOD_CELLS, bridging={2: "(MarkableID=m2|Rel=poss)"}),
-     ["keep_bridging"], "bridging_incomplete", 5),
-    ("bridging_without_parens",
-     document(GOOD_CELLS, bridging={2: "MarkableID=m2|MentionAnchor=m1"}),
-     ["keep_bridging"], "bridging_without_parens", 5),
+    (
+        "wrong_case_markable_id",
+        document(["(EntityID=1|MarkableId=m1)", "_", "_"]),
+        [],
+        "missing_markable_id",
+        3,
+    ),
+    (
+        "duplicate_markable_id",
+        document(["(EntityID=1|MarkableID=m1)", "_", "(EntityID=1|MarkableID=m1)"]),
+        [],
+        "duplicate_markable_id",
+        5,
+    ),
+    (
+        "min_with_dash",
+        document(["(EntityID=1|MarkableID=m1|Min=1-2)", "_", "_"]),
+        ["-a", "head"],
+        "bad_min",
+        3,
+    ),
+    (
+        "min_outside_document",
+        document(["(EntityID=1|MarkableID=m1|Min=9)", "_", "_"]),
+        ["-a", "head"],
+        "bad_min",
+        3,
+    ),
+    (
+        "bridging_without_anchor",
+        document(GOOD_CELLS, bridging={2: "(MarkableID=m2|Rel=poss)"}),
+        ["keep_bridging"],
+        "bridging_incomplete",
+        5,
+    ),
+    (
+        "bridging_without_parens",
+        document(GOOD_CELLS, bridging={2: "MarkableID=m2|MentionAnchor=m1"}),
+        ["keep_bridging"],
+        "bridging_without_parens",
+        5,
+    ),
     ("tokens_before_newdoc", [row(0)] + document(GOOD_CELLS), [], "tokens_before_newdoc", 2),
-    ("too_many_columns", document(GOOD_CELLS)[:2] + [row(2, form="two words")]
-     + [row(3, GOOD_CELLS[2])], [], "too_many_columns", 4),
-    ("duplicate_document", document(GOOD_CELLS) + document(GOOD_CELLS), [],
-     "duplicate_document", 6),
-    ("token_mismatch", document(GOOD_CELLS)[:2] + [row(2, form="other")]
-     + [row(3, GOOD_CELLS[2])], [], "token_mismatch", 4),
+    (
+        "too_many_columns",
+        document(GOOD_CELLS)[:2] + [row(2, form="two words")] + [row(3, GOOD_CELLS[2])],
+        [],
+        "too_many_columns",
+        4,
+    ),
+    (
+        "duplicate_document",
+        document(GOOD_CELLS) + document(GOOD_CELLS),
+        [],
+        "duplicate_document",
+        6,
+    ),
+    (
+        "token_mismatch",
+        document(GOOD_CELLS)[:2] + [row(2, form="other")] + [row(3, GOOD_CELLS[2])],
+        [],
+        "token_mismatch",
+        4,
+    ),
     ("token_count", document(GOOD_CELLS + ["_"]), [], "token_count", 2),
-    ("self_membership", document(["(EntityID=1|MarkableID=m1|ElementOf=1)", "_",
-                                  "(EntityID=1|MarkableID=m2)"]), [], "elementof_cycle", 3),
-    ("extra_document", document(GOOD_CELLS) + document(GOOD_CELLS, name="e"), [],
-     "extra_documents", 6),
+    (
+        "self_membership",
+        document(["(EntityID=1|MarkableID=m1|ElementOf=1)", "_", "(EntityID=1|MarkableID=m2)"]),
+        [],
+        "elementof_cycle",
+        3,
+    ),
+    (
+        "extra_document",
+        document(GOOD_CELLS) + document(GOOD_CELLS, name="e"),
+        [],
+        "extra_documents",
+        6,
+    ),
 ]
 
 
-@pytest.mark.parametrize("lines, words, code, line",
-                         [case[1:] for case in RESPONSE_CASES],
-                         ids=[case[0] for case in RESPONSE_CASES])
-def test_a_bad_response_exits_2_with_file_line_and_code(tmp_path, capsys, lines, words, code,
-                                                       line):
+@pytest.mark.parametrize(
+    "lines, words, code, line",
+    [case[1:] for case in RESPONSE_CASES],
+    ids=[case[0] for case in RESPONSE_CASES],
+)
+def test_a_bad_response_exits_2_with_file_line_and_code(tmp_path, capsys, lines, words, code, line):
     """The message starts with RESPONSE:LINE and the API raises the same code."""
     key = write(tmp_path, "key.conllua", document(GOOD_CELLS))
     response = write(tmp_path, "response.conllua", lines)
@@ -106,8 +180,11 @@ def test_a_bad_response_exits_2_with_file_line_and_code(tmp_path, capsys, lines,
 def test_the_same_element_of_cycle_is_harmless_without_split_antecedents(tmp_path):
     """With remove_split_antecedent ElementOf is not followed, so the file scores."""
     key = write(tmp_path, "key.conllua", document(GOOD_CELLS))
-    response = write(tmp_path, "response.conllua", document(
-        ["(EntityID=1|MarkableID=m1|ElementOf=1)", "_", "(EntityID=1|MarkableID=m2)"]))
+    response = write(
+        tmp_path,
+        "response.conllua",
+        document(["(EntityID=1|MarkableID=m1|ElementOf=1)", "_", "(EntityID=1|MarkableID=m2)"]),
+    )
     result = score_files(key, response, ["remove_split_antecedent"])
     assert result["metrics"]["muc"]["f1"] == 1.0
 
@@ -115,24 +192,34 @@ def test_the_same_element_of_cycle_is_harmless_without_split_antecedents(tmp_pat
 def test_a_bad_min_is_ignored_where_no_mode_reads_min(tmp_path):
     """Exact matching never reads Min, as in both references: the file scores."""
     key = write(tmp_path, "key.conllua", document(GOOD_CELLS))
-    response = write(tmp_path, "response.conllua",
-                     document(["(EntityID=1|MarkableID=m1|Min=1-2)", "_",
-                               "(EntityID=1|MarkableID=m2)"]))
+    response = write(
+        tmp_path,
+        "response.conllua",
+        document(["(EntityID=1|MarkableID=m1|Min=1-2)", "_", "(EntityID=1|MarkableID=m2)"]),
+    )
     assert score_files(key, response, [])["metrics"]["muc"]["f1"] == 1.0
 
 
-@pytest.mark.parametrize("content, code", [
-    (b"", "empty_file"),
-    (b"\n\n", "empty_file"),
-    (HEADER.encode() + b"\n" + row(1).encode() + b"\n", "tokens_before_newdoc"),
-    (b"# newdoc id = d\n" + row(1).encode().replace(b"w1", b"w\xff1") + b"\n", "undecodable"),
-    (b"#begin document (wsj/0001); part 000\nwsj 0 0 Pierre NNP (1)\n#end document\n",
-     "wrong_format"),
-    (b"# global.Entity = eid-etype-head-other\n# newdoc id = d\n1\tw\t_\t_\t_\t_\t_\t_\t_\t"
-     b"Entity=(e1-x-1-)\n", "wrong_format"),
-    (b"<DOC>\n<COREF ID=\"1\">x</COREF>\n</DOC>\n", "wrong_format"),
-    (b"# newdoc\n" + row(1).encode() + b"\n", "bad_newdoc"),
-])
+@pytest.mark.parametrize(
+    "content, code",
+    [
+        (b"", "empty_file"),
+        (b"\n\n", "empty_file"),
+        (HEADER.encode() + b"\n" + row(1).encode() + b"\n", "tokens_before_newdoc"),
+        (b"# newdoc id = d\n" + row(1).encode().replace(b"w1", b"w\xff1") + b"\n", "undecodable"),
+        (
+            b"#begin document (wsj/0001); part 000\nwsj 0 0 Pierre NNP (1)\n#end document\n",
+            "wrong_format",
+        ),
+        (
+            b"# global.Entity = eid-etype-head-other\n# newdoc id = d\n1\tw\t_\t_\t_\t_\t_\t_\t_\t"
+            b"Entity=(e1-x-1-)\n",
+            "wrong_format",
+        ),
+        (b'<DOC>\n<COREF ID="1">x</COREF>\n</DOC>\n', "wrong_format"),
+        (b"# newdoc\n" + row(1).encode() + b"\n", "bad_newdoc"),
+    ],
+)
 def test_a_key_that_is_not_exploded_conll_ua_is_refused(tmp_path, capsys, content, code):
     """Empty, undecodable and other-format files: exit 2 with the key's name, no traceback."""
     key = tmp_path / "key.txt"
@@ -203,10 +290,12 @@ FIXTURE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("fixture, words, side, code, line", FIXTURE_CASES,
-                         ids=[f"{c[0]}-{'_'.join(c[1]) or 'default'}" for c in FIXTURE_CASES])
-def test_every_crash_and_hang_fixture_is_an_input_error(capsys, fixture, words, side, code,
-                                                        line):
+@pytest.mark.parametrize(
+    "fixture, words, side, code, line",
+    FIXTURE_CASES,
+    ids=[f"{c[0]}-{'_'.join(c[1]) or 'default'}" for c in FIXTURE_CASES],
+)
+def test_every_crash_and_hang_fixture_is_an_input_error(capsys, fixture, words, side, code, line):
     """Where the reference raises or loops, we exit 2 naming the file, line and problem."""
     key, response = (str(FIXTURES / fixture / f"{s}.conllua") for s in ("key", "sys"))
     status, out, err = run_cli(capsys, key, response, *words)
@@ -218,13 +307,16 @@ def test_every_crash_and_hang_fixture_is_an_input_error(capsys, fixture, words, 
     assert (error.value.code, error.value.line) == (code, line)
 
 
-@pytest.mark.parametrize("fixture, words", [
-    ("eleven_columns", []),
-    ("min_dash", []),
-    ("elementof_cycle_hang", ["remove_split_antecedent"]),
-    ("split_remove_singletons_crash", ["remove_singletons"]),
-    ("duplicate_span_blanc_crash", ["remove_split_antecedent"]),
-])
+@pytest.mark.parametrize(
+    "fixture, words",
+    [
+        ("eleven_columns", []),
+        ("min_dash", []),
+        ("elementof_cycle_hang", ["remove_split_antecedent"]),
+        ("split_remove_singletons_crash", ["remove_singletons"]),
+        ("duplicate_span_blanc_crash", ["remove_split_antecedent"]),
+    ],
+)
 def test_fixtures_score_in_the_modes_that_do_not_need_what_is_wrong(fixture, words):
     """Eleven columns suffice for identity, Min is unused without `min`, and the policy
     defines remove_singletons with split antecedents and duplicate spans."""

@@ -25,8 +25,10 @@ def expected_v1(name: str, mode: str) -> dict:
 
 
 def line(scores: dict) -> str:
-    return (f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
-            f"F1: {scores['f1'] * 100:.2f}")
+    return (
+        f"Recall: {scores['recall'] * 100:.2f}  Precision: {scores['precision'] * 100:.2f}  "
+        f"F1: {scores['f1'] * 100:.2f}"
+    )
 
 
 def run(capsys, *args: str) -> tuple[int, str, str]:
@@ -55,16 +57,21 @@ def test_non_referring_and_bridging_blocks_follow_the_reference(capsys):
     expected = expected_v1("bridging_basic", "keep_non_referring keep_bridging")
     status, out, _ = run(capsys, key, response, "keep_bridging", "keep_non_referring")
     bridging = expected["bridging"]
-    tail = ["============================================",
-            "Non-referring markable identification scores:",
-            line(expected["non_referring"]),
-            "============================================",
-            "Bridging anaphora recognition scores:", line(bridging["anaphora_recognition"]),
-            "Full bridging scores (Markable Level):", line(bridging["mention"]),
-            "Full bridging scores (Entity Level):", line(bridging["entity"])]
+    tail = [
+        "============================================",
+        "Non-referring markable identification scores:",
+        line(expected["non_referring"]),
+        "============================================",
+        "Bridging anaphora recognition scores:",
+        line(bridging["anaphora_recognition"]),
+        "Full bridging scores (Markable Level):",
+        line(bridging["mention"]),
+        "Full bridging scores (Entity Level):",
+        line(bridging["entity"]),
+    ]
     assert status == 0
     assert out.splitlines()[0] == expected["banner"].rstrip("\n")
-    assert out.splitlines()[-len(tail):] == tail
+    assert out.splitlines()[-len(tail) :] == tail
 
 
 def test_selected_metrics_print_in_v1_order_and_conll_needs_all_three(capsys):
@@ -76,11 +83,17 @@ def test_selected_metrics_print_in_v1_order_and_conll_needs_all_three(capsys):
     assert [lines[1], lines[3]] == ["muc", "blanc"] and len(lines) == 5
 
 
-@pytest.mark.parametrize("argv", ["-m muc bcub ceafe ceafm blanc lea -s -l",
-                                  "-m muc bcub ceafe ceafm blanc lea --only-split-antecedent",
-                                  "-m muc bcub ceafe ceafm blanc lea -d",
-                                  "-m non-referring bridging -s -l", "-m bridging",
-                                  "-m muc bcub ceafe ceafm blanc lea -s -l -a partial-corefud"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        "-m muc bcub ceafe ceafm blanc lea -s -l",
+        "-m muc bcub ceafe ceafm blanc lea --only-split-antecedent",
+        "-m muc bcub ceafe ceafm blanc lea -d",
+        "-m non-referring bridging -s -l",
+        "-m bridging",
+        "-m muc bcub ceafe ceafm blanc lea -s -l -a partial-corefud",
+    ],
+)
 def test_dash_options_print_v2s_banner(capsys, argv):
     """The v2 banner and metric list, as recorded in the pack, then the metric lines."""
     key, response = fixture("bridging_basic")
@@ -90,8 +103,10 @@ def test_dash_options_print_v2s_banner(capsys, argv):
     assert status == 0 and out.startswith(banner)
     first = expected["runs"][argv]["metrics_selected"][0]
     if first in ("muc", "lea"):
-        assert out[len(banner):].splitlines()[:2] == [first, line(
-            expected["runs"][argv]["scores"][first])]
+        assert out[len(banner) :].splitlines()[:2] == [
+            first,
+            line(expected["runs"][argv]["scores"][first]),
+        ]
 
 
 def test_json_output_is_the_api_result(capsys):
@@ -145,8 +160,12 @@ def test_convert_is_handed_to_the_converter(capsys, monkeypatch):
 def test_python_m_scoring_runs_as_a_program(tmp_path):
     """`python -m scoring` in a fresh process: report on stdout, status 0."""
     key, response = fixture("pradhan2014")
-    done = subprocess.run([sys.executable, "-m", "scoring", key, response, "muc"], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", key, response, "muc"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[1:] == ["muc",
-                                            "Recall: 40.00  Precision: 40.00  F1: 40.00"]
+    assert done.stdout.splitlines()[1:] == ["muc", "Recall: 40.00  Precision: 40.00  F1: 40.00"]

@@ -16,7 +16,6 @@ import udapi.core.document
 
 from scoring import score_files
 from scoring.readers import compact
-
 from tests.paths import GUM, TEST_DATA
 
 REPRO = TEST_DATA / "repros" / "compact-same-span-entity-order"
@@ -34,8 +33,7 @@ def test_a_word_in_two_entities_scores_as_the_corefud_scorer(response):
     order (same first mention, ids compared), so the word counts in entity 6 (the README's
     numbers of ufal/corefud-scorer 4fd7b0e)."""
     result = score_files(str(REPRO / "key.conllu"), str(REPRO / response), OPTIONS)
-    expected = {"muc": (0.0, 1.0), "bcub": (0.5, 1.0), "lea": (0.0, 2 / 3),
-                "blanc": (0.0, 0.0)}
+    expected = {"muc": (0.0, 1.0), "bcub": (0.5, 1.0), "lea": (0.0, 2 / 3), "blanc": (0.0, 0.0)}
     for metric, (recall, precision) in expected.items():
         found = recall_precision(result, metric)
         assert found == pytest.approx((recall, precision), abs=1e-9), metric
@@ -45,9 +43,11 @@ def test_an_entity_id_reused_in_two_documents_is_ordered_by_its_first_document()
     """The second trigger: entity 2 of the second document is ordered by its first mention
     in the first one, as udapi keeps one entity per id for the file (MUC R 0.4762 in the
     README: 10 of 21 key links)."""
-    result = score_files(str(REPRO / "roundtrip-9600017-key.conllu"),
-                         str(REPRO / "roundtrip-9600017-sys.conllu"),
-                         ["-f", "corefud", "-a", "exact"])
+    result = score_files(
+        str(REPRO / "roundtrip-9600017-key.conllu"),
+        str(REPRO / "roundtrip-9600017-sys.conllu"),
+        ["-f", "corefud", "-a", "exact"],
+    )
     assert result["metrics"]["muc"]["recall"] == pytest.approx(10 / 21, abs=1e-9)
 
 
@@ -87,8 +87,9 @@ def _document_of(bundle, names: list[str]) -> str:
     return names[0]
 
 
-@pytest.mark.parametrize("path", sorted(GUM.glob(
-    "*.conllu")) + sorted(REPRO.glob("*.conllu")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted(GUM.glob("*.conllu")) + sorted(REPRO.glob("*.conllu")), ids=lambda p: p.name
+)
 def test_each_documents_entities_come_in_udapis_order(path):
     assert [doc.entity_order for doc in compact.read(path)] == udapi_orders(path)
 
@@ -102,10 +103,14 @@ def test_the_order_compares_first_node_length_last_node_then_id_as_text(tmp_path
         "3\tc\t_\t_\t_\t_\t1\t_\t_\tEntity=7)",
     ]
     path = tmp_path / "order.conllu"
-    path.write_text("# global.Entity = eid-etype-head-other\n# newdoc id = d\n# sent_id = 1\n"
-                    + "\n".join(rows) + "\n\n# newdoc id = e\n# sent_id = 2\n"
-                    "1\tx\t_\t_\t_\t_\t0\t_\t_\tEntity=(9--1-)\n"
-                    "2\ty\t_\t_\t_\t_\t1\t_\t_\tEntity=(8--1-)\n\n", encoding="utf-8")
+    path.write_text(
+        "# global.Entity = eid-etype-head-other\n# newdoc id = d\n# sent_id = 1\n"
+        + "\n".join(rows)
+        + "\n\n# newdoc id = e\n# sent_id = 2\n"
+        "1\tx\t_\t_\t_\t_\t0\t_\t_\tEntity=(9--1-)\n"
+        "2\ty\t_\t_\t_\t_\t1\t_\t_\tEntity=(8--1-)\n\n",
+        encoding="utf-8",
+    )
     first, second = compact.read(path)
     assert first.entity_order == ("7", "10", "6", "8")
     assert second.entity_order == ("8", "9")  # 8 is ordered by its mention in document d

@@ -7,13 +7,20 @@ from scoring import score_files
 
 
 def compact(path, second: str) -> str:
-    rows = [("1", "Entity=(e1-person-1-)"), ("2", f"Entity=({second}-abstract-1-)"),
-            ("3", "Entity=(e1-person-1-)"), ("4", f"Entity=({second}-abstract-1-)"),
-            ("5", "_")]
-    lines = ["# global.Entity = eid-etype-head-other", "# newdoc id = d", "# sent_id = 1",
-             "# text = w1 w2 w3 w4 w5"]
-    lines += ["\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_", misc])
-              for i, misc in rows]
+    rows = [
+        ("1", "Entity=(e1-person-1-)"),
+        ("2", f"Entity=({second}-abstract-1-)"),
+        ("3", "Entity=(e1-person-1-)"),
+        ("4", f"Entity=({second}-abstract-1-)"),
+        ("5", "_"),
+    ]
+    lines = [
+        "# global.Entity = eid-etype-head-other",
+        "# newdoc id = d",
+        "# sent_id = 1",
+        "# text = w1 w2 w3 w4 w5",
+    ]
+    lines += ["\t".join([i, f"w{i}", "_", "_", "_", "_", "0", "_", "_", misc]) for i, misc in rows]
     path.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
     return str(path)
 

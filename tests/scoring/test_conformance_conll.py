@@ -35,8 +35,9 @@ def expected_values(case: str):
     data = json.loads((BASE / case / "expected.json").read_text(encoding="utf-8"))
     for metric, values in data["metrics"].items():
         for field, spec in values.items():
-            tol = 0.5 * 10 ** -spec["rounded_to_decimals"] if "rounded_to_decimals" in spec \
-                else 1e-9
+            tol = (
+                0.5 * 10 ** -spec["rounded_to_decimals"] if "rounded_to_decimals" in spec else 1e-9
+            )
             yield metric, field, spec["value"], tol
 
 
@@ -46,11 +47,11 @@ def test_the_suite_has_36_cases():
 
 @pytest.mark.parametrize("case", CASES)
 def test_score_files_matches_scorer_pl(case):
-    result = score_files(str(BASE / case / "key.conll"), str(BASE / case / "response.conll"),
-                         OPTIONS)
+    result = score_files(
+        str(BASE / case / "key.conll"), str(BASE / case / "response.conll"), OPTIONS
+    )
     for metric, field, value, tol in expected_values(case):
-        assert result["metrics"][metric][field] == pytest.approx(value, abs=tol), (
-            metric, field)
+        assert result["metrics"][metric][field] == pytest.approx(value, abs=tol), (metric, field)
 
 
 @pytest.mark.parametrize("case", CASES)

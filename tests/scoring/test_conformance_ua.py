@@ -48,8 +48,9 @@ REJECTED = {
 def _cases() -> list[tuple[str, Path]]:
     out = [("ua-plural", p) for p in sorted((CONFORMANCE / "ua-plural").glob("TC-*"))]
     out += [("ua-generated", p) for p in sorted((CONFORMANCE / "ua-generated").glob("seed-*"))]
-    out += [("ua-fixtures", p) for p in sorted((CONFORMANCE / "ua-fixtures").iterdir())
-            if p.is_dir()]
+    out += [
+        ("ua-fixtures", p) for p in sorted((CONFORMANCE / "ua-fixtures").iterdir()) if p.is_dir()
+    ]
     return out
 
 
@@ -81,8 +82,9 @@ def _crashed_items():
     items = []
     for suite, case in _cases():
         for mode, crash in _v1(case).get("crashed_modes", {}).items():
-            items.append(pytest.param(case, mode, crash["error"],
-                                      id=f"{suite}/{case.name}[{mode}]"))
+            items.append(
+                pytest.param(case, mode, crash["error"], id=f"{suite}/{case.name}[{mode}]")
+            )
     return items
 
 
@@ -187,14 +189,16 @@ def _check_counts(label: str, got, expected) -> None:
     assert len(got.counts) == len(expected), label
     for ours, theirs in zip(got.counts, expected):
         for field in COUNT_FIELDS:
-            assert getattr(ours, field) == pytest.approx(theirs[field], abs=TOL), \
+            assert getattr(ours, field) == pytest.approx(theirs[field], abs=TOL), (
                 f"{label} {theirs.get('metric')} {field}"
+            )
     for ours, theirs in zip(got.split_counts, expected):
         if "split_p_num" not in theirs:
             continue
         for ours_field, field in zip(COUNT_FIELDS, SPLIT_FIELDS):
-            assert getattr(ours, ours_field) == pytest.approx(theirs[field], abs=TOL), \
+            assert getattr(ours, ours_field) == pytest.approx(theirs[field], abs=TOL), (
                 f"{label} {theirs.get('metric')} {field}"
+            )
 
 
 def _check_range(label: str, got, ranges: dict) -> None:
@@ -253,13 +257,15 @@ def test_mode_matches_the_binding_reference(case: Path, mode: str) -> None:
                 _check_prf("non_referring", result.non_referring, nr_br["non_referring"])
             if options.keep_bridging:
                 for level in ("anaphora_recognition", "mention", "entity"):
-                    _check_prf(f"bridging {level}", result.bridging[level],
-                               nr_br["bridging"][level])
+                    _check_prf(
+                        f"bridging {level}", result.bridging[level], nr_br["bridging"][level]
+                    )
         return
 
     result = score_corpus(pairs, options)
-    if _duplicate_spans(pairs, dd) and not (options.keep_split_antecedents
-                                            and options.keep_singletons):
+    if _duplicate_spans(pairs, dd) and not (
+        options.keep_split_antecedents and options.keep_singletons
+    ):
         # Policy: the same span twice in one entity is one mention (with a warning), where v1
         # counts it twice without split antecedents and can divide by zero in BLANC (Q21),
         # and deduplicates only after its singleton filter (so a doubled singleton survives
@@ -267,8 +273,7 @@ def test_mode_matches_the_binding_reference(case: Path, mode: str) -> None:
         # The binding behaviour is "as if written once": score the documents with the copy
         # removed and expect the same numbers.
         assert any("same span is annotated twice" in w for w in result.warnings)
-        clean = score_corpus(_pairs(_deduplicated(key, dd), _deduplicated(response, dd)),
-                             options)
+        clean = score_corpus(_pairs(_deduplicated(key, dd), _deduplicated(response, dd)), options)
         for name in options.metrics:
             assert result.metrics[name] == clean.metrics[name], name
         assert result.conll == clean.conll
@@ -295,8 +300,9 @@ def test_mode_matches_the_binding_reference(case: Path, mode: str) -> None:
 
 
 @pytest.mark.parametrize("case, mode, error", _crashed_items())
-def test_where_the_reference_fails_we_do_what_the_policy_says(case: Path, mode: str,
-                                                             error: str) -> None:
+def test_where_the_reference_fails_we_do_what_the_policy_says(
+    case: Path, mode: str, error: str
+) -> None:
     """Modes where v1 crashed or hung: the policy's defined behaviour, never a traceback."""
     options = _options(mode)
     if case.name in REJECTED:
@@ -340,8 +346,15 @@ def test_where_the_reference_fails_we_do_what_the_policy_says(case: Path, mode: 
                 assert result.metrics[name].prf.f1 == pytest.approx(1.0), name
         if options.keep_bridging:
             # Bridging only sees regular mentions: the same as without split antecedents.
-            other = v1_modes[" ".join(["remove_singletons", "remove_split_antecedent",
-                                       *[w for w in mode.split() if w.startswith("keep")]])]
+            other = v1_modes[
+                " ".join(
+                    [
+                        "remove_singletons",
+                        "remove_split_antecedent",
+                        *[w for w in mode.split() if w.startswith("keep")],
+                    ]
+                )
+            ]
             for level in ("anaphora_recognition", "mention", "entity"):
                 _check_prf(level, result.bridging[level], other["bridging"][level])
         return
@@ -349,8 +362,9 @@ def test_where_the_reference_fails_we_do_what_the_policy_says(case: Path, mode: 
         # Policy: duplicate span in one entity → one mention; here without split antecedents
         # and without ElementOf, so the numbers are v1's default mode (which deduplicates).
         assert any("same span is annotated twice" in w for w in result.warnings)
-        clean = score_corpus(_pairs(_deduplicated(key, False), _deduplicated(response, False)),
-                             options)
+        clean = score_corpus(
+            _pairs(_deduplicated(key, False), _deduplicated(response, False)), options
+        )
         for name in options.metrics:
             assert result.metrics[name] == clean.metrics[name]
         if case.name == "duplicate_span_blanc_crash":
@@ -363,8 +377,9 @@ def test_where_the_reference_fails_we_do_what_the_policy_says(case: Path, mode: 
         assert all(0 <= v <= 1 + TOL for v in (prf.recall, prf.precision, prf.f1)), name
 
 
-@pytest.mark.parametrize("mode", ["default", "only_split_antecedent", "keep_non_referring",
-                                  "remove_singletons"])
+@pytest.mark.parametrize(
+    "mode", ["default", "only_split_antecedent", "keep_non_referring", "remove_singletons"]
+)
 def test_cycles_are_refused_through_the_api(mode: str) -> None:
     """Policy (d): an ElementOf cycle is a FILE:LINE error through `score_files` too, in every
     mode that keeps split antecedents (v1 hangs, or raises AssertionError)."""
@@ -376,8 +391,9 @@ def test_cycles_are_refused_through_the_api(mode: str) -> None:
         score_files(str(case / "key.conllua"), str(case / "sys.conllua"), words)
     assert caught.value.code == "elementof_cycle"
     assert caught.value.line is not None
-    result = score_files(str(case / "key.conllua"), str(case / "sys.conllua"),
-                         ["remove_split_antecedent"])
+    result = score_files(
+        str(case / "key.conllua"), str(case / "sys.conllua"), ["remove_split_antecedent"]
+    )
     assert result["metrics"]["muc"]["f1"] == 1.0  # harmless without split antecedents (Q13)
 
 
@@ -385,9 +401,13 @@ CRAFT = f"{M6} -s -l -a partial-craft"
 
 
 def _craft_items():
-    items = [pytest.param(case, id=f"{suite}/{case.name}") for suite, case in _cases()
-             if suite != "ua-plural" and case.name not in REJECTED
-             and "error" not in _v2(case).get(CRAFT, {"error": "absent"})]
+    items = [
+        pytest.param(case, id=f"{suite}/{case.name}")
+        for suite, case in _cases()
+        if suite != "ua-plural"
+        and case.name not in REJECTED
+        and "error" not in _v2(case).get(CRAFT, {"error": "absent"})
+    ]
     return items
 
 

@@ -16,9 +16,13 @@ from tests.paths import CODI21, CODI22
 ROOT = Path(__file__).resolve().parents[2]
 # One-document files: udapi numbers entities over a whole file, and the UA files restart
 # their entity ids in every document (docs/formats.md, "Converting")
-FILES = sorted([*CODI21.glob("AMI*.CONLLUA"),
-                *CODI22.glob("AMI*.CONLLUA"),
-                *(ROOT / "fixtures" / "baselines" / "codi-crac21").glob("*/AMI.CONLLUA")])
+FILES = sorted(
+    [
+        *CODI21.glob("AMI*.CONLLUA"),
+        *CODI22.glob("AMI*.CONLLUA"),
+        *(ROOT / "fixtures" / "baselines" / "codi-crac21").glob("*/AMI.CONLLUA"),
+    ]
+)
 
 
 def udapi_partition(path: Path) -> list[set[tuple[int, ...]]]:
@@ -29,10 +33,16 @@ def udapi_partition(path: Path) -> list[set[tuple[int, ...]]]:
         doc.load_conllu(str(path))
     finally:
         logging.disable(logging.NOTSET)
-    number = {id(node): i for i, node in enumerate(n for tree in doc.trees
-                                                   for n in tree.descendants)}
-    return sorted((sorted(tuple(sorted(number[id(w)] for w in m.words)) for m in e.mentions)
-                   for e in doc.coref_entities), key=repr)
+    number = {
+        id(node): i for i, node in enumerate(n for tree in doc.trees for n in tree.descendants)
+    }
+    return sorted(
+        (
+            sorted(tuple(sorted(number[id(w)] for w in m.words)) for m in e.mentions)
+            for e in doc.coref_entities
+        ),
+        key=repr,
+    )
 
 
 def our_partition(path: Path) -> list[set[tuple[int, ...]]]:
@@ -40,8 +50,9 @@ def our_partition(path: Path) -> list[set[tuple[int, ...]]]:
     offset = 0  # one token numbering over the file, as udapi's above
     for doc in compact.read(path):
         for m in doc.identity:
-            words = tuple(sorted(offset + p for start, end in m.parts
-                                 for p in range(start, end + 1)))
+            words = tuple(
+                sorted(offset + p for start, end in m.parts for p in range(start, end + 1))
+            )
             entities.setdefault(f"{doc.name}/{m.entity_id}", []).append(words)
         offset += len(doc.tokens)
     return sorted((sorted(mentions) for mentions in entities.values()), key=repr)
@@ -51,8 +62,11 @@ def our_partition(path: Path) -> list[set[tuple[int, ...]]]:
 def test_udapi_reads_the_converted_file_as_we_do(tmp_path, source):
     target = tmp_path / "converted.conllu"
     assert convert(["--to", "compact", str(source), str(target)]) == 0
-    header = next(line for line in target.read_text(encoding="utf-8").splitlines()
-                  if line.startswith("# global.Entity"))
+    header = next(
+        line
+        for line in target.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# global.Entity")
+    )
     assert "head" not in header  # nothing to put there: udapi refuses an empty field
     theirs = udapi_partition(target)
     assert theirs and theirs == our_partition(target)
@@ -70,6 +84,6 @@ def test_an_entity_bridging_to_itself_is_left_out_of_the_standard_bridge_field(t
     for line in target.read_text(encoding="utf-8").splitlines():
         for item in line.split("\t")[-1].split("|") if "\t" in line else ():
             if item.startswith("Bridge="):
-                for entry in item[len("Bridge="):].split(","):
+                for entry in item[len("Bridge=") :].split(","):
                     anchor, _, rest = entry.partition("<")
                     assert anchor != rest.partition(":")[0], line

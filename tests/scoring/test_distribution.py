@@ -64,6 +64,9 @@ def test_both_state_the_supported_pythons():
     for path in (ROOT / "pyproject.toml", SCORER / "pyproject.toml"):
         meta = project(path)
         assert meta["requires-python"] == ">=3.11"
-        versions = {c.rsplit(" :: ", 1)[1] for c in meta["classifiers"]
-                    if c.startswith("Programming Language :: Python :: 3.")}
+        versions = {
+            c.rsplit(" :: ", 1)[1]
+            for c in meta["classifiers"]
+            if c.startswith("Programming Language :: Python :: 3.")
+        }
         assert versions == {"3.11", "3.12", "3.13"}, path

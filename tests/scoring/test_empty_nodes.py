@@ -28,8 +28,7 @@ def empty(node_id: str, deps: str, form="_", lemma="_", upos="_", xpos="_", feat
     return f"{node_id}\t{form}\t{lemma}\t{upos}\t{xpos}\t{feats}\t_\t_\t{deps}\t_"
 
 
-def write(tmp_path: Path, name: str, sentences: list[list[str]], *, crlf=False,
-          bom=False) -> str:
+def write(tmp_path: Path, name: str, sentences: list[list[str]], *, crlf=False, bom=False) -> str:
     text = "".join("# sent_id = s\n" + "\n".join(lines) + "\n\n" for lines in sentences)
     if crlf:
         text = text.replace("\n", "\r\n")
@@ -49,8 +48,11 @@ def close(found: tuple, expected: tuple) -> bool:
 
 def test_identical_files_score_one_everywhere(tmp_path):
     """A file against itself: every measure 1, 1, 1."""
-    path = write(tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj", "he"),
-                                         WORD.format(id=2)]])
+    path = write(
+        tmp_path,
+        "k.conllu",
+        [[WORD.format(id=1), empty("1.1", "1:nsubj", "he"), WORD.format(id=2)]],
+    )
     assert triples(path, path) == {name: (1.0, 1.0, 1.0) for name in MEASURES}
 
 
@@ -62,23 +64,50 @@ def test_hand_computed_counts_per_measure(tmp_path):
     R = P = 2/3. DEP adds the relation: only the first matches, 1/3. WO adds the word
     order: key (0,3,2) against response (0,3,3): 1/3. FORM, LEMMA, UPOS, XPOS, FEATS: the
     first two nodes keep their fields, the third is in another sentence: 2/3. ALL: 1/3."""
-    key = write(tmp_path, "k.conllu", [
-        [WORD.format(id=1), empty("1.1", "2:nsubj", "he", upos="PRON"), WORD.format(id=2),
-         empty("2.1", "3:obj|1:x", "it", upos="PRON"), WORD.format(id=3)],
-        [WORD.format(id=1), empty("1.1", "1:nsubj", "she")],
-    ])
-    response = write(tmp_path, "r.conllu", [
-        [WORD.format(id=1), empty("1.1", "2:nsubj", "he", upos="PRON"), WORD.format(id=2),
-         WORD.format(id=3), empty("3.1", "3:iobj", "it", upos="PRON"),
-         empty("3.2", "1:nsubj", "her")],
-        [WORD.format(id=1)],
-    ])
+    key = write(
+        tmp_path,
+        "k.conllu",
+        [
+            [
+                WORD.format(id=1),
+                empty("1.1", "2:nsubj", "he", upos="PRON"),
+                WORD.format(id=2),
+                empty("2.1", "3:obj|1:x", "it", upos="PRON"),
+                WORD.format(id=3),
+            ],
+            [WORD.format(id=1), empty("1.1", "1:nsubj", "she")],
+        ],
+    )
+    response = write(
+        tmp_path,
+        "r.conllu",
+        [
+            [
+                WORD.format(id=1),
+                empty("1.1", "2:nsubj", "he", upos="PRON"),
+                WORD.format(id=2),
+                WORD.format(id=3),
+                empty("3.1", "3:iobj", "it", upos="PRON"),
+                empty("3.2", "1:nsubj", "her"),
+            ],
+            [WORD.format(id=1)],
+        ],
+    )
     found = triples(key, response)
     third = (1 / 3, 1 / 3, 1 / 3)
     two_thirds = (2 / 3, 2 / 3, 2 / 3)
-    expected = {"ARC": two_thirds, "DEP": third, "WO": third, "DEP_WO": third,
-                "FORM": two_thirds, "LEMMA": two_thirds, "UPOS": two_thirds,
-                "XPOS": two_thirds, "FEATS": two_thirds, "ALL": third}
+    expected = {
+        "ARC": two_thirds,
+        "DEP": third,
+        "WO": third,
+        "DEP_WO": third,
+        "FORM": two_thirds,
+        "LEMMA": two_thirds,
+        "UPOS": two_thirds,
+        "XPOS": two_thirds,
+        "FEATS": two_thirds,
+        "ALL": third,
+    }
     for name in MEASURES:
         assert close(found[name], expected[name]), (name, found[name], expected[name])
 
@@ -86,8 +115,9 @@ def test_hand_computed_counts_per_measure(tmp_path):
 def test_counts_are_multisets_and_f1_is_2tp_over_both_sizes(tmp_path):
     """Two key nodes with the same ARC key and one response node: tp 1, R 1/2, P 1, F1
     2·1/(2+1). No response node at all: everything 0, never a division by zero."""
-    key = write(tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj"),
-                                        empty("1.2", "1:obj")]])
+    key = write(
+        tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj"), empty("1.2", "1:obj")]]
+    )
     response = write(tmp_path, "r.conllu", [[WORD.format(id=1), empty("1.1", "1:obj")]])
     found = triples(key, response)
     assert close(found["ARC"], (0.5, 1.0, 2 / 3))
@@ -100,25 +130,44 @@ def test_counts_are_multisets_and_f1_is_2tp_over_both_sizes(tmp_path):
 
 def test_sentences_are_counted_by_blank_lines_and_line_ends_do_not_matter(tmp_path):
     """The same node one sentence later is a miss; CRLF line ends and a BOM change nothing."""
-    key = write(tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj")],
-                                       [WORD.format(id=1)]])
-    moved = write(tmp_path, "m.conllu", [[WORD.format(id=1)],
-                                         [WORD.format(id=1), empty("1.1", "1:nsubj")]])
-    same = write(tmp_path, "s.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj")],
-                                        [WORD.format(id=1)]], crlf=True, bom=True)
+    key = write(
+        tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj")], [WORD.format(id=1)]]
+    )
+    moved = write(
+        tmp_path, "m.conllu", [[WORD.format(id=1)], [WORD.format(id=1), empty("1.1", "1:nsubj")]]
+    )
+    same = write(
+        tmp_path,
+        "s.conllu",
+        [[WORD.format(id=1), empty("1.1", "1:nsubj")], [WORD.format(id=1)]],
+        crlf=True,
+        bom=True,
+    )
     assert triples(key, moved)["ARC"] == (0.0, 0.0, 0.0)
     assert triples(key, same)["ALL"] == (1.0, 1.0, 1.0)
     assert [n.line for n in read_empty_nodes(same)] == [3]
 
 
-@pytest.mark.parametrize("response, expected", [
-    # TC-ZF key: one node 15.1 (15:nsubj). ZF-4 adds 13.1 (15:nsubj) and relabels 15.1 as
-    # 15:dep: ARC, WO and the fields match once of two (R 1, P 1/2); DEP matches 13.1 and
-    # WO 15.1, but DEP_WO and ALL nothing.
-    ("TC-ZF-4.response", {"ARC": (1, .5), "DEP": (1, .5), "WO": (1, .5), "DEP_WO": (0, 0),
-                          "FORM": (1, .5), "ALL": (0, 0)}),
-    ("TC-ZF.key", {"ARC": (1, 1), "ALL": (1, 1)}),
-])
+@pytest.mark.parametrize(
+    "response, expected",
+    [
+        # TC-ZF key: one node 15.1 (15:nsubj). ZF-4 adds 13.1 (15:nsubj) and relabels 15.1 as
+        # 15:dep: ARC, WO and the fields match once of two (R 1, P 1/2); DEP matches 13.1 and
+        # WO 15.1, but DEP_WO and ALL nothing.
+        (
+            "TC-ZF-4.response",
+            {
+                "ARC": (1, 0.5),
+                "DEP": (1, 0.5),
+                "WO": (1, 0.5),
+                "DEP_WO": (0, 0),
+                "FORM": (1, 0.5),
+                "ALL": (0, 0),
+            },
+        ),
+        ("TC-ZF.key", {"ARC": (1, 1), "ALL": (1, 1)}),
+    ],
+)
 def test_the_corefud_scorer_test_files(response, expected):
     """Real files with empty nodes from the CorefUD scorer's zero tests."""
     found = triples(str(ZEROS / "TC-ZF.key"), str(ZEROS / response))
@@ -128,21 +177,27 @@ def test_the_corefud_scorer_test_files(response, expected):
 
 
 def test_an_empty_node_headed_by_an_empty_node_is_keyed_by_its_id():
-    """The GUM cyclone interview's 17.1 depends on 17.2 (which the organizers' evaluator cannot read): scored
-    here, the file against itself all 1."""
+    """The GUM cyclone interview's 17.1 depends on 17.2 (which the organizers' evaluator
+    cannot read): scored here, the file against itself all 1."""
     nodes = read_empty_nodes(GUM_CYCLONE)
     assert [(n.word_order, n.head, n.deprel) for n in nodes] == [
-        (17, (17, 2), "det"), (17, 7, "conj:and"), (17, 20, "case")]
+        (17, (17, 2), "det"),
+        (17, 7, "conj:and"),
+        (17, 20, "case"),
+    ]
     assert triples(str(GUM_CYCLONE), str(GUM_CYCLONE))["ALL"] == (1.0, 1.0, 1.0)
 
 
-@pytest.mark.parametrize("line, code, words", [
-    (empty("1.1", "_"), "empty_node_deps", "DEPS '_'"),
-    (empty("1.1", "x:nsubj"), "empty_node_deps", "HEAD:DEPREL"),
-    (empty("1.1", "1nsubj"), "empty_node_deps", "expected e.g. 5:nsubj"),
-    ("1.1\t_\t_\t_\t_\t_\t_\t_\t1:nsubj", "empty_node_columns", "9 tab-separated"),
-    (empty("1.x", "1:nsubj"), "empty_node_id", "not of the form N.M"),
-])
+@pytest.mark.parametrize(
+    "line, code, words",
+    [
+        (empty("1.1", "_"), "empty_node_deps", "DEPS '_'"),
+        (empty("1.1", "x:nsubj"), "empty_node_deps", "HEAD:DEPREL"),
+        (empty("1.1", "1nsubj"), "empty_node_deps", "expected e.g. 5:nsubj"),
+        ("1.1\t_\t_\t_\t_\t_\t_\t_\t1:nsubj", "empty_node_columns", "9 tab-separated"),
+        (empty("1.x", "1:nsubj"), "empty_node_id", "not of the form N.M"),
+    ],
+)
 def test_an_unreadable_empty_node_is_refused_with_file_and_line(tmp_path, line, code, words):
     """Where the organizers' evaluator stops with a traceback, a clear message."""
     path = write(tmp_path, "bad.conllu", [[WORD.format(id=1), line]])
@@ -175,8 +230,11 @@ def test_score_modes_scores_an_empty_node_mode_beside_coreference_modes():
     """The platform's job: the coreference modes read together, the empty-node mode alone,
     results in the order asked, each the same as scoring it alone."""
     key, response = str(ZEROS / "TC-ZF.key"), str(ZEROS / "TC-ZF-4.response")
-    words = [["-f", "corefud", "-m", "muc", "-z"], ["-f", "corefud", "-m", "empty-nodes"],
-             ["-f", "corefud", "-m", "bcub", "-z"]]
+    words = [
+        ["-f", "corefud", "-m", "muc", "-z"],
+        ["-f", "corefud", "-m", "empty-nodes"],
+        ["-f", "corefud", "-m", "bcub", "-z"],
+    ]
     options = [parse_options(w).options for w in words]
     results = score_modes(key, response, options=options, per_doc=[True, False, False])
     assert [list(r.metrics) for r in results] == [["muc"], list(MEASURES), ["bcub"]]

@@ -44,8 +44,10 @@ def test_it_rejects_an_elementof_cycle_instead_of_looping(make_doc):
 
 def test_it_accepts_a_nested_plural_reached_twice(make_doc):
     """A diamond of plurals is not a cycle: P ∋ Q, R and Q, R ∋ S."""
-    doc = make_doc({"s": [0], "t": [1], "q": [2], "r": [3], "p": [4, 5]},
-                   element_of={"s": ("q", "r"), "t": ("q",), "q": ("p",), "r": ("p",)})
+    doc = make_doc(
+        {"s": [0], "t": [1], "q": [2], "r": [3], "p": [4, 5]},
+        element_of={"s": ("q", "r"), "t": ("q",), "q": ("p",), "r": ("p",)},
+    )
     result = score_corpus([(doc, doc)], ScoringOptions())
     assert result.metrics["ceafe"].prf.f1 == 1.0
 
@@ -191,10 +193,10 @@ def test_head_matching_on_compact_files_uses_the_head_token(make_doc):
         marks = tuple(m._replace(head=heads.get(m.parts[0])) for m in doc.identity)
         return dataclasses.replace(doc, identity=marks)
 
-    key = with_heads(make_doc({"1": [(0, 3), 6], "2": [(8, 9)]}),
-                     {(0, 3): 2, (6, 6): 6, (8, 9): 9})
-    response = with_heads(make_doc({"1": [(1, 2), 6], "2": [(2, 4)]}),
-                          {(1, 2): 2, (6, 6): 6, (2, 4): 2})
+    key = with_heads(make_doc({"1": [(0, 3), 6], "2": [(8, 9)]}), {(0, 3): 2, (6, 6): 6, (8, 9): 9})
+    response = with_heads(
+        make_doc({"1": [(1, 2), 6], "2": [(2, 4)]}), {(1, 2): 2, (6, 6): 6, (2, 4): 2}
+    )
     result = score_corpus([(key, response)], ScoringOptions(matching="head"))
     # (1, 2) and (2, 4) both have head 2 and overlap key (0, 3) by 2 of 4 tokens: a tie that
     # goes to the earlier mention, so (1, 2) joins 6 in key entity 1; (2, 4) stays unmatched
@@ -210,9 +212,12 @@ def test_mor_ignores_the_matching_option(make_doc):
     """MOR pairs mentions by token overlap itself: partial matching must not change it."""
     key = make_doc({"1": [(0, 2), 5]}, min_spans={(0, 2): (1, 1)})
     response = make_doc({"1": [(1, 2), 5]})
-    counts = [score_corpus([(key, response)], ScoringOptions(matching=matching,
-                                                             extra_metrics=("mor",)))
-              .metrics["mor"].counts[0] for matching in ("exact", "partial-corefud")]
+    counts = [
+        score_corpus([(key, response)], ScoringOptions(matching=matching, extra_metrics=("mor",)))
+        .metrics["mor"]
+        .counts[0]
+        for matching in ("exact", "partial-corefud")
+    ]
     assert counts[0] == counts[1]
     assert (counts[0].r_num, counts[0].r_den, counts[0].p_den) == (3, 4, 3)
 
@@ -221,21 +226,33 @@ def test_mor_counts_a_span_of_two_clusters_twice(make_doc):
     """v2 feeds MOR every mention of every cluster: a span in two entities counts twice."""
     key = make_doc({"1": [(0, 1)], "2": [(0, 1), 5]})
     response = make_doc({"1": [(0, 1)]})
-    mor = score_corpus([(key, response)], ScoringOptions(extra_metrics=("mor",))
-                       ).metrics["mor"].counts[0]
+    mor = (
+        score_corpus([(key, response)], ScoringOptions(extra_metrics=("mor",)))
+        .metrics["mor"]
+        .counts[0]
+    )
     # key tokens 2 + 2 + 1; only one key copy of (0, 1) pairs with the response's (0, 1)
     assert (mor.r_num, mor.r_den, mor.p_num, mor.p_den) == (2, 5, 2, 2)
 
 
 # -- compact (CorefUD) files: empty nodes inside mentions, empty heads, zeros -------------
 
+
 def compact_doc(mentions, *, n_tokens=20, sentences=()):
     """A compact-format document from ``(entity, parts, keyword fields)`` triples."""
-    markables = tuple(Markable(f"m{n}", eid, tuple(parts), line=n, **fields)
-                      for n, (eid, parts, fields) in enumerate(mentions, 1))
-    return Document(name="d", path="d.conllu", line=1, tokens=("w",) * n_tokens,
-                    identity=markables, sentences=tuple(sentences),
-                    metadata={"format": "corefud"})
+    markables = tuple(
+        Markable(f"m{n}", eid, tuple(parts), line=n, **fields)
+        for n, (eid, parts, fields) in enumerate(mentions, 1)
+    )
+    return Document(
+        name="d",
+        path="d.conllu",
+        line=1,
+        tokens=("w",) * n_tokens,
+        identity=markables,
+        sentences=tuple(sentences),
+        metadata={"format": "corefud"},
+    )
 
 
 def muc(key, response, **options):
@@ -255,10 +272,18 @@ def test_an_empty_node_inside_a_mention_is_part_of_its_identity():
 def test_head_matching_on_compact_files_compares_the_heads_of_identical_spans():
     """v2 `-a head` is "super-exact" on identical spans: the same nodes with another head do
     not match (CorefUD suite TC-ZD-2/ZE-1 `_head`); partial matching ignores the head there."""
-    key = compact_doc([("e1", [(0, 2)], {"head": 1, "min_span": (1, 1)}),
-                       ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
-    other_head = compact_doc([("e1", [(0, 2)], {"head": 2, "min_span": (2, 2)}),
-                              ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    key = compact_doc(
+        [
+            ("e1", [(0, 2)], {"head": 1, "min_span": (1, 1)}),
+            ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)}),
+        ]
+    )
+    other_head = compact_doc(
+        [
+            ("e1", [(0, 2)], {"head": 2, "min_span": (2, 2)}),
+            ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)}),
+        ]
+    )
     assert muc(key, other_head, matching="head").recall == 0.0
     assert muc(key, key, matching="head").recall == 1.0
     assert muc(key, other_head, matching="partial-corefud").recall == 1.0
@@ -267,13 +292,24 @@ def test_head_matching_on_compact_files_compares_the_heads_of_identical_spans():
 def test_partial_matching_with_an_empty_head_needs_the_empty_node():
     """Key 0-2 + 2.1 headed by the empty node: a response inside it that holds the empty node
     matches partially (TC-ZD-3), one without it does not."""
-    key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
-                       ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
-    with_zero = compact_doc([("e1", [(1, 1)], {"zeros": ((2, 1),), "head": 1,
-                                               "min_span": (1, 1)}),
-                             ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
-    without = compact_doc([("e1", [(1, 2)], {"head": 1, "min_span": (1, 1)}),
-                           ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)})])
+    key = compact_doc(
+        [
+            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
+            ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)}),
+        ]
+    )
+    with_zero = compact_doc(
+        [
+            ("e1", [(1, 1)], {"zeros": ((2, 1),), "head": 1, "min_span": (1, 1)}),
+            ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)}),
+        ]
+    )
+    without = compact_doc(
+        [
+            ("e1", [(1, 2)], {"head": 1, "min_span": (1, 1)}),
+            ("e1", [(5, 5)], {"head": 5, "min_span": (5, 5)}),
+        ]
+    )
     # an empty-headed mention is a zero: -z keeps it (corefud-scorer.py always does)
     assert muc(key, with_zero, matching="partial-corefud", keep_zeros=True).recall == 1.0
     assert muc(key, without, matching="partial-corefud", keep_zeros=True).recall == 0.0
@@ -283,22 +319,38 @@ def test_partial_matching_with_an_empty_head_needs_the_empty_node():
 
 def test_a_mention_with_an_empty_head_is_a_zero_and_leaves_without_keep_zeros():
     """v2's is_zero is "the head is empty": without -z such mentions are dropped too."""
-    doc = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
-                       ("e1", [(5, 5)], {"head": 5})])
-    counts = {z: score_corpus([(doc, doc)], ScoringOptions(keep_zeros=z,
-                                                           extra_metrics=("mention",))
-                              ).metrics["mention"].counts[0].r_den for z in (False, True)}
+    doc = compact_doc(
+        [
+            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
+            ("e1", [(5, 5)], {"head": 5}),
+        ]
+    )
+    counts = {
+        z: score_corpus([(doc, doc)], ScoringOptions(keep_zeros=z, extra_metrics=("mention",)))
+        .metrics["mention"]
+        .counts[0]
+        .r_den
+        for z in (False, True)
+    }
     assert counts == {False: 1, True: 2}
 
 
-def zero_pair(key_zero, response_zero, key_deps="4:nsubj", response_deps="4:nsubj",
-              sentences=()):
+def zero_pair(key_zero, response_zero, key_deps="4:nsubj", response_deps="4:nsubj", sentences=()):
     """Entity e1 = word 0 + one zero ``(position, rank)`` with the given deps, each side."""
+
     def doc(zero, deps):
-        return compact_doc([("e1", [(0, 0)], {}),
-                            ("e1", [(zero[0], zero[0])], {"zero": zero[1], "head": zero[0],
-                                                          "attributes": (("deps", deps),)})],
-                           sentences=sentences)
+        return compact_doc(
+            [
+                ("e1", [(0, 0)], {}),
+                (
+                    "e1",
+                    [(zero[0], zero[0])],
+                    {"zero": zero[1], "head": zero[0], "attributes": (("deps", deps),)},
+                ),
+            ],
+            sentences=sentences,
+        )
+
     return doc(key_zero, key_deps), doc(response_zero, response_deps)
 
 
@@ -307,10 +359,10 @@ def test_dependent_zero_matching_aligns_zeros_by_their_dependencies():
     align (TC-ZF-2); the zero metric gets that alignment too."""
     key, response = zero_pair((5, 1), (7, 1))
     options = dict(keep_zeros=True, metrics=("muc",), extra_metrics=("zero",))
-    dependent = score_corpus([(key, response)], ScoringOptions(zero_match_method="dependent",
-                                                               **options))
-    linear = score_corpus([(key, response)], ScoringOptions(zero_match_method="linear",
-                                                            **options))
+    dependent = score_corpus(
+        [(key, response)], ScoringOptions(zero_match_method="dependent", **options)
+    )
+    linear = score_corpus([(key, response)], ScoringOptions(zero_match_method="linear", **options))
     assert dependent.metrics["muc"].prf.recall == 1.0
     assert dependent.metrics["zero"].counts[0] == PRCounts(1, 1, 1, 1)
     assert linear.metrics["muc"].prf.recall == 0.0
@@ -321,8 +373,10 @@ def test_dependent_zero_matching_aligns_zeros_by_their_dependencies():
 def test_dependent_zero_matching_never_aligns_across_sentences():
     """A ``root`` parent is per sentence: root zeros of two sentences do not align (v2 scores
     0 across sentences), root zeros of one sentence do."""
-    sentences = (Sentence((), (("1",), ("2",), ("2.1",))),
-                 Sentence((), (("1",), ("1.1",), ("2",), ("2.1",))))
+    sentences = (
+        Sentence((), (("1",), ("2",), ("2.1",))),
+        Sentence((), (("1",), ("1.1",), ("2",), ("2.1",))),
+    )
     options = dict(keep_zeros=True, zero_match_method="dependent", metrics=("muc",))
     across = zero_pair((2, 1), (4, 1), "root:root", "root:root", sentences)
     within = zero_pair((3, 1), (4, 1), "root:root", "root:root", sentences)
@@ -377,8 +431,12 @@ def compact_documents(draw):
         entity = f"e{draw(st.integers(0, 3))}"
         if empty and draw(st.integers(0, 3)) == 0:  # a zero mention
             p = draw(st.sampled_from(empty))
-            fields = {"zero": 1, "head": p, "head_zero": 1,
-                      "attributes": (("deps", f"{p - 1}:nsubj"),)}
+            fields = {
+                "zero": 1,
+                "head": p,
+                "head_zero": 1,
+                "attributes": (("deps", f"{p - 1}:nsubj"),),
+            }
             mentions.setdefault(frozenset({(p - 1, 1)}), (entity, [(p, p)], fields))
             continue
         start = draw(st.integers(0, 19))
@@ -398,17 +456,27 @@ def compact_documents(draw):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(compact_documents(), st.sampled_from(["exact", "head", "partial-corefud"]),
-       st.sampled_from(["linear", "dependent"]))
+@given(
+    compact_documents(),
+    st.sampled_from(["exact", "head", "partial-corefud"]),
+    st.sampled_from(["linear", "dependent"]),
+)
 def test_a_compact_document_with_empty_nodes_scores_one_against_itself(doc, matching, method):
     """Whatever the matching and zero method, a key is a perfect response to itself."""
-    options = ScoringOptions(matching=matching, keep_zeros=True, zero_match_method=method,
-                             extra_metrics=("mention", "mor", "zero"))
+    options = ScoringOptions(
+        matching=matching,
+        keep_zeros=True,
+        zero_match_method=method,
+        extra_metrics=("mention", "mor", "zero"),
+    )
     result = score_corpus([(doc, doc)], options)
     for name, metric in result.metrics.items():
         if any(c.r_den or c.p_den for c in metric.counts):
             assert (name, metric.prf.recall, metric.prf.precision) == (
-                name, pytest.approx(1.0), pytest.approx(1.0))
+                name,
+                pytest.approx(1.0),
+                pytest.approx(1.0),
+            )
 
 
 def test_the_zero_metric_asks_each_side_whether_a_mention_is_a_zero():
@@ -416,17 +484,23 @@ def test_the_zero_metric_asks_each_side_whether_a_mention_is_a_zero():
     same mention (exact), a zero only in the key. As a non-first response mention no key
     anaphor covers it, but it is no response zero, so no false positive (v2 asks each side)."""
     key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1})])
-    response = compact_doc([("e1", [(0, 0)], {"head": 0}),
-                            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 0})])
+    response = compact_doc(
+        [("e1", [(0, 0)], {"head": 0}), ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 0})]
+    )
     options = ScoringOptions(keep_zeros=True, extra_metrics=("zero",))
     assert score_corpus([(key, response)], options).metrics["zero"].counts[0] == PRCounts()
     # with the heads the other way round the response mention is a zero, non-first and
     # covered by no key anaphor: one false positive
     key = compact_doc([("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 0})])
-    response = compact_doc([("e1", [(0, 0)], {"head": 0}),
-                            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1})])
+    response = compact_doc(
+        [
+            ("e1", [(0, 0)], {"head": 0}),
+            ("e1", [(0, 2)], {"zeros": ((2, 1),), "head": 2, "head_zero": 1}),
+        ]
+    )
     assert score_corpus([(key, response)], options).metrics["zero"].counts[0] == PRCounts(
-        0, 1, 0, 0)
+        0, 1, 0, 0
+    )
 
 
 def test_the_collector_is_paused_and_what_was_made_meanwhile_is_not_scanned_young():

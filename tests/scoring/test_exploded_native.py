@@ -80,12 +80,23 @@ class Taken:
 
 
 def exploded_files() -> list[Path]:
-    files = [p for p in sorted(CORPORA.glob("codi-crac2*/**/*")) if p.is_file()
-             and p.suffix.upper() in (".CONLLUA", ".CONLL", ".UA") or p.name.endswith("CONLLUA")]
-    files += [p for p in sorted((CONFORMANCE).rglob("*"))
-              if p.is_file() and p.suffix in (".key", ".response", ".conllua", ".CONLLUA")]
-    files += [p for p in sorted(FIXTURES.rglob("*")) + sorted(DATA.rglob("*"))
-              if p.is_file() and p.suffix.upper() == ".CONLLUA"]
+    files = [
+        p
+        for p in sorted(CORPORA.glob("codi-crac2*/**/*"))
+        if p.is_file()
+        and p.suffix.upper() in (".CONLLUA", ".CONLL", ".UA")
+        or p.name.endswith("CONLLUA")
+    ]
+    files += [
+        p
+        for p in sorted((CONFORMANCE).rglob("*"))
+        if p.is_file() and p.suffix in (".key", ".response", ".conllua", ".CONLLUA")
+    ]
+    files += [
+        p
+        for p in sorted(FIXTURES.rglob("*")) + sorted(DATA.rglob("*"))
+        if p.is_file() and p.suffix.upper() == ".CONLLUA"
+    ]
     return sorted(set(files))
 
 
@@ -102,11 +113,36 @@ def test_files_read_to_the_same_documents_both_ways(monkeypatch):
     assert taken.read > 1000 and taken.left > 0, vars(taken)
 
 
-HEADER = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
-          "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM\n")
-EDITS = ["(", ")", "))", "m_1)", "(EntityID=1|MarkableID=m_1)", "(EntityID=2|MarkableID=m_9",
-         "|Min=1,2", "|Min=x", "|Min=٣", "|ElementOf=1,,2", "|EntityID=", "=", "|", " ", "\t",
-         "\u00a0", "\x00", "(", ".1", "_", "é", "\U0001d518", "EntityID=3", "|MarkableID=m_1"]
+HEADER = (
+    "# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
+    "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM\n"
+)
+EDITS = [
+    "(",
+    ")",
+    "))",
+    "m_1)",
+    "(EntityID=1|MarkableID=m_1)",
+    "(EntityID=2|MarkableID=m_9",
+    "|Min=1,2",
+    "|Min=x",
+    "|Min=٣",
+    "|ElementOf=1,,2",
+    "|EntityID=",
+    "=",
+    "|",
+    " ",
+    "\t",
+    "\u00a0",
+    "\x00",
+    "(",
+    ".1",
+    "_",
+    "é",
+    "\U0001d518",
+    "EntityID=3",
+    "|MarkableID=m_1",
+]
 
 
 def exploded_document(rng: random.Random, name: str) -> str:
@@ -119,12 +155,12 @@ def exploded_document(rng: random.Random, name: str) -> str:
         column = rng.choice([10, 10, 10, 12])
         start = rng.randrange(n)
         end = rng.randrange(start, n)
-        attributes = [f"EntityID={rng.choice(['1', '2', '3-Pseudo', '4'])}",
-                      f"MarkableID=m_{k}"]
+        attributes = [f"EntityID={rng.choice(['1', '2', '3-Pseudo', '4'])}", f"MarkableID=m_{k}"]
         if rng.random() < 0.6:
             first = rng.randint(start + 1, end + 1)
-            attributes.append(f"Min={first}" if rng.random() < 0.5
-                              else f"Min={first},{rng.randint(first, n + 1)}")
+            attributes.append(
+                f"Min={first}" if rng.random() < 0.5 else f"Min={first},{rng.randint(first, n + 1)}"
+            )
         if rng.random() < 0.2:
             attributes.append("ElementOf=" + rng.choice(["1", "1,2", ",2", ""]))
         if rng.random() < 0.3:
@@ -148,11 +184,33 @@ def exploded_document(rng: random.Random, name: str) -> str:
     for i in range(n):
         if i % 5 == 0:
             lines += ["", f"# sent_id = {name}-{i}"]
-        mirror = ([f"(MarkableID={part.split('MarkableID=')[1].split('|')[0].rstrip(')')}"
-                   "|Entity_Type=x)" for part in cells[10][i] if "MarkableID=" in part]
-                  if mirrors else [])
-        row = [str(i + 1), f"w{i % 4}", "_", "_", "_", "_", "_", "_", "_", "_",
-               cell(cells[10][i]), bridging[i], cell(cells[12][i]), "_", "".join(mirror) or "_"]
+        mirror = (
+            [
+                f"(MarkableID={part.split('MarkableID=')[1].split('|')[0].rstrip(')')}"
+                "|Entity_Type=x)"
+                for part in cells[10][i]
+                if "MarkableID=" in part
+            ]
+            if mirrors
+            else []
+        )
+        row = [
+            str(i + 1),
+            f"w{i % 4}",
+            "_",
+            "_",
+            "_",
+            "_",
+            "_",
+            "_",
+            "_",
+            "_",
+            cell(cells[10][i]),
+            bridging[i],
+            cell(cells[12][i]),
+            "_",
+            "".join(mirror) or "_",
+        ]
         if row[-1] == "_" and short:  # an empty last column left out, as the real files do
             row.pop()
         lines.append("\t".join(row))
@@ -164,15 +222,20 @@ def exploded_document(rng: random.Random, name: str) -> str:
         if edit < 0.6:
             text = text[:cut] + rng.choice(EDITS) + text[cut:]
         elif edit < 0.7:
-            text = text[:cut] + text[cut + 1:]
+            text = text[:cut] + text[cut + 1 :]
         elif edit < 0.8:  # a cell deleted (the IDENTITY cell, often), or the last one
             parts = text.split("\t")
             del parts[rng.choice([10, 10, -1, rng.randrange(len(parts))]) % len(parts)]
             text = "\t".join(parts)
         elif edit < 0.9:
-            text = rng.choice(["# a comment", "# global.columns = ID FORM IDENTITY", "",
-                               "4.1\tzero\t_\t_\t_\t_\t_\t_\t_\t_\t(EntityID=1|MarkableID=z)"
-                               "\t_\t_\t_\t_"])
+            text = rng.choice(
+                [
+                    "# a comment",
+                    "# global.columns = ID FORM IDENTITY",
+                    "",
+                    "4.1\tzero\t_\t_\t_\t_\t_\t_\t_\t_\t(EntityID=1|MarkableID=z)\t_\t_\t_\t_",
+                ]
+            )
         else:
             text = text.replace("\t", "  ")
         lines[at] = text
@@ -187,8 +250,9 @@ def test_edited_documents_read_the_same_both_ways(tmp_path, monkeypatch):
     refused = 0
     path = tmp_path / "edited.CONLLUA"
     for k in range(600):
-        text = HEADER + "".join(exploded_document(rng, f"d{k}-{j}")
-                                for j in range(rng.randint(1, 3)))
+        text = HEADER + "".join(
+            exploded_document(rng, f"d{k}-{j}") for j in range(rng.randint(1, 3))
+        )
         if rng.random() < 0.1:
             text = text.replace("\n", "\r\n")
         path.write_text(text, encoding="utf-8")
@@ -205,19 +269,28 @@ Min read, not checked."""
 
 
 def plain(*cells: tuple[str, str, str]) -> str:
-    return "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t_\t_\t_\t_\t{a}\t{b}\t{c}\t_\t_\n"
-                   for i, (a, b, c) in enumerate(cells))
+    return "".join(
+        f"{i + 1}\tw{i}\t_\t_\t_\t_\t_\t_\t_\t_\t{a}\t{b}\t{c}\t_\t_\n"
+        for i, (a, b, c) in enumerate(cells)
+    )
 
 
 def test_read_document_reads_plain_markables():
-    text = "# newdoc id = d\n" + plain(
-        ("(EntityID=1|MarkableID=m_1|Min=2|SemType=dn", "_", "_"),
-        ("_", "_", "(EntityID=5-DD|MarkableID=d_1)"),
-        (")(EntityID=1|MarkableID=m_2|ElementOf=7,,8)", "_", "_")) + "\n# comment\n"
+    text = (
+        "# newdoc id = d\n"
+        + plain(
+            ("(EntityID=1|MarkableID=m_1|Min=2|SemType=dn", "_", "_"),
+            ("_", "_", "(EntityID=5-DD|MarkableID=d_1)"),
+            (")(EntityID=1|MarkableID=m_2|ElementOf=7,,8)", "_", "_"),
+        )
+        + "\n# comment\n"
+    )
     tokens, lines, identity, dd, bridging = native(text, text.index("\n") + 1, 2, SETTINGS_OF)
     assert tokens == ["w0", "w1", "w2"] and lines == [2, 3, 4] and bridging == []
-    assert identity == (Markable("m_1", "1", ((0, 2),), 2, (1, 1)),
-                        Markable("m_2", "1", ((2, 2),), 4, None, element_of=("7", "8")))
+    assert identity == (
+        Markable("m_1", "1", ((0, 2),), 2, (1, 1)),
+        Markable("m_2", "1", ((2, 2),), 4, None, element_of=("7", "8")),
+    )
     assert dd == (Markable("d_1", "5-DD", ((1, 1),), 3),)
     assert all(type(m) is Markable for m in identity + dd)
 
@@ -245,12 +318,20 @@ def test_read_document_leaves_what_is_not_plain_to_python():
             text = text.replace("\t_\t_\n", "\t_\n", 1)
         if what == "a zero":
             text = text.replace("\n2\t", "\n1.1\t")
-        settings = SETTINGS_OF if what != "a Min beyond the document" \
+        settings = (
+            SETTINGS_OF
+            if what != "a Min beyond the document"
             else SETTINGS_OF[:11] + (True, Markable)
+        )
         assert native(text, text.index("\n") + 1, 2, settings) is None, what
-    for line in ("# newdoc id = e", "# global.columns = ID FORM IDENTITY", "1\tw\t_",
-                 "1\tw\t_\t_\t_\t_\t_\t_\t_\t(\t_\t_\t_\t_\t_", "1\tw\x00\t_\t_\t_\t_\t_\t_\t_"
-                 "\t_\t_\t_\t_\t_\t_", "1\t" + "w" * 100_001):
+    for line in (
+        "# newdoc id = e",
+        "# global.columns = ID FORM IDENTITY",
+        "1\tw\t_",
+        "1\tw\t_\t_\t_\t_\t_\t_\t_\t(\t_\t_\t_\t_\t_",
+        "1\tw\x00\t_\t_\t_\t_\t_\t_\t_\t_\t_\t_\t_\t_\t_",
+        "1\t" + "w" * 100_001,
+    ):
         text = "# newdoc id = d\n" + plain(("_", "_", "_")) + line + "\n"
         assert native(text, text.index("\n") + 1, 2, SETTINGS_OF) is None, line
     # short lines alone, with '_' in the mirror column, are plain
@@ -282,8 +363,9 @@ def test_newlines_counts_what_bytes_count_counts():
         assert text.count_newlines(data) == data.count(b"\n")
 
 
-@pytest.mark.parametrize("size", [15, 16, 17, 255 * 16 - 1, 255 * 16, 255 * 16 + 1,
-                                  3 * 255 * 16 + 9, 100_000])
+@pytest.mark.parametrize(
+    "size", [15, 16, 17, 255 * 16 - 1, 255 * 16, 255 * 16 + 1, 3 * 255 * 16 + 9, 100_000]
+)
 def test_newlines_counts_long_runs_in_steps_of_sixteen_bytes(size):
     """Sixteen bytes per step, counters added up every 255 steps: data of nothing but line
     ends (every counter at its most), and of a few, across those boundaries and offsets."""
@@ -347,8 +429,20 @@ def test_newdoc_hints_are_where_the_expression_matches():
     """The segment cut finds '# newdoc' from the literal word; it must find exactly where
     `_NEWDOC_HINT` matches (a '#', spaces or tabs, ``newdoc`` and a word boundary)."""
     rng = random.Random(5)
-    pieces = [b"#", b" ", b"\t", b"newdoc", b"\n", b"x", b"_", b"newdocs", b"#newdoc", b"-",
-              b"\xc3\xa9", b"0"]
+    pieces = [
+        b"#",
+        b" ",
+        b"\t",
+        b"newdoc",
+        b"\n",
+        b"x",
+        b"_",
+        b"newdocs",
+        b"#newdoc",
+        b"-",
+        b"\xc3\xa9",
+        b"0",
+    ]
     found = 0
     for _ in range(20_000):
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))

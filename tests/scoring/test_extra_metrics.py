@@ -32,6 +32,7 @@ def test_the_docstring_examples_hold():
 
 # -- MOR -----------------------------------------------------------------------------------
 
+
 def test_mor_of_identical_mentions_is_one():
     mentions = [span(0, 2), [5], span(7, 9)]
     counts = mor_counts(mentions, mentions)
@@ -74,7 +75,8 @@ def test_mor_swapping_key_and_response_swaps_recall_and_precision():
         response = [span(a, a + rng.randint(0, 3)) for a in rng.sample(range(30), 6)]
         forward, backward = mor_counts(key, response), mor_counts(response, key)
         assert (forward.recall, forward.precision) == pytest.approx(
-            (backward.precision, backward.recall))
+            (backward.precision, backward.recall)
+        )
 
 
 def test_mor_matches_brute_force_on_small_random_inputs():
@@ -83,8 +85,10 @@ def test_mor_matches_brute_force_on_small_random_inputs():
     for _ in range(60):
         key = [span(a, a + rng.randint(0, 2)) for a in rng.sample(range(12), 3)]
         response = [span(a, a + rng.randint(0, 2)) for a in rng.sample(range(12), 3)]
-        best = max(sum(len(set(k) & set(r)) for k, r in zip(key, perm))
-                   for perm in itertools.permutations(response))
+        best = max(
+            sum(len(set(k) & set(r)) for k, r in zip(key, perm))
+            for perm in itertools.permutations(response)
+        )
         assert mor_counts(key, response).p_num == best
 
 
@@ -151,27 +155,35 @@ ZEROS = COREFUD_TESTS / "tests-corefud" / "zeros"
 def zero_deps(path: Path) -> dict:
     """(entity, position, rank) of each zero markable → its deps attribute."""
     [doc] = compact.read(path)
-    return {(m.entity_id, m.start, m.zero): dict(m.attributes)["deps"]
-            for m in doc.identity if m.zero}
+    return {
+        (m.entity_id, m.start, m.zero): dict(m.attributes)["deps"] for m in doc.identity if m.zero
+    }
 
 
 def test_parse_deps():
-    assert parse_deps("14:nsubj|root:root|3.1:obj") == [("14", "nsubj"), ("root", "root"),
-                                                        ("3.1", "obj")]
+    assert parse_deps("14:nsubj|root:root|3.1:obj") == [
+        ("14", "nsubj"),
+        ("root", "root"),
+        ("3.1", "obj"),
+    ]
 
 
-@pytest.mark.parametrize("key, response, entity", [
-    # TC-ZF-4: the key zero (15:nsubj) goes to the response zero with the same deprel,
-    # e2's 13.1 (15:nsubj), not e1's 15.1 (15:dep): "correct deprel (wrong entity)"
-    ("TC-ZF.key", "TC-ZF-4.response", "e2"),
-    # TC-ZG-3: one dep with the right parent and deprel beats three right parents only
-    ("TC-ZG.key", "TC-ZG-3.response", "e1"),
-    # TC-ZG-2: 13:a|15:x (e1) beats 13:a|18:x (e2) by the parent F-score
-    ("TC-ZG.key", "TC-ZG-2.response", "e1"),
-])
+@pytest.mark.parametrize(
+    "key, response, entity",
+    [
+        # TC-ZF-4: the key zero (15:nsubj) goes to the response zero with the same deprel,
+        # e2's 13.1 (15:nsubj), not e1's 15.1 (15:dep): "correct deprel (wrong entity)"
+        ("TC-ZF.key", "TC-ZF-4.response", "e2"),
+        # TC-ZG-3: one dep with the right parent and deprel beats three right parents only
+        ("TC-ZG.key", "TC-ZG-3.response", "e1"),
+        # TC-ZG-2: 13:a|15:x (e1) beats 13:a|18:x (e2) by the parent F-score
+        ("TC-ZG.key", "TC-ZG-2.response", "e1"),
+    ],
+)
 def test_zero_dependency_alignment_follows_the_suite_readme(key, response, entity):
-    [(key_zero, matched)] = zero_dependency_alignment(zero_deps(ZEROS / key),
-                                                      zero_deps(ZEROS / response)).items()
+    [(key_zero, matched)] = zero_dependency_alignment(
+        zero_deps(ZEROS / key), zero_deps(ZEROS / response)
+    ).items()
     assert matched[0] == entity
 
 

@@ -37,14 +37,13 @@ def test_the_exception_raised_there_is_raised_here():
     with pytest.raises(ScoringInputError) as raised:
         Forked(fails).result()
     error = raised.value
-    assert (error.path, error.line, error.code, error.document) == ("f.conllua", 7,
-                                                                    "columns", "d1")
+    assert (error.path, error.line, error.code, error.document) == ("f.conllua", 7, "columns", "d1")
     assert str(error) == "f.conllua:7: bad line"
 
 
 def test_a_result_that_does_not_pickle_is_an_error_that_says_so():
     with pytest.raises(RuntimeError, match="could not be sent"):
-        Forked(lambda: (lambda: None)).result()
+        Forked(lambda: lambda: None).result()
 
 
 def test_a_child_that_dies_without_a_result_is_child_died():
@@ -85,6 +84,9 @@ def test_a_daemonic_pool_process_may_not_fork(monkeypatch):
     assert not forked.may_fork()
     with pytest.raises(CannotFork):
         Forked(len, "x")
-    monkeypatch.setitem(sys.modules, "billiard",
-                        SimpleNamespace(current_process=lambda: SimpleNamespace(daemon=False)))
+    monkeypatch.setitem(
+        sys.modules,
+        "billiard",
+        SimpleNamespace(current_process=lambda: SimpleNamespace(daemon=False)),
+    )
     assert forked.may_fork()

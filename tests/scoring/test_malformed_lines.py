@@ -35,7 +35,10 @@ def refusal(key: str, response: str) -> ScoringInputError:
         score_files(key, response, [])
     found = validate_response(key, response, [])
     assert (found[0].path, found[0].line, found[0].code) == (
-        error.value.path, error.value.line, error.value.code)
+        error.value.path,
+        error.value.line,
+        error.value.code,
+    )
     return error.value
 
 
@@ -52,9 +55,13 @@ def test_a_column_deleted_before_the_annotation_is_refused_not_read_shifted(tmp_
 
 def markable_lines(lines: list[str]) -> list[int]:
     """Lines whose IDENTITY cell opens and closes a markable."""
-    return [n for n, line in enumerate(lines, 1)
-            if len(cells := line.split()) == 15 and cells[10].startswith("(")
-            and cells[10].endswith(")")]
+    return [
+        n
+        for n, line in enumerate(lines, 1)
+        if len(cells := line.split()) == 15
+        and cells[10].startswith("(")
+        and cells[10].endswith(")")
+    ]
 
 
 KEY_LINES = KEY.read_text(encoding="utf-8").split("\n")
@@ -85,8 +92,10 @@ def test_a_deleted_identity_cell_in_a_key_is_refused_with_its_line(tmp_path, pic
     lines[number - 1] = "\t".join(cells[:10] + cells[11:])
     path = tmp_path / "key.CONLLUA"
     path.write_text("\n".join(lines), encoding="utf-8")
-    for read in (lambda: score_files(str(path), str(RUN), []),
-                 lambda: score_files(str(path), str(path), [])):
+    for read in (
+        lambda: score_files(str(path), str(RUN), []),
+        lambda: score_files(str(path), str(path), []),
+    ):
         with pytest.raises(ScoringInputError) as raised:
             read()
         error = raised.value
@@ -112,8 +121,10 @@ def test_a_line_that_leaves_out_nom_sem_is_still_read(tmp_path):
     path = tmp_path / "short.CONLLUA"
     path.write_text("\n".join(lines), encoding="utf-8")
     assert validate_response(str(KEY), str(path), []) == []
-    assert score_files(str(KEY), str(path), [])["metrics"] == score_files(
-        str(KEY), str(RUN), [])["metrics"]
+    assert (
+        score_files(str(KEY), str(path), [])["metrics"]
+        == score_files(str(KEY), str(RUN), [])["metrics"]
+    )
 
 
 def test_a_nul_character_is_refused_with_its_column(tmp_path):
@@ -136,21 +147,27 @@ def test_a_markable_attribute_that_is_not_name_value_is_refused(tmp_path, attrib
     cells = LINES[10].split("\t")
     cells[10] = cells[10][:-1] + f"|{attribute})"
     error = refusal(str(KEY), mutated(tmp_path, 11, "\t".join(cells)))
-    assert (error.line, error.code) == (11, "bad_cell") and repr(attribute) in repr(
-        error.message) or attribute in error.message
+    assert (
+        (error.line, error.code) == (11, "bad_cell")
+        and repr(attribute) in repr(error.message)
+        or attribute in error.message
+    )
 
 
-TOKEN_LINES = [n for n, line in enumerate(LINES, 1)
-               if line and not line.startswith("#") and len(line.split("\t")) == 15]
+TOKEN_LINES = [
+    n
+    for n, line in enumerate(LINES, 1)
+    if line and not line.startswith("#") and len(line.split("\t")) == 15
+]
 MUTATIONS = ["delete", "duplicate", "nul", "huge", "bracket", "truncate"]
 
 
 def mutate(line: str, how: str, column: int) -> str:
     cells = line.split("\t")
     if how == "delete":
-        return "\t".join(cells[:column] + cells[column + 1:])
+        return "\t".join(cells[:column] + cells[column + 1 :])
     if how == "duplicate":
-        return "\t".join(cells[:column + 1] + cells[column:])
+        return "\t".join(cells[: column + 1] + cells[column:])
     if how == "nul":
         cells[column] = cells[column] + "\x00"
         return "\t".join(cells)
@@ -168,12 +185,17 @@ def unmutated() -> dict:
     return score_files(str(KEY), str(RUN), [])
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(number=st.sampled_from(TOKEN_LINES), how=st.sampled_from(MUTATIONS),
-       column=st.integers(min_value=0, max_value=14))
-def test_every_mutation_is_refused_at_its_line_or_changes_nothing(tmp_path_factory, unmutated,
-                                                                  number, how, column):
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    number=st.sampled_from(TOKEN_LINES),
+    how=st.sampled_from(MUTATIONS),
+    column=st.integers(min_value=0, max_value=14),
+)
+def test_every_mutation_is_refused_at_its_line_or_changes_nothing(
+    tmp_path_factory, unmutated, number, how, column
+):
     """Deleting the BRIDGING or DISCOURSE_DEIXIS column (12-13) is left out: on a line
     whose markable opens and closes there, the line cannot be told from one that leaves out
     trailing empty columns, which the real CODI-CRAC files do (docs/formats.md). A deleted
@@ -181,8 +203,9 @@ def test_every_mutation_is_refused_at_its_line_or_changes_nothing(tmp_path_facto
     moves into a column that the line's IDENTITY cell then does not explain."""
     if how == "delete" and 11 <= column <= 12:
         return
-    response = mutated(tmp_path_factory.mktemp("fuzz"), number,
-                       mutate(LINES[number - 1], how, column))
+    response = mutated(
+        tmp_path_factory.mktemp("fuzz"), number, mutate(LINES[number - 1], how, column)
+    )
     try:
         result = score_files(str(KEY), response, [])
     except ScoringInputError as error:

@@ -24,13 +24,16 @@ def pradhan_table() -> Contingency:
     return Contingency(key, response)
 
 
-@pytest.mark.parametrize("name, recall, precision", [
-    ("muc", 2 / 5, 2 / 5),  # R = ((3-2)+(4-3))/(2+3), P = ((2-1)+(2-2)+(4-3))/(1+1+3)
-    ("bcub", 35 / 84, 1 / 2),  # R = (4/9*... ) ; paper rounds F to .46 (Q28)
-    ("ceafm", 4 / 7, 1 / 2),  # best alignment K1-R1 (2), K2-R3 (2)
-    ("ceafe", 0.65, 1.3 / 3),  # φ4(K1,R1) = 0.8, φ4(K2,R3) = 0.5
-    ("lea", (3 * 1 / 3 + 4 * 1 / 6) / 7, (2 * 1 + 2 * 0 + 4 * 1 / 6) / 8),
-])
+@pytest.mark.parametrize(
+    "name, recall, precision",
+    [
+        ("muc", 2 / 5, 2 / 5),  # R = ((3-2)+(4-3))/(2+3), P = ((2-1)+(2-2)+(4-3))/(1+1+3)
+        ("bcub", 35 / 84, 1 / 2),  # R = (4/9*... ) ; paper rounds F to .46 (Q28)
+        ("ceafm", 4 / 7, 1 / 2),  # best alignment K1-R1 (2), K2-R3 (2)
+        ("ceafe", 0.65, 1.3 / 3),  # φ4(K1,R1) = 0.8, φ4(K2,R3) = 0.5
+        ("lea", (3 * 1 / 3 + 4 * 1 / 6) / 7, (2 * 1 + 2 * 0 + 4 * 1 / 6) / 8),
+    ],
+)
 def test_pradhan_example(name, recall, precision):
     """The worked example of Pradhan et al. 2014 / Moosavi & Strube 2016, from the formulas."""
     (metric,) = COREF_METRICS[name]
@@ -83,20 +86,47 @@ def _plural(make_doc, spec, elements):
     return make_doc(spec, element_of=elements)
 
 
-@pytest.mark.parametrize("system, elements, expected", [
-    # PA-5 {{ace}fg}: LEA 1/.95, MUC 1/.91667, B³ 1/.95167, CEAFe .98333, CEAFm .98611
-    ({"1": [0, 3], "2": [1, 4], "3": [6], "4": [9, 11]}, {"1": ("4",), "2": ("4",), "3": ("4",)},
-     {"lea": (1, 0.95), "muc": (1, 0.91667), "bcub": (1, 0.95167), "ceafe": (0.98333, 0.98333),
-      "ceafm": (0.98611, 0.98611)}),
-    # PA-4 plural missing: {ab} {cd} {e} {fg}
-    ({"1": [0, 3], "2": [1, 4], "3": [6], "4": [9, 11]}, {},
-     {"lea": (0.75, 1), "muc": (0.75, 1), "bcub": (0.79167, 1), "ceafe": (0.95, 0.95),
-      "ceafm": (0.875, 1)}),
-    # PA-6 {{ae}fg}: MUC .875/.875 (counts 3.5/4), LEA .875 (v2 rule: 7/8)
-    ({"1": [0, 3], "2": [1, 4], "3": [6], "4": [9, 11]}, {"1": ("4",), "3": ("4",)},
-     {"lea": (0.875, 0.91667), "muc": (0.875, 0.875), "bcub": (0.88542, 0.92130),
-      "ceafe": (0.95833, 0.95833), "ceafm": (0.94643, 0.94643)}),
-])
+@pytest.mark.parametrize(
+    "system, elements, expected",
+    [
+        # PA-5 {{ace}fg}: LEA 1/.95, MUC 1/.91667, B³ 1/.95167, CEAFe .98333, CEAFm .98611
+        (
+            {"1": [0, 3], "2": [1, 4], "3": [6], "4": [9, 11]},
+            {"1": ("4",), "2": ("4",), "3": ("4",)},
+            {
+                "lea": (1, 0.95),
+                "muc": (1, 0.91667),
+                "bcub": (1, 0.95167),
+                "ceafe": (0.98333, 0.98333),
+                "ceafm": (0.98611, 0.98611),
+            },
+        ),
+        # PA-4 plural missing: {ab} {cd} {e} {fg}
+        (
+            {"1": [0, 3], "2": [1, 4], "3": [6], "4": [9, 11]},
+            {},
+            {
+                "lea": (0.75, 1),
+                "muc": (0.75, 1),
+                "bcub": (0.79167, 1),
+                "ceafe": (0.95, 0.95),
+                "ceafm": (0.875, 1),
+            },
+        ),
+        # PA-6 {{ae}fg}: MUC .875/.875 (counts 3.5/4), LEA .875 (v2 rule: 7/8)
+        (
+            {"1": [0, 3], "2": [1, 4], "3": [6], "4": [9, 11]},
+            {"1": ("4",), "3": ("4",)},
+            {
+                "lea": (0.875, 0.91667),
+                "muc": (0.875, 0.875),
+                "bcub": (0.88542, 0.92130),
+                "ceafe": (0.95833, 0.95833),
+                "ceafm": (0.94643, 0.94643),
+            },
+        ),
+    ],
+)
 def test_plural_cases(make_doc, system, elements, expected):
     """Split antecedents with partial credit, against the oracle values of spec §13.2."""
     key = _plural(make_doc, PA_KEY, PA_ELEMENTS)
@@ -122,15 +152,18 @@ def test_plural_only_split_counts_pa6(make_doc):
 def test_identical_plurals_merge(make_doc):
     """PA-8: two plural entities with the same member sets are one cluster (score 1)."""
     key = _plural(make_doc, PA_KEY, PA_ELEMENTS)
-    response = make_doc({"1": [0, 3], "2": [1, 4], "3": [6], "4": [9], "5": [11]},
-                        element_of={"1": ("4", "5"), "2": ("4", "5")})
+    response = make_doc(
+        {"1": [0, 3], "2": [1, 4], "3": [6], "4": [9], "5": [11]},
+        element_of={"1": ("4", "5"), "2": ("4", "5")},
+    )
     result = score_corpus([(key, response)], ScoringOptions())
     for name in ("lea", "muc", "bcub", "ceafe", "ceafm", "blanc"):
         assert result.metrics[name].prf.f1 == pytest.approx(1.0), name
 
 
-@pytest.mark.parametrize("module", [scoring.metrics.coref, scoring.metrics.contingency,
-                                    scoring.metrics.mentions])
+@pytest.mark.parametrize(
+    "module", [scoring.metrics.coref, scoring.metrics.contingency, scoring.metrics.mentions]
+)
 def test_doctests(module):
     """The examples in the metric docstrings hold."""
     failures, _ = doctest.testmod(module)
@@ -159,8 +192,11 @@ def random_matrices(*, seed: int, rows: int, cols: int, each: int):
     for n in range(1, rows + 1):
         for m in range(1, cols + 1):
             for _ in range(each):
-                yield (rng.integers(0, 3, (n, m)).astype(float) if rng.random() < 0.5
-                       else rng.random((n, m)))
+                yield (
+                    rng.integers(0, 3, (n, m)).astype(float)
+                    if rng.random() < 0.5
+                    else rng.random((n, m))
+                )
 
 
 def test_the_assignment_shortcut_returns_what_scipy_returns(monkeypatch):
@@ -210,4 +246,3 @@ def test_the_solver_falls_back_to_scipys_public_import(monkeypatch):
     monkeypatch.setattr(assignment, "_SOLVE", None)
     monkeypatch.setattr(assignment, "_compiled_solver", unavailable)
     assert assignment.solver() is public
-

@@ -25,13 +25,15 @@ def pack_files(pattern: str) -> list[Path]:
 
 def v1_flags(options: ScoringOptions) -> dict[str, bool]:
     """Our options in the conformance pack's ``mode`` vocabulary."""
-    return {"keep_singletons": options.keep_singletons,
-            "keep_split_antecedent": options.keep_split_antecedents,
-            "keep_bridging": options.keep_bridging,
-            "keep_non_referring": options.keep_non_referring,
-            "only_split_antecedent": options.only_split_antecedent,
-            "evaluate_discourse_deixis": options.discourse_deixis,
-            "use_MIN": options.matching != "exact"}
+    return {
+        "keep_singletons": options.keep_singletons,
+        "keep_split_antecedent": options.keep_split_antecedents,
+        "keep_bridging": options.keep_bridging,
+        "keep_non_referring": options.keep_non_referring,
+        "only_split_antecedent": options.only_split_antecedent,
+        "evaluate_discourse_deixis": options.discourse_deixis,
+        "use_MIN": options.matching != "exact",
+    }
 
 
 def test_every_canonical_mode_string_of_the_pack_maps_to_its_effective_flags():
@@ -66,12 +68,18 @@ def test_the_128_switch_combinations_give_36_modes_or_a_usage_error():
     assert len(modes) == 36 and refused == 128 - 36
 
 
-@pytest.mark.parametrize("synonym, word", [
-    ("remove_singleton", "remove_singletons"), ("remove_split_antecedents",
-                                                "remove_split_antecedent"),
-    ("MIN", "min"), ("min_spans", "min"), ("keep_non_referrings", "keep_non_referring"),
-    ("keep_bridgings", "keep_bridging"), ("only_split_antecedents", "only_split_antecedent"),
-])
+@pytest.mark.parametrize(
+    "synonym, word",
+    [
+        ("remove_singleton", "remove_singletons"),
+        ("remove_split_antecedents", "remove_split_antecedent"),
+        ("MIN", "min"),
+        ("min_spans", "min"),
+        ("keep_non_referrings", "keep_non_referring"),
+        ("keep_bridgings", "keep_bridging"),
+        ("only_split_antecedents", "only_split_antecedent"),
+    ],
+)
 def test_synonyms_mean_the_same_as_their_word(synonym, word):
     """Each v1 word has the reference's synonym."""
     assert parse_options([synonym]) == parse_options([word])
@@ -96,15 +104,19 @@ def test_an_unknown_word_is_a_usage_error_listing_the_valid_words():
         parse_options(["keep_bridging", "remove_singeltons"])
     assert "'remove_singeltons'" in str(error.value)
     assert "remove_singletons" in str(error.value) and "evaluate_discourse_deixis" in str(
-        error.value)
+        error.value
+    )
 
 
-@pytest.mark.parametrize("words", [
-    ["remove_singletons", "evaluate_discourse_deixis"],
-    ["only_split_antecedent", "keep_bridging"],
-    ["evaluate_discourse_deixis", "only_split_antecedent"],
-    ["remove_split_antecedent", "only_split_antecedent"],
-])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["remove_singletons", "evaluate_discourse_deixis"],
+        ["only_split_antecedent", "keep_bridging"],
+        ["evaluate_discourse_deixis", "only_split_antecedent"],
+        ["remove_split_antecedent", "only_split_antecedent"],
+    ],
+)
 def test_words_a_mode_word_overrides_are_a_conflict(words):
     """The reference silently forces them (Q29); we refuse."""
     with pytest.raises(UsageError):
@@ -113,8 +125,16 @@ def test_words_a_mode_word_overrides_are_a_conflict(words):
 
 def test_pass_through_options_do_not_switch_to_v2():
     """--json, --per-doc and --missing-documents keep bare words in v1 meaning."""
-    invocation = parse_options(["remove_singletons", "--json", "--per-doc",
-                                "--missing-documents", "skip", "remove_split_antecedent"])
+    invocation = parse_options(
+        [
+            "remove_singletons",
+            "--json",
+            "--per-doc",
+            "--missing-documents",
+            "skip",
+            "remove_split_antecedent",
+        ]
+    )
     assert invocation.options.style == "v1" and not invocation.options.keep_singletons
     assert invocation.as_json and invocation.per_doc
     assert invocation.options.missing_documents == "skip"
@@ -141,8 +161,7 @@ def test_v2_metrics_keep_argv_order_and_set_the_nr_and_bridging_flags():
     """`-m` order is the report order; non-referring/bridging switch their scores on."""
     invocation = parse_options(["-m", "bridging", "lea", "conll", "muc", "non-referring"])
     assert invocation.options.metrics == ("lea", "muc", "bcub", "ceafe")
-    assert invocation.report_order == ("bridging", "lea", "muc", "bcub", "ceafe",
-                                       "non-referring")
+    assert invocation.report_order == ("bridging", "lea", "muc", "bcub", "ceafe", "non-referring")
     assert invocation.options.keep_bridging and invocation.options.keep_non_referring
 
 
@@ -165,11 +184,21 @@ def test_v2_modes_force_singletons_and_split_antecedents_with_a_note():
     assert any("Auto reset" in note for note in invocation.notes)
 
 
-@pytest.mark.parametrize("words", [
-    ["-f", "corefud", "-l"], ["-f", "conll", "-m", "bridging"], ["-f", "corefud", "-d"],
-    ["-m", "zero"], ["-f", "conll", "-a", "partial-craft"], ["--np-only"],
-    ["-z", "--zero-match-method", "dependent"], ["-x"], ["-m", "f1"], ["-t", "codicrac22ar", "-s"],
-])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["-f", "corefud", "-l"],
+        ["-f", "conll", "-m", "bridging"],
+        ["-f", "corefud", "-d"],
+        ["-m", "zero"],
+        ["-f", "conll", "-a", "partial-craft"],
+        ["--np-only"],
+        ["-z", "--zero-match-method", "dependent"],
+        ["-x"],
+        ["-m", "f1"],
+        ["-t", "codicrac22ar", "-s"],
+    ],
+)
 def test_options_a_format_cannot_honour_are_usage_errors(words):
     """v2's compatibility_check, unknown options and -t mixed with options."""
     with pytest.raises(UsageError):
@@ -178,13 +207,18 @@ def test_options_a_format_cannot_honour_are_usage_errors(words):
 
 def test_v2_argv_of_the_pack_gives_the_settings_v2_processed():
     """Every v2 argv of the pack (presets as intended) yields v2's processed ``args``."""
-    fields = {"keep_singletons": "keep_singletons",
-              "keep_split_antecedents": "keep_split_antecedents",
-              "evaluate_discourse_deixis": "discourse_deixis",
-              "only_split_antecedent": "only_split_antecedent", "match": "matching",
-              "keep_zeros": "keep_zeros", "keep_non_referring": "keep_non_referring",
-              "keep_bridging": "keep_bridging", "format": "format",
-              "allow_boundary_crossing": "allow_boundary_crossing"}
+    fields = {
+        "keep_singletons": "keep_singletons",
+        "keep_split_antecedents": "keep_split_antecedents",
+        "evaluate_discourse_deixis": "discourse_deixis",
+        "only_split_antecedent": "only_split_antecedent",
+        "match": "matching",
+        "keep_zeros": "keep_zeros",
+        "keep_non_referring": "keep_non_referring",
+        "keep_bridging": "keep_bridging",
+        "format": "format",
+        "allow_boundary_crossing": "allow_boundary_crossing",
+    }
     checked = 0
     for path in pack_files("ua-fixtures/*/expected-v2.json"):
         for argv, run in json.loads(path.read_text())["runs"].items():
@@ -200,17 +234,22 @@ def test_v2_argv_of_the_pack_gives_the_settings_v2_processed():
     assert checked > 100
 
 
-@pytest.mark.parametrize("preset, expected", [
-    ("codicrac22ar", ["-m", "conll", "-s", "-l"]),
-    ("codicrac22dd", ["-m", "conll", "-s", "-l", "-d"]),
-    ("codicrac22br", ["-m", "bridging", "-s"]),
-    ("craft19", ["-m", "conll", "-s"]),
-    ("crac18", ["-m", "conll", "non-referring", "-s"]),
-    ("crac22", ["-f", "corefud", "-m", "conll", "mention", "zero", "-z", "-a",
-                "partial-corefud"]),
-    ("crac23", ["-f", "corefud", "-m", "conll", "mention", "zero", "-a", "head"]),
-    ("conll12", ["-f", "conll", "-m", "conll"]),
-])
+@pytest.mark.parametrize(
+    "preset, expected",
+    [
+        ("codicrac22ar", ["-m", "conll", "-s", "-l"]),
+        ("codicrac22dd", ["-m", "conll", "-s", "-l", "-d"]),
+        ("codicrac22br", ["-m", "bridging", "-s"]),
+        ("craft19", ["-m", "conll", "-s"]),
+        ("crac18", ["-m", "conll", "non-referring", "-s"]),
+        (
+            "crac22",
+            ["-f", "corefud", "-m", "conll", "mention", "zero", "-z", "-a", "partial-corefud"],
+        ),
+        ("crac23", ["-f", "corefud", "-m", "conll", "mention", "zero", "-a", "head"]),
+        ("conll12", ["-f", "conll", "-m", "conll"]),
+    ],
+)
 def test_presets_mean_their_explicit_options(preset, expected):
     """-t is the preset laid over the v2 defaults (differences doc §1)."""
     assert parse_options(["-t", preset]).options == parse_options(expected).options

@@ -78,7 +78,7 @@ def random_side(rng: random.Random, codes: int, repeats: bool) -> list[list[int]
     markable, so a member cluster can hold a span twice)."""
     pool = list(range(codes))
     rng.shuffle(pool)
-    pool = pool[:rng.randint(0, codes)]
+    pool = pool[: rng.randint(0, codes)]
     clusters: list[list[int]] = []
     while pool:
         size = rng.choice((1, 1, 2, 3, 5, 8, 20))
@@ -124,8 +124,15 @@ def test_many_components_fill_many_batches_alike():
     code = 0
     for _ in range(400):
         rows, cols = rng.randint(3, 5), rng.randint(3, 5)
-        grid = [[list(range(code + (x * cols + y) * 2, code + (x * cols + y) * 2
-                            + rng.randint(1, 2))) for y in range(cols)] for x in range(rows)]
+        grid = [
+            [
+                list(
+                    range(code + (x * cols + y) * 2, code + (x * cols + y) * 2 + rng.randint(1, 2))
+                )
+                for y in range(cols)
+            ]
+            for x in range(rows)
+        ]
         code += rows * cols * 2
         key_side += [[c for cell in grid[x] for c in cell] for x in range(rows)]
         response_side += [[c for x in range(rows) for c in grid[x][y]] for y in range(cols)]
@@ -142,14 +149,17 @@ def test_empty_sides():
         assert compiled_counts(key, response, True) == python_counts(key, response, True)
 
 
-@pytest.mark.parametrize("clusters", [
-    [[0, 1], []],  # an empty cluster
-    [(0, 1)],  # not a list
-    [[0, -1]],  # a negative code
-    [[0, "1"]],  # not an int
-    [[0, True]],  # not exactly an int
-    [[0, 1 << 40]],  # beyond the codes a document has
-])
+@pytest.mark.parametrize(
+    "clusters",
+    [
+        [[0, 1], []],  # an empty cluster
+        [(0, 1)],  # not a list
+        [[0, -1]],  # a negative code
+        [[0, "1"]],  # not an int
+        [[0, True]],  # not exactly an int
+        [[0, 1 << 40]],  # beyond the codes a document has
+    ],
+)
 def test_tables_that_are_not_plain_go_to_python(clusters):
     assert native(clusters, [[0]], False) is None
     assert native([[0]], clusters, True) is None
@@ -194,8 +204,9 @@ def test_random_tables_with_sets_count_the_same_both_ways(seed):
     rng = random.Random(seed)
     for _ in range(40):
         codes = rng.choice((3, 10, 40))
-        identities = [tuple((rng.randrange(50),) for _ in range(rng.randint(2, 3)))
-                      for _ in range(3)]
+        identities = [
+            tuple((rng.randrange(50),) for _ in range(rng.randint(2, 3))) for _ in range(3)
+        ]
         key, response = set_side(rng, codes, identities), set_side(rng, codes, identities)
         if not (key.has_sets or response.has_sets):
             continue
@@ -210,17 +221,35 @@ def test_random_tables_with_sets_count_the_same_both_ways(seed):
 def test_set_counts_refuses_what_it_does_not_expect():
     key = Partition([[0, 1], []], [None, AccommodatedSet(((2,),), frozenset({(2,)}))])
     response = partition([[0], [1]])
-    args = [key.clusters, response.clusters, key.sets, response.sets, [None, None],
-            [None, None], {}, {}, {}]
+    args = [
+        key.clusters,
+        response.clusters,
+        key.sets,
+        response.sets,
+        [None, None],
+        [None, None],
+        {},
+        {},
+        {},
+    ]
     assert native_sets(0, *args) is not None
-    for index, wrong in [(5, [None]), (5, [None, 7]), (6, [0, "1"]), (8, {0: (5, 1.0)}),
-                         (8, {0: (1, 1)}), (7, {9: (0, 1.0)}), (2, [None, None, None]),
-                         (1, [[0, 1], None])]:
+    for index, wrong in [
+        (5, [None]),
+        (5, [None, 7]),
+        (6, [0, "1"]),
+        (8, {0: (5, 1.0)}),
+        (8, {0: (1, 1)}),
+        (7, {9: (0, 1.0)}),
+        (2, [None, None, None]),
+        (1, [[0, 1], None]),
+    ]:
         changed = list(args)
         changed[index] = wrong
         assert native_sets(0, *changed) is None, (index, wrong)
-    assert native_sets(0, key.clusters, response.clusters, [None, None], response.sets,
-                       *args[4:]) is None  # an empty cluster without a set
+    assert (
+        native_sets(0, key.clusters, response.clusters, [None, None], response.sets, *args[4:])
+        is None
+    )  # an empty cluster without a set
     assert native_sets(9, *args) is None
 
 
@@ -235,12 +264,17 @@ def test_tables_with_accommodated_sets_go_to_python(monkeypatch):
     with_set = Partition([[2, 3]], [AccommodatedSet(members, frozenset(members))])
     counts = plain.TableCounts(with_set, partition([[2, 3]]))
     assert not called and not counts.counts
-    assert counts[METRICS[0]] == METRICS[0](Contingency(with_set, partition([[2, 3]])),
-                                            NO_SPLITS)
+    assert counts[METRICS[0]] == METRICS[0](Contingency(with_set, partition([[2, 3]])), NO_SPLITS)
 
 
-MODES = [[], ["remove_singletons"], ["remove_split_antecedent"], ["only_split_antecedent"],
-         ["min"], ["keep_non_referring", "keep_bridging"]]
+MODES = [
+    [],
+    ["remove_singletons"],
+    ["remove_split_antecedent"],
+    ["only_split_antecedent"],
+    ["min"],
+    ["keep_non_referring", "keep_bridging"],
+]
 
 
 @pytest.fixture(scope="module")
@@ -256,8 +290,9 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
     plan = ScoringPlan.compile(parse_options(words).options)
     key_path, response_path = corpus
     keys = list(exploded.iter_documents(str(key_path), **plan.reader("key").settings()))
-    responses = list(exploded.iter_documents(str(response_path),
-                                             **plan.reader("response").settings()))
+    responses = list(
+        exploded.iter_documents(str(response_path), **plan.reader("response").settings())
+    )
     compiled = [engine.score_document(k, r, plan) for k, r in zip(keys, responses)]
     monkeypatch.setattr(plain, "_plain_counts", None)
     monkeypatch.setattr(plain, "_set_counts", None)
@@ -318,16 +353,21 @@ def test_layer_groups_both_ways(seed):
         assert duplicated == any(len(set(c)) != len(c) for c in python[1].values())
 
 
-@pytest.mark.parametrize("markable", [
-    Markable("m1", "1", ((0, 0),), 1, zero=1),
-    Markable("m1", "1", ((0, 2),), 1, zeros=((1, 1),)),
-    Markable("m1", "1", ((0, 0),), 1, head=0, head_zero=1),
-    ("m1", "1", ((0, 0),), 1),  # not a markable's fields
-])
+@pytest.mark.parametrize(
+    "markable",
+    [
+        Markable("m1", "1", ((0, 0),), 1, zero=1),
+        Markable("m1", "1", ((0, 2),), 1, zeros=((1, 1),)),
+        Markable("m1", "1", ((0, 0),), 1, head=0, head_zero=1),
+        ("m1", "1", ((0, 0),), 1),  # not a markable's fields
+    ],
+)
 def test_layers_with_empty_nodes_go_to_python(markable):
     coder = SpanCoder()
-    assert native_groups([Markable("m0", "1", ((3, 3),), 1), markable], coder.codes,
-                         coder.keys) is None
+    assert (
+        native_groups([Markable("m0", "1", ((3, 3),), 1), markable], coder.codes, coder.keys)
+        is None
+    )
     assert coder.keys == [] and coder.codes == {}
 
 
@@ -346,16 +386,28 @@ def test_layer_clusters_both_ways(seed, words):
             continue
         for pseudo in (True, False):
             try:
-                python = clusters._clusters(groups, groups, split_lists, first, set(), plan,
-                                            "f", pseudo)
+                python = clusters._clusters(
+                    groups, groups, split_lists, first, set(), plan, "f", pseudo
+                )
             except Exception as problem:  # an ElementOf cycle: both raise it
                 with pytest.raises(type(problem), match="cycle"):
                     clusters._native_layer_clusters(
-                        groups, split_lists, plan.keep_split_antecedents,
-                        plan.keep_singletons, pseudo, clusters._accommodated_set,
-                        (groups, split_lists, first, "f"))
+                        groups,
+                        split_lists,
+                        plan.keep_split_antecedents,
+                        plan.keep_singletons,
+                        pseudo,
+                        clusters._accommodated_set,
+                        (groups, split_lists, first, "f"),
+                    )
                 continue
             compiled = clusters._native_layer_clusters(
-                groups, split_lists, plan.keep_split_antecedents, plan.keep_singletons,
-                pseudo, clusters._accommodated_set, (groups, split_lists, first, "f"))
+                groups,
+                split_lists,
+                plan.keep_split_antecedents,
+                plan.keep_singletons,
+                pseudo,
+                clusters._accommodated_set,
+                (groups, split_lists, first, "f"),
+            )
             assert compiled == python

@@ -16,25 +16,34 @@ from tests.paths import CODI21
 AMI = CODI21 / "AMI_test_partial.ES2004a.CONLLUA"
 
 
-@pytest.mark.parametrize(("matching", "key_checks", "response_checks", "reads_min"), [
-    ("exact", False, False, False),
-    ("partial-corefud", True, False, True),  # the key's minimum spans bind, not the response's
-    ("head", True, True, True),
-    ("partial-craft", False, False, False),
-])
+@pytest.mark.parametrize(
+    ("matching", "key_checks", "response_checks", "reads_min"),
+    [
+        ("exact", False, False, False),
+        ("partial-corefud", True, False, True),  # the key's minimum spans bind, not the response's
+        ("head", True, True, True),
+        ("partial-craft", False, False, False),
+    ],
+)
 def test_each_side_reads_and_checks_minimum_spans_as_the_matching_needs(
-        matching, key_checks, response_checks, reads_min):
+    matching, key_checks, response_checks, reads_min
+):
     plan = ScoringPlan.compile(ScoringOptions(matching=matching))
     assert (plan.key_reader.check_min, plan.response_reader.check_min) == (
-        key_checks, response_checks)
+        key_checks,
+        response_checks,
+    )
     assert plan.key_reader.read_min is plan.response_reader.read_min is reads_min
 
 
-@pytest.mark.parametrize(("words", "layers"), [
-    ([], ("identity",)),
-    (["keep_bridging"], ("identity", "bridging")),
-    (["evaluate_discourse_deixis"], ("discourse_deixis",)),
-])
+@pytest.mark.parametrize(
+    ("words", "layers"),
+    [
+        ([], ("identity",)),
+        (["keep_bridging"], ("identity", "bridging")),
+        (["evaluate_discourse_deixis"], ("discourse_deixis",)),
+    ],
+)
 def test_readers_keep_only_the_layers_the_mode_scores(words, layers):
     plan = ScoringPlan.compile(parse_options(words).options)
     assert plan.key_reader.layers == plan.response_reader.layers == layers
@@ -42,9 +51,23 @@ def test_readers_keep_only_the_layers_the_mode_scores(words, layers):
 
 
 def test_the_plan_states_the_modes_decisions():
-    plan = ScoringPlan.compile(parse_options(
-        ["-f", "corefud", "-z", "--zero-match-method", "dependent", "-m", "muc", "bcub",
-         "ceafe", "-a", "head"]).options)
+    plan = ScoringPlan.compile(
+        parse_options(
+            [
+                "-f",
+                "corefud",
+                "-z",
+                "--zero-match-method",
+                "dependent",
+                "-m",
+                "muc",
+                "bcub",
+                "ceafe",
+                "-a",
+                "head",
+            ]
+        ).options
+    )
     assert plan.aligns_zeros_by_dependencies and plan.keep_zeros
     assert plan.metrics == ("muc", "bcub", "ceafe") and plan.conll
     assert plan.key_reader.discontinuous  # dash options: v2 reads discontinuous mentions
@@ -55,7 +78,8 @@ def test_the_plan_states_the_modes_decisions():
     split = ScoringPlan.compile(parse_options(["only_split_antecedent"]).options)
     assert split.scores_split_counts and split.follows_split_antecedents
     assert not ScoringPlan.compile(
-        parse_options(["remove_split_antecedent"]).options).follows_split_antecedents
+        parse_options(["remove_split_antecedent"]).options
+    ).follows_split_antecedents
 
 
 def test_an_unknown_metric_is_refused_when_the_plan_is_compiled():

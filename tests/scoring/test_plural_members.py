@@ -7,25 +7,47 @@ import pytest
 
 from scoring import score_files
 
-HEAD = ("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
-        "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM\n# newdoc id = d\n# sent_id = d-1\n")
+HEAD = (
+    "# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC IDENTITY "
+    "BRIDGING DISCOURSE_DEIXIS REFERENCE NOM_SEM\n# newdoc id = d\n# sent_id = d-1\n"
+)
 
 
 def write(path, cells: list[str]) -> str:
-    rows = "".join(f"{i}\tw{i}\t_\t_\t_\t_\t_\t_\t_\t_\t{cell}\t_\t_\t_\t_\n"
-                   for i, cell in enumerate(cells, 1))
+    rows = "".join(
+        f"{i}\tw{i}\t_\t_\t_\t_\t_\t_\t_\t_\t{cell}\t_\t_\t_\t_\n"
+        for i, cell in enumerate(cells, 1)
+    )
     path.write_text(HEAD + rows + "\n", encoding="utf-8")
     return str(path)
 
 
 # w1 is annotated in entities 1 and 2, both elements of plural 9; w3 (entity 3) is the other
-TWICE = ["(EntityID=1|MarkableID=a|ElementOf=9)(EntityID=2|MarkableID=b|ElementOf=9)", "_",
-         "(EntityID=3|MarkableID=c|ElementOf=9)", "_", "(EntityID=9|MarkableID=p)", "_"]
+TWICE = [
+    "(EntityID=1|MarkableID=a|ElementOf=9)(EntityID=2|MarkableID=b|ElementOf=9)",
+    "_",
+    "(EntityID=3|MarkableID=c|ElementOf=9)",
+    "_",
+    "(EntityID=9|MarkableID=p)",
+    "_",
+]
 # the same, but entity 2 is not an element of the plural
-ONCE = ["(EntityID=1|MarkableID=a|ElementOf=9)(EntityID=2|MarkableID=b)", "_",
-        "(EntityID=3|MarkableID=c|ElementOf=9)", "_", "(EntityID=9|MarkableID=p)", "_"]
-RESPONSE = ["(EntityID=1|MarkableID=a|ElementOf=9)", "_", "(EntityID=3|MarkableID=c|ElementOf=9)",
-            "_", "(EntityID=9|MarkableID=p)", "_"]
+ONCE = [
+    "(EntityID=1|MarkableID=a|ElementOf=9)(EntityID=2|MarkableID=b)",
+    "_",
+    "(EntityID=3|MarkableID=c|ElementOf=9)",
+    "_",
+    "(EntityID=9|MarkableID=p)",
+    "_",
+]
+RESPONSE = [
+    "(EntityID=1|MarkableID=a|ElementOf=9)",
+    "_",
+    "(EntityID=3|MarkableID=c|ElementOf=9)",
+    "_",
+    "(EntityID=9|MarkableID=p)",
+    "_",
+]
 
 
 def test_ceafe_counts_the_two_identical_members_once(tmp_path):

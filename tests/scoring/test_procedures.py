@@ -35,13 +35,20 @@ def test_the_variant_modes_are_the_other_matchings_and_with_singletons(name):
     matching, zeros = CRAC[name]
     modes = {mode: procedure(name).options(mode) for mode in procedure(name).modes}
     assert list(modes)[0] == TASK_MODE
-    variants = {mode: (o.matching, o.keep_singletons) for mode, o in modes.items()
-                if mode not in (TASK_MODE, EMPTY_NODES)}
+    variants = {
+        mode: (o.matching, o.keep_singletons)
+        for mode, o in modes.items()
+        if mode not in (TASK_MODE, EMPTY_NODES)
+    }
     assert sorted(variants.values()) == sorted(
         [(m, False) for m in ("head", "partial-corefud", "exact") if m != matching]
-        + [(matching, True)])
-    assert all(o.zero_match_method == zeros and o.format == "corefud"
-               for mode, o in modes.items() if mode != EMPTY_NODES)
+        + [(matching, True)]
+    )
+    assert all(
+        o.zero_match_method == zeros and o.format == "corefud"
+        for mode, o in modes.items()
+        if mode != EMPTY_NODES
+    )
 
 
 def test_editions_before_scorer_1_2_say_what_cannot_be_reproduced():

@@ -37,20 +37,25 @@ def documents(draw, name="d", with_plurals=True):
         plural_of = {m: (f"e{plural}",) for m in members if m != plural}
     markables = tuple(
         Markable(f"m{i}", f"e{e}", (span,), i + 1, element_of=plural_of.get(e, ()))
-        for i, (span, e) in enumerate(spans))
-    return Document(name, f"{name}.conllua", 1, tuple("w" for _ in range(20)),
-                    identity=markables)
+        for i, (span, e) in enumerate(spans)
+    )
+    return Document(name, f"{name}.conllua", 1, tuple("w" for _ in range(20)), identity=markables)
 
 
 def renamed(doc: Document, prefix: str) -> Document:
     def ren(m: Markable) -> Markable:
-        return m._replace(entity_id=prefix + m.entity_id,
-                                   element_of=tuple(prefix + e for e in m.element_of))
+        return m._replace(
+            entity_id=prefix + m.entity_id, element_of=tuple(prefix + e for e in m.element_of)
+        )
+
     return dataclasses.replace(doc, identity=tuple(ren(m) for m in doc.identity))
 
 
-OPTIONS = [ScoringOptions(), ScoringOptions(keep_split_antecedents=False),
-           ScoringOptions(keep_singletons=False, keep_split_antecedents=False)]
+OPTIONS = [
+    ScoringOptions(),
+    ScoringOptions(keep_split_antecedents=False),
+    ScoringOptions(keep_singletons=False, keep_split_antecedents=False),
+]
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -100,17 +105,21 @@ def test_renaming_entities_changes_nothing(options, key, response):
 @given(docs=st.lists(st.tuples(documents(), documents()), min_size=2, max_size=4))
 def test_document_order_and_per_document_sums(docs):
     options = ScoringOptions()
-    pairs = [(dataclasses.replace(k, name=f"d{i}"), dataclasses.replace(r, name=f"d{i}"))
-             for i, (k, r) in enumerate(docs)]
+    pairs = [
+        (dataclasses.replace(k, name=f"d{i}"), dataclasses.replace(r, name=f"d{i}"))
+        for i, (k, r) in enumerate(docs)
+    ]
     forward = score_corpus(pairs, options)
     backward = score_corpus(pairs[::-1], options)
     for name in SIX:
         f, b = forward.metrics[name], backward.metrics[name]
         for fc, bc in zip(f.counts, b.counts):
             assert (fc.p_num, fc.p_den, fc.r_num, fc.r_den) == pytest.approx(
-                (bc.p_num, bc.p_den, bc.r_num, bc.r_den), abs=TOL), name
+                (bc.p_num, bc.p_den, bc.r_num, bc.r_den), abs=TOL
+            ), name
         for i, total in enumerate(f.counts):
             summed = [doc.metrics[name].counts[i] for doc in forward.documents]
             for field in ("p_num", "p_den", "r_num", "r_den"):
                 assert getattr(total, field) == pytest.approx(
-                    sum(getattr(c, field) for c in summed), abs=TOL), name
+                    sum(getattr(c, field) for c in summed), abs=TOL
+                ), name

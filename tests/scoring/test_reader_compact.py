@@ -18,8 +18,10 @@ HEADER = "# newdoc id = d\n# global.Entity = eid-etype-head-other\n# sent_id = d
 
 
 def row(token_id: str, misc: str = "_", form: str | None = None, deps: str = "_") -> str:
-    return "\t".join([token_id, form or f"w{token_id}", "_", "_", "_", "_", "0", "_", deps,
-                      misc]) + "\n"
+    return (
+        "\t".join([token_id, form or f"w{token_id}", "_", "_", "_", "_", "0", "_", deps, misc])
+        + "\n"
+    )
 
 
 def write(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
@@ -30,9 +32,17 @@ def write(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
 
 # -- real files ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["GUM_bio_byron", "GUM_interview_cyclone",
-                                  "GUM_interview_gaming", "GUM_news_homeopathic",
-                                  "GUM_voyage_coron"])
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "GUM_bio_byron",
+        "GUM_interview_cyclone",
+        "GUM_interview_gaming",
+        "GUM_news_homeopathic",
+        "GUM_voyage_coron",
+    ],
+)
 def test_it_reads_every_word_and_mention_of_the_gum_samples(name):
     """Words are the integer-ID lines; every '(' in an Entity value is one mention."""
     path = GUM / f"{name}.conllu"
@@ -93,9 +103,15 @@ def test_it_sniffs_compact_files_and_not_the_others():
 
 # -- hand-made inputs ----------------------------------------------------------------------
 
+
 def test_it_reads_nested_single_word_and_closing_mentions(tmp_path):
-    path = write(tmp_path, row("1", "Entity=(e1-person-2-(e2-place-1-)"), row("2"),
-                 row("3", "Entity=e1)"), row("4", "Entity=(e1-person-1-)"))
+    path = write(
+        tmp_path,
+        row("1", "Entity=(e1-person-2-(e2-place-1-)"),
+        row("2"),
+        row("3", "Entity=e1)"),
+        row("4", "Entity=(e1-person-1-)"),
+    )
     [doc] = compact.read(path)
     spans = sorted((m.entity_id, m.parts, m.head) for m in doc.identity)
     assert spans == [("e1", ((0, 2),), 1), ("e1", ((3, 3),), 3), ("e2", ((0, 0),), 0)]
@@ -103,21 +119,34 @@ def test_it_reads_nested_single_word_and_closing_mentions(tmp_path):
 
 
 def test_it_joins_the_parts_of_a_discontinuous_mention(tmp_path):
-    path = write(tmp_path, row("1", "Entity=(e9[1/2]-x-1-"), row("2", "Entity=e9[1/2])"),
-                 row("3"), row("4", "Entity=(e9[2/2]-x-1-)"))
+    path = write(
+        tmp_path,
+        row("1", "Entity=(e9[1/2]-x-1-"),
+        row("2", "Entity=e9[1/2])"),
+        row("3"),
+        row("4", "Entity=(e9[2/2]-x-1-)"),
+    )
     [doc] = compact.read(path)
     [mention] = doc.identity
     assert mention.parts == ((0, 1), (3, 3))
 
 
 def test_it_reads_empty_nodes_as_zeros_and_skips_multiword_ranges(tmp_path):
-    path = write(tmp_path, row("1-2", form="dont"), row("1", "Entity=(e1-x-1-)"), row("2"),
-                 row("2.1", "Entity=(e1-x-1-)", deps="2:nsubj"),
-                 row("2.2", "Entity=(e2-x-2-"), row("3", "Entity=e2)"))
+    path = write(
+        tmp_path,
+        row("1-2", form="dont"),
+        row("1", "Entity=(e1-x-1-)"),
+        row("2"),
+        row("2.1", "Entity=(e1-x-1-)", deps="2:nsubj"),
+        row("2.2", "Entity=(e2-x-2-"),
+        row("3", "Entity=e2)"),
+    )
     [doc] = compact.read(path)
     assert doc.tokens == ("w1", "w2", "w3")
-    zero, multi = [m for m in doc.identity if m.entity_id == "e1"][1], \
-        [m for m in doc.identity if m.entity_id == "e2"][0]
+    zero, multi = (
+        [m for m in doc.identity if m.entity_id == "e1"][1],
+        [m for m in doc.identity if m.entity_id == "e2"][0],
+    )
     assert (zero.parts, zero.zero) == (((2, 2),), 1)
     assert dict(zero.attributes)["deps"] == "1:nsubj"  # parent word 2 is position 1
     # a mention of the second empty node and word 3, headed by word 3
@@ -129,13 +158,22 @@ def test_it_marks_a_zero_head_of_a_multi_word_mention(tmp_path):
     [doc] = compact.read(path)
     [mention] = doc.identity
     assert (mention.parts, mention.zeros, mention.head, mention.head_zero) == (
-        ((0, 1),), ((1, 1),), 1, 1)
+        ((0, 1),),
+        ((1, 1),),
+        1,
+        1,
+    )
 
 
 def test_it_takes_the_field_order_from_global_entity(tmp_path):
     header = "# newdoc id = d\n# global.Entity = GRP-etype-infstat-minspan\n"
-    path = write(tmp_path, row("1", "Entity=(7-person-new-2,3"), row("2"),
-                 row("3", "Entity=7)"), header=header)
+    path = write(
+        tmp_path,
+        row("1", "Entity=(7-person-new-2,3"),
+        row("2"),
+        row("3", "Entity=7)"),
+        header=header,
+    )
     [doc] = compact.read(path)
     [mention] = doc.identity
     # GUM's minspan is kept as an attribute: v2 (udapi) does not match on it
@@ -153,8 +191,12 @@ def test_it_numbers_unnamed_documents_and_splits_at_newdoc(tmp_path):
 
 
 def test_it_warns_about_dangling_and_one_antecedent_split_antecedents(tmp_path):
-    path = write(tmp_path, row("1", "Entity=(e1-x-1-)"), row("2", "Entity=(e2-x-1-)"),
-                 row("3", "Entity=(e3-x-1-)|SplitAnte=e1<e3,e1<e3,e9<e3"))
+    path = write(
+        tmp_path,
+        row("1", "Entity=(e1-x-1-)"),
+        row("2", "Entity=(e2-x-1-)"),
+        row("3", "Entity=(e3-x-1-)|SplitAnte=e1<e3,e1<e3,e9<e3"),
+    )
     warnings: list[str] = []
     [doc] = compact.read(path, warnings=warnings)
     assert [m.element_of for m in doc.identity] == [("e3",), (), ()]
@@ -163,15 +205,18 @@ def test_it_warns_about_dangling_and_one_antecedent_split_antecedents(tmp_path):
     assert all(w.startswith(f"{path}:6: ") for w in warnings)
 
 
-@pytest.mark.parametrize("rows, line, code", [
-    ((row("1", "Entity=(e1-x-1-"), row("2")), 4, "unclosed"),
-    ((row("1"), row("2", "Entity=e5)")), 5, "unopened"),
-    ((row("1", "Entity=(e1-x-3-"), row("2", "Entity=e1)")), 4, "head"),
-    ((row("1", "Entity=(e1-x-1-)junk"),), 4, "brackets"),
-    (("1\tw\t_\t_\n",), 4, "columns"),
-    ((row("x1"),), 4, "token_id"),
-    ((row("1", "Entity=(e1[2/2]-x-1-)"),), 4, "brackets"),
-])
+@pytest.mark.parametrize(
+    "rows, line, code",
+    [
+        ((row("1", "Entity=(e1-x-1-"), row("2")), 4, "unclosed"),
+        ((row("1"), row("2", "Entity=e5)")), 5, "unopened"),
+        ((row("1", "Entity=(e1-x-3-"), row("2", "Entity=e1)")), 4, "head"),
+        ((row("1", "Entity=(e1-x-1-)junk"),), 4, "brackets"),
+        (("1\tw\t_\t_\n",), 4, "columns"),
+        ((row("x1"),), 4, "token_id"),
+        ((row("1", "Entity=(e1[2/2]-x-1-)"),), 4, "brackets"),
+    ],
+)
 def test_it_reports_bad_input_with_file_and_line(tmp_path, rows, line, code):
     path = write(tmp_path, *rows)
     with pytest.raises(ScoringInputError) as caught:
@@ -213,17 +258,25 @@ HEADLESS = "# newdoc id = d\n# global.Entity = eid-etype\n# sent_id = d-1\n"
 
 def headless_pair(tmp_path: Path, response_rows: list[str]) -> tuple[str, str]:
     """Key: e1 = {w1 w2 w3, w5}; no mention has a head field."""
-    key = [row("1", "Entity=(e1-x"), row("2"), row("3", "Entity=e1)"), row("4"),
-           row("5", "Entity=(e1-x)")]
+    key = [
+        row("1", "Entity=(e1-x"),
+        row("2"),
+        row("3", "Entity=e1)"),
+        row("4"),
+        row("5", "Entity=(e1-x)"),
+    ]
     (tmp_path / "k").mkdir()
     (tmp_path / "r").mkdir()
-    return (str(write(tmp_path / "k", *key, header=HEADLESS)),
-            str(write(tmp_path / "r", *response_rows, header=HEADLESS)))
+    return (
+        str(write(tmp_path / "k", *key, header=HEADLESS)),
+        str(write(tmp_path / "r", *response_rows, header=HEADLESS)),
+    )
 
 
 @pytest.mark.parametrize("first, last, aligned", [(1, 2, True), (1, 3, True), (2, 3, False)])
 def test_partial_matching_takes_the_first_word_of_a_headless_key_as_its_minimum(
-        tmp_path, first, last, aligned):
+    tmp_path, first, last, aligned
+):
     """udapi gives a mention without a head its first node as head; v2's partial-corefud
     score needs the key's head inside the response mention, which lies inside the key."""
     from scoring import score_files
@@ -262,8 +315,13 @@ def test_a_headless_mention_that_opens_on_an_empty_node_is_a_zero(tmp_path, head
     header = "# newdoc id = d\n# global.Entity = eid-etype-head\n# sent_id = d-1\n"
 
     def doc(entity_of_4: str) -> list[str]:
-        return [row("1"), row("1.1", f"Entity=(e1-x{head}"), row("2", "Entity=e1)"),
-                row("3"), row("4", f"Entity=({entity_of_4}-x)")]
+        return [
+            row("1"),
+            row("1.1", f"Entity=(e1-x{head}"),
+            row("2", "Entity=e1)"),
+            row("3"),
+            row("4", f"Entity=({entity_of_4}-x)"),
+        ]
 
     (tmp_path / "k").mkdir()
     (tmp_path / "r").mkdir()
@@ -284,32 +342,39 @@ def test_reading_without_layout_keeps_sentence_ids_and_every_annotation(tmp_path
     for path in samples:
         full = reader.read(path)
         lean = reader.read(path, layout=False)
-        assert [(d.name, d.tokens, d.identity, d.bridging) for d in lean] == \
-            [(d.name, d.tokens, d.identity, d.bridging) for d in full]
-        assert [[s.comments for s in d.sentences] for d in lean] == \
-            [[s.comments for s in d.sentences] for d in full]
+        assert [(d.name, d.tokens, d.identity, d.bridging) for d in lean] == [
+            (d.name, d.tokens, d.identity, d.bridging) for d in full
+        ]
+        assert [[s.comments for s in d.sentences] for d in lean] == [
+            [s.comments for s in d.sentences] for d in full
+        ]
         assert all(not s.rows for d in lean for s in d.sentences)
 
 
 # -- what the exploded reader refuses, refused here too (issue 25, item 5) ----------------
 
-TWO_DOCS = ("# newdoc id = a\n# global.Entity = eid-etype-head-other\n# sent_id = a-1\n"
-            "1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(1--1-)\n2\tv\t_\t_\t_\t_\t1\t_\t_\t_\n\n"
-            "# newdoc id = b\n# sent_id = b-1\n"
-            "1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(1--1-)\n\n")
+TWO_DOCS = (
+    "# newdoc id = a\n# global.Entity = eid-etype-head-other\n# sent_id = a-1\n"
+    "1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(1--1-)\n2\tv\t_\t_\t_\t_\t1\t_\t_\t_\n\n"
+    "# newdoc id = b\n# sent_id = b-1\n"
+    "1\tw\t_\t_\t_\t_\t0\t_\t_\tEntity=(1--1-)\n\n"
+)
 
 
-@pytest.mark.parametrize("where, line, column", [
-    ("Entity=(1--1-)", 4, 32),     # in MISC
-    ("# sent_id = a-1", 3, 4),     # in a comment
-    ("\tv\t", 5, 4),               # in a form
-])
+@pytest.mark.parametrize(
+    "where, line, column",
+    [
+        ("Entity=(1--1-)", 4, 32),  # in MISC
+        ("# sent_id = a-1", 3, 4),  # in a comment
+        ("\tv\t", 5, 4),  # in a form
+    ],
+)
 @pytest.mark.parametrize("layout", [True, False])
-def test_a_nul_character_is_refused_with_its_line_and_column(tmp_path, where, line, column,
-                                                             layout):
+def test_a_nul_character_is_refused_with_its_line_and_column(tmp_path, where, line, column, layout):
     """Anywhere in the file, as the CONLL-UA reader refuses it (``nul_character``)."""
-    at = TWO_DOCS.index(where) + (len(where) - 1 if where.startswith("Entity") else
-                                  3 if where.startswith("#") else 2)
+    at = TWO_DOCS.index(where) + (
+        len(where) - 1 if where.startswith("Entity") else 3 if where.startswith("#") else 2
+    )
     path = tmp_path / "nul.conllu"
     path.write_text(TWO_DOCS[:at] + "\x00" + TWO_DOCS[at:], encoding="utf-8")
     with pytest.raises(ScoringInputError) as error:
@@ -328,8 +393,17 @@ def test_the_same_document_twice_is_refused_at_its_second_newdoc(tmp_path, layou
         compact.read(path, layout=layout)
     assert (error.value.line, error.value.code) == (7, "duplicate_document")
     assert "document 'a' appears twice" in error.value.message
-    assert len(compact.read(tmp_path / "ok.conllu" if (tmp_path / "ok.conllu").write_text(
-        TWO_DOCS, encoding="utf-8") else path, layout=layout)) == 2
+    assert (
+        len(
+            compact.read(
+                tmp_path / "ok.conllu"
+                if (tmp_path / "ok.conllu").write_text(TWO_DOCS, encoding="utf-8")
+                else path,
+                layout=layout,
+            )
+        )
+        == 2
+    )
 
 
 def test_uploads_and_keys_are_refused_alike(tmp_path):
@@ -339,8 +413,7 @@ def test_uploads_and_keys_are_refused_alike(tmp_path):
     key = tmp_path / "key.conllu"
     key.write_text(TWO_DOCS, encoding="utf-8")
     twice = tmp_path / "twice.conllu"
-    twice.write_text(TWO_DOCS + TWO_DOCS[TWO_DOCS.index("# newdoc id = b"):],
-                     encoding="utf-8")
+    twice.write_text(TWO_DOCS + TWO_DOCS[TWO_DOCS.index("# newdoc id = b") :], encoding="utf-8")
     (problem,) = validate_response(str(key), str(twice), ["-f", "corefud"])
     assert (problem.line, problem.code) == (11, "duplicate_document")
     for pair in ((key, twice), (twice, key)):

@@ -20,8 +20,10 @@ HEADER = "# global.Entity = eid-etype-head-other\n"
 
 
 def row(token_id: str, misc: str = "_", form: str | None = None, deps: str = "_") -> str:
-    return "\t".join([token_id, form or f"w{token_id}", "_", "_", "_", "_", "0", "_", deps,
-                      misc]) + "\n"
+    return (
+        "\t".join([token_id, form or f"w{token_id}", "_", "_", "_", "_", "0", "_", deps, misc])
+        + "\n"
+    )
 
 
 def document(name: str, *sentences: list[str]) -> str:
@@ -31,25 +33,47 @@ def document(name: str, *sentences: list[str]) -> str:
     return text
 
 
-RICH = HEADER + document(
-    "plain",
-    [row("1", "Entity=(e1-person-1-"), row("2", "Entity=e1)"), row("3", "SpaceAfter=No")],
-    [row("1", "Entity=(e2-thing-1-)|SpaceAfter=No"), row("2", "Entity=(e1-person-1-)")],
-) + document(
-    "zeros-and-ranges",
-    [row("1", "Entity=(e1-person-1-)", deps="0:root"), row("1.1", "Entity=(e2-person-1-)",
-                                                           deps="1:nsubj"),
-     row("2-3", "Entity=(e9-x-1-)"), row("2"), row("3", "Entity=(e3-thing-2-")],
-    [row("1", "Entity=e3)"), row("1.1", "Entity=(e1-person-1-)", deps="1:obj|0:root"),
-     row("1.2", deps="1.1:conj"), row("2", "Entity=(e4[1/2]-x-1-)"), row("3"),
-     row("4", "Entity=(e4[2/2]-x-1-)")],
-) + document(
-    "split-and-bridge",
-    [row("1", "Entity=(e1-person-1-)"), row("2", "Entity=(e2-person-1-)"),
-     row("3", "Entity=(e3-person-1-)|SplitAnte=e1<e3,e2<e3"),
-     row("4", "Entity=(e4-thing-1-)"), row("5", "Entity=(e5-thing-1-)|Bridge=e4<e5:part")],
-    [row("1", "Entity=(e9-person-1-)|SplitAnte=e7<e9")],
-) + "# newdoc\n" + "# sent_id = u-1\n" + row("1", "Entity=(e1-x-1-)") + "\n"
+RICH = (
+    HEADER
+    + document(
+        "plain",
+        [row("1", "Entity=(e1-person-1-"), row("2", "Entity=e1)"), row("3", "SpaceAfter=No")],
+        [row("1", "Entity=(e2-thing-1-)|SpaceAfter=No"), row("2", "Entity=(e1-person-1-)")],
+    )
+    + document(
+        "zeros-and-ranges",
+        [
+            row("1", "Entity=(e1-person-1-)", deps="0:root"),
+            row("1.1", "Entity=(e2-person-1-)", deps="1:nsubj"),
+            row("2-3", "Entity=(e9-x-1-)"),
+            row("2"),
+            row("3", "Entity=(e3-thing-2-"),
+        ],
+        [
+            row("1", "Entity=e3)"),
+            row("1.1", "Entity=(e1-person-1-)", deps="1:obj|0:root"),
+            row("1.2", deps="1.1:conj"),
+            row("2", "Entity=(e4[1/2]-x-1-)"),
+            row("3"),
+            row("4", "Entity=(e4[2/2]-x-1-)"),
+        ],
+    )
+    + document(
+        "split-and-bridge",
+        [
+            row("1", "Entity=(e1-person-1-)"),
+            row("2", "Entity=(e2-person-1-)"),
+            row("3", "Entity=(e3-person-1-)|SplitAnte=e1<e3,e2<e3"),
+            row("4", "Entity=(e4-thing-1-)"),
+            row("5", "Entity=(e5-thing-1-)|Bridge=e4<e5:part"),
+        ],
+        [row("1", "Entity=(e9-person-1-)|SplitAnte=e7<e9")],
+    )
+    + "# newdoc\n"
+    + "# sent_id = u-1\n"
+    + row("1", "Entity=(e1-x-1-)")
+    + "\n"
+)
 
 
 def line_by_line(monkeypatch, path, **kwargs):
@@ -66,6 +90,7 @@ def fast_reads(monkeypatch) -> list[bool]:
     def counting(self, line, block):
         taken.append(original(self, line, block))
         return taken[-1]
+
     monkeypatch.setattr(compact._Reader, "fast_document", counting)
     return taken
 
@@ -93,7 +118,8 @@ def test_a_document_read_whole_equals_its_line_by_line_reading(tmp_path, monkeyp
 
 def test_real_and_suite_files_read_the_same_both_ways(monkeypatch):
     files = sorted(GUM.glob("*.conllu")) + sorted(
-        p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response"))
+        p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response")
+    )
     files += sorted(DATA.rglob("*.conllu"))
     assert len(files) > 100
     whole = 0
@@ -106,24 +132,28 @@ def test_real_and_suite_files_read_the_same_both_ways(monkeypatch):
     assert whole > 100  # the comparison covers documents read whole, not only fallbacks
 
 
-@pytest.mark.parametrize("rows, code", [
-    ((row("1", "Entity=(e1-x-1-"), row("2")), "unclosed"),
-    ((row("1"), row("2", "Entity=e5)")), "unopened"),
-    ((row("1", "Entity=(e1-x-3-"), row("2", "Entity=e1)")), "head"),
-    ((row("1", "Entity=(e1-x-1-)junk"),), "brackets"),
-    ((row("1"), "2\tw\t_\t_\n"), "columns"),
-    ((row("1"), row("2")[:-1] + "\textra\n"), "columns"),
-    ((row("1"), row("x1")), "token_id"),
-    ((row("1"), row("1..2")), "token_id"),
-    ((row("1", "Entity=(e1[2/2]-x-1-)"),), "brackets"),
-])
-def test_malformed_lines_are_refused_with_the_same_file_and_line(tmp_path, monkeypatch,
-                                                                  rows, code):
+@pytest.mark.parametrize(
+    "rows, code",
+    [
+        ((row("1", "Entity=(e1-x-1-"), row("2")), "unclosed"),
+        ((row("1"), row("2", "Entity=e5)")), "unopened"),
+        ((row("1", "Entity=(e1-x-3-"), row("2", "Entity=e1)")), "head"),
+        ((row("1", "Entity=(e1-x-1-)junk"),), "brackets"),
+        ((row("1"), "2\tw\t_\t_\n"), "columns"),
+        ((row("1"), row("2")[:-1] + "\textra\n"), "columns"),
+        ((row("1"), row("x1")), "token_id"),
+        ((row("1"), row("1..2")), "token_id"),
+        ((row("1", "Entity=(e1[2/2]-x-1-)"),), "brackets"),
+    ],
+)
+def test_malformed_lines_are_refused_with_the_same_file_and_line(tmp_path, monkeypatch, rows, code):
     """A document after a good one: the error names the file and line as the line-by-line
     reading does, and the good document was handed out before it."""
     path = tmp_path / "bad.conllu"
-    path.write_text(HEADER + document("good", [row("1"), row("2")]) +
-                    document("bad", list(rows)), encoding="utf-8")
+    path.write_text(
+        HEADER + document("good", [row("1"), row("2")]) + document("bad", list(rows)),
+        encoding="utf-8",
+    )
     with pytest.raises(ScoringInputError) as slow:
         line_by_line(monkeypatch, path, layout=False)
     seen = []
@@ -131,8 +161,11 @@ def test_malformed_lines_are_refused_with_the_same_file_and_line(tmp_path, monke
         for doc in compact.iter_documents(path, layout=False):
             seen.append(doc.name)
     assert seen == ["good"]
-    assert (fast.value.code, fast.value.line, str(fast.value)) == \
-        (slow.value.code, slow.value.line, str(slow.value)) and fast.value.code == code
+    assert (fast.value.code, fast.value.line, str(fast.value)) == (
+        slow.value.code,
+        slow.value.line,
+        str(slow.value),
+    ) and fast.value.code == code
     assert str(fast.value).startswith(f"{path}:{slow.value.line}: ")
 
 
@@ -146,8 +179,9 @@ def test_pieces_line_ends_and_byte_order_mark_do_not_move_lines(tmp_path, monkey
     expected = compact.read(plain, layout=False)
     monkeypatch.setattr(compact, "CHUNK", 7)
     got = compact.read(crlf, layout=False)
-    assert [(d.name, d.line, d.tokens, d.token_lines, d.identity) for d in got] == \
-        [(d.name, d.line, d.tokens, d.token_lines, d.identity) for d in expected]
+    assert [(d.name, d.line, d.tokens, d.token_lines, d.identity) for d in got] == [
+        (d.name, d.line, d.tokens, d.token_lines, d.identity) for d in expected
+    ]
     assert compact.scan(crlf) == [(d.name, d.line) for d in expected]
 
 
@@ -165,12 +199,20 @@ def test_bytes_that_are_not_utf8_are_refused_with_their_line_and_byte(tmp_path, 
 
 def test_scan_names_documents_as_the_reading_does(tmp_path):
     path = tmp_path / "names.conllu"
-    path.write_text(HEADER + row("1") + "\n" + document("x", [row("1")]) + "# newdoc\n" +
-                    row("1") + "\n# newdocument = not a boundary\n" + row("2") + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        HEADER
+        + row("1")
+        + "\n"
+        + document("x", [row("1")])
+        + "# newdoc\n"
+        + row("1")
+        + "\n# newdocument = not a boundary\n"
+        + row("2")
+        + "\n",
+        encoding="utf-8",
+    )
     read = compact.read(path, layout=False)
-    assert compact.scan(path) == [(d.name, d.line) for d in read] == \
-        [("1", 2), ("x", 4), ("3", 9)]
+    assert compact.scan(path) == [(d.name, d.line) for d in read] == [("1", 2), ("x", 4), ("3", 9)]
 
 
 @pytest.mark.parametrize("chunk", [compact.CHUNK, 5, 40])
@@ -179,10 +221,16 @@ def test_a_document_named_after_newdoc_is_one_document(tmp_path, monkeypatch, ch
     own line again: that made an empty document that the scan could not name (a crash, not
     an error message), whatever the size of the pieces read."""
     path = tmp_path / "named.conllu"
-    path.write_text(HEADER + document("newdoc-1 newdoc", [row("1", "Entity=(e1-x-1-)")])
-                    + document("newdoc", [row("1")]), encoding="utf-8")
+    path.write_text(
+        HEADER
+        + document("newdoc-1 newdoc", [row("1", "Entity=(e1-x-1-)")])
+        + document("newdoc", [row("1")]),
+        encoding="utf-8",
+    )
     monkeypatch.setattr(compact, "CHUNK", chunk)
     read = compact.read(path, layout=False)
-    assert [(d.name, d.line, len(d.identity)) for d in read] == \
-        [("newdoc-1 newdoc", 2, 1), ("newdoc", 7, 0)]
+    assert [(d.name, d.line, len(d.identity)) for d in read] == [
+        ("newdoc-1 newdoc", 2, 1),
+        ("newdoc", 7, 0),
+    ]
     assert compact.scan(path) == [("newdoc-1 newdoc", 2), ("newdoc", 7)]

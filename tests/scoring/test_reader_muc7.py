@@ -18,7 +18,7 @@ RESPONSE = DATA / "muc7_response.sgml"
 def chains(doc) -> list[list[str]]:
     out: dict[str, list[str]] = {}
     for m in doc.identity:
-        out.setdefault(m.entity_id, []).append(" ".join(doc.tokens[m.start:m.end + 1]))
+        out.setdefault(m.entity_id, []).append(" ".join(doc.tokens[m.start : m.end + 1]))
     return sorted(out.values())
 
 
@@ -63,8 +63,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_file_without_doc_is_one_document(tmp_path):
-    path = write(tmp_path, '<COREF ID="a">He</COREF> saw <COREF ID="b" REF="a">himself'
-                 "</COREF>.\n")
+    path = write(tmp_path, '<COREF ID="a">He</COREF> saw <COREF ID="b" REF="a">himself</COREF>.\n')
     [doc] = muc7.read(path)
     assert doc.name == "1" and chains(doc) == [["He", "himself"]]
 
@@ -77,15 +76,18 @@ def test_a_min_outside_its_markable_is_a_warning(tmp_path):
     assert warnings and warnings[0].startswith(f"{path}:1: ")
 
 
-@pytest.mark.parametrize("text, line, code", [
-    ('<DOC>\n<COREF ID="1">a</COREF>\n<COREF ID="1">b</COREF>\n</DOC>', 3, "duplicate_id"),
-    ('<DOC>\n<COREF ID="1" REF="9">a</COREF>\n</DOC>', 2, "dangling_ref"),
-    ('<DOC>\n<COREF ID="1">a\n</DOC>', 2, "unclosed"),
-    ('<DOC>\na</COREF>\n</DOC>', 2, "unbalanced"),
-    ('<DOC>\n<COREF>a</COREF>\n</DOC>', 2, "missing_id"),
-    ('<DOC>\n<COREF ID="1"></COREF>\n</DOC>', 2, "empty_markable"),
-    ('<DOC>\n<COREF ID="1">a</COREF>\n', 1, "nesting"),
-])
+@pytest.mark.parametrize(
+    "text, line, code",
+    [
+        ('<DOC>\n<COREF ID="1">a</COREF>\n<COREF ID="1">b</COREF>\n</DOC>', 3, "duplicate_id"),
+        ('<DOC>\n<COREF ID="1" REF="9">a</COREF>\n</DOC>', 2, "dangling_ref"),
+        ('<DOC>\n<COREF ID="1">a\n</DOC>', 2, "unclosed"),
+        ("<DOC>\na</COREF>\n</DOC>", 2, "unbalanced"),
+        ("<DOC>\n<COREF>a</COREF>\n</DOC>", 2, "missing_id"),
+        ('<DOC>\n<COREF ID="1"></COREF>\n</DOC>', 2, "empty_markable"),
+        ('<DOC>\n<COREF ID="1">a</COREF>\n', 1, "nesting"),
+    ],
+)
 def test_it_reports_bad_markup_with_file_and_line(tmp_path, text, line, code):
     path = write(tmp_path, text)
     with pytest.raises(ScoringInputError) as caught:
@@ -105,13 +107,15 @@ def test_optional_key_markables_count_only_where_the_response_marks_them():
     assert [m.markable_id for m in kept] == ["1", "2", "3", "4", "5", "7"]
     assert filters.drop_unmarked_optional(key[0], key[0]) is key[0]
     # 'Livingston Street' (OPT, doc 2) is unmarked too
-    assert [m.markable_id for m in
-            filters.drop_unmarked_optional(key[1], response[1]).identity] == ["1", "2"]
+    assert [
+        m.markable_id for m in filters.drop_unmarked_optional(key[1], response[1]).identity
+    ] == ["1", "2"]
 
 
 def test_an_optional_markable_with_min_is_marked_by_any_span_between_min_and_it(tmp_path):
-    key = write(tmp_path, '<DOC><COREF ID="1" MIN="dog" STATUS="OPT">the big dog</COREF> '
-                'barks</DOC>')
+    key = write(
+        tmp_path, '<DOC><COREF ID="1" MIN="dog" STATUS="OPT">the big dog</COREF> barks</DOC>'
+    )
     response = tmp_path / "r.sgml"
     response.write_text('<DOC>the <COREF ID="9">big dog</COREF> barks</DOC>', encoding="utf-8")
     [k], [r] = muc7.read(key), muc7.read(response)

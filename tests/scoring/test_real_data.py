@@ -34,10 +34,8 @@ SMALL = [name for name in FILES if "AMI" in name]
 LARGE = [name for name in FILES if "AMI" not in name]
 PAIRS = [  # 2021 file, its 2022 re-annotation
     ("codi-crac21/light_test.CONLLUA", "codi-crac22/light_dev.2022.CONLLUA"),
-    ("codi-crac21/Persuasion_test.CONLLUA",
-     "codi-crac22/Persuasion_dev.2022.CONLLUA"),
-    ("codi-crac21/AMI_test_partial.ES2004a.CONLLUA",
-     "codi-crac22/AMI_dev_v2.2022.ES2004a.CONLLUA"),
+    ("codi-crac21/Persuasion_test.CONLLUA", "codi-crac22/Persuasion_dev.2022.CONLLUA"),
+    ("codi-crac21/AMI_test_partial.ES2004a.CONLLUA", "codi-crac22/AMI_dev_v2.2022.ES2004a.CONLLUA"),
 ]
 
 
@@ -70,8 +68,13 @@ def test_it_reads_the_published_counts(name):
     no reader problem, Min values inside their documents."""
     problems: list = []
     docs = exploded.read(str(data_file(name)), collect=problems, check_min=True)
-    counts = (len(docs), sum(len(d.tokens) for d in docs), sum(len(d.identity) for d in docs),
-              sum(len(d.bridging) for d in docs), sum(len(d.discourse_deixis) for d in docs))
+    counts = (
+        len(docs),
+        sum(len(d.tokens) for d in docs),
+        sum(len(d.identity) for d in docs),
+        sum(len(d.bridging) for d in docs),
+        sum(len(d.discourse_deixis) for d in docs),
+    )
     assert problems == [] and counts == FILES[name]
 
 
@@ -86,7 +89,8 @@ def assert_perfect(name: str, mode: str) -> None:
         counts = metric.split_counts if options.only_split_antecedent else metric.counts
         if any(c.r_den for c in counts):  # defined: there is something to find
             assert (metric.prf.recall, metric.prf.precision, metric.prf.f1) == pytest.approx(
-                (1.0, 1.0, 1.0), abs=1e-12), (name, mode, metric.name)
+                (1.0, 1.0, 1.0), abs=1e-12
+            ), (name, mode, metric.name)
     if options.keep_non_referring:
         assert result.non_referring.f1 == pytest.approx(1.0)
     if options.keep_bridging:
@@ -129,10 +133,12 @@ def test_the_2021_and_2022_annotations_score_against_each_other(tmp_path, first,
     assert 0.5 < forward["conll"] < 1.0
     for metric in ("muc", "bcub", "ceafe", "ceafm"):
         f, b = forward["metrics"][metric], backward["metrics"][metric]
-        assert (f["recall"], f["precision"]) == pytest.approx((b["precision"], b["recall"]),
-                                                              abs=1e-12), metric
+        assert (f["recall"], f["precision"]) == pytest.approx(
+            (b["precision"], b["recall"]), abs=1e-12
+        ), metric
     assert forward["non_referring"]["recall"] == pytest.approx(
-        backward["non_referring"]["precision"])
+        backward["non_referring"]["precision"]
+    )
     ar_f, ar_b = (r["bridging"]["anaphora_recognition"] for r in (forward, backward))
     assert ar_f["recall"] == pytest.approx(ar_b["precision"])
     assert forward["documents"] == backward["documents"] or "Persuasion" in first

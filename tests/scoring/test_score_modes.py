@@ -20,13 +20,19 @@ FIXTURES = CONFORMANCE / "ua-fixtures"
 
 IDENTITY = [(), ("remove_singletons", "remove_split_antecedent"), ("only_split_antecedent",)]
 # three readings: identity, identity + bridging, discourse deixis
-CODI_CRAC = [*IDENTITY, ("keep_bridging", "keep_non_referring"), ("evaluate_discourse_deixis",),
-             ("-m", "conll", "-s", "-l")]
+CODI_CRAC = [
+    *IDENTITY,
+    ("keep_bridging", "keep_non_referring"),
+    ("evaluate_discourse_deixis",),
+    ("-m", "conll", "-s", "-l"),
+]
 
 
 def alone(key, response, options, per_doc):
-    return [score(str(key), str(response), options=o, per_doc=d, processes=1)
-            for o, d in zip(options, per_doc)]
+    return [
+        score(str(key), str(response), options=o, per_doc=d, processes=1)
+        for o, d in zip(options, per_doc)
+    ]
 
 
 def assert_same(shared, separate, options):
@@ -43,8 +49,11 @@ def test_codi_crac_modes_from_one_reading_equal_each_mode_alone(baseline):
     options = [parse_options(list(words)).options for words in CODI_CRAC]
     per_doc = [True, False, True, False, True, True]
     assert len({ScoringPlan.compile(o).reading for o in options}) < len(options)
-    assert_same(score_modes(str(key), str(response), options=options, per_doc=per_doc),
-                alone(key, response, options, per_doc), options)
+    assert_same(
+        score_modes(str(key), str(response), options=options, per_doc=per_doc),
+        alone(key, response, options, per_doc),
+        options,
+    )
 
 
 @pytest.mark.parametrize("procedure", ["crac-2022", "crac-2023", "crac-2024", "crac-2025"])
@@ -56,18 +65,23 @@ def test_crac_procedure_modes_from_one_reading_equal_each_mode_alone(procedure, 
     for response in sorted((COREFUD / system).glob("*.conllu")):
         key = COREFUD / "key" / response.name
         per_doc = [name == "task" for name in modes]
-        assert_same(score_modes(str(key), str(response), options=options, per_doc=per_doc),
-                    alone(key, response, options, per_doc), options)
+        assert_same(
+            score_modes(str(key), str(response), options=options, per_doc=per_doc),
+            alone(key, response, options, per_doc),
+            options,
+        )
 
 
-@pytest.mark.parametrize("order", [["remove_split_antecedent", "default"],
-                                   ["default", "remove_split_antecedent"]])
+@pytest.mark.parametrize(
+    "order", [["remove_split_antecedent", "default"], ["default", "remove_split_antecedent"]]
+)
 def test_an_error_only_one_mode_meets_is_the_one_scoring_mode_by_mode_raises(order):
     """The fixture's ElementOf cycle is fatal where split antecedents are followed and
     harmless where they are removed: whichever order, the error is the one a loop over the
     modes raises first, and a mode that scores alone is not refused for another's problem."""
-    key, response = (str(FIXTURES / "elementof_cycle_hang" / f"{side}.conllua")
-                     for side in ("key", "sys"))
+    key, response = (
+        str(FIXTURES / "elementof_cycle_hang" / f"{side}.conllua") for side in ("key", "sys")
+    )
     options = [parse_options([] if name == "default" else [name]).options for name in order]
     with pytest.raises(ScoringInputError) as expected:
         for each in options:
@@ -75,10 +89,13 @@ def test_an_error_only_one_mode_meets_is_the_one_scoring_mode_by_mode_raises(ord
     with pytest.raises(ScoringInputError) as shared:
         score_modes(key, response, options=options)
     assert (shared.value.path, shared.value.line, shared.value.code, shared.value.message) == (
-        expected.value.path, expected.value.line, expected.value.code, expected.value.message)
+        expected.value.path,
+        expected.value.line,
+        expected.value.code,
+        expected.value.message,
+    )
     fine = [o for o, name in zip(options, order) if name != "default"]
-    assert_same(score_modes(key, response, options=fine), alone(key, response, fine, [True]),
-                fine)
+    assert_same(score_modes(key, response, options=fine), alone(key, response, fine, [True]), fine)
 
 
 def test_a_missing_file_is_refused_as_scoring_it_alone_refuses_it(tmp_path):

@@ -23,21 +23,26 @@ def rows_for(words: list[str]) -> list:
 
 def test_per_document_bridging_rows_keep_their_counts():
     """Per-document bridging and non-referring rows carry tp/fp/fn, so runs can be compared."""
-    report = scoring.score_files(str(KEY), str(RESPONSE),
-                                 ["keep_bridging", "keep_non_referring", "--per-doc"])
+    report = scoring.score_files(
+        str(KEY), str(RESPONSE), ["keep_bridging", "keep_non_referring", "--per-doc"]
+    )
     rows = rows_for(["keep_bridging", "keep_non_referring", "--per-doc"])
     by_key = {(row.metric, row.document or ""): row for row in rows}
     for document in report["documents"]:
-        for part, metric in (("anaphora_recognition", "bridging_ar"),
-                             ("mention", "bridging_mention"), ("entity", "bridging_entity")):
+        for part, metric in (
+            ("anaphora_recognition", "bridging_ar"),
+            ("mention", "bridging_mention"),
+            ("entity", "bridging_entity"),
+        ):
             row = by_key[(metric, document)]
             cell = report["per_document"][document]["bridging"][part]
             assert row.counts == {"tp": cell["tp"], "fp": cell["fp"], "fn": cell["fn"]}
             assert row.f1 == cell["f1"]
         assert set(by_key[("non_referring", document)].counts) == {"tp", "fp", "fn"}
     # A single-document file: the document's entity-level F1 is the sub-corpus's.
-    assert by_key[("bridging_entity", report["documents"][0])].f1 == by_key[
-        ("bridging_entity", "")].f1
+    assert (
+        by_key[("bridging_entity", report["documents"][0])].f1 == by_key[("bridging_entity", "")].f1
+    )
 
 
 def test_blanc_rows_keep_both_sub_metric_counts():
@@ -54,8 +59,11 @@ def test_every_row_equals_the_json_report_number_for_number():
     rows = {(row.metric, row.document): row for row in rows_for(words)}
     for name, cell in report["metrics"].items():
         row = rows[(name, None)]
-        assert (row.recall, row.precision, row.f1) == (cell["recall"], cell["precision"],
-                                                      cell["f1"])
+        assert (row.recall, row.precision, row.f1) == (
+            cell["recall"],
+            cell["precision"],
+            cell["f1"],
+        )
     conll = rows[("conll", None)]
     parts = [report["metrics"][name] for name in ("muc", "bcub", "ceafe")]
     assert conll.f1 == report["conll"]

@@ -22,8 +22,9 @@ UA = parse_options([]).options
 
 def _same(key: Path, response: Path, options) -> list[tuple[str, str]]:
     direct = validate_pair(str(key), str(response), options=options)
-    offline = validate_against_skeleton(key_skeleton(str(key), options=options),
-                                        str(response), options=options, key_label=str(key))
+    offline = validate_against_skeleton(
+        key_skeleton(str(key), options=options), str(response), options=options, key_label=str(key)
+    )
     seen = [(p.code, str(p)) for p in offline]
     assert seen == [(p.code, str(p)) for p in direct]
     return seen
@@ -31,8 +32,13 @@ def _same(key: Path, response: Path, options) -> list[tuple[str, str]]:
 
 def _ua_cases(tmp_path: Path) -> list[str]:
     good = conllua(RESPONSE_DOCS["light"])
-    return [good, good.replace("dragon", "wyvern"), good.replace("light_2", "light_x"),
-            conllua(RESPONSE_DOCS["light"][:1]), "this is not a CONLL-UA file\n"]
+    return [
+        good,
+        good.replace("dragon", "wyvern"),
+        good.replace("light_2", "light_x"),
+        conllua(RESPONSE_DOCS["light"][:1]),
+        "this is not a CONLL-UA file\n",
+    ]
 
 
 def test_ua_responses_get_the_same_problems_offline(tmp_path):
@@ -71,5 +77,4 @@ def test_a_thin_skeleton_still_checks(tmp_path, broken):
     response = tmp_path / "r.conllua"
     response.write_text(conllua(RESPONSE_DOCS["ami"]), encoding="utf-8")
     problems = validate_against_skeleton(broken, str(response), options=UA)
-    assert all(p.code in ("missing_documents", "extra_documents", "token_count")
-               for p in problems)
+    assert all(p.code in ("missing_documents", "extra_documents", "token_count") for p in problems)

@@ -35,14 +35,18 @@ def test_the_extension_is_built():
 
 def compact_files() -> list[Path]:
     files = sorted(GUM.glob("*.conllu")) + sorted(
-        p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response"))
+        p for p in COREFUD_TESTS.rglob("*") if p.suffix in (".key", ".response")
+    )
     files += sorted(DATA.rglob("*.conllu")) + sorted(FIXTURES.rglob("*.conllu"))
     return files
 
 
 def document_blocks(path: Path) -> list[tuple[int, str]]:
-    return [(line, block) for line, block, is_document in compact._blocks(str(path))
-            if is_document and "\n\n\n" not in block]
+    return [
+        (line, block)
+        for line, block, is_document in compact._blocks(str(path))
+        if is_document and "\n\n\n" not in block
+    ]
 
 
 def start(block: str) -> int:
@@ -70,11 +74,38 @@ def test_real_documents_split_the_same_both_ways():
     assert plain > 100  # documents split, not only refused
 
 
-ROW_EDITS = ["", "# x = y", " ", "1\t" + "\t".join("_" * 9), "1.1\t" + "\t".join("_" * 9),
-             "2-3\t" + "\t".join("_" * 9), "1\t" + "\t".join("_" * 8),
-             "1\t" + "\t".join("_" * 10)]
-CHARACTER_EDITS = ["\n", "# c\n", " \n", "1\t", "\t", "5.1\t", "5-6\t", "x", "é", "\u2028",
-                   "#", "1.\t", "-1\t", "\t\t", "_", "\n\n", "\U0001d518", "\r", "(", ")"]
+ROW_EDITS = [
+    "",
+    "# x = y",
+    " ",
+    "1\t" + "\t".join("_" * 9),
+    "1.1\t" + "\t".join("_" * 9),
+    "2-3\t" + "\t".join("_" * 9),
+    "1\t" + "\t".join("_" * 8),
+    "1\t" + "\t".join("_" * 10),
+]
+CHARACTER_EDITS = [
+    "\n",
+    "# c\n",
+    " \n",
+    "1\t",
+    "\t",
+    "5.1\t",
+    "5-6\t",
+    "x",
+    "é",
+    "\u2028",
+    "#",
+    "1.\t",
+    "-1\t",
+    "\t\t",
+    "_",
+    "\n\n",
+    "\U0001d518",
+    "\r",
+    "(",
+    ")",
+]
 
 
 def edited(block: str, rng: random.Random) -> str:
@@ -90,8 +121,11 @@ def edited(block: str, rng: random.Random) -> str:
             del lines[at]
         else:
             text, cut = lines[at], rng.randint(0, len(lines[at]))
-            lines[at] = (text[:cut] + rng.choice(CHARACTER_EDITS) + text[cut:]
-                         if rng.random() < 0.5 else text[:cut] + text[cut + 1:])
+            lines[at] = (
+                text[:cut] + rng.choice(CHARACTER_EDITS) + text[cut:]
+                if rng.random() < 0.5
+                else text[:cut] + text[cut + 1 :]
+            )
     text = "\n".join(lines)
     return text if text.endswith("\n") else text + "\n"
 
@@ -110,14 +144,28 @@ def test_edited_documents_split_or_are_refused_the_same_both_ways():
     assert outcomes[True] > 500 and outcomes[False] > 500  # both outcomes are exercised
 
 
-LINE = st.one_of(
-    st.just(""), st.just("# sent_id = s"), st.just(" # c"),
-    st.lists(st.sampled_from(["_", "a", "Entity=(e1-x-1-)", "é", " ", "\U0001d518", "\x85"]),
-             min_size=8, max_size=11).map("\t".join),
-).flatmap(lambda rest: st.tuples(st.sampled_from(["1", "2.1", "3-4", "x", "", "1.", "12"]),
-                                 st.just(rest))).map(
-    lambda pair: pair[1] if pair[1] in ("", "# sent_id = s", " # c") else
-    pair[0] + "\t" + pair[1])
+LINE = (
+    st.one_of(
+        st.just(""),
+        st.just("# sent_id = s"),
+        st.just(" # c"),
+        st.lists(
+            st.sampled_from(["_", "a", "Entity=(e1-x-1-)", "é", " ", "\U0001d518", "\x85"]),
+            min_size=8,
+            max_size=11,
+        ).map("\t".join),
+    )
+    .flatmap(
+        lambda rest: st.tuples(
+            st.sampled_from(["1", "2.1", "3-4", "x", "", "1.", "12"]), st.just(rest)
+        )
+    )
+    .map(
+        lambda pair: (
+            pair[1] if pair[1] in ("", "# sent_id = s", " # c") else pair[0] + "\t" + pair[1]
+        )
+    )
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -170,14 +218,50 @@ def test_a_line_of_eleven_columns_is_not_balanced_by_one_of_nine(tmp_path):
     assert (caught.value.code, caught.value.line) == ("columns", 3)
 
 
-ENTITY_EDITS = ["(", ")", "e1)", "(e1-x-1-)", "(e2-y-", "%2D", "%", "[1/2]", "-", "|",
-                "|SplitAnte=e1<e2", "|Bridge=e1<e2", "|DiscourseDeixis=(d1-x-)", "=", "é",
-                "\U0001d518", "SpaceAfter=No|", ""]
+ENTITY_EDITS = [
+    "(",
+    ")",
+    "e1)",
+    "(e1-x-1-)",
+    "(e2-y-",
+    "%2D",
+    "%",
+    "[1/2]",
+    "-",
+    "|",
+    "|SplitAnte=e1<e2",
+    "|Bridge=e1<e2",
+    "|DiscourseDeixis=(d1-x-)",
+    "=",
+    "é",
+    "\U0001d518",
+    "SpaceAfter=No|",
+    "",
+]
 
 
-FIELD_VALUES = ["", "x", "p%2Cq", "1", "SemType:dn", "a,b", "2", "0", "01", "+1", "1,2",
-                "3,1", "1,", "\u0661", "ElementOf:e2", "Bridge:m1/part", "Bridge:m2",
-                "ElementOf:e1,Bridge:m1/x,Sem:y", ":z", "m7"]
+FIELD_VALUES = [
+    "",
+    "x",
+    "p%2Cq",
+    "1",
+    "SemType:dn",
+    "a,b",
+    "2",
+    "0",
+    "01",
+    "+1",
+    "1,2",
+    "3,1",
+    "1,",
+    "\u0661",
+    "ElementOf:e2",
+    "Bridge:m1/part",
+    "Bridge:m2",
+    "ElementOf:e1,Bridge:m1/x,Sem:y",
+    ":z",
+    "m7",
+]
 """Bracket field values: plain and odd numbers (a head or min), ua records, mids."""
 
 
@@ -201,12 +285,14 @@ def mention_document(rng: random.Random, header: str) -> str:
     for _ in range(rng.randint(0, 3)):
         at = rng.randrange(n)
         text, cut = miscs[at], rng.randint(0, len(miscs[at]))
-        miscs[at] = (text[:cut] + rng.choice(ENTITY_EDITS) + text[cut:]
-                     if rng.random() < 0.7 else text[:cut] + text[cut + 1:])
+        miscs[at] = (
+            text[:cut] + rng.choice(ENTITY_EDITS) + text[cut:]
+            if rng.random() < 0.7
+            else text[:cut] + text[cut + 1 :]
+        )
         if not miscs[at] or "\t" in miscs[at]:
             miscs[at] = "_"
-    rows = "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t0\t_\t_\t{misc}\n"
-                   for i, misc in enumerate(miscs))
+    rows = "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t0\t_\t_\t{misc}\n" for i, misc in enumerate(miscs))
     return f"# global.Entity = {header}\n# newdoc id = d\n# sent_id = s1\n{rows}\n"
 
 
@@ -217,8 +303,14 @@ def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     outcomes = {"read": 0, "refused": 0}
     path = tmp_path / "mentions.conllu"
     for _ in range(1500):
-        header = rng.choice(["eid-etype-head-other", "eid-etype-other-mid-min-ua",
-                             "eid-etype-eid", "GRP-etype-infstat"])
+        header = rng.choice(
+            [
+                "eid-etype-head-other",
+                "eid-etype-other-mid-min-ua",
+                "eid-etype-eid",
+                "GRP-etype-infstat",
+            ]
+        )
         path.write_text(mention_document(rng, header), encoding="utf-8")
         python, c = read_both_ways(path, monkeypatch)
         assert c == python, path.read_text(encoding="utf-8")
@@ -231,18 +323,28 @@ def test_the_mentions_step_reads_most_documents_and_leaves_the_rest(monkeypatch)
     discontinuous mention, links or another layer is left to the Python reading."""
     names = ("eid", "etype", "head", "other")
     rows = [0, 1, 2]
-    plain = [(0, "Entity=(e1-person-1-(7%2DPseudo-x-1-)"), (1, "SpaceAfter=No"),
-             (2, "Entity=e1)")]
+    plain = [(0, "Entity=(e1-person-1-(7%2DPseudo-x-1-)"), (1, "SpaceAfter=No"), (2, "Entity=e1)")]
     found = native_mentions(plain, [5, 6, 7], names, compact.unescape, False)
-    assert found == [("e1", {"eid": "e1", "etype": "person", "head": "1", "other": ""}, 5, 0, 2),
-                     ("7-Pseudo", {"eid": "7-Pseudo", "etype": "x", "head": "1", "other": ""},
-                      5, 0, 0)]
-    for misc in ("Entity=(e9[1/2]-x-1-)", "Entity=(e1-x-)|SplitAnte=e1<e2",
-                 "Entity=(e1-x-)|DiscourseDeixis=(d1-x-)", "Entity=(e1-x-", "Entity=e5)",
-                 "Entity=(e1-x-)junk", "Entity="):
+    assert found == [
+        ("e1", {"eid": "e1", "etype": "person", "head": "1", "other": ""}, 5, 0, 2),
+        ("7-Pseudo", {"eid": "7-Pseudo", "etype": "x", "head": "1", "other": ""}, 5, 0, 0),
+    ]
+    for misc in (
+        "Entity=(e9[1/2]-x-1-)",
+        "Entity=(e1-x-)|SplitAnte=e1<e2",
+        "Entity=(e1-x-)|DiscourseDeixis=(d1-x-)",
+        "Entity=(e1-x-",
+        "Entity=e5)",
+        "Entity=(e1-x-)junk",
+        "Entity=",
+    ):
         assert native_mentions([(0, misc)], rows, names, compact.unescape, False) is None, misc
-    assert native_mentions([(0, "Entity=(e1-x-)|SplitAnte=e1<e2")], rows, names,
-                           compact.unescape, True) is not None  # ua records: only informative
+    assert (
+        native_mentions(
+            [(0, "Entity=(e1-x-)|SplitAnte=e1<e2")], rows, names, compact.unescape, True
+        )
+        is not None
+    )  # ua records: only informative
 
 
 native_mentions = compact._native_entity_mentions
@@ -256,15 +358,41 @@ def test_the_markables_step_makes_what_the_reader_makes_and_leaves_the_rest():
 
     make = compact._native_mention_markables
     names = ("other",)
-    found = [("e1", {"eid": "e1", "head": "2", "min": "", "other": "x", "mid": "",
-                     "ua": "ElementOf:e9,Bridge:m4/part,SemType:dn"}, 5, 3, 6),
-             ("e2", {"eid": "e2", "min": "4,7", "other": "", "mid": "m4", "ua": ""}, 6, 4, 4)]
+    found = [
+        (
+            "e1",
+            {
+                "eid": "e1",
+                "head": "2",
+                "min": "",
+                "other": "x",
+                "mid": "",
+                "ua": "ElementOf:e9,Bridge:m4/part,SemType:dn",
+            },
+            5,
+            3,
+            6,
+        ),
+        ("e2", {"eid": "e2", "min": "4,7", "other": "", "mid": "m4", "ua": ""}, 6, 4, 4),
+    ]
     assert make(found, names, Markable) == [
-        (Markable("m1", "e1", ((3, 6),), 5, (4, 4), 4, attributes=(
-            ("other", "x"), ("SemType", "dn"))), ("e9",), [("m4", "part")]),
-        (Markable("m4", "e2", ((4, 4),), 6, (3, 6)), (), ())]
-    for fields in ({"head": "5"}, {"head": "+1"}, {"head": "x"}, {"min": "1,"},
-                   {"min": "\u0661"}, {"ua": "SemType:a%2Cb"}):
+        (
+            Markable(
+                "m1", "e1", ((3, 6),), 5, (4, 4), 4, attributes=(("other", "x"), ("SemType", "dn"))
+            ),
+            ("e9",),
+            [("m4", "part")],
+        ),
+        (Markable("m4", "e2", ((4, 4),), 6, (3, 6)), (), ()),
+    ]
+    for fields in (
+        {"head": "5"},
+        {"head": "+1"},
+        {"head": "x"},
+        {"min": "1,"},
+        {"min": "\u0661"},
+        {"ua": "SemType:a%2Cb"},
+    ):
         assert make([("e1", fields, 5, 3, 6)], names, Markable) is None, fields
 
 
@@ -280,35 +408,52 @@ def test_newlines_counts_what_str_count_counts():
         if rng.random() < 0.5:
             text = text.encode("ascii", "ignore").decode()  # one-byte text
         start, end = sorted(rng.randint(-5, len(text) + 5) for _ in range(2))
-        assert texts.count_newlines(text, start, end) == texts.newlines(
-            text, start, end) == text.count("\n", start, end)
+        assert (
+            texts.count_newlines(text, start, end)
+            == texts.newlines(text, start, end)
+            == text.count("\n", start, end)
+        )
         assert texts.count_newlines(text) == text.count("\n")
 
 
-@pytest.mark.parametrize("miscs, outcome", [
-    # the same mid twice: refused at the second mention's line, whichever way
-    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m1-)"], "duplicate_markable"),
-    # an ElementOf, then a bridge, in the ua field: read into element_of, a bridging link
-    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2--ElementOf:e1)", "Entity=(e3-x-_-m3-)"],
-     "read"),
-    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m3--Bridge:m1/part)"],
-     "read"),
-    # none of them: the markables as C made them
-    (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e1-x-_-m3-)"], "read"),
-])
+@pytest.mark.parametrize(
+    "miscs, outcome",
+    [
+        # the same mid twice: refused at the second mention's line, whichever way
+        (
+            ["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m1-)"],
+            "duplicate_markable",
+        ),
+        # an ElementOf, then a bridge, in the ua field: read into element_of, a bridging link
+        (
+            ["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2--ElementOf:e1)", "Entity=(e3-x-_-m3-)"],
+            "read",
+        ),
+        (
+            ["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e3-x-_-m3--Bridge:m1/part)"],
+            "read",
+        ),
+        # none of them: the markables as C made them
+        (["Entity=(e1-x-_-m1-)", "Entity=(e2-x-_-m2-)", "Entity=(e1-x-_-m3-)"], "read"),
+    ],
+)
 def test_markables_made_in_c_are_checked_as_the_python_reading_checks_them(
-        tmp_path, monkeypatch, miscs, outcome):
+    tmp_path, monkeypatch, miscs, outcome
+):
     """`build` takes the markables `mention_markables` made whole where no mid repeats and
     none has an ElementOf or a bridge; otherwise its loop checks and links them, as for the
     Python reading's markables."""
     rows = "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t0\t_\t_\t{misc}\n" for i, misc in enumerate(miscs))
     path = tmp_path / "made.conllu"
-    path.write_text("# global.Entity = eid-etype-other-mid-min-ua\n# newdoc id = d\n"
-                    f"# sent_id = s1\n{rows}\n", encoding="utf-8")
+    path.write_text(
+        f"# global.Entity = eid-etype-other-mid-min-ua\n# newdoc id = d\n# sent_id = s1\n{rows}\n",
+        encoding="utf-8",
+    )
     made = []
     real = compact._mention_markables
-    monkeypatch.setattr(compact, "_mention_markables",
-                        lambda *args: made.append(real(*args)) or made[-1])
+    monkeypatch.setattr(
+        compact, "_mention_markables", lambda *args: made.append(real(*args)) or made[-1]
+    )
     python, c = read_both_ways(path, monkeypatch)
     assert made and made[-1] is not None  # the C reading made them
     assert c == python

@@ -19,16 +19,19 @@ WATCHED = ("numpy", "scipy", "multiprocessing", "concurrent.futures")
 def loaded_after(code: str) -> dict[str, bool]:
     """Which of `WATCHED` a fresh interpreter has imported after running ``code``."""
     code += f"\nprint(*(name in sys.modules for name in {WATCHED!r}))"
-    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
-                          text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys\n" + code], capture_output=True, text=True, cwd=ROOT
+    )
     return dict(zip(WATCHED, (word == "True" for word in done.stdout.split()), strict=True))
 
 
 def loaded_by_a_run(key: str, response: str, *options: str) -> dict[str, bool]:
-    return loaded_after("import io, contextlib\n"
-                        "from scoring.cli import main\n"
-                        "with contextlib.redirect_stdout(io.StringIO()):\n"
-                        f"    main({[key, response, *options]!r})")
+    return loaded_after(
+        "import io, contextlib\n"
+        "from scoring.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({[key, response, *options]!r})"
+    )
 
 
 def test_importing_the_scorer_loads_no_scipy_and_no_process_machinery():
@@ -44,26 +47,29 @@ def run_solving_assignments(setup: str) -> list[str]:
     are aligned by Kuhn–Munkres (and it has CEAF components of many entities). Prints how
     many assignments `scoring.assignment` solved, and whether scipy's solver,
     ``scipy.optimize``, numpy and the process machinery were loaded."""
-    code = ("import io, contextlib\n"
-            "from scoring.cli import main\n"
-            "from scoring import assignment\n"
-            f"{setup}\n"
-            "solved = []\n"
-            "def counting(solve):\n"
-            "    def counted(*args, **kw):\n"
-            "        solved.append(1)\n"
-            "        return solve(*args, **kw)\n"
-            "    return counted\n"
-            "if assignment._solve is not None:\n"
-            "    assignment._solve = counting(assignment._solve)\n"
-            "else:\n"
-            "    assignment._python_solve = counting(assignment._python_solve)\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    main({[AMI, AMI_BASELINE]!r})\n"
-            "print(len(solved), assignment._SOLVE is not None, 'scipy.optimize' in sys.modules,"
-            " 'numpy' in sys.modules, 'multiprocessing' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
-                          text=True, cwd=ROOT)
+    code = (
+        "import io, contextlib\n"
+        "from scoring.cli import main\n"
+        "from scoring import assignment\n"
+        f"{setup}\n"
+        "solved = []\n"
+        "def counting(solve):\n"
+        "    def counted(*args, **kw):\n"
+        "        solved.append(1)\n"
+        "        return solve(*args, **kw)\n"
+        "    return counted\n"
+        "if assignment._solve is not None:\n"
+        "    assignment._solve = counting(assignment._solve)\n"
+        "else:\n"
+        "    assignment._python_solve = counting(assignment._python_solve)\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({[AMI, AMI_BASELINE]!r})\n"
+        "print(len(solved), assignment._SOLVE is not None, 'scipy.optimize' in sys.modules,"
+        " 'numpy' in sys.modules, 'multiprocessing' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys\n" + code], capture_output=True, text=True, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout.split()
 
@@ -80,7 +86,8 @@ def test_without_the_compiled_steps_a_run_loads_scipys_solver_not_scipy_optimize
     solved, *loaded = run_solving_assignments(
         "from scoring.metrics import plain\n"
         "plain._plain_counts = plain._set_counts = None\n"
-        "assignment._solve = assignment._assigned_sum = None")
+        "assignment._solve = assignment._assigned_sum = None"
+    )
     assert int(solved) > 0
     assert loaded == ["True", "False", "True", "False"]
 
@@ -91,20 +98,27 @@ def test_a_run_in_two_processes_loads_no_process_machinery(tmp_path):
     from bench.corpus import Shape, write_pair
 
     key, response = write_pair(tmp_path, Shape(documents=12, tokens=100, mentions=10))
-    code = ("import io, contextlib\n"
-            "from scoring import runner\n"
-            "from scoring.cli import main\n"
-            "runner.PARALLEL_DOCUMENTS = 2\n"
-            "runner.EARLY_SCAN_BYTES = 0\n"
-            "cuts = []\n"
-            "halves = runner.halves\n"
-            "runner.halves = lambda pairing: cuts.append(halves(pairing)) or cuts[-1]\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    main({[str(key), str(response)]!r})\n"
-            "print(cuts[-1] is not None, 'multiprocessing' in sys.modules, "
-            "'concurrent.futures' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", "import sys\n" + code], capture_output=True,
-                          text=True, cwd=ROOT, env={**os.environ, "UA_SCORER_PROCESSES": "2"})
+    code = (
+        "import io, contextlib\n"
+        "from scoring import runner\n"
+        "from scoring.cli import main\n"
+        "runner.PARALLEL_DOCUMENTS = 2\n"
+        "runner.EARLY_SCAN_BYTES = 0\n"
+        "cuts = []\n"
+        "halves = runner.halves\n"
+        "runner.halves = lambda pairing: cuts.append(halves(pairing)) or cuts[-1]\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({[str(key), str(response)]!r})\n"
+        "print(cuts[-1] is not None, 'multiprocessing' in sys.modules, "
+        "'concurrent.futures' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys\n" + code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "UA_SCORER_PROCESSES": "2"},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "False", "False"]
 
@@ -115,8 +129,13 @@ def threads_after_import(environment: dict[str, str]) -> int:
     is not compiled, the platform for its significance tests)."""
     code = "import scoring, numpy, os\nprint(len(os.listdir('/proc/self/task')))"
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env={**env, **environment})
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**env, **environment},
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return int(done.stdout)
 

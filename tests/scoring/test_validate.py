@@ -10,13 +10,18 @@ from scoring.validate import compare_tokens, document_checks, document_pairing, 
 
 
 def markable(mid: str, entity: str, position: int, *element_of: str) -> Markable:
-    return Markable(mid, entity, ((position, position),), line=10 + position,
-                    element_of=element_of)
+    return Markable(mid, entity, ((position, position),), line=10 + position, element_of=element_of)
 
 
 def doc(*markables: Markable, tokens: tuple[str, ...] = ("a", "b", "c", "d")) -> Document:
-    return Document("d", "f.conllua", 1, tokens, identity=markables,
-                    token_lines=tuple(range(3, 3 + len(tokens))))
+    return Document(
+        "d",
+        "f.conllua",
+        1,
+        tokens,
+        identity=markables,
+        token_lines=tuple(range(3, 3 + len(tokens))),
+    )
 
 
 def test_self_membership_is_a_cycle_naming_the_entity():
@@ -36,8 +41,12 @@ def test_a_longer_cycle_lists_its_entities_in_order():
 
 def test_nested_plurals_and_unmentioned_plurals_are_not_cycles():
     """1 ∈ 2 ∈ 3 is fine, and ElementOf to an entity without markables is dropped (Q12)."""
-    ms = (markable("m1", "1", 0, "2", "9"), markable("m2", "2", 1, "3"), markable("m3", "3", 2),
-          markable("m4", "4", 3, "4x"))
+    ms = (
+        markable("m1", "1", 0, "2", "9"),
+        markable("m2", "2", 1, "3"),
+        markable("m3", "3", 2),
+        markable("m4", "4", 3, "4x"),
+    )
     assert elementof_cycles(doc(*ms), ms) == []
 
 
@@ -60,15 +69,19 @@ def test_compare_tokens_names_the_first_difference_and_both_lines():
     assert compare_tokens(key, doc(tokens=("a", "b", "c"))).code == "token_count"
 
 
-@pytest.mark.parametrize("policy, codes, n_warnings", [
-    ("error", ["missing_documents", "extra_documents"], 0),
-    ("skip", [], 2),
-    ("empty", [], 2),
-])
+@pytest.mark.parametrize(
+    "policy, codes, n_warnings",
+    [
+        ("error", ["missing_documents", "extra_documents"], 0),
+        ("skip", [], 2),
+        ("empty", [], 2),
+    ],
+)
 def test_document_pairing_follows_the_missing_documents_policy(policy, codes, n_warnings):
     """error refuses missing and extra documents; skip and empty warn."""
-    errors, warnings = document_pairing("key", [("a", 1), ("b", 9)], "resp",
-                                        [("a", 1), ("c", 5)], policy)
+    errors, warnings = document_pairing(
+        "key", [("a", 1), ("b", 9)], "resp", [("a", 1), ("c", 5)], policy
+    )
     assert [e.code for e in errors] == codes and len(warnings) == n_warnings
     if policy == "error":
         assert "missing from the response: b" in str(errors[0])

@@ -27,26 +27,30 @@ def claimed(world, django_capture_on_commit_callbacks):
     """A run scored once in one job, then queued again and claimed under "c", its parts
     created (as the dispatching job does before it sends the chord)."""
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     with django_capture_on_commit_callbacks():
         services.submission_rescore(submission=submission)
     held = services.submission_claim(submission_id=submission.pk, task_id="c")
     subcorpora = services.scoring_parts_create(submission=held, claim="c")
-    assert sorted(subcorpora) == sorted(world.phase.subcorpora.filter(available=True)
-                                        .values_list("pk", flat=True))
+    assert sorted(subcorpora) == sorted(
+        world.phase.subcorpora.filter(available=True).values_list("pk", flat=True)
+    )
     assert services.scoring_parts_create(submission=held, claim="c") == subcorpora
     assert ScoringPart.objects.filter(submission=held).count() == 2
     return held, subcorpora
 
 
 def rows(run: ScoringRun) -> list[tuple]:
-    return sorted(Score.objects.filter(run=run).values_list(*ROW),
-                  key=lambda r: tuple(str(v) for v in r))
+    return sorted(
+        Score.objects.filter(run=run).values_list(*ROW), key=lambda r: tuple(str(v) for v in r)
+    )
 
 
 def test_a_run_scored_in_parts_has_the_rows_of_one_job_and_writes_once(
-        claimed, django_capture_on_commit_callbacks):
+    claimed, django_capture_on_commit_callbacks
+):
     submission, subcorpora = claimed
     first_run = ScoringRun.objects.get(submission=submission, is_current=True)
     for subcorpus_id in subcorpora:
@@ -106,15 +110,18 @@ def test_a_part_over_its_time_limit_fails_the_run_as_the_platforms(claimed, monk
 
 
 def test_the_recovery_round_takes_back_a_run_whose_part_worker_died(
-        claimed, settings, django_capture_on_commit_callbacks):
+    claimed, settings, django_capture_on_commit_callbacks
+):
     submission, subcorpora = claimed
     long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
-    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
-                                                       claimed_at=long_ago)
+    Submission.objects.filter(pk=submission.pk).update(
+        claimed_worker="celery@a:1", claimed_at=long_ago
+    )
     services.worker_heartbeat(node="celery@a")  # the dispatching node lives on
     services.worker_heartbeat(node="celery@b")
     ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
-        worker="celery@b:2", task_id="p0", started_at=long_ago)
+        worker="celery@b:2", task_id="p0", started_at=long_ago
+    )
     # the part's node beats: the run is left alone (its other part waits in the queue)
     assert services.submission_recover(node="celery@a").requeued == ()
     services.worker_heartbeat(node="celery@b", at=long_ago)  # the part's node died
@@ -130,8 +137,9 @@ def test_the_recovery_round_sends_a_lost_last_job_again(claimed, settings, monke
     for subcorpus_id in subcorpora:
         score_part_task.apply(args=[submission.pk, subcorpus_id, "c"])
     long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
-    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
-                                                       claimed_at=long_ago)
+    Submission.objects.filter(pk=submission.pk).update(
+        claimed_worker="celery@a:1", claimed_at=long_ago
+    )
     services.worker_heartbeat(node="celery@a")
     sent = []
     monkeypatch.setattr(finish_parts_task, "delay", lambda *args: sent.append(args))
@@ -142,18 +150,21 @@ def test_the_recovery_round_sends_a_lost_last_job_again(claimed, settings, monke
     assert finish_parts_task.apply(args=list(sent[0])).result == "scored"
 
 
-def test_in_process_a_multi_dataset_run_is_scored_in_one_job(world,
-                                                             django_capture_on_commit_callbacks):
+def test_in_process_a_multi_dataset_run_is_scored_in_one_job(
+    world, django_capture_on_commit_callbacks
+):
     """The embedded configuration (`make demo`) has no workers to spread over."""
     with django_capture_on_commit_callbacks():
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     assert score_submission_task.apply(args=[submission.pk]).result == "scored"
     assert not ScoringPart.objects.exists()
 
 
 def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
-        claimed, settings, monkeypatch, django_capture_on_commit_callbacks):
+    claimed, settings, monkeypatch, django_capture_on_commit_callbacks
+):
     """A broker restarted without persistence forgets the parts' messages: parts that never
     started, nothing moving for twice the grace time and an empty queue. The run is queued again
     and its attempt given back; while the queue holds messages, nothing happens."""
@@ -164,8 +175,9 @@ def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
     # claimed a little over the grace time ago: a part may just have been taken, not begun
     recent = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
-    Submission.objects.filter(pk=submission.pk).update(claimed_worker="celery@a:1",
-                                                       claimed_at=recent)
+    Submission.objects.filter(pk=submission.pk).update(
+        claimed_worker="celery@a:1", claimed_at=recent
+    )
     assert services.submission_recover(node="celery@a").resent == ()
     long_ago = timezone.now() - timedelta(seconds=2 * settings.WORKER_STALE_AFTER + 5)
     Submission.objects.filter(pk=submission.pk).update(claimed_at=long_ago)
@@ -186,7 +198,8 @@ def test_the_sweep_leaves_a_long_run_in_parts_alone_while_its_parts_move(claimed
     long_ago = timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 60)
     Submission.objects.filter(pk=submission.pk).update(claimed_at=long_ago)
     ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
-        worker="celery@b:2", task_id="p0", started_at=timezone.now())
+        worker="celery@b:2", task_id="p0", started_at=timezone.now()
+    )
     assert services.submission_sweep().requeued == ()
     ScoringPart.objects.update(started_at=long_ago)
     assert services.submission_sweep().requeued == (submission.pk,)
@@ -200,8 +213,9 @@ def test_a_crac_2026_run_in_parts_has_each_datasets_analyses_and_empty_nodes():
     get_user_model().objects.create_user("organizer")
     demo = Path(__file__).resolve().parents[2] / "fixtures" / "crac-2026-demo.yaml"
     competition = services.competition_load(path=demo).competition
-    submission = Submission.objects.get(phase__task__competition=competition,
-                                        run_name="String match")
+    submission = Submission.objects.get(
+        phase__task__competition=competition, run_name="String match"
+    )
     first_run = ScoringRun.objects.get(submission=submission, is_current=True)
     services.submission_rescore(submission=submission, queue=False)  # no job: scored below
     held = services.submission_claim(submission_id=submission.pk, task_id="c")
@@ -211,15 +225,23 @@ def test_a_crac_2026_run_in_parts_has_each_datasets_analyses_and_empty_nodes():
     for subcorpus_id in subcorpora:
         assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
         part = ScoringPart.objects.get(submission=submission, subcorpus_id=subcorpus_id)
-        assert sum("analysis rows (entity range, entity type, mention type)" in line
-                   for line in part.outcome["log"]) == 1
+        assert (
+            sum(
+                "analysis rows (entity range, entity type, mention type)" in line
+                for line in part.outcome["log"]
+            )
+            == 1
+        )
     assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "scored"
     current = ScoringRun.objects.get(submission=submission, is_current=True)
     assert current.pk != first_run.pk
     assert rows(current) == rows(first_run)
     for subcorpus_id in subcorpora:
-        modes = set(Score.objects.filter(run=current, subcorpus_id=subcorpus_id)
-                    .values_list("mode", flat=True))
+        modes = set(
+            Score.objects.filter(run=current, subcorpus_id=subcorpus_id).values_list(
+                "mode", flat=True
+            )
+        )
         assert {"task", "empty-nodes"} <= modes
         assert any(m.startswith("entity range ") for m in modes)
         assert any(m.startswith("mention type ") for m in modes)

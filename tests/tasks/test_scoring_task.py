@@ -26,8 +26,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def queued(world) -> Submission:
-    return services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                      files=world.uploads())
+    return services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
 
 
 def run_task(submission: Submission, task_id: str = "t-1") -> str:
@@ -60,8 +61,9 @@ def test_a_file_the_scorer_refuses_fails_without_retry_and_counts(queued):
     """A stored file that no longer reads (changed on disk after validation) fails with the
     scorer's message naming the uploaded file, not the server path."""
     stored = queued.files.get(subcorpus__slug="light").absolute_path
-    stored.write_text(stored.read_text(encoding="utf-8").replace("Min=6)", "Min=6"),
-                      encoding="utf-8")
+    stored.write_text(
+        stored.read_text(encoding="utf-8").replace("Min=6)", "Min=6"), encoding="utf-8"
+    )
     assert run_task(queued) == "failed"
     assert queued.status == Status.FAILED and not queued.platform_failure
     assert queued.error.startswith("LIGHT.CONLLUA:")
@@ -69,13 +71,17 @@ def test_a_file_the_scorer_refuses_fails_without_retry_and_counts(queued):
     assert queued.attempts == 1
 
 
-@pytest.mark.parametrize("exception, words", [
-    (SoftTimeLimitExceeded(), "time limit"),
-    (MemoryError(), "memory limit"),
-])
+@pytest.mark.parametrize(
+    "exception, words",
+    [
+        (SoftTimeLimitExceeded(), "time limit"),
+        (MemoryError(), "memory limit"),
+    ],
+)
 def test_limits_fail_the_job_as_the_platforms_fault(queued, monkeypatch, exception, words):
     """Celery raises SoftTimeLimitExceeded in the job at the soft limit; the memory cap
     raises MemoryError. Either ends the submission as failed, not counted."""
+
     def over_the_limit(*, submission):
         raise exception
 
@@ -99,7 +105,8 @@ def test_a_crash_is_contained_and_reported(queued, monkeypatch):
 
 def test_the_sweep_task_rescues_a_lost_job(queued, django_capture_on_commit_callbacks):
     Submission.objects.filter(pk=queued.pk).update(
-        queued_at=timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 1))
+        queued_at=timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 1)
+    )
     with django_capture_on_commit_callbacks(execute=True):
         report = sweep_stuck_submissions.apply().result
     assert report == {"requeued": [queued.pk], "failed": []}
@@ -123,15 +130,17 @@ def test_the_task_is_acknowledged_late_and_requeued_on_worker_loss():
 def test_a_worker_child_cannot_grow_past_the_memory_cap():
     """The worker_process_init hook caps the child's data segment: a large allocation raises
     MemoryError (checked in a separate process)."""
-    code = ("import django; django.setup()\n"
-            "from tasks.scoring import limit_child_memory\n"
-            "limit_child_memory()\n"
-            "try:\n    b = bytearray(400 * 1024 * 1024)\n    print('allocated')\n"
-            "except MemoryError:\n    print('refused')\n")
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings",
-               SCORING_MEMORY_LIMIT_MB="300")
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True,
-                         text=True, timeout=60)
+    code = (
+        "import django; django.setup()\n"
+        "from tasks.scoring import limit_child_memory\n"
+        "limit_child_memory()\n"
+        "try:\n    b = bytearray(400 * 1024 * 1024)\n    print('allocated')\n"
+        "except MemoryError:\n    print('refused')\n"
+    )
+    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", SCORING_MEMORY_LIMIT_MB="300")
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
     assert out.stdout.strip() == "refused", out.stderr[-2000:]
     assert scoring_tasks.limit_child_memory is not None
 
@@ -156,12 +165,26 @@ def test_a_hard_time_limit_report_fails_the_claimed_submission(queued):
     from celery.signals import task_failure
 
     services.submission_claim(submission_id=queued.pk, task_id="t-9")
-    task_failure.send(sender=score_submission_task, task_id="other", args=[queued.pk],
-                      exception=TimeLimitExceeded(5), kwargs={}, traceback=None, einfo=None)
+    task_failure.send(
+        sender=score_submission_task,
+        task_id="other",
+        args=[queued.pk],
+        exception=TimeLimitExceeded(5),
+        kwargs={},
+        traceback=None,
+        einfo=None,
+    )
     queued.refresh_from_db()
     assert queued.status == Status.SCORING  # another task's failure changes nothing
-    task_failure.send(sender=score_submission_task, task_id="t-9", args=[queued.pk],
-                      exception=TimeLimitExceeded(5), kwargs={}, traceback=None, einfo=None)
+    task_failure.send(
+        sender=score_submission_task,
+        task_id="t-9",
+        args=[queued.pk],
+        exception=TimeLimitExceeded(5),
+        kwargs={},
+        traceback=None,
+        einfo=None,
+    )
     queued.refresh_from_db()
     assert queued.status == Status.FAILED and "hard time limit" in queued.error
 
@@ -176,7 +199,8 @@ def test_a_missing_gold_key_is_the_platforms_fault_and_hides_its_path(queued):
 
 
 def test_a_job_that_loses_its_database_connection_gives_the_run_back_uncounted(
-        queued, monkeypatch, django_capture_on_commit_callbacks):
+    queued, monkeypatch, django_capture_on_commit_callbacks
+):
     """The connection dies while the job records: the job closes it, gives its claim back
     and the run is queued again (here: scored at once, in-process) with one attempt in all;
     no retry under the old claim, no 'scoring' left behind."""
@@ -203,7 +227,8 @@ def test_a_job_that_loses_its_database_connection_gives_the_run_back_uncounted(
 
 
 def test_a_statement_the_database_refuses_keeps_the_attempt(
-        queued, monkeypatch, django_capture_on_commit_callbacks):
+    queued, monkeypatch, django_capture_on_commit_callbacks
+):
     """A refused statement (a timeout; the connection lives) gives the claim back too, but
     the attempt stays counted, so a run that always fails so is bounded by the attempts."""
     import psycopg.errors

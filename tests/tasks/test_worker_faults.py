@@ -52,8 +52,7 @@ def scored_once(submission: Submission) -> None:
     assert submission.status == Status.SCORED, submission.error
     assert ScoringRun.objects.filter(submission=submission).count() == 1
     rows = Score.objects.filter(submission=submission)
-    assert rows.count() == len(set(rows.values_list("subcorpus_id", "mode", "metric",
-                                                    "document")))
+    assert rows.count() == len(set(rows.values_list("subcorpus_id", "mode", "metric", "document")))
 
 
 def _free_port() -> int:
@@ -72,13 +71,28 @@ class Broker:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.dir)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.dir),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(
-                    ("127.0.0.1", self.port), timeout=0.2):
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2),
+            ):
                 return
             time.sleep(0.05)
         raise RuntimeError("the test's redis-server did not start")
@@ -99,8 +113,9 @@ def own_broker(tmp_path, services_ready) -> Iterator[Broker]:
     broker.stop()
 
 
-def test_a_broker_restarted_during_a_burst_loses_no_run(world, own_broker,
-                                                        celery_worker_factory, wait):
+def test_a_broker_restarted_during_a_burst_loses_no_run(
+    world, own_broker, celery_worker_factory, wait
+):
     """Twelve uploads; after the fourth the broker stops (its queue is gone, as a restart
     without persistence leaves it), four are uploaded while it is down, it comes back, four
     more follow. Every run is scored exactly once, none fails, none spends an extra attempt
@@ -110,10 +125,13 @@ def test_a_broker_restarted_during_a_burst_loses_no_run(world, own_broker,
     ids: list[int] = []
     with publisher_broker(own_broker.url):
         celery_worker_factory(CELERY_BROKER_URL=own_broker.url, **QUICK)  # pinged there
+
         def upload() -> None:
-            ids.append(services.submission_create(team=world.alpha, phase=world.phase,
-                                                  user=world.alice,
-                                                  files=world.uploads()).pk)
+            ids.append(
+                services.submission_create(
+                    team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+                ).pk
+            )
 
         for _ in range(4):
             upload()
@@ -124,8 +142,11 @@ def test_a_broker_restarted_during_a_burst_loses_no_run(world, own_broker,
         own_broker.start()
         for _ in range(4):
             upload()
-    wait(lambda: all(final(pk) for pk in ids), timeout=120,
-         what="every run of the burst to be scored")
+    wait(
+        lambda: all(final(pk) for pk in ids),
+        timeout=120,
+        what="every run of the burst to be scored",
+    )
     for pk in ids:
         submission = Submission.objects.get(pk=pk)
         scored_once(submission)
@@ -133,19 +154,20 @@ def test_a_broker_restarted_during_a_burst_loses_no_run(world, own_broker,
 
 
 def test_an_upload_while_the_broker_is_down_is_kept_and_queued_when_it_is_back(
-        world, own_broker, celery_worker_factory, wait):
+    world, own_broker, celery_worker_factory, wait
+):
     """The upload is stored and says "Accepted, waiting for the queue"; once the broker
     answers again, a live worker's recovery round publishes it (no beat) and it is scored."""
     with publisher_broker(own_broker.url):
         celery_worker_factory(CELERY_BROKER_URL=own_broker.url, **QUICK)
         own_broker.stop()
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
         submission.refresh_from_db()
         assert submission.status == Status.QUEUED and not submission.published
         wait(lambda: services.workers_alive(), timeout=30, what="a worker's heartbeat")
-        assert submission_status_label(submission=submission) == \
-            "Accepted, waiting for the queue"
+        assert submission_status_label(submission=submission) == "Accepted, waiting for the queue"
         own_broker.start()
     back = time.monotonic()
     wait(lambda: final(submission.pk), timeout=60, what="the run to be published and scored")
@@ -155,7 +177,8 @@ def test_an_upload_while_the_broker_is_down_is_kept_and_queued_when_it_is_back(
 
 
 def test_the_same_job_delivered_three_times_is_scored_once_with_one_attempt(
-        world, celery_worker_factory, wait, monkeypatch):
+    world, celery_worker_factory, wait, monkeypatch
+):
     """Three copies of one message (one task id) reach two live workers: one records, the
     copies are turned away (the holder is alive) or find the run done; one set of scores,
     one attempt."""
@@ -165,8 +188,9 @@ def test_the_same_job_delivered_three_times_is_scored_once_with_one_attempt(
     celery_worker_factory(**QUICK)
     celery_worker_factory(**QUICK)
     monkeypatch.setattr(submissions, "scoring_enqueue", lambda *, submission_id: None)
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=world.uploads())
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     for _ in range(3):
         score_submission_task.apply_async(args=[submission.pk], task_id=f"dup-{submission.pk}")
     wait(lambda: final(submission.pk), timeout=60, what="the run to be scored")
@@ -175,8 +199,9 @@ def test_the_same_job_delivered_three_times_is_scored_once_with_one_attempt(
     assert submission.attempts == 1 and submission.claimed_by == f"dup-{submission.pk}"
 
 
-def test_a_request_whose_database_connection_is_terminated_answers_503(world, client,
-                                                                       services_ready):
+def test_a_request_whose_database_connection_is_terminated_answers_503(
+    world, client, services_ready
+):
     """The web request in flight when its connection dies answers 503 with Retry-After,
     not 500; the next request opens a new connection and succeeds."""
     import psycopg
@@ -188,9 +213,13 @@ def test_a_request_whose_database_connection_is_terminated_answers_503(world, cl
         cursor.execute("SELECT pg_backend_pid()")
         pid = cursor.fetchone()[0]
     settings_dict = connection.settings_dict
-    with psycopg.connect(host=settings_dict["HOST"] or "127.0.0.1",
-                         port=settings_dict["PORT"] or 5432, user=settings_dict["USER"],
-                         dbname=settings_dict["NAME"], autocommit=True) as other:
+    with psycopg.connect(
+        host=settings_dict["HOST"] or "127.0.0.1",
+        port=settings_dict["PORT"] or 5432,
+        user=settings_dict["USER"],
+        dbname=settings_dict["NAME"],
+        autocommit=True,
+    ) as other:
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
     response = client.get("/")
     assert response.status_code == 503 and response["Retry-After"] == "5"

@@ -34,9 +34,12 @@ BIG = {"light": "light_test.CONLLUA", "ami": "Persuasion_test.CONLLUA"}
 COPIES = 4
 """Each big key holds its file's documents this many times (renamed): 196 documents a job."""
 
-SLOW_WORKER = {"PYTHONPATH": os.pathsep.join(
-    [str(Path(__file__).resolve().parent / "slow_worker"), os.environ.get("PYTHONPATH", "")]),
-    "SLOW_SCORING_SECONDS": "0.025"}
+SLOW_WORKER = {
+    "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parent / "slow_worker"), os.environ.get("PYTHONPATH", "")]
+    ),
+    "SLOW_SCORING_SECONDS": "0.025",
+}
 """A worker whose every scored document takes 25 ms longer (tests/tasks/slow_worker), so that
 a job of the big uploads lasts about 5 s whatever the scorer's speed: long enough to be killed
 while it scores, and over the 1 s time limit tested below. (The scorer alone now scores them
@@ -54,19 +57,23 @@ def big_uploads(world) -> dict:
         source = CODI21 / name
         header, body = source.read_bytes().split(b"\n", 1)
         assert header.startswith(b"# global.columns") and body.startswith(b"# newdoc id = ")
-        data = b"\n".join([header] + [body.replace(b"# newdoc id = ", b"# newdoc id = %d/" % k)
-                                      for k in range(COPIES)])
+        data = b"\n".join(
+            [header]
+            + [body.replace(b"# newdoc id = ", b"# newdoc id = %d/" % k) for k in range(COPIES)]
+        )
         (world.key_dir / f"{slug}_big.conllua").write_bytes(data)
         SubCorpus.objects.filter(phase=world.phase, slug=slug).update(
-            key_file=f"keys/{slug}_big.conllua")
+            key_file=f"keys/{slug}_big.conllua"
+        )
         uploads[slug] = SimpleUploadedFile(f"{slug.upper()}.CONLLUA", data)
     return uploads
 
 
 def test_an_upload_is_scored_by_a_worker_into_postgresql(world, celery_worker, wait):
     """transaction.on_commit queues the job on Redis; a worker process scores it."""
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=world.uploads())
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     wait(lambda: final(submission.pk), timeout=60, what="the worker to score the submission")
     submission.refresh_from_db()
     assert submission.status == Status.SCORED, submission.error
@@ -75,19 +82,26 @@ def test_an_upload_is_scored_by_a_worker_into_postgresql(world, celery_worker, w
     assert conll.f1 == pytest.approx(1.0)
 
 
-def test_a_killed_worker_does_not_lose_the_job_and_it_is_scored_once(world,
-                                                                     celery_worker_factory,
-                                                                     wait):
+def test_a_killed_worker_does_not_lose_the_job_and_it_is_scored_once(
+    world, celery_worker_factory, wait
+):
     """The whole worker is SIGKILLed while scoring; the unacknowledged message comes back
     (or the new worker's recovery queues it again), and exactly one run is recorded."""
     files = big_uploads(world)
-    fast_restore = {"CELERY_VISIBILITY_TIMEOUT": "5", "CELERY_UNACKED_RESTORE_INTERVAL": "1",
-                    **SLOW_WORKER}
+    fast_restore = {
+        "CELERY_VISIBILITY_TIMEOUT": "5",
+        "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+        **SLOW_WORKER,
+    }
     first = celery_worker_factory(**fast_restore)
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=files)
-    wait(lambda: status_of(submission.pk) == Status.SCORING, timeout=60,
-         what="the worker to start scoring")
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=files
+    )
+    wait(
+        lambda: status_of(submission.pk) == Status.SCORING,
+        timeout=60,
+        what="the worker to start scoring",
+    )
     task_id = Submission.objects.get(pk=submission.pk).claimed_by
     first.kill()
     assert status_of(submission.pk) == Status.SCORING
@@ -108,20 +122,24 @@ def test_the_sweep_requeues_a_job_whose_message_was_lost(world, celery_worker, w
     scored by the worker."""
     with pytest.MonkeyPatch.context() as patch:
         # The message is lost: nothing reaches the broker at commit.
-        patch.setattr("competition.services.submissions.scoring_enqueue",
-                      lambda *, submission_id: None)
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        patch.setattr(
+            "competition.services.submissions.scoring_enqueue", lambda *, submission_id: None
+        )
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     Submission.objects.filter(pk=submission.pk).update(
-        queued_at=timezone.now() - timedelta(hours=1))
+        queued_at=timezone.now() - timedelta(hours=1)
+    )
     report = services.submission_sweep()
     assert report.requeued == (submission.pk,)
     wait(lambda: final(submission.pk), timeout=60, what="the re-queued job to finish")
     assert status_of(submission.pk) == Status.SCORED
 
 
-def test_a_job_over_the_time_limit_fails_with_a_message(world, monkeypatch,
-                                                        celery_worker_factory, wait):
+def test_a_job_over_the_time_limit_fails_with_a_message(
+    world, monkeypatch, celery_worker_factory, wait
+):
     """Time limits travel in the message (Celery takes them from the sender's settings):
     set them on both sides as a deployment with SCORING_SOFT_TIME_LIMIT=1 would."""
     from tasks.scoring import score_submission_task
@@ -130,10 +148,10 @@ def test_a_job_over_the_time_limit_fails_with_a_message(world, monkeypatch,
     monkeypatch.setattr(score_submission_task, "soft_time_limit", 1)
     monkeypatch.setattr(score_submission_task, "time_limit", 30)
     monkeypatch.setattr("django.conf.settings.SCORING_SOFT_TIME_LIMIT", 1)
-    celery_worker_factory(SCORING_SOFT_TIME_LIMIT="1", SCORING_HARD_TIME_LIMIT="30",
-                          **SLOW_WORKER)
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=files)
+    celery_worker_factory(SCORING_SOFT_TIME_LIMIT="1", SCORING_HARD_TIME_LIMIT="30", **SLOW_WORKER)
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=files
+    )
     wait(lambda: final(submission.pk), timeout=60, what="the job to stop at its time limit")
     submission.refresh_from_db()
     assert submission.status == Status.FAILED
@@ -141,20 +159,29 @@ def test_a_job_over_the_time_limit_fails_with_a_message(world, monkeypatch,
     assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
 
 
-def test_the_pages_from_sign_up_to_scores_with_a_real_worker(client, world, celery_worker,
-                                                             wait):
+def test_the_pages_from_sign_up_to_scores_with_a_real_worker(client, world, celery_worker, wait):
     """The same path a browser takes, over HTTP, with PostgreSQL, Redis and a worker process:
     sign up, create a team, upload, poll the status JSON, read the scores."""
     from django.urls import reverse
 
-    response = client.post(reverse("signup"), {"username": "carol", "email": "",
-                                                "password1": "carol-pass-word-1",
-                                                "password2": "carol-pass-word-1"})
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "carol",
+            "email": "",
+            "password1": "carol-pass-word-1",
+            "password2": "carol-pass-word-1",
+        },
+    )
     assert response.status_code == 302
-    client.post(reverse("competition:team", kwargs={"slug": world.competition.slug}),
-                {"action": "create", "create-name": "Gamma"})
-    submit = reverse("competition:submit", kwargs={"slug": world.competition.slug,
-                                                   "task": world.task.slug, "phase": "dev"})
+    client.post(
+        reverse("competition:team", kwargs={"slug": world.competition.slug}),
+        {"action": "create", "create-name": "Gamma"},
+    )
+    submit = reverse(
+        "competition:submit",
+        kwargs={"slug": world.competition.slug, "task": world.task.slug, "phase": "dev"},
+    )
     form = {f"file_{slug}": upload for slug, upload in world.uploads().items()}
     response = client.post(submit, {**form, "run_name": "primary"})
     assert response.status_code == 302
@@ -170,8 +197,7 @@ def test_the_pages_from_sign_up_to_scores_with_a_real_worker(client, world, cele
     assert 'data-status="scored"' in page and 'data-subcorpus="light"' in page
 
 
-def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_ready,
-                                                          monkeypatch):
+def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_ready, monkeypatch):
     """Four uploads of one team race in four threads (four PostgreSQL connections) for the
     last slot of the day: the lock on the team row lets exactly one through."""
     import threading
@@ -182,16 +208,18 @@ def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_r
 
     world = make_world(daily_limit=1)
     # No worker here: nothing needs to be queued.
-    monkeypatch.setattr("competition.services.submissions.scoring_enqueue",
-                        lambda *, submission_id: None)
+    monkeypatch.setattr(
+        "competition.services.submissions.scoring_enqueue", lambda *, submission_id: None
+    )
     outcomes: list[str] = []
     barrier = threading.Barrier(4)
 
     def upload() -> None:
         try:
             barrier.wait(timeout=30)
-            services.submission_create(team=world.alpha, phase=world.phase,
-                                       user=world.alice, files=world.uploads())
+            services.submission_create(
+                team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+            )
             outcomes.append("accepted")
         except SubmissionRejected as exc:
             outcomes.append(exc.code)
@@ -207,23 +235,30 @@ def test_concurrent_uploads_cannot_exceed_the_daily_limit(make_world, services_r
     assert Submission.objects.filter(team=world.alpha).count() == 1
 
 
-
 def test_a_whole_worker_killed_while_a_second_is_alive_is_scored_again_within_a_minute(
-        world, celery_worker_factory, wait):
+    world, celery_worker_factory, wait
+):
     """No visibility timeout to wait for: the live worker's heartbeat loop sees the dead
     node's claim, queues the run again and scores it; one run, two attempts."""
     files = big_uploads(world)
     quick = {"WORKER_HEARTBEAT_INTERVAL": "1", "WORKER_STALE_AFTER": "4", **SLOW_WORKER}
     first = celery_worker_factory(**quick)
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=files)
-    wait(lambda: status_of(submission.pk) == Status.SCORING, timeout=60,
-         what="the first worker to start scoring")
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=files
+    )
+    wait(
+        lambda: status_of(submission.pk) == Status.SCORING,
+        timeout=60,
+        what="the first worker to start scoring",
+    )
     celery_worker_factory(**quick)
     first.kill()
     killed_at = time.monotonic()
-    wait(lambda: final(submission.pk), timeout=60,
-         what="the live worker to take the run back and score it")
+    wait(
+        lambda: final(submission.pk),
+        timeout=60,
+        what="the live worker to take the run back and score it",
+    )
     assert time.monotonic() - killed_at < 60
     submission.refresh_from_db()
     assert submission.status == Status.SCORED, submission.error
@@ -236,8 +271,9 @@ def test_with_no_worker_alive_a_run_says_it_waits_for_one(world, services_ready,
     from competition.selectors import submission_status_label
 
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=world.uploads())
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     assert status_of(submission.pk) == Status.QUEUED
     assert submission_status_label(submission=submission) == "Waiting for a scoring worker"
 
@@ -248,14 +284,17 @@ def _terminate_other_connections() -> int:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
         return cursor.fetchone()[0]
 
 
 @pytest.mark.parametrize("parts_from", ["0", "2"], ids=["one-job", "in-parts"])
 def test_a_job_whose_database_connection_is_terminated_is_scored_again_within_a_minute(
-        world, celery_worker_factory, wait, parts_from):
+    world, celery_worker_factory, wait, parts_from
+):
     """Two workers; while one scores, the database connections are terminated. A run scored
     in one job gives its claim back when it next speaks to the database and is scored again
     at once, as a new job, by a live worker; a run scored in parts retries the part that
@@ -264,17 +303,20 @@ def test_a_job_whose_database_connection_is_terminated_is_scored_again_within_a_
     files = big_uploads(world)
     celery_worker_factory(SCORING_PARTS_FROM=parts_from, **QUICK_RECOVERY, **SLOW_WORKER)
     celery_worker_factory(SCORING_PARTS_FROM=parts_from, **QUICK_RECOVERY, **SLOW_WORKER)
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=files)
-    wait(lambda: Submission.objects.get(pk=submission.pk).status == Status.SCORING,
-         timeout=60, what="a worker to start scoring")
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=files
+    )
+    wait(
+        lambda: Submission.objects.get(pk=submission.pk).status == Status.SCORING,
+        timeout=60,
+        what="a worker to start scoring",
+    )
     first_job = Submission.objects.get(pk=submission.pk).claimed_by
     assert _terminate_other_connections() >= 1
     cut = time.monotonic()
     wait(lambda: final(submission.pk), timeout=90, what="the run to be scored again")
     took = time.monotonic() - cut
-    print(f"run ({parts_from=}) final {took:.1f} s after its database connection was "
-          "terminated")
+    print(f"run ({parts_from=}) final {took:.1f} s after its database connection was terminated")
     assert took < 60, f"final {took:.1f} s after the connection was terminated"
     submission.refresh_from_db()
     assert submission.status == Status.SCORED, submission.error

@@ -44,21 +44,33 @@ TEAM_NAME = "Demo Team"
 
 
 class Command(BaseCommand):
-    help = ("Set up the demo: demo organizer and participant, CODI-CRAC 2021, the CorefUD "
-            "demo and the CRAC 2026 demo with their baselines scored, a demo team. Idempotent.")
+    help = (
+        "Set up the demo: demo organizer and participant, CODI-CRAC 2021, the CorefUD "
+        "demo and the CRAC 2026 demo with their baselines scored, a demo team. Idempotent."
+    )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--with-2022", action="store_true",
-                            help="also load CODI-CRAC 2022 (development keys, one AMI test "
-                                 "document)")
-        parser.add_argument("--definition", action="append", type=Path, metavar="YAML",
-                            help="load this competition definition instead of CODI-CRAC "
-                                 "2021 (repeatable)")
-        parser.add_argument("--url", default="http://127.0.0.1:8000/",
-                            help="the address the server will answer on, for the summary")
+        parser.add_argument(
+            "--with-2022",
+            action="store_true",
+            help="also load CODI-CRAC 2022 (development keys, one AMI test document)",
+        )
+        parser.add_argument(
+            "--definition",
+            action="append",
+            type=Path,
+            metavar="YAML",
+            help="load this competition definition instead of CODI-CRAC 2021 (repeatable)",
+        )
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000/",
+            help="the address the server will answer on, for the summary",
+        )
 
-    def handle(self, *args, with_2022: bool, definition: list[Path] | None, url: str,
-               **options) -> None:
+    def handle(
+        self, *args, with_2022: bool, definition: list[Path] | None, url: str, **options
+    ) -> None:
         definitions = definition or [DEFINITION_2021, DEFINITION_COREFUD, DEFINITION_2026]
         if with_2022:
             definitions.append(DEFINITION_2022)
@@ -68,10 +80,15 @@ class Command(BaseCommand):
         participant = self.demo_user(*PARTICIPANT, staff=False)
         competitions = []
         for path in definitions:
-            self.stdout.write(f"Loading {path.name} ("
-                              + ("scoring the baselines in this process; this takes a "
-                                 "minute or two" if eager else "queueing the baselines")
-                              + ") ...")
+            self.stdout.write(
+                f"Loading {path.name} ("
+                + (
+                    "scoring the baselines in this process; this takes a minute or two"
+                    if eager
+                    else "queueing the baselines"
+                )
+                + ") ..."
+            )
             try:
                 load = competition_load(path=path)
             except CompetitionError as exc:
@@ -103,9 +120,11 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from None
         for phase in {submission.phase for submission in imported}:
             if not BoardSnapshot.objects.filter(phase=phase, active=True).exists():
-                board_freeze(phase=phase, user=organizer,
-                             note="official results as published; later runs go to the "
-                                  "post-task phase")
+                board_freeze(
+                    phase=phase,
+                    user=organizer,
+                    note="official results as published; later runs go to the post-task phase",
+                )
         self.stdout.write(f"  {len(imported)} published results imported from {path.name}")
 
     def official_boards(self, *, competition: Competition, organizer) -> None:
@@ -114,7 +133,8 @@ class Command(BaseCommand):
         jobs queued rather than run here, a board is frozen only once its runs are scored."""
         now = timezone.now()
         phases = Phase.objects.filter(task__competition=competition, end__lt=now).exclude(
-            kind=Phase.Kind.POST_TASK)
+            kind=Phase.Kind.POST_TASK
+        )
         for phase in phases:
             if not phase.task.phases.filter(kind=Phase.Kind.POST_TASK).exists():
                 continue
@@ -123,9 +143,11 @@ class Command(BaseCommand):
             runs = Submission.objects.filter(phase=phase)
             if not runs.exists() or runs.filter(status__in=Submission.PENDING_STATUSES).exists():
                 continue
-            board_freeze(phase=phase, user=organizer,
-                         note="official results of the evaluation; later runs go to the "
-                              "post-task phase")
+            board_freeze(
+                phase=phase,
+                user=organizer,
+                note="official results of the evaluation; later runs go to the post-task phase",
+            )
 
     def demo_user(self, username: str, password: str, *, staff: bool):
         """Create the user, or reset it to the documented password and rights."""
@@ -146,27 +168,38 @@ class Command(BaseCommand):
         write, style = self.stdout.write, self.style
         write("")
         for competition in competitions:
-            baselines = Submission.objects.filter(team__competition=competition,
-                                                  is_baseline=True, is_reference=False)
-            counts = {status: baselines.filter(status=status).count()
-                      for status in Submission.Status.values}
+            baselines = Submission.objects.filter(
+                team__competition=competition, is_baseline=True, is_reference=False
+            )
+            counts = {
+                status: baselines.filter(status=status).count()
+                for status in Submission.Status.values
+            }
             pending = sum(counts[s] for s in Submission.PENDING_STATUSES)
-            write(style.SUCCESS(
-                f"{competition.title}\n  {plural(competition.tasks.count(), 'task')}, "
-                f"{plural(baselines.count(), 'baseline run')}: {counts['scored']} scored, "
-                f"{pending} waiting, {counts['failed'] + counts['rejected']} failed"))
+            write(
+                style.SUCCESS(
+                    f"{competition.title}\n  {plural(competition.tasks.count(), 'task')}, "
+                    f"{plural(baselines.count(), 'baseline run')}: {counts['scored']} scored, "
+                    f"{pending} waiting, {counts['failed'] + counts['rejected']} failed"
+                )
+            )
             for failed in baselines.filter(status__in=["failed", "rejected"])[:5]:
                 write(style.WARNING(f"  {failed.phase}: {failed.run_name}: {failed.error}"))
             write(f"  {url.rstrip('/')}{self.competition_path(competition)}")
         if not eager:
-            write(style.WARNING(
-                "\nA broker is configured: the baselines are queued. Start a worker to score "
-                "them:\n  .venv/bin/celery -A config worker --loglevel=info   (or: make worker)"))
-        write(f"\nOpen {url}\n"
-              f"  demo organizer:   {ORGANIZER[0]} / {ORGANIZER[1]}   (also admin: {url}admin/)\n"
-              f"  demo participant: {PARTICIPANT[0]} / {PARTICIPANT[1]}   (team "
-              f"\"{TEAM_NAME}\")\n"
-              "These passwords are public: never use this command on a real deployment.")
+            write(
+                style.WARNING(
+                    "\nA broker is configured: the baselines are queued. Start a worker to score "
+                    "them:\n  .venv/bin/celery -A config worker --loglevel=info   (or: make worker)"
+                )
+            )
+        write(
+            f"\nOpen {url}\n"
+            f"  demo organizer:   {ORGANIZER[0]} / {ORGANIZER[1]}   (also admin: {url}admin/)\n"
+            f"  demo participant: {PARTICIPANT[0]} / {PARTICIPANT[1]}   (team "
+            f'"{TEAM_NAME}")\n'
+            "These passwords are public: never use this command on a real deployment."
+        )
 
     @staticmethod
     def competition_path(competition: Competition) -> str:

@@ -11,8 +11,10 @@ from competition.services.references import reference_results_import
 
 
 class Command(BaseCommand):
-    help = ("Import published results (team, system, per-sub-corpus scores, source) into "
-            "a competition's phases; a re-import of the same source replaces them.")
+    help = (
+        "Import published results (team, system, per-sub-corpus scores, source) into "
+        "a competition's phases; a re-import of the same source replaces them."
+    )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("path", type=Path, help="the reference-results file (YAML)")
@@ -23,5 +25,8 @@ class Command(BaseCommand):
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
         phases = sorted({f"{s.phase.task.slug}/{s.phase.slug}" for s in created})
-        self.stdout.write(self.style.SUCCESS(
-            f"Imported {len(created)} published results into {', '.join(phases)}."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {len(created)} published results into {', '.join(phases)}."
+            )
+        )

@@ -22,57 +22,81 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("path", help="the competition definition (YAML)")
-        parser.add_argument("--no-baselines", action="store_true",
-                            help="do not submit the baselines the file lists")
-        parser.add_argument("--no-rescore", action="store_true",
-                            help="do not re-score phases whose gold keys or scorer options "
-                                 "changed (re-score them later from their organizer pages)")
-        parser.add_argument("--publish", action="store_true",
-                            help="publish the competition if it is a draft (unless the "
-                                 "definition says 'published: false'); the checklist's "
-                                 "unmet items are printed and waived")
+        parser.add_argument(
+            "--no-baselines", action="store_true", help="do not submit the baselines the file lists"
+        )
+        parser.add_argument(
+            "--no-rescore",
+            action="store_true",
+            help="do not re-score phases whose gold keys or scorer options "
+            "changed (re-score them later from their organizer pages)",
+        )
+        parser.add_argument(
+            "--publish",
+            action="store_true",
+            help="publish the competition if it is a draft (unless the "
+            "definition says 'published: false'); the checklist's "
+            "unmet items are printed and waived",
+        )
 
-    def handle(self, *args, path: str, no_baselines: bool, no_rescore: bool,
-               publish: bool, **options) -> None:
+    def handle(
+        self, *args, path: str, no_baselines: bool, no_rescore: bool, publish: bool, **options
+    ) -> None:
         try:
-            load = competition_load(path=path, with_baselines=not no_baselines,
-                                    rescore=not no_rescore)
+            load = competition_load(
+                path=path, with_baselines=not no_baselines, rescore=not no_rescore
+            )
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
         competition = load.competition
         audit_definition_load(load=load, actor=None, source=f"load_competition {path}")
         if load.removed:
-            self.stdout.write("Removed (no longer in the file, nothing submitted): "
-                              + ", ".join(load.removed))
+            self.stdout.write(
+                "Removed (no longer in the file, nothing submitted): " + ", ".join(load.removed)
+            )
         for phase in load.changed_phases:
             label = f"{phase.task.slug}/{phase.slug}"
             if no_rescore:
-                self.stdout.write(self.style.WARNING(
-                    f"Gold keys or scorer options of {label} changed: its scores are from "
-                    "the previous ones until it is re-scored (its organizer page marks "
-                    "them)."))
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"Gold keys or scorer options of {label} changed: its scores are from "
+                        "the previous ones until it is re-scored (its organizer page marks "
+                        "them)."
+                    )
+                )
             else:
                 count = sum(1 for s in load.rescored if s.phase_id == phase.pk)
-                self.stdout.write(f"Gold keys or scorer options of {label} changed: "
-                                  f"{count} submissions queued for re-scoring.")
+                self.stdout.write(
+                    f"Gold keys or scorer options of {label} changed: "
+                    f"{count} submissions queued for re-scoring."
+                )
         for task in competition.tasks.all():
             for phase in task.phases.all():
                 keyless = phase.subcorpora.filter(available=False).count()
                 if keyless:
                     total = phase.subcorpora.count()
-                    self.stdout.write(self.style.WARNING(
-                        f"{task.slug}/{phase.slug}: {keyless} of {plural(total, 'dataset')} "
-                        f"{'has' if keyless == 1 else 'have'} no gold key yet; add "
-                        f"{'it' if keyless == 1 else 'them'} on the phase's edit page"
-                        + (" (until one is there, the phase takes no runs)."
-                           if keyless == total else ".")))
+                    self.stdout.write(
+                        self.style.WARNING(
+                            f"{task.slug}/{phase.slug}: {keyless} of {plural(total, 'dataset')} "
+                            f"{'has' if keyless == 1 else 'have'} no gold key yet; add "
+                            f"{'it' if keyless == 1 else 'them'} on the phase's edit page"
+                            + (
+                                " (until one is there, the phase takes no runs)."
+                                if keyless == total
+                                else "."
+                            )
+                        )
+                    )
         tasks = competition.tasks.count()
         phases = sum(task.phases.count() for task in competition.tasks.all())
         baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)
-        self.stdout.write(self.style.SUCCESS(
-            f"Loaded {competition.slug}: {plural(tasks, 'task')}, {plural(phases, 'phase')}, "
-            f"{plural(baselines.count(), 'baseline run')} "
-            f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Loaded {competition.slug}: {plural(tasks, 'task')}, {plural(phases, 'phase')}, "
+                f"{plural(baselines.count(), 'baseline run')} "
+                f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."
+            )
+        )
         self._publish(load, publish=publish)
 
     def _publish(self, load, *, publish: bool) -> None:
@@ -82,13 +106,18 @@ class Command(BaseCommand):
             self.stdout.write(f"{competition.slug} is published.")
             return
         if not publish:
-            self.stdout.write(self.style.WARNING(
-                f"{competition.slug} is a draft: only its organizers and staff see it. "
-                "Publish it on its publishing page, or load it again with --publish."))
+            self.stdout.write(
+                self.style.WARNING(
+                    f"{competition.slug} is a draft: only its organizers and staff see it. "
+                    "Publish it on its publishing page, or load it again with --publish."
+                )
+            )
             return
         if not load.publishable:
-            raise CommandError(f"{competition.slug} stays a draft: its definition says "
-                               "'published: false' (remove it to publish).")
+            raise CommandError(
+                f"{competition.slug} stays a draft: its definition says "
+                "'published: false' (remove it to publish)."
+            )
         try:
             waived = competition_publish_waiving(competition=competition)
         except CompetitionError as exc:

@@ -27,5 +27,16 @@ COREF_METRICS = {
     "blanc": (blanc_coref, blanc_noncoref),
 }
 
-__all__ = ["COREF_METRICS", "NO_SPLITS", "Contingency", "SplitMaps", "b_cubed", "blanc_coref",
-           "blanc_noncoref", "ceafe", "ceafm", "lea", "muc"]
+__all__ = [
+    "COREF_METRICS",
+    "NO_SPLITS",
+    "Contingency",
+    "SplitMaps",
+    "b_cubed",
+    "blanc_coref",
+    "blanc_noncoref",
+    "ceafe",
+    "ceafm",
+    "lea",
+    "muc",
+]

@@ -30,8 +30,21 @@ class Contingency:
     ([{0: 2, 1: 1}], [{0: 2}, {0: 1}], [0], [0, 1])
     """
 
-    __slots__ = ("key", "response", "key_sizes", "sys_sizes", "rrow", "prow", "r_unfound",
-                 "p_unfound", "overlap", "ident_r", "ident_p", "has_sets", "components")
+    __slots__ = (
+        "key",
+        "response",
+        "key_sizes",
+        "sys_sizes",
+        "rrow",
+        "prow",
+        "r_unfound",
+        "p_unfound",
+        "overlap",
+        "ident_r",
+        "ident_p",
+        "has_sets",
+        "components",
+    )
 
     def __init__(self, key: Partition, response: Partition) -> None:
         self.key = key
@@ -69,8 +82,9 @@ def _mention_map(clusters: list[list[int]]) -> tuple[dict[int, int], bool]:
     return mapping, len(mapping) != total
 
 
-def _rows(clusters: list[list[int]],
-          other_map: dict[int, int]) -> tuple[list[dict[int, int]], list[int]]:
+def _rows(
+    clusters: list[list[int]], other_map: dict[int, int]
+) -> tuple[list[dict[int, int]], list[int]]:
     rows: list[dict[int, int]] = []
     unfound: list[int] = []
     get = other_map.get

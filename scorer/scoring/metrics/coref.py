@@ -43,8 +43,15 @@ class SplitMaps:
 NO_SPLITS = SplitMaps({}, {}, {})
 
 
-def _muc_side(rows: Rows, unfound: list[int], sizes: list[int], other_sizes: list[int],
-              sets: Sets, aligned: Alignment, inner: bool) -> tuple[float, float]:
+def _muc_side(
+    rows: Rows,
+    unfound: list[int],
+    sizes: list[int],
+    other_sizes: list[int],
+    sets: Sets,
+    aligned: Alignment,
+    inner: bool,
+) -> tuple[float, float]:
     num = den = 0.0
     for i, n in enumerate(sizes):
         row = rows[i]
@@ -89,16 +96,28 @@ def muc(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) 
     >>> muc(Contingency(key, resp))
     PRCounts(p_num=2.0, p_den=5.0, r_num=2.0, r_den=5.0)
     """
-    rn, rd = _muc_side(table.rrow, table.r_unfound, table.key_sizes, table.sys_sizes,
-                       table.key.sets if table.has_sets else None, splits.recall, inner)
-    pn, pd = _muc_side(table.prow, table.p_unfound, table.sys_sizes, table.key_sizes,
-                       table.response.sets if table.has_sets else None, splits.precision,
-                       inner)
+    rn, rd = _muc_side(
+        table.rrow,
+        table.r_unfound,
+        table.key_sizes,
+        table.sys_sizes,
+        table.key.sets if table.has_sets else None,
+        splits.recall,
+        inner,
+    )
+    pn, pd = _muc_side(
+        table.prow,
+        table.p_unfound,
+        table.sys_sizes,
+        table.key_sizes,
+        table.response.sets if table.has_sets else None,
+        splits.precision,
+        inner,
+    )
     return PRCounts(pn, pd, rn, rd)
 
 
-def _bcub_side(rows: Rows, sizes: list[int], sets: Sets,
-               aligned: Alignment) -> tuple[float, float]:
+def _bcub_side(rows: Rows, sizes: list[int], sets: Sets, aligned: Alignment) -> tuple[float, float]:
     num = 0.0
     den = 0
     for i, n in enumerate(sizes):
@@ -126,15 +145,18 @@ def b_cubed(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = Fal
     (0.416667, 0.5)
     """
     sets = table.has_sets
-    rn, rd = _bcub_side(table.rrow, table.key_sizes, table.key.sets if sets else None,
-                        splits.recall)
-    pn, pd = _bcub_side(table.prow, table.sys_sizes, table.response.sets if sets else None,
-                        splits.precision)
+    rn, rd = _bcub_side(
+        table.rrow, table.key_sizes, table.key.sets if sets else None, splits.recall
+    )
+    pn, pd = _bcub_side(
+        table.prow, table.sys_sizes, table.response.sets if sets else None, splits.precision
+    )
     return PRCounts(pn, pd, rn, rd)
 
 
-def _components(overlap: list[dict[int, int]], extra: Alignment
-                ) -> list[tuple[list[int], list[int]]]:
+def _components(
+    overlap: list[dict[int, int]], extra: Alignment
+) -> list[tuple[list[int], list[int]]]:
     """Connected components (key rows, response columns) of the entity overlap graph."""
     cols_of: list[list[int]] = [list(row) for row in overlap]
     rows_of: dict[int, list[int]] = {}
@@ -201,8 +223,13 @@ def _ceaf_similarity(table: Contingency, splits: SplitMaps, entity: bool) -> flo
     return singles + assigned_total(many, overlap, fmap, phi)
 
 
-def ceaf_phi(overlap: list[dict[int, int]] | dict[int, dict[int, int]], fmap: Alignment,
-             ks: list[int], ss: list[int], entity: bool) -> Callable[[int, int], float]:
+def ceaf_phi(
+    overlap: list[dict[int, int]] | dict[int, dict[int, int]],
+    fmap: Alignment,
+    ks: list[int],
+    ss: list[int],
+    entity: bool,
+) -> Callable[[int, int], float]:
     """φ(i, j) of CEAF: φ4 (``entity``) or φ3 of key entity i and response entity j, over
     their overlap; an aligned accommodated set of i adds its F score where it lands on j."""
 
@@ -216,9 +243,12 @@ def ceaf_phi(overlap: list[dict[int, int]] | dict[int, dict[int, int]], fmap: Al
     return phi
 
 
-def assigned_total(components: Components,
-                   overlap: Sequence[dict[int, int]] | dict[int, dict[int, int]],
-                   fmap: Alignment, phi: Callable[[int, int], float]) -> float:
+def assigned_total(
+    components: Components,
+    overlap: Sequence[dict[int, int]] | dict[int, dict[int, int]],
+    fmap: Alignment,
+    phi: Callable[[int, int], float],
+) -> float:
     """Σ φ of the optimal alignment of components of more than one entity on a side.
 
     They go to Kuhn–Munkres together, as one block-diagonal matrix (its optimum is the sum
@@ -241,9 +271,13 @@ def assigned_total(components: Components,
 _BATCH_CELLS = 4096
 
 
-def _assign(rows: list[int], cols: list[int],
-            overlap: Sequence[dict[int, int]] | dict[int, dict[int, int]], fmap: Alignment,
-            phi: Callable[[int, int], float]) -> float:
+def _assign(
+    rows: list[int],
+    cols: list[int],
+    overlap: Sequence[dict[int, int]] | dict[int, dict[int, int]],
+    fmap: Alignment,
+    phi: Callable[[int, int], float],
+) -> float:
     ci = {j: n for n, j in enumerate(cols)}
     width = len(cols)
     values = [0.0] * (len(rows) * width)
@@ -276,8 +310,9 @@ def ceafe(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False
     return PRCounts(sim, float(len(table.sys_sizes)), sim, float(len(table.key_sizes)))
 
 
-def _set_target(i: int, sets: Sets, aligned: Alignment,
-                ident: list[int | None] | None) -> tuple[int | None, float]:
+def _set_target(
+    i: int, sets: Sets, aligned: Alignment, ident: list[int | None] | None
+) -> tuple[int | None, float]:
     """Where the accommodated set of cluster i lands on the other side, and its weight."""
     if sets is None or sets[i] is None:
         return None, 0.0
@@ -288,8 +323,14 @@ def _set_target(i: int, sets: Sets, aligned: Alignment,
     return (j, 1.0) if j is not None else (None, 0.0)
 
 
-def _lea_side(rows: Rows, sizes: list[int], other_sizes: list[int], sets: Sets,
-              aligned: Alignment, ident: list[int | None] | None) -> tuple[float, float]:
+def _lea_side(
+    rows: Rows,
+    sizes: list[int],
+    other_sizes: list[int],
+    sets: Sets,
+    aligned: Alignment,
+    ident: list[int | None] | None,
+) -> tuple[float, float]:
     num = den = 0.0
     for i, n in enumerate(sizes):
         row = rows[i]
@@ -330,11 +371,22 @@ def lea(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) 
     (0.238095, 0.333333)
     """
     sets = table.has_sets
-    rn, rd = _lea_side(table.rrow, table.key_sizes, table.sys_sizes,
-                       table.key.sets if sets else None, splits.recall, table.ident_r)
-    pn, pd = _lea_side(table.prow, table.sys_sizes, table.key_sizes,
-                       table.response.sets if sets else None, splits.precision,
-                       table.ident_p)
+    rn, rd = _lea_side(
+        table.rrow,
+        table.key_sizes,
+        table.sys_sizes,
+        table.key.sets if sets else None,
+        splits.recall,
+        table.ident_r,
+    )
+    pn, pd = _lea_side(
+        table.prow,
+        table.sys_sizes,
+        table.key_sizes,
+        table.response.sets if sets else None,
+        splits.precision,
+        table.ident_p,
+    )
     return PRCounts(pn, pd, rn, rd)
 
 
@@ -342,8 +394,7 @@ def _links(sizes: list[int]) -> float:
     return sum(n * (n - 1) for n in sizes) / 2
 
 
-def blanc_coref(table: Contingency, splits: SplitMaps = NO_SPLITS,
-                inner: bool = False) -> PRCounts:
+def blanc_coref(table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False) -> PRCounts:
     """BLANC coreference links (Recasens & Hovy 2011; predicted mentions: Luo et al. 2014).
 
     ``num`` = key coreference links whose two mentions map to one response cluster;
@@ -375,8 +426,9 @@ def blanc_coref(table: Contingency, splits: SplitMaps = NO_SPLITS,
     return PRCounts(num, _links(table.sys_sizes), num, _links(table.key_sizes))
 
 
-def blanc_noncoref(table: Contingency, splits: SplitMaps = NO_SPLITS,
-                   inner: bool = False) -> PRCounts:
+def blanc_noncoref(
+    table: Contingency, splits: SplitMaps = NO_SPLITS, inner: bool = False
+) -> PRCounts:
     """BLANC non-coreference links, from counts (no pair loop).
 
     With v_i[j] the weight of key cluster i's mentions found in response cluster j (an

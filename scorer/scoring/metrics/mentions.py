@@ -29,8 +29,9 @@ def non_referring(key: set[int], response: set[int]) -> TPCounts:
     return TPCounts(tp, len(response) - tp, len(key) - tp)
 
 
-def bridging(key: BridgingPairs, response: BridgingPairs, key_map: dict[int, int]
-             ) -> tuple[dict[str, TPCounts], dict[str, dict[str, TPCounts]]]:
+def bridging(
+    key: BridgingPairs, response: BridgingPairs, key_map: dict[int, int]
+) -> tuple[dict[str, TPCounts], dict[str, dict[str, TPCounts]]]:
     """Bridging at three levels (CODI-CRAC 2021 Task 2; spec §7).
 
     * anaphora recognition: the anaphor span is a response anaphor;
@@ -89,5 +90,7 @@ def bridging(key: BridgingPairs, response: BridgingPairs, key_map: dict[int, int
     def as_tp(c: list[int]) -> TPCounts:
         return TPCounts(c[0], c[1], c[2])
 
-    return ({lv: as_tp(c) for lv, c in counts.items()},
-            {rel: {lv: as_tp(c) for lv, c in levels.items()} for rel, levels in by_rel.items()})
+    return (
+        {lv: as_tp(c) for lv, c in counts.items()},
+        {rel: {lv: as_tp(c) for lv, c in levels.items()} for rel, levels in by_rel.items()},
+    )

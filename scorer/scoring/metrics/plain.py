@@ -104,9 +104,22 @@ class SetTable:
         if self.table is None:
             which = _WHICH.get(metric)
             key, response = self.key, self.response
-            found = None if which is None else _set_counts(
-                which, key.clusters, response.clusters, key.sets, response.sets, self.ident_r,
-                self.ident_p, maps.recall, maps.precision, maps.f)
+            found = (
+                None
+                if which is None
+                else _set_counts(
+                    which,
+                    key.clusters,
+                    response.clusters,
+                    key.sets,
+                    response.sets,
+                    self.ident_r,
+                    self.ident_p,
+                    maps.recall,
+                    maps.precision,
+                    maps.f,
+                )
+            )
             if found is not None:
                 return PRCounts(*found)
             self.table = Contingency(key, response)

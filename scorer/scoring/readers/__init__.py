@@ -21,8 +21,12 @@ from scoring.errors import ScoringInputError
 FORMATS = {"ua": "exploded", "corefud": "compact", "conll": "conll2012", "muc7": "muc7"}
 """``-f`` name → module name under `scoring.readers`, in the order `detect_format` tries them."""
 
-FORMAT_NAMES = {"ua": "exploded CONLL-UA", "corefud": "compact CONLL-U (CorefUD)",
-                "conll": "CoNLL-2012", "muc7": "MUC-7 SGML"}
+FORMAT_NAMES = {
+    "ua": "exploded CONLL-UA",
+    "corefud": "compact CONLL-U (CorefUD)",
+    "conll": "CoNLL-2012",
+    "muc7": "MUC-7 SGML",
+}
 
 HEAD_BYTES = 1 << 16
 
@@ -40,8 +44,9 @@ def read_head(path: str) -> str:
         with open(path, "rb") as handle:
             return handle.read(HEAD_BYTES).decode("utf-8", errors="replace")
     except OSError as exc:
-        raise ScoringInputError(str(path), None, f"cannot open the file ({exc.strerror})",
-                                code="unreadable") from None
+        raise ScoringInputError(
+            str(path), None, f"cannot open the file ({exc.strerror})", code="unreadable"
+        ) from None
 
 
 def detect_format(path: str) -> str | None:

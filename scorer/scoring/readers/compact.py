@@ -118,8 +118,13 @@ def sniff(text_head: str) -> bool:
     return False
 
 
-def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list[Any] | None = None, layout: bool = True) -> list[Document]:
+def read(
+    path: str | Path,
+    *,
+    warnings: list[str] | None = None,
+    collect: list[Any] | None = None,
+    layout: bool = True,
+) -> list[Document]:
     """Read every document of a compact CONLL-UA / CorefUD file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
@@ -128,12 +133,18 @@ def read(path: str | Path, *, warnings: list[str] | None = None,
     sentence's comments (its ``# sent_id``) but not its token rows, which only a converter
     needs: scoring reads that way, in a fraction of the memory.
     """
-    return read_collecting(lambda p, w: list(iter_documents(p, warnings=w, layout=layout)),
-                           path, warnings, collect)
+    return read_collecting(
+        lambda p, w: list(iter_documents(p, warnings=w, layout=layout)), path, warnings, collect
+    )
 
 
-def iter_documents(path: str | Path, *, warnings: list[str] | None = None,
-                   collect: list[Any] | None = None, layout: bool = True) -> Iterator[Document]:
+def iter_documents(
+    path: str | Path,
+    *,
+    warnings: list[str] | None = None,
+    collect: list[Any] | None = None,
+    layout: bool = True,
+) -> Iterator[Document]:
     """Yield the documents of a compact file one by one, reading it a document at a time.
 
     Only one document's text and structures are held at once. ``collect``: None raises the
@@ -150,8 +161,12 @@ def iter_documents(path: str | Path, *, warnings: list[str] | None = None,
         reader.finish()
         yield from reader.take()
         if not reader.count:
-            raise ScoringInputError(str(path), None, "no token lines (expected a CoNLL-U file "
-                                    "with Entity= annotations in MISC)", code="empty_file")
+            raise ScoringInputError(
+                str(path),
+                None,
+                "no token lines (expected a CoNLL-U file with Entity= annotations in MISC)",
+                code="empty_file",
+            )
     except ScoringInputError as problem:
         if collect is None:
             raise
@@ -166,7 +181,7 @@ def scan(path: str | Path) -> list[tuple[str, int]]:
     names: list[tuple[str, int]] = []
     for line, block, is_document in _blocks(str(path)):
         if is_document:
-            newdoc = block[:block.index("\n")].strip()
+            newdoc = block[: block.index("\n")].strip()
             name = _NEWDOC.match(newdoc).group(1)  # type: ignore[union-attr]
             names.append((name or str(len(names) + 1), line))
             continue
@@ -205,8 +220,9 @@ def _texts(path: str) -> Iterator[str]:
     try:
         handle = open(path, "rb")
     except OSError as exc:
-        raise ScoringInputError(path, None, f"cannot open the file ({exc.strerror})",
-                                code="unreadable") from None
+        raise ScoringInputError(
+            path, None, f"cannot open the file ({exc.strerror})", code="unreadable"
+        ) from None
     with handle:
         rest = b""
         offset = lines = 0  # bytes and "\n" before the piece
@@ -229,17 +245,25 @@ def _texts(path: str) -> Iterator[str]:
                 text = data.decode(encoding)
             except UnicodeDecodeError as exc:
                 line = lines + data.count(b"\n", 0, exc.start) + 1
-                raise ScoringInputError(path, line, f"bytes that are not UTF-8 at byte "
-                                        f"{offset + exc.start} (expected a UTF-8 text file)",
-                                        code="encoding") from None
+                raise ScoringInputError(
+                    path,
+                    line,
+                    f"bytes that are not UTF-8 at byte "
+                    f"{offset + exc.start} (expected a UTF-8 text file)",
+                    code="encoding",
+                ) from None
             encoding = "utf-8"
             if "\x00" in text:  # anywhere: MISC, a comment, a form (as the exploded reader)
                 at = text.index("\x00")
                 start = text.rfind("\n", 0, at) + 1
-                raise ScoringInputError(path, lines + _newlines(text, 0, start) + 1,
-                                        f"a NUL character (byte 0x00) at column "
-                                        f"{at - start + 1} (expected text without NUL "
-                                        "characters)", code="nul_character")
+                raise ScoringInputError(
+                    path,
+                    lines + _newlines(text, 0, start) + 1,
+                    f"a NUL character (byte 0x00) at column "
+                    f"{at - start + 1} (expected text without NUL "
+                    "characters)",
+                    code="nul_character",
+                )
             offset += len(data)
             lines += _newlines(data)
             if "\r" in text:
@@ -262,8 +286,12 @@ def _blocks(path: str) -> Iterator[tuple[int, str, bool]]:
             at = text.rfind("\n", 0, word) + 1  # the start of its line
             # (a second "newdoc" on a line already cut at, as in "# newdoc id = newdoc-1",
             # is part of that line)
-            if text[at] != "#" or at < start or at == cut_here or not _NEWDOC.match(
-                    text[at:text.index("\n", word)].strip()):
+            if (
+                text[at] != "#"
+                or at < start
+                or at == cut_here
+                or not _NEWDOC.match(text[at : text.index("\n", word)].strip())
+            ):
                 continue
             cut_here = at
             parts.append(text[start:at])
@@ -292,14 +320,13 @@ _FIRST_ID = re.compile(r"[0-9]+(?:[.-][0-9]+)?\t")
 _BAD_START = re.compile(r"\n(?![0-9]+(?:[.-][0-9]+)?\t|\Z)")
 _SPECIAL_FIRST = re.compile(r"[0-9]+[.-]")
 _SPECIAL_ID = re.compile(r"\n[0-9]+[.-]")
-_FORM_MISC = re.compile(r"^[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"([^\t\n]*)\n",
-                        re.M)
-_ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\n]*)$",
-                  re.M)
+_FORM_MISC = re.compile(r"^[0-9.-]+\t([^\t\n]*)\t" + r"[^\t\n]*\t" * 7 + r"([^\t\n]*)\n", re.M)
+_ROW = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?:[^\t\n]*\t){6}([^\t\n]*)\t([^\t\n]*)$", re.M)
 
 
-Split = tuple[list[list[str]], list[int], list[int], bool, list[Any],
-              "list[tuple[int, str]] | None"]
+Split = tuple[
+    list[list[str]], list[int], list[int], bool, list[Any], "list[tuple[int, str]] | None"
+]
 
 
 def split_document(block: str, pos: int, number: int) -> Split | None:
@@ -324,14 +351,17 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
     spans = map(add, map(add, lead_lines, sizes), map(len, map(itemgetter(2), paragraphs)))
     before = accumulate(chain((number,), spans))  # each paragraph's first line + 1
     starts = list(map(add, before, lead_lines))  # the line of each first token line
-    comments = [list(map(str.strip, lead[:-1].split("\n"))) if lead else []
-                for lead in leads]
+    comments = [list(map(str.strip, lead[:-1].split("\n"))) if lead else [] for lead in leads]
     del paragraphs, leads
     text = "\n".join(bodies) + "\n" if bodies else ""
     del bodies
     rows = len(text) and text.count("\n")
-    if not rows or text.count("\t") != 9 * rows or _FIRST_ID.match(text) is None \
-            or _BAD_START.search(text) is not None:
+    if (
+        not rows
+        or text.count("\t") != 9 * rows
+        or _FIRST_ID.match(text) is None
+        or _BAD_START.search(text) is not None
+    ):
         return None  # no token line, a line that is not ten tab-separated columns with a
         # plain ID, a comment among token lines or a paragraph of comments only
     words_only = _SPECIAL_ID.search(text) is None and _SPECIAL_FIRST.match(text) is None
@@ -342,8 +372,9 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
     if not words_only:
         return comments, sizes, row_lines, False, cells, None
     miscs = list(map(itemgetter(1), cells))
-    annotated = list(zip(compress(range(rows), map("_".__ne__, miscs)),
-                         compress(miscs, map("_".__ne__, miscs))))
+    annotated = list(
+        zip(compress(range(rows), map("_".__ne__, miscs)), compress(miscs, map("_".__ne__, miscs)))
+    )
     return comments, sizes, row_lines, True, list(map(itemgetter(0), cells)), annotated
 
 
@@ -369,11 +400,28 @@ class _Mention:
     """A mention being read: node-index ranges of its parts (part -> [first, last]), the
     parts closed, and its bracket fields."""
 
-    __slots__ = ("entity", "fields", "line", "order", "layer", "parts_total", "ranges",
-                 "closed", "attribute_names")
+    __slots__ = (
+        "entity",
+        "fields",
+        "line",
+        "order",
+        "layer",
+        "parts_total",
+        "ranges",
+        "closed",
+        "attribute_names",
+    )
 
-    def __init__(self, entity: str, fields: dict[str, str], line: int, order: int, layer: str,
-                 parts_total: int = 1, attribute_names: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        entity: str,
+        fields: dict[str, str],
+        line: int,
+        order: int,
+        layer: str,
+        parts_total: int = 1,
+        attribute_names: tuple[str, ...] = (),
+    ) -> None:
         self.entity = entity
         self.fields = fields
         self.attribute_names = attribute_names  # the fields of its header that are attributes
@@ -433,12 +481,13 @@ class _Reader:
         if _find(block, "global.Entity") >= 0:
             lead = comments[0] if comments else []
             headers = [m.group(1) for c in lead if (m := _GLOBAL_ENTITY.match(c))]
-            if block.count("global.Entity") != len(headers) or \
-                    not all(h.split("-")[0].strip() for h in headers):
+            if block.count("global.Entity") != len(headers) or not all(
+                h.split("-")[0].strip() for h in headers
+            ):
                 return False  # elsewhere, or one the line-by-line reading refuses
             comments[0] = [c for c in lead if not _GLOBAL_ENTITY.match(c)]
         self.end_sentence()
-        newdoc = _NEWDOC.match(block[:block.index("\n")].strip())  # it does: a newdoc block
+        newdoc = _NEWDOC.match(block[: block.index("\n")].strip())  # it does: a newdoc block
         self.start_document(line, (newdoc.group(1) if newdoc else "") or None)
         for header in headers:
             self.set_fields(line, header)
@@ -451,12 +500,17 @@ class _Reader:
             doc.tokens = first
             doc.token_lines = row_lines
             doc.positions = range(rows)
-            found = (None if _entity_mentions is None
-                     else _entity_mentions(annotated, row_lines, doc.fields, unescape,
-                                           doc.exact_ua))
+            found = (
+                None
+                if _entity_mentions is None
+                else _entity_mentions(annotated, row_lines, doc.fields, unescape, doc.exact_ua)
+            )
             if found is not None:  # every annotation read in C: mentions of one part
-                made = (None if _mention_markables is None
-                        else _mention_markables(found, doc.attribute_names, Markable))
+                made = (
+                    None
+                    if _mention_markables is None
+                    else _mention_markables(found, doc.attribute_names, Markable)
+                )
                 if made is not None:  # and their markables made there
                     doc.made = made
                 else:
@@ -496,9 +550,13 @@ class _Reader:
                 fields = spaced
             else:
                 raise ScoringInputError(
-                    self.path, number, f"{len(fields)} tab-separated columns (expected {COLUMNS}: "
-                    "ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)", code="columns",
-                    document=doc.name)
+                    self.path,
+                    number,
+                    f"{len(fields)} tab-separated columns (expected {COLUMNS}: "
+                    "ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC)",
+                    code="columns",
+                    document=doc.name,
+                )
         if self.layout:
             self.rows.append(fields)
         self.sentence_tokens += 1
@@ -521,9 +579,12 @@ class _Reader:
     def set_fields(self, number: int, header: str) -> None:
         names = tuple(name.strip().lower() for name in header.split("-"))
         if not names or not names[0]:
-            raise ScoringInputError(self.path, number, f"global.Entity = {header!r} names no "
-                                    "fields (expected e.g. eid-etype-head-other)",
-                                    code="entity_header")
+            raise ScoringInputError(
+                self.path,
+                number,
+                f"global.Entity = {header!r} names no fields (expected e.g. eid-etype-head-other)",
+                code="entity_header",
+            )
         self.fields = names
         self.header = header
         if self.doc is not None:
@@ -534,12 +595,18 @@ class _Reader:
         if name is None:
             name = str(self.count + 1)
         if name in self.names:  # as the exploded reader: one name, one document
-            raise ScoringInputError(self.path, number, f"document '{name}' appears twice in "
-                                    "the file (expected unique '# newdoc id' names)",
-                                    code="duplicate_document", document=name)
+            raise ScoringInputError(
+                self.path,
+                number,
+                f"document '{name}' appears twice in "
+                "the file (expected unique '# newdoc id' names)",
+                code="duplicate_document",
+                document=name,
+            )
         self.names.add(name)
-        self.doc = _DocumentBuilder(self.path, name, number, self.fields, self.header,
-                                    self.warnings)
+        self.doc = _DocumentBuilder(
+            self.path, name, number, self.fields, self.header, self.warnings
+        )
         self.doc.globals = dict(self.globals)
 
     def end_sentence(self) -> None:
@@ -589,8 +656,9 @@ class _Reader:
         count = self.count
         for eid, key in found.items():
             keys[eid] = (count, *key, escape(eid))  # udapi compares ids as written
-        doc.entity_order = tuple(sorted(dict.fromkeys(map(_SECOND, doc.identity)),
-                                        key=keys.__getitem__))
+        doc.entity_order = tuple(
+            sorted(dict.fromkeys(map(_SECOND, doc.identity)), key=keys.__getitem__)
+        )
         return doc
 
     def finish(self) -> None:
@@ -613,8 +681,12 @@ class _SentenceIndex(dict[Any, Any]):
 
     def get(self, key: Any, default: Any = None) -> Any:
         if not self and self.doc.local_ids:
-            self.update(((sentence, local), index) for index, (sentence, local) in
-                        enumerate(zip(self.doc.node_sentences, self.doc.local_ids)))
+            self.update(
+                ((sentence, local), index)
+                for index, (sentence, local) in enumerate(
+                    zip(self.doc.node_sentences, self.doc.local_ids)
+                )
+            )
         return super().get(key, default)
 
 
@@ -624,8 +696,15 @@ class _DocumentBuilder:
     for a word), and, where the document has empty nodes, sentence, ID and DEPS (a zero's
     dependencies need them)."""
 
-    def __init__(self, path: str, name: str, line: int, fields: tuple[str, ...], header: str,
-                 warnings: list[str] | None) -> None:
+    def __init__(
+        self,
+        path: str,
+        name: str,
+        line: int,
+        fields: tuple[str, ...],
+        header: str,
+        warnings: list[str] | None,
+    ) -> None:
         self.path = path
         self.name = name
         self.line = line
@@ -661,9 +740,13 @@ class _DocumentBuilder:
         self.not_attributes = _SPECIAL_FIELDS | {fields[0]}
         # the fields kept in Markable.attributes, in header order (a name given twice once;
         # an empty name, from a header like eid--etype, names nothing)
-        self.attribute_names = tuple(dict.fromkeys(
-            name for name in fields if name and name not in self.not_attributes
-            and name[0] != "_"))
+        self.attribute_names = tuple(
+            dict.fromkeys(
+                name
+                for name in fields
+                if name and name not in self.not_attributes and name[0] != "_"
+            )
+        )
 
     def fail(self, line: int, message: str, code: str = "invalid") -> ScoringInputError:
         return ScoringInputError(self.path, line, message, code=code, document=self.name)
@@ -689,8 +772,12 @@ class _DocumentBuilder:
         elif _RANGE_ID.match(token_id):
             return  # a multiword token: its words follow on their own lines
         else:
-            raise self.fail(number, f"token ID {token_id!r} (expected a word ID such as 5, an "
-                            "empty node such as 5.1 or a multiword range such as 5-6)", "token_id")
+            raise self.fail(
+                number,
+                f"token ID {token_id!r} (expected a word ID such as 5, an "
+                "empty node such as 5.1 or a multiword range such as 5-6)",
+                "token_id",
+            )
         self.add_node(rank, token_id, fields[DEPS])
         self.annotate(number, len(self.positions) - 1, fields[MISC])
 
@@ -709,8 +796,9 @@ class _DocumentBuilder:
         self.local_ids.append(token_id)
         self.node_deps.append(deps)
 
-    def special_rows(self, rows: list[tuple[str, str, str, str]], row_lines: list[int],
-                     sizes: list[int]) -> Sequence[int | None] | _RowNodes:
+    def special_rows(
+        self, rows: list[tuple[str, str, str, str]], row_lines: list[int], sizes: list[int]
+    ) -> Sequence[int | None] | _RowNodes:
         """The nodes of a document with empty nodes or multiword tokens, from its token rows
         (ID, FORM, DEPS, MISC), by C-level operations over the columns; the node index of
         each row (None for a multiword range)."""
@@ -724,8 +812,9 @@ class _DocumentBuilder:
         if "-" in "\t".join(ids):  # multiword ranges: rows that are not nodes
             is_node = list(map(not_, map(str.__contains__, ids, repeat("-"))))
             node_rows = list(compress(range(len(ids)), is_node))
-            ids, words, deps, sentences = (list(compress(column, is_node))
-                                           for column in (ids, words, deps, sentences))
+            ids, words, deps, sentences = (
+                list(compress(column, is_node)) for column in (ids, words, deps, sentences)
+            )
             row_node = _RowNodes(zip(node_rows, range(len(node_rows))))
         else:
             row_node = range(len(ids))
@@ -791,48 +880,69 @@ class _DocumentBuilder:
                     self.close_part(number, index, mention, layer)
         if pos != len(value) or not value:
             key = "Entity" if layer == "identity" else "DiscourseDeixis"
-            raise self.fail(number, f"cannot read {key}={value!r} (expected openings "
-                            "'(e1-…', single-word mentions "
-                            "'(e1-…)' and closings 'e1)')", "brackets")
+            raise self.fail(
+                number,
+                f"cannot read {key}={value!r} (expected openings "
+                "'(e1-…', single-word mentions "
+                "'(e1-…)' and closings 'e1)')",
+                "brackets",
+            )
 
-    def open_mention(self, number: int, index: int, content: str, layer: str,
-                     single: bool = False) -> _Mention:
+    def open_mention(
+        self, number: int, index: int, content: str, layer: str, single: bool = False
+    ) -> _Mention:
         """The mention (or next part of a discontinuous mention) an opening starts on node
         ``index``; ``single``: it closes there too (``(e1-…)``)."""
         values = content.split("-")
         names = self.fields
         if "%" in content:
-            fields = {name: (values[i] if name == "ua" else unescape(values[i]))
-                      if i < len(values) else "" for i, name in enumerate(names)}
+            fields = {
+                name: (values[i] if name == "ua" else unescape(values[i]))
+                if i < len(values)
+                else ""
+                for i, name in enumerate(names)
+            }
         else:  # nothing escaped (the common case): the same dict, built in C
             fields = dict(zip(names, values))
             if len(values) < len(names):
-                for name in names[len(values):]:
+                for name in names[len(values) :]:
                     fields[name] = ""
         raw_id = values[0]
         part, total = 1, 1
         if "[" in raw_id and (match := _PART.match(raw_id)):
             raw_id, part, total = match.group(1), int(match.group(2)), int(match.group(3))
             if not 1 <= part <= total:
-                raise self.fail(number, f"discontinuous part [{part}/{total}] (expected "
-                                "[k/n] with 1 <= k <= n)", "brackets")
+                raise self.fail(
+                    number,
+                    f"discontinuous part [{part}/{total}] (expected [k/n] with 1 <= k <= n)",
+                    "brackets",
+                )
         entity = unescape(raw_id) if "%" in raw_id else raw_id
         if not entity:
-            raise self.fail(number, f"opening '({content}' has no entity id (expected "
-                            f"'({self.fields[0]}-…')", "brackets")
+            raise self.fail(
+                number,
+                f"opening '({content}' has no entity id (expected '({self.fields[0]}-…')",
+                "brackets",
+            )
         if part == 1:
-            mention = _Mention(entity, fields, number, len(self.mentions), layer, total,
-                               self.attribute_names)
+            mention = _Mention(
+                entity, fields, number, len(self.mentions), layer, total, self.attribute_names
+            )
             self.mentions.append(mention)
             if total > 1:
                 self.pending.setdefault((layer, entity, total), []).append(mention)
         else:
             # the part continues the earliest mention of the entity whose next part it is
-            candidates = [m for m in self.pending.get((layer, entity, total), ())
-                          if len(m.ranges) == part - 1]
+            candidates = [
+                m for m in self.pending.get((layer, entity, total), ()) if len(m.ranges) == part - 1
+            ]
             if not candidates:
-                raise self.fail(number, f"part [{part}/{total}] of entity {entity} has no "
-                                f"part [{part - 1}/{total}] before it", "brackets")
+                raise self.fail(
+                    number,
+                    f"part [{part}/{total}] of entity {entity} has no "
+                    f"part [{part - 1}/{total}] before it",
+                    "brackets",
+                )
             mention = candidates[0]
             for name, val in fields.items():
                 if val and not mention.fields.get(name):
@@ -858,17 +968,24 @@ class _DocumentBuilder:
             part, total = int(match.group(2)), int(match.group(3))
             stack = self.parts_open.get((layer, entity, part, total))
             if not stack:
-                raise self.fail(number, f"closing '{content})' has no open part [{part}/{total}] "
-                                f"of entity {entity} (expected an earlier '({raw_id}-…')",
-                                "unopened")
+                raise self.fail(
+                    number,
+                    f"closing '{content})' has no open part [{part}/{total}] "
+                    f"of entity {entity} (expected an earlier '({raw_id}-…')",
+                    "unopened",
+                )
             mention = stack.pop()
             self.finish_part(number, index, mention, part)
             return
         entity = unescape(raw_id)
         stack = self.open.get((layer, entity))
         if not stack:
-            raise self.fail(number, f"closing '{content})' has no open mention of entity "
-                            f"{entity} (expected an earlier '({raw_id}-…')", "unopened")
+            raise self.fail(
+                number,
+                f"closing '{content})' has no open mention of entity "
+                f"{entity} (expected an earlier '({raw_id}-…')",
+                "unopened",
+            )
         mention = stack.pop()  # a mention of one part (finish_part, inlined)
         mention.ranges[1][1] = index
         mention.closed.add(1)
@@ -893,8 +1010,12 @@ class _DocumentBuilder:
         for entry in value.split(","):
             ante, sep, plural = entry.partition("<")
             if not sep or not ante or not plural:
-                raise self.fail(number, f"SplitAnte entry {entry!r} (expected "
-                                "ANTECEDENT<PLURAL, e.g. SplitAnte=e1<e3,e2<e3)", "split_ante")
+                raise self.fail(
+                    number,
+                    f"SplitAnte entry {entry!r} (expected "
+                    "ANTECEDENT<PLURAL, e.g. SplitAnte=e1<e3,e2<e3)",
+                    "split_ante",
+                )
             self.split_ante.append((ante, plural, number))
 
     def read_bridge(self, number: int, value: str, index: int) -> None:
@@ -902,8 +1023,11 @@ class _DocumentBuilder:
             anchor, sep, rest = entry.partition("<")
             anaphor, _, relation = rest.partition(":")
             if not sep or not anchor or not anaphor:
-                raise self.fail(number, f"Bridge entry {entry!r} (expected ANCHOR<ANAPHOR[:rel], "
-                                "e.g. Bridge=e12<e15)", "bridge")
+                raise self.fail(
+                    number,
+                    f"Bridge entry {entry!r} (expected ANCHOR<ANAPHOR[:rel], e.g. Bridge=e12<e15)",
+                    "bridge",
+                )
             self.bridges.append((anchor, anaphor, relation, number, index))
 
     def sentence(self, sentence: Sentence) -> None:
@@ -915,15 +1039,23 @@ class _DocumentBuilder:
         for stack in list(self.open.values()) + list(self.parts_open.values()):
             if stack:
                 mention = stack[0]
-                raise self.fail(mention.line, f"mention of entity {mention.entity} is never "
-                                f"closed (expected '{mention.entity})' before the end of "
-                                f"document {self.name})", "unclosed")
+                raise self.fail(
+                    mention.line,
+                    f"mention of entity {mention.entity} is never "
+                    f"closed (expected '{mention.entity})' before the end of "
+                    f"document {self.name})",
+                    "unclosed",
+                )
         for stack in self.pending.values():
             if stack:
                 mention = stack[0]
                 missing = sorted(set(range(1, mention.parts_total + 1)) - mention.closed)
-                raise self.fail(mention.line, f"discontinuous mention of entity {mention.entity} "
-                                f"lacks part(s) {missing} of {mention.parts_total}", "unclosed")
+                raise self.fail(
+                    mention.line,
+                    f"discontinuous mention of entity {mention.entity} "
+                    f"lacks part(s) {missing} of {mention.parts_total}",
+                    "unclosed",
+                )
         built: list[Markable] = []
         mids: dict[str, int] = {}
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
@@ -933,8 +1065,11 @@ class _DocumentBuilder:
             layers = ["identity"] * len(made)
             built = list(map(_FIRST, made))
             mids = dict(zip(map(_FIRST, built), range(len(built))))  # (markable_id first)
-            if len(mids) == len(built) and not any(map(_SECOND, made)) \
-                    and not any(map(_THIRD, made)):
+            if (
+                len(mids) == len(built)
+                and not any(map(_SECOND, made))
+                and not any(map(_THIRD, made))
+            ):
                 made = []  # no mid twice, no ElementOf, no bridges: nothing left to check
             else:
                 built, mids = [], {}  # the loop below says which mid is used twice
@@ -947,18 +1082,24 @@ class _DocumentBuilder:
             if layer == "identity":
                 mid = markable.markable_id
                 if mid in mids:
-                    raise self.fail(markable.line, f"markable id {mid} is used twice "
-                                    "(expected one mid per mention)", "duplicate_markable")
+                    raise self.fail(
+                        markable.line,
+                        f"markable id {mid} is used twice (expected one mid per mention)",
+                        "duplicate_markable",
+                    )
                 mids[mid] = len(built)
             if element_of:
                 ua_elements[len(built)] = element_of
             if bridges:
-                ua_links.extend((markable.markable_id, anchor, rel, markable.line)
-                                for anchor, rel in bridges)
+                ua_links.extend(
+                    (markable.markable_id, anchor, rel, markable.line) for anchor, rel in bridges
+                )
             built.append(markable)
         if self.exact_ua:
-            built = [self.with_elements(markable, ua_elements[i]) if i in ua_elements
-                     else markable for i, markable in enumerate(built)]
+            built = [
+                self.with_elements(markable, ua_elements[i]) if i in ua_elements else markable
+                for i, markable in enumerate(built)
+            ]
             bridging = self.exact_bridges(ua_links, mids)
         else:
             built = self.apply_split_ante(built, layers)
@@ -969,13 +1110,21 @@ class _DocumentBuilder:
         else:
             identity, deixis = tuple(built), ()
         return Document(
-            name=self.name, path=self.path, line=self.line, tokens=tuple(self.tokens),
-            identity=identity, discourse_deixis=deixis, bridging=tuple(bridging),
-            token_lines=tuple(self.token_lines), sentences=tuple(self.sentences),
-            metadata={**self.globals, "format": FORMAT, "global.Entity": self.header})
+            name=self.name,
+            path=self.path,
+            line=self.line,
+            tokens=tuple(self.tokens),
+            identity=identity,
+            discourse_deixis=deixis,
+            bridging=tuple(bridging),
+            token_lines=tuple(self.token_lines),
+            sentences=tuple(self.sentences),
+            metadata={**self.globals, "format": FORMAT, "global.Entity": self.header},
+        )
 
-    def markable(self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], int]
-                 ) -> tuple[Markable, tuple[str, ...], Sequence[tuple[str, str]]]:
+    def markable(
+        self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], int]
+    ) -> tuple[Markable, tuple[str, ...], Sequence[tuple[str, str]]]:
         ranges = mention.ranges
         zero = 0
         positions = self.positions
@@ -983,12 +1132,14 @@ class _DocumentBuilder:
             first, last = ranges[1]  # the common case: contiguous words only
             nodes: range | list[int] = range(first, last + 1)
             parts: list[tuple[int, int]] | tuple[tuple[int, int], ...] = (
-                (positions[first], positions[last]),)
+                (positions[first], positions[last]),
+            )
             zeros: list[tuple[int, int]] | tuple[Any, ...] = ()
         else:
             rank = self.rank
-            nodes = [i for part in sorted(ranges)
-                     for i in range(ranges[part][0], ranges[part][1] + 1)]
+            nodes = [
+                i for part in sorted(ranges) for i in range(ranges[part][0], ranges[part][1] + 1)
+            ]
             words = sorted({positions[i] for i in nodes if rank(i) == 0})
             zeros = sorted({(positions[i], rank(i)) for i in nodes if rank(i)})
             if words:
@@ -1007,12 +1158,18 @@ class _DocumentBuilder:
             try:
                 h = int(fields["head"])
             except ValueError:
-                raise self.fail(mention.line, f"head {fields['head']!r} of entity "
-                                f"{mention.entity} (expected a number)", "head") from None
+                raise self.fail(
+                    mention.line,
+                    f"head {fields['head']!r} of entity {mention.entity} (expected a number)",
+                    "head",
+                ) from None
             if not 1 <= h <= len(nodes):
-                raise self.fail(mention.line, f"head {h} of entity {mention.entity} is outside "
-                                f"its mention of {len(nodes)} nodes (expected 1..{len(nodes)})",
-                                "head")
+                raise self.fail(
+                    mention.line,
+                    f"head {h} of entity {mention.entity} is outside "
+                    f"its mention of {len(nodes)} nodes (expected 1..{len(nodes)})",
+                    "head",
+                )
             node = nodes[h - 1]
             head, head_zero = positions[node], self.ranks[node] if self.ranks else 0
         min_span = None
@@ -1022,14 +1179,20 @@ class _DocumentBuilder:
             try:
                 bounds = list(map(int, least.split(",")))
             except ValueError:
-                raise self.fail(mention.line, f"min {fields['min']!r} (expected a token number "
-                                "or two joined by a comma)", "min") from None
+                raise self.fail(
+                    mention.line,
+                    f"min {fields['min']!r} (expected a token number or two joined by a comma)",
+                    "min",
+                ) from None
             min_span = (bounds[0] - 1, bounds[-1] - 1)
         if min_span is None and head is not None and not head_zero:
             min_span = (head, head)  # CorefUD partial matching: the head is the minimum
         names = mention.attribute_names  # most mentions have none of them filled
-        attributes = ([(name, fields[name]) for name in names if fields.get(name)]
-                      if any(map(fields.get, names)) else [])
+        attributes = (
+            [(name, fields[name]) for name in names if fields.get(name)]
+            if any(map(fields.get, names))
+            else []
+        )
         if ua := fields.get("ua"):
             bridges = links = []
             plain = unescape if "%" in ua else str  # str(text) is text itself
@@ -1046,17 +1209,31 @@ class _DocumentBuilder:
         markable_id = fields.get("mid") or f"m{mention.order + 1}"
         # Markable(markable_id, entity_id, parts, line, min_span, head, element_of, zero,
         # attributes, zeros, head_zero), built as the tuple it is
-        markable = _new_markable((markable_id, mention.entity, tuple(parts), mention.line,
-                                  min_span, head, (), zero, tuple(attributes), tuple(zeros),
-                                  head_zero or 0))
+        markable = _new_markable(
+            (
+                markable_id,
+                mention.entity,
+                tuple(parts),
+                mention.line,
+                min_span,
+                head,
+                (),
+                zero,
+                tuple(attributes),
+                tuple(zeros),
+                head_zero or 0,
+            )
+        )
         if head is not None and not head_zero or head is None and not zero and not zeros:
             return markable, element_of, bridges  # headed by a word
         # The node that heads it when scored (v2: the first one when none is annotated).
         head_node = (head, head_zero or 0) if head is not None else first_node(markable)
         if head_node[1]:  # an empty node: a zero, which carries its head's dependencies
             source = next(i for i in nodes if (positions[i], self.rank(i)) == head_node)
-            markable = markable._replace(attributes=markable.attributes + (
-                ("deps", self.doc_deps(source, locals_by_sentence)),))
+            markable = markable._replace(
+                attributes=markable.attributes
+                + (("deps", self.doc_deps(source, locals_by_sentence)),)
+            )
         return markable, element_of, bridges
 
     def _no_empty_node(self, first: int, last: int) -> bool:
@@ -1088,9 +1265,19 @@ class _DocumentBuilder:
     @staticmethod
     def with_elements(markable: Markable, elements: tuple[str, ...]) -> Markable:
         merged = tuple(dict.fromkeys(markable.element_of + elements))
-        return Markable(markable.markable_id, markable.entity_id, markable.parts, markable.line,
-                        markable.min_span, markable.head, merged, markable.zero,
-                        markable.attributes, markable.zeros, markable.head_zero)
+        return Markable(
+            markable.markable_id,
+            markable.entity_id,
+            markable.parts,
+            markable.line,
+            markable.min_span,
+            markable.head,
+            merged,
+            markable.zero,
+            markable.attributes,
+            markable.zeros,
+            markable.head_zero,
+        )
 
     def apply_split_ante(self, built: list[Markable], layers: list[str]) -> list[Markable]:
         if not self.split_ante:
@@ -1109,18 +1296,26 @@ class _DocumentBuilder:
             seen.add((ante, plural))
             missing = [e for e in (ante, plural) if e not in first]
             if missing:
-                self.warn(line, f"SplitAnte {ante}<{plural} names entity {missing[0]}, which has "
-                          "no mention in the document; ignored")
+                self.warn(
+                    line,
+                    f"SplitAnte {ante}<{plural} names entity {missing[0]}, which has "
+                    "no mention in the document; ignored",
+                )
                 continue
             antecedents.setdefault(plural, set()).add(ante)
             additions.setdefault(first[ante], []).append(plural)
         for plural, antes in antecedents.items():
             if len(antes) < 2:
                 line = next(line for a, p, line in self.split_ante if p == plural)
-                self.warn(line, f"SplitAnte of entity {plural} has one antecedent "
-                          f"({next(iter(antes))}); a split antecedent needs two")
-        return [self.with_elements(m, tuple(additions[i])) if i in additions else m
-                for i, m in enumerate(built)]
+                self.warn(
+                    line,
+                    f"SplitAnte of entity {plural} has one antecedent "
+                    f"({next(iter(antes))}); a split antecedent needs two",
+                )
+        return [
+            self.with_elements(m, tuple(additions[i])) if i in additions else m
+            for i, m in enumerate(built)
+        ]
 
     def resolve_bridges(self, built: list[Markable], layers: list[str]) -> list[BridgingLink]:
         if not self.bridges:
@@ -1136,18 +1331,25 @@ class _DocumentBuilder:
         for anchor_entity, anaphor_entity, relation, line, node in self.bridges:
             anaphor = opened_at.get((line, anaphor_entity))
             if anaphor is None:
-                later = [m for m in by_entity.get(anaphor_entity, ())
-                         if m.start >= self.positions[node]]
+                later = [
+                    m for m in by_entity.get(anaphor_entity, ()) if m.start >= self.positions[node]
+                ]
                 anaphor = later[0] if later else None
             if anaphor is None or anchor_entity not in by_entity:
                 missing = anaphor_entity if anaphor is None else anchor_entity
-                self.warn(line, f"Bridge {anchor_entity}<{anaphor_entity} names entity "
-                          f"{missing}, which has no mention here; ignored")
+                self.warn(
+                    line,
+                    f"Bridge {anchor_entity}<{anaphor_entity} names entity "
+                    f"{missing}, which has no mention here; ignored",
+                )
                 continue
             candidates = by_entity[anchor_entity]
             before = [m for m in candidates if m.start < anaphor.start]
-            anchor = (max(before, key=lambda m: (m.start, m.end)) if before
-                      else min(candidates, key=lambda m: (m.start, m.end)))
+            anchor = (
+                max(before, key=lambda m: (m.start, m.end))
+                if before
+                else min(candidates, key=lambda m: (m.start, m.end))
+            )
             key = (anaphor.markable_id, anchor.markable_id, relation)
             if key in seen:
                 self.warn(line, f"Bridge {anchor_entity}<{anaphor_entity} is repeated; read once")
@@ -1156,13 +1358,17 @@ class _DocumentBuilder:
             links.append(BridgingLink(anaphor.markable_id, anchor.markable_id, relation, line))
         return links
 
-    def exact_bridges(self, records: list[tuple[str, str, str, int]],
-                      mids: dict[str, int]) -> list[BridgingLink]:
+    def exact_bridges(
+        self, records: list[tuple[str, str, str, int]], mids: dict[str, int]
+    ) -> list[BridgingLink]:
         links = []
         for anaphor, anchor, relation, line in records:
             if anchor not in mids or anaphor not in mids:
-                self.warn(line, f"bridging anchor {anchor} of {anaphor} is not a mention of "
-                          "the document; ignored")
+                self.warn(
+                    line,
+                    f"bridging anchor {anchor} of {anaphor} is not a mention of "
+                    "the document; ignored",
+                )
                 continue
             links.append(BridgingLink(anaphor, anchor, relation, line))
         return links

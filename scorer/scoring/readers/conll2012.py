@@ -52,8 +52,9 @@ def sniff(text_head: str) -> bool:
     return False
 
 
-def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list[Any] | None = None) -> list[Document]:
+def read(
+    path: str | Path, *, warnings: list[str] | None = None, collect: list[Any] | None = None
+) -> list[Document]:
     """Read every ``#begin document`` … ``#end document`` block of a CoNLL-2012 file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
@@ -70,15 +71,21 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
         line = raw.strip()
         if match := _BEGIN.match(line):
             if builder is not None:
-                raise ScoringInputError(path, number, f"#begin document inside document "
-                                        f"{builder.name} (expected #end document first)",
-                                        code="nesting", document=builder.name)
+                raise ScoringInputError(
+                    path,
+                    number,
+                    f"#begin document inside document "
+                    f"{builder.name} (expected #end document first)",
+                    code="nesting",
+                    document=builder.name,
+                )
             builder = _Builder(path, match.group(1), number)
             continue
         if _END.match(line):
             if builder is None:
-                raise ScoringInputError(path, number, "#end document without #begin document",
-                                        code="nesting")
+                raise ScoringInputError(
+                    path, number, "#end document without #begin document", code="nesting"
+                )
             documents.append(builder.build(number, warnings))
             builder = None
             continue
@@ -89,17 +96,26 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
         if line.startswith("#"):
             continue
         if builder is None:
-            raise ScoringInputError(path, number, "token line outside a document (expected "
-                                    "'#begin document (NAME); part NNN' before it)",
-                                    code="outside_document")
+            raise ScoringInputError(
+                path,
+                number,
+                "token line outside a document (expected "
+                "'#begin document (NAME); part NNN' before it)",
+                code="outside_document",
+            )
         builder.token(number, tuple(line.split()))
     if builder is not None:
-        raise ScoringInputError(path, builder.line, f"document {builder.name} has no "
-                                "#end document line", code="unclosed_document",
-                                document=builder.name)
+        raise ScoringInputError(
+            path,
+            builder.line,
+            f"document {builder.name} has no #end document line",
+            code="unclosed_document",
+            document=builder.name,
+        )
     if not documents:
-        raise ScoringInputError(path, None, "no '#begin document' line (expected a CoNLL-2012 "
-                                "file)", code="empty_file")
+        raise ScoringInputError(
+            path, None, "no '#begin document' line (expected a CoNLL-2012 file)", code="empty_file"
+        )
     return documents
 
 
@@ -122,10 +138,13 @@ class _Builder:
 
     def token(self, number: int, fields: tuple[str, ...]) -> None:
         if len(fields) < MIN_COLUMNS:
-            raise self.fail(number, f"{len(fields)} columns (expected at least {MIN_COLUMNS}: "
-                            "document, ..., coreference; the word is column 4 when there are "
-                            "5 or more)",
-                            "columns")
+            raise self.fail(
+                number,
+                f"{len(fields)} columns (expected at least {MIN_COLUMNS}: "
+                "document, ..., coreference; the word is column 4 when there are "
+                "5 or more)",
+                "columns",
+            )
         position = len(self.tokens)
         self.tokens.append(fields[WORD] if len(fields) > WORD + 1 else "_")
         self.token_lines.append(number)
@@ -148,13 +167,21 @@ class _Builder:
             elif closing is not None:
                 stack = self.open.get(closing)
                 if not stack:
-                    raise self.fail(number, f"'{closing})' closes no open mention of entity "
-                                    f"{closing} (expected an earlier '({closing}')", "unopened")
+                    raise self.fail(
+                        number,
+                        f"'{closing})' closes no open mention of entity "
+                        f"{closing} (expected an earlier '({closing}')",
+                        "unopened",
+                    )
                 start, line, order = stack.pop()
                 self.mentions.append((order, closing, start, position, line))
         if pos != len(cell):
-            raise self.fail(number, f"coreference cell {cell!r} (expected '-', or brackets "
-                            "such as '(1', '1)', '(1)', '(1|(2')", "brackets")
+            raise self.fail(
+                number,
+                f"coreference cell {cell!r} (expected '-', or brackets "
+                "such as '(1', '1)', '(1)', '(1|(2')",
+                "brackets",
+            )
 
     def end_sentence(self) -> None:
         if self.rows:
@@ -165,8 +192,12 @@ class _Builder:
         self.end_sentence()
         for entity, stack in self.open.items():
             if stack:
-                raise self.fail(stack[0][1], f"mention of entity {entity} is never closed "
-                                f"(expected '{entity})' before #end document)", "unclosed")
+                raise self.fail(
+                    stack[0][1],
+                    f"mention of entity {entity} is never closed "
+                    f"(expected '{entity})' before #end document)",
+                    "unclosed",
+                )
         self.mentions.sort()
         entity_order: dict[str, int] = {}
         for _, entity, *_ in self.mentions:
@@ -178,21 +209,32 @@ class _Builder:
             order, entity, start, end, line = mention
             if (start, end) in seen:
                 if warnings is not None:
-                    warnings.append(f"{self.path}:{line}: mention {start + 1}-{end + 1} of "
-                                    f"document {self.name} is repeated (entity {entity}, first in "
-                                    f"entity {seen[(start, end)]}); read once, as scorer.pl does")
+                    warnings.append(
+                        f"{self.path}:{line}: mention {start + 1}-{end + 1} of "
+                        f"document {self.name} is repeated (entity {entity}, first in "
+                        f"entity {seen[(start, end)]}); read once, as scorer.pl does"
+                    )
                 continue
             seen[(start, end)] = entity
             kept.append(mention)
         kept.sort()
         identity = tuple(
-            Markable(markable_id=f"m{order + 1}", entity_id=entity, parts=((start, end),),
-                     line=line)
-            for order, entity, start, end, line in kept)
+            Markable(
+                markable_id=f"m{order + 1}", entity_id=entity, parts=((start, end),), line=line
+            )
+            for order, entity, start, end, line in kept
+        )
         parse = all(len(row) >= PARSE_MIN_COLUMNS for s in self.sentences for row in s.rows)
         metadata = {"format": FORMAT}
         if parse and self.sentences:
             metadata["parse_column"] = str(PARSE)
-        return Document(name=self.name, path=self.path, line=self.line, tokens=tuple(self.tokens),
-                        identity=identity, token_lines=tuple(self.token_lines),
-                        sentences=tuple(self.sentences), metadata=metadata)
+        return Document(
+            name=self.name,
+            path=self.path,
+            line=self.line,
+            tokens=tuple(self.tokens),
+            identity=identity,
+            token_lines=tuple(self.token_lines),
+            sentences=tuple(self.sentences),
+            metadata=metadata,
+        )

@@ -138,8 +138,9 @@ def _newdoc_hints(data: bytes, end: int) -> Iterator[int]:
         position = _find(data, b"newdoc", after, end)
 
 
-def _segments(handle: IO[bytes], lineno: int = 1,
-              limit: int | None = None) -> Iterator[tuple[bytes, int]]:
+def _segments(
+    handle: IO[bytes], lineno: int = 1, limit: int | None = None
+) -> Iterator[tuple[bytes, int]]:
     """The bytes of a file from where ``handle`` stands (line ``lineno``), at most ``limit``
     of them, in parts cut before each ``# newdoc`` line, with their first line.
 
@@ -213,17 +214,27 @@ class _Layer:
 
 def parse_attributes(text: str) -> dict[str, str]:
     """``EntityID=1|MarkableID=m|Min=3`` → dict. Parts without ``=`` are ignored."""
-    return {key: value for key, eq, value in (part.partition("=") for part in text.split("|"))
-            if eq}
+    return {
+        key: value for key, eq, value in (part.partition("=") for part in text.split("|")) if eq
+    }
 
 
 class _Reader:
     """One pass over one file; yields documents as they end."""
 
-    def __init__(self, path: str, *, collect: list[Any] | None, layers: Collection[str] | None,
-                 check_min: bool, discontinuous: bool, allow_crossing: bool,
-                 layout: bool, read_min: bool = True,
-                 part: tuple[int, int, int, int] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        collect: list[Any] | None,
+        layers: Collection[str] | None,
+        check_min: bool,
+        discontinuous: bool,
+        allow_crossing: bool,
+        layout: bool,
+        read_min: bool = True,
+        part: tuple[int, int, int, int] | None = None,
+    ) -> None:
         self.path = str(path)
         self.part = part
         self.collect = collect
@@ -246,8 +257,9 @@ class _Reader:
         self.any_line = False
 
     # -- problems ---------------------------------------------------------------------------
-    def problem(self, line: int | None, message: str, code: str, *,
-                document: str | None = None) -> None:
+    def problem(
+        self, line: int | None, message: str, code: str, *, document: str | None = None
+    ) -> None:
         if document is None and self.doc is not None:
             document = self.doc.name
         error = ScoringInputError(self.path, line, message, code=code, document=document)
@@ -260,8 +272,9 @@ class _Reader:
         try:
             handle = open(self.path, "rb")
         except OSError as exc:
-            raise ScoringInputError(self.path, None, f"cannot open the file ({exc.strerror})",
-                                    code="unreadable") from None
+            raise ScoringInputError(
+                self.path, None, f"cannot open the file ({exc.strerror})", code="unreadable"
+            ) from None
         with handle:
             if self.part is None:
                 segments = _segments(handle)
@@ -275,12 +288,20 @@ class _Reader:
                 yield from self.lines(segment, lineno)
 
         if not self.any_line:
-            self.problem(1, "the file is empty (expected exploded CONLL-UA: a "
-                         "'# newdoc id = NAME' line and token lines)", "empty_file")
+            self.problem(
+                1,
+                "the file is empty (expected exploded CONLL-UA: a "
+                "'# newdoc id = NAME' line and token lines)",
+                "empty_file",
+            )
             return
         if self.doc is None:
-            self.problem(1, "no '# newdoc id = NAME' line (expected one before the first "
-                         "token line of each document)", "no_newdoc")
+            self.problem(
+                1,
+                "no '# newdoc id = NAME' line (expected one before the first "
+                "token line of each document)",
+                "no_newdoc",
+            )
             return
         finished = self.finish()
         if finished is not None:
@@ -301,7 +322,7 @@ class _Reader:
         nul = b"\x00" in segment
         cut = text.find("\n") + 1
         if cut and _read_document is not None and not nul:
-            yield from self.read_lines([text[:cut - 1]], lineno, {}, False)
+            yield from self.read_lines([text[: cut - 1]], lineno, {}, False)
             if self.native(text, cut, lineno + 1):
                 return
             text, lineno = text[cut:], lineno + 1
@@ -329,8 +350,9 @@ class _Reader:
             doc.bridging_cell(cell)
         return True
 
-    def read_lines(self, lines: list[str], lineno: int, bad: dict[int, tuple[str, str]],
-                   nul: bool) -> Iterator[Document]:
+    def read_lines(
+        self, lines: list[str], lineno: int, bad: dict[int, tuple[str, str]], nul: bool
+    ) -> Iterator[Document]:
         """Read ``lines`` (the first is line ``lineno``) one by one; ``bad``: the lines that
         are not UTF-8, ``nul``: whether one may hold a NUL character."""
         if nul or max(map(len, lines), default=0) > MAX_LINE_CHARACTERS:
@@ -347,10 +369,15 @@ class _Reader:
         for lineno, cells in enumerate(map(str.split, lines), lineno):  # noqa: B020 (counts on)
             # the fast path: a word token line with nothing in the columns read (nor, when
             # it leaves out trailing columns, in the first column after them: `unopened`)
-            if fast and low <= (n := len(cells)) <= high and cells[first_column] == "_" \
-                    and cells[second_column] == "_" and cells[third_column] == "_" \
-                    and cells[0].isdigit() and (n >= high or n <= mirror
-                                                or cells[mirror] == "_"):
+            if (
+                fast
+                and low <= (n := len(cells)) <= high
+                and cells[first_column] == "_"
+                and cells[second_column] == "_"
+                and cells[third_column] == "_"
+                and cells[0].isdigit()
+                and (n >= high or n <= mirror or cells[mirror] == "_")
+            ):
                 if n != high:
                     if fast_doc.first_short is None:
                         fast_doc.first_short = (lineno, n)
@@ -371,8 +398,7 @@ class _Reader:
             first = cells[0]
             if first[0] == "#":
                 line = lines[lineno - first_line]
-                if fast and "newdoc" not in line and "global." not in line \
-                        and "#begin" not in line:
+                if fast and "newdoc" not in line and "global." not in line and "#begin" not in line:
                     continue  # a comment `comment` would only keep, for the layout
                 self.lineno = lineno
                 self.any_line = True
@@ -441,8 +467,11 @@ class _Reader:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                bad[lineno] = (f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not "
-                               "UTF-8 (expected UTF-8 text)", "undecodable")
+                bad[lineno] = (
+                    f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1} is not "
+                    "UTF-8 (expected UTF-8 text)",
+                    "undecodable",
+                )
                 line = raw.decode("utf-8", errors="replace")
             lines.append(line)
         return lines, bad
@@ -454,12 +483,17 @@ class _Reader:
         found = {}
         for number, line in enumerate(lines, lineno):
             if len(line) > MAX_LINE_CHARACTERS:
-                found[number] = (f"the line has {len(line):,} characters (expected at most "
-                                 f"{MAX_LINE_CHARACTERS:,}: one token and its annotation)",
-                                 "line_too_long")
+                found[number] = (
+                    f"the line has {len(line):,} characters (expected at most "
+                    f"{MAX_LINE_CHARACTERS:,}: one token and its annotation)",
+                    "line_too_long",
+                )
             elif "\x00" in line:
-                found[number] = (f"a NUL character (byte 0x00) at column {line.index(chr(0)) + 1} "
-                                 "(expected text without NUL characters)", "nul_character")
+                found[number] = (
+                    f"a NUL character (byte 0x00) at column {line.index(chr(0)) + 1} "
+                    "(expected text without NUL characters)",
+                    "nul_character",
+                )
         return found
 
     def comment(self, text: str) -> Document | None:
@@ -469,13 +503,20 @@ class _Reader:
             id_match = NEWDOC_ID.match(match.group(1))
             name = id_match.group(1).strip() if id_match else ""
             if not name:
-                self.problem(self.lineno, f"'{text}' names no document (expected "
-                             "'# newdoc id = NAME')", "bad_newdoc")
+                self.problem(
+                    self.lineno,
+                    f"'{text}' names no document (expected '# newdoc id = NAME')",
+                    "bad_newdoc",
+                )
                 name = f"<unnamed document at line {self.lineno}>"
             elif name in self.names:
-                self.problem(self.lineno, f"document '{name}' appears twice in the file "
-                             "(expected unique '# newdoc id' names)", "duplicate_document",
-                             document=name)
+                self.problem(
+                    self.lineno,
+                    f"document '{name}' appears twice in the file "
+                    "(expected unique '# newdoc id' names)",
+                    "duplicate_document",
+                    document=name,
+                )
             self.names.add(name)
             self.doc = _Doc(self, name, self.lineno)
             self.doc.comments.append(text)
@@ -485,8 +526,9 @@ class _Reader:
             return None
         if text.startswith("#begin document") or text.startswith("# global.Entity"):
             kind = other_format(text)
-            self.problem(self.lineno, f"this looks like {kind} (expected exploded CONLL-UA)",
-                         "wrong_format")
+            self.problem(
+                self.lineno, f"this looks like {kind} (expected exploded CONLL-UA)", "wrong_format"
+            )
             if self.collect is not None:
                 raise _Abort
         if self.doc is not None:
@@ -500,29 +542,44 @@ class _Reader:
         self.declared = len(names)
         self.declared_names = names
         if IDENTITY not in names:
-            self.problem(self.lineno, "'# global.columns' has no IDENTITY column (expected "
-                         "e.g. '# global.columns = ID FORM … IDENTITY BRIDGING "
-                         "DISCOURSE_DEIXIS')", "bad_columns_header")
-        self.columns = {name: names.index(name) if name in names else None
-                        for name in (IDENTITY, BRIDGING, DISCOURSE_DEIXIS)}
+            self.problem(
+                self.lineno,
+                "'# global.columns' has no IDENTITY column (expected "
+                "e.g. '# global.columns = ID FORM … IDENTITY BRIDGING "
+                "DISCOURSE_DEIXIS')",
+                "bad_columns_header",
+            )
+        self.columns = {
+            name: names.index(name) if name in names else None
+            for name in (IDENTITY, BRIDGING, DISCOURSE_DEIXIS)
+        }
         needed = self.layers if self.layers is not None else ()
         for name in needed:
             if self.columns[name] is None:
-                self.problem(self.lineno, f"'# global.columns' has no {name} column, which "
-                             "this scoring mode reads (expected it among the column names)",
-                             "bad_columns_header")
+                self.problem(
+                    self.lineno,
+                    f"'# global.columns' has no {name} column, which "
+                    "this scoring mode reads (expected it among the column names)",
+                    "bad_columns_header",
+                )
 
     def token(self, cells: list[str], line: str) -> None:
         if self.doc is None:
             kind = other_format(line)
             if kind is not None:
-                self.problem(self.lineno, f"this looks like {kind} (expected exploded "
-                             "CONLL-UA)", "wrong_format")
+                self.problem(
+                    self.lineno,
+                    f"this looks like {kind} (expected exploded CONLL-UA)",
+                    "wrong_format",
+                )
                 if self.collect is not None:
                     raise _Abort
-            self.problem(self.lineno, "token line before the first '# newdoc id = NAME' "
-                         "line (expected every token inside a document)",
-                         "tokens_before_newdoc")
+            self.problem(
+                self.lineno,
+                "token line before the first '# newdoc id = NAME' "
+                "line (expected every token inside a document)",
+                "tokens_before_newdoc",
+            )
             self.doc = _Doc(self, f"<tokens before line {self.lineno}>", self.lineno)
         self.doc.token(cells)
 
@@ -557,16 +614,25 @@ class _Doc:
         self.identity = self._layer(IDENTITY, columns, wanted)
         self.dd = self._layer(DISCOURSE_DEIXIS, columns, wanted)
         column = columns.get(BRIDGING)
-        self.bridging_column = (column if column is not None
-                                and (wanted is None or BRIDGING in wanted) else None)
+        self.bridging_column = (
+            column if column is not None and (wanted is None or BRIDGING in wanted) else None
+        )
         self.bridging: list[BridgingLink] = []
         # a line may stop after the columns a mode reads (trailing columns left out, as UA
         # scorer v1 reads them), but a column missing before the annotation columns would
         # shift every later cell: `shifted` refuses such lines instead of guessing
-        annotation = [column for name, column in columns.items()
-                      if name in (IDENTITY, BRIDGING, DISCOURSE_DEIXIS) and column is not None]
-        self.needed = max([layer.column for layer in (self.identity, self.dd) if layer]
-                          + [self.bridging_column or 0, 1]) + 1
+        annotation = [
+            column
+            for name, column in columns.items()
+            if name in (IDENTITY, BRIDGING, DISCOURSE_DEIXIS) and column is not None
+        ]
+        self.needed = (
+            max(
+                [layer.column for layer in (self.identity, self.dd) if layer]
+                + [self.bridging_column or 0, 1]
+            )
+            + 1
+        )
         # the column just before the first annotation column: an annotation cell found there
         # means a column is missing on the line (`shifted`)
         self.guard = min(annotation) - 1 if annotation and min(annotation) > 1 else None
@@ -575,8 +641,11 @@ class _Doc:
         # leaves out trailing columns, a markable named there that the line's IDENTITY
         # cell does not open means a column is missing before it (`unopened`)
         after = max(annotation) + 1 if annotation else None
-        self.mirror = (after if reader.declared is not None and after is not None
-                       and after < reader.declared else None)
+        self.mirror = (
+            after
+            if reader.declared is not None and after is not None and after < reader.declared
+            else None
+        )
         self.identity_column = columns.get(IDENTITY)
         # the first line that leaves out trailing columns (line, columns) and the first that
         # writes them all with '_' in the last: a document does one or the other, so both
@@ -596,19 +665,19 @@ class _Doc:
         # `_Reader.lines` reads a line at once as a plain word when it has between `needed`
         # and `most` cells, '_' in these three columns (repeated where fewer are read; ID is
         # never '_' and stands in where none is) and a number as its ID
-        self.fast: tuple[int, ...] | None = (None if self.slow
-                                             else (self.needed, self.most, *scan))
+        self.fast: tuple[int, ...] | None = None if self.slow else (self.needed, self.most, *scan)
         self.built: tuple[tuple[Markable, ...], tuple[Markable, ...]] | None = None
         """The identity and discourse-deixis markables, where `read_document` read them."""
 
     def native_settings(self) -> tuple[Any, ...] | None:
         """What `read_document` needs to read this document as `_Reader.read_lines` would
         (see scoring/native/_exploded.c), or None where a column is beyond what it reads."""
-        columns = [layer.column if layer is not None else -1
-                   for layer in (self.identity, self.dd)]
-        columns += [-1 if self.bridging_column is None else self.bridging_column,
-                    -1 if self.guard is None else self.guard,
-                    -1 if self.mirror is None else self.mirror]
+        columns = [layer.column if layer is not None else -1 for layer in (self.identity, self.dd)]
+        columns += [
+            -1 if self.bridging_column is None else self.bridging_column,
+            -1 if self.guard is None else self.guard,
+            -1 if self.mirror is None else self.mirror,
+        ]
         if max(columns) >= _NATIVE_COLUMNS or self.fast is None:
             return None
         reader = self.reader
@@ -622,8 +691,9 @@ class _Doc:
         return _Layer(name, column)
 
     def problem(self, message: str, code: str, line: int | None = None) -> None:
-        self.reader.problem(self.reader.lineno if line is None else line,
-                            f"document '{self.name}': {message}", code)
+        self.reader.problem(
+            self.reader.lineno if line is None else line, f"document '{self.name}': {message}", code
+        )
 
     def end_sentence(self) -> None:
         if self.rows or self.comments:
@@ -642,15 +712,20 @@ class _Doc:
         if count < self.needed:
             if count < 2 or self.strict:
                 missing = self._missing_column(count)
-                self.problem(f"the token line has {count} column{'s' if count != 1 else ''}; "
-                             f"{missing} (expected at least {self.needed} whitespace-separated "
-                             "columns, '_' for an empty one)", "too_few_columns")
+                self.problem(
+                    f"the token line has {count} column{'s' if count != 1 else ''}; "
+                    f"{missing} (expected at least {self.needed} whitespace-separated "
+                    "columns, '_' for an empty one)",
+                    "too_few_columns",
+                )
                 return
             cells = cells + ["_"] * (self.needed - count)
         elif reader.declared is not None and count > reader.declared:
-            self.problem(f"the token line has {count} columns but '# global.columns' declares "
-                         f"{reader.declared} (expected no spaces inside a field)",
-                         "too_many_columns")
+            self.problem(
+                f"the token line has {count} columns but '# global.columns' declares "
+                f"{reader.declared} (expected no spaces inside a field)",
+                "too_many_columns",
+            )
             return
         if self.shifted(cells) or self.unopened(cells):
             return
@@ -675,15 +750,22 @@ class _Doc:
         if self.guard is None or self.guard >= len(cells):
             return False
         cell = cells[self.guard]
-        if cell == "_" or not (cell[0] == "(" or cell.startswith(")(")
-                               or cell.count(")") == len(cell)):
+        if cell == "_" or not (
+            cell[0] == "(" or cell.startswith(")(") or cell.count(")") == len(cell)
+        ):
             return False
         expected = self.reader.declared
-        self.problem(f"column {self.guard + 1} holds '{cell[:40]}', an annotation cell: a column "
-                     f"is missing on this line, which has {len(cells)} columns (expected "
-                     + (f"the {expected} columns of '# global.columns'"
-                        if expected is not None else "every column up to the annotation")
-                     + ", '_' for an empty one)", "too_few_columns")
+        self.problem(
+            f"column {self.guard + 1} holds '{cell[:40]}', an annotation cell: a column "
+            f"is missing on this line, which has {len(cells)} columns (expected "
+            + (
+                f"the {expected} columns of '# global.columns'"
+                if expected is not None
+                else "every column up to the annotation"
+            )
+            + ", '_' for an empty one)",
+            "too_few_columns",
+        )
         return True
 
     def unopened(self, cells: list[str]) -> bool:
@@ -703,19 +785,28 @@ class _Doc:
                 continue
             if opened is None:
                 column = self.identity_column
-                opened = set(_MARKABLE_ID.findall(cells[column])) if column is not None \
-                    and column < count else set()
+                opened = (
+                    set(_MARKABLE_ID.findall(cells[column]))
+                    if column is not None and column < count
+                    else set()
+                )
             for name in _MARKABLE_ID.findall(cell):
                 if name in opened:
                     continue
                 reader = self.reader
-                label = (f" ({reader.declared_names[index]})"
-                         if index < len(reader.declared_names) else "")
-                self.problem(f"column {index + 1}{label} holds '{cell[:40]}', which describes "
-                             f"the markable '{name}', but the IDENTITY cell of this line does "
-                             f"not open it: a column is missing on this line, which has "
-                             f"{count} columns (expected the {reader.declared} columns of "
-                             "'# global.columns', '_' for an empty one)", "too_few_columns")
+                label = (
+                    f" ({reader.declared_names[index]})"
+                    if index < len(reader.declared_names)
+                    else ""
+                )
+                self.problem(
+                    f"column {index + 1}{label} holds '{cell[:40]}', which describes "
+                    f"the markable '{name}', but the IDENTITY cell of this line does "
+                    f"not open it: a column is missing on this line, which has "
+                    f"{count} columns (expected the {reader.declared} columns of "
+                    "'# global.columns', '_' for an empty one)",
+                    "too_few_columns",
+                )
                 return True
         return False
 
@@ -742,8 +833,12 @@ class _Doc:
         if cell == ")" and stack and not zero:  # the commonest closing cell
             layer.opened[stack.pop()].ends.append(position)
             return
-        if cell[0] == "(" and cell.count("(") == 1 and cell.count(")") == (cell[-1] == ")") \
-                and (not zero or cell[-1] == ")"):
+        if (
+            cell[0] == "("
+            and cell.count("(") == 1
+            and cell.count(")") == (cell[-1] == ")")
+            and (not zero or cell[-1] == ")")
+        ):
             # the commonest opening cells, '(…)' and '(…': one markable, no closing before
             single = cell[-1] == ")"
             self.open(layer, cell[1:-1] if single else cell[1:], position, zero, single)
@@ -752,9 +847,11 @@ class _Doc:
         prefix = cell if start < 0 else cell[:start]
         if prefix:
             if zero:
-                self.problem(f"{layer.name} cell '{cell}' closes a markable on a zero token "
-                             "(expected markables on zeros to open and close there)",
-                             "zero_in_span")
+                self.problem(
+                    f"{layer.name} cell '{cell}' closes a markable on a zero token "
+                    "(expected markables on zeros to open and close there)",
+                    "zero_in_span",
+                )
                 return
             if prefix.count(")") == len(prefix):
                 for _ in range(len(prefix)):
@@ -765,27 +862,37 @@ class _Doc:
                     if not self.close(layer, name.strip() or None, position, cell):
                         return
             else:
-                self.problem(f"{layer.name} cell '{cell}' starts with '{prefix}' (expected "
-                             "closing brackets ')' before any '(', or '_')", "bad_cell")
+                self.problem(
+                    f"{layer.name} cell '{cell}' starts with '{prefix}' (expected "
+                    "closing brackets ')' before any '(', or '_')",
+                    "bad_cell",
+                )
                 return
         if start < 0:
             return
-        for piece in cell[start + 1:].split("("):
+        for piece in cell[start + 1 :].split("("):
             single = piece.endswith(")")
             body = piece[:-1] if single else piece
             if ")" in body:
                 if body.endswith(")"):
-                    self.problem(f"{layer.name} cell '{cell}' has ')' after an opening (expected "
-                                 "closings first, e.g. ')(EntityID=…|MarkableID=…)')",
-                                 "close_after_open")
+                    self.problem(
+                        f"{layer.name} cell '{cell}' has ')' after an opening (expected "
+                        "closings first, e.g. ')(EntityID=…|MarkableID=…)')",
+                        "close_after_open",
+                    )
                 else:
-                    self.problem(f"{layer.name} cell '{cell}' has ')' inside an opening "
-                                 f"(expected {_EXPECTED_MARKABLE})", "bad_cell")
+                    self.problem(
+                        f"{layer.name} cell '{cell}' has ')' inside an opening "
+                        f"(expected {_EXPECTED_MARKABLE})",
+                        "bad_cell",
+                    )
                 return
             if zero and not single:
-                self.problem(f"{layer.name} cell '{cell}' opens a markable on a zero token "
-                             "that does not close there (expected '(…)' on zeros)",
-                             "zero_in_span")
+                self.problem(
+                    f"{layer.name} cell '{cell}' opens a markable on a zero token "
+                    "that does not close there (expected '(…)' on zeros)",
+                    "zero_in_span",
+                )
                 return
             self.open(layer, body, position, zero, single)
 
@@ -794,32 +901,49 @@ class _Doc:
         for part in body.split("|"):
             key, eq, value = part.partition("=")
             if not eq or not key.strip():
-                self.problem(f"{layer.name} markable '({body}' has the attribute '{part}', which "
-                             f"is not NAME=VALUE (expected {_EXPECTED_MARKABLE})", "bad_cell")
+                self.problem(
+                    f"{layer.name} markable '({body}' has the attribute '{part}', which "
+                    f"is not NAME=VALUE (expected {_EXPECTED_MARKABLE})",
+                    "bad_cell",
+                )
                 return
             attributes[key] = value
         markable_id = attributes.get("MarkableID")
         entity_id = attributes.get("EntityID")
         if not markable_id:
-            self.problem(f"{layer.name} markable '({body}' has no MarkableID (expected "
-                         f"{_EXPECTED_MARKABLE})", "missing_markable_id")
+            self.problem(
+                f"{layer.name} markable '({body}' has no MarkableID (expected "
+                f"{_EXPECTED_MARKABLE})",
+                "missing_markable_id",
+            )
             return
         if not entity_id:
-            self.problem(f"{layer.name} markable '{markable_id}' has no EntityID (expected "
-                         f"{_EXPECTED_MARKABLE})", "missing_entity_id")
+            self.problem(
+                f"{layer.name} markable '{markable_id}' has no EntityID (expected "
+                f"{_EXPECTED_MARKABLE})",
+                "missing_entity_id",
+            )
             return
         opened = layer.opened
         entry = opened.get(markable_id)
         if entry is None:
             reader = self.reader
             element_of = attributes.get("ElementOf")
-            opened[markable_id] = _new_open((
-                markable_id, entity_id, reader.lineno,
-                attributes.get("Min") if reader.read_min else None,
-                tuple(e for e in element_of.split(",") if e) if element_of else (), zero,
-                tuple((k, v) for k, v in attributes.items() if k not in _SCORED)
-                if reader.layout else (),
-                [position], [position] if single else []))
+            opened[markable_id] = _new_open(
+                (
+                    markable_id,
+                    entity_id,
+                    reader.lineno,
+                    attributes.get("Min") if reader.read_min else None,
+                    tuple(e for e in element_of.split(",") if e) if element_of else (),
+                    zero,
+                    tuple((k, v) for k, v in attributes.items() if k not in _SCORED)
+                    if reader.layout
+                    else (),
+                    [position],
+                    [position] if single else [],
+                )
+            )
         elif self.discontinuous_part(layer, entry, entity_id):
             entry.starts.append(position)
             if single:
@@ -831,46 +955,63 @@ class _Doc:
 
     def discontinuous_part(self, layer: _Layer, existing: _Open, entity_id: str) -> bool:
         if not self.reader.discontinuous:
-            self.problem(f"MarkableID '{existing.markable_id}' is used twice in the "
-                         f"{layer.name} column, first at line {existing.line} (expected "
-                         "unique MarkableIDs; the v2 options, e.g. -s, read a repeated "
-                         "MarkableID as one discontinuous markable)", "duplicate_markable_id")
+            self.problem(
+                f"MarkableID '{existing.markable_id}' is used twice in the "
+                f"{layer.name} column, first at line {existing.line} (expected "
+                "unique MarkableIDs; the v2 options, e.g. -s, read a repeated "
+                "MarkableID as one discontinuous markable)",
+                "duplicate_markable_id",
+            )
             return False
         if existing.entity_id != entity_id:
-            self.problem(f"MarkableID '{existing.markable_id}' has EntityID={entity_id} here but "
-                         f"EntityID={existing.entity_id} at line {existing.line} (expected the "
-                         "parts of a discontinuous markable to share one EntityID)",
-                         "duplicate_markable_id")
+            self.problem(
+                f"MarkableID '{existing.markable_id}' has EntityID={entity_id} here but "
+                f"EntityID={existing.entity_id} at line {existing.line} (expected the "
+                "parts of a discontinuous markable to share one EntityID)",
+                "duplicate_markable_id",
+            )
             return False
         if len(existing.ends) < len(existing.starts):
-            self.problem(f"MarkableID '{existing.markable_id}' opens again before its part "
-                         f"from line {existing.line} is closed (expected the parts of a "
-                         "discontinuous markable one after another)", "duplicate_markable_id")
+            self.problem(
+                f"MarkableID '{existing.markable_id}' opens again before its part "
+                f"from line {existing.line} is closed (expected the parts of a "
+                "discontinuous markable one after another)",
+                "duplicate_markable_id",
+            )
             return False
         return True
 
     def close(self, layer: _Layer, name: str | None, position: int, cell: str) -> bool:
         stack = layer.stack
         if not stack:
-            self.problem(f"{layer.name} cell '{cell}' closes a markable but none is open "
-                         "(expected as many ')' as open markables)", "unbalanced")
+            self.problem(
+                f"{layer.name} cell '{cell}' closes a markable but none is open "
+                "(expected as many ')' as open markables)",
+                "unbalanced",
+            )
             return False
         if name is None or name == stack[-1]:
             markable_id = stack.pop()
         elif name in stack:
             if not self.reader.allow_crossing:
                 inner = layer.opened[stack[-1]]
-                self.problem(f"{layer.name} cell '{cell}' closes '{name}' while "
-                             f"'{inner.markable_id}' (opened at line {inner.line}) is still "
-                             "open inside it: crossing "
-                             "markables (expected nested markables; --allow-boundary-crossing "
-                             "reads crossing ones)", "crossing")
+                self.problem(
+                    f"{layer.name} cell '{cell}' closes '{name}' while "
+                    f"'{inner.markable_id}' (opened at line {inner.line}) is still "
+                    "open inside it: crossing "
+                    "markables (expected nested markables; --allow-boundary-crossing "
+                    "reads crossing ones)",
+                    "crossing",
+                )
                 return False
             stack.remove(name)
             markable_id = name
         else:
-            self.problem(f"{layer.name} cell '{cell}' closes '{name}', which is not open "
-                         "(expected the MarkableID of an open markable before ')')", "unbalanced")
+            self.problem(
+                f"{layer.name} cell '{cell}' closes '{name}', which is not open "
+                "(expected the MarkableID of an open markable before ')')",
+                "unbalanced",
+            )
             return False
         layer.opened[markable_id].ends.append(position)
         return True
@@ -879,22 +1020,27 @@ class _Doc:
         start = cell.find("(")
         if start < 0:
             if cell.count(")") != len(cell):
-                self.problem(f"BRIDGING cell '{cell}' has no '(' (expected "
-                             "'(MarkableID=…|Rel=…|MentionAnchor=…)', ')' or '_')",
-                             "bridging_without_parens")
+                self.problem(
+                    f"BRIDGING cell '{cell}' has no '(' (expected "
+                    "'(MarkableID=…|Rel=…|MentionAnchor=…)', ')' or '_')",
+                    "bridging_without_parens",
+                )
             return
-        for piece in cell[start + 1:].split("("):
+        for piece in cell[start + 1 :].split("("):
             attributes = parse_attributes(piece.rstrip(")"))
             anaphor = attributes.get("MarkableID")
             anchor = attributes.get("MentionAnchor")
             if not anaphor or not anchor:
                 missing = "MarkableID" if not anaphor else "MentionAnchor"
-                self.problem(f"bridging annotation '({piece}' has no {missing} (expected "
-                             "'(MarkableID=ANAPHOR|Rel=…|MentionAnchor=ANCHOR)')",
-                             "bridging_incomplete")
+                self.problem(
+                    f"bridging annotation '({piece}' has no {missing} (expected "
+                    "'(MarkableID=ANAPHOR|Rel=…|MentionAnchor=ANCHOR)')",
+                    "bridging_incomplete",
+                )
                 continue
-            self.bridging.append(BridgingLink(anaphor, anchor, attributes.get("Rel", ""),
-                                              self.reader.lineno))
+            self.bridging.append(
+                BridgingLink(anaphor, anchor, attributes.get("Rel", ""), self.reader.lineno)
+            )
 
     # -- the end of the document ------------------------------------------------------------
     def shape(self, cells: list[str], line: int) -> None:
@@ -917,11 +1063,14 @@ class _Doc:
             return
         line, count = self.first_short
         declared = self.reader.declared
-        self.problem(f"the token line has {count} columns, but this document writes all "
-                     f"{declared} columns of '# global.columns' on other lines, '_' for an "
-                     f"empty one (line {self.first_padded}): a column is missing on this "
-                     f"line (expected {declared} columns here too)", "too_few_columns",
-                     line=line)
+        self.problem(
+            f"the token line has {count} columns, but this document writes all "
+            f"{declared} columns of '# global.columns' on other lines, '_' for an "
+            f"empty one (line {self.first_padded}): a column is missing on this "
+            f"line (expected {declared} columns here too)",
+            "too_few_columns",
+            line=line,
+        )
 
     def build(self) -> Document:
         self.end_sentence()
@@ -931,11 +1080,17 @@ class _Doc:
         if reader.header is not None:
             metadata["global.columns"] = reader.header
         return Document(
-            name=self.name, path=reader.path, line=self.line, tokens=tuple(self.tokens),
+            name=self.name,
+            path=reader.path,
+            line=self.line,
+            tokens=tuple(self.tokens),
             identity=self.markables(self.identity) if self.built is None else self.built[0],
             discourse_deixis=self.markables(self.dd) if self.built is None else self.built[1],
-            bridging=tuple(self.bridging), token_lines=tuple(self.token_lines),
-            sentences=tuple(self.sentences), metadata=metadata)
+            bridging=tuple(self.bridging),
+            token_lines=tuple(self.token_lines),
+            sentences=tuple(self.sentences),
+            metadata=metadata,
+        )
 
     def markables(self, layer: _Layer | None) -> tuple[Markable, ...]:
         if layer is None:
@@ -943,20 +1098,40 @@ class _Doc:
         built = []
         n_words = len(self.tokens)
         for entry in layer.opened.values():
-            markable_id, entity_id, line, min_text, element_of, zero, attributes, starts, \
-                ends = entry
+            markable_id, entity_id, line, min_text, element_of, zero, attributes, starts, ends = (
+                entry
+            )
             if len(ends) < len(starts):
-                self.problem(f"{layer.name} markable '{markable_id}' opened here is never "
-                             "closed (expected a ')' on this or a later token of the document)",
-                             "unclosed", line=line)
+                self.problem(
+                    f"{layer.name} markable '{markable_id}' opened here is never "
+                    "closed (expected a ')' on this or a later token of the document)",
+                    "unclosed",
+                    line=line,
+                )
                 continue
-            parts = (((starts[0], ends[0]),) if len(starts) == 1
-                     else tuple(sorted(zip(starts, ends))))
+            parts = (
+                ((starts[0], ends[0]),) if len(starts) == 1 else tuple(sorted(zip(starts, ends)))
+            )
             min_span = None if min_text is None else self.min_span(layer, entry, n_words)
             # markable_id, entity_id, parts, line, min_span, head, element_of, zero,
             # attributes, zeros, head_zero
-            built.append(_new_markable((markable_id, entity_id, parts, line, min_span, None,
-                                        element_of, zero, attributes, (), 0)))
+            built.append(
+                _new_markable(
+                    (
+                        markable_id,
+                        entity_id,
+                        parts,
+                        line,
+                        min_span,
+                        None,
+                        element_of,
+                        zero,
+                        attributes,
+                        (),
+                        0,
+                    )
+                )
+            )
         return tuple(built)
 
     def min_span(self, layer: _Layer, entry: _Open, n_words: int) -> tuple[int, int] | None:
@@ -971,17 +1146,28 @@ class _Doc:
             if 1 <= low <= high <= n_words:
                 bounds = (low - 1, high - 1)
         if bounds is None and self.reader.check_min:
-            self.problem(f"{layer.name} markable '{entry.markable_id}' has Min={text} (expected "
-                         f"Min=I or Min=I,J with 1 ≤ I ≤ J ≤ {n_words}, the document's "
-                         "token numbers)", "bad_min", line=entry.line)
+            self.problem(
+                f"{layer.name} markable '{entry.markable_id}' has Min={text} (expected "
+                f"Min=I or Min=I,J with 1 ≤ I ≤ J ≤ {n_words}, the document's "
+                "token numbers)",
+                "bad_min",
+                line=entry.line,
+            )
         return bounds
 
 
-def iter_documents(path: str, *, collect: list[Any] | None = None,
-                   layers: Collection[str] | None = None, check_min: bool = False,
-                   read_min: bool = True, discontinuous: bool = False,
-                   allow_crossing: bool = False, layout: bool = True,
-                   part: tuple[int, int, int, int] | None = None) -> Iterator[Document]:
+def iter_documents(
+    path: str,
+    *,
+    collect: list[Any] | None = None,
+    layers: Collection[str] | None = None,
+    check_min: bool = False,
+    read_min: bool = True,
+    discontinuous: bool = False,
+    allow_crossing: bool = False,
+    layout: bool = True,
+    part: tuple[int, int, int, int] | None = None,
+) -> Iterator[Document]:
     """Yield the documents of an exploded CONLL-UA file one by one, reading it lazily.
 
     Parameters
@@ -1011,9 +1197,17 @@ def iter_documents(path: str, *, collect: list[Any] | None = None,
         before the first document, e.g. ``# global.columns``). The offsets come from
         `scan` (``starts``); None reads the whole file.
     """
-    reader = _Reader(path, collect=collect, layers=layers, check_min=check_min,
-                     discontinuous=discontinuous, allow_crossing=allow_crossing, layout=layout,
-                     read_min=read_min, part=part)
+    reader = _Reader(
+        path,
+        collect=collect,
+        layers=layers,
+        check_min=check_min,
+        discontinuous=discontinuous,
+        allow_crossing=allow_crossing,
+        layout=layout,
+        read_min=read_min,
+        part=part,
+    )
     try:
         yield from reader.run()
     except _Abort:
@@ -1077,8 +1271,11 @@ def _scan_block(block: bytes, offset: int, state: list[Any], index: FileIndex) -
     position = _find(block, b"newdoc")
     while position >= 0:
         start = block.rfind(b"\n", 0, position) + 1
-        pattern = _BOM_NEWDOC_LINE if offset + start == 0 and block[:3] == b"\xef\xbb\xbf" \
+        pattern = (
+            _BOM_NEWDOC_LINE
+            if offset + start == 0 and block[:3] == b"\xef\xbb\xbf"
             else _NEWDOC_LINE
+        )
         match = pattern.match(block, start)
         if match is None or match.start(1) != position:
             partable = False  # a newdoc the reader may see and the cut may not (or neither)

@@ -49,7 +49,8 @@ def sniff(text_head: str) -> bool:
     """True when the text holds ``<COREF`` tags or starts with an SGML ``<DOC>``."""
     head = text_head.lstrip()
     return bool(re.search(r"<COREF\b", text_head, re.IGNORECASE)) or bool(
-        re.match(r"<DOC>", head, re.IGNORECASE))
+        re.match(r"<DOC>", head, re.IGNORECASE)
+    )
 
 
 def tokenize(text: str) -> list[str]:
@@ -57,8 +58,9 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def read(path: str | Path, *, warnings: list[str] | None = None,
-         collect: list[Any] | None = None) -> list[Document]:
+def read(
+    path: str | Path, *, warnings: list[str] | None = None, collect: list[Any] | None = None
+) -> list[Document]:
     """Read every ``<DOC>`` of a MUC-7 coreference file.
 
     ``warnings`` collects problems that do not stop reading (``FILE:LINE: message``).
@@ -84,7 +86,7 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
     name_depth = 0
     for match in _TAG.finditer(text):
         if doc is not None:
-            doc.text(text[pos:match.start()], line_of(pos), name_depth > 0)
+            doc.text(text[pos : match.start()], line_of(pos), name_depth > 0)
         pos = match.end()
         closing, tag, rest = match.group(1), match.group(2).upper(), match.group(3)
         line = line_of(match.start())
@@ -96,8 +98,12 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
                 doc = None
             else:
                 if doc is not None and not implicit:
-                    raise ScoringInputError(path, line, "<DOC> inside a document (expected "
-                                            "</DOC> first)", code="nesting")
+                    raise ScoringInputError(
+                        path,
+                        line,
+                        "<DOC> inside a document (expected </DOC> first)",
+                        code="nesting",
+                    )
                 doc = _Builder(path, line, warnings)
             continue
         if doc is None:
@@ -110,17 +116,25 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
             if closing:
                 doc.close(line)
             else:
-                doc.open(line, {m.group(1).upper(): next(g for g in m.groups()[1:]
-                                                         if g is not None)
-                                for m in _ATTRIBUTE.finditer(rest)})
+                doc.open(
+                    line,
+                    {
+                        m.group(1).upper(): next(g for g in m.groups()[1:] if g is not None)
+                        for m in _ATTRIBUTE.finditer(rest)
+                    },
+                )
     if doc is not None:
         doc.text(text[pos:], line_of(pos), False)
         if not implicit:
             raise ScoringInputError(path, doc.line, "<DOC> without </DOC>", code="nesting")
         documents.append(doc.build(1))
     if not documents:
-        raise ScoringInputError(path, None, "no document (expected <DOC> … </DOC> with "
-                                "<COREF> markup)", code="empty_file")
+        raise ScoringInputError(
+            path,
+            None,
+            "no document (expected <DOC> … </DOC> with <COREF> markup)",
+            code="empty_file",
+        )
     return documents
 
 
@@ -150,7 +164,7 @@ class _Builder:
 
     def open(self, line: int, attributes: dict[str, str]) -> None:
         if not attributes.get("ID"):
-            raise self.fail(line, "<COREF> without ID (expected <COREF ID=\"n\" …>)", "missing_id")
+            raise self.fail(line, '<COREF> without ID (expected <COREF ID="n" …>)', "missing_id")
         self.stack.append((attributes, len(self.tokens), line))
 
     def close(self, line: int) -> None:
@@ -159,22 +173,33 @@ class _Builder:
         attributes, start, open_line = self.stack.pop()
         end = len(self.tokens) - 1
         if end < start:
-            raise self.fail(open_line, f"<COREF ID=\"{attributes['ID']}\"> encloses no token "
-                            "(expected text between <COREF> and </COREF>)", "empty_markable")
+            raise self.fail(
+                open_line,
+                f'<COREF ID="{attributes["ID"]}"> encloses no token '
+                "(expected text between <COREF> and </COREF>)",
+                "empty_markable",
+            )
         self.markables.append((attributes, start, end, open_line))
 
     def build(self, rank: int) -> Document:
         if self.stack:
             attributes, _, line = self.stack[-1]
-            raise self.fail(line, f"<COREF ID=\"{attributes['ID']}\"> is never closed (expected "
-                            "</COREF>)", "unclosed")
+            raise self.fail(
+                line,
+                f'<COREF ID="{attributes["ID"]}"> is never closed (expected </COREF>)',
+                "unclosed",
+            )
         name = next((n for n in self.names if n), str(rank))
         self.markables.sort(key=lambda m: (m[1], -m[2], m[3]))
         ids: dict[str, int] = {}
         for index, (attributes, _, _, line) in enumerate(self.markables):
             if attributes["ID"] in ids:
-                raise self.fail(line, f"COREF ID=\"{attributes['ID']}\" is used twice in "
-                                f"document {name} (expected unique IDs)", "duplicate_id")
+                raise self.fail(
+                    line,
+                    f'COREF ID="{attributes["ID"]}" is used twice in '
+                    f"document {name} (expected unique IDs)",
+                    "duplicate_id",
+                )
             ids[attributes["ID"]] = index
         parent = list(range(len(self.markables)))
 
@@ -189,8 +214,12 @@ class _Builder:
             if not ref:
                 continue
             if ref not in ids:
-                raise self.fail(line, f"COREF ID=\"{attributes['ID']}\" has REF=\"{ref}\", "
-                                f"which is no COREF ID of document {name}", "dangling_ref")
+                raise self.fail(
+                    line,
+                    f'COREF ID="{attributes["ID"]}" has REF="{ref}", '
+                    f"which is no COREF ID of document {name}",
+                    "dangling_ref",
+                )
             a, b = find(index), find(ids[ref])
             if a != b:
                 parent[max(a, b)] = min(a, b)  # the root is the chain's first markable
@@ -201,24 +230,40 @@ class _Builder:
             if attributes.get("MIN"):
                 min_span = self.find_min(attributes["MIN"], start, end)
                 if min_span is None and self.warnings is not None:
-                    self.warnings.append(f"{self.path}:{line}: MIN=\"{attributes['MIN']}\" of "
-                                         f"COREF ID=\"{attributes['ID']}\" is not inside its "
-                                         "text; no minimum span")
-            kept = tuple((key, attributes[key]) for key in ("TYPE", "MIN", "STATUS")
-                         if attributes.get(key))
-            built.append(Markable(markable_id=attributes["ID"], entity_id=entity,
-                                  parts=((start, end),), line=line, min_span=min_span,
-                                  attributes=kept))
-        return Document(name=name, path=self.path, line=self.line, tokens=tuple(self.tokens),
-                        identity=tuple(built), token_lines=tuple(self.token_lines),
-                        metadata={"format": FORMAT})
+                    self.warnings.append(
+                        f'{self.path}:{line}: MIN="{attributes["MIN"]}" of '
+                        f'COREF ID="{attributes["ID"]}" is not inside its '
+                        "text; no minimum span"
+                    )
+            kept = tuple(
+                (key, attributes[key]) for key in ("TYPE", "MIN", "STATUS") if attributes.get(key)
+            )
+            built.append(
+                Markable(
+                    markable_id=attributes["ID"],
+                    entity_id=entity,
+                    parts=((start, end),),
+                    line=line,
+                    min_span=min_span,
+                    attributes=kept,
+                )
+            )
+        return Document(
+            name=name,
+            path=self.path,
+            line=self.line,
+            tokens=tuple(self.tokens),
+            identity=tuple(built),
+            token_lines=tuple(self.token_lines),
+            metadata={"format": FORMAT},
+        )
 
     def find_min(self, text: str, start: int, end: int) -> tuple[int, int] | None:
         wanted = tokenize(text)
         if not wanted:
             return None
-        span = self.tokens[start:end + 1]
+        span = self.tokens[start : end + 1]
         for offset in range(len(span) - len(wanted) + 1):
-            if span[offset:offset + len(wanted)] == wanted:
+            if span[offset : offset + len(wanted)] == wanted:
                 return (start + offset, start + offset + len(wanted) - 1)
         return None

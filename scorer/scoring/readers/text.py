@@ -51,18 +51,27 @@ def read_text(path: str | Path) -> str:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise ScoringInputError(str(path), None, f"cannot open the file ({exc.strerror})",
-                                code="unreadable") from None
+        raise ScoringInputError(
+            str(path), None, f"cannot open the file ({exc.strerror})", code="unreadable"
+        ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ScoringInputError(str(path), line, f"bytes that are not UTF-8 at byte {exc.start} "
-                                "(expected a UTF-8 text file)", code="encoding") from None
+        raise ScoringInputError(
+            str(path),
+            line,
+            f"bytes that are not UTF-8 at byte {exc.start} (expected a UTF-8 text file)",
+            code="encoding",
+        ) from None
 
 
-def read_collecting(read: Callable[[str, list[str] | None], list[Document]], path: str | Path,
-                    warnings: list[str] | None, collect: list[Any] | None) -> list[Document]:
+def read_collecting(
+    read: Callable[[str, list[str] | None], list[Document]],
+    path: str | Path,
+    warnings: list[str] | None,
+    collect: list[Any] | None,
+) -> list[Document]:
     """Run one reader's ``read(path, warnings)``.
 
     ``collect``: None raises the first ScoringInputError; a list receives it instead and no

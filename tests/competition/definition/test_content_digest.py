@@ -13,23 +13,32 @@ from competition.definition.keys import content_digest
 
 
 def reference(data: bytes) -> str:
-    lines = [line.rstrip(b" \t\r\f\v")
-             for line in data.removeprefix(b"\xef\xbb\xbf").split(b"\n")]
+    lines = [line.rstrip(b" \t\r\f\v") for line in data.removeprefix(b"\xef\xbb\xbf").split(b"\n")]
     while lines and not lines[-1]:
         lines.pop()
     return hashlib.sha256(b"".join(line + b"\n" for line in lines)).hexdigest()
 
 
 def chunked(data: bytes, size: int) -> list[bytes]:
-    return [data[i:i + size] for i in range(0, len(data), size)] or [b""]
+    return [data[i : i + size] for i in range(0, len(data), size)] or [b""]
 
 
 def samples() -> list[bytes]:
     rng = random.Random(7)
-    fixed = [b"", b"\n\n", b"a", b"a\n", b"a  \r\n\r\n  \n", b"\xef\xbb\xbfa\n\nb \n",
-             b"\n\na\n", b"x" * 300_000 + b"  \n\ny", b"a\n" + b" " * 200_000 + b"\nb"]
-    return fixed + [bytes(rng.choice(b"ab \t\r\n") for _ in range(rng.randint(0, 60)))
-                    for _ in range(200)]
+    fixed = [
+        b"",
+        b"\n\n",
+        b"a",
+        b"a\n",
+        b"a  \r\n\r\n  \n",
+        b"\xef\xbb\xbfa\n\nb \n",
+        b"\n\na\n",
+        b"x" * 300_000 + b"  \n\ny",
+        b"a\n" + b" " * 200_000 + b"\nb",
+    ]
+    return fixed + [
+        bytes(rng.choice(b"ab \t\r\n") for _ in range(rng.randint(0, 60))) for _ in range(200)
+    ]
 
 
 @pytest.mark.parametrize("size", [1, 2, 7, 1 << 20])

@@ -31,12 +31,15 @@ def corefud(db, client):
 
 
 def upload(client, competition, name: str, body: bytes):
-    return client.post(reverse("competition:edit", args=[competition.slug]), {
-        "action": "upload", "definition": SimpleUploadedFile(name, body)})
+    return client.post(
+        reverse("competition:edit", args=[competition.slug]),
+        {"action": "upload", "definition": SimpleUploadedFile(name, body)},
+    )
 
 
-def test_a_large_upload_is_loaded_by_a_job_whose_page_shows_it(client, corefud, settings,
-                                                                django_capture_on_commit_callbacks):
+def test_a_large_upload_is_loaded_by_a_job_whose_page_shows_it(
+    client, corefud, settings, django_capture_on_commit_callbacks
+):
     settings.DEFINITION_JOB_BYTES = 1000
     archive = competition_definition_zip(competition=corefud)
     archive_text = competition_definition_yaml(competition=corefud)
@@ -60,17 +63,20 @@ def test_a_large_upload_is_loaded_by_a_job_whose_page_shows_it(client, corefud, 
     assert competition_definition_yaml(competition=corefud) == archive_text
 
 
-def test_a_refused_job_says_why_and_a_second_run_does_nothing(client, corefud, settings,
-                                                              django_capture_on_commit_callbacks):
+def test_a_refused_job_says_why_and_a_second_run_does_nothing(
+    client, corefud, settings, django_capture_on_commit_callbacks
+):
     settings.DEFINITION_JOB_BYTES = 10
-    text = competition_definition_yaml(competition=corefud).replace("counts: best",
-                                                                    "counts: newest")
+    text = competition_definition_yaml(competition=corefud).replace(
+        "counts: best", "counts: newest"
+    )
     with django_capture_on_commit_callbacks(execute=True):
         upload(client, corefud, "c.yaml", text.encode())
     job = DefinitionJob.objects.get()
     assert job.status == "failed"
-    assert job.message == ("c.yaml: tasks[0].phases[0]: 'counts' is 'newest'; expected one "
-                           "of best, latest, chosen")
+    assert job.message == (
+        "c.yaml: tasks[0].phases[0]: 'counts' is 'newest'; expected one of best, latest, chosen"
+    )
     assert definition_job_run(job_id=job.pk) == "failed"
     page = client.get(reverse("competition:edit", args=[corefud.slug])).content.decode()
     assert "Refused" in page and "&#x27;counts&#x27; is &#x27;newest&#x27;" in page
@@ -81,8 +87,7 @@ def test_progress_names_each_key_being_read(corefud, settings, monkeypatch):
 
     seen: list[str] = []
     monkeypatch.setattr(apply, "known_keys", lambda competition: {})
-    job = DefinitionJob.objects.create(competition=corefud, file_name="c.zip",
-                                       path="jobs/x/upload")
+    job = DefinitionJob.objects.create(competition=corefud, file_name="c.zip", path="jobs/x/upload")
     target = Path(settings.PRIVATE_ROOT) / job.path
     target.parent.mkdir(parents=True)
     target.write_bytes(competition_definition_zip(competition=corefud))
@@ -107,20 +112,29 @@ def test_progress_names_each_key_being_read(corefud, settings, monkeypatch):
     assert seen[-1] == "Writing the competition"
 
 
-def test_a_large_key_on_the_subcorpus_form_is_read_by_a_job(client, settings, world,
-                                                            django_capture_on_commit_callbacks):
+def test_a_large_key_on_the_subcorpus_form_is_read_by_a_job(
+    client, settings, world, django_capture_on_commit_callbacks
+):
     """The key is received in the request, then read, checked and stored by a job whose
     progress the phase's edit page shows; a refused one says why there."""
     settings.DEFINITION_JOB_BYTES = 100
     world.competition.organizers.add(world.alice)
     client.force_login(world.alice)
-    url = reverse("competition:edit_phase", args=[world.competition.slug, world.task.slug,
-                                                  world.phase.slug])
+    url = reverse(
+        "competition:edit_phase", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        response = client.post(url, {
-            "action": "subcorpus", "sc-name": "PERSUASION", "sc-available": "on",
-            "sc-key": SimpleUploadedFile("persuasion.conllua",
-                                         world.key_text("light").encode())})
+        response = client.post(
+            url,
+            {
+                "action": "subcorpus",
+                "sc-name": "PERSUASION",
+                "sc-available": "on",
+                "sc-key": SimpleUploadedFile(
+                    "persuasion.conllua", world.key_text("light").encode()
+                ),
+            },
+        )
     assert response.status_code == 302
     job = DefinitionJob.objects.get()
     assert (job.kind, job.status, job.phase) == ("key", "queued", world.phase)
@@ -134,17 +148,27 @@ def test_a_large_key_on_the_subcorpus_form_is_read_by_a_job(client, settings, wo
     assert job.message == "The key of PERSUASION was stored (2 documents)."
     [entry] = AuditEntry.objects.filter(action="keys_changed")  # the job's, named for alice
     assert entry.actor == world.alice and entry.detail.startswith(
-        f"{world.task.title} › {world.phase.title} › PERSUASION: key ")
+        f"{world.task.title} › {world.phase.title} › PERSUASION: key "
+    )
     stored = world.phase.subcorpora.get(slug="persuasion")
     assert stored.key_path.read_text() == world.key_text("light")
     assert not (Path(settings.PRIVATE_ROOT) / job.path).parent.exists()
 
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(url, {
-            "action": "subcorpus", "sc-name": "GUM", "sc-available": "on",
-            "sc-key": SimpleUploadedFile("gum.conllu", (ROOT / "fixtures" / "corefud" / "key"
-                                                        / "zeros-corefud-test.conllu")
-                                         .read_bytes())})
+        client.post(
+            url,
+            {
+                "action": "subcorpus",
+                "sc-name": "GUM",
+                "sc-available": "on",
+                "sc-key": SimpleUploadedFile(
+                    "gum.conllu",
+                    (
+                        ROOT / "fixtures" / "corefud" / "key" / "zeros-corefud-test.conllu"
+                    ).read_bytes(),
+                ),
+            },
+        )
     refused = DefinitionJob.objects.get(file_name="gum.conllu")
     assert refused.status == "failed"
     assert refused.message.startswith("gum.conllu is compact CONLL-U (CorefUD), but the task")

@@ -22,26 +22,32 @@ pytestmark = pytest.mark.services
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def test_a_worker_loads_a_large_definition(services_ready, transactional_db, settings,
-                                           celery_worker, wait):
+def test_a_worker_loads_a_large_definition(
+    services_ready, transactional_db, settings, celery_worker, wait
+):
     settings.DEFINITION_JOB_BYTES = 1000
     get_user_model().objects.create_user("organizer")
     competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml", with_baselines=False)
     competition = Competition.objects.get(slug="corefud-demo")
     with zipfile.ZipFile(io.BytesIO(competition_definition_zip(competition=competition))) as zf:
         members = {name: zf.read(name) for name in zf.namelist()}
-    members["competition.yaml"] = members["competition.yaml"].replace(b"daily_limit: 10",
-                                                                      b"daily_limit: 6")
+    members["competition.yaml"] = members["competition.yaml"].replace(
+        b"daily_limit: 10", b"daily_limit: 6"
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, data in members.items():
             zf.writestr(name, data)
     archive = buffer.getvalue()
-    job = definition_upload_start(competition=competition,
-                                  upload=SimpleUploadedFile("c.zip", archive))
+    job = definition_upload_start(
+        competition=competition, upload=SimpleUploadedFile("c.zip", archive)
+    )
     assert isinstance(job, DefinitionJob)
-    wait(lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
-         timeout=120, what="the worker to load the definition")
+    wait(
+        lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
+        timeout=120,
+        what="the worker to load the definition",
+    )
     job.refresh_from_db()
     assert job.status == "done", job.message
     assert Phase.objects.get(slug="test").daily_limit == 6

@@ -53,8 +53,7 @@ def make_folder(tmp_path: Path) -> Path:
     (folder / "pages").mkdir(parents=True)
     (folder / "keys").mkdir()
     (folder / "pages" / "overview.md").write_text("Welcome.", encoding="utf-8")
-    (folder / "keys" / "light.conllua").write_text(conllua(KEY_DOCS["light"]),
-                                                   encoding="utf-8")
+    (folder / "keys" / "light.conllua").write_text(conllua(KEY_DOCS["light"]), encoding="utf-8")
     (tmp_path / "secret.env").write_text(OUTSIDE, encoding="utf-8")
     return folder
 
@@ -107,10 +106,12 @@ def olga(db):
     return get_user_model().objects.create_user("olga", password="pw-olga-123")
 
 
-@pytest.mark.parametrize(("case", "which", "value", "extra", "expected"), CASES,
-                         ids=[case[0] for case in CASES])
-def test_load_competition_refuses_paths_outside_its_folder(tmp_path, olga, case, which, value,
-                                                           extra, expected):
+@pytest.mark.parametrize(
+    ("case", "which", "value", "extra", "expected"), CASES, ids=[case[0] for case in CASES]
+)
+def test_load_competition_refuses_paths_outside_its_folder(
+    tmp_path, olga, case, which, value, extra, expected
+):
     folder = make_folder(tmp_path)
     prepare(folder, extra)
     definition = folder / "competition.yaml"
@@ -142,8 +143,9 @@ def test_the_same_folder_loads_when_every_path_is_inside(tmp_path, olga):
 def test_a_20_mb_description_is_refused(tmp_path, olga):
     folder = make_folder(tmp_path)
     definition = folder / "competition.yaml"
-    text = the_definition().replace("title: Paths\n", "title: Paths\ndescription: "
-                                    + "x" * (20 * 1024 * 1024) + "\n")
+    text = the_definition().replace(
+        "title: Paths\n", "title: Paths\ndescription: " + "x" * (20 * 1024 * 1024) + "\n"
+    )
     definition.write_text(text, encoding="utf-8")
     with pytest.raises(DefinitionError, match="the limit is 1048576 bytes"):
         competition_load(path=definition)
@@ -153,17 +155,18 @@ def test_a_20_mb_description_is_refused(tmp_path, olga):
 def test_a_description_over_its_own_limit_is_refused(tmp_path, olga):
     folder = make_folder(tmp_path)
     definition = folder / "competition.yaml"
-    text = the_definition().replace("title: Paths\n", "title: Paths\ndescription: "
-                                    + "x" * 30_000 + "\n")
+    text = the_definition().replace(
+        "title: Paths\n", "title: Paths\ndescription: " + "x" * 30_000 + "\n"
+    )
     definition.write_text(text, encoding="utf-8")
     with pytest.raises(DefinitionError) as refused:
         competition_load(path=definition)
-    assert "'description' is 30000 characters long; the limit is 20000" in \
-        refused.value.message
+    assert "'description' is 30000 characters long; the limit is 20000" in refused.value.message
     assert not Competition.objects.exists()
 
 
 # --- the same through the browser upload -------------------------------------------------
+
 
 def zip_of(members: dict[str, bytes], *, special: dict[str, int] | None = None) -> bytes:
     buffer = io.BytesIO()
@@ -191,18 +194,28 @@ UPLOAD_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "which", "value", "special", "expected"), UPLOAD_CASES,
-                         ids=[case[0] for case in UPLOAD_CASES])
-def test_the_upload_refuses_paths_outside_the_zip(client, settings, olga, case, which, value,
-                                                  special, expected):
+@pytest.mark.parametrize(
+    ("case", "which", "value", "special", "expected"),
+    UPLOAD_CASES,
+    ids=[case[0] for case in UPLOAD_CASES],
+)
+def test_the_upload_refuses_paths_outside_the_zip(
+    client, settings, olga, case, which, value, special, expected
+):
     editor.competition_create(slug="paths", title="Paths", owner="olga")
     client.login(username="olga", password="pw-olga-123")
-    archive = zip_of({"competition.yaml": definition_with(which, value).encode(),
-                      "pages/overview.md": b"Welcome.",
-                      "keys/light.conllua": conllua(KEY_DOCS["light"]).encode()},
-                     special=special)
-    response = client.post(reverse("competition:edit", args=["paths"]), {
-        "action": "upload", "definition": SimpleUploadedFile("paths.zip", archive)})
+    archive = zip_of(
+        {
+            "competition.yaml": definition_with(which, value).encode(),
+            "pages/overview.md": b"Welcome.",
+            "keys/light.conllua": conllua(KEY_DOCS["light"]).encode(),
+        },
+        special=special,
+    )
+    response = client.post(
+        reverse("competition:edit", args=["paths"]),
+        {"action": "upload", "definition": SimpleUploadedFile("paths.zip", archive)},
+    )
     assert response.status_code == 200
     page = response.content.decode()
     assert expected in page.replace("&#x27;", "'")
@@ -216,10 +229,13 @@ def test_the_upload_refuses_paths_outside_the_zip(client, settings, olga, case, 
 def test_the_upload_refuses_a_20_mb_description(client, olga):
     editor.competition_create(slug="paths", title="Paths", owner="olga")
     client.login(username="olga", password="pw-olga-123")
-    text = the_definition().replace("title: Paths\n", "title: Paths\ndescription: "
-                                    + "x" * (20 * 1024 * 1024) + "\n")
-    response = client.post(reverse("competition:edit", args=["paths"]), {
-        "action": "upload", "definition": SimpleUploadedFile("paths.yaml", text.encode())})
+    text = the_definition().replace(
+        "title: Paths\n", "title: Paths\ndescription: " + "x" * (20 * 1024 * 1024) + "\n"
+    )
+    response = client.post(
+        reverse("competition:edit", args=["paths"]),
+        {"action": "upload", "definition": SimpleUploadedFile("paths.yaml", text.encode())},
+    )
     assert response.status_code == 200
     assert "paths.yaml: the definition is" in response.content.decode()
     assert Competition.objects.get(slug="paths").description == ""
@@ -228,11 +244,17 @@ def test_the_upload_refuses_a_20_mb_description(client, olga):
 def test_the_upload_loads_when_every_path_is_inside(client, olga):
     editor.competition_create(slug="paths", title="Paths", owner="olga")
     client.login(username="olga", password="pw-olga-123")
-    archive = zip_of({"competition.yaml": the_definition().encode(),
-                      "pages/overview.md": b"Welcome.",
-                      "keys/light.conllua": conllua(KEY_DOCS["light"]).encode()})
-    response = client.post(reverse("competition:edit", args=["paths"]), {
-        "action": "upload", "definition": SimpleUploadedFile("paths.zip", archive)})
+    archive = zip_of(
+        {
+            "competition.yaml": the_definition().encode(),
+            "pages/overview.md": b"Welcome.",
+            "keys/light.conllua": conllua(KEY_DOCS["light"]).encode(),
+        }
+    )
+    response = client.post(
+        reverse("competition:edit", args=["paths"]),
+        {"action": "upload", "definition": SimpleUploadedFile("paths.zip", archive)},
+    )
     assert response.status_code == 302
     assert CompetitionPage.objects.get(kind="overview").body == "Welcome."
 

@@ -50,18 +50,19 @@ def key_reads(monkeypatch):
 def test_the_zip_download_uploaded_back_reads_no_key(corefud, key_reads):
     before = list(SubCorpus.objects.order_by("pk").values_list("sha256", "documents"))
     archive = competition_definition_zip(competition=corefud)
-    competition_definition_upload(competition=corefud,
-                                  upload=SimpleUploadedFile("c.zip", archive))
+    competition_definition_upload(competition=corefud, upload=SimpleUploadedFile("c.zip", archive))
     assert key_reads == []
     after = list(SubCorpus.objects.order_by("pk").values_list("sha256", "documents"))
     assert after == before
 
 
 def test_a_yaml_alone_reads_no_key(corefud, key_reads):
-    text = competition_definition_yaml(competition=corefud).replace("daily_limit: 10",
-                                                                    "daily_limit: 3")
-    competition_definition_upload(competition=corefud,
-                                  upload=SimpleUploadedFile("c.yaml", text.encode()))
+    text = competition_definition_yaml(competition=corefud).replace(
+        "daily_limit: 10", "daily_limit: 3"
+    )
+    competition_definition_upload(
+        competition=corefud, upload=SimpleUploadedFile("c.yaml", text.encode())
+    )
     assert key_reads == []
     assert corefud.tasks.get().phases.get(slug="test").daily_limit == 3
 
@@ -71,17 +72,20 @@ def test_a_changed_key_is_read_once_and_the_others_not_at_all(corefud, key_reads
     archive = competition_definition_zip(competition=corefud)
     import io
     import zipfile
+
     with zipfile.ZipFile(io.BytesIO(archive)) as zf:
         members = {name: zf.read(name) for name in zf.namelist()}
     zeros = data["tasks"][0]["phases"][0]["subcorpora"][2]["key"]
-    members[zeros] = members[zeros].replace(b"# newdoc id = LuoTestCase",
-                                            b"# newdoc id = LuoTestCase2")
+    members[zeros] = members[zeros].replace(
+        b"# newdoc id = LuoTestCase", b"# newdoc id = LuoTestCase2"
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zf:
         for name, body in members.items():
             zf.writestr(name, body)
-    competition_definition_upload(competition=corefud,
-                                  upload=SimpleUploadedFile("c.zip", buffer.getvalue()))
+    competition_definition_upload(
+        competition=corefud, upload=SimpleUploadedFile("c.zip", buffer.getvalue())
+    )
     assert sorted(key_reads) == ["content_digest", "key_problems"]
     names = {sc.name: sc.documents[0]["name"] for sc in SubCorpus.objects.all()}
     assert names["zeros"] == "LuoTestCase2"

@@ -33,8 +33,10 @@ def client_of(organizer) -> Client:
 
 
 def entries():
-    return [(e.action, e.actor.username if e.actor else None, e.detail)
-            for e in AuditEntry.objects.order_by("id")]
+    return [
+        (e.action, e.actor.username if e.actor else None, e.detail)
+        for e in AuditEntry.objects.order_by("id")
+    ]
 
 
 def organize(client, world, action, **data):
@@ -49,31 +51,45 @@ def test_reveal_hide_freeze_unfreeze_and_rescore_of_a_phase_are_logged(world, cl
     where = "Task identity › Development"
     log = entries()
     assert [(a, who) for a, who, _ in log] == [
-        ("hide", "olga"), ("reveal", "olga"), ("freeze", "olga"), ("unfreeze", "olga"),
-        ("rescore", "olga")]
+        ("hide", "olga"),
+        ("reveal", "olga"),
+        ("freeze", "olga"),
+        ("unfreeze", "olga"),
+        ("rescore", "olga"),
+    ]
     assert log[0][2] == where and log[2][2] == f"{where}: official"
     assert log[1][2].startswith(f"{where}, from ") and log[4][2] == f"{where}: 0 submissions"
     assert all(e.created_at is not None for e in AuditEntry.objects.all())
 
 
 def test_rescoring_and_disqualifying_a_run_are_logged(world, client_of):
-    run = Submission.objects.create(team=world.alpha, phase=world.phase,
-                                    status=Submission.Status.FAILED)
+    run = Submission.objects.create(
+        team=world.alpha, phase=world.phase, status=Submission.Status.FAILED
+    )
     url = f"/submissions/{run.pk}/organize/"
     client_of.post(url, {"action": "rescore"})
     client_of.post(url, {"action": "disqualify", "reason": "copied <b>gold</b>"})
     assert entries() == [
         ("rescore", "olga", f"Submission #{run.pk} of Alpha in Task identity › Development"),
-        ("disqualify", "olga", f"Submission #{run.pk} of Alpha in Task identity › Development: "
-                               "copied <b>gold</b>")]
+        (
+            "disqualify",
+            "olga",
+            f"Submission #{run.pk} of Alpha in Task identity › Development: copied <b>gold</b>",
+        ),
+    ]
     page = client_of.get("/competitions/codi-test/organize/log/").content.decode()
     assert "copied &lt;b&gt;gold&lt;/b&gt;" in page and "<b>gold" not in page  # escaped
 
 
 def test_a_changed_gold_key_is_logged_with_who_changed_it(world, organizer, texts):
     light = world.phase.subcorpora.get(slug="light")
-    subcorpus_save(phase=world.phase, subcorpus=light, name="LIGHT", actor=organizer,
-                   key=SimpleUploadedFile("light.conllua", texts.response("light").encode()))
+    subcorpus_save(
+        phase=world.phase,
+        subcorpus=light,
+        name="LIGHT",
+        actor=organizer,
+        key=SimpleUploadedFile("light.conllua", texts.response("light").encode()),
+    )
     # saving the dataset again without a new key changes no key
     subcorpus_save(phase=world.phase, subcorpus=light, name="LIGHT", actor=organizer)
     [(action, who, detail)] = entries()
@@ -82,8 +98,9 @@ def test_a_changed_gold_key_is_logged_with_who_changed_it(world, organizer, text
 
 
 def test_the_log_page_is_for_the_competitions_organizers_only(world, client_of):
-    audit_record(competition=world.competition, actor=None, action="publish",
-                 detail="Every item was met.")
+    audit_record(
+        competition=world.competition, actor=None, action="publish", detail="Every item was met."
+    )
     page = client_of.get("/competitions/codi-test/organize/log/")
     assert page.status_code == 200
     html = page.content.decode()
@@ -98,30 +115,36 @@ def test_the_log_page_is_for_the_competitions_organizers_only(world, client_of):
 def test_an_unknown_action_is_refused_and_a_long_detail_is_cut(world):
     with pytest.raises(ValueError):
         audit_record(competition=world.competition, actor=None, action="delete_everything")
-    entry = audit_record(competition=world.competition, actor=None, action="freeze",
-                         detail="x" * 5000)
+    entry = audit_record(
+        competition=world.competition, actor=None, action="freeze", detail="x" * 5000
+    )
     assert len(entry.detail) == 1000 and entry.detail.endswith("…")
 
 
 def test_the_owner_adds_an_organizer_on_the_organizers_page(world, organizer, client_of):
     world.competition.owner = organizer
     world.competition.save()
-    response = client_of.post("/competitions/codi-test/organize/organizers/",
-                              {"action": "add", "username": "bob"})
+    response = client_of.post(
+        "/competitions/codi-test/organize/organizers/", {"action": "add", "username": "bob"}
+    )
     assert response.status_code == 302
     assert world.competition.organizers.filter(username="bob").exists()
     bob = Client()
     bob.force_login(world.bob)
     page = bob.get("/competitions/codi-test/organize/organizers/")
     assert page.status_code == 200 and 'id="add-organizer"' not in page.content.decode()
-    refused = bob.post("/competitions/codi-test/organize/organizers/",
-                       {"action": "remove", "user": organizer.pk})
+    refused = bob.post(
+        "/competitions/codi-test/organize/organizers/", {"action": "remove", "user": organizer.pk}
+    )
     assert refused.status_code == 404
-    client_of.post("/competitions/codi-test/organize/organizers/",
-                   {"action": "remove", "user": world.bob.pk})
+    client_of.post(
+        "/competitions/codi-test/organize/organizers/", {"action": "remove", "user": world.bob.pk}
+    )
     assert not world.competition.organizers.filter(username="bob").exists()
     assert [(a, who, d) for a, who, d in entries()] == [
-        ("organizer_added", "olga", "bob"), ("organizer_removed", "olga", "bob")]
+        ("organizer_added", "olga", "bob"),
+        ("organizer_removed", "olga", "bob"),
+    ]
 
 
 def test_load_competition_logs_the_keys_it_changed(tmp_path, texts):
@@ -131,7 +154,8 @@ def test_load_competition_logs_the_keys_it_changed(tmp_path, texts):
     key = tmp_path / "light.CONLLUA"
     key.write_text(texts.key("light"), encoding="utf-8")
     path = tmp_path / "c.yaml"
-    path.write_text("""
+    path.write_text(
+        """
 slug: logged
 title: Logged
 organizers: [org]
@@ -147,14 +171,17 @@ tasks:
         subcorpora:
           - name: LIGHT
             key: light.CONLLUA
-""", encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     call_command("load_competition", str(path), stdout=io.StringIO())
     key.write_text(texts.response("light"), encoding="utf-8")
     call_command("load_competition", str(path), stdout=io.StringIO())
     [(action, who, detail)] = entries()
     assert action == "keys_changed" and who is None
-    assert detail.startswith("Identity › Development: gold keys or scorer options changed by "
-                             "load_competition ")
+    assert detail.startswith(
+        "Identity › Development: gold keys or scorer options changed by load_competition "
+    )
 
 
 def test_organizers_changed_in_the_admin_are_logged(world, organizer, rf):
@@ -175,5 +202,7 @@ def test_organizers_changed_in_the_admin_are_logged(world, organizer, rf):
             competition.organizers.set([world.bob])
 
     site._registry[Competition].save_related(request, Form(), [], change=True)
-    assert entries() == [("organizer_added", "root", "bob (in the admin)"),
-                         ("organizer_removed", "root", "olga (in the admin)")]
+    assert entries() == [
+        ("organizer_added", "root", "bob (in the admin)"),
+        ("organizer_removed", "root", "olga (in the admin)"),
+    ]

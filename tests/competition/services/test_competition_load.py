@@ -73,8 +73,7 @@ def definition(tmp_path, texts) -> Path:
     (tmp_path / "data").mkdir()
     (tmp_path / "runs").mkdir()
     (tmp_path / "data" / "light.CONLLUA").write_text(texts.key("light"), encoding="utf-8")
-    (tmp_path / "runs" / "light.CONLLUA").write_text(texts.response("light"),
-                                                     encoding="utf-8")
+    (tmp_path / "runs" / "light.CONLLUA").write_text(texts.response("light"), encoding="utf-8")
     path = tmp_path / "mini.yaml"
     path.write_text(DEFINITION, encoding="utf-8")
     return path
@@ -87,8 +86,10 @@ def test_it_loads_tasks_phases_and_sub_corpora(definition, django_capture_on_com
     assert [o.username for o in competition.organizers.all()] == ["org"]
     identity, bridging = competition.tasks.order_by("order")
     assert (identity.scorer_options, identity.primary_metric) == ([], "conll")
-    assert (bridging.scorer_options, bridging.primary_metric) == (["keep_bridging"],
-                                                                 "bridging_entity")
+    assert (bridging.scorer_options, bridging.primary_metric) == (
+        ["keep_bridging"],
+        "bridging_entity",
+    )
     gold = Phase.objects.get(task=identity, slug="test-gold")
     assert gold.leaderboard_visibility == "hidden" and gold.counts == "chosen"
     assert gold.end is not None and gold.end.isoformat().startswith("2021-06-10T23:59:59")
@@ -113,8 +114,9 @@ def test_gold_keys_are_copied_once_into_the_private_root(definition):
 def test_loading_twice_updates_and_never_duplicates(definition, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
-    definition.write_text(DEFINITION.replace("title: CODI-CRAC mini", "title: Renamed"),
-                          encoding="utf-8")
+    definition.write_text(
+        DEFINITION.replace("title: CODI-CRAC mini", "title: Renamed"), encoding="utf-8"
+    )
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
     assert Competition.objects.get().title == "Renamed"
@@ -122,8 +124,9 @@ def test_loading_twice_updates_and_never_duplicates(definition, django_capture_o
     assert Submission.objects.filter(is_baseline=True).count() == 1
 
 
-def test_baselines_are_submitted_by_the_organizer_team_and_scored(definition,
-                                                                  django_capture_on_commit_callbacks):
+def test_baselines_are_submitted_by_the_organizer_team_and_scored(
+    definition, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
     baseline = Submission.objects.get(is_baseline=True)
@@ -132,16 +135,29 @@ def test_baselines_are_submitted_by_the_organizer_team_and_scored(definition,
     assert baseline.scores.filter(metric="conll", document="", mode="task").count() == 1
 
 
-@pytest.mark.parametrize("change, message", [
-    (("kind: identity", "kind: coreference"), "'kind' is 'coreference'"),
-    (("start: 2021-04-01T00:00:00Z\n        daily_limit", "start: 2021-04-01\n        daily_limit"),
-     "time zone"),
-    (("key: data/light.CONLLUA\n          - name: SWITCHBOARD",
-      "key: data/missing.CONLLUA\n          - name: SWITCHBOARD"), "key file data/missing.CONLLUA"),
-    (("organizers: [org]", "organizers: [nobody]"), "organizers nobody do not exist"),
-    (("daily_limit: 3", "daily_limit: -1"), "'daily_limit' must be a whole number"),
-    (("phase: identity/test-gold", "phase: identity/nope"), "phase 'identity/nope'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("kind: identity", "kind: coreference"), "'kind' is 'coreference'"),
+        (
+            (
+                "start: 2021-04-01T00:00:00Z\n        daily_limit",
+                "start: 2021-04-01\n        daily_limit",
+            ),
+            "time zone",
+        ),
+        (
+            (
+                "key: data/light.CONLLUA\n          - name: SWITCHBOARD",
+                "key: data/missing.CONLLUA\n          - name: SWITCHBOARD",
+            ),
+            "key file data/missing.CONLLUA",
+        ),
+        (("organizers: [org]", "organizers: [nobody]"), "organizers nobody do not exist"),
+        (("daily_limit: 3", "daily_limit: -1"), "'daily_limit' must be a whole number"),
+        (("phase: identity/test-gold", "phase: identity/nope"), "phase 'identity/nope'"),
+    ],
+)
 def test_it_explains_what_is_wrong_in_a_definition(definition, change, message):
     text = DEFINITION.replace(*change)
     assert text != DEFINITION
@@ -153,8 +169,7 @@ def test_it_explains_what_is_wrong_in_a_definition(definition, change, message):
 
 
 def test_a_refused_baseline_says_why(definition, texts):
-    (definition.parent / "runs" / "light.CONLLUA").write_text(texts.key("ami"),
-                                                              encoding="utf-8")
+    (definition.parent / "runs" / "light.CONLLUA").write_text(texts.key("ami"), encoding="utf-8")
     with pytest.raises(DefinitionError) as caught:
         services.competition_load(path=definition)
     assert "baseline 'Heuristic' was refused" in caught.value.message
@@ -177,19 +192,23 @@ def test_the_command_fails_cleanly_on_a_bad_file(tmp_path):
 
 # --- reloading a changed file -------------------------------------------------------------
 
-WITHOUT_BRIDGING = DEFINITION[:DEFINITION.index("  - slug: bridging")] + \
-    DEFINITION[DEFINITION.index("baselines:"):]
+WITHOUT_BRIDGING = (
+    DEFINITION[: DEFINITION.index("  - slug: bridging")]
+    + DEFINITION[DEFINITION.index("baselines:") :]
+)
 
 
 def conll_f1(submission: Submission) -> float:
-    return submission.scores.get(run__is_current=True, subcorpus__slug="light", mode="task",
-                                 metric="conll", document="").f1
+    return submission.scores.get(
+        run__is_current=True, subcorpus__slug="light", mode="task", metric="conll", document=""
+    ).f1
 
 
 def test_what_the_file_no_longer_lists_is_removed_when_nothing_was_submitted(definition):
     services.competition_load(path=definition, with_baselines=False)
-    text = WITHOUT_BRIDGING.replace("          - name: SWITCHBOARD\n            available: false\n",
-                                    "")
+    text = WITHOUT_BRIDGING.replace(
+        "          - name: SWITCHBOARD\n            available: false\n", ""
+    )
     definition.write_text(text, encoding="utf-8")
     load = services.competition_load(path=definition, with_baselines=False)
     assert load.removed == ("bridging", "identity/dev/SWITCHBOARD")
@@ -201,11 +220,12 @@ def test_what_the_file_no_longer_lists_is_removed_when_nothing_was_submitted(def
 
 
 def test_removing_a_phase_that_holds_submissions_is_refused_and_changes_nothing(
-        definition, django_capture_on_commit_callbacks):
+    definition, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
     start = DEFINITION.index("      - slug: test-gold")
-    text = DEFINITION[:start] + DEFINITION[DEFINITION.index("  - slug: bridging"):]
+    text = DEFINITION[:start] + DEFINITION[DEFINITION.index("  - slug: bridging") :]
     text = text.replace("phase: identity/test-gold", "phase: identity/dev")
     text = text.replace("title: CODI-CRAC mini", "title: Renamed")
     definition.write_text(text, encoding="utf-8")
@@ -220,34 +240,45 @@ def test_removing_a_phase_that_holds_submissions_is_refused_and_changes_nothing(
 
 
 def test_a_sub_corpus_with_submitted_files_is_kept_with_its_scores(
-        definition, django_capture_on_commit_callbacks):
+    definition, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
     test_gold = DEFINITION.index("      - slug: test-gold")
     text = DEFINITION[:test_gold] + DEFINITION[test_gold:].replace(
         "          - name: LIGHT\n            key: data/light.CONLLUA\n",
-        "          - name: AMI\n            key: data/light.CONLLUA\n", 1)
+        "          - name: AMI\n            key: data/light.CONLLUA\n",
+        1,
+    )
     definition.write_text(text, encoding="utf-8")
-    with pytest.raises(DefinitionError, match=r"sub-corpus identity/test-gold/LIGHT "
-                                              r"\(1 submissions\)"):
+    with pytest.raises(
+        DefinitionError,
+        match=r"sub-corpus identity/test-gold/LIGHT "
+        r"\(1 submissions\)",
+    ):
         services.competition_load(path=definition)
     assert not SubCorpus.objects.filter(name="AMI").exists()
 
 
-def test_a_corrected_gold_key_re_scores_its_phases(definition, texts,
-                                                   django_capture_on_commit_callbacks):
+def test_a_corrected_gold_key_re_scores_its_phases(
+    definition, texts, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
     baseline = Submission.objects.get(is_baseline=True)
     before = conll_f1(baseline)
     assert before < 1
     # The correction makes the baseline's one "error" right.
-    (definition.parent / "data" / "light.CONLLUA").write_text(texts.response("light"),
-                                                              encoding="utf-8")
+    (definition.parent / "data" / "light.CONLLUA").write_text(
+        texts.response("light"), encoding="utf-8"
+    )
     with django_capture_on_commit_callbacks(execute=True):
         load = services.competition_load(path=definition)
     assert sorted(f"{p.task.slug}/{p.slug}" for p in load.changed_phases) == [
-        "bridging/dev", "identity/dev", "identity/test-gold"]
+        "bridging/dev",
+        "identity/dev",
+        "identity/test-gold",
+    ]
     assert [s.pk for s in load.rescored] == [baseline.pk]
     baseline.refresh_from_db()
     assert baseline.status == Submission.Status.SCORED
@@ -257,12 +288,14 @@ def test_a_corrected_gold_key_re_scores_its_phases(definition, texts,
     assert unchanged.changed_phases == () and unchanged.rescored == ()
 
 
-def test_changed_scorer_options_re_score_the_task_s_phases(definition,
-                                                           django_capture_on_commit_callbacks):
+def test_changed_scorer_options_re_score_the_task_s_phases(
+    definition, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         services.competition_load(path=definition)
-    text = DEFINITION.replace("    kind: identity\n",
-                              "    kind: identity\n    scorer_options: [remove_singletons]\n")
+    text = DEFINITION.replace(
+        "    kind: identity\n", "    kind: identity\n    scorer_options: [remove_singletons]\n"
+    )
     definition.write_text(text, encoding="utf-8")
     with django_capture_on_commit_callbacks(execute=True):
         load = services.competition_load(path=definition)
@@ -272,14 +305,16 @@ def test_changed_scorer_options_re_score_the_task_s_phases(definition,
     assert run.options["task"][0] == "remove_singletons"
 
 
-def test_the_command_can_leave_re_scoring_to_the_organizer(definition, texts, capsys,
-                                                           django_capture_on_commit_callbacks):
+def test_the_command_can_leave_re_scoring_to_the_organizer(
+    definition, texts, capsys, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_competition", str(definition))
     baseline = Submission.objects.get(is_baseline=True)
     before = conll_f1(baseline)
-    (definition.parent / "data" / "light.CONLLUA").write_text(texts.response("light"),
-                                                              encoding="utf-8")
+    (definition.parent / "data" / "light.CONLLUA").write_text(
+        texts.response("light"), encoding="utf-8"
+    )
     capsys.readouterr()
     with django_capture_on_commit_callbacks(execute=True):
         call_command("load_competition", str(definition), "--no-rescore")
@@ -293,15 +328,17 @@ def test_the_command_can_leave_re_scoring_to_the_organizer(definition, texts, ca
 
 
 def test_a_slug_used_twice_is_refused(definition):
-    text = DEFINITION.replace("  - slug: bridging\n    kind: bridging",
-                              "  - slug: identity\n    kind: bridging")
+    text = DEFINITION.replace(
+        "  - slug: bridging\n    kind: bridging", "  - slug: identity\n    kind: bridging"
+    )
     definition.write_text(text, encoding="utf-8")
     with pytest.raises(DefinitionError, match="task slug 'identity' is used twice"):
         services.competition_load(path=definition)
 
 
 def test_the_organizer_page_marks_runs_scored_against_an_earlier_key(
-        definition, texts, client, django_capture_on_commit_callbacks):
+    definition, texts, client, django_capture_on_commit_callbacks
+):
     from django.urls import reverse
 
     from competition.selectors import submissions_scored_on_old_input
@@ -310,14 +347,17 @@ def test_the_organizer_page_marks_runs_scored_against_an_earlier_key(
         services.competition_load(path=definition)
     baseline = Submission.objects.get(is_baseline=True)
     phase = baseline.phase
-    page = reverse("leaderboard:organize_phase", kwargs={
-        "competition": "codi-mini", "task": "identity", "phase": "test-gold"})
+    page = reverse(
+        "leaderboard:organize_phase",
+        kwargs={"competition": "codi-mini", "task": "identity", "phase": "test-gold"},
+    )
     client.force_login(get_user_model().objects.get(username="org"))
     assert submissions_scored_on_old_input(phase=phase) == set()
     assert "earlier key" not in client.get(page).content.decode()
 
-    (definition.parent / "data" / "light.CONLLUA").write_text(texts.response("light"),
-                                                              encoding="utf-8")
+    (definition.parent / "data" / "light.CONLLUA").write_text(
+        texts.response("light"), encoding="utf-8"
+    )
     services.competition_load(path=definition, rescore=False)
     assert submissions_scored_on_old_input(phase=phase) == {baseline.pk}
     html = client.get(page).content.decode()

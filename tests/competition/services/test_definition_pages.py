@@ -44,8 +44,7 @@ def definition(tmp_path, texts):
     return path
 
 
-def test_pages_and_team_approval_are_loaded_and_browser_edits_of_unlisted_pages_kept(
-        definition):
+def test_pages_and_team_approval_are_loaded_and_browser_edits_of_unlisted_pages_kept(definition):
     competition = services.competition_load(path=definition).competition
     assert page_body(competition=competition, kind="overview") == "The **overview**."
     assert page_body(competition=competition, kind="terms") == "1. Be fair."
@@ -55,12 +54,21 @@ def test_pages_and_team_approval_are_loaded_and_browser_edits_of_unlisted_pages_
     assert page_body(competition=competition, kind="data") == "Edited on the web"
 
 
-@pytest.mark.parametrize("change,message", [
-    (("  overview: |", "  faq: |"), "unknown page 'faq'; expected one of overview, evaluation"),
-    (("file: pages/terms.md", "file: pages/missing.md"), "terms: file pages/missing.md not found"),
-    (("team_approval: true", "team_approval: maybe"), "'team_approval' must be true or false"),
-    (("    file: pages/terms.md", "    - one"), "terms: expected Markdown text or {file: path}"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (("  overview: |", "  faq: |"), "unknown page 'faq'; expected one of overview, evaluation"),
+        (
+            ("file: pages/terms.md", "file: pages/missing.md"),
+            "terms: file pages/missing.md not found",
+        ),
+        (("team_approval: true", "team_approval: maybe"), "'team_approval' must be true or false"),
+        (
+            ("    file: pages/terms.md", "    - one"),
+            "terms: expected Markdown text or {file: path}",
+        ),
+    ],
+)
 def test_bad_pages_are_explained(definition, change, message):
     text = DEFINITION.replace(*change)
     assert text != DEFINITION

@@ -58,8 +58,9 @@ def test_without_a_job_layer_queueing_says_what_is_missing(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_jobs_leave_only_when_the_transaction_commits(recording,
-                                                      django_capture_on_commit_callbacks):
+def test_jobs_leave_only_when_the_transaction_commits(
+    recording, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         dispatch.scoring_enqueue(submission_id=7)
         dispatch.notification_enqueue(submission_id=7)

@@ -17,22 +17,26 @@ def _duplicate_first_markable(text: str, new_id: str) -> str:
     match = re.search(r"\(EntityID=(\d+)\|MarkableID=[^|)]+\|Min=(\d+)\)", text)
     assert match, "the test file has a single-token markable"
     twin = f"(EntityID={match.group(1)}|MarkableID={new_id}|Min={match.group(2)})"
-    return text[:match.end()] + twin + text[match.end():]
+    return text[: match.end()] + twin + text[match.end() :]
 
 
 def test_key_warnings_stay_with_the_organizers(world, caplog, django_capture_on_commit_callbacks):
     key_path = world.key_dir / "ami.conllua"
-    key_path.write_text(_duplicate_first_markable(world.key_text("ami"), "gold_twin"),
-                        encoding="utf-8")
+    key_path.write_text(
+        _duplicate_first_markable(world.key_text("ami"), "gold_twin"), encoding="utf-8"
+    )
     response = _duplicate_first_markable(world.response_text("ami"), "team_twin")
     with django_capture_on_commit_callbacks(execute=True):  # scores in-process (eager)
         submission = services.submission_create(
-            team=world.alpha, phase=world.phase, user=world.alice,
-            files=world.uploads({"light": world.response_text("light"), "ami": response}))
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads({"light": world.response_text("light"), "ami": response}),
+        )
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
-    assert "team_twin" in submission.error            # their own file: shown
-    assert "gold_twin" not in submission.error        # the key's markables: never shown
+    assert "team_twin" in submission.error  # their own file: shown
+    assert "gold_twin" not in submission.error  # the key's markables: never shown
     assert str(key_path) not in submission.error
     assert any("gold_twin" in record.getMessage() for record in caplog.records)
 
@@ -44,10 +48,12 @@ def test_a_broken_gold_key_is_reported_without_its_details(world, caplog):
 
     key_path = world.key_dir / "ami.conllua"
     text = world.key_text("ami")
-    text = re.sub(r"\(EntityID=1\|(MarkableID=[^|)]+)", r"(EntityID=1|\1|ElementOf=2", text,
-                  count=1)
-    text = re.sub(r"\(EntityID=2\|(MarkableID=[^|)]+)", r"(EntityID=2|\1|ElementOf=1", text,
-                  count=1)
+    text = re.sub(
+        r"\(EntityID=1\|(MarkableID=[^|)]+)", r"(EntityID=1|\1|ElementOf=2", text, count=1
+    )
+    text = re.sub(
+        r"\(EntityID=2\|(MarkableID=[^|)]+)", r"(EntityID=2|\1|ElementOf=1", text, count=1
+    )
     key_path.write_text(text, encoding="utf-8")
     response = world.key_dir.parent / "ami-response.conllua"
     response.write_text(world.response_text("ami"), encoding="utf-8")
@@ -55,8 +61,9 @@ def test_a_broken_gold_key_is_reported_without_its_details(world, caplog):
     assert details and "cycle" in " ".join(details).lower()
 
     with pytest.raises(CompetitionError) as raised:
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   files=world.uploads())
+        services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     problems = raised.value.params["problems"]
     key_problems = [p for p in problems if p.subcorpus == "AMI"]
     assert key_problems and all(p.line is None for p in key_problems)

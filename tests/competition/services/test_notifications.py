@@ -23,8 +23,9 @@ def alice_mail(world):
 
 
 def submit(world, texts=None) -> Submission:
-    return services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                      files=world.uploads(texts))
+    return services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads(texts)
+    )
 
 
 def finish(submission: Submission, capture) -> Submission:
@@ -38,13 +39,18 @@ def finish(submission: Submission, capture) -> Submission:
 def shown_numbers(submission: Submission) -> set[str]:
     """Every score of the run as a page or an export could print it."""
     values = Score.objects.filter(submission=submission).values_list("recall", "precision", "f1")
-    return {form.format(v) for row in values for v in row if 0 < v < 1
-            for form in ("{:.2f}", "{:.4f}", "{!r}", "{:.1%}")} | {
-        f"{100 * v:.2f}" for row in values for v in row if 0 < v < 1}
+    return {
+        form.format(v)
+        for row in values
+        for v in row
+        if 0 < v < 1
+        for form in ("{:.2f}", "{:.4f}", "{!r}", "{:.1%}")
+    } | {f"{100 * v:.2f}" for row in values for v in row if 0 < v < 1}
 
 
 def test_a_scored_run_mails_its_submitter_a_link_and_no_scores(
-        alice_mail, settings, django_capture_on_commit_callbacks):
+    alice_mail, settings, django_capture_on_commit_callbacks
+):
     settings.SITE_URL = "https://codicrac.example.org/"
     run = finish(submit(alice_mail), django_capture_on_commit_callbacks)
     assert run.status == Status.SCORED
@@ -58,7 +64,8 @@ def test_a_scored_run_mails_its_submitter_a_link_and_no_scores(
 
 
 def test_a_hidden_board_is_not_hinted_at_beyond_its_being_hidden(
-        alice_mail, django_capture_on_commit_callbacks):
+    alice_mail, django_capture_on_commit_callbacks
+):
     alice_mail.phase.leaderboard_visibility = "hidden"
     alice_mail.phase.save()
     run = finish(submit(alice_mail), django_capture_on_commit_callbacks)
@@ -81,14 +88,16 @@ def test_re_scoring_mails_nobody(alice_mail, django_capture_on_commit_callbacks)
     assert [m.subject.split()[-1] for m in mail.outbox] == ["scored"]
 
 
-def test_a_failed_run_mails_the_message_the_team_sees(alice_mail, texts,
-                                                      django_capture_on_commit_callbacks):
+def test_a_failed_run_mails_the_message_the_team_sees(
+    alice_mail, texts, django_capture_on_commit_callbacks
+):
     run = submit(alice_mail)
     # the stored file changed on disk after validation: the scorer refuses it
     light = run.files.get(subcorpus__slug="light").absolute_path
-    light.write_text(light.read_text(encoding="utf-8").replace("# newdoc id = light_2",
-                                                               "# newdoc id = other"),
-                     encoding="utf-8")
+    light.write_text(
+        light.read_text(encoding="utf-8").replace("# newdoc id = light_2", "# newdoc id = other"),
+        encoding="utf-8",
+    )
     run = finish(run, django_capture_on_commit_callbacks)
     assert run.status == Status.FAILED and not run.platform_failure
     [message] = mail.outbox
@@ -98,23 +107,25 @@ def test_a_failed_run_mails_the_message_the_team_sees(alice_mail, texts,
     assert str(alice_mail.key_dir) not in message.body
 
 
-def test_a_platform_failure_says_it_does_not_count(alice_mail,
-                                                   django_capture_on_commit_callbacks):
+def test_a_platform_failure_says_it_does_not_count(alice_mail, django_capture_on_commit_callbacks):
     run = submit(alice_mail)
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.submission_fail(submission=run, reason="The worker was lost.",
-                                        platform_failure=True)
+        assert services.submission_fail(
+            submission=run, reason="The worker was lost.", platform_failure=True
+        )
     [message] = mail.outbox
     assert "The worker was lost." in message.body
     assert "does not count against your team's limits" in message.body
 
 
 def test_no_mail_without_an_address_for_baselines_or_when_switched_off(
-        world, settings, django_capture_on_commit_callbacks):
+    world, settings, django_capture_on_commit_callbacks
+):
     finish(submit(world), django_capture_on_commit_callbacks)  # alice has no address
     organizers = services.organizer_team_get_or_create(competition=world.competition)
-    baseline = services.submission_create(team=organizers, phase=world.phase, user=None,
-                                          files=world.uploads(), is_baseline=True)
+    baseline = services.submission_create(
+        team=organizers, phase=world.phase, user=None, files=world.uploads(), is_baseline=True
+    )
     finish(baseline, django_capture_on_commit_callbacks)
     world.alice.email = "alice@example.org"
     world.alice.save()
@@ -125,7 +136,8 @@ def test_no_mail_without_an_address_for_baselines_or_when_switched_off(
 
 
 def test_a_mail_server_that_is_down_costs_the_mail_not_the_run(
-        alice_mail, monkeypatch, django_capture_on_commit_callbacks):
+    alice_mail, monkeypatch, django_capture_on_commit_callbacks
+):
     def down(*args, **kwargs):
         raise SMTPException("connection refused")
 

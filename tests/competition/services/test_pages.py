@@ -19,12 +19,14 @@ pytestmark = pytest.mark.django_db
 
 
 def _submit(world, user, team):
-    return services.submission_create(team=team, phase=world.phase, user=user,
-                                      files=world.uploads())
+    return services.submission_create(
+        team=team, phase=world.phase, user=user, files=world.uploads()
+    )
 
 
 def test_terms_block_team_create_join_and_submit_until_accepted(
-        world, django_capture_on_commit_callbacks):
+    world, django_capture_on_commit_callbacks
+):
     """With terms, creating or joining a team and submitting are refused with
     terms_not_accepted; after acceptance (recorded with its time) they work."""
     pages.page_save(competition=world.competition, kind="terms", body="Be **fair**.")
@@ -33,8 +35,9 @@ def test_terms_block_team_create_join_and_submit_until_accepted(
     assert refused.value.code == "terms_not_accepted"
     assert "/pages/terms/" in refused.value.message
     with pytest.raises(TeamError) as refused:
-        services.team_join(competition=world.competition, invite_code=world.alpha.invite_code,
-                           user=world.mallory)
+        services.team_join(
+            competition=world.competition, invite_code=world.alpha.invite_code, user=world.mallory
+        )
     assert refused.value.code == "terms_not_accepted"
     with pytest.raises(SubmissionRejected) as rejected:
         _submit(world, world.alice, world.alpha)
@@ -91,15 +94,17 @@ def test_api_refuses_an_unapproved_team_with_a_code(world, client):
     api = APIClient()
     token, _ = Token.objects.get_or_create(user=world.alice)
     api.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    response = api.post(f"/api/phases/{world.phase.pk}/submissions/", world.uploads(),
-                        format="multipart")
+    response = api.post(
+        f"/api/phases/{world.phase.pk}/submissions/", world.uploads(), format="multipart"
+    )
     assert response.status_code == 403
     assert response.json()["code"] == "team_pending"
     assert "approval" in response.json()["detail"]
 
 
 def test_announcement_is_mailed_to_members_except_opted_out_with_working_unsubscribe(
-        world, client, django_capture_on_commit_callbacks, settings):
+    world, client, django_capture_on_commit_callbacks, settings
+):
     settings.SITE_URL = "http://testserver"
     world.alice.email = "alice@example.org"
     world.alice.save()
@@ -109,17 +114,20 @@ def test_announcement_is_mailed_to_members_except_opted_out_with_working_unsubsc
     world.mallory.save()
     pages.announcement_emails_set(competition=world.competition, user=world.bob, wanted=False)
     with django_capture_on_commit_callbacks(execute=True):
-        announcement = pages.announcement_post(competition=world.competition,
-                                               title="Test data released",
-                                               body="Get it from the **data** page.")
+        announcement = pages.announcement_post(
+            competition=world.competition,
+            title="Test data released",
+            body="Get it from the **data** page.",
+        )
     [message] = mail.outbox
     assert message.to == ["alice@example.org"]
     assert message.subject == "[CODI-CRAC test] Test data released"
     assert "Get it from the **data** page." in message.body
     html = message.alternatives[0][0]
     assert "<strong>data</strong>" in html
-    link = re.search(r"http://testserver(/competitions/codi-test/unsubscribe/[^/]+/)",
-                     message.body).group(1)
+    link = re.search(
+        r"http://testserver(/competitions/codi-test/unsubscribe/[^/]+/)", message.body
+    ).group(1)
     assert message.extra_headers["List-Unsubscribe"].startswith("<http://testserver/")
     announcement.refresh_from_db()
     assert announcement.emailed_to == 1
@@ -129,8 +137,9 @@ def test_announcement_is_mailed_to_members_except_opted_out_with_working_unsubsc
     assert client.get(link).status_code == 200
     assert not AnnouncementOptOut.objects.filter(user=world.alice).exists()
     assert client.post(link).status_code == 200
-    assert AnnouncementOptOut.objects.filter(user=world.alice,
-                                             competition=world.competition).exists()
+    assert AnnouncementOptOut.objects.filter(
+        user=world.alice, competition=world.competition
+    ).exists()
     # A forged or cut token is refused.
     assert client.post(link[:-8] + "xxxxxxx/").status_code == 400
     mail.outbox.clear()
@@ -151,8 +160,11 @@ def test_unsubscribe_token_of_another_competition_is_refused(world, client):
 
 def test_pages_show_rendered_markdown_and_only_organizers_edit(world, client):
     world.competition.organizers.add(world.bob)
-    pages.page_save(competition=world.competition, kind="evaluation",
-                    body="# Metrics\n<script>alert(1)</script>[x](javascript:alert(1))")
+    pages.page_save(
+        competition=world.competition,
+        kind="evaluation",
+        body="# Metrics\n<script>alert(1)</script>[x](javascript:alert(1))",
+    )
     page = client.get("/competitions/codi-test/pages/evaluation/")
     body = page.content.decode()
     assert page.status_code == 200 and "<h1>Metrics</h1>" in body
@@ -160,14 +172,22 @@ def test_pages_show_rendered_markdown_and_only_organizers_edit(world, client):
     assert client.get("/competitions/codi-test/pages/data/").status_code == 404  # empty
     client.force_login(world.alice)
     assert client.get("/competitions/codi-test/pages/data/edit/").status_code == 404
-    assert client.post("/competitions/codi-test/pages/data/edit/",
-                       {"body": "x", "action": "save"}).status_code == 404
+    assert (
+        client.post(
+            "/competitions/codi-test/pages/data/edit/", {"body": "x", "action": "save"}
+        ).status_code
+        == 404
+    )
     client.force_login(world.bob)
-    response = client.post("/competitions/codi-test/pages/data/edit/",
-                           {"body": "Files are on the phase page.", "action": "save"})
+    response = client.post(
+        "/competitions/codi-test/pages/data/edit/",
+        {"body": "Files are on the phase page.", "action": "save"},
+    )
     assert response.status_code == 302
-    assert "Files are on the phase page." in client.get(
-        "/competitions/codi-test/pages/data/").content.decode()
+    assert (
+        "Files are on the phase page."
+        in client.get("/competitions/codi-test/pages/data/").content.decode()
+    )
 
 
 def test_organizer_teams_page_approves_and_rejects(world, client):
@@ -176,26 +196,30 @@ def test_organizer_teams_page_approves_and_rejects(world, client):
     assert client.get("/competitions/codi-test/organize/teams/").status_code == 404
     client.force_login(world.bob)
     client.post("/competitions/codi-test/organize/teams/", {"action": "require"})
-    client.post("/competitions/codi-test/organize/teams/",
-                {"action": "reject", "team": world.alpha.pk, "reason": "Duplicate team"})
+    client.post(
+        "/competitions/codi-test/organize/teams/",
+        {"action": "reject", "team": world.alpha.pk, "reason": "Duplicate team"},
+    )
     assert team_approval_state(team=world.alpha).status == "rejected"
     assert team_approval_state(team=world.beta).status == "pending"
     page = client.get("/competitions/codi-test/organize/teams/").content.decode()
     assert "Duplicate team" in page
-    client.post("/competitions/codi-test/organize/teams/",
-                {"action": "approve", "team": world.alpha.pk})
+    client.post(
+        "/competitions/codi-test/organize/teams/", {"action": "approve", "team": world.alpha.pk}
+    )
     assert team_approval_state(team=world.alpha).may_submit
 
 
 def test_announcements_posted_by_organizers_only_and_listed_newest_first(world, client):
     world.competition.organizers.add(world.bob)
     client.force_login(world.alice)
-    assert client.post("/competitions/codi-test/announcements/",
-                       {"title": "Fake"}).status_code == 404
+    assert (
+        client.post("/competitions/codi-test/announcements/", {"title": "Fake"}).status_code == 404
+    )
     client.force_login(world.bob)
     for title in ("First", "Second"):
         client.post("/competitions/codi-test/announcements/", {"title": title, "body": ""})
     assert list(Announcement.objects.values_list("title", flat=True)) == ["Second", "First"]
     body = client.get("/competitions/codi-test/").content.decode()
-    section = body[body.index('id="announcements"'):]
+    section = body[body.index('id="announcements"') :]
     assert section.index("Second") < section.index("First")

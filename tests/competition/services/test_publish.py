@@ -44,12 +44,21 @@ def draft(owner) -> Competition:
 
 
 def add_phase(competition, *, start, end=None, keyed=True, slug="dev") -> Phase:
-    task, _ = Task.objects.get_or_create(competition=competition, slug="identity", defaults={
-        "kind": "identity", "title": "Identity", "primary_metric": "conll"})
-    phase = Phase.objects.create(task=task, slug=slug, kind="development", title=slug.title(),
-                                 start=start, end=end)
-    SubCorpus.objects.create(phase=phase, name="LIGHT", slug="light", available=keyed,
-                             key_file="keys/light.conllua" if keyed else "")
+    task, _ = Task.objects.get_or_create(
+        competition=competition,
+        slug="identity",
+        defaults={"kind": "identity", "title": "Identity", "primary_metric": "conll"},
+    )
+    phase = Phase.objects.create(
+        task=task, slug=slug, kind="development", title=slug.title(), start=start, end=end
+    )
+    SubCorpus.objects.create(
+        phase=phase,
+        name="LIGHT",
+        slug="light",
+        available=keyed,
+        key_file="keys/light.conllua" if keyed else "",
+    )
     return phase
 
 
@@ -63,6 +72,7 @@ def items_by_key(competition):
 
 
 # --- a new competition is a draft --------------------------------------------------------
+
 
 def test_staffs_new_competition_is_a_draft_owned_by_its_organizer(draft, owner):
     assert draft.published_at is None and draft.is_draft
@@ -90,12 +100,14 @@ def test_the_migration_leaves_every_existing_competition_published():
 
 # --- the checklist -----------------------------------------------------------------------
 
+
 def test_an_empty_draft_cannot_be_published_even_waiving_everything(draft, owner):
     items = items_by_key(draft)
     assert not items["tasks"].ok and not items["tasks"].waiver
     with pytest.raises(CompetitionError) as refused:
-        competition_publish(competition=draft, actor=owner,
-                            waived=["tasks", "pages", "terms", "dates"])
+        competition_publish(
+            competition=draft, actor=owner, waived=["tasks", "pages", "terms", "dates"]
+        )
     assert refused.value.code == "publish_unmet"
     assert "At least one task with a phase" in refused.value.message
     draft.refresh_from_db()
@@ -144,8 +156,7 @@ def test_phase_dates_out_of_order_cannot_be_waived(draft, owner):
     item = items_by_key(draft)["dates"]
     assert not item.ok and not item.waiver and "Identity › Dev" in item.detail
     with pytest.raises(CompetitionError, match="closes after it opens"):
-        competition_publish(competition=draft, actor=owner,
-                            waived=["dates", "pages", "terms"])
+        competition_publish(competition=draft, actor=owner, waived=["dates", "pages", "terms"])
 
 
 def test_only_its_organizers_or_staff_publish(draft):
@@ -162,6 +173,7 @@ def test_only_its_organizers_or_staff_publish(draft):
 
 
 # --- back to draft -----------------------------------------------------------------------
+
 
 @pytest.fixture
 def published(draft, owner) -> Competition:
@@ -184,8 +196,9 @@ def test_publishing_is_undone_while_no_participant_has_joined(published, owner):
 
 def test_a_team_of_participants_makes_it_final(published, owner):
     CompetitionPage.objects.filter(competition=published, kind="terms").delete()  # no terms
-    services.team_create(competition=published, name="Alpha",
-                         user=User.objects.create_user("alice"))
+    services.team_create(
+        competition=published, name="Alpha", user=User.objects.create_user("alice")
+    )
     with pytest.raises(CompetitionError) as refused:
         competition_unpublish(competition=published, actor=owner)
     assert refused.value.code == "participants_joined" and "1 participant" in refused.value.message
@@ -200,6 +213,7 @@ def test_a_participants_terms_acceptance_makes_it_final(published, owner):
 
 
 # --- organizers --------------------------------------------------------------------------
+
 
 def test_the_owner_adds_and_removes_organizers_and_the_log_says_who(draft, owner):
     carol = User.objects.create_user("carol")
@@ -270,6 +284,7 @@ def definition(tmp_path, texts, owner):
         path = tmp_path / "loaded.yaml"
         path.write_text(DEFINITION.format(extra=extra), encoding="utf-8")
         return path
+
     return write
 
 
@@ -324,12 +339,14 @@ def test_uploading_a_definition_never_publishes_nor_unpublishes(definition, owne
     load(definition())
     competition = Competition.objects.get(slug="loaded")
     definition_files.competition_definition_upload(
-        competition=competition, upload=zipped(definition("published: true")))
+        competition=competition, upload=zipped(definition("published: true"))
+    )
     competition.refresh_from_db()
     assert competition.is_draft
     competition_publish(competition=competition, actor=owner, waived=["pages", "terms"])
     definition_files.competition_definition_upload(
-        competition=competition, upload=zipped(definition("published: false")))
+        competition=competition, upload=zipped(definition("published: false"))
+    )
     competition.refresh_from_db()
     assert competition.published_at is not None
 
@@ -339,8 +356,10 @@ def test_nobody_but_its_organizers_takes_part_in_a_draft(draft, owner):
     add_phase(draft, start=timezone.now() - timedelta(days=1))
     write_pages(draft, "terms")
     eve = User.objects.create_user("eve")
-    for attempt in (lambda: services.team_create(competition=draft, name="E", user=eve),
-                    lambda: pages.terms_accept(competition=draft, user=eve)):
+    for attempt in (
+        lambda: services.team_create(competition=draft, name="E", user=eve),
+        lambda: pages.terms_accept(competition=draft, user=eve),
+    ):
         with pytest.raises(CompetitionError) as refused:
             attempt()
         assert refused.value.code == "no_competition"

@@ -88,15 +88,25 @@ def test_the_2024_primary_and_variant_figures_are_those_printed():
 
 def write(tmp_path: Path, table: dict) -> Path:
     path = tmp_path / "ref.yaml"
-    path.write_text(yaml.safe_dump({"competition": "crac-2024", "source": "a test",
-                                    "tables": [table]}), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump({"competition": "crac-2024", "source": "a test", "tables": [table]}),
+        encoding="utf-8",
+    )
     return path
 
 
 def test_a_mode_the_procedure_lacks_is_refused_with_its_place(tmp_path):
     load("crac-2024")
-    path = write(tmp_path, {"phase": "coreference/test", "metric": "conll", "mode": "fuzzy",
-                            "averages_only": True, "rows": [{"team": "A", "average": 50.0}]})
+    path = write(
+        tmp_path,
+        {
+            "phase": "coreference/test",
+            "metric": "conll",
+            "mode": "fuzzy",
+            "averages_only": True,
+            "rows": [{"team": "A", "average": 50.0}],
+        },
+    )
     with pytest.raises(DefinitionError, match=r"tables\[0\]: mode 'fuzzy'.*partial"):
         reference_averages_read(path=path)
 
@@ -104,31 +114,57 @@ def test_a_mode_the_procedure_lacks_is_refused_with_its_place(tmp_path):
 def test_per_dataset_rows_in_several_modes_are_one_published_result(tmp_path):
     """A team's head-match and exact-match tables become score rows of one run, in their modes."""
     load("crac-2024")
-    table = {"phase": "coreference/test", "metric": "conll",
-             "columns": ["ca_ancora", "cs_pcedt"]}
+    table = {"phase": "coreference/test", "metric": "conll", "columns": ["ca_ancora", "cs_pcedt"]}
     path = tmp_path / "ref.yaml"
-    path.write_text(yaml.safe_dump({"competition": "crac-2024", "source": "a test", "tables": [
-        {**table, "rows": [{"team": "T", "scores": [70.0, 60.0], "average": 65.0}]},
-        {**table, "mode": "exact",
-         "rows": [{"team": "T", "scores": [50.0, 40.0], "average": 45.0}]}]}),
-        encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "competition": "crac-2024",
+                "source": "a test",
+                "tables": [
+                    {**table, "rows": [{"team": "T", "scores": [70.0, 60.0], "average": 65.0}]},
+                    {
+                        **table,
+                        "mode": "exact",
+                        "rows": [{"team": "T", "scores": [50.0, 40.0], "average": 45.0}],
+                    },
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     created = reference_results_import(path=path)
     assert len(created) == 1
-    rows = {(s.mode, s.subcorpus.name): s.f1 for s in Score.objects.filter(
-        submission=created[0])}
-    assert rows == pytest.approx({("task", "ca_ancora"): .7, ("task", "cs_pcedt"): .6,
-                                  ("exact", "ca_ancora"): .5, ("exact", "cs_pcedt"): .4})
+    rows = {(s.mode, s.subcorpus.name): s.f1 for s in Score.objects.filter(submission=created[0])}
+    assert rows == pytest.approx(
+        {
+            ("task", "ca_ancora"): 0.7,
+            ("task", "cs_pcedt"): 0.6,
+            ("exact", "ca_ancora"): 0.5,
+            ("exact", "cs_pcedt"): 0.4,
+        }
+    )
 
 
 def test_a_task_with_tracks_needs_the_track_named(tmp_path):
     load("crac-2025")
-    base = {"phase": "coreference/test", "metric": "conll", "averages_only": True,
-            "rows": [{"team": "A", "average": 50.0}]}
+    base = {
+        "phase": "coreference/test",
+        "metric": "conll",
+        "averages_only": True,
+        "rows": [{"team": "A", "average": 50.0}],
+    }
     path = tmp_path / "ref.yaml"
-    path.write_text(yaml.safe_dump({"competition": "crac-2025", "source": "s",
-                                    "tables": [base]}), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump({"competition": "crac-2025", "source": "s", "tables": [base]}),
+        encoding="utf-8",
+    )
     with pytest.raises(DefinitionError, match="say which one"):
         reference_averages_read(path=path)
-    path.write_text(yaml.safe_dump({"competition": "crac-2025", "source": "s",
-                                    "tables": [{**base, "track": "llm"}]}), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {"competition": "crac-2025", "source": "s", "tables": [{**base, "track": "llm"}]}
+        ),
+        encoding="utf-8",
+    )
     assert reference_averages_read(path=path)[0].track.slug == "llm"

@@ -25,16 +25,16 @@ REFERENCES = FIXTURES / "reference" / "codi-crac-2021.yaml"
 @pytest.fixture
 def codi_crac_2021():
     get_user_model().objects.create_user("organizer")
-    competition = competition_load(path=FIXTURES / "codi-crac-2021.yaml",
-                                   with_baselines=False).competition
+    competition = competition_load(
+        path=FIXTURES / "codi-crac-2021.yaml", with_baselines=False
+    ).competition
     competition_publish_waiving(competition=competition)  # its boards are public
     return competition
 
 
 def phase(slug: str) -> Phase:
     task, _, name = slug.partition("/")
-    return Phase.objects.get(task__competition__slug="codi-crac-2021", task__slug=task,
-                             slug=name)
+    return Phase.objects.get(task__competition__slug="codi-crac-2021", task__slug=task, slug=name)
 
 
 def test_the_published_tables_are_imported_as_printed(codi_crac_2021):
@@ -47,9 +47,11 @@ def test_the_published_tables_are_imported_as_printed(codi_crac_2021):
     assert "Universal Anaphora Scorer" in emory.source and "Tables 1-3" in emory.source
     scores = {s.subcorpus.name: s for s in Score.objects.filter(submission=emory)}
     assert {name: s.f1 for name, s in scores.items()} == pytest.approx(
-        {"LIGHT": .8033, "AMI": .6398, "PERSUASION": .7841, "SWITCHBOARD": .7449})
-    assert all(s.recall is None and s.precision is None and s.metric == "conll"
-               for s in scores.values())
+        {"LIGHT": 0.8033, "AMI": 0.6398, "PERSUASION": 0.7841, "SWITCHBOARD": 0.7449}
+    )
+    assert all(
+        s.recall is None and s.precision is None and s.metric == "conll" for s in scores.values()
+    )
     bridging = Submission.objects.get(team__name="INRIA", phase=phase("bridging/test-gold"))
     assert bridging.scores.get(subcorpus__name="AMI").metric == "bridging_entity"
 
@@ -59,12 +61,18 @@ def test_the_board_ranks_them_as_published_and_says_where_they_come_from(codi_cr
     board = leaderboard_board(phase=phase("identity/test-predicted"), viewer=AnonymousUser())
     ranked = [(r.rank, r.entry.team, r.entry.run_name) for r in board.rows]
     # the order of Table 1; DFKI's better run represents it; the baseline is not ranked
-    assert ranked == [(1, "Emory", ""), (2, "UTD_NLP", ""), (3, "KU_NLP", ""),
-                      (4, "DFKI", ""), (5, "SCIR", ""), (None, "Baseline", "")]
+    assert ranked == [
+        (1, "Emory", ""),
+        (2, "UTD_NLP", ""),
+        (3, "KU_NLP", ""),
+        (4, "DFKI", ""),
+        (5, "SCIR", ""),
+        (None, "Baseline", ""),
+    ]
     assert board.sources and "LREC 2022" in board.sources[0]
     assert board.versions == ["published results"]
     emory = board.rows[0]
-    assert emory.average.f1 == pytest.approx((.8033 + .6398 + .7841) / 3)  # scored here
+    assert emory.average.f1 == pytest.approx((0.8033 + 0.6398 + 0.7841) / 3)  # scored here
     assert emory.average.recall is None
 
 
@@ -77,16 +85,25 @@ def test_the_board_chart_labels_a_published_baseline_by_its_team(codi_crac_2021,
     assert "Baseline" in labels and "" not in labels
 
 
-@pytest.mark.parametrize("change, message", [
-    (("average: 74.3", "average: 47.3"), "is not the mean of the row"),
-    (("[LIGHT, AMI, PERSUASION, SWITCHBOARD]\n    rows:\n      - {team: Emory",
-      "[LIGHT, AMI, PERSUASION, SWBD]\n    rows:\n      - {team: Emory"), "SWBD"),
-    (("metric: conll", "metric: conl"), "unknown metric 'conl'"),
-    (("80.33", "180.33"), "not a score between 0 and 100"),
-    (("phase: identity/test-predicted", "phase: identity/nope"), "no phase"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (("average: 74.3", "average: 47.3"), "is not the mean of the row"),
+        (
+            (
+                "[LIGHT, AMI, PERSUASION, SWITCHBOARD]\n    rows:\n      - {team: Emory",
+                "[LIGHT, AMI, PERSUASION, SWBD]\n    rows:\n      - {team: Emory",
+            ),
+            "SWBD",
+        ),
+        (("metric: conll", "metric: conl"), "unknown metric 'conl'"),
+        (("80.33", "180.33"), "not a score between 0 and 100"),
+        (("phase: identity/test-predicted", "phase: identity/nope"), "no phase"),
+    ],
+)
 def test_a_wrong_file_is_refused_with_its_place_and_nothing_is_imported(
-        codi_crac_2021, tmp_path, change, message):
+    codi_crac_2021, tmp_path, change, message
+):
     text = REFERENCES.read_text(encoding="utf-8")
     assert change[0] in text
     bad = tmp_path / "bad.yaml"
@@ -104,7 +121,8 @@ def test_a_reimport_replaces_what_the_same_source_imported(codi_crac_2021):
 
 
 def test_the_demo_freezes_the_official_boards_once_and_keeps_a_post_task_board(
-        codi_crac_2021, client):
+    codi_crac_2021, client
+):
     """make demo imports the published results, freezes each evaluation board that holds them
     as the official one (a second run changes nothing), and the post-task board says it is
     not part of the official results."""
@@ -117,8 +135,12 @@ def test_the_demo_freezes_the_official_boards_once_and_keeps_a_post_task_board(
     frozen = BoardSnapshot.objects.filter(active=True)
     assert frozen.count() == 5 and BoardSnapshot.objects.count() == 5
     assert {f"{s.phase.task.slug}/{s.phase.slug}" for s in frozen} == {
-        "identity/test-predicted", "bridging/test-gold", "bridging/test-predicted",
-        "discourse-deixis/test-gold", "discourse-deixis/test-predicted"}
+        "identity/test-predicted",
+        "bridging/test-gold",
+        "bridging/test-predicted",
+        "discourse-deixis/test-gold",
+        "discourse-deixis/test-predicted",
+    }
     boards = client.get("/competitions/codi-crac-2021/leaderboards/").content.decode()
     assert boards.count("official results, frozen") == 5
     assert boards.count("not part of the official results") == 3
@@ -137,8 +159,9 @@ def test_re_scoring_a_phase_keeps_the_published_numbers(codi_crac_2021):
     from competition.services.scoring import submission_rescore
 
     reference_results_import(path=REFERENCES)
-    emory = Submission.objects.get(team__name="Emory", is_reference=True,
-                                   phase=phase("identity/test-predicted"))
+    emory = Submission.objects.get(
+        team__name="Emory", is_reference=True, phase=phase("identity/test-predicted")
+    )
     before = sorted(emory.scores.values_list("subcorpus__name", "f1"))
     phase_rescore(phase=emory.phase)
     emory.refresh_from_db()

@@ -17,8 +17,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _scored_runs(world, n: int) -> list[Submission]:
-    runs = [services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                       files=world.uploads()) for _ in range(n)]
+    runs = [
+        services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
+        for _ in range(n)
+    ]
     for run in runs:
         run.refresh_from_db()
         assert run.status == Submission.Status.SCORED  # scored in-process on commit
@@ -26,7 +30,8 @@ def _scored_runs(world, n: int) -> list[Submission]:
 
 
 def test_rescore_returns_before_the_runs_are_scored_and_progress_counts_them(
-        world, monkeypatch, settings, wait):
+    world, monkeypatch, settings, wait
+):
     assert settings.CELERY_TASK_ALWAYS_EAGER
     runs = _scored_runs(world, 2)
     gate = threading.Event()
@@ -54,14 +59,20 @@ def test_organizer_page_redirects_to_a_progress_page_that_polls(world, client, w
     _scored_runs(world, 1)
     world.competition.organizers.add(world.bob)
     client.force_login(world.bob)
-    organize = reverse("leaderboard:organize_phase", kwargs={
-        "competition": world.competition.slug, "task": world.task.slug,
-        "phase": world.phase.slug})
+    organize = reverse(
+        "leaderboard:organize_phase",
+        kwargs={
+            "competition": world.competition.slug,
+            "task": world.task.slug,
+            "phase": world.phase.slug,
+        },
+    )
     response = client.post(organize, {"action": "rescore"})
     assert response.status_code == 302 and "/organize/rescore/" in response["Location"]
     page = client.get(response["Location"])
     assert b'id="rescore-bar"' in page.content
     status_url = response["Location"].rstrip("/") + ".json"
+
     def progress():
         answer = client.get(status_url)
         if answer.status_code == 503:  # in-process scoring holds SQLite's lock: again later

@@ -23,14 +23,20 @@ pytestmark = pytest.mark.django_db
 PACK = CONFORMANCE / "ua-generated"
 TOLERANCE = 1e-9
 COREF = ("muc", "bcub", "ceafe", "ceafm", "lea", "blanc")
-BRIDGING = {"bridging_ar": "anaphora_recognition", "bridging_mention": "mention",
-            "bridging_entity": "entity"}
+BRIDGING = {
+    "bridging_ar": "anaphora_recognition",
+    "bridging_mention": "mention",
+    "bridging_entity": "entity",
+}
 
 
 def cases(feature: str, mode: str, limit: int = 3) -> list[str]:
     index = json.loads((PACK / "INDEX.json").read_text(encoding="utf-8"))
-    chosen = [entry["case"] for entry in index
-              if feature in entry["features"] and mode not in entry["v1_crashed_modes"]]
+    chosen = [
+        entry["case"]
+        for entry in index
+        if feature in entry["features"] and mode not in entry["v1_crashed_modes"]
+    ]
     return chosen[:limit]
 
 
@@ -41,21 +47,30 @@ def score_case(case: str, kind: str, options: list[str], world_user):
     stored = Path(settings.PRIVATE_ROOT) / "keys" / f"{case}.conllua"
     stored.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(key, stored)
-    competition = Competition.objects.create(slug=f"c-{case}", title=case,
-                                             published_at=timezone.now())
-    task = Task.objects.create(competition=competition, slug="t", kind=kind, title="T",
-                               scorer_options=options, primary_metric="conll")
-    phase = Phase.objects.create(task=task, slug="p", kind="development", title="P",
-                                 start=timezone.now() - timedelta(days=1))
-    SubCorpus.objects.create(phase=phase, name="GEN", slug="gen",
-                             key_file=f"keys/{case}.conllua")
+    competition = Competition.objects.create(
+        slug=f"c-{case}", title=case, published_at=timezone.now()
+    )
+    task = Task.objects.create(
+        competition=competition,
+        slug="t",
+        kind=kind,
+        title="T",
+        scorer_options=options,
+        primary_metric="conll",
+    )
+    phase = Phase.objects.create(
+        task=task, slug="p", kind="development", title="P", start=timezone.now() - timedelta(days=1)
+    )
+    SubCorpus.objects.create(phase=phase, name="GEN", slug="gen", key_file=f"keys/{case}.conllua")
     team = services.team_create(competition=competition, name=team_name, user=user)
     upload = SimpleUploadedFile("GEN.CONLLUA", (PACK / case / "sys.conllua").read_bytes())
-    submission = services.submission_create(team=team, phase=phase, user=user,
-                                            files={"gen": upload})
+    submission = services.submission_create(
+        team=team, phase=phase, user=user, files={"gen": upload}
+    )
     claimed = services.submission_claim(submission_id=submission.pk, task_id="t")
-    services.submission_record(submission=claimed, task_id="t",
-                               results=services.submission_compute(submission=claimed))
+    services.submission_record(
+        submission=claimed, task_id="t", results=services.submission_compute(submission=claimed)
+    )
     return submission
 
 
@@ -81,7 +96,8 @@ def check_coref(rows: dict[str, Score], reference: dict) -> None:
         ref = reference["scores"][metric]
         got = rows[metric]
         assert (got.recall, got.precision, got.f1) == pytest.approx(
-            (ref["recall"], ref["precision"], ref["f1"]), abs=TOLERANCE), metric
+            (ref["recall"], ref["precision"], ref["f1"]), abs=TOLERANCE
+        ), metric
     assert rows["conll"].f1 == pytest.approx(reference["conll"], abs=TOLERANCE)
 
 
@@ -92,10 +108,14 @@ def test_identity_task_and_analysis_modes_match_the_reference(case, participant)
     for mode in ("remove_singletons remove_split_antecedent", "only_split_antecedent"):
         reference = expected(case, mode)
         rows = stored(submission, mode)
-        for metric in [m for m in ("muc", "bcub", "ceafe", "ceafm")
-                       if m not in reference.get("order_dependent", [])]:
-            assert rows[metric].f1 == pytest.approx(reference["scores"][metric]["f1"],
-                                                    abs=TOLERANCE), (mode, metric)
+        for metric in [
+            m
+            for m in ("muc", "bcub", "ceafe", "ceafm")
+            if m not in reference.get("order_dependent", [])
+        ]:
+            assert rows[metric].f1 == pytest.approx(
+                reference["scores"][metric]["f1"], abs=TOLERANCE
+            ), (mode, metric)
 
 
 @pytest.mark.parametrize("case", cases("bridging", "keep_bridging"))
@@ -107,12 +127,12 @@ def test_bridging_task_matches_the_reference(case, participant):
         ref = reference["bridging"][name]
         got = rows[metric]
         assert (got.recall, got.precision, got.f1) == pytest.approx(
-            (ref["recall"], ref["precision"], ref["f1"]), abs=TOLERANCE), metric
+            (ref["recall"], ref["precision"], ref["f1"]), abs=TOLERANCE
+        ), metric
     assert not Score.objects.filter(submission=submission).exclude(mode="task").exists()
 
 
 @pytest.mark.parametrize("case", cases("dd", "evaluate_discourse_deixis"))
 def test_discourse_deixis_task_matches_the_reference(case, participant):
-    submission = score_case(case, "discourse_deixis", ["evaluate_discourse_deixis"],
-                            participant)
+    submission = score_case(case, "discourse_deixis", ["evaluate_discourse_deixis"], participant)
     check_coref(stored(submission, "task"), expected(case, "evaluate_discourse_deixis"))

@@ -17,8 +17,9 @@ Status = Submission.Status
 
 @pytest.fixture
 def queued(world) -> Submission:
-    return services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                      files=world.uploads())
+    return services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
 
 
 def score(submission: Submission, task_id: str = "task-1") -> Submission:
@@ -69,8 +70,9 @@ def test_scoring_stores_every_metric_of_every_mode_per_sub_corpus(world, queued)
     rows = Score.objects.filter(submission=scored, document="")
     modes = set(rows.values_list("mode", flat=True))
     assert modes == {"task", "remove_singletons remove_split_antecedent", "only_split_antecedent"}
-    task_metrics = set(rows.filter(mode="task", subcorpus__slug="light")
-                       .values_list("metric", flat=True))
+    task_metrics = set(
+        rows.filter(mode="task", subcorpus__slug="light").values_list("metric", flat=True)
+    )
     assert {"muc", "bcub", "ceafe", "ceafm", "blanc", "lea", "conll"} <= task_metrics
     light = rows.get(mode="task", subcorpus__slug="light", metric="muc")
     # MUC by hand: key chains {knight, he}, {dragon, it}, {my lady, she}; the response moves
@@ -78,16 +80,19 @@ def test_scoring_stores_every_metric_of_every_mode_per_sub_corpus(world, queued)
     assert (light.recall, light.precision) == pytest.approx((2 / 3, 2 / 3), abs=1e-12)
     ami = rows.get(mode="task", subcorpus__slug="ami", metric="conll")
     assert ami.f1 == pytest.approx(1.0, abs=1e-12)
-    expected = scoring.score_files(str(world.key_dir / "light.conllua"),
-                                   str(scored.files.get(subcorpus__slug="light").absolute_path),
-                                   [])
+    expected = scoring.score_files(
+        str(world.key_dir / "light.conllua"),
+        str(scored.files.get(subcorpus__slug="light").absolute_path),
+        [],
+    )
     conll = rows.get(mode="task", subcorpus__slug="light", metric="conll")
     assert conll.f1 == pytest.approx(expected["conll"], abs=1e-9)
     for name in ("bcub", "ceafe", "lea", "blanc"):
         row = rows.get(mode="task", subcorpus__slug="light", metric=name)
         assert row.f1 == pytest.approx(expected["metrics"][name]["f1"], abs=1e-9)
-    per_doc = Score.objects.filter(submission=scored, mode="task", subcorpus__slug="light",
-                                   metric="muc").exclude(document="")
+    per_doc = Score.objects.filter(
+        submission=scored, mode="task", subcorpus__slug="light", metric="muc"
+    ).exclude(document="")
     assert set(per_doc.values_list("document", flat=True)) == {"light_1", "light_2"}
     assert per_doc.get(document="light_2").f1 == pytest.approx(1.0)
     assert per_doc.get(document="light_1").counts  # numerators and denominators kept
@@ -127,7 +132,8 @@ def test_a_run_records_the_keys_it_was_scored_against(world, queued):
 
 @pytest.mark.parametrize("change", ["key", "options"])
 def test_a_key_or_options_corrected_while_scoring_makes_the_job_score_again(
-        world, queued, texts, change, django_capture_on_commit_callbacks):
+    world, queued, texts, change, django_capture_on_commit_callbacks
+):
     """An organizer corrects a gold key (or the task's options) while a job computes: the
     job records nothing and the submission is scored again, on the corrected input, without
     spending an attempt."""
@@ -136,24 +142,24 @@ def test_a_key_or_options_corrected_while_scoring_makes_the_job_score_again(
     claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
     stale = services.submission_compute(submission=claimed)
     if change == "key":  # the correction makes alice's one wrong link right
-        (world.key_dir / "light-2.conllua").write_text(texts.response("light"),
-                                                       encoding="utf-8")
-        SubCorpus.objects.filter(slug="light").update(key_file="keys/light-2.conllua",
-                                                      sha256="c" * 64)
+        (world.key_dir / "light-2.conllua").write_text(texts.response("light"), encoding="utf-8")
+        SubCorpus.objects.filter(slug="light").update(
+            key_file="keys/light-2.conllua", sha256="c" * 64
+        )
     else:
         world.task.scorer_options = ["remove_singletons"]
         world.task.save()
     with django_capture_on_commit_callbacks() as callbacks:
-        assert not services.submission_record(submission=claimed, results=stale,
-                                               task_id="a")
+        assert not services.submission_record(submission=claimed, results=stale, task_id="a")
     assert len(callbacks) == 1  # queued again
     again = Submission.objects.get(pk=queued.pk)
     assert (again.status, again.attempts, again.claimed_by) == (Status.QUEUED, 0, "")
     assert not ScoringRun.objects.filter(submission=queued).exists()
     scored = score(again, task_id="b")
     run = ScoringRun.objects.get(submission=scored)
-    light = Score.objects.get(run=run, subcorpus__slug="light", mode="task", metric="muc",
-                              document="")
+    light = Score.objects.get(
+        run=run, subcorpus__slug="light", mode="task", metric="muc", document=""
+    )
     if change == "key":
         assert run.keys[str(light.subcorpus_id)] == "c" * 64
         assert light.f1 == pytest.approx(1.0, abs=1e-12)
@@ -187,11 +193,13 @@ def test_rescoring_refuses_a_pending_submission(queued):
 
 def test_phase_rescore_queues_scored_and_platform_failed_runs(world, queued):
     score(queued)
-    failed = services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                        files=world.uploads())
+    failed = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     services.submission_fail(submission=failed, reason="lost", platform_failure=True)
-    pending = services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                         files=world.uploads())
+    pending = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     requeued = services.phase_rescore(phase=world.phase)
     assert {s.pk for s in requeued} == {queued.pk, failed.pk}
     pending.refresh_from_db()
@@ -200,10 +208,12 @@ def test_phase_rescore_queues_scored_and_platform_failed_runs(world, queued):
 
 def test_fail_only_touches_pending_submissions_and_the_claim_holder(queued):
     services.submission_claim(submission_id=queued.pk, task_id="a")
-    assert not services.submission_fail(submission=queued, reason="x", platform_failure=True,
-                                        task_id="b")
-    assert services.submission_fail(submission=queued, reason="x", platform_failure=True,
-                                    task_id="a")
+    assert not services.submission_fail(
+        submission=queued, reason="x", platform_failure=True, task_id="b"
+    )
+    assert services.submission_fail(
+        submission=queued, reason="x", platform_failure=True, task_id="a"
+    )
     assert not services.submission_fail(submission=queued, reason="y", platform_failure=True)
     queued.refresh_from_db()
     assert queued.status == Status.FAILED and queued.error == "x"
@@ -238,5 +248,6 @@ def test_the_sweep_fails_a_job_out_of_attempts_with_a_message(queued, settings):
 def test_the_sweep_leaves_final_submissions_alone(queued, settings):
     scored = score(queued)
     Submission.objects.filter(pk=scored.pk).update(
-        queued_at=timezone.now() - timedelta(days=1), claimed_at=timezone.now() - timedelta(days=1))
+        queued_at=timezone.now() - timedelta(days=1), claimed_at=timezone.now() - timedelta(days=1)
+    )
     assert services.submission_sweep() == services.SweepReport(requeued=(), failed=())

@@ -14,8 +14,9 @@ Status = Submission.Status
 
 
 def submit(world) -> Submission:
-    return services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                      files=world.uploads())
+    return services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
 
 
 def test_it_refuses_a_cancel_by_another_team_or_nobody(world, django_capture_on_commit_callbacks):

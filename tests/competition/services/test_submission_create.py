@@ -20,10 +20,13 @@ pytestmark = pytest.mark.django_db
 
 
 def submit(world, user=None, files=None, **kwargs) -> Submission:
-    return services.submission_create(team=world.alpha, phase=world.phase,
-                                      user=user or world.alice,
-                                      files=world.uploads() if files is None else files,
-                                      **kwargs)
+    return services.submission_create(
+        team=world.alpha,
+        phase=world.phase,
+        user=user or world.alice,
+        files=world.uploads() if files is None else files,
+        **kwargs,
+    )
 
 
 def rejected(world, **kwargs) -> SubmissionRejected:
@@ -34,12 +37,16 @@ def rejected(world, **kwargs) -> SubmissionRejected:
 
 def nothing_stored() -> bool:
     media = Path(settings.MEDIA_ROOT) / "submissions"
-    return (not Submission.objects.exists() and not SubmissionFile.objects.exists()
-            and (not media.exists() or not any(media.iterdir())))
+    return (
+        not Submission.objects.exists()
+        and not SubmissionFile.objects.exists()
+        and (not media.exists() or not any(media.iterdir()))
+    )
 
 
-def test_it_stores_a_valid_run_and_queues_it_after_commit(world,
-                                                          django_capture_on_commit_callbacks):
+def test_it_stores_a_valid_run_and_queues_it_after_commit(
+    world, django_capture_on_commit_callbacks
+):
     """One file per available sub-corpus is stored under MEDIA_ROOT/submissions/<id>/ and
     the scoring job is queued only when the transaction commits."""
     with django_capture_on_commit_callbacks() as callbacks:
@@ -62,16 +69,18 @@ def test_it_accepts_one_zip_named_by_sub_corpus(world):
         zf.writestr("run/LIGHT.CONLLUA", world.response_text("light"))
         zf.writestr("run/ami.conllua", world.response_text("ami"))
     archive = SimpleUploadedFile("run.zip", buffer.getvalue())
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, archive=archive)
+    submission = services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, archive=archive
+    )
     assert submission.files.count() == 2
 
 
 def test_it_rejects_an_invalid_file_with_file_document_and_line(world):
     """A response with a missing document and a broken markable is refused with a list of
     problems naming the uploaded file, the document and the line; nothing is stored."""
-    broken = world.response_text("light").replace("(EntityID=1|MarkableID=markable_3|Min=6)",
-                                                  "(EntityID=1|MarkableID=markable_3|Min=6")
+    broken = world.response_text("light").replace(
+        "(EntityID=1|MarkableID=markable_3|Min=6)", "(EntityID=1|MarkableID=markable_3|Min=6"
+    )
     ami_missing_doc = world.response_text("ami").replace("ami_1", "ami_renamed")
     exc = rejected(world, files=world.uploads({"light": broken, "ami": ami_missing_doc}))
     assert exc.code == "invalid_files"
@@ -84,8 +93,12 @@ def test_it_rejects_an_invalid_file_with_file_document_and_line(world):
 
 
 def test_it_never_shows_the_gold_key_path_in_problems(world):
-    exc = rejected(world, files=world.uploads({"light": world.response_text("ami"),
-                                               "ami": world.response_text("ami")}))
+    exc = rejected(
+        world,
+        files=world.uploads(
+            {"light": world.response_text("ami"), "ami": world.response_text("ami")}
+        ),
+    )
     text = " ".join(str(p) for p in exc.problems)
     assert str(settings.PRIVATE_ROOT) not in text
     assert "gold key of LIGHT" in text or "light_1" in text
@@ -157,8 +170,9 @@ def test_runs_failed_because_of_their_files_count(make_world):
 def test_limits_are_per_team(make_world):
     world = make_world(daily_limit=1)
     submit(world)
-    other = services.submission_create(team=world.beta, phase=world.phase, user=world.bob,
-                                       files=world.uploads())
+    other = services.submission_create(
+        team=world.beta, phase=world.phase, user=world.bob, files=world.uploads()
+    )
     assert other.team == world.beta
 
 
@@ -183,18 +197,29 @@ def test_baselines_skip_dates_and_limits_but_only_for_the_organizer_team(make_wo
     world.phase.end = timezone.now() - timedelta(days=1)
     world.phase.save()
     organizers = services.organizer_team_get_or_create(competition=world.competition)
-    baseline = services.submission_create(team=organizers, phase=world.phase, user=None,
-                                          files=world.uploads(), run_name="All singletons",
-                                          is_baseline=True)
+    baseline = services.submission_create(
+        team=organizers,
+        phase=world.phase,
+        user=None,
+        files=world.uploads(),
+        run_name="All singletons",
+        is_baseline=True,
+    )
     assert baseline.is_baseline and baseline.status == Submission.Status.QUEUED
     with pytest.raises(SubmissionRejected) as caught:
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   files=world.uploads(), is_baseline=True)
+        services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads(),
+            is_baseline=True,
+        )
     assert caught.value.code == "not_a_member"
 
 
-@pytest.mark.parametrize("payload", [b"\xff\xfe\x00garbage\n", b"", b"just some text\n",
-                                     b"PK\x03\x04 not really a zip"])
+@pytest.mark.parametrize(
+    "payload", [b"\xff\xfe\x00garbage\n", b"", b"just some text\n", b"PK\x03\x04 not really a zip"]
+)
 def test_junk_files_are_rejected_with_a_message_not_a_crash(world, payload):
     files = world.uploads()
     files["light"] = SimpleUploadedFile("LIGHT.CONLLUA", payload)

@@ -27,30 +27,35 @@ def upload(name: str, text: str) -> SimpleUploadedFile:
 
 def refused(world, **kwargs) -> SubmissionRejected:
     with pytest.raises(SubmissionRejected) as caught:
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   **kwargs)
+        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice, **kwargs)
     return caught.value
 
 
 def test_the_form_knows_before_any_upload_why_no_run_is_possible(make_world):
     world = make_world(daily_limit=1, total_limit=3)
-    precheck = lambda: services.submission_precheck(team=world.alpha,  # noqa: E731
-                                                     phase=world.phase, user=world.alice)
+    precheck = lambda: services.submission_precheck(  # noqa: E731
+        team=world.alpha,
+        phase=world.phase,
+        user=world.alice,
+    )
     assert precheck() is None
-    services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                               files=world.uploads())
+    services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
     assert precheck().code == "daily_limit"
     now = timezone.now()
     Phase.objects.filter(pk=world.phase.pk).update(start=now + timedelta(days=2))
     world.phase.refresh_from_db()
     assert precheck().code == "phase_upcoming"
     assert "opens for submissions on" in precheck().message
-    Phase.objects.filter(pk=world.phase.pk).update(start=now - timedelta(days=9),
-                                                   end=now - timedelta(days=1))
+    Phase.objects.filter(pk=world.phase.pk).update(
+        start=now - timedelta(days=9), end=now - timedelta(days=1)
+    )
     world.phase.refresh_from_db()
     assert precheck().code == "phase_ended"
-    assert services.submission_precheck(team=world.alpha, phase=world.phase,
-                                        user=world.mallory).code in ("phase_ended",)
+    assert services.submission_precheck(
+        team=world.alpha, phase=world.phase, user=world.mallory
+    ).code in ("phase_ended",)
 
 
 def test_a_zip_of_the_distributed_names_with_a_folder_and_macos_litter_is_scored(world):
@@ -61,43 +66,71 @@ def test_a_zip_of_the_distributed_names_with_a_folder_and_macos_litter_is_scored
         zf.writestr("__MACOSX/my-run/._light_dev.CONLLUA", b"\x00\x05\x16\x07")
         zf.writestr("my-run/.DS_Store", b"\x00\x00")
     submission = services.submission_create(
-        team=world.alpha, phase=world.phase, user=world.alice,
-        archive=SimpleUploadedFile("my-run.zip", buffer.getvalue()))
+        team=world.alpha,
+        phase=world.phase,
+        user=world.alice,
+        archive=SimpleUploadedFile("my-run.zip", buffer.getvalue()),
+    )
     names = dict(submission.files.values_list("subcorpus__slug", "original_name"))
     assert names == {"light": "light_dev.CONLLUA", "ami": "AMI_dev_v2.2022.ES2004a.CONLLUA"}
 
 
 def test_a_file_of_another_split_gets_the_fix_not_a_list_of_documents(world):
-    Phase.objects.filter(pk=world.phase.pk).update(kind=Phase.Kind.TEST_PREDICTED,
-                                                   title="Evaluation")
+    Phase.objects.filter(pk=world.phase.pk).update(
+        kind=Phase.Kind.TEST_PREDICTED, title="Evaluation"
+    )
     world.phase.refresh_from_db()
     dev_light = world.response_text("light").replace("light_", "light_dev/light_")
-    exc = refused(world, files={"light": upload("light_dev.CONLLUA", dev_light),
-                                "ami": upload("AMI.CONLLUA", world.response_text("ami"))})
+    exc = refused(
+        world,
+        files={
+            "light": upload("light_dev.CONLLUA", dev_light),
+            "ami": upload("AMI.CONLLUA", world.response_text("ami")),
+        },
+    )
     [problem] = exc.problems
     assert problem.code == "wrong_split" and problem.file == "light_dev.CONLLUA"
-    assert ("looks like a development file, but the phase Evaluation scores the test "
-            "documents of LIGHT") in problem.message
+    assert (
+        "looks like a development file, but the phase Evaluation scores the test documents of LIGHT"
+    ) in problem.message
 
 
 def test_a_file_in_the_wrong_format_is_one_problem_without_command_line_advice(world):
-    corefud = "# newdoc id = x\n# sent_id = 1\n# text = a b\n" + "".join(
-        f"{i}\t{w}\t_\t_\t_\t_\t0\t_\t_\t_\n" for i, w in enumerate("ab", start=1)) + "\n"
-    exc = refused(world, files={"light": upload("light.conllu", corefud),
-                                "ami": upload("AMI.CONLLUA", world.response_text("ami"))})
+    corefud = (
+        "# newdoc id = x\n# sent_id = 1\n# text = a b\n"
+        + "".join(f"{i}\t{w}\t_\t_\t_\t_\t0\t_\t_\t_\n" for i, w in enumerate("ab", start=1))
+        + "\n"
+    )
+    exc = refused(
+        world,
+        files={
+            "light": upload("light.conllu", corefud),
+            "ami": upload("AMI.CONLLUA", world.response_text("ami")),
+        },
+    )
     assert len(exc.problems) == 1, exc.problems
     for problem in exc.problems:
         assert not CLI_WORDS.search(problem.message), problem.message
     noise = "\n".join(f"line {i} of something that is not CONLL-UA" for i in range(200))
-    exc = refused(world, files={"light": upload("light.conllua", noise),
-                                "ami": upload("AMI.CONLLUA", world.response_text("ami"))})
+    exc = refused(
+        world,
+        files={
+            "light": upload("light.conllua", noise),
+            "ami": upload("AMI.CONLLUA", world.response_text("ami")),
+        },
+    )
     assert len(exc.problems) == 1 and exc.problems[0].file == "light.conllua"
 
 
 def test_missing_documents_are_explained_without_the_scorers_options(world):
     one_doc = world.response_text("light").split("# newdoc id = light_2")[0]
-    exc = refused(world, files={"light": upload("LIGHT.CONLLUA", one_doc),
-                                "ami": upload("AMI.CONLLUA", world.response_text("ami"))})
+    exc = refused(
+        world,
+        files={
+            "light": upload("LIGHT.CONLLUA", one_doc),
+            "ami": upload("AMI.CONLLUA", world.response_text("ami")),
+        },
+    )
     messages = " ".join(p.message for p in exc.problems)
     assert "missing" in messages and "light_2" in messages
     assert not CLI_WORDS.search(messages), messages
@@ -105,9 +138,15 @@ def test_missing_documents_are_explained_without_the_scorers_options(world):
 
 def test_queue_position_counts_the_runs_queued_before(world):
     now = timezone.now()
-    runs = [Submission.objects.create(team=world.alpha, phase=world.phase,
-                                      status=Submission.Status.QUEUED,
-                                      queued_at=now + timedelta(seconds=i)) for i in range(3)]
+    runs = [
+        Submission.objects.create(
+            team=world.alpha,
+            phase=world.phase,
+            status=Submission.Status.QUEUED,
+            queued_at=now + timedelta(seconds=i),
+        )
+        for i in range(3)
+    ]
     assert [selectors.submission_queue_position(submission=s) for s in runs] == [0, 1, 2]
     Submission.objects.filter(pk=runs[0].pk).update(status=Submission.Status.SCORED)
     runs[2].refresh_from_db()
@@ -115,17 +154,25 @@ def test_queue_position_counts_the_runs_queued_before(world):
 
 
 def test_the_scoring_log_says_what_was_read_and_never_a_key_path(
-        world, django_capture_on_commit_callbacks):
+    world, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads(),
-                                                run_name="logged")
+        submission = services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads(),
+            run_name="logged",
+        )
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
     log = submission.scoring_log
     assert "LIGHT: LIGHT.CONLLUA" in log and "validated in" in log  # at upload
-    assert re.search(r"LIGHT: read LIGHT.CONLLUA \(\d[\d,]* bytes\) and the gold key "
-                     r"of LIGHT; 2 documents scored in \d+\.\d\d s \(3 modes\)", log), log
+    assert re.search(
+        r"LIGHT: read LIGHT.CONLLUA \(\d[\d,]* bytes\) and the gold key "
+        r"of LIGHT; 2 documents scored in \d+\.\d\d s \(3 modes\)",
+        log,
+    ), log
     assert log.count("LIGHT: read") == 1  # once per dataset, not once per mode
     assert "done in" in log
     assert str(world.key_dir) not in log and "keys/" not in log
@@ -133,29 +180,51 @@ def test_the_scoring_log_says_what_was_read_and_never_a_key_path(
 
 
 def test_a_runs_details_are_edited_by_its_team_or_organizers_only(world):
-    submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                            user=world.alice, files=world.uploads(),
-                                            link="https://example.org/paper")
+    submission = services.submission_create(
+        team=world.alpha,
+        phase=world.phase,
+        user=world.alice,
+        files=world.uploads(),
+        link="https://example.org/paper",
+    )
     assert submission.link == "https://example.org/paper"
-    services.submission_describe(submission=submission, user=world.alice, run_name="v2",
-                                 description="ensemble", link="https://github.com/a/b")
+    services.submission_describe(
+        submission=submission,
+        user=world.alice,
+        run_name="v2",
+        description="ensemble",
+        link="https://github.com/a/b",
+    )
     assert (submission.run_name, submission.link) == ("v2", "https://github.com/a/b")
     with pytest.raises(CompetitionError) as outsider:
-        services.submission_describe(submission=submission, user=world.bob, run_name="x",
-                                     description="", link="")
+        services.submission_describe(
+            submission=submission, user=world.bob, run_name="x", description="", link=""
+        )
     assert outsider.value.code == "not_a_member"
     with pytest.raises(CompetitionError) as script:
-        services.submission_describe(submission=submission, user=world.alice, run_name="x",
-                                     description="", link="javascript:alert(1)")
+        services.submission_describe(
+            submission=submission,
+            user=world.alice,
+            run_name="x",
+            description="",
+            link="javascript:alert(1)",
+        )
     assert script.value.code == "invalid_link"
     submission.refresh_from_db()
     assert submission.run_name == "v2"
 
 
 def test_files_given_for_each_others_sub_corpus_are_named(world):
-    exc = refused(world, files={"light": upload("AMI.CONLLUA", world.response_text("ami")),
-                                "ami": upload("LIGHT.CONLLUA", world.response_text("light"))})
-    assert {(p.subcorpus, p.code) for p in exc.problems} == {("LIGHT", "other_subcorpus"),
-                                                             ("AMI", "other_subcorpus")}
+    exc = refused(
+        world,
+        files={
+            "light": upload("AMI.CONLLUA", world.response_text("ami")),
+            "ami": upload("LIGHT.CONLLUA", world.response_text("light")),
+        },
+    )
+    assert {(p.subcorpus, p.code) for p in exc.problems} == {
+        ("LIGHT", "other_subcorpus"),
+        ("AMI", "other_subcorpus"),
+    }
     [light] = [p for p in exc.problems if p.subcorpus == "LIGHT"]
     assert light.message.startswith("this file's name says AMI, but it was given for LIGHT")

@@ -31,8 +31,9 @@ def test_any_member_renames_the_team_but_not_to_a_taken_name(world):
 
 def test_the_founder_is_captain_and_removes_members_others_may_not(world):
     carol = _user("carol")
-    services.team_join(competition=world.competition, user=carol,
-                       invite_code=world.alpha.invite_code)
+    services.team_join(
+        competition=world.competition, user=carol, invite_code=world.alpha.invite_code
+    )
     assert selectors.team_captain(team=world.alpha) == world.alice
     with pytest.raises(TeamError) as not_captain:
         services.team_member_remove(team=world.alpha, user=carol, member=world.alice)
@@ -43,8 +44,9 @@ def test_the_founder_is_captain_and_removes_members_others_may_not(world):
     services.team_member_remove(team=world.alpha, user=world.alice, member=carol)
     assert not Membership.objects.filter(user=carol).exists()
     # Removed, carol may join another team of the competition.
-    services.team_join(competition=world.competition, user=carol,
-                       invite_code=world.beta.invite_code)
+    services.team_join(
+        competition=world.competition, user=carol, invite_code=world.beta.invite_code
+    )
     assert selectors.team_for_user(competition=world.competition, user=carol) == world.beta
 
 
@@ -59,10 +61,15 @@ def test_an_organizer_removes_a_member_of_any_team(world):
 
 def test_leaving_keeps_the_runs_with_the_team_and_passes_the_captaincy(world):
     carol = _user("carol")
-    services.team_join(competition=world.competition, user=carol,
-                       invite_code=world.alpha.invite_code)
-    Submission.objects.create(team=world.alpha, phase=world.phase, submitted_by=world.alice,
-                              status=Submission.Status.SCORED)
+    services.team_join(
+        competition=world.competition, user=carol, invite_code=world.alpha.invite_code
+    )
+    Submission.objects.create(
+        team=world.alpha,
+        phase=world.phase,
+        submitted_by=world.alice,
+        status=Submission.Status.SCORED,
+    )
     assert services.team_leave(team=world.alpha, user=world.alice) is False
     assert selectors.team_captain(team=world.alpha) == carol
     assert services.team_leave(team=world.alpha, user=carol) is False  # it has a run

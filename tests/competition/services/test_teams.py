@@ -14,16 +14,18 @@ pytestmark = pytest.mark.django_db
 
 
 def test_it_creates_a_team_with_its_founder_as_member(world):
-    team = services.team_create(competition=world.competition, name="  Gamma   Team ",
-                                user=world.mallory)
+    team = services.team_create(
+        competition=world.competition, name="  Gamma   Team ", user=world.mallory
+    )
     assert team.name == "Gamma Team"
     assert list(team.members.all()) == [world.mallory]
     assert len(team.invite_code) >= 12
 
 
 def test_it_joins_a_team_by_invite_code(world):
-    team = services.team_join(competition=world.competition, invite_code=world.alpha.invite_code,
-                              user=world.mallory)
+    team = services.team_join(
+        competition=world.competition, invite_code=world.alpha.invite_code, user=world.mallory
+    )
     assert team == world.alpha
     assert set(world.alpha.members.all()) == {world.alice, world.mallory}
 
@@ -34,16 +36,16 @@ def test_a_user_is_in_one_team_per_competition(world, action):
         if action == "create":
             services.team_create(competition=world.competition, name="Other", user=world.alice)
         else:
-            services.team_join(competition=world.competition,
-                               invite_code=world.beta.invite_code, user=world.alice)
+            services.team_join(
+                competition=world.competition, invite_code=world.beta.invite_code, user=world.alice
+            )
     assert caught.value.code == "already_in_team"
     assert caught.value.params["team"] == "Alpha"
 
 
 def test_the_database_enforces_one_team_per_user_per_competition(world):
     with pytest.raises(IntegrityError), transaction.atomic():
-        Membership.objects.create(team=world.beta, user=world.alice,
-                                  competition=world.competition)
+        Membership.objects.create(team=world.beta, user=world.alice, competition=world.competition)
 
 
 def test_a_user_may_be_in_teams_of_different_competitions(world):
@@ -63,8 +65,7 @@ def test_a_wrong_invite_code_is_refused(world):
     foreign = services.team_create(competition=other, name="Foreign", user=world.bob)
     for code in ["nope", foreign.invite_code]:
         with pytest.raises(TeamError) as caught:
-            services.team_join(competition=world.competition, invite_code=code,
-                               user=world.mallory)
+            services.team_join(competition=world.competition, invite_code=code, user=world.mallory)
         assert caught.value.code == "bad_invite_code"
 
 

@@ -30,9 +30,12 @@ def readings(monkeypatch):
 def test_a_fatal_problem_ends_the_reading_of_its_file(world, readings):
     light = conllua(RESPONSE_DOCS["light"] * 50).replace("knight", "kni\x00ght", 1)
     with pytest.raises(SubmissionRejected) as refused:
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   files=world.uploads({"light": light,
-                                                        "ami": world.response_text("ami")}))
+        services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads({"light": light, "ami": world.response_text("ami")}),
+        )
     problems = refused.value.params["problems"]
     assert [p.code for p in problems] == ["nul_character"] and problems[0].line is not None
     assert sorted(readings) == [("ami.conllua", 1), ("light.conllua", 1)]
@@ -41,16 +44,23 @@ def test_a_fatal_problem_ends_the_reading_of_its_file(world, readings):
 def test_other_problems_are_listed_after_a_second_reading(world, readings):
     light = conllua(KEY_DOCS["light"][:1])  # a document missing: not fatal
     with pytest.raises(SubmissionRejected) as refused:
-        services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                   files=world.uploads({"light": light,
-                                                        "ami": world.response_text("ami")}))
+        services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads({"light": light, "ami": world.response_text("ami")}),
+        )
     assert [p.code for p in refused.value.params["problems"]] == ["missing_documents"]
-    assert sorted(readings) == [("ami.conllua", 1), ("light.conllua", 1),
-                                ("light.conllua", submissions.MAX_PROBLEMS)]
+    assert sorted(readings) == [
+        ("ami.conllua", 1),
+        ("light.conllua", 1),
+        ("light.conllua", submissions.MAX_PROBLEMS),
+    ]
 
 
 def test_a_large_upload_is_checked_in_two_processes_with_the_same_problems(
-        world, readings, settings, monkeypatch):
+    world, readings, settings, monkeypatch
+):
     """With two validation processes, one file is checked in a fork of this process (its
     readings are not seen here) and the problems come back as one process finds them."""
     light = conllua(RESPONSE_DOCS["light"] * 50).replace("knight", "kni\x00ght", 1)
@@ -58,8 +68,12 @@ def test_a_large_upload_is_checked_in_two_processes_with_the_same_problems(
 
     def refused() -> list[tuple]:
         with pytest.raises(SubmissionRejected) as refusal:
-            services.submission_create(team=world.alpha, phase=world.phase, user=world.alice,
-                                       files=world.uploads({"light": light, "ami": ami}))
+            services.submission_create(
+                team=world.alpha,
+                phase=world.phase,
+                user=world.alice,
+                files=world.uploads({"light": light, "ami": ami}),
+            )
         return [(p.file, p.line, p.code, p.message) for p in refusal.value.params["problems"]]
 
     settings.UPLOAD_VALIDATION_PROCESSES = 1

@@ -23,8 +23,9 @@ GONE = "celery@here:999999999"  # no such process on this node
 @pytest.fixture
 def queued(world, django_capture_on_commit_callbacks) -> Submission:
     with django_capture_on_commit_callbacks():  # not run: the run stays queued
-        return services.submission_create(team=world.alpha, phase=world.phase,
-                                          user=world.alice, files=world.uploads())
+        return services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
 
 
 def attempts(submission: Submission) -> int:
@@ -37,8 +38,9 @@ def test_the_same_message_delivered_three_times_is_one_attempt(queued):
     parent = f"celery@here:{os.getppid()}"  # another live process on this node
     assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
     for _ in range(2):
-        assert services.submission_claim(submission_id=queued.pk, task_id="t",
-                                         worker=parent) is None
+        assert (
+            services.submission_claim(submission_id=queued.pk, task_id="t", worker=parent) is None
+        )
     assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
     assert attempts(queued) == 1
 
@@ -52,15 +54,15 @@ def test_a_claim_whose_process_died_is_taken_over_as_a_new_attempt(queued):
 def test_a_claim_held_on_another_node_depends_on_that_nodes_heartbeat(queued):
     services.submission_claim(submission_id=queued.pk, task_id="t", worker="celery@there:1")
     services.worker_heartbeat(node="celery@there")
-    assert services.submission_claim(submission_id=queued.pk, task_id="t",
-                                     worker=HERE) is None
+    assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE) is None
     WorkerHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=5))
     assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
     assert attempts(queued) == 2
 
 
 def test_a_live_worker_takes_back_the_runs_of_a_node_that_stopped_beating(
-        queued, settings, django_capture_on_commit_callbacks):
+    queued, settings, django_capture_on_commit_callbacks
+):
     services.submission_claim(submission_id=queued.pk, task_id="t", worker="celery@dead:7")
     long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
     Submission.objects.filter(pk=queued.pk).update(claimed_at=long_ago)
@@ -78,7 +80,8 @@ def test_a_live_worker_takes_back_the_runs_of_a_node_that_stopped_beating(
 
 
 def test_a_run_the_broker_never_got_says_so_and_is_published_when_it_can_be(
-        world, settings, monkeypatch, django_capture_on_commit_callbacks):
+    world, settings, monkeypatch, django_capture_on_commit_callbacks
+):
     """Broker down at upload: the run is stored, says it waits for the queue, and the next
     recovery round (a worker, once the broker is back) publishes it."""
     from tasks import scoring as jobs
@@ -89,8 +92,9 @@ def test_a_run_the_broker_never_got_says_so_and_is_published_when_it_can_be(
     monkeypatch.setattr(jobs.score_submission_task, "delay", down)
     settings.CELERY_TASK_ALWAYS_EAGER = False
     with django_capture_on_commit_callbacks(execute=True):
-        submission = services.submission_create(team=world.alpha, phase=world.phase,
-                                                user=world.alice, files=world.uploads())
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
     submission.refresh_from_db()
     assert submission.status == Status.QUEUED and not submission.published
     assert submission_status_label(submission=submission) == "Waiting for a scoring worker"
@@ -109,8 +113,9 @@ def test_the_heartbeat_loop_beats_and_recovers(monkeypatch, settings):
     from tasks import scoring as jobs
 
     calls = []
-    monkeypatch.setattr(services, "submission_recover",
-                        lambda *, node, running: calls.append(("recover", node)))
+    monkeypatch.setattr(
+        services, "submission_recover", lambda *, node, running: calls.append(("recover", node))
+    )
     settings.WORKER_HEARTBEAT_INTERVAL = 0
     jobs.heartbeat_loop("celery@loop", rounds=2)
     assert calls == [("recover", "celery@loop")] * 2
@@ -118,7 +123,8 @@ def test_the_heartbeat_loop_beats_and_recovers(monkeypatch, settings):
 
 
 def test_a_run_whose_message_the_broker_lost_is_sent_again_when_the_queue_is_empty(
-        queued, settings, monkeypatch):
+    queued, settings, monkeypatch
+):
     """A broker restarted without persistence forgets its messages: a run queued for longer
     than the grace time while the queue is empty is sent again, once per grace time; while
     messages wait in the queue, nothing is sent (the run may be among them)."""
@@ -147,7 +153,8 @@ def test_a_fresh_queued_run_is_not_sent_again(queued, monkeypatch):
 
 
 def test_a_claim_held_by_a_job_its_node_no_longer_runs_is_taken_back(
-        queued, settings, django_capture_on_commit_callbacks):
+    queued, settings, django_capture_on_commit_callbacks
+):
     """A pool process that outlived its job (the job lost its database connection and gave
     up) is alive but idle: its node's recovery round, which knows the jobs it runs, queues
     the run again; a job still running keeps it."""
@@ -170,16 +177,20 @@ def test_the_next_try_of_a_job_takes_over_its_claim_without_spending(queued):
     parent = f"celery@here:{os.getppid()}"
     assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=parent)
     assert services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE) is None
-    taken = services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE,
-                                      resumes=True)
+    taken = services.submission_claim(
+        submission_id=queued.pk, task_id="t", worker=HERE, resumes=True
+    )
     assert taken is not None and taken.claimed_worker == HERE and attempts(queued) == 1
     # a retry never takes the claim of another job
-    assert services.submission_claim(submission_id=queued.pk, task_id="u", worker=parent,
-                                     resumes=True) is None
+    assert (
+        services.submission_claim(submission_id=queued.pk, task_id="u", worker=parent, resumes=True)
+        is None
+    )
 
 
 def test_a_released_claim_is_queued_again_and_gives_its_attempt_back(
-        queued, django_capture_on_commit_callbacks):
+    queued, django_capture_on_commit_callbacks
+):
     services.submission_claim(submission_id=queued.pk, task_id="t", worker=HERE)
     assert not services.submission_release(submission_id=queued.pk, task_id="other")
     with django_capture_on_commit_callbacks() as sent:
