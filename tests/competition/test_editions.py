@@ -13,6 +13,7 @@ from competition import services
 from competition.models import Competition, Score, Submission, Track
 from competition.services import editions, editor, pages
 from competition.services.editor import EditorError
+from competition.services.publish import competition_publish_waiving
 
 pytestmark = pytest.mark.django_db
 
@@ -49,6 +50,7 @@ def test_a_clone_is_a_copy_with_moved_dates_that_scores_as_its_original(
         with_keys=True,
     )
     assert (clone.slug, clone.title) == ("next", "Next edition")
+    assert clone.published_at is None  # a draft, whatever its original is
     assert set(clone.organizers.values_list("username", flat=True)) == {"olga"}
     assert clone.pages.get(kind="terms").body == "Be *fair*."
     assert clone.participation_rules.team_approval is True
@@ -74,7 +76,8 @@ def test_a_clone_is_a_copy_with_moved_dates_that_scores_as_its_original(
     assert not Submission.objects.filter(phase__task__competition=clone).exists()
     assert clone.teams.filter(is_organizer_team=True).count() == 1
 
-    # The same upload scores the same on both.
+    # The same upload scores the same on both (the clone published, as its organizers would).
+    competition_publish_waiving(competition=clone)
     pages.team_approval_require(competition=world.competition, required=False)
     pages.team_approval_require(competition=clone, required=False)
     pages.terms_accept(competition=clone, user=world.bob)
