@@ -65,9 +65,8 @@ class SubmissionForm(forms.Form):
         self.subcorpora = subcorpora
         if any(sc.file_name for sc in subcorpora):
             example = next(sc.file_name for sc in subcorpora if sc.file_name)
-            self.fields["archive"].help_text = (
-                f"Members named as the datasets' files, e.g. {example}; a top folder is fine."
-            )
+            hint = f"Members named as the datasets' files, e.g. {example}; a top folder is fine."
+            self.fields["archive"].help_text = hint
         if tracks:  # each track ranks separately; the service checks the choice
             self.fields["track"] = forms.ChoiceField(
                 choices=[("", "— choose —")] + [(t.slug, t.name) for t in tracks],
