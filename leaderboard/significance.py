@@ -140,7 +140,7 @@ def approximate_randomization(
     if strata_ids.shape != (n_docs,):
         raise ValueError(f"strata must have one id per document: shape {strata_ids.shape}")
     _, stratum_index = np.unique(strata_ids, return_inverse=True)
-    n_strata = int(stratum_index.max()) + 1 if n_docs else 0
+    n_strata = int(np.max(stratum_index)) + 1 if n_docs else 0
     # membership[d, s] = 1 when document d is in stratum s
     membership = np.zeros((n_docs, max(n_strata, 1)))
     membership[np.arange(n_docs), stratum_index] = 1.0
