@@ -16,6 +16,17 @@ from competition.services.organize import phase_rescore_start, rescore_progress
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def _background_scoring_joined():
+    """The in-process re-scoring thread ends its database work (the runs, then the boards'
+    kept views) before the test's tables are flushed: SQLite refuses a flush while it holds
+    a table."""
+    yield
+    for thread in threading.enumerate():
+        if thread.name == "rescore-in-process":
+            thread.join(timeout=60)
+
+
 def _scored_runs(world, n: int) -> list[Submission]:
     runs = [
         services.submission_create(
