@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from competition.definition.current import competition_spec, key_name
@@ -318,7 +318,13 @@ def definition_job_run(*, job_id: int) -> str:
         return job.status
 
     def progress(text: str) -> None:
-        DefinitionJob.objects.filter(pk=job_id).update(progress=text[:300])
+        # Best effort: how far the job is, for the edit page. A line that cannot be written
+        # now (SQLite locks the table while the page reads it) is skipped, never fatal.
+        try:
+            with transaction.atomic():
+                DefinitionJob.objects.filter(pk=job_id).update(progress=text[:300])
+        except OperationalError:
+            logger.info("definition job %s: progress %r not written (database busy)", job_id, text)
 
     stored = Path(settings.PRIVATE_ROOT) / job.path
     try:
