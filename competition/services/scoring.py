@@ -847,20 +847,13 @@ def submission_fail(
     job) — then the run does not count against the team's limits — or the files'.
     With ``task_id``, only the task that holds the claim may fail it.
     """
-    pending = Submission.objects.filter(
-        pk=submission.pk, status__in=[Status.QUEUED, Status.SCORING]
-    )
-    if task_id is not None:
-        pending = pending.filter(claimed_by=task_id)
-    now = timezone.now()
-    fields = {"scoring_log": Concat(F("scoring_log"), Value("\n" + log[:20000]))} if log else {}
-    updated = pending.update(
+    updated = _pending_end(
+        submission=submission,
+        task_id=task_id,
         status=Status.FAILED,
-        failed_at=now,
-        error=reason[:10000],
+        reason=reason,
+        log=log,
         platform_failure=platform_failure,
-        updated_at=now,
-        **fields,
     )
     if updated:
         notification_enqueue(submission_id=submission.pk)
@@ -910,20 +903,13 @@ def submission_set_aside(
     upload. Not a failure of the team's (it never counts against the limits) nor of the
     platform's; the organizers see it on their page and may re-score it. With ``task_id``,
     only the job that holds the claim may."""
-    pending = Submission.objects.filter(
-        pk=submission.pk, status__in=[Status.QUEUED, Status.SCORING]
-    )
-    if task_id is not None:
-        pending = pending.filter(claimed_by=task_id)
-    now = timezone.now()
-    fields = {"scoring_log": Concat(F("scoring_log"), Value("\n" + log[:20000]))} if log else {}
-    updated = pending.update(
+    updated = _pending_end(
+        submission=submission,
+        task_id=task_id,
         status=Status.SET_ASIDE,
-        failed_at=now,
-        error=reason[:10000],
+        reason=reason,
+        log=log,
         platform_failure=False,
-        updated_at=now,
-        **fields,
     )
     if updated:
         logger.warning("submission %s set aside: %s", submission.pk, reason)
@@ -1070,3 +1056,31 @@ def submission_sweep(*, now: datetime | None = None) -> SweepReport:
     if requeued or failed:
         logger.warning("sweep: re-queued %s, failed %s", requeued, failed)
     return SweepReport(requeued=tuple(requeued), failed=tuple(failed))
+
+
+def _pending_end(
+    *,
+    submission: Submission,
+    task_id: str | None,
+    status: str,
+    reason: str,
+    log: str,
+    platform_failure: bool,
+) -> int:
+    """End a pending (queued or scoring) run with ``status`` and ``reason``, its ``log``
+    appended; with ``task_id``, only if that job holds the claim. Returns the rows changed."""
+    pending = Submission.objects.filter(
+        pk=submission.pk, status__in=[Status.QUEUED, Status.SCORING]
+    )
+    if task_id is not None:
+        pending = pending.filter(claimed_by=task_id)
+    now = timezone.now()
+    fields = {"scoring_log": Concat(F("scoring_log"), Value("\n" + log[:20000]))} if log else {}
+    return pending.update(
+        status=status,
+        failed_at=now,
+        error=reason[:10000],
+        platform_failure=platform_failure,
+        updated_at=now,
+        **fields,
+    )
