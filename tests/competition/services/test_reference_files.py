@@ -108,3 +108,29 @@ def test_the_allowed_difference_is_the_printed_rounding_of_both_sides():
     assert average_slack(average=70.18, scores=[80.4, 67.0]) == pytest.approx(0.055)
     # the CODI-CRAC 2021 tables: scores with two decimals, averages with one
     assert average_slack(average=74.3, scores=[80.33, 63.98]) == pytest.approx(0.055)
+
+
+def test_the_demo_loads_crac_2024_with_its_published_results_frozen_once():
+    """`make demo` loads CRAC 2024 as a finished edition: both of its files imported, its
+    evaluation board frozen as the official one; a second run changes nothing."""
+    from competition.management.commands.demo_setup import (
+        DEFINITION_CRAC_2024,
+        REFERENCES,
+        Command,
+    )
+    from leaderboard.models import BoardSnapshot
+
+    assert [p.name for p in REFERENCES["crac-2024"]] == [
+        "crac-2024.yaml",
+        "crac-2024-corpipe-single.yaml",
+    ]
+    load("crac-2024")
+    organizer = get_user_model().objects.get(username="organizer")
+    test = Phase.objects.get(task__competition__slug="crac-2024", slug="test")
+    for _ in range(2):
+        Command().published_results(competition=test.task.competition, organizer=organizer)
+    assert DEFINITIONS["crac-2024"] == DEFINITION_CRAC_2024
+    assert Submission.objects.filter(is_reference=True).count() == 1
+    assert PublishedAverage.objects.count() == 28
+    (frozen,) = BoardSnapshot.objects.all()
+    assert frozen.active and frozen.phase == test
