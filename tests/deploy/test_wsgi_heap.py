@@ -9,9 +9,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import gc, sys
-assert gc.get_freeze_count() == 0
+before = gc.get_freeze_count()  # not 0 everywhere: Python 3.12.1 freezes a few hundred at start
 import config.wsgi
-print(gc.get_freeze_count(), 'leaderboard.views' in sys.modules, 'leaderboard.api' in sys.modules)
+print(gc.get_freeze_count() - before, 'leaderboard.views' in sys.modules, 'leaderboard.api' in sys.modules)
 """
 
 
