@@ -11,7 +11,8 @@ PROBE = """
 import gc, sys
 before = gc.get_freeze_count()  # not 0 everywhere: Python 3.12.1 freezes a few hundred at start
 import config.wsgi
-print(gc.get_freeze_count() - before, 'leaderboard.views' in sys.modules, 'leaderboard.api' in sys.modules)
+frozen = gc.get_freeze_count() - before
+print(frozen, 'leaderboard.views' in sys.modules, 'leaderboard.api' in sys.modules)
 """
 
 
