@@ -153,6 +153,12 @@ else:
     }
 BOARD_VIEWS_WARM = env_bool("BOARD_VIEWS_WARM", True)
 """Build the public board views when scores change (leaderboard.services.board_views_warm)."""
+BOARD_VIEWS_QUIET = env_int("BOARD_VIEWS_QUIET", 5)
+"""With workers, a phase's views are rebuilt once its scores have not changed for this many
+seconds, so that a batch (a phase re-scored, a key replaced) rebuilds each view once, after
+its last score (leaderboard.jobs); 0: at once, on every change."""
+BOARD_VIEWS_MAX_WAIT = env_int("BOARD_VIEWS_MAX_WAIT", 60)
+"""... and at the latest this many seconds after the first change of a batch that goes on."""
 
 # --- Auth -------------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -11,6 +11,6 @@ class LeaderboardConfig(AppConfig):
         standings_provider_set(run_standings)
 
         from competition.services.boards import board_entries_written
-        from leaderboard.services import board_views_on_scores
+        from leaderboard.jobs import board_views_on_scores
 
         board_entries_written.connect(board_views_on_scores, dispatch_uid="leaderboard.board_views")

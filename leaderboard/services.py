@@ -1,5 +1,7 @@
 """Writes of the leaderboard app: freezing a board as the official record, and unfreezing it;
-building the public views of boards whose scores changed (`board_views_warm`).
+building the public views of boards whose scores changed (`board_views_warm`), once a batch of
+changes is over (`board_views_refresh_request`, `board_views_refresh`; the job:
+`leaderboard.jobs`).
 
 Everything else an organizer does (re-score, cancel, disqualify, reveal, hide) is a rule of the
 competition and lives in `competition.services`; the leaderboard pages only call it.
@@ -8,6 +10,7 @@ competition and lives in `competition.services`; the leaderboard pages only call
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 
 from django.conf import settings
@@ -68,8 +71,8 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
     """Build the public page and API views of these phases' boards (`WARMED_QUERIES`) and
     keep them in the cache, as a visitor's request would; the number of views built. A phase
     whose board is not public builds none. Called when scores change
-    (`competition.services.boards.board_entries_written`); ``BOARD_VIEWS_WARM = False``
-    turns it off (a bulk load that warms once at its end)."""
+    (`competition.services.boards.board_entries_written`, through `leaderboard.jobs`);
+    ``BOARD_VIEWS_WARM = False`` turns it off (a bulk load that warms once at its end)."""
     from leaderboard.board_views import board_api_payload, board_page_content
 
     viewer = AnonymousUser()
@@ -100,12 +103,42 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
     return built
 
 
-def board_views_on_scores(*, phase_ids: Iterable[int], **_) -> None:
-    """`board_entries_written`'s receiver: warm the views; a failure is logged, never raised
-    into the scoring that sent it (visitors then build the views themselves)."""
-    if not getattr(settings, "BOARD_VIEWS_WARM", True):
-        return
-    try:
-        board_views_warm(phase_ids=phase_ids)
-    except Exception:  # the scores are saved; a view not built is built on request
-        logger.exception("building the board views of phases %s failed", list(phase_ids))
+REFRESH_PREFIX = "leaderboard:refresh:"
+"""Cache keys of the rebuilds asked for: ``first:<phase>`` (the pending mark, the moment of
+the first change since the last rebuild) and ``last:<phase>`` (the latest change)."""
+
+
+def board_views_refresh_request(*, phase_ids: Iterable[int], at: float | None = None) -> list[int]:
+    """Note that the scores of these phases changed and their views are to be rebuilt; the
+    phases whose rebuild was not pending yet, for which the caller schedules one job
+    (`leaderboard.jobs`). A change while a rebuild is pending only moves its time on, so a
+    batch of runs recorded one after another asks for one rebuild per phase."""
+    now = time.time() if at is None else at
+    kept = settings.BOARD_VIEWS_MAX_WAIT + settings.BOARD_VIEWS_QUIET + 60  # a lost job
+    pending: list[int] = []
+    for pk in sorted(set(phase_ids)):
+        cache.set(f"{REFRESH_PREFIX}last:{pk}", now, timeout=kept)  # before the mark is read
+        if cache.add(f"{REFRESH_PREFIX}first:{pk}", now, timeout=kept):
+            pending.append(pk)
+    return pending
+
+
+def board_views_refresh_wait(*, phase_id: int, at: float | None = None) -> float:
+    """Seconds until the pending rebuild of a phase's views is due: once its scores have not
+    changed for ``BOARD_VIEWS_QUIET`` seconds, and at the latest ``BOARD_VIEWS_MAX_WAIT``
+    seconds after the first change. 0.0: due now (or nothing is pending)."""
+    now = time.time() if at is None else at
+    first = cache.get(f"{REFRESH_PREFIX}first:{phase_id}")
+    last = cache.get(f"{REFRESH_PREFIX}last:{phase_id}")
+    if first is None or last is None:
+        return 0.0
+    due = min(last + settings.BOARD_VIEWS_QUIET, first + settings.BOARD_VIEWS_MAX_WAIT)
+    return max(0.0, due - now)
+
+
+def board_views_refresh(*, phase_id: int) -> int:
+    """Rebuild the views of a phase whose rebuild was pending; the number of views built.
+    The pending mark is taken away first: a score recorded from then on asks for a rebuild
+    of its own, so the last rebuild always reads the last score."""
+    cache.delete(f"{REFRESH_PREFIX}first:{phase_id}")
+    return board_views_warm(phase_ids=[phase_id])

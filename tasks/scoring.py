@@ -12,7 +12,9 @@ and sends again runs whose message the broker lost (``submission_recover``).
 With workers, a run of several datasets is scored in parts: its job claims it and hands
 each dataset to ``score_part_task`` (a Celery chord), and ``finish_parts_task`` records the
 run from the parts; each part is written once and the last job is safe twice. A job that
-loses its database connection gives its claim back and the run is queued again at once.
+loses its database connection gives its claim back and the run is queued again at once; a
+part that loses it gives the part back and is retried under the run's claim (the run keeps
+its one attempt).
 ``notify_submission_task`` e-mails the submitter how a run ended. The jobs import the services
 they call; the services reach the jobs only through the queue port (``tasks.queue``).
 """
@@ -146,7 +148,16 @@ def node_task_ids() -> set[str]:
 
     for _ in range(5):  # the main thread may change the sets while they are copied
         try:
-            return {request.id for request in (*state.active_requests, *state.reserved_requests)}
+            return {
+                request.id
+                for request in (
+                    *state.active_requests,
+                    *state.reserved_requests,
+                    # a retry waiting for its countdown: Celery 5.5 on keeps it here, not
+                    # among the reserved ones
+                    *getattr(state, "scheduled_requests", ()),
+                )
+            }
         except RuntimeError:
             continue
     return {request.id for request in tuple(state.active_requests)}
@@ -353,13 +364,38 @@ def score_part_task(self, submission_id: int, subcorpus_id: int, claim: str) -> 
     """Score one dataset of a run scored in parts and write its outcome, once: results, or
     why it could not be scored (the last job turns that into the run's message). It never
     raises for the run's sake, so that the chord always reaches its last job; a database
-    error is retried (the part is written once whoever writes it)."""
-    worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
+    error is retried (the part is written once whoever writes it). A part that lost its
+    connection gives the part back first (``scoring_part_release``): its retry takes it
+    again under the run's claim, and the run keeps its one attempt however many of its
+    parts lost theirs."""
+    task_id = self.request.id or ""
+    try:
+        return _score_part(
+            self, submission_id=submission_id, subcorpus_id=subcorpus_id, claim=claim
+        )
+    except DATABASE_ERRORS as exc:
+        lost = connection_lost(exc)
+        connection.close()
+        if lost and task_id:
+            try:
+                services.scoring_part_release(
+                    submission_id=submission_id,
+                    subcorpus_id=subcorpus_id,
+                    claim=claim,
+                    task_id=task_id,
+                )
+            except DATABASE_ERRORS:  # still away: the recovery round judges the part
+                connection.close()
+        raise  # retried (autoretry_for)
+
+
+def _score_part(task, *, submission_id: int, subcorpus_id: int, claim: str) -> str:
+    worker = f"{task.request.hostname}:{os.getpid()}" if task.request.hostname else ""
     started = services.scoring_part_start(
         submission_id=submission_id,
         subcorpus_id=subcorpus_id,
         claim=claim,
-        task_id=self.request.id or "",
+        task_id=task.request.id or "",
         worker=worker,
     )
     if started is None:
@@ -396,8 +432,7 @@ def score_part_task(self, submission_id: int, subcorpus_id: int, claim: str) -> 
     except MemoryError:
         return store(error={"kind": "memory"})
     except DATABASE_ERRORS:
-        connection.close()
-        raise  # retried
+        raise  # the job gives the part back and is retried
     except Exception:
         logger.exception("part %s of submission %s crashed", subcorpus_id, submission_id)
         return store(error={"kind": "crash"})

@@ -13,8 +13,8 @@ only function that writes one. It is called wherever a run's current scoring cha
 - the data migration that fills the table for runs stored before it existed.
 
 Once the writes are committed, `board_entries_written` is sent with the phases whose boards
-changed (not from a data migration): the leaderboard app builds their public views then
-(`leaderboard.services.board_views_warm`), so that visitors read them ready-made.
+changed (not from a data migration): the leaderboard app builds their public views once the
+batch of changes is over (`leaderboard.jobs`), so that visitors read them ready-made.
 
 What a run's row in a board says besides its scores (team, run name, status, baseline,
 chosen, disqualified, track) is read from the submission itself in the same query, so

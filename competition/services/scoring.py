@@ -702,6 +702,29 @@ def scoring_part_store(
     )
 
 
+def scoring_part_release(
+    *, submission_id: int, subcorpus_id: int, claim: str, task_id: str
+) -> bool:
+    """Give back a part whose job lost its database connection (the platform's hiccup): no
+    process holds it now, and the job's retry (the same task id, the run's claim) takes it
+    again. It spends nothing: the run keeps its one attempt however many of its parts lost
+    their connection, and the recovery round no longer judges the part by a process that
+    let it go (on its own node, a retry waiting for its countdown, or taken by another
+    node, would pass for a dead worker's part and cost the run an attempt). Should the
+    retry never come, the part waits like one the broker lost ("unsent": the run is queued
+    again, its attempt given back). Only the part's own job may, while it is not written."""
+    return (
+        ScoringPart.objects.filter(
+            submission_id=submission_id,
+            subcorpus_id=subcorpus_id,
+            claim=claim,
+            task_id=task_id,
+            finished_at__isnull=True,
+        ).update(worker="", started_at=None)
+        == 1
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class PartsOutcome:
     """What the parts of a claim came to: the run's results, or the first error (in the

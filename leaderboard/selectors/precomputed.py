@@ -20,8 +20,8 @@ every process: docs/deploy.md) under a key that names everything they are built 
 
 A change of any of these is a new key: nothing is ever invalidated, an old view just stops
 being asked for and expires. `leaderboard.services.board_views_warm` builds the default
-views when a run's scores change (`competition.services.boards.board_entries_written`), so
-the first visitor reads a kept view too.
+views when a run's scores change (`competition.services.boards.board_entries_written`), once
+per batch of changes (`leaderboard.jobs`), so the first visitor reads a kept view too.
 """
 
 from __future__ import annotations

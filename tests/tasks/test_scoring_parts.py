@@ -6,11 +6,13 @@ workers: tests/tasks/test_worker_path.py."""
 
 from __future__ import annotations
 
+import socket
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import OperationalError
 from django.utils import timezone
 
 from competition import services
@@ -130,6 +132,85 @@ def test_the_recovery_round_takes_back_a_run_whose_part_worker_died(
     assert report.requeued == (submission.pk,) and len(sent) == 1
     again = Submission.objects.get(pk=submission.pk)
     assert (again.status, again.claimed_by, again.attempts) == (Status.QUEUED, "", 1)
+
+
+def test_parts_that_lost_their_database_connection_keep_the_runs_one_attempt(
+    claimed, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Both parts lose their database connection as they write (``pg_terminate_backend``, a
+    failover): each gives its part back and is retried under the run's claim. A recovery
+    round on their node while the retries wait (the node runs neither job: a retry's
+    countdown, or another node took it) leaves the run alone; the retries write the parts
+    and the run is recorded once, on its one attempt."""
+    submission, subcorpora = claimed
+    assert submission.attempts == 1
+    long_ago = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
+    Submission.objects.filter(pk=submission.pk).update(
+        claimed_worker="celery@a:1", claimed_at=long_ago
+    )
+    node = socket.gethostname()  # where an in-process job says it runs
+    services.worker_heartbeat(node=node)
+    store, start = services.scoring_part_store, services.scoring_part_start
+    cut: list[int] = []
+    rounds = []
+
+    def store_or_lose_the_connection(**kwargs):
+        if kwargs["subcorpus_id"] not in cut:
+            cut.append(kwargs["subcorpus_id"])
+            raise OperationalError("terminating connection due to administrator command")
+        return store(**kwargs)
+
+    def start_after_a_recovery_round(**kwargs):
+        if kwargs["subcorpus_id"] in cut:  # the retry: the part is not held meanwhile
+            part = ScoringPart.objects.get(subcorpus_id=kwargs["subcorpus_id"])
+            assert (part.worker, part.started_at, part.finished_at) == ("", None, None)
+            rounds.append(services.submission_recover(node=node, running=set))
+        return start(**kwargs)
+
+    monkeypatch.setattr(services, "scoring_part_store", store_or_lose_the_connection)
+    monkeypatch.setattr(services, "scoring_part_start", start_after_a_recovery_round)
+    for subcorpus_id in subcorpora:
+        assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
+    assert sorted(cut) == sorted(subcorpora)
+    assert [(r.requeued, r.resent) for r in rounds] == [((), ())] * 2
+    with django_capture_on_commit_callbacks(execute=True):
+        assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "scored"
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts) == (Status.SCORED, 1)
+    assert ScoringRun.objects.filter(submission=submission, is_current=True).get().task_id == "c"
+
+
+def test_a_part_released_by_another_job_or_after_it_was_written_stays_as_it_is(claimed):
+    """Only the part's own job gives it back, and only while it is not written."""
+    submission, subcorpora = claimed
+    ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
+        worker="celery@b:2", task_id="p0", started_at=timezone.now()
+    )
+    release = dict(submission_id=submission.pk, subcorpus_id=subcorpora[0], claim="c")
+    assert not services.scoring_part_release(**release, task_id="p9")
+    ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(finished_at=timezone.now())
+    assert not services.scoring_part_release(**release, task_id="p0")
+    assert ScoringPart.objects.get(subcorpus_id=subcorpora[0]).worker == "celery@b:2"
+
+
+def test_a_retry_waiting_for_its_countdown_is_a_job_its_node_runs():
+    """Celery keeps a retry waiting for its countdown among the node's scheduled requests,
+    not its reserved ones: the recovery round must count it as running, or it takes the
+    run of a part (or of a job) that is only waiting to try again."""
+    from celery.worker import state
+
+    from tasks.scoring import node_task_ids
+
+    class Waiting:
+        id = "p0"
+
+    waiting = Waiting()
+    state.scheduled_requests.add(waiting)
+    try:
+        assert "p0" in node_task_ids()
+    finally:
+        state.scheduled_requests.discard(waiting)
+    assert "p0" not in node_task_ids()
 
 
 def test_the_recovery_round_sends_a_lost_last_job_again(claimed, settings, monkeypatch):
