@@ -121,3 +121,17 @@ def test_the_reset_mail_links_to_the_host_the_site_is_served_on(world):
     assert re.search(r"http://127\.0\.0\.1:8101/accounts/password/reset/\S+/", message.body)
     Client().post(reverse("password_reset"), {"email": "nobody@example.org"})
     assert len(mail.outbox) == 1  # no account, no mail, and the page says the same
+
+
+def test_the_phase_page_names_the_phase_id_the_command_line_asks_for(world, client):
+    """`codicrac submit --phase ID` says "see the phase page": the page gives the id and the
+    command, with a track in a task that has tracks."""
+    url = reverse(
+        "competition:phase", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
+    page = client.get(url).content.decode()
+    assert f'<strong id="phase-id">{world.phase.pk}</strong>' in page
+    assert f"codicrac submit --phase {world.phase.pk} FILES" in page
+    world.task.tracks.create(slug="llm", name="LLM", order=0)
+    page = client.get(url).content.decode()
+    assert f"codicrac submit --phase {world.phase.pk} --track llm FILES" in page
