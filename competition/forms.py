@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django import forms
 
-from competition.models import SubCorpus, Track
+from competition.models import SubCorpus, SystemCardQuestion, Track
 
 
 class SignupForm(forms.Form):
@@ -36,6 +36,24 @@ def file_field_name(subcorpus: SubCorpus) -> str:
     return f"file_{subcorpus.slug}"
 
 
+CARD_PREFIX = "card."
+"""System-card answers travel as ``card.<question slug>`` fields (the web form and the API)."""
+
+
+def card_field(question: SystemCardQuestion, *, required: bool) -> forms.Field:
+    """The form field of one system-card question: a select for yes/no and choices."""
+    label = question.text
+    if question.kind in (SystemCardQuestion.Kind.YES_NO, SystemCardQuestion.Kind.CHOICE):
+        options = ["yes", "no"] if question.kind == SystemCardQuestion.Kind.YES_NO else []
+        options = options or list(question.choices)
+        return forms.ChoiceField(
+            label=label, required=required, choices=[("", "–")] + [(c, c) for c in options]
+        )
+    if question.kind == SystemCardQuestion.Kind.URL:
+        return forms.URLField(label=label, required=required, max_length=500, assume_scheme="https")
+    return forms.CharField(label=label, required=required, max_length=500)
+
+
 class SubmissionForm(forms.Form):
     """One optional file per available sub-corpus, or one zip; the service checks the set."""
 
@@ -59,10 +77,21 @@ class SubmissionForm(forms.Form):
     )
 
     def __init__(
-        self, *args, subcorpora: list[SubCorpus], tracks: Sequence[Track] = (), **kwargs
+        self,
+        *args,
+        subcorpora: list[SubCorpus],
+        tracks: Sequence[Track] = (),
+        card_questions: Sequence[SystemCardQuestion] = (),
+        card_required: bool = False,
+        **kwargs,
     ) -> None:
         super().__init__(*args, **kwargs)
         self.subcorpora = subcorpora
+        self.card_questions = list(card_questions)
+        for question in self.card_questions:  # the service checks the answers again
+            self.fields[CARD_PREFIX + question.slug] = card_field(
+                question, required=card_required and question.required
+            )
         if any(sc.file_name for sc in subcorpora):
             example = next(sc.file_name for sc in subcorpora if sc.file_name)
             hint = f"Members named as the datasets' files, e.g. {example}; a top folder is fine."
@@ -86,6 +115,17 @@ class SubmissionForm(forms.Form):
 
     def file_fields(self):
         return [self[file_field_name(sc)] for sc in self.subcorpora]
+
+    def card_fields(self):
+        return [self[CARD_PREFIX + q.slug] for q in self.card_questions]
+
+    def card_answers(self) -> dict[str, str]:
+        """The answers given (question slug → answer); blank ones left out."""
+        return {
+            q.slug: self.cleaned_data[CARD_PREFIX + q.slug]
+            for q in self.card_questions
+            if self.cleaned_data.get(CARD_PREFIX + q.slug)
+        }
 
     def files_by_slug(self) -> dict:
         return {

@@ -24,6 +24,7 @@ from competition.forms import (
     TeamJoinForm,
 )
 from competition.models import Competition, Phase, Submission
+from competition.services.card_answers import card_required
 from competition.standings import run_standings
 from competition.visibility import (
     Visibility,
@@ -181,6 +182,8 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         "team": current,
         "unavailable": phase_obj.subcorpora.filter(available=False),
         "now": timezone.now(),
+        "card_needed": card_required(phase=phase_obj)
+        and competition.card_questions.filter(required=True).exists(),
     }
     if request.method == "POST":
         try:  # before the body is read: an oversized upload never reaches the disk
@@ -189,7 +192,12 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
                 phase=phase_obj, content_length=int(length) if length else None
             )
         except SubmissionRejected as exc:
-            context.update(form=SubmissionForm(subcorpora=subcorpora), rejection=exc)
+            form = SubmissionForm(
+                subcorpora=subcorpora,
+                card_questions=list(competition.card_questions.all()),
+                card_required=card_required(phase=phase_obj),
+            )
+            context.update(form=form, rejection=exc)
             if current is not None:
                 context["quota"] = services.submission_quota(team=current, phase=phase_obj)
             return render(request, "competition/submit.html", context, status=413)
@@ -198,6 +206,8 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         request.FILES or None,
         subcorpora=subcorpora,
         tracks=list(phase_obj.task.tracks.all()),
+        card_questions=list(competition.card_questions.all()),
+        card_required=card_required(phase=phase_obj),
     )
     context["form"] = form
     if current is None:
@@ -217,6 +227,7 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
                 description=form.cleaned_data["description"],
                 link=form.cleaned_data["link"],
                 track=form.cleaned_data.get("track") or None,
+                card=form.card_answers(),
             )
         except SubmissionRejected as exc:
             context["rejection"] = exc

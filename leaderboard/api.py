@@ -23,6 +23,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from competition import services as competition_services
 from competition.errors import CompetitionError, SubmissionRejected
+from competition.forms import CARD_PREFIX
 from competition.models import Competition, Phase, Submission
 from competition.selectors import (
     competition_detail,
@@ -31,6 +32,7 @@ from competition.selectors import (
     submission_get,
     team_for_user,
 )
+from competition.services.card_answers import ANSWER_CODES as CARD_CODES
 from competition.visibility import (
     phase_check_facts_visible,
     submission_details_visible,
@@ -239,7 +241,10 @@ class PhaseSubmissionsView(APIView):
         },
         description="Either one zip in `archive` or one file field per available sub-corpus, "
         "named by its slug. Invalid files are refused with 400 and a `problems` list "
-        "(file, document, line, message, code); nothing is stored or counted.",
+        "(file, document, line, message, code); nothing is stored or counted. System-card "
+        "answers go in `card.<question slug>` fields (e.g. `card.llm=yes`); a final run of a "
+        "competition whose questions are required is refused (400, `card_incomplete`, "
+        "`fields` naming each question still to answer) unless it answers them.",
     )
     def post(self, request: Request, phase_id: int) -> Response:
         phase = _phase(request, phase_id)
@@ -255,6 +260,11 @@ class PhaseSubmissionsView(APIView):
         archive = request.FILES.get("archive")
         files = {key: request.FILES[key] for key in request.FILES if key != "archive"}
         track = form.validated_data.get("track") or None
+        card = {
+            key.removeprefix(CARD_PREFIX): value
+            for key, value in request.data.items()
+            if key.startswith(CARD_PREFIX) and key not in request.FILES
+        }
         try:
             submission = competition_services.submission_create(
                 team=team,
@@ -266,8 +276,15 @@ class PhaseSubmissionsView(APIView):
                 description=form.validated_data.get("description", ""),
                 track=track,
                 link=form.validated_data.get("link", ""),
+                card=card,
             )
         except SubmissionRejected as exc:
+            if exc.code in CARD_CODES:  # a system-card answer: name the questions at fault
+                fields = {
+                    CARD_PREFIX + slug: [exc.message]
+                    for slug in exc.params.get("missing") or [exc.params["field"]]
+                }
+                return error_response(exc.code, exc.message, fields=fields)
             return error_response(exc.code, exc.message, problems=exc.problems)
         except CompetitionError as exc:
             return error_response(exc.code, exc.message)

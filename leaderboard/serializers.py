@@ -32,6 +32,9 @@ class PhaseSerializer(serializers.ModelSerializer):
     tracks = TrackSerializer(source="task.tracks", many=True, read_only=True)
     leaderboard_public = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
+    # The system-card questions a run answers (``card.<slug>`` at upload); ``required``:
+    # a run of this phase is refused without an answer.
+    card_questions = serializers.SerializerMethodField()
 
     class Meta:
         model = Phase
@@ -54,12 +57,28 @@ class PhaseSerializer(serializers.ModelSerializer):
             "counts",
             "subcorpora",
             "tracks",
+            "card_questions",
         ]
 
     def _now(self):
         from django.utils import timezone
 
         return timezone.now()
+
+    def get_card_questions(self, phase: Phase) -> list[dict]:
+        from competition.services.card_answers import card_required
+
+        final = card_required(phase=phase)
+        return [
+            {
+                "slug": q.slug,
+                "text": q.text,
+                "kind": q.kind,
+                "choices": list(q.choices),
+                "required": final and q.required,
+            }
+            for q in phase.task.competition.card_questions.all()
+        ]
 
     def get_leaderboard_public(self, phase: Phase) -> bool:
         return phase.leaderboard_is_public(at=self._now())
@@ -104,7 +123,8 @@ class CompetitionListSerializer(serializers.ModelSerializer):
 class SubmitSerializer(serializers.Serializer):
     """Multipart form: ``run_name``, ``description``, ``link``, ``track`` (a track's slug, in
     tasks with tracks), and either ``archive`` (one zip) or one file field per sub-corpus,
-    named by its slug (e.g. ``light``)."""
+    named by its slug (e.g. ``light``). System-card answers are ``card.<question slug>``
+    fields (``card.llm=yes``; the phase's ``card_questions`` lists them)."""
 
     run_name = serializers.CharField(required=False, allow_blank=True, max_length=100)
     track = serializers.CharField(required=False, allow_blank=True, max_length=100)

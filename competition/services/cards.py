@@ -5,26 +5,49 @@ Organizers set a competition's questions (`card_defaults_set` gives the CRAC one
 answers per run (`card_answers_save`, from the run's page or the API). A question marked
 ``required`` must be answered for a final run (a run of a test phase): `card_missing` names
 what such a run still lacks. Answers are checked against the question's kind; text is
-stored as given and rendered escaped.
+stored as given and rendered escaped. The answers' side lives in
+`competition.services.card_answers` (re-exported here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
-
-from django.core.exceptions import ValidationError
-from django.core.validators import URLValidator
-from django.db import transaction
 
 from competition.definition import apply
 from competition.definition.spec import CardQuestionSpec, CompetitionSpec, SpecError
-from competition.errors import CompetitionError
-from competition.models import Competition, Phase, Submission, SystemCardAnswer, SystemCardQuestion
+from competition.models import Competition, Submission, SystemCardAnswer, SystemCardQuestion
+from competition.services.card_answers import (
+    ANSWER_CODES,
+    FINAL_KINDS,
+    MAX_ANSWER,
+    YES_NO,
+    CardError,
+    card_answers_check,
+    card_answers_save,
+    card_check,
+    card_missing,
+    card_of,
+    card_required,
+)
 
-FINAL_KINDS = (Phase.Kind.TEST_PREDICTED, Phase.Kind.TEST_GOLD)
-YES_NO = ("yes", "no")
-MAX_ANSWER = 500
+__all__ = [
+    "ANSWER_CODES",
+    "CRAC_QUESTIONS",
+    "FINAL_KINDS",
+    "MAX_ANSWER",
+    "YES_NO",
+    "CardError",
+    "card_answers_check",
+    "card_answers_save",
+    "card_check",
+    "card_columns",
+    "card_defaults_set",
+    "card_missing",
+    "card_of",
+    "card_question_save",
+    "card_questions_set",
+    "card_required",
+]
 
 CRAC_QUESTIONS: tuple[dict[str, Any], ...] = (
     {"slug": "llm", "text": "Is the system LLM-based?", "kind": "yes_no", "on_board": True},
@@ -51,18 +74,6 @@ CRAC_QUESTIONS: tuple[dict[str, Any], ...] = (
     {"slug": "code", "text": "Link to the code", "kind": "url"},
 )
 """The questions the CRAC 2025 and 2026 overview papers asked of every system."""
-
-
-class CardError(CompetitionError):
-    """A system card or its questions were refused; ``field`` names the question at fault."""
-
-    def __init__(self, code: str, *, reason: str, field: str | None = None) -> None:
-        self.field = field
-        super().__init__(code, reason=reason)
-
-    @property
-    def message(self) -> str:
-        return str(self.params["reason"])
 
 
 def card_questions_set(
@@ -139,119 +150,6 @@ def card_defaults_set(*, competition: Competition, required: bool = True) -> lis
             on_board=q.get("on_board", False),
         )
     return card_questions_set(competition=competition, questions=list(questions.values()))
-
-
-def _answer_check(question: SystemCardQuestion, raw: Any) -> str:
-    value = "" if raw is None else str(raw).strip()
-    if isinstance(raw, bool):
-        value = "yes" if raw else "no"
-    if not value:
-        return ""
-    if "\x00" in value or len(value) > MAX_ANSWER:
-        raise CardError(
-            "bad_answer",
-            field=question.slug,
-            reason=(f"{question.text}: at most {MAX_ANSWER} characters of text"),
-        )
-    if question.kind == SystemCardQuestion.Kind.YES_NO:
-        value = value.lower()
-        if value not in YES_NO:
-            raise CardError(
-                "bad_answer",
-                field=question.slug,
-                reason=(f"{question.text}: answer yes or no, not {value!r}"),
-            )
-    elif question.kind == SystemCardQuestion.Kind.CHOICE and value not in question.choices:
-        raise CardError(
-            "bad_answer",
-            field=question.slug,
-            reason=(f"{question.text}: {value!r} is not one of {', '.join(question.choices)}"),
-        )
-    elif question.kind == SystemCardQuestion.Kind.URL:
-        try:
-            URLValidator(schemes=["http", "https"])(value)
-        except ValidationError:
-            raise CardError(
-                "bad_answer",
-                field=question.slug,
-                reason=(f"{question.text}: expected a link starting with https://, not {value!r}"),
-            ) from None
-    return value
-
-
-@transaction.atomic
-def card_answers_save(
-    *, submission: Submission, answers: Mapping[str, Any], user=None
-) -> dict[str, str]:
-    """Save a run's answers (question slug → answer; blank clears one). Every answer is
-    checked before any is written; an unknown question is refused. Returns the run's card."""
-    del user  # who may answer is the caller's check (the run's team, its organizers)
-    questions = {
-        q.slug: q
-        for q in SystemCardQuestion.objects.filter(competition=submission.phase.task.competition)
-    }
-    if unknown := sorted(set(answers) - set(questions)):
-        raise CardError(
-            "unknown_question",
-            field=unknown[0],
-            reason=(
-                f"the system card has no question {unknown[0]!r} (expected one of "
-                f"{', '.join(questions) or 'none: the organizers set no questions'})"
-            ),
-        )
-    checked = {slug: _answer_check(questions[slug], raw) for slug, raw in answers.items()}
-    for slug, value in checked.items():
-        if value:
-            SystemCardAnswer.objects.update_or_create(
-                submission=submission, question=questions[slug], defaults={"value": value}
-            )
-        else:
-            SystemCardAnswer.objects.filter(
-                submission=submission, question=questions[slug]
-            ).delete()
-    return card_of(submission=submission)
-
-
-def card_of(*, submission: Submission) -> dict[str, str]:
-    """A run's answers by question slug."""
-    return dict(
-        SystemCardAnswer.objects.filter(submission=submission).values_list(
-            "question__slug", "value"
-        )
-    )
-
-
-def card_missing(*, submission: Submission) -> list[str]:
-    """The required questions a final run (of a test phase) has not answered; [] for a run
-    of another phase."""
-    if submission.phase.kind not in FINAL_KINDS:
-        return []
-    answered = set(card_of(submission=submission))
-    return [
-        q.text
-        for q in SystemCardQuestion.objects.filter(
-            competition=submission.phase.task.competition, required=True
-        )
-        if q.slug not in answered
-    ]
-
-
-def card_check(*, phase: Phase, answers: Mapping[str, Any]) -> None:
-    """Before a final run is accepted: refuse when a required question is unanswered."""
-    if phase.kind not in FINAL_KINDS:
-        return
-    missing = [
-        q.text
-        for q in SystemCardQuestion.objects.filter(
-            competition=phase.task.competition, required=True
-        )
-        if not str(answers.get(q.slug, "") or "").strip()
-    ]
-    if missing:
-        raise CardError(
-            "card_incomplete",
-            reason=("a final run needs its system card: answer " + "; ".join(missing)),
-        )
 
 
 def card_columns(

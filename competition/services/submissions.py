@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
@@ -36,6 +37,7 @@ from competition.models import (
     Track,
 )
 from competition.selectors import track_named
+from competition.services import card_answers as cards
 from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
@@ -565,6 +567,7 @@ def submission_create(
     link: str = "",
     is_baseline: bool = False,
     track: str | None = None,
+    card: Mapping[str, Any] | None = None,
 ) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
     one zip whose members are named by sub-corpus.
@@ -574,12 +577,15 @@ def submission_create(
     validate against its gold key (``problems`` then lists file, document and line).
     Baselines (organizer team only) skip dates and limits. In a task with tracks, ``track``
     (a track's slug) says which board ranks the run; it is required there, except for
-    baselines, which are shown on every track's board.
+    baselines, which are shown on every track's board. ``card`` holds the run's system-card
+    answers (question slug → answer); a final run answers every required question (checked
+    with the rest, before anything is stored), baselines excepted.
     """
     now = timezone.now()
     _check_may_submit(team=team, phase=phase, user=user, is_baseline=is_baseline, at=now)
     link = run_link_check(link=link)
     chosen_track = _track_for(phase=phase, track=track, is_baseline=is_baseline)
+    answers = _card_for(phase=phase, card=card or {}, is_baseline=is_baseline)
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
         try:
@@ -617,6 +623,7 @@ def submission_create(
             is_baseline=is_baseline,
             track=chosen_track,
             log="\n".join(log),
+            card=answers,
         )
 
 
@@ -650,6 +657,20 @@ def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> Submission
         expected=refused.params.get("expected", ""),
         hint=" ".join(filter(None, [refused.params.get("hint", ""), hint])),
     )
+
+
+def _card_for(*, phase: Phase, card: Mapping[str, Any], is_baseline: bool) -> dict[str, str]:
+    """The run's system-card answers, checked by kind, and complete where the phase needs
+    them (a final run; not a baseline): the refusal names the questions still to answer."""
+    try:
+        answers = cards.card_answers_check(competition=phase.task.competition, answers=card)
+        if not is_baseline:
+            cards.card_check(phase=phase, answers=answers)
+    except cards.CardError as exc:
+        raise SubmissionRejected(
+            exc.code, reason=exc.message, field=exc.field, missing=exc.missing
+        ) from None
+    return {slug: value for slug, value in answers.items() if value}
 
 
 def _track_for(*, phase: Phase, track: str | None, is_baseline: bool) -> Track | None:
@@ -687,6 +708,7 @@ def _submission_commit(
     link: str = "",
     track: Track | None = None,
     log: str = "",
+    card: Mapping[str, str] | None = None,
 ) -> Submission:
     folder: Path | None = None
     try:
@@ -715,6 +737,8 @@ def _submission_commit(
                 validated_at=now,
                 queued_at=now,
             )
+            if card:
+                cards.card_answers_save(submission=submission, answers=card, user=user)
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
             scoring_enqueue(submission_id=submission.pk)
     except BaseException:

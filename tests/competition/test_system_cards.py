@@ -72,7 +72,7 @@ def test_a_final_run_names_the_required_questions_it_lacks(world, run):
     Phase.objects.filter(pk=world.phase.pk).update(kind=Phase.Kind.TEST_PREDICTED)
     run.refresh_from_db()
     assert len(cards.card_missing(submission=run)) == 7
-    with pytest.raises(cards.CardError, match="a final run needs its system card"):
+    with pytest.raises(cards.CardError, match="a final run needs answers to"):
         cards.card_check(phase=run.phase, answers={"llm": "no"})
     cards.card_answers_save(
         submission=run,
