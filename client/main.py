@@ -1,8 +1,9 @@
 """``codicrac``: the participant command line of the CODI-CRAC platform (REST API client).
 
     codicrac login --server URL            store an API token in ~/.config/codicrac/config.json
-    codicrac submit --phase ID [--track T] FILES...
+    codicrac submit --phase ID [--track T] [--card card.yaml] FILES...
                                            one file per sub-corpus (named by it), or one zip
+    codicrac card-template --phase ID      a system-card file to fill in (YAML, to stdout)
     codicrac validate --phase ID FILES...  the server's checks of an upload, offline
     codicrac status ID [--wait]            status, track, errors and scores of a submission
     codicrac leaderboard PHASE [--track T] [--json]
@@ -40,6 +41,8 @@ from scoring.filenames import (
 )
 
 CONFIG_ENV = "CODICRAC_CONFIG"
+CARD_PREFIX = "card."  # a system-card answer's field at upload: card.<question slug>
+CARD_CODES = ("card_incomplete", "bad_answer", "unknown_question")
 FINAL = ("scored", "rejected", "failed", "cancelled")
 TIMEOUT = 60  # seconds per HTTP request
 
@@ -117,9 +120,10 @@ class Api:
             detail = body.get("detail", body) if isinstance(body, dict) else body
             code = body.get("code") if isinstance(body, dict) else None
             problems = body.get("problems", []) if isinstance(body, dict) else []
+            fields = body.get("fields") if isinstance(body, dict) else None
             raise CliError(
                 f"{detail}" + (f" [{code}]" if code else ""),
-                details=[format_problem(p) for p in problems],
+                details=[format_problem(p) for p in problems] + format_fields(code, fields),
             )
         return body
 
@@ -130,6 +134,98 @@ def format_problem(problem: dict) -> str:
         where += f":{problem['line']}"
     document = f" [document {problem['document']}]" if problem.get("document") else ""
     return f"{where}{document}: {problem.get('message')} ({problem.get('code')})"
+
+
+def format_fields(code: str | None, fields: Any) -> list[str]:
+    """The lines naming the system-card questions a refused upload is missing or got wrong
+    (other refusals say their fields in ``detail`` already)."""
+    if not isinstance(fields, dict) or code not in CARD_CODES:
+        return []
+    lines = [
+        f"{name.removeprefix(CARD_PREFIX)}: {'; '.join(map(str, messages))}"
+        for name, messages in fields.items()
+    ]
+    return lines + ["(answer them in the file given with --card; see codicrac card-template)"]
+
+
+# --- system cards ------------------------------------------------------------------------------
+
+
+def read_card(path: Path, phase: dict) -> dict[str, str]:
+    """The answers of a system-card file (YAML ``question: answer``), as the upload's
+    ``card.<question>`` fields. A blank answer is left out; YAML's ``yes``/``true`` and
+    ``no``/``false`` are yes and no. Unknown questions are usage errors, told before any
+    upload; whether the answers are complete and right is the server's to say."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read the card: {exc.strerror or exc}", 2) from None
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: the card is not UTF-8 text", 2) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "not YAML"
+        raise CliError(f"{path}{where}: the card is not valid YAML ({problem})", 2) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise CliError(f"{path}: a card is lines of `question: answer`", 2)
+    known = {q["slug"] for q in phase.get("card_questions") or []}
+    answers: dict[str, str] = {}
+    for key, value in data.items():
+        if str(key) not in known:
+            listing = ", ".join(sorted(known)) or "none (the phase asks no questions)"
+            raise CliError(f"{path}: no question {key!r} in the card; expected {listing}", 2)
+        if isinstance(value, (dict, list)):
+            raise CliError(f"{path}: {key}: one answer, not a list or a mapping", 2)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        answers[CARD_PREFIX + str(key)] = str(value)
+    return answers
+
+
+KIND_HINTS = {"yes_no": "yes or no", "url": "a link (https://...)", "text": "text"}
+
+
+def card_template(phase: dict) -> str:
+    """A system-card file to fill in: each question as a comment over its blank answer."""
+    questions = phase.get("card_questions") or []
+    if not questions:
+        return f"# Phase {phase['id']} asks no system-card questions.\n"
+    lines = [
+        f"# System card for runs of phase {phase['id']} ({phase.get('title', '')}, "
+        f"{phase.get('competition', '')}).",
+        "# Write each answer after its colon; quote text holding ': ' or starting with",
+        "# a special character. Send it with:",
+        f"#   codicrac submit --phase {phase['id']} --card card.yaml FILES...",
+    ]
+    if any(q.get("required") for q in questions):
+        lines.append("# (required): a run of this phase is refused without it.")
+    for q in questions:
+        hint = KIND_HINTS.get(q["kind"], "text")
+        if q["kind"] == "choice":
+            hint = "one of: " + ", ".join(q.get("choices") or [])
+        required = " (required)" if q.get("required") else ""
+        lines += ["", f"# {q['text']}{required}", f"#   {hint}", f"{q['slug']}:"]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_card_template(args: argparse.Namespace) -> int:
+    try:
+        config = load_config()
+        api = Api(args.server or config["server"], config["token"])
+    except CliError:
+        if not args.server:
+            raise
+        api = Api(args.server)
+    phase = api.request("GET", f"/api/phases/{args.phase}/")
+    sys.stdout.write(card_template(phase))
+    return 0
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -220,6 +316,8 @@ def cmd_submit(args: argparse.Namespace) -> int:
         "description": args.description or "",
         "track": track_for(args.track, phase),
     }
+    if args.card:
+        data.update(read_card(Path(args.card), phase))
     handles: list[IO[bytes]] = []
     files: dict[str, tuple[str, IO[bytes], str]]
     try:
@@ -523,8 +621,18 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("--description")
     submit.add_argument("--wait", action="store_true", help="wait for the score")
     submit.add_argument("--timeout", type=float, default=900.0)
+    submit.add_argument(
+        "--card", help="the run's system card: a YAML file of `question: answer` lines"
+    )
     submit.add_argument("files", nargs="+", help="one file per sub-corpus, or one .zip")
     submit.set_defaults(func=cmd_submit)
+
+    template = commands.add_parser(
+        "card-template", help="print a system-card file to fill in for a phase's runs"
+    )
+    template.add_argument("--phase", type=int, required=True, help="phase id")
+    template.add_argument("--server", help="read a public phase without logging in")
+    template.set_defaults(func=cmd_card_template)
 
     validate = commands.add_parser(
         "validate", help="check files as an upload to the phase is checked, offline"

@@ -280,10 +280,10 @@ class PhaseSubmissionsView(APIView):
             )
         except SubmissionRejected as exc:
             if exc.code in CARD_CODES:  # a system-card answer: name the questions at fault
-                fields = {
-                    CARD_PREFIX + slug: [exc.message]
-                    for slug in exc.params.get("missing") or [exc.params["field"]]
-                }
+                missing = exc.params.get("missing") or []
+                fields = {CARD_PREFIX + slug: ["required for a final run"] for slug in missing}
+                if not missing:
+                    fields = {CARD_PREFIX + str(exc.params.get("field")): [exc.message]}
                 return error_response(exc.code, exc.message, fields=fields)
             return error_response(exc.code, exc.message, problems=exc.problems)
         except CompetitionError as exc:
