@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from competition import services
-from competition.models import Membership, Phase, Submission, Team
+from competition.models import Membership, Phase, Submission, Task, Team
 
 pytestmark = pytest.mark.django_db
 
@@ -135,3 +135,18 @@ def test_the_phase_page_names_the_phase_id_the_command_line_asks_for(world, clie
     world.task.tracks.create(slug="llm", name="LLM", order=0)
     page = client.get(url).content.decode()
     assert f"codicrac submit --phase {world.phase.pk} --track llm FILES" in page
+
+
+def test_the_zip_hint_names_the_phases_own_datasets_in_the_tasks_format(world):
+    """The submit page's zip hint gives one of the phase's datasets as the example, in the
+    task's format: a CorefUD phase is not told to send LIGHT.CONLLUA."""
+    url = reverse(
+        "competition:submit", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
+    page = client_for(world.alice).get(url).content.decode()
+    assert "(light_test.CONLLUA)" in page
+    world.task.kind = Task.Kind.COREFUD
+    world.task.save()
+    page = client_for(world.alice).get(url).content.decode()
+    assert "(light.conllu) or as the data were distributed (light-corefud-test.conllu)" in page
+    assert "CONLLUA" not in page
