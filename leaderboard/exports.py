@@ -43,6 +43,9 @@ def board_frame(board: Board) -> pd.DataFrame:
                 record[f"{column.slug}.{name}"] = None if score is None else score.get(name)
         for name in FIELDS:
             record[f"avg.{name}"] = None if row.average is None else row.average.get(name)
+        card = board.cards.of(entry.submission_id)
+        for question in board.cards.columns:
+            record[f"card.{question.slug}"] = card.get(question.slug, "")
         records.append(record)
     columns = [
         "rank",
@@ -58,6 +61,7 @@ def board_frame(board: Board) -> pd.DataFrame:
     ]
     columns += [f"{c.slug}.{name}" for c in board.columns for name in FIELDS]
     columns += [f"avg.{name}" for name in FIELDS]
+    columns += [f"card.{q.slug}" for q in board.cards.columns]  # the system card's answers
     frame = pd.DataFrame.from_records(records, columns=columns)
     return frame.astype({"rank": "Int64"})
 
@@ -85,6 +89,11 @@ def board_meta(board: Board) -> dict:
         "subcorpora": [
             {"slug": c.slug, "name": c.name, "available": c.available} for c in board.columns
         ],
+        # The system-card questions shown as columns, the filter by their answers (rows
+        # keep their rank on the whole board) and how many rows the board has without it.
+        "card_questions": [{"slug": q.slug, "text": q.text} for q in board.cards.columns],
+        "card_filter": dict(board.cards.filter),
+        "rows_unfiltered": board.cards.total,
     }
 
 
@@ -107,7 +116,8 @@ def _csv(frame: pd.DataFrame, text_columns: tuple[str, ...]) -> str:
 
 
 def board_csv(board: Board) -> str:
-    return _csv(board_frame(board), ("team", "run_name"))
+    cards = tuple(f"card.{q.slug}" for q in board.cards.columns)
+    return _csv(board_frame(board), ("team", "run_name", *cards))
 
 
 def board_json(board: Board) -> str:
@@ -200,6 +210,33 @@ def final_run_scores_csv(*, submissions, primary_metric: str) -> str:
                 "" if score.recall is None else f"{score.recall:.10g}",
                 "" if score.precision is None else f"{score.precision:.10g}",
                 f"{score.f1:.10g}",
+            ]
+        )
+    return rows_csv(rows)
+
+
+def final_run_cards_csv(*, submissions, questions) -> str:
+    """The system card of each run: one line per run, one column per question (by slug,
+    in the competition's order); blank where a run left a question unanswered."""
+    from competition.models import SystemCardAnswer
+
+    answers: dict[int, dict[str, str]] = {}
+    for sub_id, slug, value in SystemCardAnswer.objects.filter(
+        submission__in=[s.pk for s in submissions]
+    ).values_list("submission_id", "question__slug", "value"):
+        answers.setdefault(sub_id, {})[slug] = value
+    rows: list[list] = [
+        ["team", "track", "submission_id", "run_name", *(q.slug for q in questions)]
+    ]
+    for submission in submissions:
+        card = answers.get(submission.pk, {})
+        rows.append(
+            [
+                submission.team.name,
+                submission.track.slug if submission.track_id else "",
+                submission.pk,
+                submission.run_name,
+                *(card.get(q.slug, "") for q in questions),
             ]
         )
     return rows_csv(rows)

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from leaderboard.selectors import TASK_MODE, BoardQueryError
+from leaderboard.selectors.cards import card_filter_parse
 
 
 @dataclass(frozen=True)
@@ -17,13 +18,14 @@ class BoardParams:
     runs: bool = False
     live: bool = False
     track: str | None = None
+    card: tuple[tuple[str, str], ...] = ()
 
     def as_kwargs(self) -> dict:
         return asdict(self)
 
 
 def board_params(query: Mapping[str, str]) -> BoardParams:
-    """``?metric=&mode=&sort=&order=asc|desc&runs=all|teams&live=1&track=``.
+    """``?metric=&mode=&sort=&order=asc|desc&runs=all|teams&live=1&track=&card.<slug>=``.
 
     Unknown values of ``order`` and ``runs`` raise `BoardQueryError`; metric, mode and sort are
     checked by the selector against what the phase stores.
@@ -42,4 +44,5 @@ def board_params(query: Mapping[str, str]) -> BoardParams:
         runs=runs == "all",
         live=query.get("live") in ("1", "true", "yes"),
         track=query.get("track") or None,
+        card=card_filter_parse(query),
     )

@@ -244,6 +244,7 @@ def board_payload(board) -> dict:
                 **row_fields(row),
                 "average": None if row.average is None else cell_dict(row.average),
                 "scores": {slug: cell_dict(cell) for slug, cell in entry.scores.items()},
+                "card": board.cards.of(entry.submission_id),
             }
         )
     return {

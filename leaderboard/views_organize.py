@@ -93,8 +93,10 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str, phase: str
     """Every team's final run of the phase (the counts rule; in a task with tracks, one per
     team and track) as one zip: the response files teams uploaded, as uploaded and under
     their own names, in a folder per run; ``MANIFEST.csv`` (file by file, with the track
-    and the name it was uploaded as) and ``scores.csv`` (run × sub-corpus × metric of the
-    task's own mode, the primary metric marked). Gold keys are never in it."""
+    and the name it was uploaded as), ``scores.csv`` (run × sub-corpus × metric of the
+    task's own mode, the primary metric marked) and, where the competition asks them,
+    ``system-cards.csv`` (each run's system-card answers, per track's final run). Gold keys
+    are never in it."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
     submissions = phase_final_submissions(phase=phase_obj)
     # On disk, not in memory: a phase's final runs can add up to gigabytes.
@@ -129,6 +131,12 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str, phase: str
                     ]
                 )
         archive.writestr("MANIFEST.csv", exports.rows_csv(manifest))
+        questions = list(phase_obj.task.competition.card_questions.all())
+        if questions:
+            archive.writestr(
+                "system-cards.csv",
+                exports.final_run_cards_csv(submissions=submissions, questions=questions),
+            )
         archive.writestr(
             "scores.csv",
             exports.final_run_scores_csv(

@@ -11,6 +11,7 @@ stored as given and rendered escaped. The answers' side lives in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from competition.definition import apply
@@ -153,12 +154,14 @@ def card_defaults_set(*, competition: Competition, required: bool = True) -> lis
 
 
 def card_columns(
-    *, competition: Competition, submissions: list[Submission]
-) -> tuple[list[SystemCardQuestion], dict]:
+    *, competition: Competition, submissions: Sequence[Submission | int]
+) -> tuple[list[SystemCardQuestion], dict[int, dict[str, str]]]:
     """The questions a board shows as columns and each run's answers to them
-    ({submission id: {slug: answer}})."""
+    ({submission id: {slug: answer}}); ``submissions``: runs or their ids."""
     questions = list(SystemCardQuestion.objects.filter(competition=competition, on_board=True))
     answers: dict[int, dict[str, str]] = {}
+    if not questions or not submissions:
+        return questions, answers
     for sub_id, slug, value in SystemCardAnswer.objects.filter(
         submission__in=submissions, question__in=questions
     ).values_list("submission_id", "question__slug", "value"):

@@ -48,6 +48,7 @@ from leaderboard.ranking import (
     sort_columns,
 )
 from leaderboard.ranking import Score as Cell
+from leaderboard.selectors.cards import BoardCards, CardFilterError, board_cards
 from leaderboard.selectors.counts import compare_counts, document_counts
 from scoring.vocabulary import metric_label, ordered_metrics
 
@@ -465,6 +466,9 @@ class Board:
     """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
     current_runs: dict[int, int] | None = field(default=None, repr=False)
     """The current scoring run of each shown run, by submission id (None: not read)."""
+    cards: BoardCards = field(default_factory=BoardCards)
+    """The system-card columns, the shown rows' answers and the filter by them (the rows
+    kept by a filter keep their rank on the whole board)."""
 
     @property
     def available(self) -> list[str]:
@@ -532,6 +536,7 @@ def leaderboard_board(
     live: bool = False,
     groups: bool = False,
     track: str | None = None,
+    card: Sequence[tuple[str, str]] = (),
 ) -> Board:
     """The board of ``phase`` as ``viewer`` may see it.
 
@@ -541,7 +546,9 @@ def leaderboard_board(
     ``runs``: one row per run instead of one per team (the phase's counts rule). ``live``:
     organizers only, the live scores even if the board is frozen. ``groups``: mark statistically
     tied groups (paired approximate randomization between rank neighbours, on per-document
-    counts). Unknown ``metric``, ``mode`` or ``sort`` raise `BoardQueryError`.
+    counts). ``card``: (question slug, answer) pairs; only the runs whose system card gives
+    those answers are shown, each at its rank on the whole board. Unknown ``metric``,
+    ``mode``, ``sort`` or card question raise `BoardQueryError`.
     """
     visibility = phase_visibility(phase=phase, user=viewer)
     primary = phase.task.primary_metric
@@ -641,7 +648,13 @@ def leaderboard_board(
                 groups=markers,
                 group_samples=GROUP_SAMPLES,
             )
-    return board
+    try:
+        shown_rows, cards = board_cards(
+            competition=phase.task.competition, rows=board.rows, card=card
+        )
+    except CardFilterError as exc:
+        raise BoardQueryError(str(exc)) from None
+    return replace(board, rows=shown_rows, cards=cards)
 
 
 def _versions(data: dict, shown: set[int]) -> list[str]:

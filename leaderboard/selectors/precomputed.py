@@ -14,6 +14,7 @@ every process: docs/deploy.md) under a key that names everything they are built 
   scoring replaces, so its id stands for them. With the phase, its task and competition as
   the request read them; on a test phase also the other phases' runs (the
   predicted-versus-gold table reads them);
+- the system-card questions shown on boards and the runs' answers to them;
 - the view (page or API), the query parameters and the viewer's visibility (only a public
   board is kept; organizers and teams seeing their own runs are served as before).
 
@@ -29,7 +30,7 @@ import hashlib
 
 from django.db import connection
 
-from competition.models import Phase, Submission
+from competition.models import Phase, Submission, SystemCardAnswer, SystemCardQuestion
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.models import BoardSnapshot
 
@@ -134,12 +135,31 @@ def _fields(instance) -> tuple:
     return tuple(getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields)
 
 
+def _card_state(phase: Phase) -> tuple:
+    """The system-card questions a board shows and the phase's runs' answers to them (a
+    team may change its answers after the run was scored)."""
+    questions = list(
+        SystemCardQuestion.objects.filter(
+            competition_id=phase.task.competition_id, on_board=True
+        ).values_list("id", "slug", "text", "kind", "choices", "order")
+    )
+    if not questions:
+        return ()
+    answers = SystemCardAnswer.objects.filter(
+        submission__phase=phase,
+        question__on_board=True,
+        question__competition_id=phase.task.competition_id,
+    ).values_list("submission_id", "question_id", "value")
+    return (questions, sorted(answers))
+
+
 def board_state(*, phase: Phase, with_siblings: bool = False) -> str:
     """A digest of everything a public board of ``phase`` is built from (see the module
     docstring). ``with_siblings``: also the runs of the task's other phases (the
     predicted-versus-gold table of a test phase shows them)."""
     task = phase.task
     parts = [_fields(phase), _fields(task), _fields(task.competition), _read_state(phase)]
+    parts.append(_card_state(phase))
     if with_siblings:
         parts += [
             (other.pk, _read_state(other))

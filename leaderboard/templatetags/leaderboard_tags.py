@@ -85,6 +85,15 @@ def with_param(context, name: str, value) -> str:
 
 
 @register.simple_tag(takes_context=True)
+def without_card_filter(context) -> str:
+    """The current query string without its system-card filter (``card.<slug>``)."""
+    query: QueryDict = context["request"].GET.copy()
+    for name in [n for n in query if n.startswith("card.")]:
+        query.pop(name)
+    return "?" + query.urlencode()
+
+
+@register.simple_tag(takes_context=True)
 def sort_mark(context, column: str) -> str:
     board = context.get("board")
     if board is None or board.sort != column:
@@ -161,6 +170,7 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
     columns = [
         (c.slug, c.available, leaders.get(c.slug, ()) if leaders else ()) for c in board.columns
     ]
+    card_slugs = [c.slug for c in board.cards.columns]
     out = []
     for row in board.rows:
         entry = row.entry
@@ -233,6 +243,11 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
                     else f'<td class="lb-num">{f1}</td>'
                 )
         submitted = timezone.localtime(entry.submitted_at).strftime("%Y-%m-%d %H:%M")
+        card = board.cards.of(sid)
+        card_cells = "".join(
+            f'<td class="lb-card">{escape(card[slug]) if slug in card else _DASH}</td>'
+            for slug in card_slugs
+        )
         out.append(
             f'<tr class="{classes}" data-submission="{sid}">'
             f'<td class="lb-rank">{rank}</td><td class="lb-team">{team}</td>'
@@ -240,7 +255,7 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
             + (avg_cells if avg_first else "")
             + "".join(cells)
             + ("" if avg_first else avg_cells)
-            + f'<td class="lb-date">{submitted}</td></tr>'
+            + f'<td class="lb-date">{submitted}</td>{card_cells}</tr>'
         )
     return mark_safe("\n".join(out))
 
