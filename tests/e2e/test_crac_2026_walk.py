@@ -246,13 +246,29 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
         command += ["--run-name", run, "--wait", "--timeout", "60", *map(str, files.values())]
         assert codicrac(command) == 0, run
 
-    # Each track's board names its track and ranks both teams' runs.
-    for track, name in (("llm", "LLM"), ("unconstrained", "Unconstrained")):
+    # Each track's board names its track, ranks both teams' runs, and shows the card
+    # questions the CRAC defaults put on boards.
+    echo_card = ["yes", "Qwen2.5 (7B)", "fine-tuned"]
+    for track, name, delta_card in (
+        ("llm", "LLM", ["yes", "Llama 3.1 (8B)", "few-shot"]),
+        ("unconstrained", "Unconstrained", ["no", "none", "not applicable"]),
+    ):
         page.goto(f"{base}{PHASE}leaderboard/?track={track}")
         assert page.inner_text("#board-track") == f"{name} track"
-        board = page.inner_text("table")
-        assert "Delta" in board and "Echo" in board
+        assert page.locator("#leaderboard th.lb-card").all_inner_texts() == [
+            "Is the system LLM-based?",
+            "Base model (name and version)",
+            "How was the model adapted to the task?",
+        ]
+        for team, card in (("Delta", delta_card), ("Echo", echo_card)):
+            row = page.locator(f"#leaderboard tbody tr:has-text('{team}')")
+            assert row.count() == 1, (track, team)
+            assert row.locator("td.lb-card").all_inner_texts() == card
         shots(page, artifacts_dir, f"board-{track}")
+    page.select_option("select[name='card.llm']", "no")  # the board filtered by the card
+    page.wait_for_selector("#card-filter-note")
+    filtered = page.inner_text("#leaderboard tbody")
+    assert "Delta" in filtered and "Echo" not in filtered
 
     # The organizer's phase page, and the export of the final runs.
     as_user(page, base, "olga")
@@ -285,3 +301,15 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
         assert archive.read(row["file"]) == (COREFUD / response).read_bytes()
     scores = list(csv.DictReader(io.StringIO(archive.read("scores.csv").decode())))
     assert {row["submission_id"] for row in scores} == {row["submission_id"] for row in manifest}
+    cards = list(csv.DictReader(io.StringIO(archive.read("system-cards.csv").decode())))
+    assert {row["submission_id"] for row in cards} == {row["submission_id"] for row in manifest}
+    assert sorted((row["team"], row["track"], row["llm"], row["base-model"]) for row in cards) == [
+        ("Delta", "llm", "yes", "Llama 3.1 (8B)"),
+        ("Delta", "unconstrained", "no", "none"),
+        ("Echo", "llm", "yes", "Qwen2.5 (7B)"),
+        ("Echo", "unconstrained", "yes", "Qwen2.5 (7B)"),
+    ]
+    assert {row["code"] for row in cards} == {
+        "https://example.org/delta",
+        "https://example.org/echo",
+    }
