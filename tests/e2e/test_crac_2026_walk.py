@@ -1,14 +1,16 @@
 """A CRAC-2026-shaped task built and run in the browser, end to end.
 
 Staff create the competition for its owner, who builds the rest in the editor: a CorefUD
-task scored as CRAC 2026, its LLM and unconstrained tracks, a minitest phase, two datasets
-with their gold keys uploaded, the CRAC system-card questions required for final runs,
-terms, team approval, and publishing. Two teams accept the terms and are approved; Delta
-submits on both tracks from the web submit page, answering the card there, and Echo from
-`codicrac` (its phase id read from the phase page, its card from `--card card.yaml`). Each
-track's board names its track and shows both teams; the organizer's export holds one ranked
-run per team and track, files under the names and with the bytes they were uploaded with.
-Screenshots at 1366 and 390 px in test-artifacts/ (crac26-walk-*), with nothing off-screen.
+task scored as CRAC 2026, its LLM and unconstrained tracks, a minitest phase with two
+datasets and their gold keys uploaded, a minidev phase with the same datasets copied, the
+CRAC system-card questions required for final runs, terms, team approval, and publishing.
+Two teams accept the terms and are approved; Delta submits on both tracks from the web
+submit page, answering the card there, and Echo from `codicrac` (the phase id read from the
+phase page, the card filled in from `codicrac card-template` and sent with `--card`). Each
+track's board names its track and shows both teams with their cards; the organizer's export
+holds one ranked run per team and track, files under the names and with the bytes they
+were uploaded with, and their cards. Screenshots at 1366 and 390 px in test-artifacts/
+(crac26-walk-*); no page visited scrolls sideways at 390 px.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COREFUD = ROOT / "fixtures" / "corefud"
 PASSWORD = "a-long-passphrase-42"
 SLUG = "crac-2026"
+TITLE, TASK = "CODI-CRAC 2026 Shared Task", "Multilingual coreference resolution"
 PHASE = f"/competitions/{SLUG}/coreference/minitest/"
 WIDE, PHONE = 1366, 390
 # What reaches past the right edge, outside the tables' own scrolling boxes (for the message).
@@ -59,6 +62,14 @@ def shots(page, artifacts_dir: Path, name: str) -> None:
         page.screenshot(path=str(artifacts_dir / f"crac26-walk-{name}-{width}.png"), full_page=True)
         fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         assert fits, f"{page.url} scrolls sideways at {width} px: {page.evaluate(WIDEST)}"
+    page.set_viewport_size({"width": WIDE, "height": 900})
+
+
+def fits_a_phone(page) -> None:
+    """No sideways scrolling at 390 px (the pages not kept as screenshots)."""
+    page.set_viewport_size({"width": PHONE, "height": 900})
+    fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert fits, f"{page.url} scrolls sideways at {PHONE} px: {page.evaluate(WIDEST)}"
     page.set_viewport_size({"width": WIDE, "height": 900})
 
 
@@ -93,7 +104,7 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     as_user(page, base, "admin")
     page.goto(f"{base}/new-competition/")
     page.fill("input[name=slug]", SLUG)
-    page.fill("input[name=title]", "CODI-CRAC 2026 Shared Task")
+    page.fill("input[name=title]", TITLE)
     page.fill("input[name=owner]", "olga")
     page.click("#new-competition button[type=submit]")
     page.wait_for_url(f"{base}/edit/{SLUG}/")
@@ -101,7 +112,7 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     as_user(page, base, "olga")
     page.goto(f"{base}/edit/{SLUG}/")
     page.fill("input[name=task-slug]", "coreference")
-    page.fill("input[name=task-title]", "Multilingual coreference resolution")
+    page.fill("input[name=task-title]", TASK)
     page.select_option("select[name=task-kind]", "corefud")
     page.select_option("select[name=task-procedure]", "crac-2026")
     page.click("#add-task button[type=submit]")
@@ -146,12 +157,27 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     assert "5 documents" in page.inner_text("tr[data-subcorpus=en_gum]")
     shots(page, artifacts_dir, "editor-phase")
 
+    # A minidev phase beside it, its datasets and keys copied from minitest's.
+    page.goto(f"{base}/edit/{SLUG}/coreference/")
+    page.click("summary:has-text('Add a phase')")
+    page.fill("input[name=phase-slug]", "minidev")
+    page.fill("input[name=phase-title]", "Development on minidev")
+    page.fill("input[name=phase-start]", f"{start:%Y-%m-%d}T00:00")
+    page.select_option("select[name=phase-missing]", "zero")
+    page.click("#add-phase button[type=submit]")
+    page.wait_for_url(re.compile(rf".*/edit/{SLUG}/coreference/minidev/$"))
+    page.click("text=Copy the datasets of another phase")
+    page.select_option("#id_copy-source", label=f"{TITLE} / {TASK} / Evaluation on minitest")
+    page.click("#copy-subcorpora button")
+    page.wait_for_selector("text=2 sub-corpora were copied.")
+
     # The CRAC system-card questions, required for final runs.
     page.goto(f"{base}/edit/{SLUG}/")
     assert page.is_checked("#card-required")
     page.click("#card-defaults button[type=submit]")
     page.wait_for_selector("text=The system card asks the CRAC questions.")
     assert page.locator("#system-card li .badge:has-text('required')").count() == 7
+    fits_a_phone(page)
 
     # Terms, team approval, and publishing (the other pages waived).
     page.goto(f"{base}/competitions/{SLUG}/pages/terms/edit/")
@@ -162,6 +188,8 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     page.click("#approval-setting button[value=require]")
     page.wait_for_selector("text=Teams need your approval")
     page.goto(f"{base}/competitions/{SLUG}/organize/publish/")
+    assert page.locator("#checklist li.check.waivable").count() == 1  # the pages
+    fits_a_phone(page)
     page.check("input[name=waive][value=pages]")
     page.click("#publish-button")
     page.wait_for_url(f"{base}/competitions/{SLUG}/")
@@ -177,11 +205,13 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
         page.click("text=Create team")
         page.wait_for_selector(f"h1:has-text('Team {team}')")
         assert page.locator("#approval-status[data-status=pending]").count() == 1
+        fits_a_phone(page)
     as_user(page, base, "olga")
     page.goto(f"{base}/competitions/{SLUG}/organize/teams/")
     for team in ("Delta", "Echo"):
         page.click(f"#teams tr[data-team='{team}'] button[value=approve]")
         page.locator(f"#teams tr[data-team='{team}'][data-status=approved]").wait_for()
+    fits_a_phone(page)
 
     # Delta, from the web: one run on each track, the card answered on the submit page.
     as_user(page, base, "dana")
