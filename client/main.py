@@ -6,8 +6,9 @@
     codicrac card-template --phase ID      a system-card file to fill in (YAML, to stdout)
     codicrac validate --phase ID FILES...  the server's checks of an upload, offline
     codicrac status ID [--wait]            status, track, errors and scores of a submission
-    codicrac leaderboard PHASE [--track T] [--json]
-                                           the phase's leaderboard (of one track)
+    codicrac leaderboard PHASE [--track T] [--card Q=A] [--json]
+                                           the phase's leaderboard (of one track, or the
+                                           runs whose system card answers Q with A)
 
 Exit codes: 0 done; 1 the server refused or failed (invalid files, limits, network, a run that
 ended failed); 2 usage errors (bad arguments, missing files, not logged in). Errors are one line
@@ -534,6 +535,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         params["sort"] = args.sort
     if args.track:
         params["track"] = args.track
+    for wanted in args.card or []:
+        question, sep, answer = wanted.partition("=")
+        if not sep or not question.strip() or not answer.strip():
+            raise CliError(f"--card {wanted!r}: expected QUESTION=ANSWER, e.g. llm=yes", 2)
+        params[CARD_PREFIX + question.strip()] = answer.strip()
     body = api.request("GET", f"/api/phases/{args.phase}/leaderboard/", params=params)
     if args.json:
         print(json.dumps(body, indent=1))
@@ -568,12 +574,14 @@ def format_board(body: dict) -> str:
             name += " (disqualified)"
         names.append(name)
     name_width = max([24, *map(len, names)]) + 1
+    questions = [q["slug"] for q in meta.get("card_questions") or []]
     lines.append(
         "rank".rjust(4)
         + "  "
         + ("run" if all_runs else "team").ljust(name_width)
         + "".join(c["name"].rjust(w) for c, w in zip(columns, widths))
         + "avg".rjust(9)
+        + ("  system card (" + ", ".join(questions) + ")" if questions else "")
     )
     for row, name in zip(body["rows"], names):
         rank = str(row["rank"]) if row["rank"] is not None else "-"
@@ -586,9 +594,17 @@ def format_board(body: dict) -> str:
             for c, w in zip(columns, widths)
         )
         avg = f"{100 * row['average']['f1']:.2f}" if row["average"] else "-"
-        lines.append(rank.rjust(4) + "  " + name.ljust(name_width) + cells + avg.rjust(9))
+        card = row.get("card") or {}
+        answers = "  " + " · ".join(card.get(q, "-") for q in questions) if questions else ""
+        lines.append(rank.rjust(4) + "  " + name.ljust(name_width) + cells + avg.rjust(9) + answers)
     if not body["rows"]:
         lines.append("  (no rows)")
+    if meta.get("card_filter"):
+        said = ", ".join(f"{k}={v}" for k, v in meta["card_filter"].items())
+        lines.append(
+            f"Only runs whose system card says {said}: {len(body['rows'])} of "
+            f"{meta.get('rows_unfiltered', '?')} rows; ranks are those on the whole board."
+        )
     others = [t for t in meta.get("tracks") or [] if t["slug"] != meta.get("track")]
     if others:
         lines.append(
@@ -655,6 +671,12 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--sort", help="avg.f1, <sub-corpus>.f1, team, submitted, ...")
     board.add_argument("--all-runs", action="store_true", help="every run, not one per team")
     board.add_argument("--track", help="the track whose board to show (default: the first)")
+    board.add_argument(
+        "--card",
+        action="append",
+        metavar="QUESTION=ANSWER",
+        help="only runs whose system card gives this answer, e.g. llm=yes (repeatable)",
+    )
     board.add_argument("--server", help="read a public board without logging in")
     board.set_defaults(func=cmd_leaderboard)
     return parser

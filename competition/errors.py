@@ -43,7 +43,7 @@ MESSAGES: dict[str, str] = {
     "has no files to score again.",
     "invalid_status": "Submission #{submission} is {status}; this action needs {expected}.",
     "invalid_link": "{link} is not a web address (expected http:// or https://…).",
-    "card_incomplete": "System card: {reason}. Nothing was stored and nothing was counted.",
+    "card_incomplete": "System card: {reason}.",
     "bad_answer": "System card: {reason}.",
     "unknown_question": "System card: {reason}.",
     "not_chosen_phase": "The phase {phase} does not let teams choose their submission.",

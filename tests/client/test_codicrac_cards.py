@@ -123,3 +123,32 @@ def test_a_card_naming_no_question_or_not_yaml_is_refused_before_the_upload(
     err = capsys.readouterr().err
     assert "answer yes or no, not 'perhaps'" in err and "[bad_answer]" in err
     assert not Submission.objects.exists()
+
+
+def test_the_board_shows_the_answers_and_filters_by_them(
+    final, live_server, config, monkeypatch, capsys, tmp_path
+):
+    from competition import services
+    from competition.models import Phase
+    from competition.services import cards
+
+    Phase.objects.filter(pk=final.phase.pk).update(kind=Phase.Kind.DEVELOPMENT)
+    final.phase.refresh_from_db()
+    run = services.submission_create(
+        team=final.alpha, phase=final.phase, user=final.alice, files=final.uploads()
+    )
+    cards.card_answers_save(submission=run, answers={"llm": "yes", "adaptation": "zero-shot"})
+    login(monkeypatch, live_server)
+    capsys.readouterr()
+    phase = str(final.phase.pk)
+    assert main(["leaderboard", phase]) == 0
+    out = capsys.readouterr().out
+    assert "system card (llm, base-model, adaptation)" in out
+    assert "yes · - · zero-shot" in out
+    assert main(["leaderboard", phase, "--card", "llm=no"]) == 0
+    out = capsys.readouterr().out
+    assert "(no rows)" in out and "Only runs whose system card says llm=no: 0 of 1 rows" in out
+    assert main(["leaderboard", phase, "--card", "llm"]) == 2
+    assert "expected QUESTION=ANSWER" in capsys.readouterr().err
+    assert main(["leaderboard", phase, "--card", "colour=red"]) == 1
+    assert "unknown system-card question 'colour'" in capsys.readouterr().err
