@@ -275,6 +275,14 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
         command = ["submit", "--phase", phase_id, "--track", track, "--card", str(card)]
         command += ["--run-name", run, "--wait", "--timeout", "60", *map(str, files.values())]
         assert codicrac(command) == 0, run
+    capsys.readouterr()
+    assert codicrac(["leaderboard", phase_id, "--track", "unconstrained"]) == 0
+    board = capsys.readouterr().out.splitlines()
+    assert board[0].startswith(f"{SLUG} / coreference / minitest / Unconstrained track")
+    assert board[1].endswith("system card (llm, base-model, adaptation)")
+    assert [line.split()[1] for line in board[2:4]] == ["Echo", "Delta"]
+    assert board[2].endswith("yes · Qwen2.5 (7B) · fine-tuned")
+    assert board[3].endswith("no · none · not applicable")
 
     # Each track's board names its track, ranks both teams' runs, and shows the card
     # questions the CRAC defaults put on boards.
