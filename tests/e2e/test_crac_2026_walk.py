@@ -42,6 +42,14 @@ WIDEST = """() => [...document.querySelectorAll('body *')]
     .filter(e => !e.closest('.lb-scroll, .table-wrap')
                  && e.getBoundingClientRect().right > window.innerWidth + 0.5)
     .slice(0, 6).map(e => e.tagName + '.' + e.className + '#' + e.id)"""
+# The words of the board's system-card cells that wrap inside themselves ("mode l").
+SPLIT_WORDS = """() => [...document.querySelectorAll('#leaderboard .lb-card')].flatMap(cell =>
+    [...cell.textContent.matchAll(/[^\\s-]+-?/g)].filter(word => {
+        const range = document.createRange(), text = cell.firstChild;
+        range.setStart(text, word.index);
+        range.setEnd(text, word.index + word[0].length);
+        return range.getClientRects().length > 1;
+    }).map(word => word[0]))"""
 # A run's files: the names they are uploaded under, and two responses (in fixtures/corefud)
 # by dataset.
 NAMES = {"en_gum": "en_gum-corefud-minitest.conllu", "zeros": "zeros-corefud-minitest.conllu"}
@@ -303,6 +311,13 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
             assert row.count() == 1, (track, team)
             assert row.locator("td.lb-card").all_inner_texts() == card
         shots(page, artifacts_dir, f"board-{track}")
+        page.set_viewport_size({"width": PHONE, "height": 900})
+        assert page.evaluate(SPLIT_WORDS) == [], f"{track} board at {PHONE} px"
+        page.evaluate("document.querySelector('.lb-scroll').scrollLeft = 1e6")
+        page.locator(".lb-scroll").first.screenshot(
+            path=str(artifacts_dir / f"crac26-walk-board-{track}-cards-{PHONE}.png")
+        )
+        page.set_viewport_size({"width": WIDE, "height": 900})
     page.select_option("select[name='card.llm']", "no")  # the board filtered by the card
     page.wait_for_selector("#card-filter-note")
     filtered = page.inner_text("#leaderboard tbody")
