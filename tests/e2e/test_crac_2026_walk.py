@@ -50,6 +50,27 @@ SPLIT_WORDS = """() => [...document.querySelectorAll('#leaderboard .lb-card')].f
         range.setEnd(text, word.index + word[0].length);
         return range.getClientRects().length > 1;
     }).map(word => word[0]))"""
+# Delta's system cards, answered on the submit page, by track.
+DELTA_CARDS = {
+    "llm": {
+        "llm": "yes",
+        "base-model": "Llama 3.1 (8B)",
+        "parameters": "8B",
+        "adaptation": "few-shot",
+        "external-data": "none",
+        "weights-licence": "Llama 3.1 Community Licence",
+        "code": "https://example.org/delta",
+    },
+    "unconstrained": {
+        "llm": "no",
+        "base-model": "none",
+        "parameters": "12M",
+        "adaptation": "not applicable",
+        "external-data": "none",
+        "weights-licence": "MIT",
+        "code": "https://example.org/delta",
+    },
+}
 # A run's files: the names they are uploaded under, and two responses (in fixtures/corefud)
 # by dataset.
 NAMES = {"en_gum": "en_gum-corefud-minitest.conllu", "zeros": "zeros-corefud-minitest.conllu"}
@@ -106,11 +127,10 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
         users.create_user(name, password=PASSWORD)
     base = live_server.url
     page.set_viewport_size({"width": WIDE, "height": 900})
-    page.on("dialog", lambda dialog: dialog.accept())
 
     # Staff create the competition; its owner builds the rest.
     as_user(page, base, "admin")
-    page.goto(f"{base}/new-competition/")
+    page.click("#new-competition-link")
     page.fill("input[name=slug]", SLUG)
     page.fill("input[name=title]", TITLE)
     page.fill("input[name=owner]", "olga")
@@ -223,28 +243,27 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
 
     # Delta, from the web: one run on each track, the card answered on the submit page.
     as_user(page, base, "dana")
-    for track, responses, answers in (
-        ("llm", STRING_MATCH, ("yes", "Llama 3.1 (8B)", "few-shot")),
-        ("unconstrained", SINGLETONS, ("no", "none", "not applicable")),
+    for track, name, responses in (
+        ("llm", "LLM", STRING_MATCH),
+        ("unconstrained", "Unconstrained", SINGLETONS),
     ):
         files = run_files(tmp_path / f"delta-{track}", responses)
         page.goto(base + PHASE + "submit/")
         for dataset, path in files.items():
             page.set_input_files(f"input[name=file_{dataset}]", str(path))
         page.select_option("select[name=track]", track)
-        llm, base_model, adaptation = answers
-        page.select_option("select[name='card.llm']", llm)
-        page.fill("input[name='card.base-model']", base_model)
-        page.fill("input[name='card.parameters']", "8B" if llm == "yes" else "none")
-        page.select_option("select[name='card.adaptation']", adaptation)
-        page.fill("input[name='card.external-data']", "none")
-        page.fill("input[name='card.weights-licence']", "Llama 3.1 Community Licence")
-        page.fill("input[name='card.code']", "https://example.org/delta")
+        for slug, answer in DELTA_CARDS[track].items():
+            field = page.locator(f"#submit-card [name='card.{slug}']")
+            if field.evaluate("e => e.tagName") == "SELECT":
+                field.select_option(answer)
+            else:
+                field.fill(answer)
         if track == "llm":
             page.locator("#submit-card").scroll_into_view_if_needed()
             shots(page, artifacts_dir, "submit-card")
         page.click("#submit-button")
         page.wait_for_selector("#submission-status[data-status=scored]", timeout=60_000)
+        assert page.inner_text("#submission-track").startswith(name)
         assert page.locator("#card-missing").count() == 0
 
     # Echo, from the command line: the phase id from the phase page, two runs on the LLM
