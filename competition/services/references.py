@@ -10,8 +10,9 @@ like every baseline.
 
 The file (YAML) names the competition, the source and tables of rows; every row is checked
 (known phase, sub-corpus and metric, numbers in range, the published average when given equal
-to the mean of the row within the table's rounding) before anything is written, and a
-re-import of the same source replaces what it imported before, in one transaction.
+to the mean of the row at the printed precision, see `average_slack`) before anything is
+written, and a re-import of the same source replaces what it imported before, in one
+transaction.
 
 A table may name a ``mode`` of the task's procedure (``partial``, ``exact``,
 ``with-singletons``…; default ``task``, the edition's primary variant) and a ``track`` of the
@@ -293,12 +294,13 @@ def _row(
     average = raw.get("average")
     if average is not None:
         mean = sum(numbers) / len(numbers)
-        decimals = len(str(average).partition(".")[2])
-        if abs(round(mean, decimals) - float(average)) > 10**-decimals / 2 + 1e-9:
+        slack = average_slack(average=average, scores=values)
+        if abs(mean - float(average)) > slack + 1e-9:
             raise DefinitionError(
                 where,
                 f"{at}: the published average {average} is not the "
-                f"mean of the row ({mean:.4f}): check the transcription",
+                f"mean of the row ({mean:.4f}, allowed difference {slack:g} at the printed "
+                "precision): check the transcription",
             )
     return ReferenceRow(
         phase=phase,
@@ -310,6 +312,22 @@ def _row(
         mode=mode,
         track=track,
     )
+
+
+def printed_decimals(value: float | int) -> int:
+    """The decimals of a number as written in the file (``70.18`` → 2, ``67.0`` → 1)."""
+    return len(repr(value).partition(".")[2]) if isinstance(value, float) else 0
+
+
+def average_slack(*, average: float | int, scores: Sequence[float | int]) -> float:
+    """How far the mean of printed per-dataset numbers may lie from a printed average that
+    agrees with them at the printed precision: half a unit of the average's last printed
+    digit (its rounding) plus half a unit of the scores' last printed digit (the mean of
+    rounded numbers is off by at most that much). Scores printed with one decimal and an
+    average with two (a team's 70.18 over figures such as 80.4) agree when they are 0.055
+    apart or less; a wrong figure moves the mean by its error over the number of datasets."""
+    score_decimals = max((printed_decimals(s) for s in scores), default=0)
+    return 10 ** -printed_decimals(average) / 2 + 10**-score_decimals / 2
 
 
 def reference_results_import(*, path: Path) -> list[Submission]:

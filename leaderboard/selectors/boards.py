@@ -152,10 +152,23 @@ def _entry_scores(text: str, make=Cell._make) -> dict:
 
 def subcorpus_columns(phase: Phase) -> list[dict]:
     """The phase's sub-corpora in board order (`SubCorpus` orders by ``order``, ``id``),
-    from the phase's prefetched sub-corpora when the caller has read them (the API has)."""
+    from the phase's prefetched sub-corpora when the caller has read them (the API has).
+
+    A column is averaged (``available``) when its dataset has a gold key here. A phase none
+    of whose datasets has one (an edition that ran elsewhere, such as a CRAC edition whose
+    CorefUD keys are not in this repository) takes no runs: its only scores are the published
+    results imported into it, printed per dataset, so every column is averaged, as the source
+    averaged them."""
+    subcorpora = list(phase.subcorpora.all())
+    keyless = not any(s.available for s in subcorpora)
     return [
-        {"slug": s.slug, "name": s.name, "available": s.available, "language": s.language}
-        for s in phase.subcorpora.all()
+        {
+            "slug": s.slug,
+            "name": s.name,
+            "available": s.available or keyless,
+            "language": s.language,
+        }
+        for s in subcorpora
     ]
 
 

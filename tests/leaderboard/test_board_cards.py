@@ -83,9 +83,7 @@ def test_a_filter_keeps_the_ranks_of_the_whole_board(client, world):
 
 
 def test_the_api_and_the_exports_carry_the_answers_and_the_filter(client, world):
-    body = APIClient().get(
-        reverse("api-leaderboard", args=[world["phase"].pk]), {"card.llm": "no"}
-    )
+    body = APIClient().get(reverse("api-leaderboard", args=[world["phase"].pk]), {"card.llm": "no"})
     assert body.status_code == 200, body.content
     data = body.json()
     assert data["board"]["card_filter"] == {"llm": "no"}

@@ -1,10 +1,13 @@
 """manage.py demo_setup: everything `make demo` needs after `migrate`, safe to run again.
 
 It creates the demo organizer and the demo participant (fixed, documented passwords: this is
-a demo), loads CODI-CRAC 2021, the CorefUD demo and the CRAC 2026 demo (empty-node measures
-and analyses) from fixtures/ through the competition loader (and CODI-CRAC 2022 with
+a demo), loads CODI-CRAC 2021, the CorefUD demo, the CRAC 2026 demo (empty-node measures
+and analyses) and CRAC 2024 (a finished edition: its official results as published, nothing
+scored here) from fixtures/ through the competition loader (and CODI-CRAC 2022 with
 ``--with-2022``), which submits the baseline runs the definition lists, gives the
-participant a team, and prints the credentials and where to go.
+participant a team, and prints the credentials and where to go. The finished editions get
+their published results (fixtures/reference/) on their evaluation boards, frozen as the
+official ones.
 
 Scoring follows the configuration: embedded (no CELERY_BROKER_URL), the baselines are scored
 in this process before the command ends; with a broker they are queued, and a
@@ -26,6 +29,7 @@ from competition.errors import CompetitionError
 from competition.models import Competition, Membership, Phase, Submission
 from competition.services import competition_load, reference_results_import, team_create
 from competition.services.publish import competition_publish_waiving
+from competition.services.references import reference_averages_read
 from competition.wording import plural
 from leaderboard.models import BoardSnapshot
 from leaderboard.services import board_freeze
@@ -35,7 +39,14 @@ DEFINITION_2021 = FIXTURES / "codi-crac-2021.yaml"
 DEFINITION_2022 = FIXTURES / "codi-crac-2022.yaml"
 DEFINITION_COREFUD = FIXTURES / "corefud-demo.yaml"
 DEFINITION_2026 = FIXTURES / "crac-2026-demo.yaml"
-REFERENCES = {"codi-crac-2021": FIXTURES / "reference" / "codi-crac-2021.yaml"}
+DEFINITION_CRAC_2024 = FIXTURES / "crac" / "crac-2024.yaml"
+REFERENCES = {
+    "codi-crac-2021": (FIXTURES / "reference" / "codi-crac-2021.yaml",),
+    "crac-2024": (
+        FIXTURES / "reference" / "crac-2024.yaml",
+        FIXTURES / "reference" / "crac-2024-corpipe-single.yaml",
+    ),
+}
 """Published results imported into a competition the demo loads (reference results)."""
 
 ORGANIZER = ("organizer", "codicrac-organizer")
@@ -46,7 +57,8 @@ TEAM_NAME = "Demo Team"
 class Command(BaseCommand):
     help = (
         "Set up the demo: demo organizer and participant, CODI-CRAC 2021, the CorefUD "
-        "demo and the CRAC 2026 demo with their baselines scored, a demo team. Idempotent."
+        "demo and the CRAC 2026 demo with their baselines scored, CRAC 2024 with its "
+        "published official results, a demo team. Idempotent."
     )
 
     def add_arguments(self, parser) -> None:
@@ -71,7 +83,12 @@ class Command(BaseCommand):
     def handle(
         self, *args, with_2022: bool, definition: list[Path] | None, url: str, **options
     ) -> None:
-        definitions = definition or [DEFINITION_2021, DEFINITION_COREFUD, DEFINITION_2026]
+        definitions = definition or [
+            DEFINITION_2021,
+            DEFINITION_COREFUD,
+            DEFINITION_2026,
+            DEFINITION_CRAC_2024,
+        ]
         if with_2022:
             definitions.append(DEFINITION_2022)
         eager = bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False))
@@ -111,21 +128,23 @@ class Command(BaseCommand):
     def published_results(self, *, competition: Competition, organizer) -> None:
         """Import the edition's published results and freeze each phase that holds them as
         its official board (once: a board frozen before stays as it was)."""
-        path = REFERENCES.get(competition.slug)
-        if path is None:
-            return
-        try:
-            imported = reference_results_import(path=path)
-        except CompetitionError as exc:
-            raise CommandError(exc.message) from None
-        for phase in {submission.phase for submission in imported}:
-            if not BoardSnapshot.objects.filter(phase=phase, active=True).exists():
-                board_freeze(
-                    phase=phase,
-                    user=organizer,
-                    note="official results as published; later runs go to the post-task phase",
-                )
-        self.stdout.write(f"  {len(imported)} published results imported from {path.name}")
+        for path in REFERENCES.get(competition.slug, ()):
+            try:
+                imported = reference_results_import(path=path)
+                averages = len(reference_averages_read(path=path))
+            except CompetitionError as exc:
+                raise CommandError(exc.message) from None
+            for phase in {submission.phase for submission in imported}:
+                if not BoardSnapshot.objects.filter(phase=phase, active=True).exists():
+                    board_freeze(
+                        phase=phase,
+                        user=organizer,
+                        note="official results as published; later runs go to the post-task phase",
+                    )
+            self.stdout.write(
+                f"  {plural(len(imported), 'published result')} per dataset and "
+                f"{plural(averages, 'published average')} imported from {path.name}"
+            )
 
     def official_boards(self, *, competition: Competition, organizer) -> None:
         """Freeze the board of each ended phase whose task keeps a post-task phase, as the
