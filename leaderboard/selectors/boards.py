@@ -662,9 +662,7 @@ def leaderboard_board(
                 group_samples=GROUP_SAMPLES,
             )
     try:
-        shown_rows, cards = board_cards(
-            competition=phase.task.competition, rows=board.rows, card=card
-        )
+        shown_rows, cards = board_cards(phase=phase, rows=board.rows, card=card)
     except CardFilterError as exc:
         raise BoardQueryError(str(exc)) from None
     return replace(board, rows=shown_rows, cards=cards)

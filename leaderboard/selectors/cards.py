@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from competition.models import Competition, SystemCardQuestion
+from competition.models import Phase, SystemCardQuestion
 from competition.services.cards import card_columns
 from leaderboard.ranking import Row
 
@@ -58,12 +58,14 @@ def card_filter_parse(query) -> tuple[tuple[str, str], ...]:
 
 
 def board_cards(
-    *, competition: Competition, rows: Sequence[Row], card: Sequence[tuple[str, str]] = ()
+    *, phase: Phase, rows: Sequence[Row], card: Sequence[tuple[str, str]] = ()
 ) -> tuple[list[Row], BoardCards]:
     """The rows left by the filter ``card`` (each keeps its rank) and the board's cards.
     Raises `CardFilterError` when the filter names a question the board does not show."""
     questions, answers = card_columns(
-        competition=competition, submissions=[r.entry.submission_id for r in rows]
+        competition=phase.task.competition,
+        submissions=[r.entry.submission_id for r in rows],
+        phase=phase,
     )
     known = {q.slug for q in questions}
     for slug, _ in card:
