@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django import forms
 
-from competition.models import SubCorpus, SystemCardQuestion, Track
+from competition.models import SubCorpus, SystemCardQuestion, Task, Track
 
 
 class SignupForm(forms.Form):
@@ -54,6 +54,18 @@ def card_field(question: SystemCardQuestion, *, required: bool) -> forms.Field:
     return forms.CharField(label=label, required=required, max_length=500)
 
 
+def archive_hint(subcorpus: SubCorpus) -> str:
+    """How a zip's members are named, with one of the phase's sub-corpora as the example."""
+    if subcorpus.phase.task.kind == Task.Kind.COREFUD:
+        plain, distributed = f"{subcorpus.slug}.conllu", f"{subcorpus.slug}-corefud-test.conllu"
+    else:
+        plain, distributed = f"{subcorpus.name}.CONLLUA", f"{subcorpus.slug}_test.CONLLUA"
+    return (
+        f"Members named by sub-corpus ({plain}) or as the data were distributed "
+        f"({distributed}); a top folder is fine."
+    )
+
+
 class SubmissionForm(forms.Form):
     """One optional file per available sub-corpus, or one zip; the service checks the set."""
 
@@ -96,6 +108,8 @@ class SubmissionForm(forms.Form):
             example = next(sc.file_name for sc in subcorpora if sc.file_name)
             hint = f"Members named as the datasets' files, e.g. {example}; a top folder is fine."
             self.fields["archive"].help_text = hint
+        elif subcorpora:  # the phase's own names, in its task's format
+            self.fields["archive"].help_text = archive_hint(subcorpora[0])
         if tracks:  # each track ranks separately; the service checks the choice
             self.fields["track"] = forms.ChoiceField(
                 choices=[("", "— choose —")] + [(t.slug, t.name) for t in tracks],

@@ -12,7 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from competition import services
-from competition.models import Membership, Phase, Submission, Team
+from competition.models import Membership, Phase, Submission, Task, Team
 
 pytestmark = pytest.mark.django_db
 
@@ -121,3 +121,32 @@ def test_the_reset_mail_links_to_the_host_the_site_is_served_on(world):
     assert re.search(r"http://127\.0\.0\.1:8101/accounts/password/reset/\S+/", message.body)
     Client().post(reverse("password_reset"), {"email": "nobody@example.org"})
     assert len(mail.outbox) == 1  # no account, no mail, and the page says the same
+
+
+def test_the_phase_page_names_the_phase_id_the_command_line_asks_for(world, client):
+    """`codicrac submit --phase ID` says "see the phase page": the page gives the id and the
+    command, with a track in a task that has tracks."""
+    url = reverse(
+        "competition:phase", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
+    page = client.get(url).content.decode()
+    assert f'<strong id="phase-id">{world.phase.pk}</strong>' in page
+    assert f"codicrac submit --phase {world.phase.pk} FILES" in page
+    world.task.tracks.create(slug="llm", name="LLM", order=0)
+    page = client.get(url).content.decode()
+    assert f"codicrac submit --phase {world.phase.pk} --track llm FILES" in page
+
+
+def test_the_zip_hint_names_the_phases_own_datasets_in_the_tasks_format(world):
+    """The submit page's zip hint gives one of the phase's datasets as the example, in the
+    task's format: a CorefUD phase is not told to send LIGHT.CONLLUA."""
+    url = reverse(
+        "competition:submit", args=[world.competition.slug, world.task.slug, world.phase.slug]
+    )
+    page = client_for(world.alice).get(url).content.decode()
+    assert "(light_test.CONLLUA)" in page
+    world.task.kind = Task.Kind.COREFUD
+    world.task.save()
+    page = client_for(world.alice).get(url).content.decode()
+    assert "(light.conllu) or as the data were distributed (light-corefud-test.conllu)" in page
+    assert "CONLLUA" not in page
