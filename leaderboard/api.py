@@ -7,8 +7,10 @@ Errors are JSON ``{"code": ..., "detail": ..., "problems": [...]}`` with a stabl
 
 from __future__ import annotations
 
+import json
+
 from django.core.cache import cache
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -38,7 +40,7 @@ from competition.visibility import (
     submission_details_visible,
     visible_competitions,
 )
-from leaderboard.board_views import board_api_payload
+from leaderboard.board_views import board_api_body, board_api_payload
 from leaderboard.selectors import BoardQueryError, submission_analysis
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.serializers import (
@@ -376,14 +378,18 @@ class LeaderboardView(APIView):
         key = public_view_key(
             phase=phase, viewer=request.user, view="api", query=request.query_params
         )
-        payload = cache.get(key) if key else None
-        if payload is None:
+        body = cache.get(key) if key else None
+        if body is None:
             try:
                 payload = board_api_payload(
                     phase=phase, viewer=request.user, query=request.query_params
                 )
             except BoardQueryError as exc:
                 return error_response("invalid_query", str(exc))
+            body = board_api_body(payload)
             if key:
-                cache.set(key, payload, timeout=KEPT_SECONDS)
-        return Response(payload)
+                cache.set(key, body, timeout=KEPT_SECONDS)
+        if request.accepted_renderer.format == "json":
+            # the board as rendered when it was built (a kept view: no encoding per request)
+            return HttpResponse(body, content_type="application/json")
+        return Response(json.loads(body))  # another renderer (the browsable API)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.http import QueryDict
 from django.template.loader import render_to_string
+from rest_framework.renderers import JSONRenderer
 
 from competition.models import Phase
 from competition.selectors import track_named
@@ -120,3 +121,9 @@ def board_api_payload(*, phase: Phase, viewer, query) -> dict:
         **params.as_kwargs(),
     )
     return board_payload(board)
+
+
+def board_api_body(payload: dict) -> bytes:
+    """The API's board as the JSON a client receives, rendered once: a kept view holds these
+    bytes, so a request that reads it sends them without encoding the board again."""
+    return JSONRenderer().render(payload)

@@ -73,7 +73,7 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
     whose board is not public builds none. Called when scores change
     (`competition.services.boards.board_entries_written`, through `leaderboard.jobs`);
     ``BOARD_VIEWS_WARM = False`` turns it off (a bulk load that warms once at its end)."""
-    from leaderboard.board_views import board_api_payload, board_page_content
+    from leaderboard.board_views import board_api_body, board_api_payload, board_page_content
 
     viewer = AnonymousUser()
     built = 0
@@ -91,13 +91,15 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
                     break
                 if cache.get(key) is not None:
                     continue
-                content: str | dict
+                content: str | bytes
                 if view == "page":
                     content, error = board_page_content(phase=phase, viewer=viewer, query=query)
                     if error:
                         continue
                 else:
-                    content = board_api_payload(phase=phase, viewer=viewer, query=query)
+                    content = board_api_body(
+                        board_api_payload(phase=phase, viewer=viewer, query=query)
+                    )
                 cache.set(key, content, timeout=KEPT_SECONDS)
                 built += 1
     return built

@@ -34,7 +34,7 @@ from competition.models import Phase, Submission, SystemCardAnswer, SystemCardQu
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.models import BoardSnapshot
 
-VERSION = 1
+VERSION = 2  # 2: the API's view is its rendered JSON
 """Part of every key: raise it when what a kept view holds changes shape."""
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"

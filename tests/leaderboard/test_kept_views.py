@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from html import escape
 from pathlib import Path
 
 import pytest
@@ -282,3 +283,17 @@ def test_a_cache_url_of_another_kind_is_refused():
         env=env,
     )
     assert done.returncode != 0 and "CACHE_URL='memcached://x'" in done.stderr
+
+
+def test_a_kept_api_board_is_sent_as_rendered_and_still_browsable(make, client):
+    world = Phase(make, procedure="", counts="best")
+    world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    url = reverse("api-leaderboard", args=[world.phase.pk])
+    first = client.get(url)  # builds and keeps the rendered JSON
+    kept = client.get(url)  # sends the kept bytes as they are
+    assert kept["Content-Type"] == "application/json"
+    assert kept.content == first.content and kept.json()["rows"]
+    assert "Accept" in kept["Vary"]
+    browsed = client.get(url, HTTP_ACCEPT="text/html")  # the browsable API renders the same board
+    assert browsed.status_code == 200 and "text/html" in browsed["Content-Type"]
+    assert escape(json.dumps(kept.json()["rows"][0]["team"])) in browsed.content.decode()
