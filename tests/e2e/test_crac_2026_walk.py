@@ -347,6 +347,15 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     page.goto(base + PHASE + "organize/")
     assert page.locator("#organize-submissions tbody tr").count() == 5
     shots(page, artifacts_dir, "organize")
+    # On a phone each run is a card: its track, score and actions are on the screen, not
+    # beyond its right edge in a table that scrolls.
+    page.set_viewport_size({"width": PHONE, "height": 900})
+    first = page.locator("#organize-submissions tbody tr").first
+    for cell in ("td.lb-track", "td.lb-org-score", "td.lb-row-actions button"):
+        box = first.locator(cell).first.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE, (cell, box)
+    assert first.locator("td.lb-org-score").first.is_visible()
+    page.set_viewport_size({"width": WIDE, "height": 900})
     with page.expect_download() as download:
         page.click("#export-final")
     archive = zipfile.ZipFile(download.value.path())
