@@ -29,7 +29,13 @@ class PublishedTable:
 
 
 def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
-    averages = list(PublishedAverage.objects.filter(phase=phase).select_related("track"))
+    # One phase's rows, grouped by track below: ordered by their printed order only (the
+    # model's ordering through phase and track would join and sort by those models' own).
+    averages = list(
+        PublishedAverage.objects.filter(phase_id=phase.pk)
+        .select_related("track")
+        .order_by("order", "id")
+    )
     if not averages:
         return []
     task = phase.task
