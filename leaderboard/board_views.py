@@ -90,7 +90,7 @@ def board_languages_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[
 def board_track_name(*, phase: Phase, query: QueryDict) -> str:
     """The name of the track the board shows (the page's title names it; "" in a task
     without tracks or for a track no one has)."""
-    tracks = list(phase.task.tracks.all())
+    tracks = list(phase.task.tracks.order_by("order", "id"))  # one task's: no join to order by it
     if not tracks:
         return ""
     named = track_named(tracks=tracks, label=query.get("track") or tracks[0].slug)
