@@ -100,9 +100,9 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"Loading {path.name} ("
                 + (
-                    "scoring the baselines in this process; this takes a minute or two"
+                    "any baselines are scored in this process: up to a minute or two"
                     if eager
-                    else "queueing the baselines"
+                    else "queueing any baselines"
                 )
                 + ") ..."
             )
