@@ -34,7 +34,7 @@ from competition.models import Phase, Submission, SystemCardAnswer, SystemCardQu
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.models import BoardSnapshot
 
-VERSION = 2  # 2: the API's view is its rendered JSON
+VERSION = 3  # 2: the API's view is its rendered JSON; 3: cards in the state query
 """Part of every key: raise it when what a kept view holds changes shape."""
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"
@@ -70,7 +70,8 @@ def _columns(model, alias: str, names=None) -> list[str]:
 def _state_sql(vendor: str) -> str:
     """One statement: a digest of the phase's shown runs (with their team's name, current
     scoring and board entry), of its sub-corpora, of its task's tracks and phases (the
-    tabs), and the active snapshot. On PostgreSQL each digest is an md5 made by the server;
+    tabs), of the system-card questions on boards and the runs' answers, and the active
+    snapshot. On PostgreSQL each digest is an md5 made by the server;
     elsewhere the rows' texts joined by newlines, hashed by `_read_state`."""
     from competition.models import BoardEntry, ScoringRun, SubCorpus, Team, Track
 
@@ -100,6 +101,10 @@ def _state_sql(vendor: str) -> str:
     status = ", ".join(
         f"'{value}'" for value in (Submission.Status.SCORED, Submission.Status.FAILED)
     )
+    questions = text(
+        _columns(SystemCardQuestion, "q", ["id", "slug", "text", "kind", "choices", "order"])
+    )
+    answers = text(_columns(SystemCardAnswer, "a", ["submission_id", "question_id", "value"]))
     return (
         f"SELECT (SELECT {digest(runs)} FROM {table(Submission)} s "
         f"JOIN {table(Team)} t ON t.id = s.team_id "
@@ -112,6 +117,14 @@ def _state_sql(vendor: str) -> str:
         f"WHERE k.task_id = %s), "
         f"(SELECT {digest(text(_columns(Phase, 'p')))} FROM {table(Phase)} p "
         f"WHERE p.task_id = %s), "
+        # the system-card questions the competition's boards show, and the phase's runs'
+        # answers to them (a team may change its answers after the run was scored)
+        f"(SELECT {digest(questions)} FROM {table(SystemCardQuestion)} q "
+        f"WHERE q.competition_id = %s AND q.on_board), "
+        f"(SELECT {digest(answers)} FROM {table(SystemCardAnswer)} a "
+        f"JOIN {table(Submission)} sa ON sa.id = a.submission_id "
+        f"JOIN {table(SystemCardQuestion)} qa ON qa.id = a.question_id "
+        f"WHERE sa.phase_id = %s AND qa.competition_id = %s AND qa.on_board), "
         f"(SELECT MAX(b.id) FROM {table(BoardSnapshot)} b WHERE b.phase_id = %s AND b.active)"
     )
 
@@ -122,9 +135,16 @@ def _read_state(phase: Phase) -> list:
     if sql is None:
         sql = _SQL[vendor] = _state_sql(vendor)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [phase.pk, phase.pk, phase.task_id, phase.task_id, phase.pk])
+        competition = phase.task.competition_id
+        cursor.execute(
+            sql,
+            [
+                *(phase.pk, phase.pk, phase.task_id, phase.task_id),
+                *(competition, phase.pk, competition, phase.pk),
+            ],
+        )
         found = list(cursor.fetchone())
-    for index, value in enumerate(found[:4]):
+    for index, value in enumerate(found[:6]):
         if value and (len(value) != 32 or "\n" in value or chr(31) in value):
             # joined texts, not a digest: hash them, sorted (the order is the database's)
             found[index] = hashlib.sha256("\n".join(sorted(value.split("\n"))).encode()).hexdigest()
@@ -135,31 +155,12 @@ def _fields(instance) -> tuple:
     return tuple(getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields)
 
 
-def _card_state(phase: Phase) -> tuple:
-    """The system-card questions a board shows and the phase's runs' answers to them (a
-    team may change its answers after the run was scored)."""
-    questions = list(
-        SystemCardQuestion.objects.filter(
-            competition_id=phase.task.competition_id, on_board=True
-        ).values_list("id", "slug", "text", "kind", "choices", "order")
-    )
-    if not questions:
-        return ()
-    answers = SystemCardAnswer.objects.filter(
-        submission__phase=phase,
-        question__on_board=True,
-        question__competition_id=phase.task.competition_id,
-    ).values_list("submission_id", "question_id", "value")
-    return (questions, sorted(answers))
-
-
 def board_state(*, phase: Phase, with_siblings: bool = False) -> str:
     """A digest of everything a public board of ``phase`` is built from (see the module
     docstring). ``with_siblings``: also the runs of the task's other phases (the
     predicted-versus-gold table of a test phase shows them)."""
     task = phase.task
     parts = [_fields(phase), _fields(task), _fields(task.competition), _read_state(phase)]
-    parts.append(_card_state(phase))
     if with_siblings:
         parts += [
             (other.pk, _read_state(other))
