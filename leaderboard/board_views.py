@@ -18,6 +18,7 @@ from leaderboard.params import board_params
 from leaderboard.ranking import column_leaders
 from leaderboard.selectors import BoardQueryError, leaderboard_board, task_gap_table
 from leaderboard.selectors.languages import board_languages
+from leaderboard.selectors.published import published_averages_table
 from leaderboard.selectors.variants import board_variants
 from leaderboard.serializers import board_payload
 
@@ -64,7 +65,12 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
         "leaders": column_leaders(result.rows, [c.slug for c in result.columns]) if result else {},
         "variants": board_variants(board=result) if result else None,
     }
-    return render_to_string("leaderboard/_board.html", context), error is not None
+    content = render_to_string("leaderboard/_board.html", context)
+    # the edition's published averages below the board, kept with it (the state digests them)
+    content += render_to_string(
+        "leaderboard/_published.html", {"published": published_averages_table(phase=phase)}
+    )
+    return content, error is not None
 
 
 def board_languages_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, bool]:

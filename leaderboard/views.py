@@ -47,7 +47,6 @@ from leaderboard.selectors import (
     task_gap_table,
 )
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
-from leaderboard.selectors.published import published_averages_table
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
 MAX_COMPARE_SAMPLES = 10_000
@@ -120,7 +119,6 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
             "phase": phase_obj,
             "task": phase_obj.task,
             "content": mark_safe(content),
-            "published": published_averages_table(phase=phase_obj),
             "track_name": board_track_name(phase=phase_obj, query=request.GET),
         },
         status=400 if error else 200,

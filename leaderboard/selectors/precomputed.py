@@ -30,11 +30,17 @@ import hashlib
 
 from django.db import connection
 
-from competition.models import Phase, Submission, SystemCardAnswer, SystemCardQuestion
+from competition.models import (
+    Phase,
+    PublishedAverage,
+    Submission,
+    SystemCardAnswer,
+    SystemCardQuestion,
+)
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.models import BoardSnapshot
 
-VERSION = 3  # 2: the API's view is its rendered JSON; 3: cards in the state query
+VERSION = 4  # 2: the API's view is rendered JSON; 3, 4: cards, published averages in the state
 """Part of every key: raise it when what a kept view holds changes shape."""
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"
@@ -70,8 +76,8 @@ def _columns(model, alias: str, names=None) -> list[str]:
 def _state_sql(vendor: str) -> str:
     """One statement: a digest of the phase's shown runs (with their team's name, current
     scoring and board entry), of its sub-corpora, of its task's tracks and phases (the
-    tabs), of the system-card questions on boards and the runs' answers, and the active
-    snapshot. On PostgreSQL each digest is an md5 made by the server;
+    tabs), of the system-card questions on boards and the runs' answers, of the published
+    averages, and the active snapshot. On PostgreSQL each digest is an md5 made by the server;
     elsewhere the rows' texts joined by newlines, hashed by `_read_state`."""
     from competition.models import BoardEntry, ScoringRun, SubCorpus, Team, Track
 
@@ -125,6 +131,8 @@ def _state_sql(vendor: str) -> str:
         f"JOIN {table(Submission)} sa ON sa.id = a.submission_id "
         f"JOIN {table(SystemCardQuestion)} qa ON qa.id = a.question_id "
         f"WHERE sa.phase_id = %s AND qa.competition_id = %s AND qa.on_board), "
+        f"(SELECT {digest(text(_columns(PublishedAverage, 'pa')))} "
+        f"FROM {table(PublishedAverage)} pa WHERE pa.phase_id = %s), "
         f"(SELECT MAX(b.id) FROM {table(BoardSnapshot)} b WHERE b.phase_id = %s AND b.active)"
     )
 
@@ -140,11 +148,11 @@ def _read_state(phase: Phase) -> list:
             sql,
             [
                 *(phase.pk, phase.pk, phase.task_id, phase.task_id),
-                *(competition, phase.pk, competition, phase.pk),
+                *(competition, phase.pk, competition, phase.pk, phase.pk),
             ],
         )
         found = list(cursor.fetchone())
-    for index, value in enumerate(found[:6]):
+    for index, value in enumerate(found[:7]):
         if value and (len(value) != 32 or "\n" in value or chr(31) in value):
             # joined texts, not a digest: hash them, sorted (the order is the database's)
             found[index] = hashlib.sha256("\n".join(sorted(value.split("\n"))).encode()).hexdigest()

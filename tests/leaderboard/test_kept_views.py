@@ -23,7 +23,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from competition.models import Competition, SubCorpus, Submission, Team
+from competition.models import Competition, PublishedAverage, SubCorpus, Submission, Team
 from competition.models import Phase as PhaseModel
 from leaderboard import api, board_views, views
 from leaderboard.selectors.precomputed import public_view_key
@@ -297,3 +297,16 @@ def test_a_kept_api_board_is_sent_as_rendered_and_still_browsable(make, client):
     browsed = client.get(url, HTTP_ACCEPT="text/html")  # the browsable API renders the same board
     assert browsed.status_code == 200 and "text/html" in browsed["Content-Type"]
     assert escape(json.dumps(kept.json()["rows"][0]["team"])) in browsed.content.decode()
+
+
+def test_published_averages_imported_later_show_on_the_kept_page(make, client):
+    world = Phase(make, procedure="", counts="best")
+    world.record(world.queued(0), {"light": 0.5, "ami": 0.25})
+    task = world.phase.task
+    url = reverse("leaderboard:board", args=[task.competition.slug, task.slug, world.phase.slug])
+    assert "Published official results" not in client.get(url).content.decode()  # kept now
+    PublishedAverage.objects.create(
+        phase=world.phase, metric="conll", team="Printed Team", average=0.7018, source="Table 3"
+    )
+    page = client.get(url).content.decode()
+    assert "Published official results" in page and "Printed Team" in page and "70.18" in page
