@@ -154,7 +154,7 @@ def test_the_submission_and_organize_pages_show_the_track_and_the_score(
     html = client.get(organize).content.decode()
     row = html[html.index(f'data-submission="{run.pk}"') :]
     row = row[: row.index("</tr>")]
-    assert '<td class="lb-track">LLM</td>' in row
+    assert '<td class="lb-track" data-label="Track">LLM</td>' in row
     from competition.models import Score
 
     f1s = Score.objects.filter(

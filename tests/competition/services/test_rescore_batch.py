@@ -16,15 +16,19 @@ from competition.services.organize import phase_rescore_start, rescore_progress
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def _join_background_scoring() -> None:
+    for thread in threading.enumerate():
+        if thread.name == "rescore-in-process":
+            thread.join(timeout=60)
+
+
 @pytest.fixture(autouse=True)
 def _background_scoring_joined():
     """The in-process re-scoring thread ends its database work (the runs, then the boards'
     kept views) before the test's tables are flushed: SQLite refuses a flush while it holds
     a table."""
     yield
-    for thread in threading.enumerate():
-        if thread.name == "rescore-in-process":
-            thread.join(timeout=60)
+    _join_background_scoring()
 
 
 def _scored_runs(world, n: int) -> list[Submission]:
@@ -93,5 +97,8 @@ def test_organizer_page_redirects_to_a_progress_page_that_polls(world, client, w
 
     final = wait(progress, timeout=60, what="the progress to finish")
     assert final == {"total": 1, "done": 1, "failed": 0, "finished": True}
+    # the runs are done; the thread may still be building the boards' views, and SQLite's
+    # shared cache refuses the login's write to a table that thread reads
+    _join_background_scoring()
     client.force_login(world.alice)  # not an organizer
     assert client.get(status_url).status_code == 404
