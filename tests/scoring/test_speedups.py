@@ -1,7 +1,8 @@
 """`scoring.native._speedups` does two steps of the compact reader in C, each beside its Python
 twin: `split_document` (`compact.split_document`: a plain CoNLL-U document's sentences, rows
-and annotated cells) and `entity_mentions` (`_DocumentBuilder.annotate`: the mentions of a
-words-only document's Entity= annotations). Each returns None where the input is not plain,
+and annotated cells) `entity_mentions` (`_DocumentBuilder.annotate`: the mentions of a document's Entity=
+annotations, on its nodes) and `mention_markables` (`_DocumentBuilder.markable`: their
+markables, where they cover words only). Each returns None where the input is not plain,
 and the Python reading decides. The reader takes the C ones where `make venv` built them;
 both ways must give the same documents, warnings and errors."""
 
@@ -296,6 +297,91 @@ def mention_document(rng: random.Random, header: str) -> str:
     return f"# global.Entity = {header}\n# newdoc id = d\n# sent_id = s1\n{rows}\n"
 
 
+def node_document(rng: random.Random, header: str) -> str:
+    """A document of two sentences with empty nodes (5.1, with DEPS naming words and other
+    empty nodes) and multiword tokens (5-6), random well-formed mentions over its nodes
+    (zeros, mentions around empty nodes, heads on them), then edits of its MISC cells, some
+    on the multiword rows (whose annotations are not read)."""
+    rows: list[list[str]] = []  # [ID, FORM, DEPS, MISC cells], in file order
+    nodes: list[int] = []  # the row of each node
+    sentence_starts = []
+    for _ in range(2):
+        sentence_starts.append(len(rows))
+        words = rng.randint(2, 7)
+        for word in range(1, words + 1):
+            if word < words and rng.random() < 0.2:
+                rows.append([f"{word}-{word + 1}", "mw", "_", []])
+            nodes.append(len(rows))
+            rows.append([str(word), f"w{word}", f"{word - 1}:dep" if word > 1 else "0:root", []])
+            for rank in range(1, rng.choice([1, 1, 2, 3])):
+                deps = rng.choice(
+                    [
+                        "_",
+                        "0:root",
+                        f"{word}:nsubj",
+                        f"{word}.{rank - 1 or 1}:conj",
+                        f"{word}:nsubj|{rng.randint(1, words)}:obj",
+                    ]
+                )
+                nodes.append(len(rows))
+                rows.append([f"{word}.{rank}", "_", deps, []])
+    for _ in range(rng.randint(1, 6)):
+        start = rng.randrange(len(nodes))
+        end = min(len(nodes) - 1, start + rng.choice([0, 0, 1, 2, 4]))
+        entity = rng.choice(["e1", "e2", "e3", "7%2DPseudo"])
+        fields = "-".join(rng.choice(FIELD_VALUES) for _ in range(rng.randint(0, 4)))
+        opening = f"({entity}-{fields}" if fields else f"({entity}"
+        if start == end:
+            rows[nodes[start]][3].append(opening + ")")
+        else:
+            rows[nodes[start]][3].append(opening)
+            rows[nodes[end]][3].insert(0, entity + ")")
+    miscs = ["Entity=" + "".join(row[3]) if row[3] else "_" for row in rows]
+    for _ in range(rng.randint(0, 3)):
+        at = rng.randrange(len(miscs))
+        text, cut = miscs[at], rng.randint(0, len(miscs[at]))
+        miscs[at] = (
+            text[:cut] + rng.choice(ENTITY_EDITS) + text[cut:]
+            if rng.random() < 0.7
+            else text[:cut] + text[cut + 1 :]
+        )
+        if not miscs[at] or "\t" in miscs[at]:
+            miscs[at] = "_"
+    lines = [f"# global.Entity = {header}", "# newdoc id = d"]
+    for index, (row, misc) in enumerate(zip(rows, miscs)):
+        if index in sentence_starts:
+            if index:
+                lines.append("")
+            lines.append(f"# sent_id = s{sentence_starts.index(index) + 1}")
+        token_id, form, deps, _ = row
+        lines.append("\t".join([token_id, form, "_", "_", "_", "_", "_", "_", deps, misc]))
+    return "\n".join(lines) + "\n\n"
+
+
+def test_mentions_over_empty_nodes_and_multiword_tokens_read_the_same_both_ways(
+    tmp_path, monkeypatch
+):
+    """Documents with empty nodes and multiword tokens, their mentions read in C on the
+    nodes and their markables made there (those over an empty node by the Python reading):
+    the same documents (zeros, their DEPS, heads on empty nodes), or the same error, with
+    and without the C steps."""
+    rng = random.Random(2711)
+    outcomes = {"read": 0, "refused": 0, "zeros": 0}
+    path = tmp_path / "nodes.conllu"
+    for _ in range(1500):
+        header = rng.choice(["eid-etype-head-other", "eid-etype-other-mid-min-ua", "eid-head"])
+        path.write_text(node_document(rng, header), encoding="utf-8")
+        python, c = read_both_ways(path, monkeypatch)
+        assert c == python, path.read_text(encoding="utf-8")
+        if isinstance(c[0], tuple):
+            outcomes["refused"] += 1
+        else:
+            outcomes["read"] += 1
+            outcomes["zeros"] += any(m.zero or m.zeros or m.head_zero for m in c[0][0].identity)
+    assert outcomes["read"] > 300 and outcomes["refused"] > 100, outcomes
+    assert outcomes["zeros"] > 200, outcomes
+
+
 def test_edited_mentions_read_the_same_both_ways(tmp_path, monkeypatch):
     """Random nested, single-word and escaped mentions, some cells then broken: the same
     documents, or the same error (code, line, message), with and without the C steps."""
@@ -393,7 +479,18 @@ def test_the_markables_step_makes_what_the_reader_makes_and_leaves_the_rest():
         {"min": "\u0661"},
         {"ua": "SemType:a%2Cb"},
     ):
-        assert make([("e1", fields, 5, 3, 6)], names, Markable) is None, fields
+        assert make([("e1", fields, 5, 3, 6)], names, Markable) == [None], fields
+    # Nodes w1 e1.1 w2 w3 (an empty node after the first word): a mention of words only is
+    # made on their positions, one over the empty node is left (None) with the rest made.
+    positions, empty_count = [0, 0, 1, 2], [0, 1, 1, 1]
+    words, zero = ("e1", {"head": "2"}, 5, 2, 3), ("e2", {"head": "1"}, 5, 0, 2)
+    assert make([words, zero, words], names, Markable, positions, empty_count) == [
+        (Markable("m1", "e1", ((1, 2),), 5, (2, 2), 2), (), ()),
+        None,
+        (Markable("m3", "e1", ((1, 2),), 5, (2, 2), 2), (), ()),
+    ]
+    with pytest.raises(IndexError):  # a node the lists do not have: not read past them
+        make([("e1", {}, 5, 2, 9)], names, Markable, positions, empty_count)
 
 
 def test_newlines_counts_what_str_count_counts():

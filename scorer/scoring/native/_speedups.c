@@ -21,11 +21,12 @@
  * (tests/scoring/test_speedups.py). The module is optional: without it the Python path runs.
  *
  * `entity_mentions(annotated, row_lines, names, unescape, exact_ua)` does what
- * `_DocumentBuilder.annotate` does for the Entity= annotations of a words-only document (see
+ * `_DocumentBuilder.annotate` does for the Entity= annotations of a document's nodes (see
  * the function), and returns None for the same kinds of reason.
  *
- * `mention_markables(found, attribute_names, markable_type)` makes what
- * `_DocumentBuilder.markable` makes of those mentions, or returns None where one is not plain.
+ * `mention_markables(found, attribute_names, markable_type[, positions, empty_count])` makes
+ * what `_DocumentBuilder.markable` makes of each of those mentions, with None in the place of
+ * one that is not plain (the Python reading makes that one).
  */
 #include "text.h"
 
@@ -220,7 +221,9 @@ static PyObject *split_document(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* --- entity_mentions: the Entity= annotations of a words-only document ----------------- */
+/* --- entity_mentions: the Entity= annotations of a document's nodes ---------------------- */
+/* (`annotated` holds (node, MISC) pairs and `row_lines` each node's line: in a words-only
+ * document a node is a row.) */
 
 
 
@@ -491,14 +494,38 @@ static PyObject *text_pair(PyObject *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_
     return pair;
 }
 
+/* list[i] as a Py_ssize_t (an int list's item): 0, or -1 with an error set. */
+static int item_at(PyObject *list, Py_ssize_t i, Py_ssize_t *out) {
+    if (i < 0 || i >= PyList_GET_SIZE(list)) {
+        PyErr_SetString(PyExc_IndexError, "mention_markables: a node outside the document");
+        return -1;
+    }
+    *out = PyLong_AsSsize_t(PyList_GET_ITEM(list, i));
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
 /* One mention's (markable, element_of, bridges), as `_DocumentBuilder.markable` gives them for
- * a mention of one part in a words-only document: 1, 0 (not plain) or -1 (error set). */
+ * a mention of one part: 1, 0 (not plain: an empty node inside it, an escaped ua value, a head
+ * or min that is not a plain number, a head outside it) or -1 (error set). `first` and `last`
+ * are nodes; `positions` (node -> word position) and `empty_count` (empty nodes among nodes
+ * 0..i) are NULL in a words-only document, where a node is its word position. */
 static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
-                            PyTypeObject *type, PyObject *keys[4], PyObject **out) {
+                            PyTypeObject *type, PyObject *keys[4], PyObject *positions,
+                            PyObject *empty_count, PyObject **out) {
     PyObject *entity, *fields, *line;
     Py_ssize_t first, last;
     if (!PyArg_ParseTuple(record, "UO!Onn", &entity, &PyDict_Type, &fields, &line, &first,
                           &last))
+        return -1;
+    Py_ssize_t start = first, end = last;  /* its words' positions */
+    if (empty_count != NULL) {  /* words only between its first and last node? */
+        Py_ssize_t before = 0, through;
+        if ((first > 0 && item_at(empty_count, first - 1, &before)) ||
+                item_at(empty_count, last, &through))
+            return -1;
+        if (through != before) return 0;  /* an empty node inside: zeros, parts */
+    }
+    if (positions != NULL && (item_at(positions, first, &start) || item_at(positions, last, &end)))
         return -1;
     PyObject *head = Py_None, *min_span = NULL, *markable_id = NULL, *attributes = NULL;
     PyObject *element_of = NULL, *bridges = NULL, *result = NULL;
@@ -509,7 +536,9 @@ static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
         long h = PyUnicode_IS_ASCII(text)
             ? plain_number(text, 0, PyUnicode_GET_LENGTH(text)) : -1;
         if (h < 1 || h > last - first + 1) return 0;  /* not a plain number, or outside */
-        head = PyLong_FromSsize_t(first + h - 1);
+        Py_ssize_t word = first + h - 1;  /* its head node, a word */
+        if (positions != NULL && item_at(positions, word, &word)) return -1;
+        head = PyLong_FromSsize_t(word);
         if (head == NULL) return -1;
     } else {
         Py_INCREF(head);
@@ -582,7 +611,7 @@ static int mention_markable(PyObject *record, Py_ssize_t order, PyObject *names,
     if (markable_id == NULL) goto done;
     PyObject *attribute_tuple = PyList_AsTuple(attributes);
     PyObject *markable = attribute_tuple == NULL ? NULL
-        : plain_markable(type, markable_id, entity, first, last, line, min_span, head, NULL,
+        : plain_markable(type, markable_id, entity, start, end, line, min_span, head, NULL,
                          attribute_tuple);  /* element_of: filled later by the reader */
     Py_XDECREF(attribute_tuple);
     PyObject *element_tuple = markable ? PyList_AsTuple(element_of) : NULL;
@@ -607,11 +636,16 @@ done:
 }
 
 static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
-    PyObject *found, *names, *type_object;
-    if (!PyArg_ParseTuple(args, "O!O!O", &PyList_Type, &found, &PyTuple_Type, &names,
-                          &type_object))
+    PyObject *found, *names, *type_object, *positions = Py_None, *empty_count = Py_None;
+    if (!PyArg_ParseTuple(args, "O!O!O|OO", &PyList_Type, &found, &PyTuple_Type, &names,
+                          &type_object, &positions, &empty_count))
         return NULL;
     if (!is_record_type(type_object)) return NULL;
+    if ((positions != Py_None && !PyList_Check(positions)) ||
+            (empty_count != Py_None && !PyList_Check(empty_count))) {
+        PyErr_SetString(PyExc_TypeError, "positions, empty_count: expected lists of int or None");
+        return NULL;
+    }
     PyObject *keys[4] = {PyUnicode_InternFromString("head"), PyUnicode_InternFromString("min"),
                          PyUnicode_InternFromString("ua"), PyUnicode_InternFromString("mid")};
     Py_ssize_t n = PyList_GET_SIZE(found);
@@ -619,13 +653,14 @@ static PyObject *mention_markables(PyObject *Py_UNUSED(self), PyObject *args) {
     for (Py_ssize_t i = 0; result != NULL && i < n; i++) {
         PyObject *made = NULL;
         int status = mention_markable(PyList_GET_ITEM(found, i), i, names,
-                                      (PyTypeObject *)type_object, keys, &made);
-        if (status <= 0) {
+                                      (PyTypeObject *)type_object, keys,
+                                      positions == Py_None ? NULL : positions,
+                                      empty_count == Py_None ? NULL : empty_count, &made);
+        if (status < 0) {
             Py_CLEAR(result);
-            if (status == 0) result = Py_NewRef(Py_None);
             break;
         }
-        PyList_SET_ITEM(result, i, made);
+        PyList_SET_ITEM(result, i, status ? made : Py_NewRef(Py_None));  /* None: Python's */
     }
     for (int k = 0; k < 4; k++) Py_XDECREF(keys[k]);
     return result;
@@ -672,9 +707,9 @@ static PyObject *unescape(PyObject *Py_UNUSED(self), PyObject *value) {
 
 static PyMethodDef methods[] = {
     {"mention_markables", mention_markables, METH_VARARGS,
-     "mention_markables(found, attribute_names, markable_type) -> [(markable, element_of, "
-     "bridges)] or None: what `_DocumentBuilder.markable` makes of the mentions "
-     "entity_mentions read."},
+     "mention_markables(found, attribute_names, markable_type[, positions, empty_count]) -> "
+     "[(markable, element_of, bridges) or None]: what `_DocumentBuilder.markable` makes of the "
+     "mentions entity_mentions read (None: one that is not plain, left to it)."},
     {"split_document", split_document, METH_VARARGS,
      "split_document(block, pos, number) -> (comments, sizes, row_lines, words_only, first, "
      "second) or None: a CoNLL-U document's sentences and token rows (see the module)."},
@@ -683,7 +718,7 @@ static PyMethodDef methods[] = {
     {"entity_mentions", entity_mentions, METH_VARARGS,
      "entity_mentions(annotated, row_lines, names, unescape, exact_ua) -> [(entity, fields, "
      "line, first, last)] "
-     "or None: the identity mentions of a words-only document's Entity= annotations."},
+     "or None: the identity mentions of a document's Entity= annotations, on its nodes."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate, chain, compress, repeat
-from operator import add, itemgetter, methodcaller, not_, sub
+from operator import add, is_, itemgetter, methodcaller, not_, sub
 from pathlib import Path
 from typing import Any
 
@@ -500,32 +500,43 @@ class _Reader:
             doc.tokens = first
             doc.token_lines = row_lines
             doc.positions = range(rows)
-            found = (
-                None
-                if _entity_mentions is None
-                else _entity_mentions(annotated, row_lines, doc.fields, unescape, doc.exact_ua)
-            )
-            if found is not None:  # every annotation read in C: mentions of one part
-                made = (
-                    None
-                    if _mention_markables is None
-                    else _mention_markables(found, doc.attribute_names, Markable)
-                )
-                if made is not None:  # and their markables made there
-                    doc.made = made
-                else:
-                    doc.take_mentions(found)
-            else:
-                annotate = doc.annotate
-                for row, misc in annotated or ():  # a words-only block lists them
-                    annotate(row_lines[row], row, misc)
+            node_lines = row_lines
         else:
             row_node = doc.special_rows(first, row_lines, sizes)
-            annotate = doc.annotate
             miscs = list(map(itemgetter(-1), first))
-            for row in compress(range(rows), map("_".__ne__, miscs)):  # rows annotated
-                if (node := row_node[row]) is not None:
-                    annotate(row_lines[row], node, miscs[row])
+            marked = compress(range(rows), map("_".__ne__, miscs))  # rows annotated
+            if isinstance(row_node, range):  # empty nodes, no multiword token: row = node
+                annotated = [(row, miscs[row]) for row in marked]
+                node_lines = row_lines
+            else:  # a multiword token's row is no node, and its annotations are not read
+                annotated = [
+                    (node, miscs[row]) for row in marked if (node := row_node[row]) is not None
+                ]
+                node_lines = list(compress(row_lines, map(row_node.__contains__, range(rows))))
+        found = (
+            None
+            if _entity_mentions is None
+            else _entity_mentions(annotated, node_lines, doc.fields, unescape, doc.exact_ua)
+        )
+        if found is not None:  # every annotation read in C: mentions of one part
+            made = (
+                None
+                if _mention_markables is None
+                else _mention_markables(
+                    found,
+                    doc.attribute_names,
+                    Markable,
+                    *(() if words_only else (doc.positions, doc.empty_count)),
+                )
+            )
+            if made is not None:  # and their markables made there, but those left as None
+                doc.made, doc.found = made, found
+            else:
+                doc.take_mentions(found)
+        else:
+            annotate = doc.annotate
+            for node, misc in annotated or ():
+                annotate(node_lines[node], node, misc)
         self.comments = []
         self.finish_document()
         return True
@@ -681,12 +692,8 @@ class _SentenceIndex(dict[Any, Any]):
 
     def get(self, key: Any, default: Any = None) -> Any:
         if not self and self.doc.local_ids:
-            self.update(
-                ((sentence, local), index)
-                for index, (sentence, local) in enumerate(
-                    zip(self.doc.node_sentences, self.doc.local_ids)
-                )
-            )
+            doc = self.doc  # (a later node of the same key wins, as it would one by one)
+            self.update(zip(zip(doc.node_sentences, doc.local_ids), range(len(doc.local_ids))))
         return super().get(key, default)
 
 
@@ -726,9 +733,11 @@ class _DocumentBuilder:
         self.parts_open: dict[tuple[str, str, int, int], list[_Mention]] = {}
         self.pending: dict[tuple[str, str, int], list[_Mention]] = {}
         self.mentions: list[_Mention] = []
-        self.made: list[tuple[Markable, tuple[str, ...], Sequence[Any]]] | None = None
+        self.made: list[tuple[Markable, tuple[str, ...], Sequence[Any]] | None] | None = None
         """(markable, element_of, bridges) of each mention, where `mention_markables` made
-        them (then `mentions` stays empty)."""
+        them (then `mentions` stays empty); None for one it left to `markable`."""
+        self.found: list[tuple[str, dict[str, str], int, int, int]] = []
+        """The mentions `entity_mentions` read, where `made` holds their markables."""
         self.split_ante: list[tuple[str, str, int]] = []  # (antecedent, plural, line)
         # (anchor, anaphor, relation, line, node index)
         self.bridges: list[tuple[str, str, str, int, int]] = []
@@ -1061,7 +1070,7 @@ class _DocumentBuilder:
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
         ua_elements: dict[int, tuple[str, ...]] = {}
         if self.made is not None:  # read in C (`mention_markables`): identity mentions
-            made = self.made
+            made = self.made if None not in self.made else self.make_the_rest(self.made)
             layers = ["identity"] * len(made)
             built = list(map(_FIRST, made))
             mids = dict(zip(map(_FIRST, built), range(len(built))))  # (markable_id first)
@@ -1121,6 +1130,21 @@ class _DocumentBuilder:
             sentences=tuple(self.sentences),
             metadata={**self.globals, "format": FORMAT, "global.Entity": self.header},
         )
+
+    def make_the_rest(
+        self, made: list[tuple[Markable, tuple[str, ...], Sequence[Any]] | None]
+    ) -> list[tuple[Markable, tuple[str, ...], Sequence[Any]]]:
+        """``made`` with the markables `mention_markables` left (None) made by `markable`:
+        mentions over empty nodes, or whose fields are not plain."""
+        names, locals_by_sentence = self.attribute_names, _SentenceIndex(self)
+        complete = list(made)
+        for order in compress(range(len(made)), map(is_, made, repeat(None))):
+            entity, fields, line, first, last = self.found[order]
+            mention = _Mention(entity, fields, line, order, "identity", 1, names)
+            mention.ranges[1] = [first, last]
+            mention.closed.add(1)
+            complete[order] = self.markable(mention, locals_by_sentence)
+        return complete
 
     def markable(
         self, mention: _Mention, locals_by_sentence: dict[tuple[int, str], int]
