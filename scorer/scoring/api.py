@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
+from itertools import repeat
 from typing import Any
 
 from scoring.empty_nodes import empty_node_result
@@ -329,16 +331,25 @@ def validate_against_skeleton(
             str(doc["name"]),
             key_label,
             0,
-            tuple(str(t) for t in doc.get("tokens", ())),
-            sentences=tuple(
-                Sentence((f"# sent_id = {sid}",), ()) for sid in doc.get("sent_ids", ())
-            ),
+            tuple(map(str, doc.get("tokens", ()))),
+            sentences=_id_sentences(map(str, doc.get("sent_ids", ()))),
         )
         for doc in skeleton.get("documents", ())
     )
     return _check_response(
         response_path, formats, key_docs, key_label, plan, problems, max_problems
     )
+
+
+_new_sentence = partial(tuple.__new__, Sentence)
+
+
+def _id_sentences(ids: Iterable[str]) -> tuple[Sentence, ...]:
+    """A sentence holding only ``# sent_id = ID`` for each id: what a response's sentences
+    are compared with the key's by (`compare_sentences`); made by C-level steps, as a
+    document can have thousands."""
+    comments = zip(map("# sent_id = {}".format, ids))
+    return tuple(map(_new_sentence, zip(comments, repeat(()))))
 
 
 def _documents(
@@ -369,11 +380,7 @@ def _check_response(
         response_names.append((doc.name, doc.line))
         problems.extend(document_checks(doc, plan))
         # keep only what the key is compared with: tokens (and sentence ids, compact files)
-        layout = (
-            tuple(Sentence((f"# sent_id = {sid}",), ()) for sid in sentence_ids(doc))
-            if sentences
-            else ()
-        )
+        layout = _id_sentences(sentence_ids(doc)) if sentences else ()
         response_tokens[doc.name] = Document(
             doc.name,
             doc.path,

@@ -153,8 +153,12 @@ def sentence_ids(doc: Document) -> list[str]:
     """The ``# sent_id`` of each sentence of a document read with its layout ('' for none)."""
     ids = []
     for sentence in doc.sentences:
+        comments = sentence.comments
+        if comments and comments[0].startswith("# sent_id ="):  # where it usually is
+            ids.append(comments[0][11:].strip())
+            continue
         found = ""
-        for comment in sentence.comments:
+        for comment in comments:
             key, eq, value = comment.lstrip("#").partition("=")
             if eq and key.strip() == "sent_id":
                 found = value.strip()
