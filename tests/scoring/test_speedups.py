@@ -191,6 +191,7 @@ def read_both_ways(path: Path, monkeypatch):
         patched.setattr(compact, "_split_document", compact.split_document)
         patched.setattr(compact, "_entity_mentions", None)
         patched.setattr(compact, "_mention_markables", None)
+        patched.setattr(compact, "_special_nodes", None)
         python = reading()
     return python, reading()
 

@@ -1,4 +1,4 @@
-/* scoring.native._speedups: three steps of the compact reader in C.
+/* scoring.native._speedups: steps of the compact reader in C.
  *
  * `split_document(block, pos, number)` does what `scoring.readers.compact.split_document`
  * does in Python (compiled expressions over a document's text): it cuts a CoNLL-U document,
@@ -27,6 +27,9 @@
  * `mention_markables(found, attribute_names, markable_type[, positions, empty_count])` makes
  * what `_DocumentBuilder.markable` makes of each of those mentions, with None in the place of
  * one that is not plain (the Python reading makes that one).
+ *
+ * `special_nodes(rows, row_lines, sizes)` makes what `_DocumentBuilder.special_rows` makes of
+ * the rows of a document with empty nodes or multiword tokens (see the function).
  */
 #include "text.h"
 
@@ -219,6 +222,84 @@ static PyObject *split_document(PyObject *self, PyObject *args) {
     Py_XDECREF(out.first);
     Py_XDECREF(out.second);
     return result;
+}
+
+/* --- special_nodes: the nodes of a document with empty nodes or multiword tokens ---------- */
+
+static PyObject *special_nodes(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *rows, *row_lines, *sizes;
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &rows, &PyList_Type, &row_lines,
+                          &PyList_Type, &sizes))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    if (PyList_GET_SIZE(row_lines) != n) {
+        PyErr_SetString(PyExc_ValueError, "special_nodes: one line per row expected");
+        return NULL;
+    }
+    enum { TOKENS, TOKEN_LINES, POSITIONS, EMPTY_COUNT, RANKS, IDS, DEPS, SENTENCES,
+           NODE_LINES, ANNOTATED, LISTS };
+    PyObject *out[LISTS] = {NULL};
+    for (int k = 0; k < LISTS; k++)
+        if ((out[k] = PyList_New(0)) == NULL) goto failed;
+    Py_ssize_t sentence = 0, left = 0;  /* rows left in the sentence */
+    Py_ssize_t words = 0, empty = 0, rank = 0;  /* rank: of the last node, 0 for a word */
+    for (Py_ssize_t r = 0; r < n; r++) {
+        while (left == 0) {  /* the next sentence */
+            if (sentence >= PyList_GET_SIZE(sizes)) {
+                PyErr_SetString(PyExc_ValueError, "special_nodes: sizes shorter than the rows");
+                goto failed;
+            }
+            left = PyLong_AsSsize_t(PyList_GET_ITEM(sizes, sentence++));
+            if (left == -1 && PyErr_Occurred()) goto failed;
+            if (left < 0) left = 0;
+        }
+        left--;
+        PyObject *cells = PyList_GET_ITEM(rows, r);
+        if (!PyTuple_Check(cells) || PyTuple_GET_SIZE(cells) != 4 ||
+                !PyUnicode_Check(PyTuple_GET_ITEM(cells, 0))) {
+            PyErr_SetString(PyExc_TypeError, "special_nodes: expected (ID, FORM, DEPS, MISC) rows");
+            goto failed;
+        }
+        PyObject *id = PyTuple_GET_ITEM(cells, 0), *line = PyList_GET_ITEM(row_lines, r);
+        Py_ssize_t length = PyUnicode_GET_LENGTH(id);
+        int range = PyUnicode_FindChar(id, '-', 0, length, 1) >= 0;
+        int is_empty = !range && PyUnicode_FindChar(id, '.', 0, length, 1) >= 0;
+        if (range) continue;  /* a multiword token: its words follow on their own rows */
+        Py_ssize_t node = PyList_GET_SIZE(out[IDS]);
+        if (is_empty) {
+            empty++;
+            rank++;
+        } else {
+            rank = 0;
+            if (PyList_Append(out[TOKENS], PyTuple_GET_ITEM(cells, 1)) ||
+                    PyList_Append(out[TOKEN_LINES], line))
+                goto failed;
+        }
+        if (append_new(out[POSITIONS], PyLong_FromSsize_t(words)) ||
+                append_new(out[EMPTY_COUNT], PyLong_FromSsize_t(empty)) ||
+                append_new(out[RANKS], PyLong_FromSsize_t(rank)) ||
+                PyList_Append(out[IDS], id) ||
+                PyList_Append(out[DEPS], PyTuple_GET_ITEM(cells, 2)) ||
+                append_new(out[SENTENCES], PyLong_FromSsize_t(sentence - 1)) ||
+                PyList_Append(out[NODE_LINES], line))
+            goto failed;
+        if (!is_empty) words++;
+        PyObject *misc = PyTuple_GET_ITEM(cells, 3);
+        if (!PyUnicode_Check(misc)) {
+            PyErr_SetString(PyExc_TypeError, "special_nodes: MISC must be a str");
+            goto failed;
+        }
+        if (!(PyUnicode_GET_LENGTH(misc) == 1 && PyUnicode_READ_CHAR(misc, 0) == '_') &&
+                append_new(out[ANNOTATED], Py_BuildValue("(nO)", node, misc)))
+            goto failed;
+    }
+    PyObject *result = PyTuple_New(LISTS);
+    if (result == NULL) goto failed;
+    for (int k = 0; k < LISTS; k++) PyTuple_SET_ITEM(result, k, out[k]);
+    return result;
+failed:
+    for (int k = 0; k < LISTS; k++) Py_XDECREF(out[k]);
+    return NULL;
 }
 
 /* --- entity_mentions: the Entity= annotations of a document's nodes ---------------------- */
@@ -713,6 +794,11 @@ static PyMethodDef methods[] = {
     {"split_document", split_document, METH_VARARGS,
      "split_document(block, pos, number) -> (comments, sizes, row_lines, words_only, first, "
      "second) or None: a CoNLL-U document's sentences and token rows (see the module)."},
+    {"special_nodes", special_nodes, METH_VARARGS,
+     "special_nodes(rows, row_lines, sizes) -> (tokens, token_lines, positions, empty_count, "
+     "ranks, ids, deps, sentences, node_lines, annotated): what "
+     "`_DocumentBuilder.special_rows` makes of a document's (ID, FORM, DEPS, MISC) rows, with "
+     "each node's line and the (node, MISC) of its annotated nodes."},
     {"unescape", unescape, METH_O,
      "unescape(value) -> value with each %XX (two hex digits) made the character U+00XX."},
     {"entity_mentions", entity_mentions, METH_VARARGS,

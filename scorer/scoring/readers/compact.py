@@ -381,10 +381,14 @@ def split_document(block: str, pos: int, number: int) -> Split | None:
 try:  # the same in C, where `make venv` built it (setup.py)
     from scoring.native._speedups import entity_mentions as _native_entity_mentions
     from scoring.native._speedups import mention_markables as _native_mention_markables
+    from scoring.native._speedups import special_nodes as _native_special_nodes
     from scoring.native._speedups import split_document as _native_split_document
 except ImportError:  # pragma: no cover - a checkout without the build step
     _native_split_document = _native_entity_mentions = _native_mention_markables = None
+    _native_special_nodes = None
 _split_document = _native_split_document or split_document
+# `_DocumentBuilder.special_rows` in C, with each node's line and the annotated nodes.
+_special_nodes = _native_special_nodes
 # The Entity= annotations of a words-only document, read in C: [(entity, fields, line,
 # first row, last row)] in opening order, or None where the document has anything else
 # (discontinuous mentions, other layers or links, a malformed or unclosed bracket):
@@ -501,6 +505,19 @@ class _Reader:
             doc.token_lines = row_lines
             doc.positions = range(rows)
             node_lines = row_lines
+        elif _special_nodes is not None:  # its nodes, their lines and annotations, in C
+            (
+                doc.tokens,
+                doc.token_lines,
+                doc.positions,
+                doc.empty_count,
+                doc.ranks,
+                doc.local_ids,
+                doc.node_deps,
+                doc.node_sentences,
+                node_lines,
+                annotated,
+            ) = _special_nodes(first, row_lines, sizes)
         else:
             row_node = doc.special_rows(first, row_lines, sizes)
             miscs = list(map(itemgetter(-1), first))
