@@ -1,10 +1,11 @@
-"""`scoring.native._speedups` does two steps of the compact reader in C, each beside its Python
+"""`scoring.native._speedups` does steps of the compact reader in C, each beside its Python
 twin: `split_document` (`compact.split_document`: a plain CoNLL-U document's sentences, rows
-and annotated cells) `entity_mentions` (`_DocumentBuilder.annotate`: the mentions of a document's Entity=
-annotations, on its nodes) and `mention_markables` (`_DocumentBuilder.markable`: their
-markables, where they cover words only). Each returns None where the input is not plain,
-and the Python reading decides. The reader takes the C ones where `make venv` built them;
-both ways must give the same documents, warnings and errors."""
+and annotated cells), `special_nodes` (`_DocumentBuilder.special_rows`: the nodes of a
+document with empty nodes or multiword tokens), `entity_mentions` (`_DocumentBuilder.annotate`:
+the mentions of a document's Entity= annotations, on its nodes) and `mention_markables`
+(`_DocumentBuilder.markable`: their markables, where they cover words only). Each returns None
+where the input is not plain, and the Python reading decides. The reader takes the C ones
+where `make venv` built them; both ways must give the same documents, warnings and errors."""
 
 from __future__ import annotations
 
@@ -582,3 +583,24 @@ def test_unescape_undoes_percent_escapes_as_the_expression_does():
     assert compact.unescape(plain) is plain
     with pytest.raises(TypeError):
         compact.unescape(b"%41")
+
+
+def test_a_span_over_empty_nodes_has_the_nodes_words_and_zeros_its_parts_have():
+    """`_span_nodes` (one part, by C-level steps) gives what `_part_nodes` (any parts, by
+    sets) gives for a mention of one part, over random layouts of words and empty nodes."""
+    rng = random.Random(97)
+    for _ in range(500):
+        ranks: list[int] = []
+        for _ in range(rng.randint(1, 12)):
+            ranks.append(0)
+            ranks.extend(range(1, rng.choice([1, 1, 2, 3, 4])))
+        if rng.random() < 0.3:
+            ranks[:0] = [1, 2][: rng.randint(1, 2)]  # empty nodes before the first word
+        words = [rank == 0 for rank in ranks]
+        positions = [sum(words[:i]) for i in range(len(ranks))]  # empty: the next word's
+        first = rng.randrange(len(ranks))
+        last = rng.randrange(first, len(ranks))
+        nodes, found_words, zeros = compact._span_nodes(positions, ranks, first, last)
+        assert (list(nodes), found_words, zeros) == tuple(
+            map(list, compact._part_nodes(positions, ranks.__getitem__, {1: [first, last]}))
+        )

@@ -714,6 +714,30 @@ class _SentenceIndex(dict[Any, Any]):
         return super().get(key, default)
 
 
+def _part_nodes(
+    positions: Sequence[int], rank: Any, ranges: dict[int, list[int]]
+) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    """The nodes of a mention's parts (part -> [first, last] node), in part order, and the
+    sorted word positions and (position, rank) of the empty nodes among them, each once."""
+    nodes = [i for part in sorted(ranges) for i in range(ranges[part][0], ranges[part][1] + 1)]
+    words = sorted({positions[i] for i in nodes if rank(i) == 0})
+    zeros = sorted({(positions[i], rank(i)) for i in nodes if rank(i)})
+    return nodes, words, zeros
+
+
+def _span_nodes(
+    positions: Sequence[int], ranks: Sequence[int], first: int, last: int
+) -> tuple[range, list[int], list[tuple[int, int]]]:
+    """`_part_nodes` of a mention of one part, nodes ``first``..``last``, by C-level steps:
+    nodes in file order are in the order of their (position, rank), each once."""
+    ranks, at = ranks[first : last + 1], positions[first : last + 1]
+    return (
+        range(first, last + 1),
+        list(compress(at, map(not_, ranks))),
+        list(compress(zip(at, ranks), ranks)),
+    )
+
+
 class _DocumentBuilder:
     """One document being read. Its nodes (words and empty nodes, in file order) are
     parallel sequences: word position, rank among the empty nodes before the next word (0
@@ -1177,12 +1201,10 @@ class _DocumentBuilder:
             )
             zeros: list[tuple[int, int]] | tuple[Any, ...] = ()
         else:
-            rank = self.rank
-            nodes = [
-                i for part in sorted(ranges) for i in range(ranges[part][0], ranges[part][1] + 1)
-            ]
-            words = sorted({positions[i] for i in nodes if rank(i) == 0})
-            zeros = sorted({(positions[i], rank(i)) for i in nodes if rank(i)})
+            if len(ranges) == 1 and self.ranks is not None:  # most zeros
+                nodes, words, zeros = _span_nodes(positions, self.ranks, *ranges[1])
+            else:
+                nodes, words, zeros = _part_nodes(positions, self.rank, ranges)
             if words:
                 parts = []
                 for w in words:
