@@ -6,8 +6,10 @@ Who may see what is decided by `competition.visibility`, the platform's one poli
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -277,6 +279,25 @@ def submission_status_label(*, submission: Submission) -> str:
     return submission.get_status_display()
 
 
+def subcorpus_skeleton(*, subcorpus: SubCorpus, words: Sequence[str]) -> dict[str, Any]:
+    """The skeleton of ``subcorpus``'s gold key read with the options ``words``
+    (`scoring.api.key_skeleton`: per document its name, word forms and sentence ids), what
+    uploads are checked against. Read once per key and options, then kept in the cache
+    under the key's SHA-256 (a replaced key has another). Raises the key's first problem."""
+    cache_key = (
+        "skeleton:"
+        + hashlib.sha256(
+            f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()
+        ).hexdigest()
+    )
+    skeleton = cache.get(cache_key)
+    if skeleton is None:
+        options = parse_options(list(words)).options
+        skeleton = key_skeleton(str(subcorpus.key_path), options=options)
+        cache.set(cache_key, skeleton, timeout=24 * 3600)
+    return skeleton
+
+
 def phase_check_facts(*, phase: Phase) -> dict:
     """What an upload to ``phase`` is checked against, for ``codicrac validate``: the task's
     validation options and, per dataset with a key, its upload name and the key's skeleton
@@ -284,21 +305,11 @@ def phase_check_facts(*, phase: Phase) -> dict:
     No annotation, no path, no checksum of a key. A skeleton is computed once per key and
     options (cached under the key's SHA-256)."""
     words = list(scoring_modes(phase.task)[TASK_MODE])
-    options = parse_options(words).options
     datasets = []
     for subcorpus in phase.subcorpora.filter(available=True).order_by("order", "id"):
         if not subcorpus.key_file:
             continue
-        cache_key = (
-            "skeleton:"
-            + hashlib.sha256(
-                f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()
-            ).hexdigest()
-        )
-        skeleton = cache.get(cache_key)
-        if skeleton is None:
-            skeleton = key_skeleton(str(subcorpus.key_path), options=options)
-            cache.set(cache_key, skeleton, timeout=24 * 3600)
+        skeleton = subcorpus_skeleton(subcorpus=subcorpus, words=words)
         datasets.append(
             {
                 "slug": subcorpus.slug,

@@ -36,13 +36,18 @@ from competition.models import (
     Team,
     Track,
 )
-from competition.selectors import track_named
+from competition.selectors import subcorpus_skeleton, track_named
 from competition.services import card_answers as cards
 from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
 from competition.services.runs import run_link_check
-from competition.task_scoring import evaluates_empty_nodes, validation_options
+from competition.task_scoring import (
+    TASK_MODE,
+    evaluates_empty_nodes,
+    scoring_modes,
+    validation_options,
+)
 from competition.uploads import (
     ReceivedFile,
     Upload,
@@ -52,7 +57,8 @@ from competition.uploads import (
     subcorpus_for_name,
 )
 from competition.visibility import user_is_organizer
-from scoring import ScoringInputError, UsageError, validate_pair
+from scoring import ScoringInputError, UsageError
+from scoring.api import validate_against_skeleton
 from scoring.empty_nodes import read_empty_nodes
 from scoring.filenames import dataset_for_documents, file_newdoc_ids
 from scoring.forked import CannotFork, ChildDied, Forked
@@ -210,7 +216,17 @@ def response_files_check(
     except UsageError as exc:
         logger.error("scorer options of %s are invalid: %s", phase, exc)
         raise CompetitionError("scorer_config", reason=str(exc)) from None
-    files = [(slug, subcorpora[slug].key_path, response) for slug, response in received.items()]
+    words = scoring_modes(phase.task)[TASK_MODE]
+    files = []
+    for slug, response in received.items():
+        key_path = subcorpora[slug].key_path
+        try:  # what the response is compared with, read once per key (the cache keeps it)
+            skeleton: dict | ScoringInputError = subcorpus_skeleton(
+                subcorpus=subcorpora[slug], words=words
+            )
+        except ScoringInputError as exc:  # the key's own problem: said as the gold key's
+            skeleton = exc
+        files.append((slug, key_path, skeleton, response))
     found_by_slug = _validate_files(
         files, options=options, empty_nodes=evaluates_empty_nodes(phase.task)
     )
@@ -230,9 +246,13 @@ def response_files_check(
 
 
 def _validate_files(
-    files: list[tuple[str, Path, ReceivedFile]], *, options, empty_nodes: bool = False
+    files: list[tuple[str, Path, dict | ScoringInputError, ReceivedFile]],
+    *,
+    options,
+    empty_nodes: bool = False,
 ) -> dict:
-    """{slug: problems} of the files (slug, key path, response); with ``empty_nodes`` (a
+    """{slug: problems} of the files (slug, key path, the key's skeleton or its problem,
+    response), each response checked against its key's skeleton; with ``empty_nodes`` (a
     CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
     upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
     at once (this one and forks of it, `scoring.forked`: each reads files only, its share
@@ -244,10 +264,14 @@ def _validate_files(
             (
                 slug,
                 _validate_file(
-                    key_path=key, response=response, options=options, empty_nodes=empty_nodes
+                    key_path=key,
+                    skeleton=skeleton,
+                    response=response,
+                    options=options,
+                    empty_nodes=empty_nodes,
                 ),
             )
-            for slug, key, response in share
+            for slug, key, skeleton, response in share
         ]
 
     lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
@@ -256,10 +280,10 @@ def _validate_files(
     shares: list[list] = [[] for _ in range(lanes)]
     sizes = [0] * lanes
     # the largest file first, each to the lane with the fewest bytes so far
-    for item in sorted(files, key=lambda item: -item[2].size):
+    for item in sorted(files, key=lambda item: -item[3].size):
         lane = sizes.index(min(sizes))
         shares[lane].append(item)
-        sizes[lane] += item[2].size
+        sizes[lane] += item[3].size
     forks: list[tuple[list, Forked | None]] = []
     for share in shares[1:]:
         try:
@@ -279,17 +303,32 @@ def _validate_files(
 PARALLEL_FROM_BYTES = 4 * 1024 * 1024  # smaller uploads are checked here, in one process
 
 
-def _validate_file(*, key_path, response: ReceivedFile, options, empty_nodes: bool = False) -> list:
-    """The problems of one response file. The reading stops at the document of the first
-    problem; only when that one is not fatal (a wrong format, a NUL byte, no documents:
-    everything after it would only repeat it) is the file read again for the list of its
-    problems. A file without problems is read once, as before; with ``empty_nodes`` its
-    empty nodes are then read by the CRAC 2026 measures' reader."""
+def _validate_file(
+    *,
+    key_path,
+    skeleton: dict | ScoringInputError,
+    response: ReceivedFile,
+    options,
+    empty_nodes: bool = False,
+) -> list:
+    """The problems of one response file, checked against its key's skeleton (its word
+    forms and sentence ids: the key itself is not read again for each upload); messages name
+    the key by ``key_path``, as `_problem_from` expects. The reading stops at the document of
+    the first problem; only when that one is not fatal (a wrong format, a NUL byte, no
+    documents: everything after it would only repeat it) is the file read again for the list
+    of its problems. A file without problems is read once; with ``empty_nodes`` its empty
+    nodes are then read by the CRAC 2026 measures' reader."""
+    if isinstance(skeleton, ScoringInputError):
+        return [skeleton]
 
     def problems(most: int) -> list:
         try:
-            return validate_pair(
-                str(key_path), str(response.path), options=options, max_problems=most
+            return validate_against_skeleton(
+                skeleton,
+                str(response.path),
+                options=options,
+                key_label=str(key_path),
+                max_problems=most,
             )
         except ScoringInputError as exc:  # a reader may raise instead of returning
             return [exc]

@@ -290,18 +290,21 @@ def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict[str, Any]:
     """What a response file is checked against, without any annotation: the key's format and,
     per document in order, its name, its word forms and (compact files) its sentence ids.
     `validate_against_skeleton` runs `validate_pair`'s checks of a response against it, so a
-    participant can check files offline without the key. Raises the key's first problem."""
+    participant can check files offline without the key. Raises the key's first problem,
+    as `validate_pair` finds it (a reading problem, or a cycle the options follow)."""
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     kind = file_format(str(key_path), plan)
-    documents = [
-        {
-            "name": doc.name,
-            "tokens": list(doc.tokens),
-            "sent_ids": sentence_ids(doc) if kind == "corefud" else [],
-        }
-        for doc in _documents(str(key_path), kind, plan, "key", problems)
-    ]
+    documents = []
+    for doc in _documents(str(key_path), kind, plan, "key", problems):
+        problems.extend(document_checks(doc, plan))
+        documents.append(
+            {
+                "name": doc.name,
+                "tokens": list(doc.tokens),
+                "sent_ids": sentence_ids(doc) if kind == "corefud" else [],
+            }
+        )
     if problems:
         raise problems[0]
     return {"format": kind, "documents": documents}

@@ -17,13 +17,15 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def readings(monkeypatch):
     calls: list[tuple[str, int]] = []
-    real = submissions.validate_pair
+    real = submissions.validate_against_skeleton
 
-    def counted(key, response, *, options, max_problems):
-        calls.append((key.rsplit("/", 1)[-1], max_problems))
-        return real(key, response, options=options, max_problems=max_problems)
+    def counted(skeleton, response, *, options, key_label, max_problems):
+        calls.append((key_label.rsplit("/", 1)[-1], max_problems))
+        return real(
+            skeleton, response, options=options, key_label=key_label, max_problems=max_problems
+        )
 
-    monkeypatch.setattr(submissions, "validate_pair", counted)
+    monkeypatch.setattr(submissions, "validate_against_skeleton", counted)
     return calls
 
 
