@@ -153,6 +153,25 @@ def test_it_reads_empty_nodes_as_zeros_and_skips_multiword_ranges(tmp_path):
     assert (multi.parts, multi.zeros, multi.head, multi.head_zero) == (((2, 2),), ((2, 2),), 2, 0)
 
 
+def test_a_zero_s_dependencies_name_nodes_of_its_own_sentence_by_position(tmp_path):
+    """A zero's DEPS name nodes of its sentence: its last word, another empty node, the root;
+    an ID its sentence does not have (the first sentence has a word 4) is kept as written."""
+    path = write(
+        tmp_path,
+        *(row(str(i)) for i in range(1, 5)),
+        "\n# sent_id = d-2\n",
+        row("1"),
+        row("2"),
+        row("2.1", "Entity=(e1-x-1-)", deps="3:obj|2.2:conj|0:root|4:nmod"),
+        row("2.2", "Entity=(e2-x-1-)", deps="2:nsubj"),
+        row("3"),
+    )
+    [doc] = compact.read(path, layout=False)
+    deps = {m.entity_id: dict(m.attributes)["deps"] for m in doc.identity}
+    # sentence 2's words are positions 4-6; its empty nodes come before position 6
+    assert deps == {"e1": "6:obj|6.2:conj|root:root|4:nmod", "e2": "5:nsubj"}
+
+
 def test_it_marks_a_zero_head_of_a_multi_word_mention(tmp_path):
     path = write(tmp_path, row("1", "Entity=(e1-x-2-"), row("1.1"), row("2", "Entity=e1)"))
     [doc] = compact.read(path)

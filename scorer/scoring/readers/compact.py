@@ -46,6 +46,7 @@ udapi-python #101): they are reported as warnings (``warnings=`` list) and dropp
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import accumulate, chain, compress, repeat
@@ -701,16 +702,24 @@ class _RowNodes(dict[Any, Any]):
 
 
 class _SentenceIndex(dict[Any, Any]):
-    """(sentence, token ID) → node index, built on first use (only zero heads need it)."""
+    """(sentence, token ID) → node index, each sentence's built on its first use (only zero
+    heads need it, and a zero's dependencies are in its own sentence)."""
 
     def __init__(self, doc: _DocumentBuilder) -> None:
         super().__init__()
         self.doc = doc
+        self.indexed: set[int] = set()
 
     def get(self, key: Any, default: Any = None) -> Any:
-        if not self and self.doc.local_ids:
-            doc = self.doc  # (a later node of the same key wins, as it would one by one)
-            self.update(zip(zip(doc.node_sentences, doc.local_ids), range(len(doc.local_ids))))
+        sentence = key[0]
+        if sentence not in self.indexed:
+            self.indexed.add(sentence)
+            # its nodes (node_sentences never decreases); a later node of the same ID wins,
+            # as it would one by one
+            sentences = self.doc.node_sentences
+            lo, hi = bisect_left(sentences, sentence), bisect_right(sentences, sentence)
+            ids = self.doc.local_ids[lo:hi]
+            self.update(zip(zip(repeat(sentence), ids), range(lo, hi)))
         return super().get(key, default)
 
 
