@@ -268,7 +268,7 @@ FIELD_VALUES = [
 """Bracket field values: plain and odd numbers (a head or min), ua records, mids."""
 
 
-def edited(rng: random.Random, miscs: list[str]) -> list[str]:
+def edited_miscs(rng: random.Random, miscs: list[str]) -> list[str]:
     """``miscs`` after zero to three edits: an `ENTITY_EDITS` text put in, or a character
     taken out (a cell left empty or with a tab becomes "_")."""
     for _ in range(rng.randint(0, 3)):
@@ -300,7 +300,7 @@ def mention_document(rng: random.Random, header: str) -> str:
         else:
             cells[start].append(opening)
             cells[end].insert(0, entity + ")")
-    miscs = edited(rng, ["Entity=" + "".join(c) if c else "_" for c in cells])
+    miscs = edited_miscs(rng, ["Entity=" + "".join(c) if c else "_" for c in cells])
     rows = "".join(f"{i + 1}\tw{i}\t_\t_\t_\t_\t0\t_\t_\t{misc}\n" for i, misc in enumerate(miscs))
     return f"# global.Entity = {header}\n# newdoc id = d\n# sent_id = s1\n{rows}\n"
 
@@ -344,7 +344,7 @@ def node_document(rng: random.Random, header: str) -> str:
         else:
             rows[nodes[start]][3].append(opening)
             rows[nodes[end]][3].insert(0, entity + ")")
-    miscs = edited(rng, ["Entity=" + "".join(row[3]) if row[3] else "_" for row in rows])
+    miscs = edited_miscs(rng, ["Entity=" + "".join(row[3]) if row[3] else "_" for row in rows])
     lines = [f"# global.Entity = {header}", "# newdoc id = d"]
     for index, (row, misc) in enumerate(zip(rows, miscs)):
         if index in sentence_starts:
