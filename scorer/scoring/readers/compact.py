@@ -52,7 +52,7 @@ from functools import partial
 from itertools import accumulate, chain, compress, repeat
 from operator import add, is_, itemgetter, methodcaller, not_, sub
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from scoring.clusters import first_node, mention_key, mention_nodes
 from scoring.errors import ScoringInputError
@@ -63,6 +63,8 @@ from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-ex
 
 FORMAT = "corefud"
 _new_markable = partial(tuple.__new__, Markable)
+_Made = list[tuple[Markable, tuple[str, ...], Sequence[Any]]]
+"""(markable, element_of, bridges) of each mention of a document."""
 DEFAULT_ENTITY_FIELDS = ("eid", "etype", "head", "other")
 COLUMNS = 10
 MISC = 9
@@ -1120,7 +1122,7 @@ class _DocumentBuilder:
         ua_links: list[tuple[str, str, str, int]] = []  # (anaphor mid, anchor mid, rel, line)
         ua_elements: dict[int, tuple[str, ...]] = {}
         if self.made is not None:  # read in C (`mention_markables`): identity mentions
-            made = self.made if None not in self.made else self.make_the_rest(self.made)
+            made = self.make_the_rest(self.made) if None in self.made else cast(_Made, self.made)
             layers = ["identity"] * len(made)
             built = list(map(_FIRST, made))
             mids = dict(zip(map(_FIRST, built), range(len(built))))  # (markable_id first)
@@ -1183,11 +1185,11 @@ class _DocumentBuilder:
 
     def make_the_rest(
         self, made: list[tuple[Markable, tuple[str, ...], Sequence[Any]] | None]
-    ) -> list[tuple[Markable, tuple[str, ...], Sequence[Any]]]:
+    ) -> _Made:
         """``made`` with the markables `mention_markables` left (None) made by `markable`:
         mentions over empty nodes, or whose fields are not plain."""
         names, locals_by_sentence = self.attribute_names, _SentenceIndex(self)
-        complete = list(made)
+        complete: _Made = cast(_Made, list(made))
         for order in compress(range(len(made)), map(is_, made, repeat(None))):
             entity, fields, line, first, last = self.found[order]
             mention = _Mention(entity, fields, line, order, "identity", 1, names)
