@@ -36,6 +36,7 @@ from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from bench.corpus import write_corefud
+from tasks.worker import worker_command
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "corefud-22"
@@ -248,21 +249,7 @@ def _round(how_many: str, *, env: dict, directory: Path, yaml: Path, archive: Pa
         for number in range(count):
             workers.append(
                 subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "config",
-                        "worker",
-                        "--loglevel=INFO",
-                        "--concurrency=1",
-                        "--pool=prefork",
-                        "--without-gossip",
-                        "--without-mingle",
-                        "-n",
-                        f"bench-{os.getpid()}-{rounds}-{number}@%h",
-                    ],
+                    worker_command(f"bench-{os.getpid()}-{rounds}-{number}@%h"),
                     cwd=ROOT,
                     env=env,
                     stdout=log,
