@@ -263,6 +263,11 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker's pool process keeps its database connection from one job to the next, renewed
+# every this many jobs (0: a new connection for every job, Celery's default). A run scored in
+# parts is some 24 jobs, and opening a connection cost each about 12 ms; a connection the
+# server ended while the process waited is replaced before the next job (`tasks.scoring`).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 100)
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = SCORING_MEMORY_LIMIT_MB * 1024  # kilobytes
 # Celery puts these limits into each message when it is sent: the web processes and the
 # workers must share them.

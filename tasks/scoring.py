@@ -14,7 +14,8 @@ each dataset to ``score_part_task`` (a Celery chord), and ``finish_parts_task`` 
 run from the parts; each part is written once and the last job is safe twice. A job that
 loses its database connection gives its claim back and the run is queued again at once; a
 part that loses it gives the part back and is retried under the run's claim (the run keeps
-its one attempt).
+its one attempt). Pool processes keep their database connection from one job to the next;
+one the server ended meanwhile is replaced before the next job begins.
 ``notify_submission_task`` e-mails the submitter how a run ended. The jobs import the services
 they call; the services reach the jobs only through the queue port (``tasks.queue``).
 """
@@ -32,9 +33,21 @@ from smtplib import SMTPException
 
 from celery import chord, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
-from celery.signals import task_failure, worker_process_init, worker_ready, worker_shutdown
+from celery.signals import (
+    task_failure,
+    task_prerun,
+    worker_process_init,
+    worker_ready,
+    worker_shutdown,
+)
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, close_old_connections, connection
+from django.db import (
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    connections,
+)
 
 # Imported here, in the worker's main process before it forks its children: a child then
 # starts scoring at once, and a soft time limit never lands inside an import (numpy's and
@@ -81,6 +94,17 @@ def limit_child_memory(**_: object) -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
     except (ValueError, OSError):  # pragma: no cover - platform without RLIMIT_DATA
         logger.warning("could not set a memory limit of %s MB", settings.SCORING_MEMORY_LIMIT_MB)
+
+
+@task_prerun.connect
+def drop_lost_connections(**_: object) -> None:
+    """Before each job: close a database connection kept from an earlier job (pool processes
+    keep theirs, ``CELERY_DB_REUSE_MAX``) that can no longer be used, so that the job opens
+    a new one instead of failing on it: the server may have ended it while the process
+    waited (a restart, a failover, a reaper of idle connections). One round trip."""
+    for kept in connections.all(initialized_only=True):
+        if kept.connection is not None and not kept.in_atomic_block and not kept.is_usable():
+            kept.close()
 
 
 def scoring_queue_length() -> int | None:

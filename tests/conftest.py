@@ -13,7 +13,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tasks.worker import worker_command
 from tests.deviations import POLICY
 
 REPO = Path(__file__).resolve().parents[1]
@@ -370,21 +370,7 @@ class WorkerProcess:
 
         handle = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "--loglevel=INFO",
-                "--concurrency=1",
-                "--pool=prefork",
-                "--without-gossip",
-                "--without-mingle",
-                "-n",
-                f"test-{os.getpid()}-{time.monotonic_ns()}@%h",
-            ],
+            worker_command(f"test-{os.getpid()}-{time.monotonic_ns()}@%h"),
             cwd=REPO,
             env=self.env,
             stdout=handle,

@@ -296,6 +296,46 @@ def _terminate_other_connections() -> int:
         return cursor.fetchone()[0]
 
 
+def _other_backends() -> set[int]:
+    """The server processes of the other connections to the test database now."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return {pid for (pid,) in cursor.fetchall()}
+
+
+def test_a_worker_keeps_its_database_connection_and_replaces_one_the_server_ended(
+    world, celery_worker, wait
+):
+    """The pool process scores one run after another on the one database connection (a run
+    in parts is many jobs: one connection each cost time). When the server ends that
+    connection while the worker waits, the next run is scored by its first job all the
+    same: the dead connection is replaced before the job, not found dead by its claim."""
+
+    def scored() -> Submission:
+        submission = services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+        )
+        wait(lambda: final(submission.pk), timeout=60, what="the worker to score the run")
+        submission.refresh_from_db()
+        assert submission.status == Status.SCORED, submission.error
+        return submission
+
+    scored()
+    kept = _other_backends()
+    scored()
+    assert kept & _other_backends()  # the pool process's connection, still the same
+    assert _terminate_other_connections() >= 1
+    third = scored()
+    assert third.attempts == 1
+    log = celery_worker.log.read_text()
+    assert "the database is away" not in log and "lost its database connection" not in log
+
+
 @pytest.mark.parametrize("parts_from", ["0", "2"], ids=["one-job", "in-parts"])
 def test_a_job_whose_database_connection_is_terminated_is_scored_again_within_a_minute(
     world, celery_worker_factory, wait, parts_from

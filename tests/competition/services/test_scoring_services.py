@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -10,6 +11,8 @@ from django.utils import timezone
 import scoring
 from competition import services
 from competition.models import Score, ScoringRun, Submission
+from competition.services.scoring import ScoreValue
+from scoring import ScoreRow
 
 pytestmark = pytest.mark.django_db
 Status = Submission.Status
@@ -110,6 +113,48 @@ def test_recording_twice_writes_once(queued):
     assert not services.submission_record(submission=claimed, results=results, task_id="a")
     assert ScoringRun.objects.filter(submission=queued).count() == 1
     assert Score.objects.filter(submission=queued).count() == rows
+
+
+def stored_as_given(queued) -> None:
+    """A run's score rows read back as the scorer gave them: per-document rows, a missing
+    recall, counts of both shapes, and a document name with a tab, a backslash, a line
+    break and a non-ASCII letter (the rows go to PostgreSQL in a COPY, whose text format
+    escapes those)."""
+    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
+    results = services.submission_compute(submission=claimed)
+    where = results.scores[0].subcorpus_id
+    odd = (
+        ScoreValue(where, ScoreRow("task", "muc", "d\tö\\c\n1", None, 0.5, 0.25, {"tp": 1})),
+        ScoreValue(where, ScoreRow("task", "lea", "d2", 1e-17, 1.0, 2e-17, [{"a": 1}, {"b": 2}])),
+    )
+    results = dataclasses.replace(results, scores=results.scores + odd)
+    assert services.submission_record(submission=claimed, results=results, task_id="a")
+    fields = ("subcorpus_id", "mode", "metric", "document", "recall", "precision", "f1", "counts")
+    stored = sorted(
+        Score.objects.filter(submission=queued).values_list(*fields), key=lambda row: row[:4]
+    )
+    given = sorted(
+        (
+            (v.subcorpus_id, v.row.mode, v.row.metric, v.row.document or "")
+            + (v.row.recall, v.row.precision, v.row.f1, v.row.counts)
+            for v in results.scores
+        ),
+        key=lambda row: row[:4],
+    )
+    assert len(given) > 50 and any(row[3] for row in given)  # per-document rows too
+    assert stored == given
+    assert set(Score.objects.filter(submission=queued).values_list("run_id", flat=True)) == {
+        ScoringRun.objects.get(submission=queued, is_current=True).pk
+    }
+
+
+def test_score_rows_are_stored_as_the_scorer_gave_them(queued):
+    stored_as_given(queued)
+
+
+@pytest.mark.services
+def test_score_rows_are_stored_as_the_scorer_gave_them_in_postgresql(services_ready, queued):
+    stored_as_given(queued)
 
 
 def test_a_task_that_lost_its_claim_records_nothing(queued):

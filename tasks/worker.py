@@ -1,0 +1,28 @@
+"""The command line of one scoring worker node as the services tests and the bench start it
+(``tests/conftest.py``, ``bench/corefud22.py``): ``celery -A config worker`` with one pool
+process (a node scores one job at a time; nodes run side by side), no gossip or mingle (the
+nodes need not know each other), run by this interpreter from the repository's root.
+Imports nothing of Django or Celery: the bench's parent process uses it."""
+
+from __future__ import annotations
+
+import sys
+
+
+def worker_command(name: str, *, loglevel: str = "INFO") -> list[str]:
+    """The argv of a worker node named ``name`` (Celery's ``-n``; ``%h`` is the host)."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        f"--loglevel={loglevel}",
+        "--concurrency=1",
+        "--pool=prefork",
+        "--without-gossip",
+        "--without-mingle",
+        "-n",
+        name,
+    ]
