@@ -5,14 +5,12 @@ Who may see what is decided by `competition.visibility`, the platform's one poli
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
@@ -28,6 +26,7 @@ from competition.models import (
     Team,
     WorkerHeartbeat,
 )
+from competition.skeletons import skeleton_keep, skeleton_kept
 from competition.task_scoring import TASK_MODE, scoring_modes
 from competition.visibility import (
     Viewer,
@@ -281,20 +280,14 @@ def submission_status_label(*, submission: Submission) -> str:
 
 def subcorpus_skeleton(*, subcorpus: SubCorpus, words: Sequence[str]) -> dict[str, Any]:
     """The skeleton of ``subcorpus``'s gold key read with the options ``words``
-    (`scoring.api.key_skeleton`: per document its name, word forms and sentence ids), what
-    uploads are checked against. Read once per key and options, then kept in the cache
-    under the key's SHA-256 (a replaced key has another). Raises the key's first problem."""
-    cache_key = (
-        "skeleton:"
-        + hashlib.sha256(
-            f"{subcorpus.sha256}|{' '.join(words)}|{subcorpus.key_file}".encode()
-        ).hexdigest()
-    )
-    skeleton = cache.get(cache_key)
+    (`competition.skeletons`), read from the key where none is kept. Raises the key's first
+    problem."""
+    where = {"sha256": subcorpus.sha256, "words": words, "key_file": subcorpus.key_file}
+    skeleton = skeleton_kept(**where)
     if skeleton is None:
         options = parse_options(list(words)).options
         skeleton = key_skeleton(str(subcorpus.key_path), options=options)
-        cache.set(cache_key, skeleton, timeout=24 * 3600)
+        skeleton_keep(**where, skeleton=skeleton)
     return skeleton
 
 

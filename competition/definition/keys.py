@@ -27,7 +27,8 @@ from django.conf import settings
 
 from competition.definition.spec import KeyFile, SpecError, StoredKey
 from competition.models import Competition, PhaseDataFile, SubCorpus, Task
-from competition.task_scoring import validation_options
+from competition.skeletons import skeleton_keep
+from competition.task_scoring import TASK_MODE, scoring_modes, validation_options
 from scoring import ScoringError, ScoringInputError, read_documents, validate_pair
 from scoring.readers import FORMAT_NAMES, detect_format
 
@@ -210,12 +211,18 @@ def _scored_alike(task: Task) -> tuple:
 
 
 def key_problems(
-    path: Path, *, task: Task, label: str, documents: list[tuple[str, int]] | None = None
+    path: Path,
+    *,
+    task: Task,
+    label: str,
+    documents: list[tuple[str, int]] | None = None,
+    skeleton: dict | None = None,
 ) -> list[str]:
     """What is wrong with a gold key for ``task`` (empty: nothing): its format first, then
     everything the upload validator finds in it, read as a run of the task would be (the
     key scored against itself). ``documents``, a list, receives the key's documents as the
-    validator reads them: (name, tokens)."""
+    validator reads them: (name, tokens); ``skeleton``, a dict, the key's skeleton
+    (`scoring.api.key_skeleton`) from the same reading."""
     expected = expected_format(task)
     found = detect_format(str(path))
     if found is not None and found != expected:
@@ -231,6 +238,7 @@ def key_problems(
             options=options,
             max_problems=MAX_PROBLEMS_SHOWN,
             key_documents=documents,
+            skeleton=skeleton,
         )
     except ScoringInputError as exc:
         errors = [exc]
@@ -302,7 +310,10 @@ def key_store(
     content = content_digest(_file_chunks(key.path))
     _refuse_data_copy(competition=competition, content=content, label=key.label)
     read: list[tuple[str, int]] = []
-    if problems := key_problems(key.path, task=task, label=key.label, documents=read):
+    skeleton: dict = {}
+    if problems := key_problems(
+        key.path, task=task, label=key.label, documents=read, skeleton=skeleton
+    ):
         raise KeyRefused("key_unreadable", reason="; ".join(problems))
     if not read:
         raise KeyRefused(
@@ -318,6 +329,13 @@ def key_store(
         partial = target.with_name(f"{target.name}.{id(key)}.part")
         shutil.copyfile(key.path, partial)
         partial.replace(target)
+    # what uploads are checked against, from the reading that checked the key
+    skeleton_keep(
+        sha256=sha,
+        words=scoring_modes(task)[TASK_MODE],
+        key_file=stored_as.as_posix(),
+        skeleton=skeleton,
+    )
     result = StoredKey(
         key_file=stored_as.as_posix(), sha256=sha, documents=documents, content_sha256=content
     )

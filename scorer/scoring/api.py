@@ -257,10 +257,13 @@ def validate_pair(
     options: ScoringOptions,
     max_problems: int = 50,
     key_documents: list[tuple[str, int]] | None = None,
+    skeleton: dict[str, Any] | None = None,
 ) -> list[ScoringInputError]:
     """`validate_response` for options given as a `ScoringOptions`. With ``key_documents``
     a list, the key's documents are appended to it as they are read: (name, number of
-    tokens), in file order (a gold key checked as a run of itself needs no other reading)."""
+    tokens), in file order (a gold key checked as a run of itself needs no other reading).
+    With ``skeleton`` a dict, it receives the key's `key_skeleton` from the same reading
+    (what is read of the key is its skeleton where the key has no problem)."""
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     formats: dict[str, str] = {}
@@ -273,11 +276,15 @@ def validate_pair(
         return problems[:max_problems]
 
     read = key_documents
+    if skeleton is not None:
+        skeleton.update(format=formats["key"], documents=[])
 
     def key_docs() -> Iterator[Document]:
         for doc in _documents(str(key_path), formats["key"], plan, "key", problems):
             if read is not None:
                 read.append((doc.name, len(doc.tokens)))
+            if skeleton is not None:
+                skeleton["documents"].append(_skeleton_document(doc, formats["key"]))
             problems.extend(document_checks(doc, plan))
             yield doc
 
@@ -298,16 +305,18 @@ def key_skeleton(key_path: str, *, options: ScoringOptions) -> dict[str, Any]:
     documents = []
     for doc in _documents(str(key_path), kind, plan, "key", problems):
         problems.extend(document_checks(doc, plan))
-        documents.append(
-            {
-                "name": doc.name,
-                "tokens": list(doc.tokens),
-                "sent_ids": sentence_ids(doc) if kind == "corefud" else [],
-            }
-        )
+        documents.append(_skeleton_document(doc, kind))
     if problems:
         raise problems[0]
     return {"format": kind, "documents": documents}
+
+
+def _skeleton_document(doc: Document, kind: str) -> dict[str, Any]:
+    return {
+        "name": doc.name,
+        "tokens": list(doc.tokens),
+        "sent_ids": sentence_ids(doc) if kind == "corefud" else [],
+    }
 
 
 def validate_against_skeleton(

@@ -78,3 +78,16 @@ def test_a_thin_skeleton_still_checks(tmp_path, broken):
     response.write_text(conllua(RESPONSE_DOCS["ami"]), encoding="utf-8")
     problems = validate_against_skeleton(broken, str(response), options=UA)
     assert all(p.code in ("missing_documents", "extra_documents", "token_count") for p in problems)
+
+
+@pytest.mark.parametrize("key, options", [(GUM, COREFUD), (None, UA)])
+def test_a_key_checked_as_its_own_run_gives_its_skeleton_from_that_reading(tmp_path, key, options):
+    """`validate_pair(key, key, skeleton={})` (how a gold key is checked when it is stored)
+    fills the skeleton `key_skeleton` reads, so an upload needs no reading of its own."""
+    if key is None:
+        key = tmp_path / "light.conllua"
+        key.write_text(conllua(KEY_DOCS["light"]), encoding="utf-8")
+    skeleton: dict = {}
+    assert validate_pair(str(key), str(key), options=options, skeleton=skeleton) == []
+    assert skeleton == key_skeleton(str(key), options=options)
+    assert skeleton["documents"] and all(doc["tokens"] for doc in skeleton["documents"])

@@ -89,3 +89,29 @@ def test_a_changed_key_is_read_once_and_the_others_not_at_all(corefud, key_reads
     assert sorted(key_reads) == ["content_digest", "key_problems"]
     names = {sc.name: sc.documents[0]["name"] for sc in SubCorpus.objects.all()}
     assert names["zeros"] == "LuoTestCase2"
+
+
+def test_a_stored_key_leaves_its_skeleton_for_uploads(corefud, monkeypatch):
+    """Checking a key when it is stored also gives its skeleton (per document its name, word
+    forms and sentence ids), kept for uploads: none of them reads a key afterwards, and what
+    they are checked against is what reading the key gives."""
+    from competition import selectors
+    from competition.task_scoring import validation_options
+    from scoring.api import key_skeleton
+
+    phase = corefud.tasks.get().phases.get(slug="test")
+    expected = {
+        subcorpus.slug: key_skeleton(
+            str(subcorpus.key_path), options=validation_options(phase.task)
+        )
+        for subcorpus in phase.subcorpora.filter(available=True).exclude(key_file="")
+    }
+    assert expected
+
+    def not_read(*args, **kwargs):
+        raise AssertionError("a key was read again for an upload")
+
+    monkeypatch.setattr(selectors, "key_skeleton", not_read)
+    facts = selectors.phase_check_facts(phase=phase)
+    got = {d["slug"]: {k: d[k] for k in ("format", "documents")} for d in facts["subcorpora"]}
+    assert got == expected
