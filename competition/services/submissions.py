@@ -13,7 +13,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -217,18 +217,9 @@ def response_files_check(
         logger.error("scorer options of %s are invalid: %s", phase, exc)
         raise CompetitionError("scorer_config", reason=str(exc)) from None
     words = scoring_modes(phase.task)[TASK_MODE]
-    files = []
-    for slug, response in received.items():
-        key_path = subcorpora[slug].key_path
-        try:  # what the response is compared with, read once per key (the cache keeps it)
-            skeleton: dict | ScoringInputError = subcorpus_skeleton(
-                subcorpus=subcorpora[slug], words=words
-            )
-        except ScoringInputError as exc:  # the key's own problem: said as the gold key's
-            skeleton = exc
-        files.append((slug, key_path, skeleton, response))
+    files = [(slug, subcorpora[slug], response) for slug, response in received.items()]
     found_by_slug = _validate_files(
-        files, options=options, empty_nodes=evaluates_empty_nodes(phase.task)
+        files, options=options, words=words, empty_nodes=evaluates_empty_nodes(phase.task)
     )
     problems: list[Problem] = []
     for slug, response in received.items():
@@ -246,13 +237,15 @@ def response_files_check(
 
 
 def _validate_files(
-    files: list[tuple[str, Path, dict | ScoringInputError, ReceivedFile]],
+    files: list[tuple[str, SubCorpus, ReceivedFile]],
     *,
     options,
+    words: Sequence[str],
     empty_nodes: bool = False,
 ) -> dict:
-    """{slug: problems} of the files (slug, key path, the key's skeleton or its problem,
-    response), each response checked against its key's skeleton; with ``empty_nodes`` (a
+    """{slug: problems} of the files (slug, dataset, response), each response checked
+    against the skeleton of its dataset's key read with the options ``words`` (kept in the
+    cache: the keys are not read; one skeleton at a time in memory); with ``empty_nodes`` (a
     CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
     upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
     at once (this one and forks of it, `scoring.forked`: each reads files only, its share
@@ -264,14 +257,14 @@ def _validate_files(
             (
                 slug,
                 _validate_file(
-                    key_path=key,
-                    skeleton=skeleton,
+                    key_path=subcorpus.key_path,
+                    skeleton=_skeleton_or_problem(subcorpus, words),
                     response=response,
                     options=options,
                     empty_nodes=empty_nodes,
                 ),
             )
-            for slug, key, skeleton, response in share
+            for slug, subcorpus, response in share
         ]
 
     lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
@@ -280,10 +273,10 @@ def _validate_files(
     shares: list[list] = [[] for _ in range(lanes)]
     sizes = [0] * lanes
     # the largest file first, each to the lane with the fewest bytes so far
-    for item in sorted(files, key=lambda item: -item[3].size):
+    for item in sorted(files, key=lambda item: -item[2].size):
         lane = sizes.index(min(sizes))
         shares[lane].append(item)
-        sizes[lane] += item[3].size
+        sizes[lane] += item[2].size
     forks: list[tuple[list, Forked | None]] = []
     for share in shares[1:]:
         try:
@@ -298,6 +291,15 @@ def _validate_files(
             logger.warning("a validation process died; checking its files here")
             found.update(check(share))
     return found
+
+
+def _skeleton_or_problem(subcorpus: SubCorpus, words: Sequence[str]) -> dict | ScoringInputError:
+    """What a response for ``subcorpus`` is compared with, or the key's own problem (said
+    as the gold key's)."""
+    try:
+        return subcorpus_skeleton(subcorpus=subcorpus, words=words)
+    except ScoringInputError as exc:
+        return exc
 
 
 PARALLEL_FROM_BYTES = 4 * 1024 * 1024  # smaller uploads are checked here, in one process
