@@ -83,10 +83,7 @@ def with_first_node_heads(
     as a zero. A mention with a ``min`` field (our converter's copy of an exploded ``Min``)
     is left as it is, so that a converted file scores as its exploded original.
     ``exact``: exact matching, where only the zeros this makes matter."""
-    if exact and not (
-        any(map(_ZEROS, markables))  # (at C level: most have none)
-        and any(m.zeros and m.head is None for m in markables)
-    ):
+    if exact and not zeros_without_heads(markables):
         return markables
     out = []
     for m in markables:
@@ -98,6 +95,14 @@ def with_first_node_heads(
                 m = m._replace(head=position, min_span=(position, position))
         out.append(m)
     return out
+
+
+def zeros_without_heads(markables: Sequence[Markable]) -> bool:
+    """Whether a markable has empty nodes inside and no head: all that
+    `with_first_node_heads` changes that exact matching reads."""
+    return any(map(_ZEROS, markables)) and any(  # (at C level: most have none)
+        m.zeros and m.head is None for m in markables
+    )
 
 
 def mention_zeros(key: MentionKey) -> tuple[tuple[int, int], ...]:
@@ -236,7 +241,48 @@ def process_layer(
     ``entity_order`` where given (compact files: udapi's order, as the CorefUD scorer takes
     them). It matters only where a span is in two entities: the metrics then map it to the
     last of them (both references do, spec Q21; docs/scoring-deviations.md).
+
+    Two steps: `group_layer` (what does not depend on the mode) then `finish_layer`.
     """
+    grouped = group_layer(markables, coder, path=path, document=document, entity_order=entity_order)
+    return finish_layer(
+        grouped, plan, path=path, warnings=warnings, pseudo_non_referring=pseudo_non_referring
+    )
+
+
+@dataclass(slots=True)
+class GroupedLayer:
+    """`process_layer`'s first step: one layer's markables coded and grouped by entity, which
+    depends on the markables and the coder only, not on the mode's matching, singletons,
+    zeros or split antecedents. Modes that code a layer alike share one
+    (`scoring.engine.score_corpus_modes`); `finish_layer` reads it and changes nothing in it
+    (its lists become the clusters of every mode that shares it)."""
+
+    markables: Sequence[Markable]
+    mcodes: list[int]  # each markable's mention code
+    groups: dict[str, list[int]]  # entity id → its codes, a span once (ordered as scored)
+    raw: dict[str, list[int]]  # ... every markable's code (accommodated sets keep them all)
+    first: dict[str, Markable]  # entity id → its first markable
+    split_lists: dict[str, list[str]]  # plural entity id → the entities ElementOf names it
+    zero_codes: set[int]
+    zero_heads: dict[int, tuple[int, int]]
+    deps: dict[int, str]
+    compiled: bool  # no zero, no span twice: `_layer_clusters` takes it
+    duplicates: str  # the warning about spans annotated twice in one entity, or ""
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None  # `min_spans_of`
+
+
+def group_layer(
+    markables: Sequence[Markable],
+    coder: SpanCoder,
+    *,
+    path: str,
+    document: str,
+    entity_order: Sequence[str] = (),
+) -> GroupedLayer:
+    """`process_layer`'s first step: code every markable (new codes go to ``coder``), group
+    the codes by entity in the clusters' order, and count a span repeated in one entity once
+    (the warning is kept for `finish_layer`)."""
     codes_of = coder.codes
     code_keys = coder.keys
     head_identity = coder.head_identity
@@ -257,15 +303,6 @@ def process_layer(
         rank = {eid: k for k, eid in enumerate(entity_order)}
         last = len(rank)
         groups = {eid: groups[eid] for eid in sorted(groups, key=lambda e: rank.get(e, last))}
-    min_spans: dict[int, tuple[int, int]] = {}
-    heads: dict[int, int] = {}
-    if plan.matching != "exact":
-        for m, code in zip(markables, mcodes):
-            if m.min_span is not None or m.head is not None:
-                if m.min_span is not None and code not in min_spans:
-                    min_spans[code] = m.min_span
-                if m.head is not None and not m.head_zero and code not in heads:
-                    heads[code] = m.head
     # the same span twice in one entity counts once (policy); members of accommodated sets
     # keep every markable (``raw``), as both references do
     raw = groups
@@ -282,28 +319,81 @@ def process_layer(
                     if code in seen:
                         duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
                     seen.add(code)
+    warning = ""
     if duplicates:
-        warnings.append(
+        warning = (
             f"{path}: document {document}: the same span is annotated twice in one entity, "
             f"counted once: {', '.join(duplicates[:5])}"
             + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else "")
         )
+    return GroupedLayer(
+        markables,
+        mcodes,
+        groups,
+        raw,
+        first,
+        split_lists,
+        zero_codes,
+        zero_heads,
+        deps,
+        grouped is not None and not duplicated,
+        warning,
+    )
 
+
+def min_spans_of(
+    grouped: GroupedLayer,
+) -> tuple[dict[int, tuple[int, int]], dict[int, int]]:
+    """code → Min span and code → head token, each from the first markable that has one
+    (what matching beyond exact spans reads); worked out once per `GroupedLayer`."""
+    if grouped.spans is None:
+        min_spans: dict[int, tuple[int, int]] = {}
+        heads: dict[int, int] = {}
+        for m, code in zip(grouped.markables, grouped.mcodes):
+            if m.min_span is not None or m.head is not None:
+                if m.min_span is not None and code not in min_spans:
+                    min_spans[code] = m.min_span
+                if m.head is not None and not m.head_zero and code not in heads:
+                    heads[code] = m.head
+        grouped.spans = (min_spans, heads)
+    return grouped.spans
+
+
+def finish_layer(
+    grouped: GroupedLayer,
+    plan: ScoringPlan,
+    *,
+    path: str,
+    warnings: list[str],
+    pseudo_non_referring: bool = True,
+) -> ProcessedLayer:
+    """`process_layer`'s second step, the mode's: the warning about repeated spans, the Min
+    spans and heads (matching beyond exact spans), then the scored clusters."""
+    if grouped.duplicates:
+        warnings.append(grouped.duplicates)
+    min_spans, heads = min_spans_of(grouped) if plan.matching != "exact" else ({}, {})
+    groups, split_lists, first = grouped.groups, grouped.split_lists, grouped.first
     keep_split = plan.keep_split_antecedents
-    keep_singletons = plan.keep_singletons
-    if grouped is not None and not duplicated:  # no zeros, no span twice: `_clusters`, compiled
+    if grouped.compiled:  # no zeros, no span twice: `_clusters`, compiled
         clusters, sets, eids, non_referring = _layer_clusters(
             groups,
             split_lists,
             keep_split,
-            keep_singletons,
+            plan.keep_singletons,
             pseudo_non_referring,
             _accommodated_set,
             (groups, split_lists, first, path),
         )
     else:
         clusters, sets, eids, non_referring = _clusters(
-            groups, raw, split_lists, first, zero_codes, plan, path, pseudo_non_referring
+            groups,
+            grouped.raw,
+            split_lists,
+            first,
+            grouped.zero_codes,
+            plan,
+            path,
+            pseudo_non_referring,
         )
     if keep_split and sets.count(None) != len(sets):
         clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
@@ -313,9 +403,9 @@ def process_layer(
         eids,
         min_spans,
         heads,
-        zero_codes,
-        zero_heads,
-        deps,
+        grouped.zero_codes,
+        grouped.zero_heads,
+        grouped.deps,
     )
 
 
