@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -120,6 +121,9 @@ def node_order(node: tuple[int, int]) -> tuple[int, int]:
 def mention_nodes(key: MentionKey) -> frozenset[tuple[int, int]]:
     """Every node of a mention in `node_order` terms (words and empty nodes)."""
     parts, zero = key[0], key[1]
+    if not zero and len(parts) == 1 and not mention_zeros(key):  # words only, one part
+        start, end = parts[0]
+        return frozenset(zip(range(start, end + 1), repeat(0)))
     if zero:
         out = {(parts[0][0] - 1, zero)}
     else:
@@ -468,9 +472,11 @@ def _groups(
     append_code = mcodes.append
     for m in markables:
         # the fields, unpacked at once (a named tuple's attributes are a call each)
-        _, eid, parts, _, _, _, element_of, zero, _, zeros, head_zero = m
-        if head_identity or zeros:
-            key = mention_key(m, head_identity)
+        _, eid, parts, _, _, head, element_of, zero, _, zeros, head_zero = m
+        if head_identity:  # `mention_key`, inline
+            key = (parts, zero, zeros, (head, head_zero) if head is not None else first_node(m))
+        elif zeros:
+            key = (parts, zero, zeros)
         else:
             key = (parts, zero)
         code = codes_of.get(key)
@@ -492,9 +498,7 @@ def _groups(
             if code not in zero_heads:
                 # head_zero > 0: the head is the zero of that rank at position ``head``
                 zero_heads[code] = (
-                    (m.head, m.head_zero)
-                    if m.head_zero and m.head is not None
-                    else (m.start, m.zero)
+                    (head, head_zero) if head_zero and head is not None else (parts[0][0], zero)
                 )
                 deps[code] = dict(m.attributes).get("deps", "")
     return mcodes, groups, first, split_lists
