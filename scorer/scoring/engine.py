@@ -120,7 +120,7 @@ def score_document(
     key_part, resp_part = k.partition, r.partition
     rename: dict[int, int] = {}
     if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:
-        rename = _zero_dependency_rename(k, r, key, response, coder)
+        rename = _zero_dependency_rename(k, r, key, response, coder, shared)
         resp_part = resp_part.renamed(rename)
     if plan.matching != "exact":
         more = align_mentions(
@@ -213,15 +213,28 @@ class SharedWork:
     - the coded, grouped layers of both sides (`group_layer`), per way of coding mentions
       (the head in a mention's identity or not) and per list of markables, with the coder
       as the two sides left it: each mode gets its own copy of the coder, since the
-      zeros' alignment may add codes to it.
+      zeros' alignment may add codes to it;
+    - the zeros' dependency alignment, per grouped layers and scored zeros, with the codes
+      it adds; and each document's sentence of every empty node.
     """
 
-    __slots__ = ("heads", "keep", "layers")
+    __slots__ = ("heads", "keep", "layers", "renames", "sentences")
 
     def __init__(self, *, keep: bool = True) -> None:
         self.keep = keep  # False: one mode only, nothing is kept for others
         self.heads: dict[int, tuple[Sequence[Markable], Sequence[Markable]]] = {}
         self.layers: list[tuple[Any, ...]] = []
+        self.renames: dict[tuple[Any, ...], tuple[dict[int, int], list[Any]]] = {}
+        self.sentences: dict[int, tuple[Document, dict[tuple[int, int], int]]] = {}
+
+    def zero_sentences(self, doc: Document) -> dict[tuple[int, int], int]:
+        """`_zero_sentences` of ``doc``, once per document."""
+        done = self.sentences.get(id(doc))
+        if done is None or done[0] is not doc:
+            done = (doc, _zero_sentences(doc))
+            if self.keep:
+                self.sentences[id(doc)] = done
+        return done[1]
 
     def first_node_heads(self, markables: Sequence[Markable], *, exact: bool) -> Sequence[Markable]:
         """``with_first_node_heads(markables, exact=exact)``, the same list for every mode."""
@@ -429,7 +442,12 @@ def _filtered(
 
 
 def _zero_dependency_rename(
-    k: ProcessedLayer, r: ProcessedLayer, key: Document, response: Document, coder: SpanCoder
+    k: ProcessedLayer,
+    r: ProcessedLayer,
+    key: Document,
+    response: Document,
+    coder: SpanCoder,
+    shared: SharedWork,
 ) -> dict[int, int]:
     """Align key and response zeros by their dependencies first (v2 ``--zero-match-method
     dependent``, §6.1 step 1): response code → key code.
@@ -445,8 +463,16 @@ def _zero_dependency_rename(
     resp_zeros = {c for cl in r.partition.clusters for c in cl if c in r.zeros}
     if not key_zeros or not resp_zeros:
         return {}
-    key_sentences = _zero_sentences(key)
-    resp_sentences = _zero_sentences(response)
+    # (modes that share the grouped layers, the coder as they left it and the scored zeros
+    # align alike: partial and exact matching, say)
+    asked = (id(k.zeros), id(r.zeros), len(keys), frozenset(key_zeros), frozenset(resp_zeros))
+    done = shared.renames.get(asked)
+    if done is not None:
+        keys.extend(done[1])
+        return dict(done[0])
+    before = len(keys)
+    key_sentences = shared.zero_sentences(key)
+    resp_sentences = shared.zero_sentences(response)
 
     def deps(layer: ProcessedLayer, code: int, sentences: dict[Any, Any]) -> str:
         text = layer.deps.get(code, "")
@@ -468,7 +494,10 @@ def _zero_dependency_rename(
         if c not in rename and c in taken:
             rename[c] = len(keys)
             keys.append(keys[c])  # a fresh code for the same nodes
-    return {s: t for s, t in rename.items() if s != t}
+    rename = {s: t for s, t in rename.items() if s != t}
+    if shared.keep:
+        shared.renames[asked] = (dict(rename), keys[before:])
+    return rename
 
 
 def _zero_sentences(doc: Document) -> dict[tuple[int, int], int]:
