@@ -473,6 +473,7 @@ def _groups(
     for m in markables:
         # the fields, unpacked at once (a named tuple's attributes are a call each)
         _, eid, parts, _, _, head, element_of, zero, _, zeros, head_zero = m
+        key: MentionKey
         if head_identity:  # `mention_key`, inline
             key = (parts, zero, zeros, (head, head_zero) if head is not None else first_node(m))
         elif zeros:
