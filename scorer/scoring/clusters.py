@@ -248,7 +248,14 @@ def process_layer(
 
     Two steps: `group_layer` (what does not depend on the mode) then `finish_layer`.
     """
-    grouped = group_layer(markables, coder, path=path, document=document, entity_order=entity_order)
+    grouped = group_layer(
+        markables,
+        coder,
+        path=path,
+        document=document,
+        entity_order=entity_order,
+        with_spans=plan.matching != "exact",
+    )
     return finish_layer(
         grouped, plan, path=path, warnings=warnings, pseudo_non_referring=pseudo_non_referring
     )
@@ -283,10 +290,12 @@ def group_layer(
     path: str,
     document: str,
     entity_order: Sequence[str] = (),
+    with_spans: bool = False,
 ) -> GroupedLayer:
     """`process_layer`'s first step: code every markable (new codes go to ``coder``), group
     the codes by entity in the clusters' order, and count a span repeated in one entity once
-    (the warning is kept for `finish_layer`)."""
+    (the warning is kept for `finish_layer`). ``with_spans``: `min_spans_of` will be asked
+    for (matching beyond exact spans), so the Python grouping finds them in its pass."""
     codes_of = coder.codes
     code_keys = coder.keys
     head_identity = coder.head_identity
@@ -298,10 +307,14 @@ def group_layer(
         if head_identity or _layer_groups is None
         else _layer_groups(markables, codes_of, code_keys)
     )
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None
     if grouped is not None:  # no empty node: `_groups`, compiled
         mcodes, groups, first, split_lists, duplicated = grouped
     else:
-        mcodes, groups, first, split_lists = _groups(markables, coder, zero_codes, zero_heads, deps)
+        spans = ({}, {}) if with_spans else None
+        mcodes, groups, first, split_lists = _groups(
+            markables, coder, zero_codes, zero_heads, deps, spans
+        )
         duplicated = True  # (looked at below)
     if entity_order and len(groups) > 1 and len(set(mcodes)) < len(mcodes):
         rank = {eid: k for k, eid in enumerate(entity_order)}
@@ -342,6 +355,7 @@ def group_layer(
         deps,
         grouped is not None and not duplicated,
         warning,
+        spans,
     )
 
 
@@ -457,11 +471,14 @@ def _groups(
     zero_codes: set[int],
     zero_heads: dict[int, tuple[int, int]],
     deps: dict[int, str],
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None,
 ) -> tuple[list[int], dict[str, list[int]], dict[str, Markable], dict[str, list[str]]]:
     """`process_layer`'s first step: each markable's mention code, the codes of each entity,
     each entity's first markable and the entities whose ElementOf names each plural; the
-    zeros' codes, head nodes and ``deps`` into the three given. ``scoring.native._tables.
-    layer_groups`` is its compiled twin for layers without empty nodes."""
+    zeros' codes, head nodes and ``deps`` into the three given, and with ``spans`` the Min
+    spans and heads of `min_spans_of` into its two, in the same pass. ``scoring.native.
+    _tables.layer_groups`` is its compiled twin for layers without empty nodes."""
+    min_spans, heads = spans if spans is not None else (None, None)
     codes_of = coder.codes
     code_keys = coder.keys
     head_identity = coder.head_identity
@@ -472,7 +489,7 @@ def _groups(
     append_code = mcodes.append
     for m in markables:
         # the fields, unpacked at once (a named tuple's attributes are a call each)
-        _, eid, parts, _, _, head, element_of, zero, _, zeros, head_zero = m
+        _, eid, parts, _, min_span, head, element_of, zero, _, zeros, head_zero = m
         key: MentionKey
         if head_identity:  # `mention_key`, inline
             key = (parts, zero, zeros, (head, head_zero) if head is not None else first_node(m))
@@ -485,6 +502,11 @@ def _groups(
             code = codes_of[key] = len(code_keys)
             code_keys.append(key)
         append_code(code)
+        if heads is not None and (min_span is not None or head is not None):
+            if min_span is not None and code not in min_spans:  # type: ignore[operator]
+                min_spans[code] = min_span  # type: ignore[index]
+            if head is not None and not head_zero and code not in heads:
+                heads[code] = head
         codes = groups.get(eid)
         if codes is None:
             groups[eid] = [code]

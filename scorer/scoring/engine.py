@@ -102,6 +102,7 @@ def score_document(
         key=key,
         response=response,
         entity_order=not dd,
+        with_spans=plan.matching != "exact",
     )
     k = finish_layer(
         key_grouped,
@@ -260,9 +261,11 @@ class SharedWork:
         key: Document,
         response: Document,
         entity_order: bool,
+        with_spans: bool,
     ) -> tuple[SpanCoder, GroupedLayer, GroupedLayer]:
         """A coder and both sides' grouped layers, key first, as `process_layer` makes them
-        one after the other with one fresh coder."""
+        one after the other with one fresh coder (``with_spans``: see `group_layer`; a
+        grouping made without them finds them when a later mode asks)."""
         for kept, coder, key_grouped, resp_grouped in self.layers:
             if (
                 kept[0] is key_markables
@@ -277,6 +280,7 @@ class SharedWork:
             path=key.path,
             document=key.name,
             entity_order=key.entity_order if entity_order else (),
+            with_spans=with_spans,
         )
         resp_grouped = group_layer(
             resp_markables,
@@ -284,6 +288,7 @@ class SharedWork:
             path=response.path,
             document=response.name,
             entity_order=response.entity_order if entity_order else (),
+            with_spans=with_spans,
         )
         if not self.keep:
             return coder, key_grouped, resp_grouped
