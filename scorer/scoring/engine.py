@@ -540,16 +540,18 @@ def _extra_metric(
     ``zero`` gets the response as written, the alignment as a key → response map, and each
     side's own zeros (v2 asks each mention whether its head is empty).
     """
-    key_codes = {m for c in key.clusters for m in c}
-    resp_codes = {m for c in response.clusters for m in c}
     if name == "mention":
+        key_codes = {m for c in key.clusters for m in c}
+        resp_codes = {m for c in response.clusters for m in c}
         found = float(len(key_codes & resp_codes))
         return PRCounts(found, float(len(resp_codes)), found, float(len(key_codes)))
     keys = coder.keys
     if name == "mor":
+        key_mentions = [m for c in key.clusters for m in c]
+        resp_mentions = [m for c in r.partition.clusters for m in c]
+        nodes = {m: mention_nodes(keys[m]) for m in {*key_mentions, *resp_mentions}}
         return extra_metrics.mor_counts(
-            [mention_nodes(keys[m]) for c in key.clusters for m in c],
-            [mention_nodes(keys[m]) for c in r.partition.clusters for m in c],
+            [nodes[m] for m in key_mentions], [nodes[m] for m in resp_mentions]
         )
     if name == "zero":
         key_to_response = {t: s for s, t in rename.items()}

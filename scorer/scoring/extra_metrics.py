@@ -9,6 +9,7 @@ metric, and recall / precision / F come from the sums (`PRCounts.recall`, `.prec
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from scoring.assignment import assigned_sum, linear_sum_assignment
@@ -43,7 +44,7 @@ def mor_counts(
     """
     items = [(min(m), max(m), True, frozenset(m)) for m in key_mentions if len(m)]
     items += [(min(m), max(m), False, frozenset(m)) for m in response_mentions if len(m)]
-    items.sort(key=lambda item: (item[0], item[1]))
+    items.sort(key=itemgetter(0, 1))
     overlap = 0.0
     p_den = float(sum(len(s) for *_, is_key, s in items if not is_key))
     r_den = float(sum(len(s) for *_, is_key, s in items if is_key))
