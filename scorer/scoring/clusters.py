@@ -37,9 +37,11 @@ from scoring.plan import ScoringPlan
 try:
     from scoring.native._tables import layer_clusters as _native_layer_clusters
     from scoring.native._tables import layer_groups as _native_layer_groups
+    from scoring.native._tables import layer_groups_all as _native_layer_groups_all
 except ImportError:  # not built: `_groups` and `_clusters`
-    _native_layer_groups = _native_layer_clusters = None
+    _native_layer_groups = _native_layer_clusters = _native_layer_groups_all = None
 _layer_groups = _native_layer_groups
+_layer_groups_all = _native_layer_groups_all
 _layer_clusters = _native_layer_clusters
 
 MentionKey = tuple[Any, ...]
@@ -312,9 +314,16 @@ def group_layer(
         mcodes, groups, first, split_lists, duplicated = grouped
     else:
         spans = ({}, {}) if with_spans else None
-        mcodes, groups, first, split_lists = _groups(
-            markables, coder, zero_codes, zero_heads, deps, spans
+        done = (
+            None
+            if _layer_groups_all is None
+            else _layer_groups_all(
+                markables, codes_of, code_keys, head_identity, zero_codes, zero_heads, deps, spans
+            )
         )
+        if done is None:  # (a markable the compiled twin does not take)
+            done = _groups(markables, coder, zero_codes, zero_heads, deps, spans)
+        mcodes, groups, first, split_lists = done
         duplicated = True  # (looked at below)
     if entity_order and len(groups) > 1 and len(set(mcodes)) < len(mcodes):
         rank = {eid: k for k, eid in enumerate(entity_order)}
@@ -476,8 +485,9 @@ def _groups(
     """`process_layer`'s first step: each markable's mention code, the codes of each entity,
     each entity's first markable and the entities whose ElementOf names each plural; the
     zeros' codes, head nodes and ``deps`` into the three given, and with ``spans`` the Min
-    spans and heads of `min_spans_of` into its two, in the same pass. ``scoring.native.
-    _tables.layer_groups`` is its compiled twin for layers without empty nodes."""
+    spans and heads of `min_spans_of` into its two, in the same pass. Its compiled twins:
+    ``scoring.native._tables.layer_groups_all`` (the same arguments), and ``layer_groups``
+    for layers without empty nodes (mentions coded without their heads)."""
     min_spans, heads = spans if spans is not None else (None, None)
     codes_of = coder.codes
     code_keys = coder.keys
