@@ -280,7 +280,7 @@ class GroupedLayer:
     zero_codes: set[int]
     zero_heads: dict[int, tuple[int, int]]
     deps: dict[int, str]
-    compiled: bool  # no zero, no span twice: `_layer_clusters` takes it
+    compiled: bool  # no span twice: `_layer_clusters` takes it where zeros are kept or none
     duplicates: str  # the warning about spans annotated twice in one entity, or ""
     spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None  # `min_spans_of`
 
@@ -362,7 +362,7 @@ def group_layer(
         zero_codes,
         zero_heads,
         deps,
-        grouped is not None and not duplicated,
+        raw is groups,  # (no entity holds a span twice)
         warning,
         spans,
     )
@@ -401,7 +401,11 @@ def finish_layer(
     min_spans, heads = min_spans_of(grouped) if plan.matching != "exact" else ({}, {})
     groups, split_lists, first = grouped.groups, grouped.split_lists, grouped.first
     keep_split = plan.keep_split_antecedents
-    if grouped.compiled:  # no zeros, no span twice: `_clusters`, compiled
+    if (
+        grouped.compiled
+        and _layer_clusters is not None
+        and (plan.keep_zeros or not grouped.zero_codes)
+    ):  # no span twice, no zero to drop: `_clusters`, compiled
         clusters, sets, eids, non_referring = _layer_clusters(
             groups,
             split_lists,
@@ -448,7 +452,7 @@ def _clusters(
 ) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str], set[int]]:
     """`process_layer`'s second step: the scored clusters, their accommodated sets and entity
     ids, and the codes of non-referring entities. ``scoring.native._tables.layer_clusters``
-    is its compiled twin for layers without zeros or repeated spans."""
+    is its compiled twin for layers without repeated spans whose zeros stay (kept, or none)."""
     keep_split = plan.keep_split_antecedents
     keep_singletons = plan.keep_singletons
     clusters: list[list[int]] = []

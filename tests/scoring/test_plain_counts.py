@@ -297,6 +297,7 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
     monkeypatch.setattr(plain, "_plain_counts", None)
     monkeypatch.setattr(plain, "_set_counts", None)
     monkeypatch.setattr(clusters, "_layer_groups", None)
+    monkeypatch.setattr(clusters, "_layer_groups_all", None)
     monkeypatch.setattr(clusters, "_layer_clusters", None)
     monkeypatch.setattr(assignment, "_solve", None)
     monkeypatch.setattr(assignment, "_assigned_sum", None)

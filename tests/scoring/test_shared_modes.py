@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import ScoringInputError, parse_options, score, score_modes
+from scoring import ScoringInputError, clusters, parse_options, score, score_modes
 from scoring.procedures import PROCEDURES
 
 DEPRELS = ("nsubj", "obj", "obl", "nmod")
@@ -138,11 +138,18 @@ def crac_modes(name: str) -> list:
     return [parse_options(list(words)).options for words in PROCEDURES[name].modes.values()]
 
 
+WITHOUT_ZEROS = [
+    parse_options(["-f", "corefud", "-m", "muc", "bcub", "ceafe", "mention", "-a", a]).options
+    for a in ("head", "exact")
+]
+"""Zeros left out of coreference (no ``-z``), with a head and an exact mode."""
+
 ORDERS = {
     "crac-2025": crac_modes("crac-2025"),
     "crac-2025, reversed": crac_modes("crac-2025")[::-1],
     "crac-2022": crac_modes("crac-2022"),
     "exact first": [crac_modes("crac-2023")[i] for i in (2, 0, 3, 1)],
+    "zeros kept and not": [*crac_modes("crac-2025")[:2], *WITHOUT_ZEROS],
 }
 
 
@@ -190,3 +197,25 @@ def test_the_generated_files_have_what_the_sharing_must_get_right(tmp_path):
                 seen["twice"] += identity in spans
                 spans.add(identity)
     assert all(seen.values()), seen
+
+
+def test_the_compiled_grouping_and_clusters_score_as_python_does(tmp_path, monkeypatch):
+    """Every mode of the crac procedures with `layer_groups_all` and `layer_clusters`, then
+    with neither (`_groups` and `_clusters`): the same results, warnings included."""
+    options = [*crac_modes("crac-2025"), crac_modes("crac-2022")[1], *WITHOUT_ZEROS]
+    pairs = [write_pair(tmp_path, seed) for seed in range(40)]
+
+    def scored() -> list:
+        out = []
+        for key, response in pairs:
+            try:
+                out.append(score_modes(key, response, options=options))
+            except ScoringInputError as problem:
+                out.append(str(problem))
+        return out
+
+    compiled = scored()
+    monkeypatch.setattr(clusters, "_layer_groups", None)
+    monkeypatch.setattr(clusters, "_layer_groups_all", None)
+    monkeypatch.setattr(clusters, "_layer_clusters", None)
+    assert scored() == compiled
