@@ -555,12 +555,16 @@ def _extra_metric(
         )
     if name == "zero":
         key_to_response = {t: s for s, t in rename.items()}
+        # each mention's document order once (most are on both sides)
+        mentions = {m for c in key.clusters for m in c}
+        mentions.update(m for c in r.partition.clusters for m in c)
+        orders = {m: mention_order(keys[m]) for m in mentions}
         return extra_metrics.zero_counts(
             key.clusters,
             r.partition.clusters,
             key_to_response,
             k.zeros,
-            order=lambda m: mention_order(keys[m]),
+            order=orders.__getitem__,
             response_zeros=r.zeros,
         )
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
