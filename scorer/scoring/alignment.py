@@ -119,6 +119,9 @@ def mention_order(key: MentionKey) -> tuple[Any, Any, int]:
     if len(key) > 2 and (key[2] or key[1]):
         nodes = sorted(mention_nodes(key))
         return nodes[0], nodes[-1], len(nodes)
+    if len(parts) == 1:  # (most mentions: one part, `_length` inline)
+        start, end = parts[0]
+        return (start, 0), (end, 0), end - start + 1
     return (parts[0][0], 0), (parts[-1][1], 0), _length(parts)
 
 

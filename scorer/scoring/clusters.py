@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -36,9 +37,11 @@ from scoring.plan import ScoringPlan
 try:
     from scoring.native._tables import layer_clusters as _native_layer_clusters
     from scoring.native._tables import layer_groups as _native_layer_groups
+    from scoring.native._tables import layer_groups_all as _native_layer_groups_all
 except ImportError:  # not built: `_groups` and `_clusters`
-    _native_layer_groups = _native_layer_clusters = None
+    _native_layer_groups = _native_layer_clusters = _native_layer_groups_all = None
 _layer_groups = _native_layer_groups
+_layer_groups_all = _native_layer_groups_all
 _layer_clusters = _native_layer_clusters
 
 MentionKey = tuple[Any, ...]
@@ -83,10 +86,7 @@ def with_first_node_heads(
     as a zero. A mention with a ``min`` field (our converter's copy of an exploded ``Min``)
     is left as it is, so that a converted file scores as its exploded original.
     ``exact``: exact matching, where only the zeros this makes matter."""
-    if exact and not (
-        any(map(_ZEROS, markables))  # (at C level: most have none)
-        and any(m.zeros and m.head is None for m in markables)
-    ):
+    if exact and not zeros_without_heads(markables):
         return markables
     out = []
     for m in markables:
@@ -98,6 +98,14 @@ def with_first_node_heads(
                 m = m._replace(head=position, min_span=(position, position))
         out.append(m)
     return out
+
+
+def zeros_without_heads(markables: Sequence[Markable]) -> bool:
+    """Whether a markable has empty nodes inside and no head: all that
+    `with_first_node_heads` changes that exact matching reads."""
+    return any(map(_ZEROS, markables)) and any(  # (at C level: most have none)
+        m.zeros and m.head is None for m in markables
+    )
 
 
 def mention_zeros(key: MentionKey) -> tuple[tuple[int, int], ...]:
@@ -115,6 +123,9 @@ def node_order(node: tuple[int, int]) -> tuple[int, int]:
 def mention_nodes(key: MentionKey) -> frozenset[tuple[int, int]]:
     """Every node of a mention in `node_order` terms (words and empty nodes)."""
     parts, zero = key[0], key[1]
+    if not zero and len(parts) == 1 and not mention_zeros(key):  # words only, one part
+        start, end = parts[0]
+        return frozenset(zip(range(start, end + 1), repeat(0)))
     if zero:
         out = {(parts[0][0] - 1, zero)}
     else:
@@ -236,7 +247,57 @@ def process_layer(
     ``entity_order`` where given (compact files: udapi's order, as the CorefUD scorer takes
     them). It matters only where a span is in two entities: the metrics then map it to the
     last of them (both references do, spec Q21; docs/scoring-deviations.md).
+
+    Two steps: `group_layer` (what does not depend on the mode) then `finish_layer`.
     """
+    grouped = group_layer(
+        markables,
+        coder,
+        path=path,
+        document=document,
+        entity_order=entity_order,
+        with_spans=plan.matching != "exact",
+    )
+    return finish_layer(
+        grouped, plan, path=path, warnings=warnings, pseudo_non_referring=pseudo_non_referring
+    )
+
+
+@dataclass(slots=True)
+class GroupedLayer:
+    """`process_layer`'s first step: one layer's markables coded and grouped by entity, which
+    depends on the markables and the coder only, not on the mode's matching, singletons,
+    zeros or split antecedents. Modes that code a layer alike share one
+    (`scoring.engine.score_corpus_modes`); `finish_layer` reads it and changes nothing in it
+    (its lists become the clusters of every mode that shares it)."""
+
+    markables: Sequence[Markable]
+    mcodes: list[int]  # each markable's mention code
+    groups: dict[str, list[int]]  # entity id → its codes, a span once (ordered as scored)
+    raw: dict[str, list[int]]  # ... every markable's code (accommodated sets keep them all)
+    first: dict[str, Markable]  # entity id → its first markable
+    split_lists: dict[str, list[str]]  # plural entity id → the entities ElementOf names it
+    zero_codes: set[int]
+    zero_heads: dict[int, tuple[int, int]]
+    deps: dict[int, str]
+    compiled: bool  # no span twice: `_layer_clusters` takes it where zeros are kept or none
+    duplicates: str  # the warning about spans annotated twice in one entity, or ""
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None  # `min_spans_of`
+
+
+def group_layer(
+    markables: Sequence[Markable],
+    coder: SpanCoder,
+    *,
+    path: str,
+    document: str,
+    entity_order: Sequence[str] = (),
+    with_spans: bool = False,
+) -> GroupedLayer:
+    """`process_layer`'s first step: code every markable (new codes go to ``coder``), group
+    the codes by entity in the clusters' order, and count a span repeated in one entity once
+    (the warning is kept for `finish_layer`). ``with_spans``: `min_spans_of` will be asked
+    for (matching beyond exact spans), so the Python grouping finds them in its pass."""
     codes_of = coder.codes
     code_keys = coder.keys
     head_identity = coder.head_identity
@@ -248,24 +309,26 @@ def process_layer(
         if head_identity or _layer_groups is None
         else _layer_groups(markables, codes_of, code_keys)
     )
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None
     if grouped is not None:  # no empty node: `_groups`, compiled
         mcodes, groups, first, split_lists, duplicated = grouped
     else:
-        mcodes, groups, first, split_lists = _groups(markables, coder, zero_codes, zero_heads, deps)
+        spans = ({}, {}) if with_spans else None
+        done = (
+            None
+            if _layer_groups_all is None
+            else _layer_groups_all(
+                markables, codes_of, code_keys, head_identity, zero_codes, zero_heads, deps, spans
+            )
+        )
+        if done is None:  # (a markable the compiled twin does not take)
+            done = _groups(markables, coder, zero_codes, zero_heads, deps, spans)
+        mcodes, groups, first, split_lists = done
         duplicated = True  # (looked at below)
     if entity_order and len(groups) > 1 and len(set(mcodes)) < len(mcodes):
         rank = {eid: k for k, eid in enumerate(entity_order)}
         last = len(rank)
         groups = {eid: groups[eid] for eid in sorted(groups, key=lambda e: rank.get(e, last))}
-    min_spans: dict[int, tuple[int, int]] = {}
-    heads: dict[int, int] = {}
-    if plan.matching != "exact":
-        for m, code in zip(markables, mcodes):
-            if m.min_span is not None or m.head is not None:
-                if m.min_span is not None and code not in min_spans:
-                    min_spans[code] = m.min_span
-                if m.head is not None and not m.head_zero and code not in heads:
-                    heads[code] = m.head
     # the same span twice in one entity counts once (policy); members of accommodated sets
     # keep every markable (``raw``), as both references do
     raw = groups
@@ -282,28 +345,86 @@ def process_layer(
                     if code in seen:
                         duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
                     seen.add(code)
+    warning = ""
     if duplicates:
-        warnings.append(
+        warning = (
             f"{path}: document {document}: the same span is annotated twice in one entity, "
             f"counted once: {', '.join(duplicates[:5])}"
             + (f" and {len(duplicates) - 5} more" if len(duplicates) > 5 else "")
         )
+    return GroupedLayer(
+        markables,
+        mcodes,
+        groups,
+        raw,
+        first,
+        split_lists,
+        zero_codes,
+        zero_heads,
+        deps,
+        raw is groups,  # (no entity holds a span twice)
+        warning,
+        spans,
+    )
 
+
+def min_spans_of(
+    grouped: GroupedLayer,
+) -> tuple[dict[int, tuple[int, int]], dict[int, int]]:
+    """code → Min span and code → head token, each from the first markable that has one
+    (what matching beyond exact spans reads); worked out once per `GroupedLayer`."""
+    if grouped.spans is None:
+        min_spans: dict[int, tuple[int, int]] = {}
+        heads: dict[int, int] = {}
+        for m, code in zip(grouped.markables, grouped.mcodes):
+            if m.min_span is not None or m.head is not None:
+                if m.min_span is not None and code not in min_spans:
+                    min_spans[code] = m.min_span
+                if m.head is not None and not m.head_zero and code not in heads:
+                    heads[code] = m.head
+        grouped.spans = (min_spans, heads)
+    return grouped.spans
+
+
+def finish_layer(
+    grouped: GroupedLayer,
+    plan: ScoringPlan,
+    *,
+    path: str,
+    warnings: list[str],
+    pseudo_non_referring: bool = True,
+) -> ProcessedLayer:
+    """`process_layer`'s second step, the mode's: the warning about repeated spans, the Min
+    spans and heads (matching beyond exact spans), then the scored clusters."""
+    if grouped.duplicates:
+        warnings.append(grouped.duplicates)
+    min_spans, heads = min_spans_of(grouped) if plan.matching != "exact" else ({}, {})
+    groups, split_lists, first = grouped.groups, grouped.split_lists, grouped.first
     keep_split = plan.keep_split_antecedents
-    keep_singletons = plan.keep_singletons
-    if grouped is not None and not duplicated:  # no zeros, no span twice: `_clusters`, compiled
+    if (
+        grouped.compiled
+        and _layer_clusters is not None
+        and (plan.keep_zeros or not grouped.zero_codes)
+    ):  # no span twice, no zero to drop: `_clusters`, compiled
         clusters, sets, eids, non_referring = _layer_clusters(
             groups,
             split_lists,
             keep_split,
-            keep_singletons,
+            plan.keep_singletons,
             pseudo_non_referring,
             _accommodated_set,
             (groups, split_lists, first, path),
         )
     else:
         clusters, sets, eids, non_referring = _clusters(
-            groups, raw, split_lists, first, zero_codes, plan, path, pseudo_non_referring
+            groups,
+            grouped.raw,
+            split_lists,
+            first,
+            grouped.zero_codes,
+            plan,
+            path,
+            pseudo_non_referring,
         )
     if keep_split and sets.count(None) != len(sets):
         clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
@@ -313,9 +434,9 @@ def process_layer(
         eids,
         min_spans,
         heads,
-        zero_codes,
-        zero_heads,
-        deps,
+        grouped.zero_codes,
+        grouped.zero_heads,
+        grouped.deps,
     )
 
 
@@ -331,7 +452,7 @@ def _clusters(
 ) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str], set[int]]:
     """`process_layer`'s second step: the scored clusters, their accommodated sets and entity
     ids, and the codes of non-referring entities. ``scoring.native._tables.layer_clusters``
-    is its compiled twin for layers without zeros or repeated spans."""
+    is its compiled twin for layers without repeated spans whose zeros stay (kept, or none)."""
     keep_split = plan.keep_split_antecedents
     keep_singletons = plan.keep_singletons
     clusters: list[list[int]] = []
@@ -363,11 +484,15 @@ def _groups(
     zero_codes: set[int],
     zero_heads: dict[int, tuple[int, int]],
     deps: dict[int, str],
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None,
 ) -> tuple[list[int], dict[str, list[int]], dict[str, Markable], dict[str, list[str]]]:
     """`process_layer`'s first step: each markable's mention code, the codes of each entity,
     each entity's first markable and the entities whose ElementOf names each plural; the
-    zeros' codes, head nodes and ``deps`` into the three given. ``scoring.native._tables.
-    layer_groups`` is its compiled twin for layers without empty nodes."""
+    zeros' codes, head nodes and ``deps`` into the three given, and with ``spans`` the Min
+    spans and heads of `min_spans_of` into its two, in the same pass. Its compiled twins:
+    ``scoring.native._tables.layer_groups_all`` (the same arguments), and ``layer_groups``
+    for layers without empty nodes (mentions coded without their heads)."""
+    min_spans, heads = spans if spans is not None else (None, None)
     codes_of = coder.codes
     code_keys = coder.keys
     head_identity = coder.head_identity
@@ -378,9 +503,12 @@ def _groups(
     append_code = mcodes.append
     for m in markables:
         # the fields, unpacked at once (a named tuple's attributes are a call each)
-        _, eid, parts, _, _, _, element_of, zero, _, zeros, head_zero = m
-        if head_identity or zeros:
-            key = mention_key(m, head_identity)
+        _, eid, parts, _, min_span, head, element_of, zero, _, zeros, head_zero = m
+        key: MentionKey
+        if head_identity:  # `mention_key`, inline
+            key = (parts, zero, zeros, (head, head_zero) if head is not None else first_node(m))
+        elif zeros:
+            key = (parts, zero, zeros)
         else:
             key = (parts, zero)
         code = codes_of.get(key)
@@ -388,6 +516,11 @@ def _groups(
             code = codes_of[key] = len(code_keys)
             code_keys.append(key)
         append_code(code)
+        if heads is not None and (min_span is not None or head is not None):
+            if min_span is not None and code not in min_spans:  # type: ignore[operator]
+                min_spans[code] = min_span  # type: ignore[index]
+            if head is not None and not head_zero and code not in heads:
+                heads[code] = head
         codes = groups.get(eid)
         if codes is None:
             groups[eid] = [code]
@@ -402,9 +535,7 @@ def _groups(
             if code not in zero_heads:
                 # head_zero > 0: the head is the zero of that rank at position ``head``
                 zero_heads[code] = (
-                    (m.head, m.head_zero)
-                    if m.head_zero and m.head is not None
-                    else (m.start, m.zero)
+                    (head, head_zero) if head_zero and head is not None else (parts[0][0], zero)
                 )
                 deps[code] = dict(m.attributes).get("deps", "")
     return mcodes, groups, first, split_lists

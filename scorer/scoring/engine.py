@@ -28,11 +28,13 @@ from typing import Any
 from scoring import extra_metrics, filters
 from scoring.alignment import align_mentions, mention_order
 from scoring.clusters import (
+    GroupedLayer,
     Partition,
     ProcessedLayer,
     SpanCoder,
+    finish_layer,
+    group_layer,
     mention_nodes,
-    process_layer,
     with_first_node_heads,
 )
 from scoring.errors import UsageError
@@ -62,53 +64,64 @@ MUC_7 = "muc7"  # ... of the MUC-7 reader
 
 
 def score_document(
-    key: Document, response: Document, plan: ScoringPlan | ScoringOptions
+    key: Document,
+    response: Document,
+    plan: ScoringPlan | ScoringOptions,
+    *,
+    shared: SharedWork | None = None,
 ) -> DocumentResult:
     """Score one response document against its key document.
 
     Returns the document's counts per metric (and its own scores from them), plus
-    non-referring and bridging counts when the plan asks for them.
+    non-referring and bridging counts when the plan asks for them. ``shared``: what the
+    other modes this pair is scored in have worked out already (`SharedWork`); the result
+    is the same without it.
     """
     plan = ScoringPlan.of(plan)
+    if shared is None:
+        shared = SharedWork(keep=False)
     result = DocumentResult(key.name)
     warnings = result.warnings
     dd = plan.discourse_deixis
     compact = key.metadata.get("format") == COMPACT
     # head matching on compact files compares heads even for identical spans (v2 VM:100-115)
-    coder = SpanCoder(head_identity=compact and plan.matching == "head")
+    head_identity = compact and plan.matching == "head"
     if key.metadata.get("format") == MUC_7:
         key = filters.drop_unmarked_optional(key, response)
     key_markables: Sequence[Markable] = _filtered(key, key.layer(dd), plan, key)
     resp_markables: Sequence[Markable] = _filtered(response, response.layer(dd), plan, key)
     if compact:
         exact = plan.matching == "exact"
-        key_markables = with_first_node_heads(key_markables, exact=exact)
-        resp_markables = with_first_node_heads(resp_markables, exact=exact)
+        key_markables = shared.first_node_heads(key_markables, exact=exact)
+        resp_markables = shared.first_node_heads(resp_markables, exact=exact)
     # the CorefUD scorer scores a '-Pseudo' entity of a compact file as any other entity
-    k = process_layer(
+    coder, key_grouped, resp_grouped = shared.grouped(
         key_markables,
-        plan,
-        coder,
-        path=key.path,
-        document=key.name,
-        warnings=warnings,
-        pseudo_non_referring=not compact,
-        entity_order=() if dd else key.entity_order,
-    )
-    r = process_layer(
         resp_markables,
+        head_identity,
+        key=key,
+        response=response,
+        entity_order=not dd,
+        with_spans=plan.matching != "exact",
+    )
+    k = finish_layer(
+        key_grouped,
         plan,
-        coder,
-        path=response.path,
-        document=response.name,
+        path=key.path,
         warnings=warnings,
         pseudo_non_referring=not compact,
-        entity_order=() if dd else response.entity_order,
+    )
+    r = finish_layer(
+        resp_grouped,
+        plan,
+        path=response.path,
+        warnings=warnings,
+        pseudo_non_referring=not compact,
     )
     key_part, resp_part = k.partition, r.partition
     rename: dict[int, int] = {}
     if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:
-        rename = _zero_dependency_rename(k, r, key, response, coder)
+        rename = _zero_dependency_rename(k, r, key, response, coder, shared)
         resp_part = resp_part.renamed(rename)
     if plan.matching != "exact":
         more = align_mentions(
@@ -180,14 +193,115 @@ def score_corpus_modes(
     key_links_only = None
     with paused_gc():
         for key, response in pairs:
+            shared = SharedWork() if len(plans) > 1 else None
             for plan, scored in zip(plans, documents):
-                scored.append(score_document(key, response, plan))
+                scored.append(score_document(key, response, plan, shared=shared))
             conll = _key_links_only(key)
             key_links_only = conll if key_links_only is None else key_links_only and conll
         return [
             summarize(scored, plan, key_links_only=bool(key_links_only))
             for plan, scored in zip(plans, documents)
         ]
+
+
+class SharedWork:
+    """What the modes one document pair is scored in can share (`score_corpus_modes`): each
+    step is worked out for the first mode that needs it and handed to the others that would
+    work it out alike, so every mode's result is the one it gets alone.
+
+    - the first-node heads of a compact file's markables (`with_first_node_heads`): one
+      list for every mode, exact matching's included where it needs them;
+    - the coded, grouped layers of both sides (`group_layer`), per way of coding mentions
+      (the head in a mention's identity or not) and per list of markables, with the coder
+      as the two sides left it: each mode gets its own copy of the coder, since the
+      zeros' alignment may add codes to it;
+    - the zeros' dependency alignment, per grouped layers and scored zeros, with the codes
+      it adds; and each document's sentence of every empty node.
+    """
+
+    __slots__ = ("heads", "keep", "layers", "renames", "sentences")
+
+    def __init__(self, *, keep: bool = True) -> None:
+        self.keep = keep  # False: one mode only, nothing is kept for others
+        self.heads: dict[int, tuple[Sequence[Markable], Sequence[Markable]]] = {}
+        self.layers: list[tuple[Any, ...]] = []
+        self.renames: dict[tuple[Any, ...], tuple[dict[int, int], list[Any]]] = {}
+        self.sentences: dict[int, tuple[Document, dict[tuple[int, int], int]]] = {}
+
+    def zero_sentences(self, doc: Document) -> dict[tuple[int, int], int]:
+        """`_zero_sentences` of ``doc``, once per document."""
+        done = self.sentences.get(id(doc))
+        if done is None or done[0] is not doc:
+            done = (doc, _zero_sentences(doc))
+            if self.keep:
+                self.sentences[id(doc)] = done
+        return done[1]
+
+    def first_node_heads(self, markables: Sequence[Markable], *, exact: bool) -> Sequence[Markable]:
+        """``with_first_node_heads(markables, exact=exact)``, the same list for every mode."""
+        if exact and (not self.keep or any(m.head_zero and m.head is None for m in markables)):
+            return with_first_node_heads(markables, exact=True)
+        # Exact matching reads of a markable's head only the empty node it names: the list
+        # made for the other modes differs from exact's own (the markables given, where no
+        # zero lacks a head) only in the heads and Min spans of mentions of words, and
+        # exact's groups and scores are the same with it (and the grouping is shared).
+        done = self.heads.get(id(markables))
+        if done is None or done[0] is not markables:
+            done = (markables, with_first_node_heads(markables))
+            if self.keep:
+                self.heads[id(markables)] = done
+        return done[1]
+
+    def grouped(
+        self,
+        key_markables: Sequence[Markable],
+        resp_markables: Sequence[Markable],
+        head_identity: bool,
+        *,
+        key: Document,
+        response: Document,
+        entity_order: bool,
+        with_spans: bool,
+    ) -> tuple[SpanCoder, GroupedLayer, GroupedLayer]:
+        """A coder and both sides' grouped layers, key first, as `process_layer` makes them
+        one after the other with one fresh coder (``with_spans``: see `group_layer`; a
+        grouping made without them finds them when a later mode asks)."""
+        for kept, coder, key_grouped, resp_grouped in self.layers:
+            if (
+                kept[0] is key_markables
+                and kept[1] is resp_markables
+                and kept[2:] == (head_identity, entity_order)
+            ):
+                return _copied(coder), key_grouped, resp_grouped
+        coder = SpanCoder(head_identity)
+        key_grouped = group_layer(
+            key_markables,
+            coder,
+            path=key.path,
+            document=key.name,
+            entity_order=key.entity_order if entity_order else (),
+            with_spans=with_spans,
+        )
+        resp_grouped = group_layer(
+            resp_markables,
+            coder,
+            path=response.path,
+            document=response.name,
+            entity_order=response.entity_order if entity_order else (),
+            with_spans=with_spans,
+        )
+        if not self.keep:
+            return coder, key_grouped, resp_grouped
+        kept = (key_markables, resp_markables, head_identity, entity_order)
+        self.layers.append((kept, coder, key_grouped, resp_grouped))
+        return _copied(coder), key_grouped, resp_grouped
+
+
+def _copied(coder: SpanCoder) -> SpanCoder:
+    copy = SpanCoder(coder.head_identity)
+    copy.codes = dict(coder.codes)
+    copy.keys = list(coder.keys)
+    return copy
 
 
 @contextmanager
@@ -333,7 +447,12 @@ def _filtered(
 
 
 def _zero_dependency_rename(
-    k: ProcessedLayer, r: ProcessedLayer, key: Document, response: Document, coder: SpanCoder
+    k: ProcessedLayer,
+    r: ProcessedLayer,
+    key: Document,
+    response: Document,
+    coder: SpanCoder,
+    shared: SharedWork,
 ) -> dict[int, int]:
     """Align key and response zeros by their dependencies first (v2 ``--zero-match-method
     dependent``, §6.1 step 1): response code → key code.
@@ -349,8 +468,16 @@ def _zero_dependency_rename(
     resp_zeros = {c for cl in r.partition.clusters for c in cl if c in r.zeros}
     if not key_zeros or not resp_zeros:
         return {}
-    key_sentences = _zero_sentences(key)
-    resp_sentences = _zero_sentences(response)
+    # (modes that share the grouped layers, the coder as they left it and the scored zeros
+    # align alike: partial and exact matching, say)
+    asked = (id(k.zeros), id(r.zeros), len(keys), frozenset(key_zeros), frozenset(resp_zeros))
+    done = shared.renames.get(asked)
+    if done is not None:
+        keys.extend(done[1])
+        return dict(done[0])
+    before = len(keys)
+    key_sentences = shared.zero_sentences(key)
+    resp_sentences = shared.zero_sentences(response)
 
     def deps(layer: ProcessedLayer, code: int, sentences: dict[Any, Any]) -> str:
         text = layer.deps.get(code, "")
@@ -372,7 +499,10 @@ def _zero_dependency_rename(
         if c not in rename and c in taken:
             rename[c] = len(keys)
             keys.append(keys[c])  # a fresh code for the same nodes
-    return {s: t for s, t in rename.items() if s != t}
+    rename = {s: t for s, t in rename.items() if s != t}
+    if shared.keep:
+        shared.renames[asked] = (dict(rename), keys[before:])
+    return rename
 
 
 def _zero_sentences(doc: Document) -> dict[tuple[int, int], int]:
@@ -410,25 +540,31 @@ def _extra_metric(
     ``zero`` gets the response as written, the alignment as a key → response map, and each
     side's own zeros (v2 asks each mention whether its head is empty).
     """
-    key_codes = {m for c in key.clusters for m in c}
-    resp_codes = {m for c in response.clusters for m in c}
     if name == "mention":
+        key_codes = {m for c in key.clusters for m in c}
+        resp_codes = {m for c in response.clusters for m in c}
         found = float(len(key_codes & resp_codes))
         return PRCounts(found, float(len(resp_codes)), found, float(len(key_codes)))
     keys = coder.keys
     if name == "mor":
+        key_mentions = [m for c in key.clusters for m in c]
+        resp_mentions = [m for c in r.partition.clusters for m in c]
+        nodes = {m: mention_nodes(keys[m]) for m in {*key_mentions, *resp_mentions}}
         return extra_metrics.mor_counts(
-            [mention_nodes(keys[m]) for c in key.clusters for m in c],
-            [mention_nodes(keys[m]) for c in r.partition.clusters for m in c],
+            [nodes[m] for m in key_mentions], [nodes[m] for m in resp_mentions]
         )
     if name == "zero":
         key_to_response = {t: s for s, t in rename.items()}
+        # each mention's document order once (most are on both sides)
+        mentions = {m for c in key.clusters for m in c}
+        mentions.update(m for c in r.partition.clusters for m in c)
+        orders = {m: mention_order(keys[m]) for m in mentions}
         return extra_metrics.zero_counts(
             key.clusters,
             r.partition.clusters,
             key_to_response,
             k.zeros,
-            order=lambda m: mention_order(keys[m]),
+            order=orders.__getitem__,
             response_zeros=r.zeros,
         )
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")

@@ -9,6 +9,7 @@ metric, and recall / precision / F come from the sums (`PRCounts.recall`, `.prec
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Container, Hashable, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from scoring.assignment import assigned_sum, linear_sum_assignment
@@ -43,7 +44,7 @@ def mor_counts(
     """
     items = [(min(m), max(m), True, frozenset(m)) for m in key_mentions if len(m)]
     items += [(min(m), max(m), False, frozenset(m)) for m in response_mentions if len(m)]
-    items.sort(key=lambda item: (item[0], item[1]))
+    items.sort(key=itemgetter(0, 1))
     overlap = 0.0
     p_den = float(sum(len(s) for *_, is_key, s in items if not is_key))
     r_den = float(sum(len(s) for *_, is_key, s in items if is_key))
@@ -178,6 +179,10 @@ def _f1(a: set[Any], b: set[Any]) -> float:
     return 2 * common / (len(a) + len(b)) if common else 0.0
 
 
+def _dependency_sets(pairs: list[tuple[str, str]]) -> tuple[set[Any], set[Any]]:
+    return set(pairs), {p for p, _ in pairs}
+
+
 def zero_dependency_alignment(
     key_deps: Mapping[Hashable, str], response_deps: Mapping[Hashable, str]
 ) -> dict[Any, Any]:
@@ -203,13 +208,14 @@ def zero_dependency_alignment(
     keys, responses = _ordered(key_deps), _ordered(response_deps)
     if not keys or not responses:
         return {}
-    parsed_k = [parse_deps(key_deps[k]) for k in keys]
-    parsed_r = [parse_deps(response_deps[r]) for r in responses]
+    # each zero's sets once: (parent, relation) pairs and parents
+    sets_k = [_dependency_sets(parse_deps(key_deps[k])) for k in keys]
+    sets_r = [_dependency_sets(parse_deps(response_deps[r])) for r in responses]
     width = len(responses)
     matrix = [
-        10 * _f1(set(kd), set(rd)) + _f1({p for p, _ in kd}, {p for p, _ in rd})
-        for kd in parsed_k
-        for rd in parsed_r
+        0.0 if kp.isdisjoint(rp) else 10 * _f1(kd, rd) + _f1(kp, rp)
+        for kd, kp in sets_k
+        for rd, rp in sets_r
     ]
     rows, cols = linear_sum_assignment(matrix, len(keys), width, maximize=True)
     return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i * width + j] > 0}

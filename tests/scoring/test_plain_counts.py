@@ -297,6 +297,7 @@ def test_documents_score_the_same_both_ways(corpus, words, monkeypatch):
     monkeypatch.setattr(plain, "_plain_counts", None)
     monkeypatch.setattr(plain, "_set_counts", None)
     monkeypatch.setattr(clusters, "_layer_groups", None)
+    monkeypatch.setattr(clusters, "_layer_groups_all", None)
     monkeypatch.setattr(clusters, "_layer_clusters", None)
     monkeypatch.setattr(assignment, "_solve", None)
     monkeypatch.setattr(assignment, "_assigned_sum", None)
@@ -411,3 +412,88 @@ def test_layer_clusters_both_ways(seed, words):
                 (groups, split_lists, first, "f"),
             )
             assert compiled == python
+
+
+def markables_with_empty_nodes(rng: random.Random, count: int) -> list[Markable]:
+    """`random_markables` with what `layer_groups_all` must code as `_groups` does: zeros,
+    empty nodes inside mentions (some before the first word), heads that are words, empty
+    nodes or missing, DEPS attributes (one given twice), Min spans."""
+    out = []
+    for m in random_markables(rng, count):
+        start = m.parts[0][0]
+        roll = rng.random()
+        fields: dict = {}
+        if roll < 0.2:
+            fields["zero"] = rng.randint(1, 2)
+        elif roll < 0.4:
+            fields["zeros"] = tuple(
+                sorted({(start + rng.randint(0, 2), rng.randint(1, 2)) for _ in range(2)})
+            )
+        if rng.random() < 0.6:
+            fields["head"] = start + rng.randint(0, 1)
+            fields["head_zero"] = rng.choice((0, 0, 1))
+        if rng.random() < 0.3:
+            fields["min_span"] = (start, start)
+        deps = [("deps", f"{rng.randint(0, 9)}:nsubj")] if rng.random() < 0.8 else []
+        if rng.random() < 0.2:
+            deps.append(("deps", "0:root"))
+        fields["attributes"] = (("etype", "person"), *deps)
+        out.append(m._replace(**fields))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("head_identity", [False, True])
+@pytest.mark.parametrize("with_spans", [False, True])
+def test_layer_groups_all_both_ways(seed, head_identity, with_spans):
+    """Codes, groups, first markables, split lists, the zeros' codes, head nodes and DEPS,
+    the Min spans and heads, and the coder, as `_groups` makes them, in the same orders."""
+    rng = random.Random(seed)
+    for _ in range(10):
+        markables = markables_with_empty_nodes(rng, rng.choice((0, 1, 5, 30, 120)))
+        other_side = random_markables(rng, 10)
+        made = []
+        for compiled in (False, True):
+            coder = SpanCoder(head_identity)
+            for m in other_side:
+                coder.code(m)
+            filled: tuple = (set(), {}, {}, ({}, {}) if with_spans else None)
+            if compiled:
+                groups = clusters._native_layer_groups_all(
+                    markables, coder.codes, coder.keys, head_identity, *filled
+                )
+            else:
+                groups = clusters._groups(markables, coder, *filled)
+            made.append((groups, filled, coder))
+        (python, p_filled, p_coder), (native, n_filled, n_coder) = made
+        assert native == python
+        assert [list(g.items()) for g in native[1:]] == [list(g.items()) for g in python[1:]]
+        assert n_filled == p_filled
+        assert [list(d.items()) for d in n_filled[1:3]] == [list(d.items()) for d in p_filled[1:3]]
+        if with_spans:
+            assert [list(d.items()) for d in n_filled[3]] == [list(d.items()) for d in p_filled[3]]
+        assert n_coder.keys == p_coder.keys and n_coder.codes == p_coder.codes
+
+
+@pytest.mark.parametrize(
+    "markable",
+    [
+        ("m1", "1", ((0, 0),), 1),  # not a markable's fields
+        Markable("m1", "1", ((0, 0),), 1, zero=True),  # not an int
+        Markable("m1", "1", ((0, 0),), 1, zero=1, attributes=(("deps", "1:x", "y"),)),
+        Markable("m1", "1", ((0, 2),), 1, zeros=((1, "1"),)),
+        Markable("m1", "1", ((0, 0),), 1, head=0.0),
+    ],
+)
+def test_layer_groups_all_leaves_what_it_does_not_take_to_python(markable):
+    coder = SpanCoder(True)
+    filled: tuple = (set(), {}, {}, ({}, {}))
+    taken = clusters._native_layer_groups_all(
+        [Markable("m0", "1", ((3, 3),), 1, zero=1), markable],
+        coder.codes,
+        coder.keys,
+        True,
+        *filled,
+    )
+    assert taken is None
+    assert coder.keys == [] and coder.codes == {} and filled == (set(), {}, {}, ({}, {}))

@@ -1,5 +1,6 @@
 /* Two steps of scoring a document, compiled: the grouping of a layer's markables into
- * entities (layer_groups, the first loop of scoring.clusters.process_layer), and the
+ * entities (layer_groups, and layer_groups_all for layers with empty nodes or heads in a
+ * mention's identity: scoring.clusters._groups, the first loop of group_layer), and the
  * coreference metrics' counts of one contingency table: the compiled twin of building
  * `scoring.metrics.Contingency` and calling muc, b_cubed, lea, blanc_coref, blanc_noncoref,
  * ceafm and ceafe on it (scoring/metrics/coref.py). A table without accommodated sets gets
@@ -967,6 +968,215 @@ done:
 }
 
 
+/* A small int of a Markable field: 1 and its value, or 0 where it is not an exact int that
+ * fits a long long (then the Python loop decides). */
+static inline int small_int(PyObject *value, long long *out) {
+    int overflow = 0;
+    if (!PyLong_CheckExact(value)) return 0;
+    *out = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (overflow || (*out == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+/* A (position, rank) pair of small ints. */
+static inline int node_pair(PyObject *node, long long *position, long long *rank) {
+    return PyTuple_CheckExact(node) && PyTuple_GET_SIZE(node) == 2 &&
+           small_int(PyTuple_GET_ITEM(node, 0), position) &&
+           small_int(PyTuple_GET_ITEM(node, 1), rank);
+}
+
+/* Whether markable `m` is one layer_groups_all takes: a Markable's tuple whose fields have
+ * the types scoring.clusters._groups reads (attributes: pairs, where it reads them). */
+static int groups_all_takes(PyObject *m) {
+    long long a, b, value;
+    if (!PyTuple_Check(m) || PyTuple_GET_SIZE(m) != 11 || !PyUnicode_Check(PyTuple_GET_ITEM(m, 1)))
+        return 0;
+    PyObject *parts = PyTuple_GET_ITEM(m, 2), *head = PyTuple_GET_ITEM(m, 5);
+    PyObject *zeros = PyTuple_GET_ITEM(m, 9);
+    if (!PyTuple_Check(parts) || PyTuple_GET_SIZE(parts) < 1 ||
+            !node_pair(PyTuple_GET_ITEM(parts, 0), &a, &b))
+        return 0;
+    if (!PyTuple_Check(PyTuple_GET_ITEM(m, 6)) || !PyTuple_Check(zeros)) return 0;
+    long long zero, head_zero;
+    if (!small_int(PyTuple_GET_ITEM(m, 7), &zero) || !small_int(PyTuple_GET_ITEM(m, 10), &head_zero))
+        return 0;
+    if (head != Py_None && !small_int(head, &value)) return 0;
+    for (Py_ssize_t z = 0; z < PyTuple_GET_SIZE(zeros); z++)
+        if (!node_pair(PyTuple_GET_ITEM(zeros, z), &a, &b)) return 0;
+    if (zero || head_zero) {
+        PyObject *attributes = PyTuple_GET_ITEM(m, 8);
+        if (!PyTuple_Check(attributes)) return 0;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(attributes); i++) {
+            PyObject *pair = PyTuple_GET_ITEM(attributes, i);
+            if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+                    !PyUnicode_CheckExact(PyTuple_GET_ITEM(pair, 0)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* scoring.clusters.first_node: (start, zero) for a zero; else the least of (start, 0) and
+ * the empty nodes inside in node_order ((p, r) -> (p - 1, r) where r), the first of equals. */
+static PyObject *first_node_of(PyObject *m) {
+    PyObject *start = PyTuple_GET_ITEM(PyTuple_GET_ITEM(PyTuple_GET_ITEM(m, 2), 0), 0);
+    PyObject *zero = PyTuple_GET_ITEM(m, 7), *zeros = PyTuple_GET_ITEM(m, 9);
+    long long z = 0, p, r;
+    small_int(zero, &z);
+    if (z) return PyTuple_Pack(2, start, zero);
+    PyObject *best = NULL;
+    long long best_p = 0, best_r = 0;
+    small_int(start, &best_p);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(zeros); i++) {
+        PyObject *node = PyTuple_GET_ITEM(zeros, i);
+        node_pair(node, &p, &r);
+        long long order = r ? p - 1 : p;
+        if (order < best_p || (order == best_p && r < best_r)) {
+            best = node;
+            best_p = order;
+            best_r = r;
+        }
+    }
+    if (best != NULL) return Py_NewRef(best);
+    PyObject *nought = PyLong_FromLong(0);
+    if (nought == NULL) return NULL;
+    PyObject *out = PyTuple_Pack(2, start, nought);
+    Py_DECREF(nought);
+    return out;
+}
+
+/* layer_groups_all(markables, codes, keys, head_identity, zero_codes, zero_heads, deps,
+ * spans): scoring.clusters._groups compiled, step for step, for any layer (empty nodes, and
+ * heads in a mention's identity, included): the same keys coded in the same order, the
+ * zeros' codes, head nodes and DEPS into the three given, and with `spans` (a pair of dicts,
+ * or None) the Min spans and heads. Returns (markable codes, groups, first markables, split
+ * lists), or None, before anything is coded or filled, where a markable is not as expected. */
+static PyObject *layer_groups_all(PyObject *Py_UNUSED(self), PyObject *args) {
+    PyObject *markables, *codes, *keys, *zero_codes, *zero_heads, *deps, *spans;
+    int head_identity;
+    if (!PyArg_ParseTuple(args, "OO!O!pO!O!O!O", &markables, &PyDict_Type, &codes, &PyList_Type,
+                          &keys, &head_identity, &PySet_Type, &zero_codes, &PyDict_Type,
+                          &zero_heads, &PyDict_Type, &deps, &spans))
+        return NULL;
+    PyObject *min_spans = NULL, *heads = NULL;
+    if (spans != Py_None) {
+        if (!PyTuple_Check(spans) || PyTuple_GET_SIZE(spans) != 2 ||
+                !PyDict_Check(PyTuple_GET_ITEM(spans, 0)) || !PyDict_Check(PyTuple_GET_ITEM(spans, 1)))
+            Py_RETURN_NONE;
+        min_spans = PyTuple_GET_ITEM(spans, 0);
+        heads = PyTuple_GET_ITEM(spans, 1);
+    }
+    PyObject *sequence = PySequence_Fast(markables, "markables: expected a sequence");
+    if (sequence == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (!groups_all_takes(items[k])) {
+            Py_DECREF(sequence);
+            Py_RETURN_NONE;
+        }
+    }
+    PyObject *result = NULL, *key = NULL, *node = NULL;
+    PyObject *mcodes = PyList_New(n), *groups = PyDict_New(), *first = PyDict_New();
+    PyObject *splits = PyDict_New();
+    if (mcodes == NULL || groups == NULL || first == NULL || splits == NULL) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *m = items[k], *eid = PyTuple_GET_ITEM(m, 1), *parts = PyTuple_GET_ITEM(m, 2);
+        PyObject *min_span = PyTuple_GET_ITEM(m, 4), *head = PyTuple_GET_ITEM(m, 5);
+        PyObject *zero = PyTuple_GET_ITEM(m, 7), *zeros = PyTuple_GET_ITEM(m, 9);
+        PyObject *head_zero = PyTuple_GET_ITEM(m, 10);
+        long long zero_v = 0, head_zero_v = 0;
+        small_int(zero, &zero_v);
+        small_int(head_zero, &head_zero_v);
+        if (head_identity) {
+            node = head != Py_None ? PyTuple_Pack(2, head, head_zero) : first_node_of(m);
+            if (node == NULL) goto done;
+            key = PyTuple_Pack(4, parts, zero, zeros, node);
+            Py_CLEAR(node);
+        } else if (PyTuple_GET_SIZE(zeros)) {
+            key = PyTuple_Pack(3, parts, zero, zeros);
+        } else {
+            key = PyTuple_Pack(2, parts, zero);
+        }
+        if (key == NULL) goto done;
+        PyObject *code = PyDict_GetItemWithError(codes, key);
+        if (code == NULL) {
+            if (PyErr_Occurred()) goto done;
+            code = PyLong_FromSsize_t(PyList_GET_SIZE(keys));
+            if (code == NULL) goto done;
+            if (PyDict_SetItem(codes, key, code) < 0 || PyList_Append(keys, key) < 0) {
+                Py_DECREF(code);
+                goto done;
+            }
+        } else {
+            Py_INCREF(code);
+        }
+        Py_CLEAR(key);
+        PyList_SET_ITEM(mcodes, k, code);
+        if (min_spans != NULL && (min_span != Py_None || head != Py_None)) {
+            if (min_span != Py_None) {
+                int has = PyDict_Contains(min_spans, code);
+                if (has < 0 || (!has && PyDict_SetItem(min_spans, code, min_span) < 0)) goto done;
+            }
+            if (head != Py_None && !head_zero_v) {
+                int has = PyDict_Contains(heads, code);
+                if (has < 0 || (!has && PyDict_SetItem(heads, code, head) < 0)) goto done;
+            }
+        }
+        PyObject *made = NULL;
+        if (append_to(groups, eid, code, &made) < 0) goto done;
+        if (made && PyDict_SetItem(first, eid, m) < 0) goto done;
+        PyObject *element_of = PyTuple_GET_ITEM(m, 6);
+        for (Py_ssize_t e = 0; e < PyTuple_GET_SIZE(element_of); e++)
+            if (append_to(splits, PyTuple_GET_ITEM(element_of, e), eid, NULL) < 0) goto done;
+        if (zero_v || head_zero_v) {
+            if (PySet_Add(zero_codes, code) < 0) goto done;
+            int has = PyDict_Contains(zero_heads, code);
+            if (has < 0) goto done;
+            if (!has) {
+                /* head_zero > 0: the head is the zero of that rank at position `head` */
+                if (head_zero_v && head != Py_None)
+                    node = PyTuple_Pack(2, head, head_zero);
+                else
+                    node = PyTuple_Pack(
+                        2, PyTuple_GET_ITEM(PyTuple_GET_ITEM(parts, 0), 0), zero);
+                if (node == NULL || PyDict_SetItem(zero_heads, code, node) < 0) goto done;
+                Py_CLEAR(node);
+                /* dict(attributes).get("deps", ""): the last "deps" pair */
+                PyObject *attributes = PyTuple_GET_ITEM(m, 8), *value = NULL;
+                for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(attributes); i++) {
+                    PyObject *pair = PyTuple_GET_ITEM(attributes, i);
+                    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(pair, 0), "deps") == 0)
+                        value = PyTuple_GET_ITEM(pair, 1);
+                }
+                if (value == NULL) {
+                    value = PyUnicode_FromString("");
+                    if (value == NULL) goto done;
+                } else {
+                    Py_INCREF(value);
+                }
+                int failed = PyDict_SetItem(deps, code, value) < 0;
+                Py_DECREF(value);
+                if (failed) goto done;
+            }
+        }
+    }
+    result = PyTuple_Pack(4, mcodes, groups, first, splits);
+done:
+    Py_XDECREF(key);
+    Py_XDECREF(node);
+    Py_XDECREF(mcodes);
+    Py_XDECREF(groups);
+    Py_XDECREF(first);
+    Py_XDECREF(splits);
+    Py_DECREF(sequence);
+    return result;
+}
+
+
 /* layer_clusters(groups, split_lists, keep_split, keep_singletons, pseudo_non_referring,
  * accommodate, args): process_layer's second loop, for a layer without zeros whose entities
  * hold no code twice. For each entity in order: its accommodated set (accommodate(eid,
@@ -1053,6 +1263,10 @@ static PyMethodDef methods[] = {
      "layer_clusters(groups, split_lists, keep_split, keep_singletons, pseudo_non_referring, "
      "accommodate, args) -> (clusters, sets, entity ids, non-referring codes) "
      "(see scoring/clusters.py: process_layer)"},
+    {"layer_groups_all", layer_groups_all, METH_VARARGS,
+     "layer_groups_all(markables, codes, keys, head_identity, zero_codes, zero_heads, deps, "
+     "spans) -> (markable codes, groups, first markables, split lists), or None where a "
+     "markable is not as expected (see scoring/clusters.py: _groups)"},
     {"layer_groups", layer_groups, METH_VARARGS,
      "layer_groups(markables, codes, keys) -> (markable codes, groups, first markables, "
      "split lists, duplicated), or None where a markable has an empty node "

@@ -13,8 +13,8 @@ if _DELAY > 0:
 
     _score_document = scoring.engine.score_document
 
-    def _slow_score_document(key, response, plan):
+    def _slow_score_document(key, response, plan, **shared):
         time.sleep(_DELAY)
-        return _score_document(key, response, plan)
+        return _score_document(key, response, plan, **shared)
 
     scoring.engine.score_document = _slow_score_document
