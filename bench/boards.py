@@ -424,6 +424,9 @@ def run(
     # processes: the CACHE_URL given, else a folder of its own.
     cache_url = os.environ.get("CACHE_URL") or f"file://{root / 'cache'}"
     os.environ["CACHE_URL"] = cache_url
+    # Nothing of an earlier run: its p-values and views would be found under the same keys
+    # (the same seeded boards) and the first build would be measured warm.
+    os.environ["CACHE_KEY_PREFIX"] = f"{root.name}-"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
