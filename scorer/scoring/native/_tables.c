@@ -857,6 +857,21 @@ static inline int is_zero(PyObject *value) {
            !overflow;
 }
 
+/* The code of a mention key (a new reference): the one it has in `codes`, else the next
+ * number, recorded in `codes` and appended to `keys` (SpanCoder.code). NULL with an error. */
+static PyObject *code_of(PyObject *codes, PyObject *keys, PyObject *key) {
+    PyObject *code = PyDict_GetItemWithError(codes, key);
+    if (code != NULL) return Py_NewRef(code);
+    if (PyErr_Occurred()) return NULL;
+    code = PyLong_FromSsize_t(PyList_GET_SIZE(keys));
+    if (code == NULL) return NULL;
+    if (PyDict_SetItem(codes, key, code) < 0 || PyList_Append(keys, key) < 0) {
+        Py_DECREF(code);
+        return NULL;
+    }
+    return code;
+}
+
 /* Append `item` to the list at dict[key], the list made on first use (dict.setdefault). */
 static int append_to(PyObject *dict, PyObject *key, PyObject *item, PyObject **made) {
     PyObject *list = PyDict_GetItemWithError(dict, key);
@@ -906,18 +921,8 @@ static PyObject *layer_groups(PyObject *Py_UNUSED(self), PyObject *args) {
         PyObject *m = items[k], *eid = PyTuple_GET_ITEM(m, 1);
         key = PyTuple_Pack(2, PyTuple_GET_ITEM(m, 2), PyTuple_GET_ITEM(m, 7));
         if (key == NULL) goto done;
-        PyObject *code = PyDict_GetItemWithError(codes, key);
-        if (code == NULL) {
-            if (PyErr_Occurred()) goto done;
-            code = PyLong_FromSsize_t(PyList_GET_SIZE(keys));
-            if (code == NULL) goto done;
-            if (PyDict_SetItem(codes, key, code) < 0 || PyList_Append(keys, key) < 0) {
-                Py_DECREF(code);
-                goto done;
-            }
-        } else {
-            Py_INCREF(code);
-        }
+        PyObject *code = code_of(codes, keys, key);
+        if (code == NULL) goto done;
         Py_CLEAR(key);
         PyList_SET_ITEM(mcodes, k, code);
         PyObject *made = NULL;
@@ -1102,18 +1107,8 @@ static PyObject *layer_groups_all(PyObject *Py_UNUSED(self), PyObject *args) {
             key = PyTuple_Pack(2, parts, zero);
         }
         if (key == NULL) goto done;
-        PyObject *code = PyDict_GetItemWithError(codes, key);
-        if (code == NULL) {
-            if (PyErr_Occurred()) goto done;
-            code = PyLong_FromSsize_t(PyList_GET_SIZE(keys));
-            if (code == NULL) goto done;
-            if (PyDict_SetItem(codes, key, code) < 0 || PyList_Append(keys, key) < 0) {
-                Py_DECREF(code);
-                goto done;
-            }
-        } else {
-            Py_INCREF(code);
-        }
+        PyObject *code = code_of(codes, keys, key);
+        if (code == NULL) goto done;
         Py_CLEAR(key);
         PyList_SET_ITEM(mcodes, k, code);
         if (min_spans != NULL && (min_span != Py_None || head != Py_None)) {
