@@ -16,6 +16,16 @@ def log_in(page, base: str, username: str, password: str) -> None:
     page.wait_for_selector(f".who:has-text('{username}')")
 
 
+def new_competition(page, base: str, slug: str, title: str, owner: str) -> None:
+    """Staff (logged in) create a competition from the staff link: a draft, its editor open."""
+    page.click("#new-competition-link")
+    page.fill("input[name=slug]", slug)
+    page.fill("input[name=title]", title)
+    page.fill("input[name=owner]", owner)
+    page.click("#new-competition button[type=submit]")
+    page.wait_for_url(f"{base}/edit/{slug}/")
+
+
 def log_out(page) -> None:
     page.click("button:has-text('Log out')")
 

@@ -27,7 +27,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from client.main import main as codicrac
-from tests.e2e.helpers import log_in
+from tests.e2e.helpers import log_in, new_competition
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,12 +130,7 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
 
     # Staff create the competition; its owner builds the rest.
     as_user(page, base, "admin")
-    page.click("#new-competition-link")
-    page.fill("input[name=slug]", SLUG)
-    page.fill("input[name=title]", TITLE)
-    page.fill("input[name=owner]", "olga")
-    page.click("#new-competition button[type=submit]")
-    page.wait_for_url(f"{base}/edit/{SLUG}/")
+    new_competition(page, base, SLUG, TITLE, owner="olga")
 
     as_user(page, base, "olga")
     page.goto(f"{base}/edit/{SLUG}/")

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from competition.models import AuditEntry, Competition, Phase, SubCorpus, Task, Team
-from tests.e2e.helpers import NO_OVERFLOW, log_in, log_out
+from tests.e2e.helpers import NO_OVERFLOW, log_in, log_out, new_competition
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -56,12 +56,7 @@ def test_a_draft_is_checked_published_and_taken_back(browser, live_server, artif
 
     # Staff create the competition: a draft.
     log_in(page, base, "admin", "admin-pass-123")
-    page.click("#new-competition-link")
-    page.fill("input[name=slug]", SLUG)
-    page.fill("input[name=title]", TITLE)
-    page.fill("input[name=owner]", "olga")
-    page.click("#new-competition button[type=submit]")
-    page.wait_for_url(f"{base}/edit/{SLUG}/")
+    new_competition(page, base, SLUG, TITLE, owner="olga")
     assert "Draft" in page.inner_text("#draft-mark")
     log_out(page)
     competition = Competition.objects.get(slug=SLUG)
