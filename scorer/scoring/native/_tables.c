@@ -888,6 +888,20 @@ static int append_to(PyObject *dict, PyObject *key, PyObject *item, PyObject **m
     return PyList_Append(list, item);
 }
 
+/* A markable `m` of entity `eid` coded `code`: the code added to its entity's group, `m`
+ * kept as the entity's first where the group is new, and the entity added to the plural
+ * entities its ElementOf names (`splits`). 0, or -1 with an error. */
+static int file_mention(PyObject *groups, PyObject *first, PyObject *splits, PyObject *eid,
+                        PyObject *code, PyObject *m) {
+    PyObject *made = NULL;
+    if (append_to(groups, eid, code, &made) < 0) return -1;
+    if (made && PyDict_SetItem(first, eid, m) < 0) return -1;
+    PyObject *element_of = PyTuple_GET_ITEM(m, 6);
+    for (Py_ssize_t e = 0; e < PyTuple_GET_SIZE(element_of); e++)
+        if (append_to(splits, PyTuple_GET_ITEM(element_of, e), eid, NULL) < 0) return -1;
+    return 0;
+}
+
 /* layer_groups(markables, codes, keys): process_layer's loop over markables without empty
  * nodes. Each markable's mention key (parts, zero) gets its code from `codes` (a new one is
  * len(keys), its key appended to `keys`, as SpanCoder.code); returns (codes of the markables
@@ -925,12 +939,7 @@ static PyObject *layer_groups(PyObject *Py_UNUSED(self), PyObject *args) {
         if (code == NULL) goto done;
         Py_CLEAR(key);
         PyList_SET_ITEM(mcodes, k, code);
-        PyObject *made = NULL;
-        if (append_to(groups, eid, code, &made) < 0) goto done;
-        if (made && PyDict_SetItem(first, eid, m) < 0) goto done;
-        PyObject *element_of = PyTuple_GET_ITEM(m, 6);
-        for (Py_ssize_t e = 0; e < PyTuple_GET_SIZE(element_of); e++)
-            if (append_to(splits, PyTuple_GET_ITEM(element_of, e), eid, NULL) < 0) goto done;
+        if (file_mention(groups, first, splits, eid, code, m) < 0) goto done;
     }
     /* an entity holding one code twice: stamp each code with the entity that last held it */
     Py_ssize_t width = PyList_GET_SIZE(keys);
@@ -1121,12 +1130,7 @@ static PyObject *layer_groups_all(PyObject *Py_UNUSED(self), PyObject *args) {
                 if (has < 0 || (!has && PyDict_SetItem(heads, code, head) < 0)) goto done;
             }
         }
-        PyObject *made = NULL;
-        if (append_to(groups, eid, code, &made) < 0) goto done;
-        if (made && PyDict_SetItem(first, eid, m) < 0) goto done;
-        PyObject *element_of = PyTuple_GET_ITEM(m, 6);
-        for (Py_ssize_t e = 0; e < PyTuple_GET_SIZE(element_of); e++)
-            if (append_to(splits, PyTuple_GET_ITEM(element_of, e), eid, NULL) < 0) goto done;
+        if (file_mention(groups, first, splits, eid, code, m) < 0) goto done;
         if (zero_v || head_zero_v) {
             if (PySet_Add(zero_codes, code) < 0) goto done;
             int has = PyDict_Contains(zero_heads, code);
