@@ -58,8 +58,9 @@ test: venv
 test-scorer: venv
 	$(BIN)/python -m pytest tests/scoring -m "not services" $(PYTEST_ARGS)
 
-## The habits: ruff's rules and formatting, mypy (scoring strictly), and the size ratchet (long
-## functions and modules, tests/complexity.py). Configured in pyproject.toml.
+## The habits: ruff's rules (the complexity gate among them) and formatting, mypy (scoring
+## strictly), and the size ratchet (long functions and modules, tests/complexity.py).
+## Configured in pyproject.toml.
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
