@@ -23,7 +23,10 @@ from competition.forms import (
     TeamCreateForm,
     TeamJoinForm,
 )
-from competition.models import Competition, Phase, Submission
+from competition.lookups import competition_detail_or_404 as _competition_or_404
+from competition.lookups import openable_submission_or_404 as _submission_or_404
+from competition.lookups import phase_or_404 as _phase_or_404
+from competition.models import Submission
 from competition.services.card_answers import card_required
 from competition.standings import run_standings
 from competition.visibility import (
@@ -32,30 +35,6 @@ from competition.visibility import (
     submission_details_visible,
     submission_scores_visible,
 )
-
-
-def _competition_or_404(request: HttpRequest, slug: str) -> Competition:
-    try:
-        return selectors.competition_detail(slug=slug, user=request.user)
-    except Competition.DoesNotExist:
-        raise Http404("No such competition.") from None
-
-
-def _phase_or_404(request: HttpRequest, slug: str, task: str, phase: str) -> Phase:
-    try:
-        return selectors.phase_get(
-            competition_slug=slug, task_slug=task, phase_slug=phase, user=request.user
-        )
-    except Phase.DoesNotExist:
-        raise Http404("No such phase.") from None
-
-
-def _submission_or_404(request: HttpRequest, pk: int) -> Submission:
-    submission = selectors.submission_for_viewer(submission_id=pk, user=request.user)
-    if submission is None:
-        raise Http404("No such submission.")
-    return submission
-
 
 # --- accounts ---------------------------------------------------------------------------
 

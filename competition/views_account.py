@@ -14,19 +14,8 @@ from django.views.decorators.http import require_POST
 from competition import selectors, services
 from competition.errors import CompetitionError
 from competition.forms import RunDetailsForm, TeamCreateForm
-from competition.models import Competition, Team
-from competition.visibility import competition_visible
-
-
-def _team_or_404(slug: str, team_id: int, user) -> Team:
-    team = (
-        Team.objects.select_related("competition")
-        .filter(pk=team_id, competition__slug=slug)
-        .first()
-    )
-    if team is None or not competition_visible(competition=team.competition, user=user):
-        raise Http404("No such team.")
-    return team
+from competition.lookups import team_or_404 as _team_or_404
+from competition.models import Competition
 
 
 @login_required

@@ -33,6 +33,7 @@ from competition.forms_editor import (
     TrackForm,
     aware,
 )
+from competition.lookups import found_or_404 as _or_404
 from competition.models import DefinitionJob, Phase
 from competition.services import definition_files, editions, editor
 from competition.services.audit import audit_definition_load
@@ -71,12 +72,6 @@ def _queued(request: HttpRequest, job: DefinitionJob) -> None:
         request,
         f"{job.file_name} is large: it is being read by a job. Its progress is shown {where}.",
     )
-
-
-def _or_404(found):
-    if found is None:
-        raise Http404("No such page.")
-    return found
 
 
 # --- staff: new competition -------------------------------------------------------------

@@ -16,26 +16,14 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from competition import selectors, selectors_pages
 from competition.errors import CompetitionError
+from competition.lookups import competition_or_404 as _competition_or_404
+from competition.lookups import organized_or_404 as _organized_or_404
 from competition.markdown import render_markdown
-from competition.models import Competition, CompetitionPage, Team
+from competition.models import CompetitionPage, Team
 from competition.services import pages as page_services
-from competition.visibility import competition_visible, user_is_organizer
+from competition.visibility import user_is_organizer
 
 KIND_LABELS = dict(CompetitionPage.Kind.choices)
-
-
-def _competition_or_404(request: HttpRequest, slug: str) -> Competition:
-    competition = Competition.objects.filter(slug=slug).first()
-    if competition is None or not competition_visible(competition=competition, user=request.user):
-        raise Http404("No such competition.")
-    return competition
-
-
-def _organized_or_404(request: HttpRequest, slug: str) -> Competition:
-    competition = _competition_or_404(request, slug)
-    if not user_is_organizer(competition=competition, user=request.user):
-        raise Http404("No such page.")
-    return competition
 
 
 def _kind_or_404(kind: str) -> str:

@@ -17,16 +17,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 from competition import selectors_publish
 from competition.errors import CompetitionError
 from competition.forms_editor import OrganizerAddForm
-from competition.models import Competition
-from competition.selectors_editor import competition_for_organizer
+from competition.lookups import organized_or_404 as _organized_or_404
 from competition.services import publish as publish_services
-
-
-def _organized_or_404(request: HttpRequest, slug: str) -> Competition:
-    competition = competition_for_organizer(slug=slug, user=request.user)
-    if competition is None:
-        raise Http404("No such page.")
-    return competition
 
 
 @login_required

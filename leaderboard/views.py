@@ -19,11 +19,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from competition import services as competition_services
 from competition.errors import CompetitionError
+from competition.lookups import organizer_phase_or_404 as _organizer_phase_or_404
+from competition.lookups import phase_or_404 as _phase_or_404
+from competition.lookups import submission_or_404 as _submission_or_404
 from competition.models import Competition, Phase, RescoreBatch, Submission
 from competition.selectors import (
     competition_detail,
-    phase_get,
-    submission_get,
     submissions_scored_on_old_input,
 )
 from competition.services.organize import phase_rescore_start
@@ -50,22 +51,6 @@ from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
 MAX_COMPARE_SAMPLES = 10_000
-
-
-def _phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
-    try:
-        return phase_get(
-            competition_slug=competition, task_slug=task, phase_slug=phase, user=request.user
-        )
-    except Phase.DoesNotExist:
-        raise Http404("No such phase.") from None
-
-
-def _submission_or_404(request: HttpRequest, submission_id: int) -> Submission:
-    submission = submission_get(submission_id=submission_id, user=request.user)
-    if submission is None:
-        raise Http404("No such submission.")
-    return submission
 
 
 @require_GET
@@ -350,13 +335,6 @@ def _compare_choose(request: HttpRequest, a: Submission) -> HttpResponse:
 
 
 # --- organizers -----------------------------------------------------------------------------
-
-
-def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
-    phase_obj = _phase_or_404(request, competition, task, phase)
-    if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
-        raise Http404("No such page.")
-    return phase_obj
 
 
 def organize_phase(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:

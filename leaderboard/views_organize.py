@@ -7,36 +7,16 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.text import slugify
 from django.views.decorators.http import require_GET
 
-from competition.models import Phase, RescoreBatch
-from competition.selectors import phase_get
+from competition.lookups import batch_or_404 as _batch_or_404
+from competition.lookups import organizer_phase_or_404 as _organizer_phase_or_404
 from competition.services.organize import rescore_progress
-from competition.visibility import user_is_organizer
 from leaderboard import exports
 from leaderboard.selectors import phase_final_submissions
-
-
-def _organizer_phase_or_404(request: HttpRequest, competition: str, task: str, phase: str) -> Phase:
-    try:
-        phase_obj = phase_get(
-            competition_slug=competition, task_slug=task, phase_slug=phase, user=request.user
-        )
-    except Phase.DoesNotExist:
-        raise Http404("No such phase.") from None
-    if not user_is_organizer(competition=phase_obj.task.competition, user=request.user):
-        raise Http404("No such page.")
-    return phase_obj
-
-
-def _batch_or_404(phase: Phase, batch_id: int) -> RescoreBatch:
-    batch = RescoreBatch.objects.filter(phase=phase, pk=batch_id).first()
-    if batch is None:
-        raise Http404("No such re-scoring.")
-    return batch
 
 
 @require_GET
