@@ -19,11 +19,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import transaction
-from django.utils.text import slugify
 
 from competition.bundles.archive import BundleRefused, unpack
 from competition.bundles.build import bundle_spec
-from competition.bundles.parse import Report, bundle_read
+from competition.bundles.names import short_slug
+from competition.bundles.parse import COMPETITION, Report, bundle_read, phase_subject
 from competition.bundles.results import ResultsRead, results_read
 from competition.definition import apply
 from competition.definition.spec import SpecError
@@ -60,7 +60,14 @@ def bundle_import(*, path: Path, owner: str, slug: str = "", name: str = "") -> 
         root.mkdir()
         names = unpack(Path(path), root, name=name)
         bundle = bundle_read(root, names, bundle=name)
-        slug = slug or slugify(bundle.title)[:100]
+        if not slug:
+            slug = short_slug(bundle.title)
+            bundle.report.add(
+                "proposed",
+                COMPETITION,
+                f"the slug {slug!r}, made short from the title (the import's slug field, or "
+                "--slug, chooses another)",
+            )
         if not slug:
             raise DefinitionError(name, "the title gives no slug: choose one")
         if Competition.objects.filter(slug=slug).exists():
@@ -111,8 +118,10 @@ def _write(*, spec, data, name: str, report: Report, attached: list[Path]) -> Co
                 attached.append(stored.absolute_path)
             except EditorError as exc:
                 raise DefinitionError(f"{name}: {item.name}", exc.message) from None
-            report.imported.append(
-                f"phase {phase.title}: {item.role} {item.name} → participant data"
+            report.add(
+                "imported",
+                phase_subject(phase.title),
+                f"{item.role.replace('_', ' ')} {item.name}: participant data",
             )
     return competition
 

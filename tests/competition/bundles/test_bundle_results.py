@@ -56,7 +56,7 @@ def test_codalab_results_csv_imports_as_reference_results(tmp_path, imported):
         s.is_reference and s.source == "CodaLab competition 1234, Development" for s in created
     )
     scores = Score.objects.filter(submission__in=created).order_by("f1")
-    assert [(s.metric, s.subcorpus.name) for s in scores] == [("conll", "en_ami-corefud-test")] * 2
+    assert [(s.metric, s.subcorpus.name) for s in scores] == [("conll", "en_ami")] * 2
     assert [s.f1 for s in scores] == pytest.approx([0.555, 0.6123], abs=1e-9)
     assert any("MRR" in line for line in read.not_imported)
     # A re-import of the same source replaces what it brought.
