@@ -4,7 +4,9 @@ organizers' "Import results" page brings a phase's published results (CSV)."""
 
 from __future__ import annotations
 
+import re
 import tempfile
+import uuid
 from pathlib import Path
 
 from django.conf import settings
@@ -18,7 +20,11 @@ from competition.errors import CompetitionError
 from competition.forms_editor import BundleImportForm, BundleResultsForm
 from competition.models import Phase
 from competition.selectors_editor import competition_for_organizer
-from competition.services.bundles import bundle_import, bundle_results_import
+from competition.services.bundles import (
+    ResultsUnmapped,
+    bundle_import,
+    bundle_results_import,
+)
 
 
 @staff_member_required
@@ -58,6 +64,14 @@ def bundle_import_view(request: HttpRequest) -> HttpResponse:
     return render(request, "competition/editor/bundle.html", {"form": form})
 
 
+PENDING = re.compile(r"^[0-9a-f]{32}$")
+
+
+def _pending_path(competition, token: str) -> Path:
+    """Where a results file waits for "apply anyway" (one competition's, by its token)."""
+    return Path(settings.PRIVATE_ROOT) / "tmp" / "results" / f"{competition.pk}-{token}.csv"
+
+
 @login_required
 def bundle_results_view(request: HttpRequest, slug: str) -> HttpResponse:
     competition = competition_for_organizer(slug=slug, user=request.user)
@@ -69,30 +83,75 @@ def bundle_results_view(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("task__order", "order")
     )
     form = BundleResultsForm(request.POST or None, request.FILES or None, phases=phases)
-    done = None
-    if request.method == "POST" and form.is_valid():
+    done = unmapped = None
+    error = ""
+    if request.method == "POST" and PENDING.match(request.POST.get("pending", "")):
+        form = BundleResultsForm(None, phases=phases)
+        done, error = _results_apply_anyway(request, competition, phases)
+    elif request.method == "POST" and form.is_valid():
         phase = next(p for p in phases if str(p.pk) == form.cleaned_data["phase"])
         upload = form.cleaned_data["results"]
-        tmp = Path(settings.PRIVATE_ROOT) / "tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=tmp, suffix=".csv") as handle:
+        token = uuid.uuid4().hex
+        path = _pending_path(competition, token)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as handle:
             for chunk in upload.chunks():
                 handle.write(chunk)
-            handle.flush()
-            try:
-                created, read = bundle_results_import(
-                    phase=phase,
-                    path=Path(handle.name),
-                    source=form.cleaned_data["source"],
-                    unit=form.cleaned_data["unit"],
-                    name=upload.name,
-                )
-            except CompetitionError as exc:
-                form.add_error(None, exc.message)
-            else:
-                done = {"phase": phase, "created": created, "read": read}
+        try:
+            created, read = bundle_results_import(
+                phase=phase,
+                path=path,
+                source=form.cleaned_data["source"],
+                unit=form.cleaned_data["unit"],
+                name=upload.name,
+            )
+        except ResultsUnmapped as exc:  # kept for "apply anyway"
+            unmapped = {
+                "read": exc.read,
+                "message": exc.message,
+                "token": token,
+                "phase": phase,
+                "source": form.cleaned_data["source"],
+                "unit": form.cleaned_data["unit"],
+                "name": upload.name,
+            }
+        except CompetitionError as exc:
+            path.unlink(missing_ok=True)
+            form.add_error(None, exc.message)
+        else:
+            path.unlink(missing_ok=True)
+            done = {"phase": phase, "created": created, "read": read}
     return render(
         request,
         "competition/editor/bundle_results.html",
-        {"competition": competition, "form": form, "done": done},
+        {
+            "competition": competition,
+            "form": form,
+            "done": done,
+            "unmapped": unmapped,
+            "error": error,
+        },
     )
+
+
+def _results_apply_anyway(request: HttpRequest, competition, phases) -> tuple[dict | None, str]:
+    """Import the columns that map of a results file kept by an earlier attempt."""
+    path = _pending_path(competition, request.POST["pending"])
+    phase = next((p for p in phases if str(p.pk) == request.POST.get("phase")), None)
+    name = Path(request.POST.get("name", "") or "results.csv").name
+    if phase is None or not path.is_file():
+        return None, "That results file is no longer waiting: upload it again."
+    try:
+        created, read = bundle_results_import(
+            phase=phase,
+            path=path,
+            source=request.POST.get("source", ""),
+            unit=request.POST.get("unit", "auto"),
+            name=name,
+            apply_anyway=True,
+        )
+    except CompetitionError as exc:
+        return None, exc.message
+    finally:
+        path.unlink(missing_ok=True)
+    return {"phase": phase, "created": created, "read": read}, ""

@@ -121,6 +121,15 @@ class Report:
         """Add a line to ``section`` ("imported", "proposed" or "not_imported")."""
         getattr(self, section).append(Line(subject, text, path))
 
+    @property
+    def sections(self) -> list[tuple[str, str, list[Line]]]:
+        """(element id, title, lines) of each section, as the result pages show them."""
+        return [
+            ("bundle-imported", "Imported", self.imported),
+            ("bundle-proposed", "Proposed: confirm in the editor", self.proposed),
+            ("bundle-not-imported", "Not imported", self.not_imported),
+        ]
+
     def as_dict(self) -> dict[str, list[dict[str, str]]]:
         return {
             name: [line.as_dict() for line in getattr(self, name)]

@@ -24,7 +24,7 @@ from competition.bundles.archive import BundleRefused, unpack
 from competition.bundles.build import bundle_spec
 from competition.bundles.names import short_slug
 from competition.bundles.parse import COMPETITION, Report, bundle_read, phase_subject
-from competition.bundles.results import ResultsRead, results_read
+from competition.bundles.results import ResultsRead, ResultsUnmapped, results_read
 from competition.definition import apply
 from competition.definition.spec import SpecError
 from competition.errors import CompetitionError, DefinitionError
@@ -127,14 +127,28 @@ def _write(*, spec, data, name: str, report: Report, attached: list[Path]) -> Co
 
 
 def bundle_results_import(
-    *, phase: Phase, path: Path, source: str, unit: str = "auto", name: str = ""
+    *,
+    phase: Phase,
+    path: Path,
+    source: str,
+    unit: str = "auto",
+    name: str = "",
+    apply_anyway: bool = False,
 ) -> tuple[list[Submission], ResultsRead]:
     """Import a phase's results table (CodaLab's per-phase results CSV or Codabench's
     leaderboard export) as published reference results from ``source``; re-importing the
-    same source replaces them. Returns the created results and what was read."""
+    same source replaces them. Returns the created results and what was read. A column that
+    cannot be placed stops the import (`ResultsUnmapped`, with every column's mapping)
+    unless ``apply_anyway``: then the columns that map are imported."""
     if not " ".join(source.split()):
         raise DefinitionError(name or Path(path).name, "say where the results come from (source)")
-    read = results_read(path=Path(path), phase=phase, unit=unit, name=name or Path(path).name)
+    read = results_read(
+        path=Path(path),
+        phase=phase,
+        unit=unit,
+        name=name or Path(path).name,
+        apply_anyway=apply_anyway,
+    )
     created = reference_rows_write(source=" ".join(source.split()), rows=read.rows)
     return created, read
 
@@ -143,6 +157,7 @@ __all__ = [
     "BundleImport",
     "BundleRefused",
     "CompetitionError",
+    "ResultsUnmapped",
     "bundle_import",
     "bundle_results_import",
 ]
