@@ -5,63 +5,77 @@ organizers' "Import results" page brings a phase's published results (CSV)."""
 from __future__ import annotations
 
 import re
-import tempfile
 import uuid
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth.decorators import login_required
+from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
 
-from competition.bundles.archive import BundleLimits
 from competition.errors import CompetitionError
 from competition.forms_editor import BundleImportForm, BundleResultsForm
-from competition.models import Phase
+from competition.models import DefinitionJob, Phase
 from competition.selectors_editor import competition_for_organizer
 from competition.services.bundles import (
     ResultsUnmapped,
-    bundle_import,
+    bundle_import_start,
+    bundle_job_report,
     bundle_results_import,
 )
+from competition.services.definition_files import definition_job_bytes
 
 
 @staff_member_required
 def bundle_import_view(request: HttpRequest) -> HttpResponse:
+    """Import a bundle: now when it is small, else by a job whose page shows its progress
+    (the request only stores the upload)."""
     form = BundleImportForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
-        upload = form.cleaned_data["bundle"]
-        limit = BundleLimits.current().bytes
-        if upload.size > limit:
-            form.add_error("bundle", f"{upload.name}: larger than the limit of {limit} bytes")
+        try:
+            result = bundle_import_start(
+                upload=form.cleaned_data["bundle"],
+                owner=form.cleaned_data["owner"].strip(),
+                slug=form.cleaned_data["slug"],
+                user=request.user,
+            )
+        except CompetitionError as exc:
+            form.add_error(None, exc.message)
         else:
-            tmp = Path(settings.PRIVATE_ROOT) / "tmp"
-            tmp.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(dir=tmp, suffix=".zip") as handle:
-                for chunk in upload.chunks():
-                    handle.write(chunk)
-                handle.flush()
-                try:
-                    result = bundle_import(
-                        path=Path(handle.name),
-                        name=upload.name,
-                        owner=form.cleaned_data["owner"].strip(),
-                        slug=form.cleaned_data["slug"],
-                    )
-                except CompetitionError as exc:
-                    form.add_error(None, exc.message)
-                else:
-                    return render(
-                        request,
-                        "competition/editor/bundle_done.html",
-                        {
-                            "result": result,
-                            "competition": result.competition,
-                            "report": result.report,
-                        },
-                    )
-    return render(request, "competition/editor/bundle.html", {"form": form})
+            if isinstance(result, DefinitionJob):
+                return redirect("competition:bundle_job", job_id=result.pk)
+            return render(
+                request,
+                "competition/editor/bundle_done.html",
+                {"result": result, "competition": result.competition, "report": result.report},
+            )
+    return render(
+        request,
+        "competition/editor/bundle.html",
+        {"form": form, "job_bytes": definition_job_bytes()},
+    )
+
+
+@staff_member_required
+def bundle_job_view(request: HttpRequest, job_id: int) -> HttpResponse:
+    """How far a large bundle's import is; its report once done (the page refreshes itself
+    while the job runs)."""
+    try:
+        job = get_object_or_404(
+            DefinitionJob.objects.select_related("competition"),
+            pk=job_id,
+            kind=DefinitionJob.Kind.BUNDLE,
+        )
+        report = bundle_job_report(job)
+    except OperationalError:  # SQLite locks the tables while the job writes the competition
+        return render(request, "competition/editor/bundle_job.html", {"busy": True})
+    return render(
+        request,
+        "competition/editor/bundle_job.html",
+        {"job": job, "report": report, "competition": job.competition},
+    )
 
 
 PENDING = re.compile(r"^[0-9a-f]{32}$")

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from django.utils.text import slugify
 
 from competition.bundles.archive import is_zip_name, unpack
-from competition.bundles.names import dataset_name, plural
+from competition.bundles.names import NAMES_A_DATASET, dataset_name, plural
 from competition.bundles.parse import Bundle, BundlePhase, Column, Report, phase_subject
 from competition.bundles.programs import SCORER_NAMES, ProgramMatch, command_of, recognise
 from competition.definition.spec import (
@@ -435,10 +435,13 @@ def _primary(
                 )
                 continue
             chosen = metric
+        named = NAMES_A_DATASET.search(column.label) if subcorpus is None else None
         report.add(
             "imported",
             subject,
-            f"{metric_label(metric)}" + (f" on {subcorpus}" if subcorpus else ""),
+            f"{metric_label(metric)}"
+            + (f" on {subcorpus}" if subcorpus else "")
+            + (f" (it names {named.group(0).strip()}, which no phase holds)" if named else ""),
             column.where,
         )
     return chosen

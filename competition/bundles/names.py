@@ -54,6 +54,8 @@ LANGUAGES = {
     "tr": "Turkish",
 }
 """The languages of CorefUD 1.4 by their codes (the datasets' prefixes)."""
+NAMES_A_DATASET = re.compile(r"(^|[^a-z])[a-z]{2,3}_[a-z0-9]+", re.I)
+"""A dataset's name as CorefUD writes them (``en_gum``) inside a column's label."""
 
 
 def dataset_name(stem: str) -> tuple[str, str]:

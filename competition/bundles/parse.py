@@ -147,7 +147,8 @@ class Report:
 
 
 def phase_subject(label: str) -> str:
-    return f"Phase {label}"
+    """How the report names a phase: by its name ("Phase Development", "Final Phase")."""
+    return label if "phase" in label.lower() else f"Phase {label}"
 
 
 COMPETITION = "Competition"

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from competition.bundles.build import column_metric
+from competition.bundles.names import NAMES_A_DATASET
 from competition.errors import DefinitionError
 from competition.models import Phase
 from competition.services.references import ReferenceRow
@@ -46,8 +47,6 @@ BOARD_OWN = re.compile(
     re.I,
 )
 """Words of the columns a board computes or shows itself."""
-NAMES_A_DATASET = re.compile(r"(^|[^a-z])[a-z]{2,3}_[a-z0-9]+", re.I)
-"""A dataset's name as CorefUD writes them (``en_gum``): a column naming another dataset."""
 
 
 @dataclass(slots=True)
