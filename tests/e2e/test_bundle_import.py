@@ -8,12 +8,14 @@ Screenshots at 1366 px and 390 px in test-artifacts/."""
 from __future__ import annotations
 
 import io
+import random
 import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
 
 from competition.models import Competition, DefinitionJob, Submission
+from competition.services.definition_files import definition_job_bytes
 from tests.competition.bundles import published
 from tests.competition.bundles.builders import codalab_bundle
 from tests.competition.bundles.test_bundle_results import CODALAB_CSV
@@ -98,9 +100,10 @@ def test_staff_import_a_bundle_into_a_draft(page, live_server, tmp_path, artifac
     assert Competition.objects.get(slug="corefud-old").tasks.get().phases.count() == 2
 
 
-def large_codabench_bundle(parts: int) -> bytes:
+def large_codabench_bundle(parts: int, *, kit_bytes: int = 0) -> bytes:
     """A CRAC organizer's Codabench bundle (`published.codabench_crac`'s layout) with
-    ``parts`` datasets in each phase, so that reading its keys takes a while."""
+    ``parts`` datasets in each phase, so that reading its keys takes a while, and a starting
+    kit of ``kit_bytes`` that do not compress (a trained baseline model, say)."""
     members = {
         "competition.yaml": published.CODABENCH_CRAC_YAML.replace(
             "en_gum CoNLL F1", "en_part1 CoNLL F1"
@@ -112,6 +115,7 @@ def large_codabench_bundle(parts: int) -> bytes:
         "pages/evaluation.md": b"# Evaluation\n",
         "pages/timeline.md": b"# Timeline\n",
         "starting_kit/README.md": b"One file per dataset.\n",
+        "starting_kit/baseline-model.bin": random.Random(38).randbytes(kit_bytes),
         "public_data/README.md": b"See the CorefUD site.\n",
     }
     for index in range(1, parts + 1):
@@ -124,16 +128,17 @@ def large_codabench_bundle(parts: int) -> bytes:
     return published.folder_zip(members)
 
 
+@pytest.mark.slow
 def test_a_large_bundle_is_imported_by_a_job_with_its_progress(
-    page, live_server, tmp_path, artifacts_dir, settings
+    page, live_server, tmp_path, artifacts_dir
 ):
     User = get_user_model()
     User.objects.create_user("admin", password="admin-pass-123", is_staff=True)
     User.objects.create_user("olga", password="olga-pass-123")
     bundle = tmp_path / "crac-codabench.zip"
-    bundle.write_bytes(large_codabench_bundle(12))
-    settings.DEFINITION_JOB_BYTES = 64 * 1024  # this bundle is "large"
-    assert bundle.stat().st_size > settings.DEFINITION_JOB_BYTES
+    bundle.write_bytes(large_codabench_bundle(12, kit_bytes=38 * 1024 * 1024))
+    # 40 MB: above the size a definition upload is loaded in the request (32 MiB).
+    assert bundle.stat().st_size > 40_000_000 > definition_job_bytes()
     base = live_server.url
     log_in(page, base, "admin", "admin-pass-123")
     page.goto(f"{base}/new-competition/bundle/")
