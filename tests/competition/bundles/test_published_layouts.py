@@ -10,12 +10,17 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.bundles.dates import NotADate, bundle_date
 from competition.bundles.names import dataset_name, plural, short_slug
 from competition.errors import CompetitionError
-from competition.models import PhaseDataFile
+from competition.models import Phase, PhaseDataFile
+from competition.services import competition_load
 from competition.services.bundles import bundle_import
+from competition.services.scoring import submission_compute
+from competition.services.submissions import submission_create
+from competition.services.teams import organizer_team_get_or_create
 from tests.competition.bundles import published
 
 pytestmark = pytest.mark.django_db
@@ -201,3 +206,80 @@ def test_a_yaml_naming_no_file_nor_folder_is_refused(tmp_path):
         CompetitionError, match=r"tasks\[0\].reference_data.*neither a file nor a folder"
     ):
         imported(tmp_path, published.codabench_crac(yaml_text=text))
+
+
+HAND_MADE = """\
+slug: hand-made
+title: Hand made
+organizers: [olga]
+tasks:
+  - slug: coreference
+    kind: corefud
+    title: CorefUD
+    {scoring}
+    phases:
+      - slug: test
+        kind: test_predicted
+        title: Test
+        start: 2026-01-01T00:00:00Z
+        subcorpora:
+          - name: en_gum
+            key: en_gum-corefud-test.conllu
+          - name: en_ami
+            key: en_ami-corefud-test.conllu
+"""
+RUN = {
+    "en_gum": (published.ROOT / "fixtures/corefud/string-match/en_gum-corefud-test.conllu"),
+    "en_ami": (published.ROOT / "fixtures/corefud/previous/en_ami-corefud-test.conllu"),
+}
+
+
+def scored(phase) -> list[tuple]:
+    """Every score row of one run of both datasets in ``phase`` (the run is the same files)."""
+    team = organizer_team_get_or_create(competition=phase.task.competition)
+    files = {
+        sub.slug: SimpleUploadedFile(f"{sub.name}-corefud-test.conllu", RUN[sub.name].read_bytes())
+        for sub in phase.subcorpora.all()
+    }
+    submission = submission_create(team=team, phase=phase, user=None, is_baseline=True, files=files)
+    results = submission_compute(submission=submission)
+    names = dict(phase.subcorpora.values_list("pk", "name"))
+    return sorted(
+        (
+            names[v.subcorpus_id],
+            v.row.mode,
+            v.row.metric,
+            v.row.document or "",
+            v.row.recall,
+            v.row.precision,
+            v.row.f1,
+        )
+        for v in results.scores
+    )
+
+
+@pytest.mark.parametrize("platform", ["codabench", "codalab"])
+def test_a_crac_bundle_scores_a_run_as_a_hand_made_competition(tmp_path, platform):
+    if platform == "codabench":  # corefud-scorer.py ... -s: the command's own options
+        bundle = published.codabench_crac()
+        scoring = (
+            "scorer_options: [-f, corefud, -m, all, -a, head, -z, --zero-match-method, "
+            "dependent, -s]"
+        )
+    else:  # a wrapper beside corefud-scorer.py: its defaults, CRAC 2025's procedure
+        bundle = published.codalab_crac()
+        scoring = "procedure: crac-2025"
+    ours = imported(tmp_path, bundle).competition.tasks.get().phases.order_by("order").last()
+    folder = tmp_path / "hand"
+    folder.mkdir()
+    (folder / "en_gum-corefud-test.conllu").write_bytes(published.GUM_KEY)
+    (folder / "en_ami-corefud-test.conllu").write_bytes(published.AMI_KEY)
+    (folder / "c.yaml").write_text(HAND_MADE.format(scoring=scoring), encoding="utf-8")
+    competition_load(path=folder / "c.yaml", with_baselines=False)
+    hand = Phase.objects.get(task__competition__slug="hand-made", slug="test")
+    expected = scored(hand)
+    got = scored(ours)
+    assert got == expected
+    assert {row[0] for row in got} == {"en_gum", "en_ami"}
+    conll = [row for row in got if row[1] == "task" and row[2] == "conll" and not row[3]]
+    assert len(conll) == 2 and all(0 < row[6] < 1 for row in conll)
