@@ -140,7 +140,12 @@ class _Builder:
             return source
         target = self.work / f"item-{len(self.opened)}"
         target.mkdir(parents=True)
-        unpack(source, target, name=f"{self.name}: {member}", depth=2)
+        skipped: list[str] = []
+        unpack(source, target, name=f"{self.name}: {member}", depth=2, skipped=skipped)
+        for inner in skipped:  # never opened: a zip in a data item is nested too deep
+            self.report.add(
+                "not_imported", f"Data item {member}", f"{inner}: a zip inside it, not opened"
+            )
         self.opened[member] = target
         return target
 

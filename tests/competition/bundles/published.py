@@ -24,7 +24,7 @@ with its own text and data, reproducing the example's layout):
 - `codalab_compute_pi` mirrors ``codalab/Compute_pi/compute_pi_competition_bundle``: date-only
   ``start_date: 2013-06-30``, an empty ``end_date:``, three phases sharing ``program.zip`` and
   ``reference.zip``, ``public_data``/``starting_kit``/``input_data`` zips,
-  ``terms_and_conditions.html``.
+  ``terms_and_conditions.html``, a zip inside ``reference.zip``.
 
 `results_csv_codalab` is a CodaLab per-phase results CSV and `results_csv_codabench` a
 Codabench leaderboard export of these competitions (`docs/bundles.md`).
@@ -518,7 +518,12 @@ def codalab_compute_pi() -> bytes:
             "overview.html": b"<p>Compute pi.</p>",
             "submission.zip": flat_zip({"pi.txt": b"3.14\n"}),
             "data.html": b"<p>No data.</p>",
-            "reference.zip": flat_zip({"pi.txt": b"3.14159265\n"}),
+            "reference.zip": flat_zip(
+                {
+                    "reference_wrong.zip": flat_zip({"pi.txt": b"3.0\n"}),
+                    "answer.txt": b"3.14159265\n",
+                }
+            ),
             "logo.jpg": b"\xff\xd8 fake",
             "terms_and_conditions.html": b"<p>Be nice.</p>",
             "dataset.zip": flat_zip({"readme.md": b"nothing\n"}),

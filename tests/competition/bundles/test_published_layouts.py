@@ -198,6 +198,9 @@ def test_codalab_example_with_three_phases_and_no_end(tmp_path):
     ]
     assert phases[0].end == phases[1].start and phases[2].end is None
     assert any("not recognised" in line for line in result.report.not_imported)
+    assert "Data item reference.zip: reference_wrong.zip: a zip inside it, not opened" in (
+        result.report.not_imported
+    )
 
 
 def test_a_yaml_naming_no_file_nor_folder_is_refused(tmp_path):
