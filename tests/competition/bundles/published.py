@@ -35,7 +35,7 @@ from __future__ import annotations
 import io
 import zipfile
 
-from tests.competition.bundles.builders import COREFUD_KEY, ROOT
+from tests.competition.bundles.builders import COREFUD_KEY, ROOT, zip_bytes
 
 GUM_KEY = (ROOT / "fixtures" / "corefud" / "key" / "en_gum-corefud-test.conllu").read_bytes()
 AMI_KEY = COREFUD_KEY
@@ -54,14 +54,6 @@ def folder_zip(members: dict[str, bytes]) -> bytes:
                 if folder not in folders and not folder.startswith("__MACOSX"):
                     folders.add(folder)
                     zf.writestr(folder, b"")
-            zf.writestr(name, data)
-    return buffer.getvalue()
-
-
-def flat_zip(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in members.items():
             zf.writestr(name, data)
     return buffer.getvalue()
 
@@ -420,24 +412,24 @@ RESULTS_TABLE_HTML = (
 def codalab_crac(*, command: str = "python $program/evaluate.py $input $output") -> bytes:
     """A CRAC organizer's CodaLab bundle, laid out as CodaLab's ``Iris`` (see the module):
     a wrapper script beside the CorefUD scorer, as CRAC's programs call it per dataset."""
-    return flat_zip(
+    return zip_bytes(
         {
             "competition.yaml": CODALAB_CRAC_YAML.encode(),
-            "reference_data_dev.zip": flat_zip(
+            "reference_data_dev.zip": zip_bytes(
                 {"en_gum-corefud-dev.conllu": GUM_KEY, "en_ami-corefud-dev.conllu": AMI_KEY}
             ),
-            "reference_data_test.zip": flat_zip(
+            "reference_data_test.zip": zip_bytes(
                 {"en_gum-corefud-test.conllu": GUM_KEY, "en_ami-corefud-test.conllu": AMI_KEY}
             ),
-            "scoring_program.zip": flat_zip(
+            "scoring_program.zip": zip_bytes(
                 {
                     "metadata": f"command: {command}\ndescription: CRAC scoring\n".encode(),
                     "evaluate.py": b"# calls corefud-scorer.py on each dataset; never run\n",
                     "corefud-scorer.py": b"# never run\n",
                 }
             ),
-            "public_data.zip": flat_zip({"README.txt": b"Data: see the CorefUD site.\n"}),
-            "starting_kit.zip": flat_zip({"README.txt": b"One file per dataset.\n"}),
+            "public_data.zip": zip_bytes({"README.txt": b"Data: see the CorefUD site.\n"}),
+            "starting_kit.zip": zip_bytes({"README.txt": b"One file per dataset.\n"}),
             "overview.html": b"<h1>CRAC 2025</h1><p>Coreference in <b>22</b> datasets.</p>"
             + RESULTS_TABLE_HTML,
             "evaluation.html": b"<h1>Evaluation</h1><p>Head match, singletons excluded.</p>",
@@ -509,24 +501,24 @@ leaderboard:
 
 def codalab_compute_pi() -> bytes:
     """Laid out as CodaLab's ``Compute_pi`` bundle (see the module)."""
-    return flat_zip(
+    return zip_bytes(
         {
             "evaluation.html": b"<p>The difference to pi.</p>",
-            "program.zip": flat_zip(
+            "program.zip": zip_bytes(
                 {"metadata": b"command: python $program/evaluate.py $input $output\n"}
             ),
             "overview.html": b"<p>Compute pi.</p>",
-            "submission.zip": flat_zip({"pi.txt": b"3.14\n"}),
+            "submission.zip": zip_bytes({"pi.txt": b"3.14\n"}),
             "data.html": b"<p>No data.</p>",
-            "reference.zip": flat_zip(
+            "reference.zip": zip_bytes(
                 {
-                    "reference_wrong.zip": flat_zip({"pi.txt": b"3.0\n"}),
+                    "reference_wrong.zip": zip_bytes({"pi.txt": b"3.0\n"}),
                     "answer.txt": b"3.14159265\n",
                 }
             ),
             "logo.jpg": b"\xff\xd8 fake",
             "terms_and_conditions.html": b"<p>Be nice.</p>",
-            "dataset.zip": flat_zip({"readme.md": b"nothing\n"}),
+            "dataset.zip": zip_bytes({"readme.md": b"nothing\n"}),
             "competition.yaml": CODALAB_PI_YAML.encode(),
         }
     )

@@ -11,15 +11,11 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from competition.models import Competition, Phase, PhaseDataFile, SubCorpus
 from competition.services import competition_load
 from competition.services.bundles import bundle_import
-from competition.services.scoring import submission_compute
-from competition.services.submissions import submission_create
-from competition.services.teams import organizer_team_get_or_create
 from tests.competition.bundles.builders import (
     CODALAB_YAML,
     COREFUD_KEY,
@@ -28,6 +24,7 @@ from tests.competition.bundles.builders import (
     UA_RESPONSE,
     codabench_bundle,
     codalab_bundle,
+    score_rows,
 )
 
 pytestmark = pytest.mark.django_db
@@ -61,31 +58,6 @@ def write(tmp_path: Path, name: str, data: bytes) -> Path:
     path = tmp_path / name
     path.write_bytes(data)
     return path
-
-
-def score_rows(phase: Phase, name: str, response: bytes, user) -> list[tuple]:
-    team = organizer_team_get_or_create(competition=phase.task.competition)
-    subcorpus = phase.subcorpora.get()
-    submission = submission_create(
-        team=team,
-        phase=phase,
-        user=None,
-        is_baseline=True,
-        files={subcorpus.slug: SimpleUploadedFile(name, response)},
-    )
-    results = submission_compute(submission=submission)
-    return sorted(
-        (
-            v.row.mode,
-            v.row.metric,
-            v.row.document or "",
-            v.row.recall,
-            v.row.precision,
-            v.row.f1,
-            repr(v.row.counts),
-        )
-        for v in results.scores
-    )
 
 
 def test_codalab_bundle_imports_as_a_draft(tmp_path, olga):
@@ -182,11 +154,11 @@ def test_imported_competition_scores_as_a_hand_made_one(tmp_path, olga, dialect)
     competition_load(path=folder / "c.yaml", with_baselines=False)
     hand = Phase.objects.get(task__competition__slug="hand-made", slug="dev")
     ours = Phase.objects.get(task__competition=imported, order=0)
-    expected = score_rows(hand, file, response, olga)
-    got = score_rows(ours, file, response, olga)
+    expected = score_rows(hand, {name: (file, response)})
+    got = score_rows(ours, {name: (file, response)})
     assert len(expected) > 10
     assert got == expected
-    assert any(row[5] is not None and row[5] < 1 for row in got)  # a real, imperfect run
+    assert any(row[6] is not None and row[6] < 1 for row in got)  # a real, imperfect run
 
 
 def test_command_lists_what_was_and_was_not_imported(tmp_path, olga):

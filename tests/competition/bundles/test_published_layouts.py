@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.bundles.dates import NotADate, bundle_date
 from competition.bundles.names import dataset_name, plural, short_slug
@@ -18,10 +17,8 @@ from competition.errors import CompetitionError
 from competition.models import Phase, PhaseDataFile
 from competition.services import competition_load
 from competition.services.bundles import bundle_import
-from competition.services.scoring import submission_compute
-from competition.services.submissions import submission_create
-from competition.services.teams import organizer_team_get_or_create
 from tests.competition.bundles import published
+from tests.competition.bundles.builders import score_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -239,25 +236,9 @@ RUN = {
 
 def scored(phase) -> list[tuple]:
     """Every score row of one run of both datasets in ``phase`` (the run is the same files)."""
-    team = organizer_team_get_or_create(competition=phase.task.competition)
-    files = {
-        sub.slug: SimpleUploadedFile(f"{sub.name}-corefud-test.conllu", RUN[sub.name].read_bytes())
-        for sub in phase.subcorpora.all()
-    }
-    submission = submission_create(team=team, phase=phase, user=None, is_baseline=True, files=files)
-    results = submission_compute(submission=submission)
-    names = dict(phase.subcorpora.values_list("pk", "name"))
-    return sorted(
-        (
-            names[v.subcorpus_id],
-            v.row.mode,
-            v.row.metric,
-            v.row.document or "",
-            v.row.recall,
-            v.row.precision,
-            v.row.f1,
-        )
-        for v in results.scores
+    return score_rows(
+        phase,
+        {name: (f"{name}-corefud-test.conllu", path.read_bytes()) for name, path in RUN.items()},
     )
 
 

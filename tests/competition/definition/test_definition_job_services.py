@@ -25,6 +25,17 @@ pytestmark = pytest.mark.services
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def finished(job: DefinitionJob, wait, what: str) -> None:
+    """Wait for the worker to end ``job``; it must have succeeded."""
+    wait(
+        lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
+        timeout=120,
+        what=what,
+    )
+    job.refresh_from_db()
+    assert job.status == "done", job.message
+
+
 def test_a_worker_loads_a_large_definition(
     services_ready, transactional_db, settings, celery_worker, wait
 ):
@@ -46,13 +57,7 @@ def test_a_worker_loads_a_large_definition(
         competition=competition, upload=SimpleUploadedFile("c.zip", archive)
     )
     assert isinstance(job, DefinitionJob)
-    wait(
-        lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
-        timeout=120,
-        what="the worker to load the definition",
-    )
-    job.refresh_from_db()
-    assert job.status == "done", job.message
+    finished(job, wait, "the worker to load the definition")
     assert Phase.objects.get(slug="test").daily_limit == 6
 
 
@@ -65,13 +70,7 @@ def test_a_worker_imports_a_large_bundle(
         upload=SimpleUploadedFile("crac.zip", published.codabench_crac()), owner="olga"
     )
     assert isinstance(job, DefinitionJob) and job.competition is None
-    wait(
-        lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
-        timeout=120,
-        what="the worker to import the bundle",
-    )
-    job.refresh_from_db()
-    assert job.status == "done", job.message
+    finished(job, wait, "the worker to import the bundle")
     assert job.competition.slug == "crac-2026-shared-task"
     report = bundle_job_report(job)
     assert report is not None and any("-s (singletons kept)" in line for line in report.proposed)
