@@ -61,6 +61,10 @@ class ColumnMapping:
     reason: str = ""
     blocking: bool = False
 
+    @property
+    def metric_name(self) -> str:
+        return metric_label(self.metric) if self.metric else ""
+
     def __str__(self) -> str:
         if self.imported:
             return f"{self.label} → {metric_label(self.metric)} on {self.dataset}"

@@ -94,6 +94,23 @@ def test_staff_import_a_bundle_into_a_draft(page, live_server, tmp_path, artifac
     assert "MRR" in page.locator("#results-imported").inner_text()
     assert Submission.objects.filter(is_reference=True).count() == 2
     shots(page, artifacts_dir, "bundle-results")
+    # A column the import cannot place: the mapping, then "apply anyway".
+    results.write_text(
+        'submission_pk,User,CoNLL F1,Accuracy\n815,team-oslo,"58.10 (1)","0.91 (1)"\n',
+        encoding="utf-8",
+    )
+    page.select_option("select[name=phase]", label="CorefUD shared task (old server): Development")
+    page.set_input_files("input[name=results]", str(results))
+    page.fill("input[name=source]", "CodaLab competition 1234, late entries")
+    page.click("#import-results button[type=submit]")
+    page.wait_for_selector("#results-unmapped")
+    mapping = page.locator("#results-unmapped").inner_text()
+    assert "Accuracy" in mapping and "nor a metric the scorer computes" in mapping
+    shots(page, artifacts_dir, "bundle-results-unmapped")
+    page.click("#apply-anyway button[type=submit]")
+    page.wait_for_selector("#results-imported")
+    assert "Imported 1 published results" in page.locator("#results-imported").inner_text()
+    assert Submission.objects.filter(is_reference=True).count() == 3
     page.goto(f"{base}/edit/corefud-old/")
     page.wait_for_load_state()
     assert "/edit/corefud-old/" in page.url
