@@ -792,13 +792,16 @@ class BoardEntry(models.Model):
 
 class DefinitionJob(models.Model):
     """Heavy work on a competition's definition done by a job, outside the request, with how
-    far it is, for the editor's pages: a large uploaded definition (``definition``) or a large
+    far it is, for the editor's pages: a large uploaded definition (``definition``), a large
     gold key given on a sub-corpus's form (``key``, for ``phase``; ``params`` holds the
-    form's values)."""
+    form's values), or a large CodaLab or Codabench bundle imported as a new competition
+    (``bundle``: no competition until it is created; ``params`` holds the owner, the slug
+    and, once done, the import's report)."""
 
     class Kind(models.TextChoices):
         DEFINITION = "definition", "Definition"
         KEY = "key", "Gold key"
+        BUNDLE = "bundle", "Competition bundle"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Waiting for a worker"
@@ -807,7 +810,7 @@ class DefinitionJob(models.Model):
         FAILED = "failed", "Refused"
 
     competition = models.ForeignKey(
-        Competition, on_delete=models.CASCADE, related_name="definition_jobs"
+        Competition, on_delete=models.CASCADE, related_name="definition_jobs", null=True
     )
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.DEFINITION)
     phase = models.ForeignKey(
@@ -831,7 +834,8 @@ class DefinitionJob(models.Model):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.competition.slug}: {self.file_name} ({self.status})"
+        owner = self.competition.slug if self.competition else "new competition"
+        return f"{owner}: {self.file_name} ({self.status})"
 
     @property
     def is_pending(self) -> bool:

@@ -76,6 +76,11 @@ urlpatterns = [
     path("data/<int:pk>/<str:file_name>", views_editor.data_download, name="data_download"),
     path("new-competition/", views_editor.competition_new, name="competition_new"),
     path("new-competition/bundle/", views_bundles.bundle_import_view, name="bundle_import"),
+    path(
+        "new-competition/bundle/job/<int:job_id>/",
+        views_bundles.bundle_job_view,
+        name="bundle_job",
+    ),
     path(EDIT, views_editor.competition_edit, name="edit"),
     path(EDIT + "import-results/", views_bundles.bundle_results_view, name="bundle_results"),
     path(EDIT + "system-card/", views_cards.card_defaults, name="card_defaults"),

@@ -83,11 +83,18 @@ def _litter(name: str) -> bool:
 
 
 def unpack(
-    zip_path: Path, root: Path, *, name: str, depth: int = 1, limits: BundleLimits | None = None
+    zip_path: Path,
+    root: Path,
+    *,
+    name: str,
+    depth: int = 1,
+    limits: BundleLimits | None = None,
+    skipped: list[str] | None = None,
 ) -> list[str]:
     """Check and write the members of ``zip_path`` under ``root``; returns the relative
     names written. ``name`` is how refusals call the archive ("bundle.zip",
-    "bundle.zip: reference.zip"). Raises `BundleRefused`."""
+    "bundle.zip: reference.zip"). A zip at the deepest level is refused, or, given
+    ``skipped``, left unwritten and named there. Raises `BundleRefused`."""
     limits = limits or BundleLimits.current()
     if depth > MAX_DEPTH:
         raise BundleRefused(
@@ -122,6 +129,9 @@ def unpack(
                         f"refused: member {info.filename!r} is "
                         f"compressed more than {limits.ratio}:1",
                     )
+                if depth == MAX_DEPTH and is_zip_name(info.filename) and skipped is not None:
+                    skipped.append(info.filename)
+                    continue
                 if depth == MAX_DEPTH and is_zip_name(info.filename):
                     raise BundleRefused(
                         name,

@@ -11,14 +11,16 @@ becomes its primary metric.
 from __future__ import annotations
 
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from django.utils.text import slugify
 
 from competition.bundles.archive import is_zip_name, unpack
-from competition.bundles.parse import Bundle, BundlePhase, Column, Report
-from competition.bundles.programs import ProgramMatch, command_of, recognise
+from competition.bundles.names import NAMES_A_DATASET, dataset_name, plural
+from competition.bundles.parse import Bundle, BundlePhase, Column, Report, phase_subject
+from competition.bundles.programs import SCORER_NAMES, ProgramMatch, command_of, recognise
 from competition.definition.spec import (
     CompetitionSpec,
     KeyFile,
@@ -125,18 +127,25 @@ class _Builder:
         self.bundle, self.root, self.work, self.name = bundle, root, work, name
         self.report: Report = bundle.report
         self.opened: dict[str, Path] = {}
+        self.reported: set[str] = set()
 
     def open_item(self, member: str) -> Path:
-        """A data item: a zip of the bundle unpacked one level down, or a plain file."""
+        """A data item: a zip of the bundle unpacked one level down, a folder of the bundle
+        (as Codabench lays its items out), or a plain file."""
         if member in self.opened:
             return self.opened[member]
         source = self.root / member
-        if not is_zip_name(member):
+        if source.is_dir() or not is_zip_name(member):
             self.opened[member] = source
             return source
         target = self.work / f"item-{len(self.opened)}"
         target.mkdir(parents=True)
-        unpack(source, target, name=f"{self.name}: {member}", depth=2)
+        skipped: list[str] = []
+        unpack(source, target, name=f"{self.name}: {member}", depth=2, skipped=skipped)
+        for inner in skipped:  # never opened: a zip in a data item is nested too deep
+            self.report.add(
+                "not_imported", f"Data item {member}", f"{inner}: a zip inside it, not opened"
+            )
         self.opened[member] = target
         return target
 
@@ -158,16 +167,29 @@ class _Builder:
             command = command_of(metadata.read_text(encoding="utf-8", errors="replace"))
         return recognise(files=files, command=command)
 
+    def data_file(self, member: str) -> tuple[Path, str]:
+        """A participant data item as one file: a folder is zipped (as Codabench does)."""
+        source = self.root / member
+        if not source.is_dir():
+            return source, PurePosixPath(member).name
+        name = f"{PurePosixPath(member).name}.zip"
+        target = self.work / "folders" / str(len(self.opened)) / PurePosixPath(member).name
+        if not target.with_suffix(".zip").exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.make_archive(str(target), "zip", source)
+        self.opened.setdefault(f"folder:{member}", target)
+        return target.with_suffix(".zip"), name
+
     def keys(self, phase: BundlePhase) -> list[tuple[Path, str]]:
         found: list[tuple[Path, str]] = []
         for member in phase.references:
             item = self.open_item(member)
             paths = [item] if item.is_file() else _key_files(item)
             if not paths:
-                self.report.not_imported.append(
-                    f"phase {phase.label}: reference data "
-                    f"{member} holds no key file "
-                    f"({', '.join(KEY_SUFFIXES)})"
+                self.report.add(
+                    "not_imported",
+                    phase_subject(phase.label),
+                    f"reference data {member} holds no key file ({', '.join(KEY_SUFFIXES)})",
                 )
             for path in paths:
                 inner = path.name if item.is_file() else path.relative_to(item).as_posix()
@@ -182,12 +204,11 @@ class _Builder:
         key_kind = (
             Task.Kind.COREFUD if formats == {"corefud"} else Task.Kind.IDENTITY if formats else ""
         )
+        subject = phase_subject(phase.label)
         match = None
         for member in phase.programs:
             found = self.program(member)
-            self.report.imported.append(
-                f"phase {phase.label}: scoring program {member}: {found.reason}"
-            )
+            self._program_report(member, found)
             if match is None:
                 match = found
             elif (found.scorer, found.kind, found.procedure, found.words) != (
@@ -196,43 +217,60 @@ class _Builder:
                 match.procedure,
                 match.words,
             ):
-                self.report.proposed.append(
-                    f"phase {phase.label}: its tasks' scoring programs "
-                    f"differ; {phase.programs[0]} is used"
+                self.report.add(
+                    "proposed",
+                    subject,
+                    f"its tasks' scoring programs differ; {phase.programs[0]} is used",
                 )
         if not phase.programs:
-            self.report.not_imported.append(
-                f"phase {phase.label}: no scoring program in the bundle: choose a procedure"
+            self.report.add(
+                "not_imported", subject, "no scoring program in the bundle: choose a procedure"
             )
         if match is None or match.scorer is None:
             kind = key_kind or Task.Kind.IDENTITY
             if match is not None:
-                self.report.not_imported.append(
-                    f"phase {phase.label}: scoring program not recognised: choose a "
-                    f"procedure (the default of {kind}, {KIND_PROCEDURE[kind]}, is set "
-                    "until you do)"
+                self.report.add(
+                    "not_imported",
+                    subject,
+                    f"scoring program not recognised: choose a procedure (the default of "
+                    f"{kind}, {KIND_PROCEDURE[kind]}, is set until you do)",
                 )
             return _Scoring(kind)
         kind = match.kind
         if match.scorer == "conll":  # MUC, B³, CEAFe, exact match: on either format
             kind = key_kind or Task.Kind.IDENTITY
         elif key_kind == Task.Kind.COREFUD and kind != Task.Kind.COREFUD:
-            self.report.proposed.append(
-                f"phase {phase.label}: the program is "
-                f"{match.scorer}'s but the keys are CoNLL-U: scored "
-                "as a CorefUD task"
+            self.report.add(
+                "proposed",
+                subject,
+                f"the program is {SCORER_NAMES[match.scorer]}'s but the keys are CoNLL-U: "
+                "scored as a CorefUD task",
             )
             return _Scoring(Task.Kind.COREFUD)
         if key_kind == Task.Kind.IDENTITY and kind == Task.Kind.COREFUD:
-            self.report.proposed.append(
-                f"phase {phase.label}: a CorefUD scorer with "
-                "CONLL-UA keys: scored as identity anaphora"
+            self.report.add(
+                "proposed",
+                subject,
+                "a CorefUD scorer with CONLL-UA keys: scored as identity anaphora",
             )
             return _Scoring(Task.Kind.IDENTITY)
         words = match.words
         if words is not None and kind != Task.Kind.COREFUD:
             words = tuple(w for w in words if w not in ("-f", "corefud"))
         return _Scoring(kind, match.procedure, words)
+
+    def _program_report(self, member: str, found: ProgramMatch) -> None:
+        """What a scoring program was read as, once per program however many phases use it;
+        each of its options without an exact equivalent is proposed."""
+        if member in self.reported:
+            return
+        self.reported.add(member)
+        subject = f"Scoring program {member}"
+        self.report.add("imported", subject, found.reason)
+        for line in found.proposed:
+            self.report.add("proposed", subject, line)
+        for word in found.ignored:
+            self.report.add("not_imported", subject, f"option {word!r} is not understood")
 
 
 def bundle_spec(
@@ -257,62 +295,23 @@ def bundle_spec(
             task_slug += "-2"
         used_slugs.add(task_slug)
         phases: list[PhaseSpec] = []
-        phase_slugs: set[str] = set()
         names: list[str] = []
         for phase, keys in members:
             phase_slug = slugify(phase.label)[:90] or f"phase-{phase.number}"
-            while phase_slug in phase_slugs:
+            while phase_slug in {p.slug for p in phases}:
                 phase_slug += "-2"
-            phase_slugs.add(phase_slug)
-            subcorpora = []
-            for path, label in keys:
-                sub_name = re.sub(r"[^\w.-]+", " ", path.stem).strip()[:100] or "data"
-                subcorpora.append(
-                    SubCorpusSpec(
-                        name=sub_name, file_name=path.name, key=KeyFile(path=path, label=label)
-                    )
-                )
-                names.append(sub_name)
-            where = f"phase {phase.label}"
-            assert phase.start is not None  # the bundle's reader refuses a phase without one
-            try:
-                phases.append(
-                    PhaseSpec(
-                        slug=phase_slug,
-                        kind=_phase_kind(phase.label),
-                        title=phase.label[:300],
-                        start=phase.start,
-                        end=phase.end,
-                        daily_limit=phase.daily_limit,
-                        total_limit=phase.total_limit,
-                        leaderboard_visibility=(
-                            Phase.Visibility.HIDDEN if phase.hidden else Phase.Visibility.PUBLIC
-                        ),
-                        subcorpora=tuple(subcorpora),
-                    )
-                )
-            except SpecError as exc:
-                raise exc.at(where) from None
-            report.imported.append(
-                f"phase {phase.label} → {task_slug}/{phase_slug} "
-                f"({Phase.Kind(_phase_kind(phase.label)).label.lower()}; "
-                f"{len(subcorpora)} gold keys; {phase.daily_limit} a day, "
-                f"{phase.total_limit} in all"
-                f"{'; scores hidden' if phase.hidden else ''})"
-            )
+            phases.append(_phase_spec(phase, keys, slug=phase_slug, task=task_slug, report=report))
+            names.extend(sub.name for sub in phases[-1].subcorpora or ())
             for role, member in phase.data:
-                path = root / member
-                data.append(
-                    DataFile(
-                        task=task_slug,
-                        phase=phase_slug,
-                        path=path,
-                        name=PurePosixPath(member).name,
-                        role=role,
-                    )
-                )
+                path, file_name = builder.data_file(member)
+                data.append(DataFile(task_slug, phase_slug, path, file_name, role))
         primary = _primary(
-            bundle.columns, names, kind=kind, procedure=procedure, words=words, report=report
+            bundle.columns,
+            list(dict.fromkeys(names)),
+            kind=kind,
+            procedure=procedure,
+            words=words,
+            report=report,
         )
         title = f"{bundle.title} ({kind.replace('_', ' ')})" if len(groups) > 1 else bundle.title
         tasks.append(
@@ -338,6 +337,65 @@ def bundle_spec(
     return spec, data
 
 
+def _subcorpora(keys: list[tuple[Path, str]]) -> list[SubCorpusSpec]:
+    """One dataset per key file, named after it without its split (`dataset_name`), so that
+    a task's phases name the same data alike; two files of one phase that would share a name
+    keep their file names."""
+    named = [(path, label, *dataset_name(path.stem)) for path, label in keys]
+    counts: dict[str, int] = {}
+    for _, _, sub_name, _ in named:
+        counts[sub_name] = counts.get(sub_name, 0) + 1
+    return [
+        SubCorpusSpec(
+            name=sub_name if counts[sub_name] == 1 else path.stem[:100],
+            language=language,
+            file_name=path.name,
+            key=KeyFile(path=path, label=label),
+        )
+        for path, label, sub_name, language in named
+    ]
+
+
+def _phase_spec(
+    phase: BundlePhase, keys: list[tuple[Path, str]], *, slug: str, task: str, report: Report
+) -> PhaseSpec:
+    assert phase.start is not None  # the bundle's reader refuses a phase without one
+    try:
+        subcorpora = _subcorpora(keys)
+        spec = PhaseSpec(
+            slug=slug,
+            kind=_phase_kind(phase.label),
+            title=phase.label[:300],
+            start=phase.start,
+            end=phase.end,
+            daily_limit=phase.daily_limit,
+            total_limit=phase.total_limit,
+            leaderboard_visibility=(
+                Phase.Visibility.HIDDEN if phase.hidden else Phase.Visibility.PUBLIC
+            ),
+            subcorpora=tuple(subcorpora),
+        )
+    except SpecError as exc:
+        raise exc.at(f"phase {phase.label} ({phase.where})") from None
+    end = f"{phase.end:%Y-%m-%d %H:%M:%S} UTC" if phase.end else "never"
+    datasets = ", ".join(
+        sub.name + (f" ({sub.language})" if sub.language else "") for sub in subcorpora
+    )
+    report.add(
+        "imported",
+        phase_subject(phase.label),
+        f"{task}/{slug}, {Phase.Kind(spec.kind).label.lower()}; "
+        f"from {phase.start:%Y-%m-%d %H:%M:%S} UTC to {end}; "
+        f"{plural(len(subcorpora), 'gold key')}{': ' + datasets if datasets else ''}; "
+        f"{phase.daily_limit} a day, {phase.total_limit} in all"
+        f"{'; scores hidden' if phase.hidden else ''}",
+        phase.where,
+    )
+    for path, note in phase.date_notes:
+        report.add("imported", phase_subject(phase.label), note, path)
+    return spec
+
+
 def _primary(
     columns: list[Column],
     subcorpora: list[str],
@@ -350,15 +408,18 @@ def _primary(
     """The task's primary metric from the leaderboard columns; "" keeps the default."""
     chosen = ""
     for column in columns:
-        where = f"leaderboard column {column.label!r} ({column.key})"
+        subject = f"Leaderboard column {column.label} ({column.key})"
         if column.computed:
-            report.not_imported.append(
-                f"{where}: computed ({column.computed}); boards compute their own average and rank"
+            report.add(
+                "not_imported",
+                subject,
+                f"computed ({column.computed}); boards compute their own average and rank",
+                column.where,
             )
             continue
         metric, subcorpus = column_metric(column.key, column.label, subcorpora)
         if metric is None:
-            report.not_imported.append(f"{where}: names no metric the scorer computes")
+            report.add("not_imported", subject, "names no metric the scorer computes", column.where)
             continue
         if not chosen and column.sort.lower().startswith("desc"):
             try:
@@ -371,12 +432,21 @@ def _primary(
                     primary_metric=metric,
                 )
             except SpecError:
-                report.not_imported.append(
-                    f"{where}: {metric} is not computed by the task's scoring"
+                report.add(
+                    "not_imported",
+                    subject,
+                    f"{metric} is not computed by the task's scoring",
+                    column.where,
                 )
                 continue
             chosen = metric
-        report.imported.append(
-            f"{where} → {metric_label(metric)}" + (f" on {subcorpus}" if subcorpus else "")
+        named = NAMES_A_DATASET.search(column.label) if subcorpus is None else None
+        report.add(
+            "imported",
+            subject,
+            f"{metric_label(metric)}"
+            + (f" on {subcorpus}" if subcorpus else "")
+            + (f" (it names {named.group(0).strip()}, which no phase holds)" if named else ""),
+            column.where,
         )
     return chosen

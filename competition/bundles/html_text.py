@@ -2,7 +2,11 @@
 
 The platform's pages are Markdown rendered with raw HTML off (`competition.markdown`), so an
 HTML page is not kept as HTML: it is read with the standard library's parser and rewritten
-as Markdown (headings, paragraphs, lists, emphasis, links, line breaks, preformatted text).
+as Markdown (headings, paragraphs, lists, emphasis, links, line breaks, preformatted text,
+tables as Markdown tables: the first row is the header, a cell's blocks are joined on one
+line). Lists nested deeper than `MAX_LIST_DEPTH` are written at that depth, so the output
+grows with the input, never with its square (a page of thousands of nested lists converts in
+time linear in its size).
 Scripts, styles, forms, frames and comments are dropped with their content; every other tag
 is dropped keeping its text. Markdown's own characters in the text are escaped, so the
 result says what the page said and nothing more; links go through the renderer's own check
@@ -42,8 +46,6 @@ BLOCKS = frozenset(
         "article",
         "header",
         "footer",
-        "table",
-        "tr",
         "blockquote",
         "ul",
         "ol",
@@ -59,6 +61,7 @@ BLOCKS = frozenset(
         "hr",
     }
 )
+MAX_LIST_DEPTH = 8
 LIST_ITEM = re.compile(r"^\s*(-|\d+\.) ")
 MARKDOWN_CHARS = re.compile(r"([\\`*_\[\]<>#|])")
 
@@ -71,6 +74,35 @@ class _Converter(HTMLParser):
         self.pre = 0
         self.lists: list[list] = []  # [kind, counter]
         self.links: list[str | None] = []
+        self.tables: list[list[list[str]]] = []  # per open table, its rows of cells
+        self.cells: list[list[str]] = []  # the open cells' outputs (the page's is kept apart)
+
+    def _open_cell(self) -> None:
+        if self.tables:
+            if not self.tables[-1]:
+                self.tables[-1].append([])
+            self.cells.append(self.out)
+            self.out = []
+
+    def _close_cell(self) -> None:
+        if self.cells and self.tables:
+            text = " ".join("".join(self.out).split())
+            self.out = self.cells.pop()
+            self.tables[-1][-1].append(text)
+
+    def _close_table(self) -> None:
+        while len(self.cells) > len(self.tables) - 1 and self.cells:
+            self._close_cell()
+        rows = [row for row in self.tables.pop() if row]
+        if not rows:
+            return
+        width = max(len(row) for row in rows)
+        lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in rows]
+        lines.insert(1, "|" + " --- |" * width)
+        if self.tables:  # a table inside a cell: its text only
+            self.out.append(" " + " ".join(" ".join(row) for row in rows) + " ")
+        else:
+            self.out.append("\n\n" + "\n".join(lines) + "\n\n")
 
     def _block(self) -> None:
         self.out.append("\n\n")
@@ -89,7 +121,7 @@ class _Converter(HTMLParser):
             self.lists.append([tag, 0])
             self._block()
         elif tag == "li":
-            depth = max(len(self.lists) - 1, 0)
+            depth = min(max(len(self.lists) - 1, 0), MAX_LIST_DEPTH)
             kind: list[Any] = self.lists[-1] if self.lists else ["ul", 0]
             kind[1] += 1
             marker = f"{kind[1]}." if kind[0] == "ol" else "-"
@@ -110,8 +142,16 @@ class _Converter(HTMLParser):
             self.links.append(href or None)
             if href:
                 self.out.append("[")
+        elif tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            if len(self.cells) >= len(self.tables):
+                self._close_cell()
+            self.tables[-1].append([])
         elif tag in ("td", "th"):
-            self.out.append(" ")
+            if len(self.cells) >= len(self.tables):
+                self._close_cell()
+            self._open_cell()
         elif tag in BLOCKS:
             self._block()
 
@@ -141,6 +181,10 @@ class _Converter(HTMLParser):
             if href:
                 safe = href.replace(" ", "%20").replace(")", "%29").replace("(", "%28")
                 self.out.append(f"]({safe})")
+        elif tag in ("td", "th") and len(self.cells) >= len(self.tables):
+            self._close_cell()
+        elif tag == "table" and self.tables:
+            self._close_table()
         elif tag in BLOCKS:
             self._block()
 
@@ -159,6 +203,8 @@ def html_to_markdown(html: str) -> str:
     parser = _Converter()
     parser.feed(html)
     parser.close()
+    while parser.tables:  # a table the page never closed
+        parser._close_table()
     text = "".join(parser.out)
     lines, fenced = [], False
     for line in text.split("\n"):

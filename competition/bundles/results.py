@@ -3,11 +3,15 @@
 CodaLab's per-phase results CSV holds one block per leaderboard: a header row
 ``submission_pk, User, <column labels>`` (sometimes a second header row naming column groups),
 then one row per entry, ``id, username, "value (rank)", ...``. Codabench's leaderboard export
-is one table ``#, Username, <column titles>`` with plain values. Columns are mapped to the
-metric catalogue and the phase's sub-corpora (`column_metric`); only columns holding the
-task's primary metric on one sub-corpus are imported (that is what the boards rank; a phase
-with one sub-corpus takes a metric column without a sub-corpus name). Every other column is
-listed as not imported. Every cell is checked before anything is written.
+is one table ``#, Username, <column titles>`` with plain values. Each column is mapped to the
+metric catalogue and the phase's datasets (`column_metric`) and says so (`ColumnMapping`):
+the columns holding the task's primary metric on one dataset are imported (that is what the
+boards rank; a phase with one dataset takes a metric column without a dataset name);
+averages, ranks and durations are the board's own, and other metrics of a dataset are not
+ranked here: both are listed, and do not stop the import. A column the import cannot place
+(no dataset of the phase, no metric it knows, a dataset named twice) stops it with the
+mapping (`ResultsUnmapped`) unless the organizer applies it anyway, which imports the columns
+that map. Every cell is checked before anything is written.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from competition.bundles.build import column_metric
+from competition.bundles.names import NAMES_A_DATASET
 from competition.errors import DefinitionError
 from competition.models import Phase
 from competition.services.references import ReferenceRow
+from scoring.vocabulary import metric_label
 
 MAX_BYTES = 10 * 1024 * 1024
 CELL = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\(\s*\d+\s*\))?\s*$")
@@ -35,16 +41,73 @@ HEADERS = {
 }
 
 
+BOARD_OWN = re.compile(
+    r"(^|[^a-z])(avg|average|mean|macro|rank|ranking|mrr|duration|date|time|submitted|"
+    r"entries|team|method|system|description|id)($|[^a-z])",
+    re.I,
+)
+"""Words of the columns a board computes or shows itself."""
+
+
+@dataclass(slots=True)
+class ColumnMapping:
+    """What one column of the results became: imported as ``metric`` on ``dataset``, or
+    not, with ``reason``; ``blocking``: the import does not know what the column is."""
+
+    label: str
+    dataset: str = ""
+    metric: str = ""
+    imported: bool = False
+    reason: str = ""
+    blocking: bool = False
+
+    @property
+    def metric_name(self) -> str:
+        return metric_label(self.metric) if self.metric else ""
+
+    def __str__(self) -> str:
+        if self.imported:
+            return f"{self.label} → {metric_label(self.metric)} on {self.dataset}"
+        return f"{self.label}: {self.reason}"
+
+
 @dataclass(slots=True)
 class ResultsRead:
     rows: list[ReferenceRow] = field(default_factory=list)
-    imported_columns: list[str] = field(default_factory=list)
-    not_imported: list[str] = field(default_factory=list)
+    columns: list[ColumnMapping] = field(default_factory=list)
+
+    @property
+    def imported_columns(self) -> list[str]:
+        return [str(c) for c in self.columns if c.imported]
+
+    @property
+    def not_imported(self) -> list[str]:
+        return [f"column {c}" for c in self.columns if not c.imported]
+
+    @property
+    def blocking(self) -> list[ColumnMapping]:
+        return [c for c in self.columns if c.blocking]
 
 
-def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> ResultsRead:
-    """The checked reference rows of a results file for ``phase``; raises
-    `DefinitionError` naming the line at fault."""
+class ResultsUnmapped(DefinitionError):
+    """Some columns could not be placed; ``read`` holds the mapping of every column."""
+
+    def __init__(self, name: str, read: ResultsRead) -> None:
+        unplaced = "; ".join(str(c) for c in read.blocking)
+        super().__init__(
+            name,
+            f"{len(read.blocking)} column{'s' if len(read.blocking) != 1 else ''} could not be "
+            f"placed ({unplaced}); apply anyway to import the columns that map",
+        )
+        self.read = read
+
+
+def results_read(
+    *, path: Path, phase: Phase, unit: str = "auto", name: str, apply_anyway: bool = False
+) -> ResultsRead:
+    """The checked reference rows of a results file for ``phase`` and the mapping of its
+    columns; raises `DefinitionError` naming the line at fault, or `ResultsUnmapped` when a
+    column cannot be placed (unless ``apply_anyway``)."""
     if path.stat().st_size > MAX_BYTES:
         raise DefinitionError(name, f"larger than the limit of {MAX_BYTES} bytes")
     try:
@@ -66,9 +129,7 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
             continue
         if len(cells) >= 2 and (cells[0].lower(), cells[1].lower()) in HEADERS:
             header = cells
-            columns = _columns(
-                header, subcorpora, metric=metric, read=read, single=len(subcorpora) == 1
-            )
+            columns = _columns(header, subcorpora, metric=metric, read=read)
             continue
         if header is None:
             continue  # a leaderboard's title line
@@ -94,11 +155,14 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
         if scores:
             raw_rows.append((line, user, cells[0], scores))
     if not raw_rows:
+        seen = "; ".join(str(c) for c in read.columns) or "no header row of CodaLab or Codabench"
         raise DefinitionError(
             name,
-            "no result row for a column the phase can show "
-            f"({metric} on {', '.join(subcorpora) or 'no sub-corpus'})",
+            f"no result row for a column the phase can show ({metric_label(metric)} on "
+            f"{', '.join(subcorpora) or 'no dataset'}); the columns read: {seen}",
         )
+    if read.blocking and not apply_anyway:
+        raise ResultsUnmapped(name, read)
     values = [v for *_, scores in raw_rows for v in scores.values()]
     scale = {"percent": 100.0, "fraction": 1.0}.get(unit) or (100.0 if max(values) > 1 else 1.0)
     for line, user, ident, scores in raw_rows:
@@ -121,21 +185,51 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
 
 
 def _columns(
-    header: list[str], subcorpora: dict[str, int], *, metric: str, read: ResultsRead, single: bool
+    header: list[str], subcorpora: dict[str, int], *, metric: str, read: ResultsRead
 ) -> dict[int, int]:
+    """Map each column of a header (after the entry's id and user); {cell index: dataset
+    id} of the imported ones. The mapping of every column goes to ``read``."""
     columns: dict[int, int] = {}
+    names = list(subcorpora)
     for index, label in enumerate(header[2:], start=2):
-        found, subcorpus = column_metric(label, label, list(subcorpora))
-        if subcorpus is None and single and found == metric:
-            subcorpus = next(iter(subcorpora))
-        if (
-            subcorpus is not None
-            and found in (metric, None)
-            and index not in columns
-            and subcorpora[subcorpus] not in columns.values()
-        ):
-            columns[index] = subcorpora[subcorpus]
-            read.imported_columns.append(f"{label} → {subcorpus}")
-        else:
-            read.not_imported.append(f"column {label!r}: not the primary metric of one sub-corpus")
+        mapping = _column(
+            label, names, metric=metric, taken={c.dataset for c in read.columns if c.imported}
+        )
+        if mapping.imported:
+            columns[index] = subcorpora[mapping.dataset]
+        read.columns.append(mapping)
     return columns
+
+
+def _column(label: str, names: list[str], *, metric: str, taken: set[str]) -> ColumnMapping:
+    found, dataset = column_metric(label, label, names)
+    if (
+        dataset is None
+        and found == metric
+        and len(names) == 1
+        and not BOARD_OWN.search(label)
+        and not NAMES_A_DATASET.search(label)
+    ):
+        dataset = names[0]
+    mapping = ColumnMapping(label, dataset=dataset or "", metric=found or "")
+    if dataset is not None and found in (metric, None):
+        if dataset in taken:
+            mapping.reason, mapping.blocking = f"a second column for {dataset}", True
+        else:
+            mapping.imported, mapping.metric = True, metric
+    elif dataset is not None:
+        mapping.reason = (
+            f"{metric_label(found or '')} on {dataset}: the board ranks {metric_label(metric)} only"
+        )
+    elif BOARD_OWN.search(label):
+        mapping.reason = "the board computes its own averages and ranks"
+    elif found is not None:
+        mapping.reason = f"{metric_label(found)} on no dataset of the phase ({', '.join(names)})"
+        mapping.blocking = True
+    else:
+        mapping.reason = (
+            f"names neither a dataset of the phase ({', '.join(names) or 'none'}) "
+            "nor a metric the scorer computes"
+        )
+        mapping.blocking = True
+    return mapping

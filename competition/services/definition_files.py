@@ -330,6 +330,10 @@ def definition_job_run(*, job_id: int) -> str:
     try:
         if job.kind == DefinitionJob.Kind.KEY:
             message = subcorpus_key_job_apply(job=job, path=stored, progress=progress)
+        elif job.kind == DefinitionJob.Kind.BUNDLE:
+            from competition.services.bundles import bundle_job_apply  # it imports this module
+
+            message = bundle_job_apply(job=job, path=stored, progress=progress)
         else:
             load = competition_definition_upload(
                 competition=job.competition,

@@ -24,6 +24,7 @@ from competition import services
 from competition.models import (
     Competition,
     CompetitionPage,
+    DefinitionJob,
     Phase,
     PhaseDataFile,
     RescoreBatch,
@@ -121,6 +122,15 @@ class Draft:
             phase=self.phase, submission_ids=[r.pk for r in self.runs]
         )
         self.snapshot = board_freeze(phase=self.phase, user=self.organizer)
+        # The bundle import that made the draft (staff see its page and report).
+        self.bundle_job = DefinitionJob.objects.create(
+            competition=self.competition,
+            kind=DefinitionJob.Kind.BUNDLE,
+            params={"owner": self.organizer.username},
+            file_name="secret.zip",
+            path="jobs/gone/upload",
+            status=DefinitionJob.Status.DONE,
+        )
 
     def values(self, name: str, route_name: str) -> str:
         """The draft's value for a URL parameter."""
@@ -141,6 +151,7 @@ class Draft:
             "batch_id": str(self.batch.pk),
             "token": "any-token",
             "snapshot_id": str(self.snapshot.pk),
+            "job_id": str(self.bundle_job.pk),
         }
         if name not in table:
             raise AssertionError(

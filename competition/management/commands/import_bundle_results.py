@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from competition.errors import CompetitionError
 from competition.models import Phase
-from competition.services.bundles import bundle_results_import
+from competition.services.bundles import ResultsUnmapped, bundle_results_import
 
 
 class Command(BaseCommand):
@@ -23,9 +23,22 @@ class Command(BaseCommand):
         parser.add_argument("path", type=Path)
         parser.add_argument("--source", required=True, help="where the numbers come from")
         parser.add_argument("--unit", default="auto", choices=["auto", "percent", "fraction"])
+        parser.add_argument(
+            "--apply-anyway",
+            action="store_true",
+            help="import the columns that map even when some column cannot be placed",
+        )
 
     def handle(
-        self, *args, competition: str, phase: str, path: Path, source: str, unit: str, **options
+        self,
+        *args,
+        competition: str,
+        phase: str,
+        path: Path,
+        source: str,
+        unit: str,
+        apply_anyway: bool,
+        **options,
     ) -> None:
         task_slug, _, phase_slug = phase.partition("/")
         found = (
@@ -40,13 +53,27 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
         try:
-            created, read = bundle_results_import(phase=found, path=path, source=source, unit=unit)
+            created, read = bundle_results_import(
+                phase=found, path=path, source=source, unit=unit, apply_anyway=apply_anyway
+            )
+        except ResultsUnmapped as exc:
+            self._columns(exc.read)
+            raise CommandError(f"{exc.message} (--apply-anyway)") from None
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
         self.stdout.write(
             self.style.SUCCESS(f"Imported {len(created)} published results into {phase}.")
         )
-        for line in read.imported_columns:
-            self.stdout.write(f"  imported: {line}")
-        for line in read.not_imported:
-            self.stdout.write(f"  not imported: {line}")
+        self._columns(read)
+
+    def _columns(self, read) -> None:
+        """The mapping of every column: what it became, or why not."""
+        for column in read.columns:
+            state = (
+                "imported"
+                if column.imported
+                else "NOT PLACED"
+                if column.blocking
+                else "not imported"
+            )
+            self.stdout.write(f"  {state}: {column}")

@@ -1,6 +1,6 @@
 """Bundles built in the tests from the platforms' formats (docs/bundles.md):
 a CodaLab competition.yaml v1.x zip and a Codabench version 2 zip, each with its data items
-as zips inside the bundle."""
+as zips inside the bundle; and the score rows of a run, to compare two competitions."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ import io
 import zipfile
 from pathlib import Path
 
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from competition.services.scoring import submission_compute
+from competition.services.submissions import submission_create
+from competition.services.teams import organizer_team_get_or_create
 from tests.conftest import KEY_DOCS, RESPONSE_DOCS, conllua
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -187,4 +192,32 @@ def codabench_bundle(*, key: bytes = UA_KEY, program: dict[str, bytes] | None = 
             "input.zip": zip_bytes({"light-input.CONLLUA": b"# global.columns = ID\n"}),
             "starting_kit.zip": zip_bytes({"README.txt": b"how to submit\n"}),
         }
+    )
+
+
+def score_rows(phase, files: dict[str, tuple[str, bytes]]) -> list[tuple]:
+    """Every score row of one organizer run of ``phase`` ({sub-corpus name: (file name,
+    content)}), as comparable tuples: dataset, mode, metric, document, R, P, F1, counts."""
+    team = organizer_team_get_or_create(competition=phase.task.competition)
+    subcorpora = {sub.name: sub for sub in phase.subcorpora.all()}
+    submission = submission_create(
+        team=team,
+        phase=phase,
+        user=None,
+        is_baseline=True,
+        files={subcorpora[n].slug: SimpleUploadedFile(*file) for n, file in files.items()},
+    )
+    names = {sub.pk: name for name, sub in subcorpora.items()}
+    return sorted(
+        (
+            names[v.subcorpus_id],
+            v.row.mode,
+            v.row.metric,
+            v.row.document or "",
+            v.row.recall,
+            v.row.precision,
+            v.row.f1,
+            repr(v.row.counts),
+        )
+        for v in submission_compute(submission=submission).scores
     )

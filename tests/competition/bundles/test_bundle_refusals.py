@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
+from competition.bundles.archive import BundleRefused, unpack
 from competition.errors import CompetitionError
 from competition.models import Competition, Phase, PhaseDataFile
 from competition.services.bundles import bundle_import
@@ -83,11 +84,30 @@ def test_member_count_and_total_size_limits(tmp_path, settings):
     assert "larger than the limit of 100 bytes" in refused(tmp_path, codalab_bundle())
 
 
-def test_zip_nested_too_deep_is_refused(tmp_path):
-    inner = zip_bytes({"inner.zip": zip_bytes({"k.conllu": COREFUD_KEY})})
-    message = refused(tmp_path, codalab_bundle(extra={"reference_dev.zip": inner}))
-    assert "reference_dev.zip" in message and "'inner.zip'" in message
-    assert "nested too deep" in message
+def test_a_zip_inside_a_data_item_is_never_opened(tmp_path):
+    """CodaLab's Compute_pi example keeps a zip in its reference data: it is neither
+    written nor opened, and the report says so."""
+    inner = zip_bytes(
+        {
+            "inner.zip": zip_bytes({"k.conllu": COREFUD_KEY}),
+            "en_ami-corefud-test.conllu": COREFUD_KEY,
+        }
+    )
+    path = tmp_path / "b.zip"
+    path.write_bytes(codalab_bundle(extra={"reference_dev.zip": inner}))
+    result = bundle_import(path=path, owner="olga")
+    dev = result.competition.tasks.get().phases.get(slug="development")
+    assert list(dev.subcorpora.values_list("name", flat=True)) == ["en_ami"]
+    assert "Data item reference_dev.zip: inner.zip: a zip inside it, not opened" in (
+        result.report.not_imported
+    )
+
+
+def test_unpack_refuses_a_zip_at_the_deepest_level(tmp_path):
+    source = tmp_path / "item.zip"
+    source.write_bytes(zip_bytes({"inner.zip": zip_bytes({"k.conllu": COREFUD_KEY})}))
+    with pytest.raises(BundleRefused, match="'inner.zip' is a zip inside a zip inside the bundle"):
+        unpack(source, tmp_path / "out", name="b.zip: item.zip", depth=2)
 
 
 def test_unsafe_member_of_a_data_item_is_refused(tmp_path):

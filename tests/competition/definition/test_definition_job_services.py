@@ -1,5 +1,6 @@
-"""A large definition upload through the real configuration: the request keeps the upload
-and queues a job; a real `celery -A config worker` loads it, and the row says so."""
+"""A large definition upload, and a large bundle, through the real configuration: the request
+keeps the upload and queues a job; a real `celery -A config worker` loads it, and the row
+says so."""
 
 from __future__ import annotations
 
@@ -13,13 +14,26 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.models import Competition, DefinitionJob, Phase
 from competition.services import competition_load
+from competition.services.bundles import bundle_import_start, bundle_job_report
 from competition.services.definition_files import (
     competition_definition_zip,
     definition_upload_start,
 )
+from tests.competition.bundles import published
 
 pytestmark = pytest.mark.services
 ROOT = Path(__file__).resolve().parents[3]
+
+
+def finished(job: DefinitionJob, wait, what: str) -> None:
+    """Wait for the worker to end ``job``; it must have succeeded."""
+    wait(
+        lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
+        timeout=120,
+        what=what,
+    )
+    job.refresh_from_db()
+    assert job.status == "done", job.message
 
 
 def test_a_worker_loads_a_large_definition(
@@ -43,11 +57,20 @@ def test_a_worker_loads_a_large_definition(
         competition=competition, upload=SimpleUploadedFile("c.zip", archive)
     )
     assert isinstance(job, DefinitionJob)
-    wait(
-        lambda: DefinitionJob.objects.get(pk=job.pk).status in ("done", "failed"),
-        timeout=120,
-        what="the worker to load the definition",
-    )
-    job.refresh_from_db()
-    assert job.status == "done", job.message
+    finished(job, wait, "the worker to load the definition")
     assert Phase.objects.get(slug="test").daily_limit == 6
+
+
+def test_a_worker_imports_a_large_bundle(
+    services_ready, transactional_db, settings, celery_worker, wait
+):
+    settings.DEFINITION_JOB_BYTES = 1000
+    get_user_model().objects.create_user("olga")
+    job = bundle_import_start(
+        upload=SimpleUploadedFile("crac.zip", published.codabench_crac()), owner="olga"
+    )
+    assert isinstance(job, DefinitionJob) and job.competition is None
+    finished(job, wait, "the worker to import the bundle")
+    assert job.competition.slug == "crac-2026-shared-task"
+    report = bundle_job_report(job)
+    assert report is not None and any("-s (singletons kept)" in line for line in report.proposed)
