@@ -854,6 +854,12 @@ class AuditEntry(models.Model):
         UNPUBLISH = "unpublish", "Back to draft"
         ORGANIZER_ADDED = "organizer_added", "Organizer added"
         ORGANIZER_REMOVED = "organizer_removed", "Organizer removed"
+        CARD_CHANGED = "card_changed", "System card changed"
+        CARD_OVERRIDE = "card_override", "Locked system card changed"
+        DATES_CHANGED = "dates_changed", "Phase dates changed"
+        TEAM_APPROVED = "team_approved", "Team approved"
+        TEAM_REJECTED = "team_rejected", "Team rejected"
+        SCORING_CHANGED = "scoring_changed", "Scoring changed"
 
     competition = models.ForeignKey(
         Competition, on_delete=models.CASCADE, related_name="audit_entries"
