@@ -385,8 +385,10 @@ def phase_apply(
     if order is not None:
         phase.order = order
     phase.slug = spec.slug
+    revealed = phase.revealed_at
     for name, value in spec.values().items():
         setattr(phase, name, value)
+    _reveal_settle(phase, before=revealed)
     phase.save()
     if seen is not None:
         seen.phases.add(phase.pk)
@@ -402,6 +404,22 @@ def phase_apply(
         if seen is not None:
             seen.subcorpora.add(subcorpus.pk)
     return phase, changed
+
+
+def _reveal_settle(phase: Phase, *, before) -> None:
+    """A reveal date the spec gives as stored (to the minute: the editor's form shows
+    minutes) keeps the stored moment and how it was set; another one is a scheduled reveal,
+    which a clone carries (a reveal by hand is not)."""
+    after = phase.revealed_at
+    same = after == before or (
+        after is not None
+        and before is not None
+        and after.replace(second=0, microsecond=0) == before.replace(second=0, microsecond=0)
+    )
+    if same:
+        phase.revealed_at = before
+    else:
+        phase.reveal_scheduled = after is not None
 
 
 def subcorpus_apply(
