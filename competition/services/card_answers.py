@@ -223,12 +223,12 @@ def _card_audit(
     phase = submission.phase
     detail = f"{phase.task.title} › {phase.title}: run #{submission.pk} of {submission.team.name}"
     if locked:
-        detail += f", after the phase ended, because: {why}"
+        detail += f", after the phase ended (reason: {why})"
     audit_record(
         competition=phase.task.competition,
         actor=user,
         action=AuditEntry.Action.CARD_OVERRIDE if locked else AuditEntry.Action.CARD_CHANGED,
-        detail=f"{detail}. Changed {changes}",
+        detail=f"{detail}; changed {changes}",
     )
 
 
