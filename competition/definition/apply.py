@@ -41,6 +41,7 @@ from competition.definition.spec import (
     TaskSpec,
     TrackSpec,
 )
+from competition.definition.spec import UNSET
 from competition.errors import SubmissionRejected
 from competition.models import (
     Competition,
@@ -184,7 +185,15 @@ def competition_head_apply(*, spec: CompetitionSpec, new: bool = False) -> Compe
 
 
 def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition, bool]:
-    values = {"title": spec.title, "description": spec.description, "website": spec.website}
+    values = {
+        name: value
+        for name, value in (
+            ("title", spec.title),
+            ("description", spec.description),
+            ("website", spec.website),
+        )
+        if value is not UNSET
+    }
     if new:
         if Competition.objects.filter(slug=spec.slug).exists():
             raise SpecError(
@@ -300,7 +309,9 @@ def task_apply(
     if order is not None:
         task.order = order
     task.slug, task.kind, task.title = spec.slug, spec.kind, spec.title
-    task.description, task.procedure = spec.description, spec.procedure
+    task.procedure = spec.procedure
+    if spec.description is not UNSET:
+        task.description = spec.description
     task.scorer_options = list(spec.scorer_options or ())
     task.primary_metric = spec.primary_metric
     task.save()
@@ -348,7 +359,11 @@ def tracks_apply(*, task: Task, tracks: tuple[TrackSpec, ...]) -> list[Track]:
         saved, _ = Track.objects.update_or_create(
             task=task,
             slug=track.slug,
-            defaults={"name": track.name, "description": track.description, "order": order},
+            defaults={
+                "name": track.name,
+                "order": order,
+                **({"description": track.description} if track.description is not UNSET else {}),
+            },
         )
         written.append(saved)
     return written
@@ -389,6 +404,13 @@ def phase_apply(
     for name, value in spec.values().items():
         setattr(phase, name, value)
     _reveal_settle(phase, before=revealed)
+    if phase.end is not None and phase.end < phase.start:  # an end kept, a start given
+        raise SpecError(
+            "end_before_start",
+            field="start",
+            reason=f"'start' is after the phase's end ({phase.start.isoformat()} > "
+            f"{phase.end.isoformat()}); give 'end' too",
+        )
     phase.save()
     if seen is not None:
         seen.phases.add(phase.pk)
@@ -469,7 +491,10 @@ def subcorpus_apply(
     if order is not None:
         subcorpus.order = order
     subcorpus.name, subcorpus.slug = spec.name, spec.slug
-    subcorpus.language, subcorpus.file_name = spec.language, spec.file_name
+    if spec.language is not UNSET:
+        subcorpus.language = spec.language
+    if spec.file_name is not UNSET:
+        subcorpus.file_name = spec.file_name
     subcorpus.available = spec.available
     subcorpus.key_file = stored.key_file if stored else ""
     subcorpus.sha256 = stored.sha256 if stored else ""

@@ -152,8 +152,7 @@ def test_the_command_line_shows_the_refusal_on_one_line(
     monkeypatch.setenv("CODICRAC_CONFIG", str(tmp_path / "config.json"))
     monkeypatch.setattr("sys.stdin", io.StringIO("alice-pw-123!\n"))
     assert (
-        main(["login", "--server", live_server.url, "--username", "alice", "--password-stdin"])
-        == 0
+        main(["login", "--server", live_server.url, "--username", "alice", "--password-stdin"]) == 0
     )
     assert main(["card", str(run.pk)]) == 0
     out = capsys.readouterr().out

@@ -68,7 +68,9 @@ def test_a_locked_card_is_shown_with_its_reason_and_an_organizer_overrides_it(
     page.select_option("#card-llm", "yes")
     shots(page, artifacts_dir, "organizer")
     page.click("#card-form button[type=submit]")  # no reason: the browser holds it back
-    assert page.evaluate("() => document.querySelector('#card-override-reason').matches(':invalid')")
+    assert page.evaluate(
+        "() => document.querySelector('#card-override-reason').matches(':invalid')"
+    )
     assert cards.card_of(submission=run)["llm"] == "no"
     page.fill("#card-override-reason", "The team's paper describes an LLM-based system.")
     page.click("#card-form button[type=submit]")
