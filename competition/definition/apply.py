@@ -30,6 +30,7 @@ from django.db import transaction
 
 from competition.definition.keys import key_store, known_keys
 from competition.definition.spec import (
+    UNSET,
     BaselineSpec,
     CardQuestionSpec,
     CompetitionSpec,
@@ -41,7 +42,6 @@ from competition.definition.spec import (
     TaskSpec,
     TrackSpec,
 )
-from competition.definition.spec import UNSET
 from competition.errors import SubmissionRejected
 from competition.models import (
     Competition,

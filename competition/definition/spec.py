@@ -448,7 +448,8 @@ class CardQuestionSpec:
 @dataclass(slots=True)
 class CompetitionSpec:
     """A whole competition as a definition gives it. ``team_approval`` and ``published``
-    None, ``description`` and ``website`` UNSET keep what the competition has; ``pages`` lists only the pages given (kind → text).
+    None, ``description`` and ``website`` UNSET keep what the competition has; ``pages``
+    lists only the pages given (kind → text).
     Applying a spec never publishes a competition by itself: ``published`` is only ever
     carried to the one place in `apply` that records it."""
 

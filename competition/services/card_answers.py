@@ -14,12 +14,11 @@ answers without importing the definition writer, which itself creates runs.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
-from datetime import datetime
-
 from django.db import transaction
 from django.utils import timezone
 
@@ -224,10 +223,11 @@ def _card_audit(
     detail = f"{phase.task.title} › {phase.title}: run #{submission.pk} of {submission.team.name}"
     if locked:
         detail += f", after the phase ended (reason: {why})"
+    action = str(AuditEntry.Action.CARD_OVERRIDE if locked else AuditEntry.Action.CARD_CHANGED)
     audit_record(
         competition=phase.task.competition,
         actor=user,
-        action=AuditEntry.Action.CARD_OVERRIDE if locked else AuditEntry.Action.CARD_CHANGED,
+        action=action,
         detail=f"{detail}; changed {changes}",
     )
 
