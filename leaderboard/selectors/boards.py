@@ -30,7 +30,7 @@ from django.db.models import DateTimeField, FilteredRelation, Func, Q, TextField
 from django.db.models.functions import Cast
 from django.utils.dateparse import parse_datetime
 
-from competition.models import Phase, Score, ScoringRun, Submission, Task
+from competition.models import Phase, PublishedAverage, Score, ScoringRun, Submission, Task
 from competition.selectors import track_named
 from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
@@ -633,8 +633,14 @@ def leaderboard_board(
     rows = rank_rows(
         shown, available=averaged, sort=sort, descending=descending, missing=phase.missing
     )
-    if visibility is Visibility.OWN:
-        rows = [replace(r, rank=None) for r in rows]
+    if visibility is Visibility.OWN or _published_ranking(
+        phase, mode=mode, metric=metric, track=track
+    ):
+        # (published per-dataset figures beside an official ranking of averages: not ranked)
+        rows = [
+            replace(r, rank=None) if visibility is Visibility.OWN or r.entry.is_reference else r
+            for r in rows
+        ]
     board = Board(
         phase=phase,
         mode=mode,
@@ -672,6 +678,17 @@ def leaderboard_board(
     except CardFilterError as exc:
         raise BoardQueryError(str(exc)) from None
     return replace(board, rows=shown_rows, cards=cards)
+
+
+def _published_ranking(phase: Phase, *, mode: str, metric: str, track: str | None) -> bool:
+    """Whether the phase's official ranking in this mode and metric is a published table of
+    averages (`PublishedAverage`, shown with the board): then the per-dataset figures
+    published for some of its systems (a system paper's) are shown as such, not ranked
+    above the systems that have averages only."""
+    published = PublishedAverage.objects.filter(phase_id=phase.pk, mode=mode, metric=metric)
+    if track is not None:
+        published = published.filter(track__slug=track)
+    return published.exists()
 
 
 def _unmeasured(
