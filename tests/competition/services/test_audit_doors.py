@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import zipfile
 from datetime import timedelta
+from html.parser import HTMLParser
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -245,3 +246,56 @@ def test_the_admin_logs_a_deadline_moved_once_runs_exist(world, run):
     assert response.status_code == 302, response.context["adminform"].form.errors
     ((who, moved),) = logged(AuditEntry.Action.DATES_CHANGED)
     assert who == "root" and "closes no end → " in moved and "(by the admin)" in moved
+
+
+class _FormValues(HTMLParser):
+    """The values a browser would send for the page's forms (inputs, checked boxes, selected
+    options, text areas): what posting an admin page unchanged sends."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values: dict[str, str] = {}
+        self._select: str | None = None
+        self._textarea: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        name = a.get("name")
+        if tag == "input" and name and a.get("type") not in ("submit", "button", "file"):
+            if a.get("type") in ("checkbox", "radio") and "checked" not in a:
+                return
+            self.values[name] = a.get("value") or ("on" if a.get("type") == "checkbox" else "")
+        elif tag == "select" and name:
+            self._select = name
+            self.values.setdefault(name, "")
+        elif tag == "option" and self._select and "selected" in a:
+            self.values[self._select] = a.get("value") or ""
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.values[name] = ""
+
+    def handle_endtag(self, tag):
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.values[self._textarea] += data.lstrip("\n")
+
+
+def test_the_admin_logs_a_change_of_a_tasks_scoring(world, run):
+    staff = get_user_model().objects.create_superuser("root", password="pw-root-123")
+    admin = Client()
+    admin.force_login(staff)
+    url = reverse("admin:competition_task_change", args=[world.task.pk])
+    parser = _FormValues()
+    parser.feed(admin.get(url).content.decode())
+    data = {k: v for k, v in parser.values.items() if k != "csrfmiddlewaretoken"}
+    assert data["primary_metric"] == "conll"
+    response = admin.post(url, {**data, "primary_metric": "muc"})
+    assert response.status_code == 302, response.content.decode()[:300]
+    ((who, detail),) = logged(AuditEntry.Action.SCORING_CHANGED)
+    assert who == "root" and "primary metric conll → muc (by the admin)" in detail
+    assert not logged(AuditEntry.Action.DATES_CHANGED)  # the phases' dates were sent unchanged
