@@ -4,6 +4,8 @@
     codicrac submit --phase ID [--track T] [--card card.yaml] FILES...
                                            one file per sub-corpus (named by it), or one zip
     codicrac card-template --phase ID      a system-card file to fill in (YAML, to stdout)
+    codicrac card ID [--card card.yaml]    a run's system card; with --card, change it
+                                           (refused once the phase has ended)
     codicrac validate --phase ID FILES...  the server's checks of an upload, offline
     codicrac status ID [--wait]            status, track, errors and scores of a submission
     codicrac leaderboard PHASE [--track T] [--card Q=A] [--json]
@@ -227,6 +229,40 @@ def cmd_card_template(args: argparse.Namespace) -> int:
     phase = api.request("GET", f"/api/phases/{args.phase}/")
     sys.stdout.write(card_template(phase))
     return 0
+
+
+def cmd_card(args: argparse.Namespace) -> int:
+    """Show a run's system card, or change it from a card file (``--card``). A card locked
+    by the end of its phase is refused with the server's reason; an organizer may change it
+    still with ``--reason``."""
+    config = load_config()
+    api = Api(config["server"], config["token"])
+    path = f"/api/submissions/{args.id}/card/"
+    body = api.request("GET", path)
+    if args.card:
+        fields = read_card(Path(args.card), {"card_questions": body["questions"]})
+        answers = {key.removeprefix(CARD_PREFIX): value for key, value in fields.items()}
+        payload: dict[str, Any] = {"answers": answers}
+        if args.reason:
+            payload["reason"] = args.reason
+        body = api.request("PUT", path, json=payload)
+        print(f"The system card of submission #{args.id} was saved.")
+    print(format_card(body))
+    return 0
+
+
+def format_card(body: dict) -> str:
+    """A run's card: one line per question, its answer or "-", and why it is locked."""
+    answers = body.get("answers") or {}
+    lines = [f"System card of submission #{body['submission']}:"]
+    lines += [f"  {q['slug']}: {answers.get(q['slug']) or '-'}" for q in body["questions"]]
+    if len(lines) == 1:
+        lines.append("  (the organizers ask no questions)")
+    if body.get("missing"):
+        lines.append("Not answered yet: " + "; ".join(body["missing"]))
+    if body.get("locked"):
+        lines.append(f"Locked: {body['locked']}.")
+    return "\n".join(lines)
 
 
 # --- commands ----------------------------------------------------------------------------------
@@ -649,6 +685,14 @@ def build_parser() -> argparse.ArgumentParser:
     template.add_argument("--phase", type=int, required=True, help="phase id")
     template.add_argument("--server", help="read a public phase without logging in")
     template.set_defaults(func=cmd_card_template)
+
+    card = commands.add_parser("card", help="show a run's system card, or change it")
+    card.add_argument("id", type=int, help="the submission's id")
+    card.add_argument("--card", help="the new answers: a YAML file of `question: answer` lines")
+    card.add_argument(
+        "--reason", help="organizers: why a card locked by the end of its phase is changed"
+    )
+    card.set_defaults(func=cmd_card)
 
     validate = commands.add_parser(
         "validate", help="check files as an upload to the phase is checked, offline"

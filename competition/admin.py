@@ -11,7 +11,22 @@ from django.db import models as django_models
 
 from competition import models, services
 from competition.errors import CompetitionError
-from competition.services.audit import audit_record
+from competition.services.audit import audit_record, audit_structure
+from competition.services.pages import team_decide
+
+
+class AuditedChanges:
+    """A model admin whose changes to a competition's structure (a phase's dates once runs
+    exist, a task's scoring, through its form or its inlines) go to the audit log, as from
+    the editor (`competition.services.audit.audit_structure`)."""
+
+    def competition_of(self, object_id) -> models.Competition | None:
+        raise NotImplementedError
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        competition = self.competition_of(object_id) if object_id else None
+        with audit_structure(competition=competition, actor=request.user, source="the admin"):
+            return super().changeform_view(request, object_id, form_url, extra_context)
 
 
 class TaskInline(admin.TabularInline):
@@ -77,7 +92,7 @@ class ScoringRunInline(admin.TabularInline):
 
 
 @admin.register(models.Competition)
-class CompetitionAdmin(admin.ModelAdmin):
+class CompetitionAdmin(AuditedChanges, admin.ModelAdmin):
     list_display = ["slug", "title", "created", "published_at", "owner"]
     search_fields = ["slug", "title"]
     filter_horizontal = ["organizers"]
@@ -86,6 +101,9 @@ class CompetitionAdmin(admin.ModelAdmin):
     readonly_fields = ["published_at"]
     inlines = [TaskInline]
     formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
+
+    def competition_of(self, object_id) -> models.Competition | None:
+        return models.Competition.objects.filter(pk=object_id).first()
 
     def save_related(self, request, form, formsets, change):
         """Organizers changed here are in the audit log too, as on the organizers page."""
@@ -125,10 +143,14 @@ class AuditEntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(models.Task)
-class TaskAdmin(admin.ModelAdmin):
+class TaskAdmin(AuditedChanges, admin.ModelAdmin):
     list_display = ["__str__", "kind", "title", "procedure", "primary_metric", "order"]
     list_filter = ["competition", "kind"]
     inlines = [TrackInline, PhaseInline]
+
+    def competition_of(self, object_id) -> models.Competition | None:
+        task = models.Task.objects.filter(pk=object_id).select_related("competition").first()
+        return task.competition if task else None
 
 
 @admin.register(models.Track)
@@ -156,7 +178,7 @@ def rescore_phases(modeladmin, request, queryset):
 
 
 @admin.register(models.Phase)
-class PhaseAdmin(admin.ModelAdmin):
+class PhaseAdmin(AuditedChanges, admin.ModelAdmin):
     list_display = [
         "__str__",
         "kind",
@@ -171,6 +193,11 @@ class PhaseAdmin(admin.ModelAdmin):
     list_filter = ["task__competition", "kind", "leaderboard_visibility"]
     inlines = [SubCorpusInline]
     actions = [reveal_phases, hide_phases, rescore_phases]
+
+    def competition_of(self, object_id) -> models.Competition | None:
+        phase = models.Phase.objects.filter(pk=object_id).select_related("task__competition")
+        found = phase.first()
+        return found.task.competition if found else None
 
 
 @admin.register(models.SubCorpus)
@@ -326,8 +353,21 @@ class TermsAcceptanceAdmin(admin.ModelAdmin):
 
 @admin.register(models.TeamApproval)
 class TeamApprovalAdmin(admin.ModelAdmin):
+    """A decision made here is the organizers' decision (`team_decide`): the team is told by
+    e-mail and the audit log keeps it."""
+
     list_display = ["team", "status", "reason", "decided_at", "decided_by"]
     list_filter = ["status", "team__competition"]
+    fields = ["team", "status", "reason"]
+
+    def save_model(self, request, obj, form, change) -> None:
+        decided = team_decide(
+            team=obj.team,
+            approve=obj.status == models.TeamApproval.Status.APPROVED,
+            reason=obj.reason,
+            user=request.user,
+        )
+        obj.pk, obj.decided_at, obj.decided_by = decided.pk, decided.decided_at, request.user
 
 
 @admin.register(models.Announcement)

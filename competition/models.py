@@ -145,6 +145,10 @@ class Phase(models.Model):
     )
     # A hidden leaderboard is shown from this moment on (set by phase_reveal; may be in the future).
     revealed_at = models.DateTimeField(null=True, blank=True)
+    # Whether ``revealed_at`` was given as a date (a definition, the editor, a reveal set for a
+    # later moment) rather than set by an organizer's "Reveal now": a clone of the competition
+    # carries a scheduled reveal (moved with the dates), never a reveal by hand.
+    reveal_scheduled = models.BooleanField(default=False)
     show_own_scores_when_hidden = models.BooleanField(default=False)
     # Who may open a run's details (its analysis page, per-document scores and exports, the
     # API's view of it) besides its team and the organizers (competition.visibility).
@@ -858,6 +862,12 @@ class AuditEntry(models.Model):
         UNPUBLISH = "unpublish", "Back to draft"
         ORGANIZER_ADDED = "organizer_added", "Organizer added"
         ORGANIZER_REMOVED = "organizer_removed", "Organizer removed"
+        CARD_CHANGED = "card_changed", "System card changed"
+        CARD_OVERRIDE = "card_override", "Locked system card changed"
+        DATES_CHANGED = "dates_changed", "Phase dates changed"
+        TEAM_APPROVED = "team_approved", "Team approved"
+        TEAM_REJECTED = "team_rejected", "Team rejected"
+        SCORING_CHANGED = "scoring_changed", "Scoring changed"
 
     competition = models.ForeignKey(
         Competition, on_delete=models.CASCADE, related_name="audit_entries"

@@ -19,6 +19,7 @@ from competition.models import (
     TermsAcceptance,
 )
 from competition.selectors_pages import pages_of
+from competition.timezones import zone_display
 
 PAGES_WANTED = (
     CompetitionPage.Kind.OVERVIEW,
@@ -43,8 +44,9 @@ class CheckItem:
 
 def publish_checklist(*, competition: Competition, at: datetime | None = None) -> list[CheckItem]:
     """What participants would miss if the competition were published at ``at`` (default:
-    now): every phase open then has its gold keys (or the organizers say they come later),
-    the pages and terms are written (or waived), every phase's dates are in order."""
+    now): every phase open or still to open then has its gold keys (or the organizers say
+    they come later), the pages and terms are written (or waived), every phase's dates are
+    in order."""
     at = at or timezone.now()
     phases = list(
         Phase.objects.filter(task__competition=competition)
@@ -80,7 +82,8 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
         )
     )
     for phase in phases:
-        if not phase.is_open(at=at):
+        status = phase.status(at=at)
+        if status == "closed":
             continue
         datasets = list(phase.subcorpora.all())
         keyless = [sc.name for sc in datasets if not sc.available or not sc.key_file]
@@ -96,7 +99,12 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
         items.append(
             CheckItem(
                 key=f"keys:{phase.pk}",
-                label=f"Open phase {phase.task.title} › {phase.title} has its gold keys",
+                label=(
+                    f"Open phase {phase.task.title} › {phase.title} has its gold keys"
+                    if status == "open"
+                    else f"Upcoming phase {phase.task.title} › {phase.title} (opens "
+                    f"{zone_display(phase.start, phase.time_zone)}) has its gold keys"
+                ),
                 ok=ok,
                 detail=detail,
                 waiver="Keys later: the phase takes no runs until they are added",

@@ -25,9 +25,10 @@ def submission_card(request: HttpRequest, pk: int) -> HttpResponse:
             submission=submission,
             user=request.user,
             answers={k: v for k, v in request.POST.items() if k in slugs},
+            reason=request.POST.get("override_reason", ""),
         )
     except cards.CardError as exc:
-        messages.error(request, exc.message)
+        messages.error(request, f"The system card was not saved: {exc.message}.")
     else:
         messages.success(request, "The system card was saved.")
     return redirect("competition:submission", pk=pk)

@@ -36,7 +36,7 @@ from competition.forms_editor import (
 from competition.lookups import found_or_404 as _or_404
 from competition.models import DefinitionJob, Phase
 from competition.services import definition_files, editions, editor
-from competition.services.audit import audit_definition_load
+from competition.services.audit import audit_definition_load, audit_structure
 from competition.services.editor import EditorError
 from competition.timezones import zone_display
 from competition.wording import plural
@@ -149,9 +149,12 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
             return redirect("competition:edit_task", slug=slug, task=task.slug)
         if action == "upload" and upload_form.is_valid():
             upload = upload_form.cleaned_data["definition"]
-            load = definition_files.definition_upload_start(
-                competition=competition, upload=upload, user=request.user
-            )
+            with audit_structure(
+                competition=competition, actor=request.user, source=f"the uploaded {upload.name}"
+            ):
+                load = definition_files.definition_upload_start(
+                    competition=competition, upload=upload, user=request.user
+                )
             if isinstance(load, DefinitionJob):
                 _queued(request, load)
                 return redirect("competition:edit", slug=slug)
@@ -231,17 +234,20 @@ def task_edit(request: HttpRequest, slug: str, task: str) -> HttpResponse:
                 return redirect(request.path + "#tracks")
         if action == "save" and form.is_valid():
             data = form.cleaned_data
-            saved, rescored = editor.task_save(
-                competition=found.competition,
-                task=found,
-                slug=data["slug"],
-                kind=data["kind"],
-                title=data["title"],
-                description=data["description"],
-                procedure=data["procedure"],
-                scorer_options=form.cleaned_options(),
-                primary_metric=data["primary_metric"],
-            )
+            with audit_structure(
+                competition=found.competition, actor=request.user, source="the editor"
+            ):
+                saved, rescored = editor.task_save(
+                    competition=found.competition,
+                    task=found,
+                    slug=data["slug"],
+                    kind=data["kind"],
+                    title=data["title"],
+                    description=data["description"],
+                    procedure=data["procedure"],
+                    scorer_options=form.cleaned_options(),
+                    primary_metric=data["primary_metric"],
+                )
             messages.success(request, "The task was saved.")
             _rescored(request, rescored)
             return redirect("competition:edit_task", slug=slug, task=saved.slug)
@@ -351,9 +357,15 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
             messages.success(request, f"{len(copied)} sub-corpora were copied.")
             return redirect(here)
         if action == "save" and form.is_valid():
-            saved = editor.phase_save(
-                task=found.task, phase=found, slug=form.cleaned_data["slug"], **form.phase_fields()
-            )
+            with audit_structure(
+                competition=found.task.competition, actor=request.user, source="the editor"
+            ):
+                saved = editor.phase_save(
+                    task=found.task,
+                    phase=found,
+                    slug=form.cleaned_data["slug"],
+                    **form.phase_fields(),
+                )
             messages.success(request, "The phase was saved.")
             return redirect("competition:edit_phase", slug=slug, task=task, phase=saved.slug)
         if action == "delete":

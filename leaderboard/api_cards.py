@@ -1,6 +1,8 @@
 """The system card of a run over the REST API: ``GET`` reads it, ``PUT`` saves answers
 (``{"answers": {"llm": "yes", "base-model": "Llama 3.1 8B"}}``); the run's team and the
-competition's organizers only (others get 404)."""
+competition's organizers only (others get 404). Once the phase has ended the card is locked
+(403 ``cards_locked``, ``locked`` in the GET says why); an organizer may still change it with
+``"reason": "..."`` beside the answers, which the audit log keeps."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ def _card(submission) -> dict:
         ],
         "answers": cards.card_of(submission=submission),
         "missing": cards.card_missing(submission=submission),
+        "locked": cards.card_lock(submission=submission) or None,
     }
 
 
@@ -57,9 +60,17 @@ class SubmissionCardView(APIView):
         if not isinstance(answers, dict):
             return error_response("bad_card", 'expected {"answers": {question: answer}}')
         try:
-            cards.card_answers_save(submission=submission, answers=answers, user=request.user)
+            reason = request.data.get("reason") or ""
+            if not isinstance(reason, str):
+                return error_response("bad_card", '"reason" is text: why a locked card changes')
+            cards.card_answers_save(
+                submission=submission, answers=answers, user=request.user, reason=reason
+            )
         except cards.CardError as exc:
             return error_response(
-                exc.code, exc.message, fields={exc.field: [exc.message]} if exc.field else None
+                exc.code,
+                exc.message,
+                fields={exc.field: [exc.message]} if exc.field else None,
+                http_status=403 if exc.code == "cards_locked" else None,
             )
         return Response(_card(submission))

@@ -65,11 +65,20 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
         "leaders": column_leaders(result.rows, [c.slug for c in result.columns]) if result else {},
         "variants": board_variants(board=result) if result else None,
     }
-    content = render_to_string("leaderboard/_board.html", context)
-    # the edition's published averages below the board, kept with it (the state digests them)
-    content += render_to_string(
-        "leaderboard/_published.html", {"published": published_averages_table(phase=phase)}
+    # The edition's published averages, kept with the board (the state digests them): below
+    # it, or, on a board of published results only, first, as its official ranking, the
+    # per-dataset figures some systems' papers give shown after it as such (not ranked).
+    published = published_averages_table(phase=phase)
+    official = (
+        bool(published)
+        and result is not None
+        and bool(result.rows)
+        and all(row.entry.is_reference for row in result.rows)
     )
+    context.update(published=published, published_official=official)
+    content = render_to_string("leaderboard/_board.html", context)
+    if not official:
+        content += render_to_string("leaderboard/_published.html", {"published": published})
     return content, error is not None
 
 

@@ -87,7 +87,13 @@ def board_meta(board: Board) -> dict:
         "track_name": next((t.name for t in board.tracks if t.slug == board.track), None),
         "tracks": [{"slug": t.slug, "name": t.name} for t in board.tracks],
         "subcorpora": [
-            {"slug": c.slug, "name": c.name, "available": c.available} for c in board.columns
+            {
+                "slug": c.slug,
+                "name": c.name,
+                "available": c.available,
+                **({"note": c.note} if c.note else {}),
+            }
+            for c in board.columns
         ],
         # The system-card questions shown as columns, the filter by their answers (rows
         # keep their rank on the whole board) and how many rows the board has without it.

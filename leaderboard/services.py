@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
@@ -33,16 +34,19 @@ WARMED_QUERIES = ("", "runs=all")
 
 
 @transaction.atomic
-def board_freeze(*, phase: Phase, user=None, note: str = "") -> BoardSnapshot:
+def board_freeze(
+    *, phase: Phase, user=None, note: str = "", at: datetime | None = None
+) -> BoardSnapshot:
     """Record the phase's current scores as its official board; earlier snapshots stay as
-    history but stop being shown."""
+    history but stop being shown. ``at``: the date of the record when it is not now (a
+    board of published results is dated by its source's publication)."""
     Phase.objects.select_for_update().get(pk=phase.pk)  # one freeze at a time per phase
     BoardSnapshot.objects.filter(phase=phase, active=True).update(active=False)
     snapshot = BoardSnapshot.objects.create(
         phase=phase,
         created_by=user,
         note=note[:300],
-        created_at=timezone.now(),
+        created_at=at or timezone.now(),
         data=snapshot_material(phase=phase),
     )
     audit_record(

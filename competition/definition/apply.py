@@ -30,6 +30,7 @@ from django.db import transaction
 
 from competition.definition.keys import key_store, known_keys
 from competition.definition.spec import (
+    UNSET,
     BaselineSpec,
     CardQuestionSpec,
     CompetitionSpec,
@@ -184,7 +185,15 @@ def competition_head_apply(*, spec: CompetitionSpec, new: bool = False) -> Compe
 
 
 def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition, bool]:
-    values = {"title": spec.title, "description": spec.description, "website": spec.website}
+    values = {
+        name: value
+        for name, value in (
+            ("title", spec.title),
+            ("description", spec.description),
+            ("website", spec.website),
+        )
+        if value is not UNSET
+    }
     if new:
         if Competition.objects.filter(slug=spec.slug).exists():
             raise SpecError(
@@ -300,7 +309,9 @@ def task_apply(
     if order is not None:
         task.order = order
     task.slug, task.kind, task.title = spec.slug, spec.kind, spec.title
-    task.description, task.procedure = spec.description, spec.procedure
+    task.procedure = spec.procedure
+    if spec.description is not UNSET:
+        task.description = spec.description
     task.scorer_options = list(spec.scorer_options or ())
     task.primary_metric = spec.primary_metric
     task.save()
@@ -348,7 +359,11 @@ def tracks_apply(*, task: Task, tracks: tuple[TrackSpec, ...]) -> list[Track]:
         saved, _ = Track.objects.update_or_create(
             task=task,
             slug=track.slug,
-            defaults={"name": track.name, "description": track.description, "order": order},
+            defaults={
+                "name": track.name,
+                "order": order,
+                **({"description": track.description} if track.description is not UNSET else {}),
+            },
         )
         written.append(saved)
     return written
@@ -385,8 +400,17 @@ def phase_apply(
     if order is not None:
         phase.order = order
     phase.slug = spec.slug
+    revealed = phase.revealed_at
     for name, value in spec.values().items():
         setattr(phase, name, value)
+    _reveal_settle(phase, before=revealed)
+    if phase.end is not None and phase.end < phase.start:  # an end kept, a start given
+        raise SpecError(
+            "end_before_start",
+            field="start",
+            reason=f"'start' is after the phase's end ({phase.start.isoformat()} > "
+            f"{phase.end.isoformat()}); give 'end' too",
+        )
     phase.save()
     if seen is not None:
         seen.phases.add(phase.pk)
@@ -402,6 +426,22 @@ def phase_apply(
         if seen is not None:
             seen.subcorpora.add(subcorpus.pk)
     return phase, changed
+
+
+def _reveal_settle(phase: Phase, *, before) -> None:
+    """A reveal date the spec gives as stored (to the minute: the editor's form shows
+    minutes) keeps the stored moment and how it was set; another one is a scheduled reveal,
+    which a clone carries (a reveal by hand is not)."""
+    after = phase.revealed_at
+    same = after == before or (
+        after is not None
+        and before is not None
+        and after.replace(second=0, microsecond=0) == before.replace(second=0, microsecond=0)
+    )
+    if same:
+        phase.revealed_at = before
+    else:
+        phase.reveal_scheduled = after is not None
 
 
 def subcorpus_apply(
@@ -451,7 +491,10 @@ def subcorpus_apply(
     if order is not None:
         subcorpus.order = order
     subcorpus.name, subcorpus.slug = spec.name, spec.slug
-    subcorpus.language, subcorpus.file_name = spec.language, spec.file_name
+    if spec.language is not UNSET:
+        subcorpus.language = spec.language
+    if spec.file_name is not UNSET:
+        subcorpus.file_name = spec.file_name
     subcorpus.available = spec.available
     subcorpus.key_file = stored.key_file if stored else ""
     subcorpus.sha256 = stored.sha256 if stored else ""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from competition.definition.spec import (
     PHASE_FIELDS,
+    UNSET,
     CardQuestionSpec,
     CompetitionSpec,
     KeyFile,
@@ -81,13 +82,14 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
                         key=key,
                     )
                 )
+            values = {name: getattr(phase, name) for name in PHASE_FIELDS}
+            if not phase.reveal_scheduled:
+                # A reveal by hand is something done, not a date of the structure: left out,
+                # a copy stays hidden until someone reveals it, and uploading the file back
+                # keeps the reveal as it is.
+                values["revealed_at"] = UNSET
             phases.append(
-                _as_stored(
-                    PhaseSpec,
-                    slug=phase.slug,
-                    subcorpora=tuple(subcorpora),
-                    **{name: getattr(phase, name) for name in PHASE_FIELDS},
-                )
+                _as_stored(PhaseSpec, slug=phase.slug, subcorpora=tuple(subcorpora), **values)
             )
         tracks = tuple(
             _as_stored(TrackSpec, slug=t.slug, name=t.name, description=t.description)

@@ -105,6 +105,12 @@ def text_check(value: str, *, key: str, limit: int, required: bool = False) -> s
     return value
 
 
+def kept_or_text(value: Any, *, key: str, limit: int) -> Any:
+    """Optional text of a definition: checked as `text_check`, or UNSET (not given: what the
+    database holds is kept) as it is."""
+    return value if value is UNSET else text_check(value, key=key, limit=limit)
+
+
 def slug_check(value: str, *, key: str = "slug") -> str:
     value = text_check(value, key=key, limit=100, required=True)
     if slugify(value) != value:
@@ -173,7 +179,7 @@ class TrackSpec:
         limits = Limits.current()
         self.slug = slug_check(self.slug)
         self.name = text_check(self.name, key="name", limit=100, required=True)
-        self.description = text_check(
+        self.description = kept_or_text(
             self.description, key="description", limit=limits.description_chars
         )
 
@@ -181,7 +187,8 @@ class TrackSpec:
 @dataclass(slots=True)
 class SubCorpusSpec:
     """A dataset of a phase. ``key``: the gold key (a file to store, one stored already);
-    None with ``available`` keeps the key the sub-corpus has (the editor's forms)."""
+    None with ``available`` keeps the key the sub-corpus has (the editor's forms).
+    ``language`` and ``file_name`` UNSET keep what the sub-corpus has."""
 
     name: str
     available: bool = True
@@ -205,31 +212,35 @@ class SubCorpusSpec:
                 field="available",
                 reason=f"'available' must be true or false, not {self.available!r}",
             )
-        self.language = text_check(self.language, key="language", limit=64)
-        self.file_name = text_check(self.file_name, key="file", limit=255)
+        self.language = kept_or_text(self.language, key="language", limit=64)
+        self.file_name = kept_or_text(self.file_name, key="file", limit=255)
         if not self.available:
             self.key = None
 
 
 @dataclass(slots=True)
 class PhaseSpec:
-    """A phase. ``revealed_at`` UNSET keeps what the phase's organizer page set;
-    ``subcorpora`` None keeps the phase's sub-corpora (the editor's phase form)."""
+    """A phase. A field left UNSET (a definition that does not give it) keeps what the
+    phase has, or takes the model's default in a new phase (open-ended, a public board,
+    5 runs a day, 100 in all, ...): reloading a definition that leaves out ``leaderboard:``
+    never makes a hidden board public. ``time_zone`` UNSET is AoE when ``start`` is written
+    at UTC−12 (as "" is; "" is otherwise UTC). ``subcorpora`` None keeps the phase's
+    sub-corpora (the editor's phase form)."""
 
     slug: str
     kind: str
     title: str
     start: datetime
-    end: datetime | None = None
-    time_zone: str = ""  # default: AoE when start is written at UTC−12, else UTC
-    leaderboard_visibility: str = Phase.Visibility.PUBLIC
+    end: datetime | None = UNSET
+    time_zone: str = UNSET
+    leaderboard_visibility: str = UNSET
     revealed_at: datetime | None = UNSET
-    show_own_scores_when_hidden: bool = False
-    run_details: str = Phase.RunDetails.PUBLIC
-    daily_limit: int = 5
-    total_limit: int = 100
-    counts: str = Phase.Counts.BEST
-    missing: str = Phase.Missing.UNRANKED
+    show_own_scores_when_hidden: bool = UNSET
+    run_details: str = UNSET
+    daily_limit: int = UNSET
+    total_limit: int = UNSET
+    counts: str = UNSET
+    missing: str = UNSET
     subcorpora: tuple[SubCorpusSpec, ...] | None = None
 
     def __post_init__(self) -> None:
@@ -249,35 +260,33 @@ class PhaseSpec:
                     reason=f"'{key}' must be a date and "
                     "time with a time zone, like 2021-04-01T00:00:00Z",
                 )
-        if self.end is not None and self.end < self.start:
+        if self.end is not None and self.end is not UNSET and self.end < self.start:
             raise SpecError(
                 "end_before_start",
                 field="end",
                 reason="'end' is before 'start' "
                 f"({self.end.isoformat()} < {self.start.isoformat()})",
             )
-        if not self.time_zone:
-            self.time_zone = AOE if self.start.utcoffset() == AOE_OFFSET else UTC
-        try:
-            zone_get(self.time_zone)
-        except ValueError as exc:
-            raise SpecError("bad_time_zone", field="time_zone", reason=str(exc)) from None
-        self.leaderboard_visibility = choice_check(
-            str(self.leaderboard_visibility), list(Phase.Visibility.values), key="leaderboard"
-        )
-        self.run_details = choice_check(
-            str(self.run_details), list(Phase.RunDetails.values), key="run_details"
-        )
-        self.counts = choice_check(str(self.counts), list(Phase.Counts.values), key="counts")
-        self.missing = choice_check(str(self.missing), list(Phase.Missing.values), key="missing")
-        if not isinstance(self.show_own_scores_when_hidden, bool):
+        self._zone_check()
+        for name, choices, key in (
+            ("leaderboard_visibility", Phase.Visibility.values, "leaderboard"),
+            ("run_details", Phase.RunDetails.values, "run_details"),
+            ("counts", Phase.Counts.values, "counts"),
+            ("missing", Phase.Missing.values, "missing"),
+        ):
+            if getattr(self, name) is not UNSET:
+                setattr(self, name, choice_check(str(getattr(self, name)), list(choices), key=key))
+        if self.show_own_scores_when_hidden is not UNSET and not isinstance(
+            self.show_own_scores_when_hidden, bool
+        ):
             raise SpecError(
                 "bad_bool",
                 field="show_own_scores_when_hidden",
                 reason="'show_own_scores_when_hidden' must be true or false",
             )
-        self.daily_limit = count_check(self.daily_limit, key="daily_limit")
-        self.total_limit = count_check(self.total_limit, key="total_limit")
+        for key in ("daily_limit", "total_limit"):
+            if getattr(self, key) is not UNSET:
+                setattr(self, key, count_check(getattr(self, key), key=key))
         if self.subcorpora is not None:
             seen: set[str] = set()
             for subcorpus in self.subcorpora:
@@ -288,6 +297,21 @@ class PhaseSpec:
                         reason=f"sub-corpus name {subcorpus.name!r} is used twice in the phase",
                     )
                 seen.add(subcorpus.slug)
+
+    def _zone_check(self) -> None:
+        """A start written at UTC−12 says AoE when no zone is given; "" is UTC otherwise,
+        UNSET keeps the phase's zone."""
+        if not self.time_zone:  # "" or UNSET
+            if self.start.utcoffset() == AOE_OFFSET:
+                self.time_zone = AOE
+            elif self.time_zone is not UNSET:
+                self.time_zone = UTC
+        if self.time_zone is UNSET:
+            return
+        try:
+            zone_get(self.time_zone)
+        except ValueError as exc:
+            raise SpecError("bad_time_zone", field="time_zone", reason=str(exc)) from None
 
     def values(self) -> dict[str, Any]:
         """The phase's model fields this spec sets (UNSET ones left out)."""
@@ -306,8 +330,8 @@ PHASE_FIELDS: tuple[str, ...] = tuple(
 class TaskSpec:
     """A task. Its scoring: a named ``procedure``, or ``scorer_options`` (words of the
     scorer), never both; neither: its kind's procedure (named for the kinds in
-    `NAMED_BY_DEFAULT`, else by its words). ``tracks``/``phases`` None keep what the task has
-    (the editor's task form)."""
+    `NAMED_BY_DEFAULT`, else by its words). ``tracks``/``phases`` None and ``description``
+    UNSET keep what the task has (the editor's task form, a definition that leaves them out)."""
 
     slug: str
     kind: str
@@ -332,7 +356,7 @@ class TaskSpec:
             )
         self.kind = choice_check(str(self.kind), list(Task.Kind.values), key="kind")
         self.title = text_check(self.title, key="title", limit=300, required=True)
-        self.description = text_check(
+        self.description = kept_or_text(
             self.description, key="description", limit=Limits.current().description_chars
         )
         self.procedure = text_check(self.procedure, key="procedure", limit=64)
@@ -424,7 +448,8 @@ class CardQuestionSpec:
 @dataclass(slots=True)
 class CompetitionSpec:
     """A whole competition as a definition gives it. ``team_approval`` and ``published``
-    None keep what the competition has; ``pages`` lists only the pages given (kind → text).
+    None, ``description`` and ``website`` UNSET keep what the competition has; ``pages``
+    lists only the pages given (kind → text).
     Applying a spec never publishes a competition by itself: ``published`` is only ever
     carried to the one place in `apply` that records it."""
 
@@ -444,10 +469,10 @@ class CompetitionSpec:
         limits = Limits.current()
         self.slug = slug_check(self.slug)
         self.title = text_check(self.title, key="title", limit=limits.title_chars, required=True)
-        self.description = text_check(
+        self.description = kept_or_text(
             self.description, key="description", limit=limits.description_chars
         )
-        self.website = text_check(self.website, key="website", limit=200)
+        self.website = kept_or_text(self.website, key="website", limit=200)
         kinds = [kind for kind, _ in CompetitionPage.Kind.choices]
         for kind, body in self.pages.items():
             if kind not in kinds:

@@ -159,8 +159,8 @@ def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> Compe
     head = {
         "slug": top.str("slug"),
         "title": top.str("title"),
-        "description": top.str("description", ""),
-        "website": top.str("website", ""),
+        "description": _given(top, "description"),
+        "website": _given(top, "website"),
     }
     if slug is not None and head["slug"] != slug:
         raise DefinitionError(
@@ -246,7 +246,7 @@ def _task(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> TaskSpe
             TrackSpec,
             slug=_str(reader, raw, "slug", index, "tracks"),
             name=_str(reader, raw, "name", index, "tracks"),
-            description=_str(reader, raw, "description", index, "tracks", ""),
+            description=_given(reader.at(raw, f"{reader.where}.tracks[{index}]"), "description"),
         )
         for index, raw in enumerate(reader.list("tracks"))
     )
@@ -256,16 +256,22 @@ def _task(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> TaskSpe
         slug=reader.str("slug"),
         kind=reader.str("kind"),
         title=reader.str("title"),
-        description=reader.str("description", ""),
+        description=_given(reader, "description"),
         procedure=reader.str("procedure", ""),
         scorer_options=tuple(options) if options is not None else None,
         primary_metric=reader.str("primary_metric", ""),
-        tracks=tracks,
+        tracks=tracks if "tracks" in reader.data else None,
         phases=tuple(
             _phase(reader.at(raw, f"{reader.where}.phases[{index}]"), files=files, limits=limits)
             for index, raw in enumerate(phases)
         ),
     )
+
+
+def _given(reader: _Reader, key: str) -> Any:
+    """An optional text the file gives, or UNSET when it leaves the key out: what the
+    database holds is then kept (a new part takes the empty default)."""
+    return reader.str(key, "") if key in reader.data else UNSET
 
 
 def _str(
@@ -322,8 +328,8 @@ def _subcorpus(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> Su
         SubCorpusSpec,
         name=reader.str("name"),
         available=available,
-        language=reader.str("language", ""),
-        file_name=reader.str("file", ""),
+        language=_given(reader, "language"),
+        file_name=_given(reader, "file"),
         key=key,
     )
 
@@ -352,8 +358,10 @@ def _phase_data(phase: PhaseSpec) -> dict[str, Any]:
     item: dict[str, Any] = {"slug": phase.slug}
     for name in PHASE_FIELDS:
         value = getattr(phase, name)
+        if value is UNSET:
+            continue
         if name in DATES:
-            if value is None or value is UNSET:
+            if value is None:
                 continue
             value = in_zone(value, phase.time_zone).isoformat()
         item[YAML_NAMES.get(name, name)] = value

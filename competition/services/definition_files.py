@@ -41,7 +41,7 @@ from competition.definition.spec import KeyFile, Limits, StoredKey
 from competition.definition.yaml_io import definition_data
 from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, SubCorpus
-from competition.services.audit import audit_definition_load
+from competition.services.audit import audit_definition_load, audit_structure
 from competition.services.definitions import CompetitionLoad, definition_files_load
 from competition.services.dispatch import definition_job_enqueue
 from competition.services.editor import subcorpus_key_job_apply
@@ -335,11 +335,16 @@ def definition_job_run(*, job_id: int) -> str:
 
             message = bundle_job_apply(job=job, path=stored, progress=progress)
         else:
-            load = competition_definition_upload(
+            with audit_structure(
                 competition=job.competition,
-                upload=_StoredUpload(job.file_name, stored),
-                progress=progress,
-            )
+                actor=job.created_by,
+                source=f"the uploaded {job.file_name}",
+            ):
+                load = competition_definition_upload(
+                    competition=job.competition,
+                    upload=_StoredUpload(job.file_name, stored),
+                    progress=progress,
+                )
             audit_definition_load(
                 load=load, actor=job.created_by, source=f"the uploaded {job.file_name}"
             )

@@ -8,7 +8,9 @@ a kept gold key is read and checked again for the task it now belongs to (stored
 content, so the copy shares the original's file). Nothing is copied row by row.
 
 A clone has the competition's pages (terms included), its team-approval rule, tasks with
-their scoring and tracks, phases with their dates moved by a number of days, and sub-corpora
+their scoring and tracks, phases with their dates moved by a number of days (a reveal
+scheduled for a date moves with them; a board revealed by hand is hidden in the clone until
+someone reveals it, since `competition_spec` leaves such a reveal out), and sub-corpora
 (datasets) with or without their gold keys; without keys a sub-corpus is copied as not
 available until the organizers give it a key. Runs, teams, baselines and the data files
 participants download are not copied: they belong to an edition. The clone is a draft

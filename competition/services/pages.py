@@ -26,6 +26,7 @@ from competition.markdown import render_markdown
 from competition.models import (
     Announcement,
     AnnouncementOptOut,
+    AuditEntry,
     Competition,
     CompetitionPage,
     ParticipationRules,
@@ -41,6 +42,7 @@ from competition.selectors_pages import (
     terms_pending,
     terms_text,
 )
+from competition.services.audit import audit_record
 from competition.services.dispatch import announcement_email_enqueue
 from competition.visibility import competition_visible
 
@@ -167,6 +169,14 @@ def team_decide(*, team: Team, approve: bool, reason: str = "", user=None) -> Te
     )
     if before != (decision.status, decision.reason):
         _team_decision_mail(team=team, decision=decision)
+        audit_record(
+            competition=team.competition,
+            actor=user,
+            action=str(
+                AuditEntry.Action.TEAM_APPROVED if approve else AuditEntry.Action.TEAM_REJECTED
+            ),
+            detail=team.name + ("" if approve else f": {decision.reason or 'no reason given'}"),
+        )
     return decision
 
 

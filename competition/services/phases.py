@@ -16,9 +16,12 @@ from competition.services.audit import audit_record
 def phase_reveal(
     *, phase: Phase, at: datetime | None = None, actor: AbstractBaseUser | None = None
 ) -> Phase:
-    """Show a hidden phase's leaderboard and scores from ``at`` (default: now) on."""
-    phase.revealed_at = at or timezone.now()
-    phase.save(update_fields=["revealed_at"])
+    """Show a hidden phase's leaderboard and scores from ``at`` (default: now) on. A reveal
+    now is a reveal by hand; one at a later moment is scheduled (a clone carries it)."""
+    now = timezone.now()
+    phase.revealed_at = at or now
+    phase.reveal_scheduled = phase.revealed_at > now
+    phase.save(update_fields=["revealed_at", "reveal_scheduled"])
     audit_record(
         competition=phase.task.competition,
         actor=actor,
@@ -33,7 +36,8 @@ def phase_hide(*, phase: Phase, actor: AbstractBaseUser | None = None) -> Phase:
     """Hide the phase's leaderboard (again) until an organizer reveals it."""
     phase.leaderboard_visibility = Phase.Visibility.HIDDEN
     phase.revealed_at = None
-    phase.save(update_fields=["leaderboard_visibility", "revealed_at"])
+    phase.reveal_scheduled = False
+    phase.save(update_fields=["leaderboard_visibility", "revealed_at", "reveal_scheduled"])
     audit_record(
         competition=phase.task.competition,
         actor=actor,

@@ -8,7 +8,8 @@ source prints F1 alone, and no files exist. Boards show such rows marked "publis
 their source, ranked as the official results they are; a published baseline stays unranked
 like every baseline.
 
-The file (YAML) names the competition, the source and tables of rows; every row is checked
+The file (YAML) names the competition, the source (and, as ``published``, the day it was
+published: a board frozen from it is dated so) and tables of rows; every row is checked
 (known phase, sub-corpus and metric, numbers in range, the published average when given equal
 to the mean of the row at the printed precision, see `average_slack`) before anything is
 written, and a re-import of the same source replaces what it imported before, in one
@@ -30,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +82,35 @@ class AverageRow:
     system: str
     baseline: bool
     average: float  # as a fraction
+
+
+def reference_published_on(*, path: Path) -> date | None:
+    """The day the file's source was published (its ``published: YYYY-MM-DD``), the date of
+    the official record built from it (a board frozen from these results is dated so); None
+    when the file does not say. Raises `DefinitionError` for a value that is not a date."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise DefinitionError(str(path), f"the file does not read as YAML: {exc}") from None
+    value = data.get("published") if isinstance(data, dict) else None
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        value = value.date()
+    if not isinstance(value, date):
+        try:
+            value = date.fromisoformat(str(value))
+        except ValueError:
+            raise DefinitionError(
+                str(path), f"'published' is {value!r}; expected the day as YYYY-MM-DD"
+            ) from None
+    return value
+
+
+def reference_published_at(*, path: Path) -> datetime | None:
+    """`reference_published_on` as a moment: the start of that day, UTC."""
+    day = reference_published_on(path=path)
+    return None if day is None else datetime(day.year, day.month, day.day, tzinfo=UTC)
 
 
 def reference_averages_read(*, path: Path) -> list[AverageRow]:
@@ -334,6 +365,7 @@ def reference_results_import(*, path: Path) -> list[Submission]:
     """Import a reference-results file (see the module docstring); returns the reference
     submissions it created. What the same source imported before is replaced."""
     source, rows, averages = _read(path)
+    reference_published_on(path=path)  # a bad date is refused before anything is written
     return reference_rows_write(source=source, rows=rows, averages=averages)
 
 

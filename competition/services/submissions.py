@@ -779,7 +779,7 @@ def _submission_commit(
                 queued_at=now,
             )
             if card:
-                cards.card_answers_save(submission=submission, answers=card, user=user)
+                cards.card_answers_create(submission=submission, answers=card)
             folder = _store(submission=submission, received=received, subcorpora=subcorpora)
             scoring_enqueue(submission_id=submission.pk)
     except BaseException:

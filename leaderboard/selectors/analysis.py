@@ -12,6 +12,7 @@ from competition.visibility import submission_details_visible
 from leaderboard import significance
 from leaderboard.ranking import AVERAGE, macro_average
 from leaderboard.ranking import Score as Cell
+from leaderboard.selectors.averaged import averaged_datasets
 from leaderboard.selectors.boards import Column, ordered_modes, subcorpus_columns
 from leaderboard.selectors.breakdowns import (
     Breakdown,
@@ -20,7 +21,7 @@ from leaderboard.selectors.breakdowns import (
     run_breakdowns,
 )
 from leaderboard.selectors.counts import compare_counts, document_counts
-from scoring.vocabulary import metric_label, ordered_metrics
+from scoring.vocabulary import EMPTY_NODES, metric_label, ordered_metrics
 
 TASK_MODE = Score.TASK_MODE
 
@@ -73,6 +74,11 @@ class Analysis:
     def unavailable_columns(self) -> list[Column]:
         return [c for c in self.columns if not c.available]
 
+    @property
+    def empty_nodes(self) -> bool:
+        """Whether the run has the empty-node measures (CRAC 2026), averaged by their rule."""
+        return any(line.mode == EMPTY_NODES for line in self.lines)
+
     def line(self, metric: str, mode: str = TASK_MODE) -> MetricLine | None:
         for line in self.lines:
             if line.mode == mode and line.metric == metric:
@@ -109,11 +115,16 @@ def submission_analysis(
     lines: list[MetricLine] = []
     breakdown_lines: list[MetricLine] = []
     for mode in ordered_modes(m for m, _ in sub_rows):
+        # (the empty-node measures: over the datasets whose key has empty nodes, "—" elsewhere)
+        averaged = averaged_datasets(phase=phase, mode=mode, available=available)
         for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):
             if nothing_to_score(metric, sub_counts[(mode, metric)]):
                 continue  # the zeros' row of data without zeros
             cells = sub_rows[(mode, metric)]
-            line = MetricLine(mode, metric, cells, macro_average(cells, available))
+            if len(averaged) < len(available):
+                cells = {slug: cell for slug, cell in cells.items() if slug in averaged}
+            average = macro_average(cells, averaged) if averaged else None
+            line = MetricLine(mode, metric, cells, average)
             (breakdown_lines if analysis_of(mode) else lines).append(line)
     document_metric = (
         document_metric

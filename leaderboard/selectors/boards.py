@@ -30,7 +30,7 @@ from django.db.models import DateTimeField, FilteredRelation, Func, Q, TextField
 from django.db.models.functions import Cast
 from django.utils.dateparse import parse_datetime
 
-from competition.models import Phase, Score, ScoringRun, Submission, Task
+from competition.models import Phase, PublishedAverage, Score, ScoringRun, Submission, Task
 from competition.selectors import track_named
 from competition.services.boards import board_pairs, pairs_text
 from competition.visibility import Visibility, phase_visibility, viewer_team_ids
@@ -48,6 +48,7 @@ from leaderboard.ranking import (
     sort_columns,
 )
 from leaderboard.ranking import Score as Cell
+from leaderboard.selectors.averaged import UNMEASURED_NOTE, averaged_datasets
 from leaderboard.selectors.cards import BoardCards, CardFilterError, board_cards
 from leaderboard.selectors.counts import compare_counts, document_counts
 from scoring.vocabulary import metric_label, ordered_metrics
@@ -428,6 +429,8 @@ class Column:
     name: str
     available: bool
     language: str = ""
+    note: str = ""
+    """Why a column is not averaged, when it is for another reason than a missing key."""
 
 
 @dataclass(frozen=True)
@@ -624,11 +627,20 @@ def leaderboard_board(
             shown += [e for e in entries if e.disqualified and not e.is_baseline]
     else:
         shown = entries
+    averaged = averaged_datasets(phase=phase, mode=mode, available=available)
+    if unmeasured := set(available) - set(averaged):
+        shown, columns = _unmeasured(shown, columns, unmeasured)
     rows = rank_rows(
-        shown, available=available, sort=sort, descending=descending, missing=phase.missing
+        shown, available=averaged, sort=sort, descending=descending, missing=phase.missing
     )
-    if visibility is Visibility.OWN:
-        rows = [replace(r, rank=None) for r in rows]
+    if visibility is Visibility.OWN or _published_ranking(
+        phase, mode=mode, metric=metric, track=track
+    ):
+        # (published per-dataset figures beside an official ranking of averages: not ranked)
+        rows = [
+            replace(r, rank=None) if visibility is Visibility.OWN or r.entry.is_reference else r
+            for r in rows
+        ]
     board = Board(
         phase=phase,
         mode=mode,
@@ -666,6 +678,31 @@ def leaderboard_board(
     except CardFilterError as exc:
         raise BoardQueryError(str(exc)) from None
     return replace(board, rows=shown_rows, cards=cards)
+
+
+def _published_ranking(phase: Phase, *, mode: str, metric: str, track: str | None) -> bool:
+    """Whether the phase's official ranking in this mode and metric is a published table of
+    averages (`PublishedAverage`, shown with the board): then the per-dataset figures
+    published for some of its systems (a system paper's) are shown as such, not ranked
+    above the systems that have averages only."""
+    published = PublishedAverage.objects.filter(phase_id=phase.pk, mode=mode, metric=metric)
+    if track is not None:
+        published = published.filter(track__slug=track)
+    return published.exists()
+
+
+def _unmeasured(
+    entries: list[Entry], columns: list[Column], slugs: set[str]
+) -> tuple[list[Entry], list[Column]]:
+    """The datasets a mode does not average (`averaged_datasets`) shown as such: their
+    cells blank ("—", null in the JSON), their columns not averaged, saying why."""
+    return (
+        [replace(e, scores={k: v for k, v in e.scores.items() if k not in slugs}) for e in entries],
+        [
+            replace(c, available=False, note=UNMEASURED_NOTE) if c.slug in slugs else c
+            for c in columns
+        ],
+    )
 
 
 def _versions(data: dict, shown: set[int]) -> list[str]:

@@ -1,6 +1,9 @@
 """The published official results of a phase that print only macro-averages
 (`PublishedAverage`), as one table per track for the board page: a row per system in the
-printed order, a column per variant (mode) in the procedure's order, with their sources."""
+printed order, a column per variant (mode) in the procedure's order, with their sources, and
+each system's official rank (by the first variant, the primary one; baselines unranked, as
+on every board). Where a board is made of published results only, this table is its
+official ranking, shown first (`leaderboard.board_views`)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ class PublishedRow:
     system: str
     baseline: bool
     values: list[float | None] = field(default_factory=list)  # percent, per column
+    rank: int | None = None
 
 
 @dataclass
@@ -26,6 +30,22 @@ class PublishedTable:
     columns: list[str]  # the variants' labels
     rows: list[PublishedRow]
     sources: list[str]
+
+
+def _ranked(rows: list[PublishedRow]) -> list[PublishedRow]:
+    """The rows with their ranks by the first column (equal printed values share a rank),
+    baselines and rows without that value unranked; the printed order is kept."""
+    ranked = sorted(
+        (r for r in rows if not r.baseline and r.values and r.values[0] is not None),
+        key=lambda r: -(r.values[0] or 0.0),
+    )
+    previous: float | None = None
+    rank = 0
+    for position, row in enumerate(ranked, start=1):
+        if row.values[0] != previous:
+            rank, previous = position, row.values[0]
+        row.rank = rank
+    return rows
 
 
 def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
@@ -65,7 +85,7 @@ def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
                 track=track,
                 metric=metric_label(metric),
                 columns=[proc.label(m) if proc else m for m in modes],
-                rows=list(rows.values()),
+                rows=_ranked(list(rows.values())),
                 sources=sorted({a.source for a in items}),
             )
         )

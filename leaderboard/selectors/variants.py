@@ -15,6 +15,7 @@ from competition.selectors import ZERO_METRIC, nothing_to_score
 from competition.services.boards import SUPPLEMENTARY, VariantColumn, variant_columns
 from leaderboard.ranking import Score as Cell
 from leaderboard.ranking import macro_average
+from leaderboard.selectors.averaged import averaged_datasets
 from leaderboard.selectors.boards import Board
 from scoring.vocabulary import EMPTY_NODES
 
@@ -92,11 +93,16 @@ def board_variants(*, board: Board) -> Variants | None:
         for sid, mode, metric, slug, r, p, f in rows:
             if (mode, metric) in wanted:
                 cells[sid][(mode, metric)][slug] = Cell(r, p, f)
+    averaged = {
+        mode: averaged_datasets(phase=board.phase, mode=mode, available=board.available)
+        for mode in {c.mode for c in columns}
+    }
     values: dict[int, dict[tuple[str, str], float | None]] = {}
     for sid in ids:
         values[sid] = {}
         for column in columns:
             key = (column.mode, column.metric)
-            average = macro_average(cells[sid][key], board.available, board.missing_rule)
+            over = averaged[column.mode]
+            average = macro_average(cells[sid][key], over, board.missing_rule) if over else None
             values[sid][key] = None if average is None else average.f1
     return Variants(columns=columns, values=values)

@@ -10,8 +10,10 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from competition import services
-from competition.models import Competition, Score, Submission, Track
-from competition.services import editions, editor, pages
+from competition.definition.spec import PHASE_FIELDS
+from competition.models import Competition, Phase, Score, Submission, Track
+from competition.selectors_publish import checklist_unmet, publish_checklist
+from competition.services import definition_files, editions, editor, pages
 from competition.services.editor import EditorError
 from competition.services.publish import competition_publish_waiving
 
@@ -106,8 +108,20 @@ def test_a_clone_is_a_copy_with_moved_dates_that_scores_as_its_original(
 
 def test_dates_move_by_the_chosen_days_and_keys_are_dropped_unless_asked(world, olga):
     world.phase.end = world.phase.start + timedelta(days=10)
-    world.phase.revealed_at = world.phase.start + timedelta(days=12)
+    world.phase.leaderboard_visibility = "hidden"
     world.phase.save()
+    # A reveal scheduled in the editor (a date typed in the phase's form) moves with the dates.
+    editor.phase_save(
+        task=world.task,
+        phase=world.phase,
+        slug=world.phase.slug,
+        **{
+            **{name: getattr(world.phase, name) for name in PHASE_FIELDS},
+            "revealed_at": world.phase.start + timedelta(days=12),
+        },
+    )
+    world.phase.refresh_from_db()
+    assert world.phase.reveal_scheduled
     clone = editions.competition_clone(
         source=world.competition, user=olga, slug="y2027", title="2027", days=365
     )
@@ -126,6 +140,61 @@ def test_dates_move_by_the_chosen_days_and_keys_are_dropped_unless_asked(world, 
     )
     # The source is untouched.
     assert world.phase.subcorpora.filter(available=True).count() == 2
+    # The clone's phase opens in a year without keys: its checklist says so (waivable).
+    unmet = [
+        item
+        for item in checklist_unmet(items=publish_checklist(competition=clone))
+        if item.key.startswith("keys:")
+    ]
+    assert [item.key for item in unmet] == [f"keys:{phase.pk}"]
+    assert unmet[0].label.startswith("Upcoming phase") and unmet[0].waiver
+
+
+def test_a_board_revealed_by_hand_stays_hidden_in_the_clone(world, olga):
+    Phase.objects.filter(pk=world.phase.pk).update(
+        leaderboard_visibility="hidden", end=world.phase.start + timedelta(days=10)
+    )
+    world.phase.refresh_from_db()
+    services.phase_reveal(phase=world.phase, actor=olga)  # "Reveal now"
+    world.phase.refresh_from_db()
+    assert world.phase.revealed_at is not None and not world.phase.reveal_scheduled
+    # Saving the phase's form unchanged keeps the reveal a reveal by hand, to the microsecond.
+    revealed = world.phase.revealed_at
+    editor.phase_save(
+        task=world.task,
+        phase=world.phase,
+        slug=world.phase.slug,
+        **{
+            **{name: getattr(world.phase, name) for name in PHASE_FIELDS},
+            "revealed_at": revealed.replace(second=0, microsecond=0),
+        },
+    )
+    world.phase.refresh_from_db()
+    assert world.phase.revealed_at == revealed and not world.phase.reveal_scheduled
+
+    clone = editions.competition_clone(
+        source=world.competition, user=olga, slug="y2027", title="2027", days=365
+    )
+    phase = clone.tasks.get().phases.get()
+    assert phase.leaderboard_visibility == "hidden"
+    assert phase.revealed_at is None and not phase.leaderboard_is_public(
+        at=phase.end + timedelta(days=30)
+    )
+    # The definition download leaves a reveal by hand out; uploading it back keeps it.
+    data, _ = definition_files.competition_definition(competition=world.competition)
+    assert "revealed_at" not in data["tasks"][0]["phases"][0]
+
+
+def test_a_reveal_set_for_later_is_scheduled_and_carried(world, olga):
+    Phase.objects.filter(pk=world.phase.pk).update(leaderboard_visibility="hidden")
+    later = world.phase.start + timedelta(days=40)
+    services.phase_reveal(phase=world.phase, at=later, actor=olga)
+    world.phase.refresh_from_db()
+    assert world.phase.reveal_scheduled
+    clone = editions.competition_clone(
+        source=world.competition, user=olga, slug="y2027", title="2027", days=365
+    )
+    assert clone.tasks.get().phases.get().revealed_at == later + timedelta(days=365)
 
 
 def test_another_organizers_competition_cannot_be_cloned_or_copied_from(world, client):

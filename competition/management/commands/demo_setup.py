@@ -16,6 +16,7 @@ in this process before the command ends; with a broker they are queued, and a
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 from django.conf import settings
@@ -29,7 +30,7 @@ from competition.errors import CompetitionError
 from competition.models import Competition, Membership, Phase, Submission
 from competition.services import competition_load, reference_results_import, team_create
 from competition.services.publish import competition_publish_waiving
-from competition.services.references import reference_averages_read
+from competition.services.references import reference_averages_read, reference_published_at
 from competition.wording import plural
 from leaderboard.models import BoardSnapshot
 from leaderboard.services import board_freeze
@@ -127,24 +128,33 @@ class Command(BaseCommand):
 
     def published_results(self, *, competition: Competition, organizer) -> None:
         """Import the edition's published results and freeze each phase that holds them as
-        its official board (once: a board frozen before stays as it was)."""
+        its official board (once: a board frozen before stays as it was), dated by the
+        publication of its sources (the latest, when its files give it)."""
+        dated: dict[Phase, datetime | None] = {}
         for path in REFERENCES.get(competition.slug, ()):
             try:
                 imported = reference_results_import(path=path)
-                averages = len(reference_averages_read(path=path))
+                averages = reference_averages_read(path=path)
+                published = reference_published_at(path=path)
             except CompetitionError as exc:
                 raise CommandError(exc.message) from None
-            for phase in {submission.phase for submission in imported}:
-                if not BoardSnapshot.objects.filter(phase=phase, active=True).exists():
-                    board_freeze(
-                        phase=phase,
-                        user=organizer,
-                        note="official results as published; later runs go to the post-task phase",
-                    )
+            for phase in {s.phase for s in imported} | {a.phase for a in averages}:
+                known = [d for d in (dated.get(phase), published) if d is not None]
+                dated[phase] = max(known) if known else None
             self.stdout.write(
                 f"  {plural(len(imported), 'published result')} per dataset and "
-                f"{plural(averages, 'published average')} imported from {path.name}"
+                f"{plural(len(averages), 'published average')} imported from {path.name}"
             )
+        for phase, published in dated.items():
+            if phase.submissions.filter(is_reference=True).exists() and not (
+                BoardSnapshot.objects.filter(phase=phase, active=True).exists()
+            ):
+                board_freeze(
+                    phase=phase,
+                    user=organizer,
+                    note="official results as published; later runs go to the post-task phase",
+                    at=published,  # the record's date: its sources'
+                )
 
     def official_boards(self, *, competition: Competition, organizer) -> None:
         """Freeze the board of each ended phase whose task keeps a post-task phase, as the

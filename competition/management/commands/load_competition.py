@@ -7,12 +7,15 @@ refused when the definition says ``published: false``). Loading never unpublishe
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
 from django.core.management.base import BaseCommand, CommandError
 
 from competition.errors import CompetitionError
-from competition.models import Submission
+from competition.models import Competition, Submission
 from competition.services import competition_load
-from competition.services.audit import audit_definition_load
+from competition.services.audit import audit_definition_load, audit_structure
 from competition.services.publish import competition_publish_waiving
 from competition.wording import plural
 
@@ -43,9 +46,12 @@ class Command(BaseCommand):
         self, *args, path: str, no_baselines: bool, no_rescore: bool, publish: bool, **options
     ) -> None:
         try:
-            load = competition_load(
-                path=path, with_baselines=not no_baselines, rescore=not no_rescore
-            )
+            with audit_structure(
+                competition=_loaded_before(path), actor=None, source=f"load_competition {path}"
+            ):
+                load = competition_load(
+                    path=path, with_baselines=not no_baselines, rescore=not no_rescore
+                )
         except CompetitionError as exc:
             raise CommandError(exc.message) from None
         competition = load.competition
@@ -125,3 +131,13 @@ class Command(BaseCommand):
         for item in waived:
             self.stdout.write(self.style.WARNING(f"Waived: {item.label} ({item.detail})."))
         self.stdout.write(self.style.SUCCESS(f"{competition.slug} is published."))
+
+
+def _loaded_before(path: str) -> Competition | None:
+    """The competition the file defines, if it is loaded already (its changes are audited)."""
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None  # the load itself says what is wrong with the file
+    slug = data.get("slug") if isinstance(data, dict) else None
+    return Competition.objects.filter(slug=str(slug)).first() if slug else None

@@ -114,24 +114,35 @@ def test_an_empty_draft_cannot_be_published_even_waiving_everything(draft, owner
     assert draft.is_draft and not AuditEntry.objects.exists()
 
 
-def test_each_open_phase_needs_its_keys_or_says_keys_later(draft, owner):
+def test_each_open_or_upcoming_phase_needs_its_keys_or_says_keys_later(draft, owner):
     now = timezone.now()
+    add_phase(draft, start=now - timedelta(days=9), end=now - timedelta(days=2), slug="old")
     dev = add_phase(draft, start=now - timedelta(days=1), keyed=False)
-    add_phase(draft, start=now + timedelta(days=30), keyed=False, slug="test")  # not open yet
+    test = add_phase(draft, start=now + timedelta(days=30), keyed=False, slug="test")
     write_pages(draft, "overview", "evaluation", "data", "terms")
     items = items_by_key(draft)
-    assert [key for key in items if key.startswith("keys:")] == [f"keys:{dev.pk}"]
+    # A closed phase takes no runs: not listed; the one to open later is, as the open one.
+    assert [key for key in items if key.startswith("keys:")] == [
+        f"keys:{dev.pk}",
+        f"keys:{test.pk}",
+    ]
     keys = items[f"keys:{dev.pk}"]
     assert not keys.ok and "1 of 1 datasets without a gold key: LIGHT" in keys.detail
     assert keys.waiver.startswith("Keys later")
+    upcoming = items[f"keys:{test.pk}"]
+    assert upcoming.label.startswith("Upcoming phase Identity › Test (opens ")
+    assert not upcoming.ok and upcoming.waiver.startswith("Keys later")
     with pytest.raises(CompetitionError, match="has its gold keys"):
-        competition_publish(competition=draft, actor=owner)
-    competition_publish(competition=draft, actor=owner, waived=[f"keys:{dev.pk}"])
+        competition_publish(competition=draft, actor=owner, waived=[f"keys:{dev.pk}"])
+    competition_publish(
+        competition=draft, actor=owner, waived=[f"keys:{dev.pk}", f"keys:{test.pk}"]
+    )
     draft.refresh_from_db()
     assert draft.published_at is not None
     entry = AuditEntry.objects.get(action=AuditEntry.Action.PUBLISH)
     assert entry.actor == owner
-    assert entry.detail == "Waived: Open phase Identity › Dev has its gold keys"
+    assert entry.detail.startswith("Waived: Open phase Identity › Dev has its gold keys; ")
+    assert "Upcoming phase Identity › Test (opens " in entry.detail
 
 
 def test_pages_and_terms_are_present_or_explicitly_waived(draft, owner):

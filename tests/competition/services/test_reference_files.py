@@ -4,18 +4,22 @@ numbers at the printed precision, and a wrongly transcribed per-dataset number i
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
+from django.http import QueryDict
 
 from competition.errors import DefinitionError
 from competition.models import Phase, PublishedAverage, Score, Submission
 from competition.services import competition_load, reference_results_import
 from competition.services.publish import competition_publish_waiving
 from competition.services.references import average_slack
+from leaderboard.board_views import board_page_content
 from leaderboard.selectors import leaderboard_board
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +65,8 @@ def test_each_reference_file_imports_cleanly_onto_its_edition(path):
 
 def test_the_corpipe_single_row_lands_on_the_2024_test_board_beside_the_page_averages():
     """Its 21 numbers are stored as printed; the board's average of them (70.17) agrees with
-    the task page's official 70.18 for the same system within the printed precision."""
+    the task page's official 70.18 for the same system within the printed precision. It is
+    not ranked: the official ranking is the page's table of averages, where it is third."""
     load("crac-2024")
     reference_results_import(path=REFERENCE / "crac-2024.yaml")
     (created,) = reference_results_import(path=CORPIPE_SINGLE)
@@ -71,7 +76,7 @@ def test_the_corpipe_single_row_lands_on_the_2024_test_board_beside_the_page_ave
     assert stored["ca_ancora"] == pytest.approx(0.804) and stored["tr_itcc"] == pytest.approx(0.534)
     board = leaderboard_board(phase=test, viewer=AnonymousUser())
     (ranked,) = board.rows
-    assert (ranked.rank, ranked.entry.team) == (1, "CorPipe-single")
+    assert (ranked.rank, ranked.entry.team) == (None, "CorPipe-single")
     assert round(100 * ranked.average.f1, 2) == 70.17
     page = PublishedAverage.objects.get(phase=test, team="CorPipe-single", mode="task")
     assert round(100 * page.average, 2) == row["average"] == 70.18
@@ -134,3 +139,49 @@ def test_the_demo_loads_crac_2024_with_its_published_results_frozen_once():
     assert PublishedAverage.objects.count() == 28
     (frozen,) = BoardSnapshot.objects.all()
     assert frozen.active and frozen.phase == test
+    # The record is dated by its sources' publication, not by the day the demo was loaded.
+    assert frozen.created_at == datetime(2024, 11, 15, tzinfo=UTC)
+
+
+def test_the_crac_2024_finished_edition_ranks_corpipe_2stage_first_dated_from_its_source():
+    """The frozen board of published results shows the page's official ranking as its main
+    table (CorPipe-2stage 73.90 first, the baseline unranked), dated from its source; the one
+    system paper's per-dataset figures come after it, as such, unranked."""
+    from competition.management.commands.demo_setup import Command
+
+    load("crac-2024")
+    organizer = get_user_model().objects.get(username="organizer")
+    test = Phase.objects.get(task__competition__slug="crac-2024", slug="test")
+    Command().published_results(competition=test.task.competition, organizer=organizer)
+    content, error = board_page_content(phase=test, viewer=AnonymousUser(), query=QueryDict(""))
+    assert not error
+    banner = content.index("Official results, frozen 2024-11-15")
+    main = content.index('id="published-averages"')
+    per_dataset = content.index('id="per-dataset-title"')
+    board = content.index('id="leaderboard"')
+    assert banner < main < per_dataset < board
+    official = content[main : content.index("</table>", main)]
+    ranks = [
+        (rank, team.strip())
+        for rank, team in re.findall(r"<td class=\"lb-rank\">([^<]*)</td><td>([^<]+)", official)
+    ]
+    assert ranks[:3] == [("1", "CorPipe-2stage"), ("2", "CorPipe"), ("3", "CorPipe-single")]
+    assert ("–", "BASELINE") in ranks and ("4", "Ondfa") in ranks
+    table = content[board : content.index("</table>", board)]
+    assert (
+        "CorPipe-single" in table
+        and '<td class="lb-rank"><span class="lb-muted">–</span></td>' in table
+    )
+    assert content.count('id="published-averages"') == 1  # not repeated below the board
+
+
+def test_the_import_command_freezes_the_board_dated_by_its_source():
+    from django.core.management import call_command
+
+    from leaderboard.models import BoardSnapshot
+
+    load("crac-2024")
+    call_command("import_reference_results", str(CORPIPE_SINGLE), "--freeze", stdout=None)
+    (frozen,) = BoardSnapshot.objects.filter(active=True)
+    assert frozen.phase.slug == "test"
+    assert frozen.created_at == datetime(2024, 11, 15, tzinfo=UTC)
