@@ -87,6 +87,17 @@ class CompetitionAdmin(admin.ModelAdmin):
     inlines = [TaskInline]
     formfield_overrides = {django_models.URLField: {"assume_scheme": "https"}}
 
+    def save_model(self, request, obj, form, change):
+        """A new owner chosen here is in the audit log too, as every change of who organizes."""
+        super().save_model(request, obj, form, change)
+        if change and "owner" in form.changed_data and obj.owner is not None:
+            audit_record(
+                competition=obj,
+                actor=request.user,
+                action=models.AuditEntry.Action.ORGANIZER_ADDED,
+                detail=f"{obj.owner.get_username()}, owner (in the admin)",
+            )
+
     def save_related(self, request, form, formsets, change):
         """Organizers changed here are in the audit log too, as on the organizers page."""
         before = set(form.instance.organizers.all()) if change else set()

@@ -42,6 +42,7 @@ def bundle_import_view(request: HttpRequest) -> HttpResponse:
                         name=upload.name,
                         owner=form.cleaned_data["owner"].strip(),
                         slug=form.cleaned_data["slug"],
+                        actor=request.user,
                     )
                 except CompetitionError as exc:
                     form.add_error(None, exc.message)

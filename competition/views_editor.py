@@ -87,7 +87,7 @@ def competition_new(request: HttpRequest) -> HttpResponse:
     form = CompetitionCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            competition = editor.competition_create(**form.cleaned_data)
+            competition = editor.competition_create(**form.cleaned_data, actor=request.user)
         except EditorError as exc:
             _refused(request, form, exc)
         else:

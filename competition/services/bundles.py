@@ -17,6 +17,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files import File
 from django.db import transaction
 from django.utils.text import slugify
@@ -26,6 +27,7 @@ from competition.bundles.build import bundle_spec
 from competition.bundles.parse import Report, bundle_read
 from competition.bundles.results import ResultsRead, results_read
 from competition.definition import apply
+from competition.definition.organizers import Door
 from competition.definition.spec import SpecError
 from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, Phase, Submission
@@ -45,10 +47,18 @@ class BundleImport:
         return {"codalab": "CodaLab", "codabench": "Codabench"}[self.dialect]
 
 
-def bundle_import(*, path: Path, owner: str, slug: str = "", name: str = "") -> BundleImport:
+def bundle_import(
+    *,
+    path: Path,
+    owner: str,
+    slug: str = "",
+    name: str = "",
+    actor: AbstractBaseUser | None = None,
+) -> BundleImport:
     """Import the bundle at ``path`` (``name``: how refusals call it, default its file
     name) as a new draft competition organized by ``owner``; ``slug`` default: from its
-    title. Raises `DefinitionError` (a refused bundle) or `SpecError` (a rule broken)."""
+    title; ``actor``: who imports it (staff; None: an operator). Raises `DefinitionError`
+    (a refused bundle) or `SpecError` (a rule broken)."""
     name = name or Path(path).name
     if not get_user_model().objects.filter(username=owner).exists():
         raise DefinitionError(name, f"no user {owner!r} (the owner must exist)")
@@ -78,7 +88,12 @@ def bundle_import(*, path: Path, owner: str, slug: str = "", name: str = "") -> 
         attached: list[Path] = []
         try:
             competition = _write(
-                spec=spec, data=data, name=name, report=bundle.report, attached=attached
+                spec=spec,
+                data=data,
+                name=name,
+                report=bundle.report,
+                attached=attached,
+                door=Door.of(actor, f"the bundle import of {name}"),
             )
         except BaseException:
             for stored in attached:  # the rows are rolled back: their files go too
@@ -91,10 +106,14 @@ def bundle_import(*, path: Path, owner: str, slug: str = "", name: str = "") -> 
     return BundleImport(competition=competition, dialect=bundle.dialect, report=bundle.report)
 
 
-def _write(*, spec, data, name: str, report: Report, attached: list[Path]) -> Competition:
+def _write(
+    *, spec, data, name: str, report: Report, attached: list[Path], door: Door
+) -> Competition:
     """The one transaction: the competition through apply, then its participant data."""
     with transaction.atomic():
-        load = apply.competition_apply(spec=spec, new=True, rescore=False, with_baselines=False)
+        load = apply.competition_apply(
+            spec=spec, new=True, rescore=False, with_baselines=False, door=door
+        )
         competition = load.competition
         organizer_team_get_or_create(competition=competition)
         for item in data:
