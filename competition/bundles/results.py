@@ -12,17 +12,18 @@ listed as not imported. Every cell is checked before anything is written.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from django.conf import settings
+
 from competition.bundles.build import column_metric
 from competition.errors import DefinitionError
 from competition.models import Phase
 from competition.services.references import ReferenceRow
+from competition.untrusted import csv_rows
 
 MAX_BYTES = 10 * 1024 * 1024
 CELL = re.compile(r"^\s*(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?:\(\s*\d+\s*\))?\s*$")
@@ -45,8 +46,9 @@ class ResultsRead:
 def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> ResultsRead:
     """The checked reference rows of a results file for ``phase``; raises
     `DefinitionError` naming the line at fault."""
-    if path.stat().st_size > MAX_BYTES:
-        raise DefinitionError(name, f"larger than the limit of {MAX_BYTES} bytes")
+    limit = int(getattr(settings, "RESULTS_MAX_BYTES", MAX_BYTES))
+    if path.stat().st_size > limit:
+        raise DefinitionError(name, f"larger than the limit of {limit} bytes")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -59,7 +61,7 @@ def results_read(*, path: Path, phase: Phase, unit: str = "auto", name: str) -> 
     header: list[str] | None = None
     columns: dict[int, int] = {}  # cell index → sub-corpus id
     raw_rows: list[tuple[int, str, str, dict[int, float]]] = []
-    for line, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
+    for line, cells in csv_rows(text, name=name):
         cells = [cell.strip() for cell in cells]
         if not any(cells):
             header = None

@@ -5,7 +5,9 @@ loaded by the one loader (`competition_load`), with its rules on removal and re-
 Uploads are untrusted: the YAML is parsed with ``yaml.safe_load`` (data only, nothing is ever
 executed); a zip is checked member by member before anything is written (size caps, no
 absolute paths, no ``..``, no symbolic links or other special files, no encryption, no nested
-archives), and every member is hashed once as it is written; every path the definition names
+archives; at most `DEFINITION_MAX_MEMBERS` members, names the file system can hold, no
+name both a file and a folder: `competition.untrusted`), and every member is hashed once as
+it is written; every path the definition names
 (pages, keys, baselines' files) must name a regular file inside the upload
 (`competition.definition.files`). A YAML alone may name the keys as the download does
 (``keys/<task>/<phase>/<file>``): they are the competition's current keys, neither copied nor
@@ -47,6 +49,7 @@ from competition.services.audit import audit_definition_load
 from competition.services.definitions import CompetitionLoad, definition_files_load
 from competition.services.dispatch import definition_job_enqueue
 from competition.services.editor import subcorpus_key_job_apply
+from competition.untrusted import archive_names_check
 from competition.uploads import CHUNK, Upload, _zip_member_problem
 
 logger = logging.getLogger(__name__)
@@ -144,6 +147,7 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, 
     digests: dict[str, str] = {}
     try:
         with zipfile.ZipFile(zip_path) as zf:
+            archive_names_check(zf.infolist(), name=name)
             members = [info for info in zf.infolist() if not info.is_dir()]
             total = 0
             for info in members:
