@@ -6,12 +6,13 @@ file), the member names of a zip (a definition's zip, a bundle and the zips insi
 CSV table (a phase's published results). Each refusal is a `DefinitionError` (or the
 caller's subclass) naming the upload and the place in it, never a traceback:
 
-- **YAML**: its event stream is scanned first, with a depth counter and a node counter
-  (`YAML_MAX_DEPTH`, `YAML_MAX_NODES`), and a scalar holding a NUL character (written
-  ``"\\0"``) is refused with its line; only then is the document built (``SafeLoader``: data
-  only), and its values are counted again with every alias expanded (`YAML_MAX_VALUES`), so
-  that neither a deep nesting (which would overflow the loader's recursion) nor a few
-  kilobytes of aliases (a billion laughs) make the request build more than the limits.
+- **YAML**: its event stream is scanned first, with a depth counter and a value counter, as
+  written (`YAML_MAX_DEPTH`, `YAML_MAX_NODES`) and with every alias expanded (each anchor's
+  size and depth are kept as the scan closes it; `YAML_MAX_VALUES`); an alias inside the
+  value it names, and a scalar holding a NUL character (written ``"\\0"``), are refused with
+  their line. Only then is the document built (a safe loader: data only), so that neither a
+  deep nesting (which would overflow the loader's recursion) nor a few kilobytes of aliases
+  (a billion laughs) make the request build more than the limits.
 - **Zip member names**: how many (`DEFINITION_MAX_MEMBERS`, a bundle's own
   `BUNDLE_MAX_MEMBERS`), how long one part of a name and a whole name may be in bytes
   (`ARCHIVE_MAX_NAME_BYTES`, `ARCHIVE_MAX_PATH_BYTES`: the file system's own limits, said
@@ -106,15 +107,17 @@ def yaml_read(
         data = yaml.load(text, Loader=LOADER)  # noqa: S506 (a safe loader: data only)
     except RecursionError:  # cannot happen after the scan; never a traceback if it does
         raise error(name, f"nested more than {limits.yaml_depth} levels deep") from None
-    _yaml_values(data, name=name, error=error, limits=limits)
     return data
 
 
 class _Place:
-    """Where the scan is in the document, said as the readers say it (``tasks[0].title``)."""
+    """Where the scan is in the document, said as the readers say it (``tasks[0].title``),
+    and how large each open mapping or list is with its aliases expanded."""
 
     def __init__(self) -> None:
-        self.frames: list[list[Any]] = []  # [is a mapping, children seen, last key]
+        # [is a mapping, children seen, last key, anchor, values expanded, depth below]
+        self.frames: list[list[Any]] = []
+        self.anchors: dict[str, tuple[int, int]] = {}  # anchor → (values, depth) expanded
 
     def child(self, event: yaml.Event) -> None:
         if self.frames:
@@ -125,19 +128,36 @@ class _Place:
                 frame[2] = _shown(key) if key.isprintable() and key else "?"
 
     def open(self, event: yaml.Event) -> None:
-        self.frames.append([isinstance(event, yaml.MappingStartEvent), 0, ""])
+        mapping = isinstance(event, yaml.MappingStartEvent)
+        self.frames.append([mapping, 0, "", event.anchor, 1, 0])
+
+    def close(self) -> None:
+        _, _, _, anchor, values, below = self.frames.pop()
+        if anchor is not None:
+            self.anchors[anchor] = (values, below + 1)
+        self.add(values, below + 1)
+
+    def add(self, values: int, depth: int) -> None:
+        """A child of the open frame holds ``values`` and nests ``depth`` deep."""
+        if self.frames:
+            self.frames[-1][4] += values
+            self.frames[-1][5] = max(self.frames[-1][5], depth)
+
+    def open_anchor(self, name: str) -> bool:
+        return any(frame[3] == name for frame in self.frames)
 
     def __str__(self) -> str:
-        parts = [f".{key}" if mapping else f"[{seen - 1}]" for mapping, seen, key in self.frames]
+        parts = [f".{f[2]}" if f[0] else f"[{f[1] - 1}]" for f in self.frames]
         return "".join(parts).lstrip(".")
 
 
 def _yaml_scan(text: str, *, name: str, error: type[DefinitionError], limits: InputLimits) -> None:
-    nodes = 0
+    """Scan the events: nesting, values as written and expanded, NUL, before any building."""
+    nodes = expanded = 0
     place = _Place()
     for event in yaml.parse(text, Loader=LOADER):
         if isinstance(event, _CLOSE):
-            place.frames.pop()
+            place.close()
             continue
         if not isinstance(event, _NODES):
             continue
@@ -147,6 +167,24 @@ def _yaml_scan(text: str, *, name: str, error: type[DefinitionError], limits: In
         nodes += 1
         if nodes > limits.yaml_nodes:
             raise error(name, f"{where}: the file holds more than {limits.yaml_nodes} values")
+        values, depth = 1, 0
+        if isinstance(event, yaml.AliasEvent):
+            if place.open_anchor(event.anchor):
+                raise error(name, f"{where}: the alias *{_shown(event.anchor)} is inside itself")
+            values, depth = place.anchors.get(event.anchor, (1, 0))
+        expanded += values
+        if expanded > limits.yaml_values:
+            raise error(
+                name,
+                f"{where}: the file holds more than {limits.yaml_values} values once its "
+                "aliases (*name) are expanded",
+            )
+        if len(place.frames) + depth > limits.yaml_depth:
+            raise error(
+                name,
+                f"line {line}: nested more than {limits.yaml_depth} levels deep once its "
+                "aliases (*name) are expanded",
+            )
         if isinstance(event, _OPEN):
             place.open(event)
             if len(place.frames) > limits.yaml_depth:
@@ -155,36 +193,14 @@ def _yaml_scan(text: str, *, name: str, error: type[DefinitionError], limits: In
                     f"line {line}: nested more than {limits.yaml_depth} levels deep "
                     "(mappings and lists)",
                 )
-        elif isinstance(event, yaml.ScalarEvent) and "\x00" in event.value:
-            raise error(name, f"{where}: a NUL character (expected text)")
-
-
-def _yaml_values(
-    data: Any, *, name: str, error: type[DefinitionError], limits: InputLimits
-) -> None:
-    """Count the values with every alias expanded, and how deep they then nest."""
-    budget = limits.yaml_values
-    stack: list[tuple[Any, int]] = [(data, 0)]
-    while stack:
-        item, depth = stack.pop()
-        budget -= 1
-        if budget < 0:
-            raise error(
-                name,
-                f"the file holds more than {limits.yaml_values} values once its aliases "
-                "(*name) are expanded",
-            )
-        if depth > limits.yaml_depth:
-            raise error(
-                name,
-                f"nested more than {limits.yaml_depth} levels deep once its aliases (*name) "
-                "are expanded",
-            )
-        if isinstance(item, dict):
-            stack.extend((key, depth + 1) for key in item)
-            stack.extend((value, depth + 1) for value in item.values())
-        elif isinstance(item, (list, tuple, set)):
-            stack.extend((value, depth + 1) for value in item)
+        elif isinstance(event, yaml.AliasEvent):
+            place.add(values, depth)
+        else:
+            if event.anchor is not None:
+                place.anchors[event.anchor] = (1, 0)
+            place.add(1, 0)
+            if "\x00" in event.value:
+                raise error(name, f"{where}: a NUL character (expected text)")
 
 
 # --- zip member names -----------------------------------------------------------------------

@@ -19,6 +19,7 @@ from competition.forms_editor import BundleImportForm, BundleResultsForm
 from competition.models import Phase
 from competition.selectors_editor import competition_for_organizer
 from competition.services.bundles import bundle_import, bundle_results_import
+from competition.views_editor import refused_status
 
 
 @staff_member_required
@@ -56,7 +57,9 @@ def bundle_import_view(request: HttpRequest) -> HttpResponse:
                             "report": result.report,
                         },
                     )
-    return render(request, "competition/editor/bundle.html", {"form": form})
+    return render(
+        request, "competition/editor/bundle.html", {"form": form}, status=refused_status(form)
+    )
 
 
 @login_required
@@ -96,4 +99,5 @@ def bundle_results_view(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "competition/editor/bundle_results.html",
         {"competition": competition, "form": form, "done": done},
+        status=refused_status(form),
     )

@@ -73,6 +73,12 @@ def _queued(request: HttpRequest, job: DefinitionJob) -> None:
     )
 
 
+def refused_status(*forms) -> int:
+    """400 when a posted form was refused (its errors shown on the page), else 200: a
+    refusal is the client's error, never a success nor a server error."""
+    return 400 if any(form is not None and form.is_bound and form.errors for form in forms) else 200
+
+
 def _or_404(found):
     if found is None:
         raise Http404("No such page.")
@@ -188,6 +194,7 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
             "clone_form": clone_form,
             "organizers": competition.organizers.order_by("username"),
         },
+        status=refused_status(form, task_form, upload_form, clone_form),
     )
 
 

@@ -59,7 +59,7 @@ def test_a_co_organizer_cannot_make_a_participant_an_organizer(client, world):
     client.force_login(coorg)
     body = _definition_adding(client, world.competition.slug, "alice")
     response = _upload(client, world.competition.slug, body)
-    assert response.status_code == 200
+    assert response.status_code == 400
     page = response.content.decode()
     assert "The definition was loaded." not in page
     assert "organizers:" in page and "definition.yaml" in page
