@@ -79,7 +79,7 @@ def organizers_apply(
     for user in added if owner is None or owner in added else [*added, owner]:
         name = user.get_username()
         detail = f"{name}, owner" if user == owner else name
-        _audit(competition, door, AuditEntry.Action.ORGANIZER_ADDED, detail)
+        _audit(competition, door, detail)
 
 
 def _users(listed: tuple[str, ...]) -> list[AbstractBaseUser]:
@@ -111,7 +111,10 @@ def _may_change(*, competition: Competition, door: Door | None, users: list, cre
     return competition_may_manage_organizers(competition=competition, user=actor)
 
 
-def _audit(competition: Competition, door: Door, action: str, detail: str) -> None:
+def _audit(competition: Competition, door: Door, detail: str) -> None:
     audit_record(
-        competition=competition, actor=door.actor, action=action, detail=f"{detail} ({door.name})"
+        competition=competition,
+        actor=door.actor,
+        action=str(AuditEntry.Action.ORGANIZER_ADDED),  # (its value: mypy reads a tuple)
+        detail=f"{detail} ({door.name})",
     )
