@@ -100,6 +100,17 @@ def _zip(members: dict[str, bytes]) -> bytes:
     return buffer.getvalue()
 
 
+def _post(
+    name: str, args: Callable[[Ctx], list] = lambda ctx: [ctx.slug], **data: str
+) -> Callable[[Ctx], tuple[str, str, dict]]:
+    """A POST of ``data`` (text fields only) to the URL ``name`` with ``args``."""
+    return lambda ctx: ("post", reverse(name, args=args(ctx)), dict(data))
+
+
+PHASE_ARGS: Callable[[Ctx], list] = lambda ctx: [ctx.slug, "identity", "dev"]  # noqa: E731
+RUN_ARGS: Callable[[Ctx], list] = lambda ctx: [ctx.run.pk]  # noqa: E731
+
+
 def _edit(action: str, **data) -> Callable[[Ctx], tuple[str, str, dict]]:
     return lambda ctx: (
         "post",
@@ -114,7 +125,7 @@ def _upload(ctx: Ctx, name: str, body: bytes) -> tuple[str, str, dict]:
 
 
 def _phase_url(name: str) -> Callable[[Ctx], str]:
-    return lambda ctx: reverse(name, args=[ctx.slug, "identity", "dev"])
+    return lambda ctx: reverse(name, args=PHASE_ARGS(ctx))
 
 
 def _results(ctx: Ctx) -> tuple[str, str, dict]:
@@ -140,28 +151,30 @@ def _api_submit(ctx: Ctx) -> tuple[str, str, dict]:
     return "api-post", url, {**files, "run_name": "by the API"}
 
 
+NEW_PHASE = {
+    "slug": "added",
+    "title": "Added",
+    "kind": "development",
+    "time_zone": "UTC",
+    "start": "2026-06-01T00:00",
+    "leaderboard_visibility": "public",
+    "run_details": "public",
+    "daily_limit": "3",
+    "total_limit": "9",
+    "counts": "best",
+    "missing": "unranked",
+}
+
 ROUTES: dict[str, Writer | str] = {
     # --- organizers: the editor's forms, the definition, results, clone, boards ------------
     "competition:edit": Writer(ORGANIZERS, _edit("save", title="Changed", website="")),
     "competition:edit_task": Writer(
         ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("competition:edit_task", args=[ctx.slug, "identity"]),
-            {
-                "action": "phase",
-                "phase-slug": "added",
-                "phase-title": "Added",
-                "phase-kind": "development",
-                "phase-time_zone": "UTC",
-                "phase-start": "2026-06-01T00:00",
-                "phase-leaderboard_visibility": "public",
-                "phase-run_details": "public",
-                "phase-daily_limit": "3",
-                "phase-total_limit": "9",
-                "phase-counts": "best",
-                "phase-missing": "unranked",
-            },
+        _post(
+            "competition:edit_task",
+            lambda ctx: [ctx.slug, "identity"],
+            **{f"phase-{key}": value for key, value in NEW_PHASE.items()},
+            action="phase",
         ),
     ),
     "competition:edit_phase": Writer(
@@ -179,75 +192,46 @@ ROUTES: dict[str, Writer | str] = {
     ),
     "competition:edit_subcorpus": Writer(
         ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse(
-                "competition:edit_subcorpus", args=[ctx.slug, "identity", "dev", "switchboard"]
-            ),
-            {"action": "delete"},
+        _post(
+            "competition:edit_subcorpus",
+            lambda ctx: [*PHASE_ARGS(ctx), "switchboard"],
+            action="delete",
         ),
     ),
     "competition:page_edit": Writer(
         ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("competition:page_edit", args=[ctx.slug, "overview"]),
-            {"action": "save", "body": "Rewritten."},
+        _post(
+            "competition:page_edit", lambda ctx: [ctx.slug, "overview"], action="save", body="New."
         ),
     ),
     "competition:organize_teams": Writer(
-        ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("competition:organize_teams", args=[ctx.slug]),
-            {"action": "require"},
-        ),
+        ORGANIZERS, _post("competition:organize_teams", action="require")
     ),
     "competition:announcements": Writer(
-        ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("competition:announcements", args=[ctx.slug]),
-            {"title": "News", "body": "Something."},
-        ),
+        ORGANIZERS, _post("competition:announcements", title="News", body="Something.")
     ),
-    "competition:card_defaults": Writer(
-        ORGANIZERS,
-        lambda ctx: ("post", reverse("competition:card_defaults", args=[ctx.slug]), {}),
-    ),
+    "competition:card_defaults": Writer(ORGANIZERS, _post("competition:card_defaults")),
     "competition:bundle_results": Writer(ORGANIZERS, _results),
     "leaderboard:organize_phase": Writer(
-        ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("leaderboard:organize_phase", args=[ctx.slug, "identity", "dev"]),
-            {"action": "hide"},
-        ),
+        ORGANIZERS, _post("leaderboard:organize_phase", PHASE_ARGS, action="hide")
     ),
     "leaderboard:organize_submission": Writer(
         ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("leaderboard:organize_submission", args=[ctx.run.pk]),
-            {"action": "disqualify", "reason": "broke the rules"},
-        ),
+        _post("leaderboard:organize_submission", RUN_ARGS, action="disqualify", reason="unfair"),
     ),
     # --- who organizes: the owner and staff only --------------------------------------------
     "competition:organizers": Writer(
-        OWNER,
-        lambda ctx: (
-            "post",
-            reverse("competition:organizers", args=[ctx.slug]),
-            {"action": "add", "username": "bob"},
-        ),
+        OWNER, _post("competition:organizers", action="add", username="bob")
     ),
     # --- staff only -------------------------------------------------------------------------
     "competition:competition_new": Writer(
         STAFF,
-        lambda ctx: (
-            "post",
-            reverse("competition:competition_new"),
-            {"slug": "brand-new", "title": "Brand new", "owner": "coorg"},
+        _post(
+            "competition:competition_new",
+            lambda ctx: [],
+            slug="brand-new",
+            title="Brand new",
+            owner="coorg",
         ),
     ),
     "competition:bundle_import": Writer(
@@ -277,27 +261,22 @@ ROUTES: dict[str, Writer | str] = {
     ),
     "competition:submission_describe": Writer(
         TEAM_OR_ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("competition:submission_describe", args=[ctx.run.pk]),
-            {"run_name": "renamed", "description": "", "link": ""},
-        ),
+        _post("competition:submission_describe", RUN_ARGS, run_name="renamed", description=""),
     ),
     "competition:submission_cancel": Writer(
-        TEAM_OR_ORGANIZERS,
-        lambda ctx: ("post", reverse("competition:submission_cancel", args=[ctx.run.pk]), {}),
+        TEAM_OR_ORGANIZERS, _post("competition:submission_cancel", RUN_ARGS)
     ),
     "competition:team_rename": Writer(
         TEAM_OR_ORGANIZERS,
-        lambda ctx: (
-            "post",
-            reverse("competition:team_rename", args=[ctx.slug, ctx.world.alpha.pk]),
-            {"rename-name": "Alpha Prime"},
+        _post(
+            "competition:team_rename",
+            lambda ctx: [ctx.slug, ctx.world.alpha.pk],
+            **{"rename-name": "Alpha Prime"},
         ),
     ),
     "competition:terms_accept": Writer(
         ANY_USER,
-        lambda ctx: ("post", reverse("competition:terms_accept", args=[ctx.slug]), {}),
+        _post("competition:terms_accept"),
         setup=lambda ctx: CompetitionPage.objects.create(
             competition=ctx.world.competition, kind="terms", body="Be fair."
         ),
