@@ -105,6 +105,17 @@ class CompetitionAdmin(AuditedChanges, admin.ModelAdmin):
     def competition_of(self, object_id) -> models.Competition | None:
         return models.Competition.objects.filter(pk=object_id).first()
 
+    def save_model(self, request, obj, form, change):
+        """A new owner chosen here is in the audit log too, as every change of who organizes."""
+        super().save_model(request, obj, form, change)
+        if change and "owner" in form.changed_data and obj.owner is not None:
+            audit_record(
+                competition=obj,
+                actor=request.user,
+                action=models.AuditEntry.Action.ORGANIZER_ADDED,
+                detail=f"{obj.owner.get_username()}, owner (in the admin)",
+            )
+
     def save_related(self, request, form, formsets, change):
         """Organizers changed here are in the audit log too, as on the organizers page."""
         before = set(form.instance.organizers.all()) if change else set()

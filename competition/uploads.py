@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Protocol
 
+from django.conf import settings
+
 from competition.errors import SubmissionRejected, shown_params
 
 # The file-name rule is shared with the command line (it lives beside the readers).
@@ -206,6 +208,11 @@ def _extract_checked(
     file_names: Mapping[str, str] | None = None,
     documents: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, ReceivedFile]:
+    most = int(getattr(settings, "SUBMISSION_MAX_MEMBERS", 1000))
+    if len(zf.infolist()) > most:  # a run is a file per sub-corpus: never thousands
+        raise SubmissionRejected(
+            "unsafe_zip", reason=f"it holds {len(zf.infolist())} members; the limit is {most}"
+        )
     members = [
         info for info in zf.infolist() if not info.is_dir() and not _is_os_litter(info.filename)
     ]

@@ -26,6 +26,7 @@ from competition.services.bundles import (
     bundle_results_import,
 )
 from competition.services.definition_files import definition_job_bytes
+from competition.views_editor import refused_status
 
 
 @staff_member_required
@@ -55,6 +56,7 @@ def bundle_import_view(request: HttpRequest) -> HttpResponse:
         request,
         "competition/editor/bundle.html",
         {"form": form, "job_bytes": definition_job_bytes()},
+        status=refused_status(form),
     )
 
 
@@ -145,6 +147,7 @@ def bundle_results_view(request: HttpRequest, slug: str) -> HttpResponse:
             "unmapped": unmapped,
             "error": error,
         },
+        status=refused_status(form),
     )
 
 

@@ -74,6 +74,12 @@ def _queued(request: HttpRequest, job: DefinitionJob) -> None:
     )
 
 
+def refused_status(*forms) -> int:
+    """400 when a posted form was refused (its errors shown on the page), else 200: a
+    refusal is the client's error, never a success nor a server error."""
+    return 400 if any(form is not None and form.is_bound and form.errors for form in forms) else 200
+
+
 # --- staff: new competition -------------------------------------------------------------
 
 
@@ -82,7 +88,7 @@ def competition_new(request: HttpRequest) -> HttpResponse:
     form = CompetitionCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            competition = editor.competition_create(**form.cleaned_data)
+            competition = editor.competition_create(**form.cleaned_data, actor=request.user)
         except EditorError as exc:
             _refused(request, form, exc)
         else:
@@ -186,6 +192,7 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
             "clone_form": clone_form,
             "organizers": competition.organizers.order_by("username"),
         },
+        status=refused_status(form, task_form, upload_form, clone_form),
     )
 
 

@@ -201,10 +201,22 @@ PRIVATE_ROOT = Path(os.environ.get("PRIVATE_ROOT", BASE_DIR / "media" / "private
 SUBMISSION_MAX_UPLOAD_BYTES = env_int("SUBMISSION_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
 SUBMISSION_MAX_UNCOMPRESSED_BYTES = env_int("SUBMISSION_MAX_UNCOMPRESSED_BYTES", 200 * 1024 * 1024)
 SUBMISSION_MAX_COMPRESSION_RATIO = env_int("SUBMISSION_MAX_COMPRESSION_RATIO", 100)
+SUBMISSION_MAX_MEMBERS = env_int("SUBMISSION_MAX_MEMBERS", 1000)  # members of a run's zip
 # A CodaLab or Codabench bundle being imported (competition.bundles.archive).
 BUNDLE_MAX_BYTES = env_int("BUNDLE_MAX_BYTES", 2 * 1024**3)
 BUNDLE_MAX_UNCOMPRESSED_BYTES = env_int("BUNDLE_MAX_UNCOMPRESSED_BYTES", 4 * 1024**3)
 BUNDLE_MAX_MEMBERS = env_int("BUNDLE_MAX_MEMBERS", 5000)
+# Untrusted structure, bounded before it is built (competition.untrusted; the table in
+# docs/competition-definition.md): YAML nesting, values as written and with aliases
+# expanded; a definition zip's members; member name lengths; a results CSV's cells.
+YAML_MAX_DEPTH = env_int("YAML_MAX_DEPTH", 32)
+YAML_MAX_NODES = env_int("YAML_MAX_NODES", 50_000)
+YAML_MAX_VALUES = env_int("YAML_MAX_VALUES", 100_000)
+DEFINITION_MAX_MEMBERS = env_int("DEFINITION_MAX_MEMBERS", 5000)
+ARCHIVE_MAX_NAME_BYTES = env_int("ARCHIVE_MAX_NAME_BYTES", 255)
+ARCHIVE_MAX_PATH_BYTES = env_int("ARCHIVE_MAX_PATH_BYTES", 1024)
+RESULTS_MAX_CELL_CHARS = env_int("RESULTS_MAX_CELL_CHARS", 10_000)
+RESULTS_MAX_BYTES = env_int("RESULTS_MAX_BYTES", 10 * 1024 * 1024)
 # An upload of several large files is validated in this many processes at once (the web
 # process and forks of it); 1: in the web process alone.
 UPLOAD_VALIDATION_PROCESSES = env_int("UPLOAD_VALIDATION_PROCESSES", 2)

@@ -1,7 +1,8 @@
 """Opening a bundle: a zip from elsewhere, checked before anything is written.
 
 Every member is checked first (no absolute name, no ``..``, no backslash, no link, nothing
-that is not a regular file or folder, not encrypted), then the totals (member count,
+that is not a regular file or folder, not encrypted; names the file system can hold, none both
+a file and a folder: `competition.untrusted`), then the totals (member count,
 uncompressed size, compression ratio per member); only then are the members written, under a
 folder of ours, each streamed with its declared size as its limit. A data item of the bundle
 (a zip inside the zip) is opened the same way, one level down; a zip found at the deepest
@@ -18,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 
 from competition.errors import DefinitionError
+from competition.untrusted import archive_names_check
 
 CHUNK = 1024 * 1024
 MAX_DEPTH = 2
@@ -105,10 +107,7 @@ def unpack(
     try:
         with zipfile.ZipFile(zip_path) as zf:
             infos = zf.infolist()
-            if len(infos) > limits.members:
-                raise BundleRefused(
-                    name, f"refused: {len(infos)} members; the limit is {limits.members}"
-                )
+            archive_names_check(infos, name=name, error=BundleRefused, members=limits.members)
             total = 0
             members = []
             for info in infos:

@@ -20,6 +20,7 @@ from competition.bundles.archive import BundleRefused
 from competition.bundles.dates import FORMS, NotADate, bundle_date
 from competition.bundles.html_text import html_to_markdown, looks_like_html
 from competition.definition.spec import Limits
+from competition.untrusted import yaml_read
 
 UUID = re.compile(r"^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$", re.I)
 YAML_VALUES_LIMIT = 100_000
@@ -334,7 +335,11 @@ def bundle_read(root: Path, names: list[str], *, bundle: str) -> Bundle:
             f"{bundle}: {yaml_name}", f"larger than the limit of {limits.definition_bytes} bytes"
         )
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        data = yaml_read(
+            path.read_text(encoding="utf-8-sig"),
+            name=f"{bundle}: {yaml_name}",
+            error=BundleRefused,
+        )
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise BundleRefused(f"{bundle}: {yaml_name}", f"does not read as YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -16,18 +16,19 @@ that map. Every cell is checked before anything is written.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from django.conf import settings
 
 from competition.bundles.build import column_metric
 from competition.bundles.names import NAMES_A_DATASET
 from competition.errors import DefinitionError
 from competition.models import Phase
 from competition.services.references import ReferenceRow
+from competition.untrusted import csv_rows
 from scoring.vocabulary import metric_label
 
 MAX_BYTES = 10 * 1024 * 1024
@@ -108,8 +109,9 @@ def results_read(
     """The checked reference rows of a results file for ``phase`` and the mapping of its
     columns; raises `DefinitionError` naming the line at fault, or `ResultsUnmapped` when a
     column cannot be placed (unless ``apply_anyway``)."""
-    if path.stat().st_size > MAX_BYTES:
-        raise DefinitionError(name, f"larger than the limit of {MAX_BYTES} bytes")
+    limit = int(getattr(settings, "RESULTS_MAX_BYTES", MAX_BYTES))
+    if path.stat().st_size > limit:
+        raise DefinitionError(name, f"larger than the limit of {limit} bytes")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -122,7 +124,7 @@ def results_read(
     header: list[str] | None = None
     columns: dict[int, int] = {}  # cell index → sub-corpus id
     raw_rows: list[tuple[int, str, str, dict[int, float]]] = []
-    for line, cells in enumerate(csv.reader(io.StringIO(text)), start=1):
+    for line, cells in csv_rows(text, name=name):
         cells = [cell.strip() for cell in cells]
         if not any(cells):
             header = None

@@ -24,11 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import transaction
 
 from competition.definition.keys import key_store, known_keys
+from competition.definition.organizers import Door, organizers_apply
 from competition.definition.spec import (
     UNSET,
     BaselineSpec,
@@ -93,9 +93,12 @@ def competition_apply(
     rescore: bool = True,
     with_baselines: bool = True,
     progress: Callable[[str], None] | None = None,
+    door: Door | None = None,
 ) -> CompetitionLoad:
     """Create or update the competition ``spec`` describes, with its pages, tasks, phases,
-    sub-corpora and keys; then re-score what changed and submit its baselines.
+    sub-corpora and keys; then re-score what changed and submit its baselines. ``door``:
+    who writes it and through which door, for the organizers it lists
+    (`competition.definition.organizers`; None may change no organizer).
 
     The keys are read, checked and stored first, outside the transaction (``progress`` is
     told of each), so that a job loading large keys shows how far it is; then the structure
@@ -111,7 +114,7 @@ def competition_apply(
     if progress is not None:
         progress("Writing the competition")
     with transaction.atomic():
-        competition, _ = _competition_write(spec, new=new)
+        competition, _ = _competition_write(spec, new=new, door=door)
         for order, task_spec in enumerate(spec.tasks):
             where = f"tasks[{order}]"
             try:
@@ -176,15 +179,20 @@ def _keys_store(
             raise exc.at(where) from None
 
 
-def competition_head_apply(*, spec: CompetitionSpec, new: bool = False) -> Competition:
+def competition_head_apply(
+    *, spec: CompetitionSpec, new: bool = False, door: Door | None = None
+) -> Competition:
     """Create or update a competition's own fields, organizers, pages and settings only (its
-    tasks stay as they are): the editor's competition forms."""
+    tasks stay as they are): the editor's competition forms. ``door``: who writes it and
+    through which door (`competition.definition.organizers`; None may change no organizer)."""
     with transaction.atomic():
-        competition, _ = _competition_write(spec, new=new)
+        competition, _ = _competition_write(spec, new=new, door=door)
     return competition
 
 
-def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition, bool]:
+def _competition_write(
+    spec: CompetitionSpec, *, new: bool, door: Door | None
+) -> tuple[Competition, bool]:
     values = {
         name: value
         for name, value in (
@@ -204,18 +212,7 @@ def _competition_write(spec: CompetitionSpec, *, new: bool) -> tuple[Competition
         competition, created = Competition.objects.create(slug=spec.slug, **values), True
     else:
         competition, created = Competition.objects.update_or_create(slug=spec.slug, defaults=values)
-    User = get_user_model()
-    users = list(User.objects.filter(username__in=spec.organizers))
-    if missing := sorted(set(spec.organizers) - {user.username for user in users}):
-        raise SpecError(
-            "unknown_user",
-            field="organizers",
-            reason=(f"organizers {', '.join(missing)} do not exist (create the users first)"),
-        )
-    competition.organizers.add(*users)
-    if competition.owner_id is None and spec.organizers:  # its first listed organizer owns it
-        competition.owner = next(u for u in users if u.username == spec.organizers[0])
-        competition.save(update_fields=["owner"])
+    organizers_apply(competition=competition, listed=spec.organizers, door=door, created=created)
     if spec.team_approval is not None:
         team_approval_require(competition=competition, required=spec.team_approval)
     for kind, body in spec.pages.items():

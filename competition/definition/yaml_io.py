@@ -1,11 +1,12 @@
 """A definition file (YAML, docs/competition-definition.md) read into a `CompetitionSpec`.
 
-The file is data only (``yaml.safe_load``: nothing in it is ever executed), at most
-``Limits.definition_bytes`` long and at most `MAX_VALUES` values once its aliases are
-expanded. Types are checked here, with errors naming the file and the place in it
-(``tasks[0].phases[1]: 'counts' is 'newest'; expected one of best, latest, chosen``); the
-rules are the spec's. Every path the file names goes through `DefinitionFiles`, which keeps
-it inside the definition's folder.
+The file is data only (a safe loader: nothing in it is ever executed), at most
+``Limits.definition_bytes`` long, and read by `competition.untrusted.yaml_read`: its depth,
+its values as written and once its aliases are expanded are bounded before it is built.
+Types are checked here, with errors naming the file and the place in it (``tasks[0].phases[1]:
+'counts' is 'newest'; expected one of best, latest, chosen``); the rules are the spec's.
+Every path the file names goes through `DefinitionFiles`, which keeps it inside the
+definition's folder.
 """
 
 from __future__ import annotations
@@ -37,16 +38,13 @@ from competition.definition.spec import (
 )
 from competition.errors import DefinitionError
 from competition.timezones import in_zone
+from competition.untrusted import yaml_read
 
 YAML_NAMES = {"leaderboard_visibility": "leaderboard"}
 """A phase's fields whose key in a definition is not their model name."""
 
 DATES = ("start", "end", "revealed_at")
 UNTYPED = ("show_own_scores_when_hidden", "daily_limit", "total_limit")
-
-MAX_VALUES = 200_000
-"""How many values (mappings, lists, scalars) a definition may hold once its aliases are
-expanded: a file of a few kilobytes cannot make the loader build millions of objects."""
 
 
 class _Reader:
@@ -111,24 +109,6 @@ class _Reader:
             raise self.fail(exc.message) from None
 
 
-def _count_values(data: Any, *, name: str) -> None:
-    budget = MAX_VALUES
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        budget -= 1
-        if budget < 0:
-            raise DefinitionError(
-                name,
-                f"the file holds more than {MAX_VALUES} values once "
-                "its aliases (*name) are expanded",
-            )
-        if isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
 def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> CompetitionSpec:
     """The spec of the definition ``files.definition``; raises `DefinitionError` naming
     ``files.name`` and the place in the file. ``slug``: the competition the file must
@@ -151,10 +131,9 @@ def definition_read(files: DefinitionFiles, *, slug: str | None = None) -> Compe
     except UnicodeDecodeError as exc:
         raise DefinitionError(name, f"not valid YAML: not UTF-8 text ({exc})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml_read(text, name=name)
     except yaml.YAMLError as exc:
         raise DefinitionError(name, f"not valid YAML: {exc}") from None
-    _count_values(data, name=name)
     top = _Reader(data, "the file", name)
     head = {
         "slug": top.str("slug"),

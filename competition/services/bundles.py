@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.files import File
 from django.db import transaction
 
@@ -33,6 +34,7 @@ from competition.bundles.names import short_slug
 from competition.bundles.parse import COMPETITION, Report, bundle_read, phase_subject
 from competition.bundles.results import ResultsRead, ResultsUnmapped, results_read
 from competition.definition import apply
+from competition.definition.organizers import Door
 from competition.definition.spec import SpecError
 from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, Phase, Submission
@@ -68,10 +70,12 @@ def bundle_import(
     slug: str = "",
     name: str = "",
     progress: Callable[[str], None] | None = None,
+    actor: AbstractBaseUser | None = None,
 ) -> BundleImport:
     """Import the bundle at ``path`` (``name``: how refusals call it, default its file
     name) as a new draft competition organized by ``owner``; ``slug`` default: a short one
-    from its title; ``progress`` is told each step. Raises `DefinitionError` (a refused
+    from its title; ``progress`` is told each step; ``actor``: who imports it (staff; None:
+    an operator). Raises `DefinitionError` (a refused
     bundle) or `SpecError` (a rule broken)."""
     name = name or Path(path).name
     say = progress or (lambda text: None)
@@ -118,6 +122,7 @@ def bundle_import(
                 report=bundle.report,
                 attached=attached,
                 progress=progress,
+                door=Door.of(actor, f"the bundle import of {name}"),
             )
         except BaseException:
             for stored in attached:  # the rows are rolled back: their files go too
@@ -137,6 +142,7 @@ def _write(
     name: str,
     report: Report,
     attached: list[Path],
+    door: Door,
     progress: Callable[[str], None] | None = None,
 ) -> Competition:
     """The competition through apply (which reads and stores the keys first, telling
@@ -144,7 +150,7 @@ def _write(
     database while the keys are read), then its participant data in one transaction; a
     refusal there deletes the competition again, so a refused import leaves nothing."""
     load = apply.competition_apply(
-        spec=spec, new=True, rescore=False, with_baselines=False, progress=progress
+        spec=spec, new=True, rescore=False, with_baselines=False, progress=progress, door=door
     )
     competition = load.competition
     try:
@@ -198,7 +204,9 @@ def bundle_import_start(
             for chunk in upload.chunks():
                 handle.write(chunk)
         if not large:
-            return bundle_import(path=target / "upload", owner=owner, slug=slug, name=name)
+            return bundle_import(
+                path=target / "upload", owner=owner, slug=slug, name=name, actor=user
+            )
         with transaction.atomic():
             job = DefinitionJob.objects.create(
                 competition=None,
@@ -229,6 +237,7 @@ def bundle_job_apply(*, job: DefinitionJob, path: Path, progress: Callable[[str]
         slug=str(job.params.get("slug", "")),
         name=job.file_name,
         progress=progress,
+        actor=job.created_by,
     )
     DefinitionJob.objects.filter(pk=job.pk).update(
         competition=result.competition,

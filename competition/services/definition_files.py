@@ -5,7 +5,9 @@ loaded by the one loader (`competition_load`), with its rules on removal and re-
 Uploads are untrusted: the YAML is parsed with ``yaml.safe_load`` (data only, nothing is ever
 executed); a zip is checked member by member before anything is written (size caps, no
 absolute paths, no ``..``, no symbolic links or other special files, no encryption, no nested
-archives), and every member is hashed once as it is written; every path the definition names
+archives; at most `DEFINITION_MAX_MEMBERS` members, names the file system can hold, no
+name both a file and a folder: `competition.untrusted`), and every member is hashed once as
+it is written; every path the definition names
 (pages, keys, baselines' files) must name a regular file inside the upload
 (`competition.definition.files`). A YAML alone may name the keys as the download does
 (``keys/<task>/<phase>/<file>``): they are the competition's current keys, neither copied nor
@@ -32,11 +34,13 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
 from competition.definition.current import competition_spec, key_name
 from competition.definition.files import DefinitionFiles
+from competition.definition.organizers import Door
 from competition.definition.spec import KeyFile, Limits, StoredKey
 from competition.definition.yaml_io import definition_data
 from competition.errors import CompetitionError, DefinitionError
@@ -45,6 +49,7 @@ from competition.services.audit import audit_definition_load, audit_structure
 from competition.services.definitions import CompetitionLoad, definition_files_load
 from competition.services.dispatch import definition_job_enqueue
 from competition.services.editor import subcorpus_key_job_apply
+from competition.untrusted import archive_names_check
 from competition.uploads import CHUNK, Upload, _zip_member_problem
 
 logger = logging.getLogger(__name__)
@@ -142,6 +147,7 @@ def _extract(zip_path: Path, root: Path, *, name: str) -> tuple[Path, dict[str, 
     digests: dict[str, str] = {}
     try:
         with zipfile.ZipFile(zip_path) as zf:
+            archive_names_check(zf.infolist(), name=name)
             members = [info for info in zf.infolist() if not info.is_dir()]
             total = 0
             for info in members:
@@ -208,11 +214,16 @@ def _current_keys(competition: Competition) -> dict[str, StoredKey]:
 
 
 def competition_definition_upload(
-    *, competition: Competition, upload: Upload, progress: Callable[[str], None] | None = None
+    *,
+    competition: Competition,
+    upload: Upload,
+    progress: Callable[[str], None] | None = None,
+    actor: AbstractBaseUser | None = None,
 ) -> CompetitionLoad:
     """Load an uploaded definition (YAML, or a zip of the YAML and its keys) into
-    ``competition``. Raises ``DefinitionError`` naming the uploaded file and the place in it;
-    nothing changes then."""
+    ``competition``, as ``actor`` (an upload is never an operator's: without an actor it may
+    add no organizer). Raises ``DefinitionError`` naming the uploaded file and the place in
+    it; nothing changes then."""
     name = PurePosixPath(upload.name.replace("\\", "/")).name
     limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024**3)
     if upload.size is not None and upload.size > limit:
@@ -242,7 +253,12 @@ def competition_definition_upload(
             stored=_current_keys(competition),
         )
         try:
-            return definition_files_load(files=files, slug=competition.slug, progress=progress)
+            return definition_files_load(
+                files=files,
+                slug=competition.slug,
+                progress=progress,
+                door=Door(name=f"the uploaded {name}", actor=actor),
+            )
         except DefinitionError as exc:
             # Never a path of the server: the refusal names the upload and its members.
             reason = str(exc.params.get("reason", ""))
@@ -266,7 +282,7 @@ def definition_upload_start(
     name = PurePosixPath(upload.name.replace("\\", "/")).name
     limit = _limit("DEFINITION_MAX_UPLOAD_BYTES", 1024**3)
     if upload.size is None or upload.size <= definition_job_bytes():
-        return competition_definition_upload(competition=competition, upload=upload)
+        return competition_definition_upload(competition=competition, upload=upload, actor=user)
     if upload.size > limit:
         raise _fail(name, f"larger than the limit of {limit} bytes")
     folder = Path("jobs") / uuid.uuid4().hex
@@ -344,6 +360,7 @@ def definition_job_run(*, job_id: int) -> str:
                     competition=job.competition,
                     upload=_StoredUpload(job.file_name, stored),
                     progress=progress,
+                    actor=job.created_by,
                 )
             audit_definition_load(
                 load=load, actor=job.created_by, source=f"the uploaded {job.file_name}"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from competition.definition.apply import CompetitionLoad, competition_apply
 from competition.definition.files import DefinitionFiles
+from competition.definition.organizers import Door
 from competition.definition.spec import SpecError
 from competition.definition.yaml_io import definition_read
 from competition.errors import DefinitionError
@@ -36,12 +37,16 @@ def competition_load(
     files = DefinitionFiles(definition=definition, root=definition.parent, name=str(path))
     if not definition.is_file():
         raise DefinitionError(str(path), "file not found")
-    return definition_files_load(files=files, with_baselines=with_baselines, rescore=rescore)
+    door = Door(name=f"the definition {given.name}", operator=True)  # the command line's
+    return definition_files_load(
+        files=files, door=door, with_baselines=with_baselines, rescore=rescore
+    )
 
 
 def definition_files_load(
     *,
     files: DefinitionFiles,
+    door: Door,
     with_baselines: bool = True,
     rescore: bool = True,
     slug: str | None = None,
@@ -49,11 +54,16 @@ def definition_files_load(
 ) -> CompetitionLoad:
     """Read the definition ``files`` holds into a spec and apply it; ``slug``: the
     competition it must be (an upload on a competition's page); ``progress`` is told what
-    is being done (a job's page shows it)."""
+    is being done (a job's page shows it); ``door``: who loads it, through which door (the
+    organizers it lists are theirs to add or not, `competition.definition.organizers`)."""
     spec = definition_read(files, slug=slug)
     try:
         return competition_apply(
-            spec=spec, rescore=rescore, with_baselines=with_baselines, progress=progress
+            spec=spec,
+            rescore=rescore,
+            with_baselines=with_baselines,
+            progress=progress,
+            door=door,
         )
     except SpecError as exc:
         raise DefinitionError(files.name, exc.message) from None

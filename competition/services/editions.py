@@ -27,6 +27,7 @@ from django.db import transaction
 from competition.definition import apply
 from competition.definition.current import competition_spec, key_name
 from competition.definition.keys import known_keys
+from competition.definition.organizers import Door
 from competition.definition.spec import (
     UNSET,
     CompetitionSpec,
@@ -109,7 +110,9 @@ def competition_clone_spec(
         if page.body
     }
     rules = getattr(source, "participation_rules", None)
-    organizers = tuple(sorted(set(current.organizers) | ({organizer} if organizer else set())))
+    # The one who clones it owns the copy (listed first); its organizers organize it too.
+    others = sorted(set(current.organizers) - {organizer})
+    organizers = (organizer, *others) if organizer else tuple(others)
     return replace(
         current,
         slug=slug,
@@ -150,7 +153,13 @@ def competition_clone(
             with_keys=with_keys,
             organizer=user.username,
         )
-        load = apply.competition_apply(spec=spec, new=True, rescore=False, with_baselines=False)
+        load = apply.competition_apply(
+            spec=spec,
+            new=True,
+            rescore=False,
+            with_baselines=False,
+            door=Door(name=f"the clone of {source.slug}", actor=user),
+        )
     except SpecError as exc:
         field = exc.field if exc.field in ("slug", "title") and not exc.where else None
         raise EditorError(exc.code, field=field, reason=exc.message) from None

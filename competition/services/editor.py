@@ -35,6 +35,7 @@ from django.utils.text import get_valid_filename, slugify
 
 from competition.definition import apply
 from competition.definition.keys import data_key_clash, file_content_digests
+from competition.definition.organizers import Door
 from competition.definition.spec import (
     PHASE_FIELDS,
     CompetitionSpec,
@@ -121,12 +122,16 @@ def data_max_bytes() -> int:
 
 
 @transaction.atomic
-def competition_create(*, slug: str, title: str, owner: str) -> Competition:
+def competition_create(
+    *, slug: str, title: str, owner: str, actor: AbstractBaseUser | None = None
+) -> Competition:
     """A new, empty draft competition owned and organized by the user named ``owner`` (staff
-    only: the page checks). It stays a draft until its organizers publish it."""
+    only: the page checks; ``actor``: who creates it, None an operator). It stays a draft
+    until its organizers publish it."""
     spec = _spec(lambda: CompetitionSpec(slug=slug, title=title, organizers=(owner.strip(),)))
+    door = Door.of(actor, "the new-competition page")
     try:
-        competition = apply.competition_head_apply(spec=spec, new=True)
+        competition = apply.competition_head_apply(spec=spec, new=True, door=door)
     except SpecError as exc:
         if exc.code == "unknown_user":
             raise EditorError("unknown_user", field="owner", username=owner.strip()) from None

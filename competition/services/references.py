@@ -51,6 +51,7 @@ from competition.models import (
     Track,
 )
 from competition.services.boards import board_entries_write
+from competition.untrusted import yaml_read
 from scoring.procedures import procedure as procedure_named
 from scoring.vocabulary import METRIC_ORDER, base_metric
 
@@ -200,8 +201,8 @@ def reference_results_read(*, path: Path) -> tuple[str, list[ReferenceRow]]:
 def _read(path: Path) -> tuple[str, list[ReferenceRow], list[AverageRow]]:
     where = str(path)
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
+        data = yaml_read(Path(path).read_text(encoding="utf-8"), name=where)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise DefinitionError(where, f"the file does not read as YAML: {exc}") from None
     if not isinstance(data, dict):
         raise DefinitionError(where, "the file must be a mapping")

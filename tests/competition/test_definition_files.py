@@ -201,5 +201,5 @@ def test_the_pages_download_and_upload_for_organizers_only(client, corefud):
         {"action": "upload", "definition": upload("c.yaml", b"slug: corefud-demo\n")},
     )
     page = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert "c.yaml: the file: &#x27;title&#x27; is required" in page

@@ -177,7 +177,8 @@ tasks:
     call_command("load_competition", str(path), stdout=io.StringIO())
     key.write_text(texts.response("light"), encoding="utf-8")
     call_command("load_competition", str(path), stdout=io.StringIO())
-    [(action, who, detail)] = entries()
+    [created, (action, who, detail)] = entries()
+    assert created == ("organizer_added", None, "org, owner (the definition c.yaml)")
     assert action == "keys_changed" and who is None
     assert detail.startswith(
         "Identity › Development: gold keys or scorer options changed by load_competition "
