@@ -31,6 +31,7 @@ from typing import IO, Any
 
 import requests
 
+from client.upload import FilePart, UploadBody
 from scoring import UsageError, parse_options
 from scoring.api import validate_against_skeleton
 from scoring.filenames import (
@@ -45,7 +46,9 @@ CONFIG_ENV = "CODICRAC_CONFIG"
 CARD_PREFIX = "card."  # a system-card answer's field at upload: card.<question slug>
 CARD_CODES = ("card_incomplete", "bad_answer", "unknown_question")
 FINAL = ("scored", "rejected", "failed", "cancelled")
-TIMEOUT = 60  # seconds per HTTP request
+TIMEOUT = 60  # seconds per HTTP request (an upload: PROGRESS_TIMEOUT and ANSWER_TIMEOUT)
+PROGRESS_TIMEOUT = 60  # an upload that moved no bytes for this long is given up
+ANSWER_TIMEOUT = 300  # the server's checks of a whole upload (it validates every file)
 
 
 class CliError(Exception):
@@ -109,6 +112,24 @@ class Api:
             response = self.session.request(method, url, timeout=TIMEOUT, **kwargs)
         except requests.RequestException as exc:
             raise CliError(f"cannot reach {self.server}: {exc.__class__.__name__}") from None
+        return self._answer(method, path, response)
+
+    def upload(self, path: str, body: UploadBody) -> Any:
+        """POST a streamed upload: no bytes moved for ``PROGRESS_TIMEOUT`` seconds (while
+        sending) or no answer within ``ANSWER_TIMEOUT`` (while the server checks the files)
+        ends the try; the whole transfer has no limit."""
+        try:
+            response = self.session.post(
+                f"{self.server}{path}",
+                data=body,
+                headers={"Content-Type": body.content_type},
+                timeout=(PROGRESS_TIMEOUT, ANSWER_TIMEOUT),
+            )
+        except requests.RequestException as exc:
+            raise CliError(f"cannot reach {self.server}: {exc.__class__.__name__}") from None
+        return self._answer("POST", path, response)
+
+    def _answer(self, method: str, path: str, response: requests.Response) -> Any:
         if response.status_code == 401:
             raise CliError("the server refused the token: run `codicrac login` again")
         if response.status_code == 404:
@@ -320,34 +341,10 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.card:
         data.update(read_card(Path(args.card), phase))
     handles: list[IO[bytes]] = []
-    files: dict[str, tuple[str, IO[bytes], str]]
     try:
-        if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
-            handle = paths[0].open("rb")
-            handles.append(handle)
-            files = {"archive": (paths[0].name, handle, "application/zip")}
-        elif _unnamed(paths, phase["subcorpora"]):
-            # Names that say no dataset: one zip, whose members the server matches to
-            # datasets by the documents they hold.
-            bundle = tempfile.TemporaryFile()
-            handles.append(bundle)
-            with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                for path in paths:
-                    archive.write(path, path.name)
-            bundle.seek(0)
-            print(
-                "Some file names name no dataset: sent as one zip, matched to datasets by "
-                "their documents.",
-                file=sys.stderr,
-            )
-            files = {"archive": ("run.zip", bundle, "application/zip")}
-        else:
-            files = {}
-            for slug, path in match_files(paths, phase["subcorpora"]).items():
-                handle = path.open("rb")
-                handles.append(handle)
-                files[slug] = (path.name, handle, "text/plain")
-        body = api.request("POST", f"/api/phases/{args.phase}/submissions/", data=data, files=files)
+        parts = _upload_parts(paths, phase, handles)
+        upload = UploadBody(list(data.items()), parts)
+        body = api.upload(f"/api/phases/{args.phase}/submissions/", upload)
     finally:
         for each in handles:
             each.close()
@@ -359,6 +356,34 @@ def cmd_submit(args: argparse.Namespace) -> int:
     if args.wait:
         return _status(api, body["id"], wait=True, timeout=args.timeout, as_json=False)
     return 0
+
+
+def _upload_parts(paths: Sequence[Path], phase: dict, handles: list[IO[bytes]]) -> list[FilePart]:
+    """The files of an upload: one zip as given; one zip made here of files whose names
+    say no dataset; else one file per dataset, in the field of its slug. Each opened file
+    is added to ``handles``, for the caller to close."""
+    if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
+        handles.append(paths[0].open("rb"))
+        return [FilePart("archive", paths[0].name, handles[-1], "application/zip")]
+    if _unnamed(paths, phase["subcorpora"]):
+        # Names that say no dataset: one zip, whose members the server matches to
+        # datasets by the documents they hold.
+        bundle = tempfile.TemporaryFile()
+        handles.append(bundle)
+        with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in paths:
+                archive.write(path, path.name)
+        print(
+            "Some file names name no dataset: sent as one zip, matched to datasets by "
+            "their documents.",
+            file=sys.stderr,
+        )
+        return [FilePart("archive", "run.zip", bundle, "application/zip")]
+    parts = []
+    for slug, path in match_files(paths, phase["subcorpora"]).items():
+        handles.append(path.open("rb"))
+        parts.append(FilePart(slug, path.name, handles[-1], "text/plain"))
+    return parts
 
 
 def _status(

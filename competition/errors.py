@@ -22,6 +22,9 @@ MESSAGES: dict[str, str] = {
     "total_limit": "Your team has used all {limit_runs} of this phase; it takes no "
     "more runs from your team.",
     "no_files": "No files were uploaded.",
+    "upload_incomplete": "The upload was cut short; nothing was stored or counted. Send it again.",
+    "upload_manifest": "The upload does not match the list of files its sender made "
+    "({reason}); nothing was stored or counted. Send it again.",
     "no_gold_keys": "The phase {phase} takes no runs yet: none of its datasets has a gold key "
     "on the platform, so nothing could be scored. It opens for uploads once the organizers "
     "have added the keys.",

@@ -26,6 +26,7 @@ from competition.forms import (
 from competition.models import Competition, Phase, Submission
 from competition.services.card_answers import card_required
 from competition.standings import run_standings
+from competition.upload_manifest import manifest_check
 from competition.visibility import (
     Visibility,
     phase_visibility,
@@ -217,6 +218,7 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
     )
     if request.method == "POST" and form.is_valid():
         try:
+            manifest_check(data=request.POST, files=request.FILES)
             submission = services.submission_create(
                 team=current,
                 phase=phase_obj,

@@ -71,6 +71,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # a request body is read whole or refused (400 upload_incomplete), before anyone reads it
+    "competition.whole_body.WholeBodyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -210,6 +212,11 @@ BUNDLE_MAX_MEMBERS = env_int("BUNDLE_MAX_MEMBERS", 5000)
 UPLOAD_VALIDATION_PROCESSES = env_int("UPLOAD_VALIDATION_PROCESSES", 2)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Django's two handlers, each keeping the SHA-256 of the files it receives (the manifest check)
+FILE_UPLOAD_HANDLERS = [
+    "competition.whole_body.DigestingMemoryHandler",
+    "competition.whole_body.DigestingTemporaryHandler",
+]
 
 SCORING_SOFT_TIME_LIMIT = env_int("SCORING_SOFT_TIME_LIMIT", 600)  # seconds
 SCORING_HARD_TIME_LIMIT = env_int("SCORING_HARD_TIME_LIMIT", 660)  # seconds

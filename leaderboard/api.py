@@ -35,6 +35,7 @@ from competition.selectors import (
     team_for_user,
 )
 from competition.services.card_answers import ANSWER_CODES as CARD_CODES
+from competition.upload_manifest import manifest_check
 from competition.visibility import (
     phase_check_facts_visible,
     submission_details_visible,
@@ -268,6 +269,7 @@ class PhaseSubmissionsView(APIView):
             if key.startswith(CARD_PREFIX) and key not in request.FILES
         }
         try:
+            manifest_check(data=request.data, files=request.FILES)
             submission = competition_services.submission_create(
                 team=team,
                 phase=phase,
