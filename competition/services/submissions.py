@@ -609,6 +609,7 @@ def submission_create(
     is_baseline: bool = False,
     track: str | None = None,
     card: Mapping[str, Any] | None = None,
+    idempotency_key: str = "",
 ) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
     one zip whose members are named by sub-corpus.
@@ -621,7 +622,15 @@ def submission_create(
     baselines, which are shown on every track's board. ``card`` holds the run's system-card
     answers (question slug → answer); a final run answers every required question (checked
     with the rest, before anything is stored), baselines excepted.
+
+    ``idempotency_key`` names the run the sender meant: an upload sent again with a key the
+    team used already (a retry after a lost answer) returns that first run, marked
+    ``replayed``, before any other check (its quota was spent once, the phase may have closed
+    since), and stores nothing.
     """
+    key = idempotency_key_check(idempotency_key)
+    if key and (first := _run_for_key(team=team, phase=phase, key=key)) is not None:
+        return first
     now = timezone.now()
     _check_may_submit(team=team, phase=phase, user=user, is_baseline=is_baseline, at=now)
     link = run_link_check(link=link)
@@ -665,7 +674,33 @@ def submission_create(
             track=chosen_track,
             log="\n".join(log),
             card=answers,
+            idempotency_key=key,
         )
+
+
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+def idempotency_key_check(key: str | None) -> str:
+    """The key as stored ("" for none), or the refusal of a malformed one."""
+    key = (key or "").strip()
+    if key and not IDEMPOTENCY_KEY.fullmatch(key):
+        raise SubmissionRejected("bad_idempotency_key")
+    return key
+
+
+def _run_for_key(*, team: Team, phase: Phase, key: str) -> Submission | None:
+    """The team's run sent with ``key``, marked ``replayed``; a key of a run in another
+    phase is refused (a sender's mistake: the upload meant is not that run)."""
+    first = Submission.objects.filter(team=team, idempotency_key=key).first()
+    if first is None:
+        return None
+    if first.phase_id != phase.pk:
+        raise SubmissionRejected(
+            "idempotency_key_reused", submission=first.pk, phase=first.phase.title
+        )
+    first.replayed = True
+    return first
 
 
 def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> SubmissionRejected:
@@ -750,11 +785,16 @@ def _submission_commit(
     track: Track | None = None,
     log: str = "",
     card: Mapping[str, str] | None = None,
+    idempotency_key: str = "",
 ) -> Submission:
     folder: Path | None = None
     try:
         with transaction.atomic():
             Team.objects.select_for_update().get(pk=team.pk)  # serialise limit checks
+            if idempotency_key and (
+                first := _run_for_key(team=team, phase=phase, key=idempotency_key)
+            ):
+                return first  # the same upload, sent twice at once: the first one won
             now = timezone.now()
             if not is_baseline:
                 if not phase.is_open(at=now):
@@ -777,6 +817,7 @@ def _submission_commit(
                 created_at=_dated(phase=phase, at=now, is_baseline=is_baseline),
                 validated_at=now,
                 queued_at=now,
+                idempotency_key=idempotency_key,
             )
             if card:
                 cards.card_answers_save(submission=submission, answers=card, user=user)
@@ -879,6 +920,7 @@ __all__ = [
     "Problem",
     "Quota",
     "submission_create",
+    "idempotency_key_check",
     "submission_precheck",
     "web_wording",
     "upload_request_check",
