@@ -104,9 +104,14 @@ TEMPLATES = [
 ]
 
 # --- Database ---------------------------------------------------------------------------
+# DATABASE_CONN_MAX_AGE: seconds a web process keeps its connection between requests (0: a
+# new one per request). A new PostgreSQL connection starts a server process, some milliseconds
+# of the database's CPU each: a deadline rush's status polls alone opened thousands.
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=0
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -9,9 +9,11 @@ is repeated under a lock on the team row so that concurrent uploads cannot excee
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -249,8 +251,9 @@ def _validate_files(
     CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
     upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
     at once (this one and forks of it, `scoring.forked`: each reads files only, its share
-    balanced by size, and sends back its problems); where this process may not fork, or a
-    fork dies, its share is checked here."""
+    balanced by size, and sends back its problems); where this process may not fork (or
+    runs threads: a fork would copy locks other threads hold), or a fork dies, its share is
+    checked here."""
 
     def check(share) -> list[tuple[str, list]]:
         return [
@@ -268,6 +271,8 @@ def _validate_files(
         ]
 
     lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
+    if threading.active_count() > 1:
+        lanes = 1  # a fork of a threaded process (gunicorn's gthread) may inherit held locks
     if lanes < 2 or sum(response.size for *_, response in files) < PARALLEL_FROM_BYTES:
         return dict(check(files))
     shares: list[list] = [[] for _ in range(lanes)]
@@ -581,7 +586,7 @@ def _store(
     rows = []
     for slug, response in received.items():
         relative = Path("submissions") / str(submission.pk) / f"{slug}.conllua"
-        shutil.copyfile(response.path, Path(settings.MEDIA_ROOT) / relative)
+        _keep(response.path, Path(settings.MEDIA_ROOT) / relative)
         rows.append(
             SubmissionFile(
                 submission=submission,
@@ -594,6 +599,15 @@ def _store(
         )
     SubmissionFile.objects.bulk_create(rows)
     return folder
+
+
+def _keep(source: Path, target: Path) -> None:
+    """The checked file as the run's: linked where both are on one file system (no second
+    copy of 47 MiB), else copied."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def submission_create(
