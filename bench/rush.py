@@ -40,7 +40,7 @@ from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from bench.corefud22 import DATASETS, database, generate
-from tasks.worker import worker_command
+from tasks.worker import web_command, worker_command
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "rush"
@@ -125,8 +125,7 @@ def _start(env: dict, directory: Path, workers: int) -> tuple[Services, str]:
     web_env = dict(env, GUNICORN_BIND=f"127.0.0.1:{port}", GUNICORN_LOG_LEVEL="warning")
     services = Services(
         gunicorn=subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "-c", "deploy/gunicorn.conf.py"]
-            + ["config.wsgi"],
+            web_command(),
             cwd=ROOT,
             env=web_env,
             stdout=log,

@@ -20,18 +20,6 @@ from tests.client.test_codicrac import login, write_run
 
 
 @pytest.fixture
-def config(tmp_path, monkeypatch):
-    path = tmp_path / "home" / "codicrac" / "config.json"
-    monkeypatch.setenv("CODICRAC_CONFIG", str(path))
-    return path
-
-
-@pytest.fixture
-def live_world(live_server, make_world):
-    return make_world()
-
-
-@pytest.fixture
 def quick(monkeypatch):
     monkeypatch.setattr(cli, "RETRY_WAIT", 0.0)
 

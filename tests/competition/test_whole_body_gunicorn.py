@@ -9,7 +9,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from competition.models import Phase, Submission, SubmissionFile
+from tasks.worker import web_command
 from tests.competition.uploads_on_the_wire import multipart, send
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
@@ -49,8 +49,7 @@ def gunicorn(services_ready, transactional_db, settings, tmp_path):
     )
     log = open(tmp_path / "gunicorn.log", "ab")
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "-c", "deploy/gunicorn.conf.py"]
-        + ["config.wsgi"],
+        web_command(),
         cwd=REPO,
         env=env,
         stdout=log,
