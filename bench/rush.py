@@ -376,6 +376,7 @@ def _rush(env, directory, made, files, uploads_n, window, workers, db_port) -> d
         after = _cpu(services, postmaster)
     finally:
         _stop(services, env["CELERY_BROKER_URL"])
+    log = (directory / "services.log").read_text(errors="replace")
     ids = [str(u.submission) for u in uploads if u.submission]
     known = json.loads(_django(env, "finals", *ids)) if ids else {}
     for u in uploads:
@@ -393,6 +394,8 @@ def _rush(env, directory, made, files, uploads_n, window, workers, db_port) -> d
         "to_final": [final - u.started for u, final in done],
         "accepted_to_final": [final - u.accepted for u, final in done if u.accepted],
         "cpu_per_run": {k: (after[k] - before[k]) / runs for k in after},
+        # web workers gunicorn killed for a request longer than its timeout
+        "worker_timeouts": log.count("WORKER TIMEOUT"),
     }
 
 
@@ -414,6 +417,8 @@ def _print(out: TextIO, row: dict) -> None:
         "or lost",
         file=out,
     )
+    if row["worker_timeouts"]:
+        print(f"  gunicorn ended {row['worker_timeouts']} web workers (WORKER TIMEOUT)", file=out)
     for reason in sorted(set(row["refused"]))[:5]:
         print(f"  refused/lost: {reason}", file=out)
     print(
