@@ -20,6 +20,7 @@ measured on the build machine).
     python -m bench --cases compact-1000,compact-5000   # compact vs exploded (bench/compact.py)
     python -m bench --cases modes-identity,modes-crac   # a task's modes from one reading
     DATABASE_URL=postgres://... CELERY_BROKER_URL=redis://... python -m bench --cases corefud-22
+    DATABASE_URL=... CELERY_BROKER_URL=... python -m bench --cases rush   # a deadline burst
     python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
     python -m bench --cases board-10000      # and at 10,000 (seeded in bulk; slow to set up)
 """
@@ -35,7 +36,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import boards, compact, corefud22, modes, startup
+from bench import boards, compact, corefud22, modes, rush, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -269,10 +270,10 @@ def main(argv: list[str] | None = None) -> int:
             [c.name for c in CASES]
             + list(compact.CASES)
             + list(modes.CASES)
-            + ["startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE]
+            + ["startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE]
         )
         + f". The default is "
-        f"all but {corefud22.NAME} (needs PostgreSQL and Redis) and "
+        f"all but {corefud22.NAME} and {rush.NAME} (need PostgreSQL and Redis) and "
         f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
         "a throwaway database, several minutes; a test_<name> database on the "
         f"server of DATABASE_URL when it is set, else a temporary SQLite file) "
@@ -297,13 +298,13 @@ def main(argv: list[str] | None = None) -> int:
         if name not in by_name
         and name not in compact.CASES
         and name not in modes.CASES
-        and name not in ("startup", corefud22.NAME, BOARD_CASE, BOARD_LARGE)
+        and name not in ("startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE)
     ]
     if unknown:
         parser.error(
             f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
             f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
-            f"{corefud22.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}"
+            f"{corefud22.NAME}, {rush.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}"
         )
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     commands = [by_name[name] for name in names if by_name[name].command]
@@ -315,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += modes.run(mode_names, args.scale, sys.stdout)
     if corefud22.NAME in wanted:
         rows += corefud22.run(sys.stdout, args.scale)
+    if rush.NAME in wanted:
+        rows += rush.run(sys.stdout, args.scale)
     if "startup" in args.cases.split(","):
         rows += startup.run(sys.stdout)
     if BOARD_CASE in wanted:

@@ -8,6 +8,7 @@
                                            (refused once the phase has ended)
     codicrac validate --phase ID FILES...  the server's checks of an upload, offline
     codicrac status ID [--wait]            status, track, errors and scores of a submission
+    codicrac status --phase ID             your team's runs of a phase
     codicrac leaderboard PHASE [--track T] [--card Q=A] [--json]
                                            the phase's leaderboard (of one track, or the
                                            runs whose system card answers Q with A)
@@ -26,6 +27,7 @@ import os
 import sys
 import tempfile
 import time
+import uuid
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,6 +35,7 @@ from typing import IO, Any
 
 import requests
 
+from client.upload import FilePart, UploadBody
 from scoring import UsageError, parse_options
 from scoring.api import validate_against_skeleton
 from scoring.filenames import (
@@ -47,7 +50,11 @@ CONFIG_ENV = "CODICRAC_CONFIG"
 CARD_PREFIX = "card."  # a system-card answer's field at upload: card.<question slug>
 CARD_CODES = ("card_incomplete", "bad_answer", "unknown_question")
 FINAL = ("scored", "rejected", "failed", "cancelled")
-TIMEOUT = 60  # seconds per HTTP request
+TIMEOUT = 60  # seconds per HTTP request (an upload: PROGRESS_TIMEOUT and ANSWER_TIMEOUT)
+PROGRESS_TIMEOUT = 60  # an upload that moved no bytes for this long is given up
+ANSWER_TIMEOUT = 300  # the server's checks of a whole upload (it validates every file)
+RETRIES = 3  # an upload without an answer is sent again this often, with the same key
+RETRY_WAIT = 5.0  # seconds before the first retry; doubled for each next one
 
 
 class CliError(Exception):
@@ -57,6 +64,10 @@ class CliError(Exception):
         super().__init__(message)
         self.code = code
         self.details = list(details)
+
+
+class Unreachable(CliError):
+    """The server did not answer: not reached, the connection broke, or no answer in time."""
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -109,8 +120,37 @@ class Api:
         url = f"{self.server}{path}"
         try:
             response = self.session.request(method, url, timeout=TIMEOUT, **kwargs)
+        except requests.ConnectionError as exc:
+            raise Unreachable(f"cannot reach {self.server}: {exc.__class__.__name__}") from None
         except requests.RequestException as exc:
-            raise CliError(f"cannot reach {self.server}: {exc.__class__.__name__}") from None
+            raise Unreachable(f"no answer from {self.server}: {exc.__class__.__name__}") from None
+        return self._answer(method, path, response)
+
+    def upload(self, path: str, body: UploadBody, *, key: str) -> Any:
+        """POST a streamed upload with its idempotency key: no bytes moved for
+        ``PROGRESS_TIMEOUT`` seconds (while sending) or no answer within ``ANSWER_TIMEOUT``
+        (while the server checks the files) ends the try; the whole transfer has no limit.
+        A gateway's 502/503/504 is a server that did not answer, too."""
+        try:
+            response = self.session.post(
+                f"{self.server}{path}",
+                data=body,
+                headers={"Content-Type": body.content_type, "Idempotency-Key": key},
+                timeout=(PROGRESS_TIMEOUT, ANSWER_TIMEOUT),
+            )
+        except requests.ReadTimeout:
+            raise Unreachable(
+                f"{self.server} did not answer within {ANSWER_TIMEOUT} s of the upload"
+            ) from None
+        except requests.RequestException as exc:
+            raise Unreachable(
+                f"the upload to {self.server} did not complete ({exc.__class__.__name__})"
+            ) from None
+        if response.status_code in (502, 503, 504):
+            raise Unreachable(f"{self.server} answered HTTP {response.status_code}")
+        return self._answer("POST", path, response)
+
+    def _answer(self, method: str, path: str, response: requests.Response) -> Any:
         if response.status_code == 401:
             raise CliError("the server refused the token: run `codicrac login` again")
         if response.status_code == 404:
@@ -355,35 +395,12 @@ def cmd_submit(args: argparse.Namespace) -> int:
     }
     if args.card:
         data.update(read_card(Path(args.card), phase))
+    key = args.key or uuid.uuid4().hex
     handles: list[IO[bytes]] = []
-    files: dict[str, tuple[str, IO[bytes], str]]
     try:
-        if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
-            handle = paths[0].open("rb")
-            handles.append(handle)
-            files = {"archive": (paths[0].name, handle, "application/zip")}
-        elif _unnamed(paths, phase["subcorpora"]):
-            # Names that say no dataset: one zip, whose members the server matches to
-            # datasets by the documents they hold.
-            bundle = tempfile.TemporaryFile()
-            handles.append(bundle)
-            with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-                for path in paths:
-                    archive.write(path, path.name)
-            bundle.seek(0)
-            print(
-                "Some file names name no dataset: sent as one zip, matched to datasets by "
-                "their documents.",
-                file=sys.stderr,
-            )
-            files = {"archive": ("run.zip", bundle, "application/zip")}
-        else:
-            files = {}
-            for slug, path in match_files(paths, phase["subcorpora"]).items():
-                handle = path.open("rb")
-                handles.append(handle)
-                files[slug] = (path.name, handle, "text/plain")
-        body = api.request("POST", f"/api/phases/{args.phase}/submissions/", data=data, files=files)
+        parts = _upload_parts(paths, phase, handles)
+        upload = UploadBody(list(data.items()), parts)
+        body = _send_run(api, args.phase, upload, key=key)
     finally:
         for each in handles:
             each.close()
@@ -397,6 +414,60 @@ def cmd_submit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _send_run(api: Api, phase: int, upload: UploadBody, *, key: str) -> dict:
+    """Send the upload; where no answer came, send it again with the same key (the server
+    keeps one run per key) after a pause, ``RETRIES`` times. When none is answered, the
+    outcome is unknown: say so, and how to find out."""
+    for attempt in range(RETRIES + 1):
+        try:
+            return api.upload(f"/api/phases/{phase}/submissions/", upload, key=key)
+        except Unreachable as exc:
+            lost = exc
+            if attempt == RETRIES:
+                break
+            pause = RETRY_WAIT * 2**attempt
+            print(
+                f"codicrac: {exc}; sending it again in {pause:g} s with the same key, "
+                "which the server counts once",
+                file=sys.stderr,
+            )
+            time.sleep(pause)
+    raise CliError(
+        f"{lost}. The upload's outcome is unknown: the server may have accepted it. See your "
+        f"team's runs with `codicrac status --phase {phase}`, or send the same files again "
+        f"with `--key {key}`: the server then returns the run if it has it, and takes the "
+        "upload if not"
+    )
+
+
+def _upload_parts(paths: Sequence[Path], phase: dict, handles: list[IO[bytes]]) -> list[FilePart]:
+    """The files of an upload: one zip as given; one zip made here of files whose names
+    say no dataset; else one file per dataset, in the field of its slug. Each opened file
+    is added to ``handles``, for the caller to close."""
+    if len(paths) == 1 and paths[0].suffix.lower() == ".zip":
+        handles.append(paths[0].open("rb"))
+        return [FilePart("archive", paths[0].name, handles[-1], "application/zip")]
+    if _unnamed(paths, phase["subcorpora"]):
+        # Names that say no dataset: one zip, whose members the server matches to
+        # datasets by the documents they hold.
+        bundle = tempfile.TemporaryFile()
+        handles.append(bundle)
+        with zipfile.ZipFile(bundle, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for path in paths:
+                archive.write(path, path.name)
+        print(
+            "Some file names name no dataset: sent as one zip, matched to datasets by "
+            "their documents.",
+            file=sys.stderr,
+        )
+        return [FilePart("archive", "run.zip", bundle, "application/zip")]
+    parts = []
+    for slug, path in match_files(paths, phase["subcorpora"]).items():
+        handles.append(path.open("rb"))
+        parts.append(FilePart(slug, path.name, handles[-1], "text/plain"))
+    return parts
+
+
 def _status(
     api: Api,
     submission_id: int,
@@ -407,7 +478,7 @@ def _status(
     interval: float = 1.0,
 ) -> int:
     deadline = time.monotonic() + timeout
-    body = api.request("GET", f"/api/submissions/{submission_id}/")
+    body = _poll(api, submission_id, deadline=deadline)
     while wait and body["status"] not in FINAL:
         if time.monotonic() > deadline:
             raise CliError(
@@ -415,7 +486,7 @@ def _status(
             )
         time.sleep(interval)
         interval = min(interval * 1.5, 10.0)
-        body = api.request("GET", f"/api/submissions/{submission_id}/")
+        body = _poll(api, submission_id, deadline=deadline)
     if as_json:
         print(json.dumps(body, indent=1))
     else:
@@ -434,6 +505,38 @@ def _status(
             print("  Scores are hidden until the organizers reveal the leaderboard.")
     # A run that ended without scores is a failure; a pending one (without --wait) is not.
     return 1 if body["status"] in ("rejected", "failed", "cancelled") else 0
+
+
+def _poll(api: Api, submission_id: int, *, deadline: float) -> dict:
+    """The run's status; a server that does not answer is asked again until ``deadline``,
+    then the message says the run exists and how to follow it."""
+    pause = RETRY_WAIT
+    while True:
+        try:
+            return api.request("GET", f"/api/submissions/{submission_id}/")
+        except Unreachable as exc:
+            if time.monotonic() + pause > deadline:
+                raise CliError(
+                    f"{exc}. Submission #{submission_id} was accepted; follow it with "
+                    f"`codicrac status {submission_id} --wait`"
+                ) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 60.0)
+
+
+def _list_runs(api: Api, phase: int) -> int:
+    """Your team's runs of a phase, newest first: id, when, status, track and name."""
+    runs = api.request("GET", f"/api/phases/{phase}/submissions/")
+    if not runs:
+        print(f"No runs of your team in phase {phase}.")
+    for run in runs:
+        print(
+            f"#{run['id']}  {str(run.get('created_at', ''))[:19].replace('T', ' ')}  "
+            f"{run['status']}"
+            + (f"  {run.get('track_name') or run['track']} track" if run.get("track") else "")
+            + (f"  {run['run_name']}" if run.get("run_name") else "")
+        )
+    return 0
 
 
 def format_scores(scores: dict) -> str:
@@ -547,6 +650,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_status(args: argparse.Namespace) -> int:
     config = load_config()
+    if args.id is None:
+        if args.phase is None:
+            raise CliError("give a submission id, or --phase ID to list your team's runs", 2)
+        return _list_runs(Api(config["server"], config["token"]), args.phase)
     return _status(
         Api(config["server"], config["token"]),
         args.id,
@@ -676,6 +783,11 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument(
         "--card", help="the run's system card: a YAML file of `question: answer` lines"
     )
+    submit.add_argument(
+        "--key",
+        help="the run's idempotency key (default: a new one); the key of an upload whose "
+        "outcome is unknown sends it again safely",
+    )
     submit.add_argument("files", nargs="+", help="one file per sub-corpus, or one .zip")
     submit.set_defaults(func=cmd_submit)
 
@@ -702,7 +814,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.set_defaults(func=cmd_validate)
 
     status = commands.add_parser("status", help="status and scores of a submission")
-    status.add_argument("id", type=int)
+    status.add_argument("id", type=int, nargs="?", help="a submission id")
+    status.add_argument("--phase", type=int, help="without an id: your team's runs of the phase")
     status.add_argument("--wait", action="store_true", help="poll until it is final")
     status.add_argument("--timeout", type=float, default=900.0)
     status.add_argument("--json", action="store_true")

@@ -22,6 +22,12 @@ MESSAGES: dict[str, str] = {
     "total_limit": "Your team has used all {limit_runs} of this phase; it takes no "
     "more runs from your team.",
     "no_files": "No files were uploaded.",
+    "upload_incomplete": "The upload was cut short; nothing was stored or counted. Send it again.",
+    "bad_idempotency_key": "An idempotency key is 1 to 64 letters, digits, '.', '_', ':' or '-'.",
+    "idempotency_key_reused": "This idempotency key was sent with submission #{submission} "
+    "to the phase {phase}; use a new key for a new run.",
+    "upload_manifest": "The upload does not match the list of files its sender made "
+    "({reason}); nothing was stored or counted. Send it again.",
     "no_gold_keys": "The phase {phase} takes no runs yet: none of its datasets has a gold key "
     "on the platform, so nothing could be scored. It opens for uploads once the organizers "
     "have added the keys.",

@@ -373,6 +373,12 @@ class Submission(models.Model):
     failed_at = models.DateTimeField(null=True, blank=True)
     cancelled_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The sender's key for the run it meant to upload (the command line's Idempotency-Key,
+    # the upload page's hidden field): an upload sent again with it gets this run back.
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+
+    # Not stored: set on the run `submission_create` returns for a key it had seen already.
+    replayed = False
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -380,6 +386,13 @@ class Submission(models.Model):
             models.Index(fields=["phase", "status"], name="submission_phase_status"),
             models.Index(fields=["team", "phase", "created_at"], name="submission_team_phase"),
             models.Index(fields=["status", "queued_at"], name="submission_status_queued"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="submission_team_idempotency_key",
+            )
         ]
 
     def __str__(self) -> str:

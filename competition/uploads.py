@@ -10,6 +10,7 @@ byte of it is written.
 from __future__ import annotations
 
 import hashlib
+import os
 import stat
 import zipfile
 from collections.abc import Collection, Iterable, Mapping
@@ -101,6 +102,21 @@ def _write_stream(
     return size, digest.hexdigest()
 
 
+def _kept_as_received(upload: Upload, target: Path) -> tuple[int, str] | None:
+    """(size, sha256) of an upload already on disk whose digest was taken as it arrived
+    (`competition.whole_body`'s handlers), linked to ``target`` instead of read and written
+    again; None where it is not (a file in memory, another file system)."""
+    digest = getattr(upload, "sha256", None)
+    on_disk = getattr(upload, "temporary_file_path", None)
+    if not digest or on_disk is None:
+        return None
+    try:
+        os.link(on_disk(), target)
+    except OSError:
+        return None
+    return target.stat().st_size, str(digest)
+
+
 def _looks_like_archive(head: bytes, name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES) or head.startswith(ARCHIVE_MAGIC)
 
@@ -131,9 +147,13 @@ def receive_files(
                 limit=limits.max_upload_bytes,
             )
         target = workdir / f"{slug}.conllua"
-        size, sha = _write_stream(
+        size, sha = _kept_as_received(upload, target) or _write_stream(
             upload.chunks(), target, limit=limits.max_upload_bytes, name=upload.name
         )
+        if size > limits.max_upload_bytes:
+            raise SubmissionRejected(
+                "upload_too_large", name=upload.name, size=size, limit=limits.max_upload_bytes
+            )
         with open(target, "rb") as fh:
             head = fh.read(8)
         if _looks_like_archive(head, upload.name):

@@ -3,6 +3,8 @@ selector, and renders; the rules live in services and selectors."""
 
 from __future__ import annotations
 
+import uuid
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -29,6 +31,7 @@ from competition.lookups import phase_or_404 as _phase_or_404
 from competition.models import Submission
 from competition.services.card_answers import card_required
 from competition.standings import run_standings
+from competition.upload_manifest import manifest_check
 from competition.visibility import (
     Visibility,
     phase_visibility,
@@ -189,6 +192,8 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         card_required=card_required(phase=phase_obj),
     )
     context["form"] = form
+    # One key per page shown: the form sent twice (a resend after a lost answer) is one run.
+    context["idempotency_key"] = uuid.uuid4().hex
     if current is None:
         return render(request, "competition/submit.html", context)
     context["blocked"] = services.submission_precheck(
@@ -196,6 +201,7 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
     )
     if request.method == "POST" and form.is_valid():
         try:
+            manifest_check(data=request.POST, files=request.FILES)
             submission = services.submission_create(
                 team=current,
                 phase=phase_obj,
@@ -207,6 +213,7 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
                 link=form.cleaned_data["link"],
                 track=form.cleaned_data.get("track") or None,
                 card=form.card_answers(),
+                idempotency_key=request.POST.get("idempotency_key", ""),
             )
         except SubmissionRejected as exc:
             context["rejection"] = exc
@@ -220,7 +227,11 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         else:
             # Neutral on purpose: the run may be scored already when this page is shown.
             messages.success(
-                request, f"Submission #{submission.pk} passed validation; its status is below."
+                request,
+                f"This upload had arrived already: it is submission #{submission.pk}; its "
+                "status is below."
+                if submission.replayed
+                else f"Submission #{submission.pk} passed validation; its status is below.",
             )
             return redirect("competition:submission", pk=submission.pk)
     context["quota"] = services.submission_quota(team=current, phase=phase_obj)

@@ -71,6 +71,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # a request body is read whole or refused (400 upload_incomplete), before anyone reads it
+    "competition.whole_body.WholeBodyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -102,9 +104,14 @@ TEMPLATES = [
 ]
 
 # --- Database ---------------------------------------------------------------------------
+# DATABASE_CONN_MAX_AGE: seconds a web process keeps its connection between requests (0: a
+# new one per request). A new PostgreSQL connection starts a server process, some milliseconds
+# of the database's CPU each: a deadline rush's status polls alone opened thousands.
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=0
+        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -222,6 +229,11 @@ RESULTS_MAX_BYTES = env_int("RESULTS_MAX_BYTES", 10 * 1024 * 1024)
 UPLOAD_VALIDATION_PROCESSES = env_int("UPLOAD_VALIDATION_PROCESSES", 2)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# Django's two handlers, each keeping the SHA-256 of the files it receives (the manifest check)
+FILE_UPLOAD_HANDLERS = [
+    "competition.whole_body.DigestingMemoryHandler",
+    "competition.whole_body.DigestingTemporaryHandler",
+]
 
 SCORING_SOFT_TIME_LIMIT = env_int("SCORING_SOFT_TIME_LIMIT", 600)  # seconds
 SCORING_HARD_TIME_LIMIT = env_int("SCORING_HARD_TIME_LIMIT", 660)  # seconds

@@ -10,6 +10,11 @@ import os
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", 2 * multiprocessing.cpu_count() + 1))
+# sync: one request per worker process. Behind deploy/nginx.conf (request buffering on) a
+# slow upload's transfer is nginx's; gunicorn reads the whole body at once from it. Without a
+# buffering proxy, GUNICORN_WORKER_CLASS=gthread with GUNICORN_THREADS=4 lets a slow
+# transfer hold a thread, not a process (docs/deploy.md, "Uploads and web workers").
+worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "sync")
 threads = int(os.environ.get("GUNICORN_THREADS", 1))
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", 120))
 graceful_timeout = 30

@@ -35,6 +35,7 @@ from competition.selectors import (
     team_for_user,
 )
 from competition.services.card_answers import ANSWER_CODES as CARD_CODES
+from competition.upload_manifest import manifest_check
 from competition.visibility import (
     phase_check_facts_visible,
     submission_details_visible,
@@ -64,6 +65,7 @@ ERROR_STATUS = {
     "daily_limit": status.HTTP_429_TOO_MANY_REQUESTS,
     "total_limit": status.HTTP_429_TOO_MANY_REQUESTS,
     "upload_too_large": status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    "idempotency_key_reused": status.HTTP_409_CONFLICT,
 }
 
 
@@ -237,7 +239,9 @@ class PhaseSubmissionsView(APIView):
         request={"multipart/form-data": SubmitSerializer},
         responses={
             201: SubmissionSerializer,
+            200: SubmissionSerializer,
             400: OpenApiTypes.OBJECT,
+            409: OpenApiTypes.OBJECT,
             403: OpenApiTypes.OBJECT,
             429: OpenApiTypes.OBJECT,
         },
@@ -246,7 +250,11 @@ class PhaseSubmissionsView(APIView):
         "(file, document, line, message, code); nothing is stored or counted. System-card "
         "answers go in `card.<question slug>` fields (e.g. `card.llm=yes`); a final run of a "
         "competition whose questions are required is refused (400, `card_incomplete`, "
-        "`fields` naming each question still to answer) unless it answers them.",
+        "`fields` naming each question still to answer) unless it answers them. An "
+        "`Idempotency-Key` header (or `idempotency_key` field) names the run meant: sent "
+        "again with a key the team used, the upload returns that first run (200, header "
+        "`Idempotent-Replayed: true`) and stores nothing. A body cut short of its "
+        "Content-Length is refused (400 `upload_incomplete`).",
     )
     def post(self, request: Request, phase_id: int) -> Response:
         phase = _phase(request, phase_id)
@@ -268,6 +276,7 @@ class PhaseSubmissionsView(APIView):
             if key.startswith(CARD_PREFIX) and key not in request.FILES
         }
         try:
+            manifest_check(data=request.data, files=request.FILES)
             submission = competition_services.submission_create(
                 team=team,
                 phase=phase,
@@ -279,6 +288,8 @@ class PhaseSubmissionsView(APIView):
                 track=track,
                 link=form.validated_data.get("link", ""),
                 card=card,
+                idempotency_key=request.headers.get("Idempotency-Key")
+                or request.data.get("idempotency_key", ""),
             )
         except SubmissionRejected as exc:
             if exc.code in CARD_CODES:  # a system-card answer: name the questions at fault
@@ -290,7 +301,12 @@ class PhaseSubmissionsView(APIView):
             return error_response(exc.code, exc.message, problems=exc.problems)
         except CompetitionError as exc:
             return error_response(exc.code, exc.message)
+        replayed = submission.replayed
         submission.refresh_from_db()
+        if replayed:  # sent again with its key: the first run, nothing new stored
+            response = Response(_submission_data(submission, request), status=status.HTTP_200_OK)
+            response["Idempotent-Replayed"] = "true"
+            return response
         return Response(_submission_data(submission, request), status=status.HTTP_201_CREATED)
 
 

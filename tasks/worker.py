@@ -7,6 +7,7 @@ Imports nothing of Django or Celery: the bench's parent process uses it."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 
 def worker_command(name: str, *, loglevel: str = "INFO") -> list[str]:
@@ -26,3 +27,10 @@ def worker_command(name: str, *, loglevel: str = "INFO") -> list[str]:
         "-n",
         name,
     ]
+
+
+def web_command() -> list[str]:
+    """The argv of a web process as deployments run it: gunicorn with the shipped
+    configuration (deploy/gunicorn.conf.py, ``GUNICORN_*`` from the environment)."""
+    gunicorn = str(Path(sys.executable).parent / "gunicorn")
+    return [gunicorn, "-c", "deploy/gunicorn.conf.py", "config.wsgi"]

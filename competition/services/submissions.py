@@ -9,9 +9,11 @@ is repeated under a lock on the team row so that concurrent uploads cannot excee
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -249,8 +251,9 @@ def _validate_files(
     CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
     upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
     at once (this one and forks of it, `scoring.forked`: each reads files only, its share
-    balanced by size, and sends back its problems); where this process may not fork, or a
-    fork dies, its share is checked here."""
+    balanced by size, and sends back its problems); where this process may not fork (or
+    runs threads: a fork would copy locks other threads hold), or a fork dies, its share is
+    checked here."""
 
     def check(share) -> list[tuple[str, list]]:
         return [
@@ -268,6 +271,8 @@ def _validate_files(
         ]
 
     lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
+    if threading.active_count() > 1:
+        lanes = 1  # a fork of a threaded process (gunicorn's gthread) may inherit held locks
     if lanes < 2 or sum(response.size for *_, response in files) < PARALLEL_FROM_BYTES:
         return dict(check(files))
     shares: list[list] = [[] for _ in range(lanes)]
@@ -581,7 +586,7 @@ def _store(
     rows = []
     for slug, response in received.items():
         relative = Path("submissions") / str(submission.pk) / f"{slug}.conllua"
-        shutil.copyfile(response.path, Path(settings.MEDIA_ROOT) / relative)
+        _keep(response.path, Path(settings.MEDIA_ROOT) / relative)
         rows.append(
             SubmissionFile(
                 submission=submission,
@@ -594,6 +599,15 @@ def _store(
         )
     SubmissionFile.objects.bulk_create(rows)
     return folder
+
+
+def _keep(source: Path, target: Path) -> None:
+    """The checked file as the run's: linked where both are on one file system (no second
+    copy of 47 MiB), else copied."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def submission_create(
@@ -609,6 +623,7 @@ def submission_create(
     is_baseline: bool = False,
     track: str | None = None,
     card: Mapping[str, Any] | None = None,
+    idempotency_key: str = "",
 ) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
     one zip whose members are named by sub-corpus.
@@ -621,7 +636,15 @@ def submission_create(
     baselines, which are shown on every track's board. ``card`` holds the run's system-card
     answers (question slug → answer); a final run answers every required question (checked
     with the rest, before anything is stored), baselines excepted.
+
+    ``idempotency_key`` names the run the sender meant: an upload sent again with a key the
+    team used already (a retry after a lost answer) returns that first run, marked
+    ``replayed``, before any other check (its quota was spent once, the phase may have closed
+    since), and stores nothing.
     """
+    key = idempotency_key_check(idempotency_key)
+    if key and (first := _run_for_key(team=team, phase=phase, key=key)) is not None:
+        return first
     now = timezone.now()
     _check_may_submit(team=team, phase=phase, user=user, is_baseline=is_baseline, at=now)
     link = run_link_check(link=link)
@@ -665,7 +688,33 @@ def submission_create(
             track=chosen_track,
             log="\n".join(log),
             card=answers,
+            idempotency_key=key,
         )
+
+
+IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+def idempotency_key_check(key: str | None) -> str:
+    """The key as stored ("" for none), or the refusal of a malformed one."""
+    key = (key or "").strip()
+    if key and not IDEMPOTENCY_KEY.fullmatch(key):
+        raise SubmissionRejected("bad_idempotency_key")
+    return key
+
+
+def _run_for_key(*, team: Team, phase: Phase, key: str) -> Submission | None:
+    """The team's run sent with ``key``, marked ``replayed``; a key of a run in another
+    phase is refused (a sender's mistake: the upload meant is not that run)."""
+    first = Submission.objects.filter(team=team, idempotency_key=key).first()
+    if first is None:
+        return None
+    if first.phase_id != phase.pk:
+        raise SubmissionRejected(
+            "idempotency_key_reused", submission=first.pk, phase=first.phase.title
+        )
+    first.replayed = True
+    return first
 
 
 def _keyless_refusal(*, phase: Phase, refused: SubmissionRejected) -> SubmissionRejected:
@@ -750,11 +799,16 @@ def _submission_commit(
     track: Track | None = None,
     log: str = "",
     card: Mapping[str, str] | None = None,
+    idempotency_key: str = "",
 ) -> Submission:
     folder: Path | None = None
     try:
         with transaction.atomic():
             Team.objects.select_for_update().get(pk=team.pk)  # serialise limit checks
+            if idempotency_key and (
+                first := _run_for_key(team=team, phase=phase, key=idempotency_key)
+            ):
+                return first  # the same upload, sent twice at once: the first one won
             now = timezone.now()
             if not is_baseline:
                 if not phase.is_open(at=now):
@@ -777,6 +831,7 @@ def _submission_commit(
                 created_at=_dated(phase=phase, at=now, is_baseline=is_baseline),
                 validated_at=now,
                 queued_at=now,
+                idempotency_key=idempotency_key,
             )
             if card:
                 cards.card_answers_create(submission=submission, answers=card)
@@ -879,6 +934,7 @@ __all__ = [
     "Problem",
     "Quota",
     "submission_create",
+    "idempotency_key_check",
     "submission_precheck",
     "web_wording",
     "upload_request_check",
