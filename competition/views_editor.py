@@ -84,7 +84,10 @@ def _or_404(found):
 
 @staff_member_required
 def competition_new(request: HttpRequest) -> HttpResponse:
-    form = CompetitionCreateForm(request.POST or None)
+    # the staff member creating it organizes it unless they name someone else
+    form = CompetitionCreateForm(
+        request.POST or None, initial={"owner": request.user.get_username()}
+    )
     if request.method == "POST" and form.is_valid():
         try:
             competition = editor.competition_create(**form.cleaned_data)
@@ -385,6 +388,7 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
                 upload=data["file"],
                 description=data["description"],
                 release_at=aware(data["release_at"], found.time_zone),
+                public_key=data["public_key"],
             )
             messages.success(request, f"{attached.file_name} was attached.")
             return redirect(here)

@@ -26,6 +26,7 @@ from competition.task_scoring import (
     DEFAULT_OPTIONS,
     KIND_PROCEDURE,
     NAMED_BY_DEFAULT,
+    procedure_kind_check,
     task_scoring_check,
 )
 from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
@@ -357,6 +358,10 @@ class TaskSpec:
                 self.procedure = KIND_PROCEDURE[self.kind]
             else:
                 self.scorer_options = PROCEDURES[KIND_PROCEDURE[self.kind]].modes["task"]
+        if self.procedure and (
+            problem := procedure_kind_check(procedure=self.procedure, kind=self.kind)
+        ):
+            raise SpecError("kind_procedure", field="kind", reason=problem)
         if self.procedure:  # what a task with a procedure has always recorded
             self.scorer_options = tuple(DEFAULT_OPTIONS[self.kind])
         named = self.procedure or KIND_PROCEDURE[self.kind]
