@@ -218,7 +218,11 @@ def card_template(phase: dict) -> str:
         if q["kind"] == "choice":
             hint = "one of: " + ", ".join(q.get("choices") or [])
         required = " (required)" if q.get("required") else ""
-        lines += ["", f"# {q['text']}{required}", f"#   {hint}", f"{q['slug']}:"]
+        lines += ["", f"# {q['text']}{required}", f"#   {hint}"]
+        if when := q.get("when"):
+            said = " and ".join(f"{slug}: {answer}" for slug, answer in when.items())
+            lines.append(f"#   only when {said}; otherwise leave it blank")
+        lines.append(f"{q['slug']}:")
     return "\n".join(lines) + "\n"
 
 

@@ -900,6 +900,9 @@ class SystemCardQuestion(models.Model):
     choices = models.JSONField(default=list, blank=True)
     required = models.BooleanField(default=False)
     on_board = models.BooleanField(default=False)
+    # {question slug: answer}: the question applies only when an earlier question was
+    # answered so ({"llm": "yes"}: asked of LLM-based systems only). Empty: always.
+    when = models.JSONField(default=dict, blank=True)
     order = models.PositiveIntegerField(default=0)
 
     class Meta:

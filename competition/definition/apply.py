@@ -232,6 +232,7 @@ def _card_questions_apply(
                 "choices": list(q.choices),
                 "required": q.required,
                 "on_board": q.on_board,
+                "when": dict(q.when),
                 "order": order,
             },
         )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from django import template
 
+from competition.forms import card_condition
 from competition.models import SystemCardQuestion
 from competition.services.cards import card_missing, card_of
 
@@ -19,5 +22,8 @@ def system_card(submission):
     return {
         "submission": submission,
         "missing": card_missing(submission=submission),
-        "rows": [(q, answers.get(q.slug, "")) for q in questions],
+        "rows": [
+            (q, answers.get(q.slug, ""), card_condition(q), json.dumps(q.when) if q.when else "")
+            for q in questions
+        ],
     }

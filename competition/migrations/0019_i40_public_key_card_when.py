@@ -10,4 +10,9 @@ class Migration(migrations.Migration):
             name="public_key",
             field=models.BooleanField(default=False),
         ),
+        migrations.AddField(
+            model_name="systemcardquestion",
+            name="when",
+            field=models.JSONField(blank=True, default=dict),
+        ),
     ]
