@@ -110,7 +110,7 @@ def _card(competition: Competition, *, at: datetime) -> CompetitionCard:
         and any(phase.kind == Phase.Kind.POST_TASK and phase.is_open(at=at) for phase in phases),
         dates=evaluation_dates(evaluation),
         families=task_families(tasks),
-        team_count=competition.team_count,  # type: ignore[attr-defined]
+        team_count=competition.team_count,
         records=tuple(_records(competition, tasks, many_tasks=len(tasks) > 1)),
     )
 
@@ -118,7 +118,7 @@ def _card(competition: Competition, *, at: datetime) -> CompetitionCard:
 def _records(competition: Competition, tasks: list[Task], *, many_tasks: bool):
     for task in tasks:
         for phase in task.phases.all():
-            if not phase.frozen:  # type: ignore[attr-defined]
+            if not phase.frozen:
                 continue
             label = f"{task.title}: {phase.title}" if many_tasks else phase.title
             url = reverse(

@@ -165,7 +165,7 @@ def procedure_kind(name: str) -> str | None:
     reads_corefud = any(
         words[i] in ("-f", "--format") and words[i + 1] == "corefud" for i in range(len(words) - 1)
     )
-    return Task.Kind.COREFUD if reads_corefud else None
+    return str(Task.Kind.COREFUD) if reads_corefud else None
 
 
 def procedure_kind_check(*, procedure: str, kind: str) -> str | None:
