@@ -20,11 +20,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def run(world, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True):
-        return services.submission_create(
-            team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
-        )
+def run(world):
+    """A run of the world's development phase (not scored: only its card is read)."""
+    return services.submission_create(
+        team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
+    )
 
 
 def test_a_condition_names_an_earlier_question_and_one_of_its_answers():
