@@ -10,7 +10,7 @@ and names both: ``this is a CONLL-UA file; the phase expects CorefUD CoNLL-U``.
 from __future__ import annotations
 
 from scoring.errors import ScoringInputError
-from scoring.readers import detect_format
+from scoring.readers import detect_format, read_head, reader_module
 
 FORMAT_WORDS = {
     "ua": "CONLL-UA",
@@ -30,11 +30,19 @@ def format_mismatch(
     CONLL-UA file where CorefUD is expected, with ``expected_by="the phase"``:
     ``this is a CONLL-UA file; the phase expects CorefUD CoNLL-U``.
     """
+    if expected not in FORMAT_WORDS:
+        return None
     try:
-        found = detect_format(str(path))
-    except (ScoringInputError, OSError):
-        return None  # unreadable: the reader says so with the line
-    if found is None or found == expected or expected not in FORMAT_WORDS:
+        head = read_head(str(path))
+    except ScoringInputError:
+        return None  # unreadable: the reader says so
+    # a file the expected reader recognises is never called another format (a CoNLL-U token
+    # line whose FORM holds a space splits into as many words as a CONLL-UA line)
+    own = getattr(reader_module(expected), "sniff", None)
+    if own is not None and own(head):
+        return None
+    found = detect_format(str(path))
+    if found is None or found == expected:
         return None
     return ScoringInputError(
         str(path),

@@ -57,3 +57,12 @@ def test_files_in_the_expected_format_are_read_as_before(tmp_path):
     broken = COREFUD.replace("\t_\tEntity=(1--1-)", "\tEntity=(1--1-)")
     problems = _problems(tmp_path, broken, "corefud", ["-f", "corefud"])
     assert problems and "CONLL-UA" not in problems[0].message
+
+
+def test_a_corefud_file_with_spaces_in_a_form_is_still_corefud(tmp_path):
+    """Split at every space, the first token line has 11 words and an opening bracket where
+    CONLL-UA keeps its IDENTITY column; the CorefUD reader recognises it, so it is no
+    CONLL-UA file."""
+    spaced = COREFUD.replace("1\ta\t_", "1\tvì vậy\t_")
+    problems = _problems(tmp_path, spaced, "corefud", ["-f", "corefud"])
+    assert [p.code for p in problems] == ["token_mismatch"]  # the key has "a" there
