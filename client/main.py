@@ -6,7 +6,8 @@
     codicrac card-template --phase ID      a system-card file to fill in (YAML, to stdout)
     codicrac card ID [--card card.yaml]    a run's system card; with --card, change it
                                            (refused once the phase has ended)
-    codicrac validate --phase ID FILES...  the server's checks of an upload, offline
+    codicrac validate --phase ID FILES...  the server's checks of an upload, before submitting
+                                           (logged in, in a team the phase accepts)
     codicrac status ID [--wait]            status, track, errors and scores of a submission
     codicrac status --phase ID             your team's runs of a phase
     codicrac leaderboard PHASE [--track T] [--card Q=A] [--json]
@@ -68,6 +69,11 @@ class CliError(Exception):
 
 class Unreachable(CliError):
     """The server did not answer: not reached, the connection broke, or no answer in time."""
+
+
+def plural(count: int, word: str) -> str:
+    """``1 document``, ``2 documents``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 # --- configuration ---------------------------------------------------------------------------
@@ -254,7 +260,11 @@ def card_template(phase: dict) -> str:
         if q["kind"] == "choice":
             hint = "one of: " + ", ".join(q.get("choices") or [])
         required = " (required)" if q.get("required") else ""
-        lines += ["", f"# {q['text']}{required}", f"#   {hint}", f"{q['slug']}:"]
+        lines += ["", f"# {q['text']}{required}", f"#   {hint}"]
+        if when := q.get("when"):
+            said = " and ".join(f"{slug}: {answer}" for slug, answer in when.items())
+            lines.append(f"#   only when {said}; otherwise leave it blank")
+        lines.append(f"{q['slug']}:")
     return "\n".join(lines) + "\n"
 
 
@@ -618,16 +628,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
         seen[slug] = path
         how = "" if named else f" (matched by its documents to {names[slug]})"
         problems = validate_against_skeleton(
-            datasets[slug], str(path), options=options, key_label=f"the gold key of {names[slug]}"
+            datasets[slug],
+            str(path),
+            options=options,
+            key_label=f"the gold key of {names[slug]}",
+            expected_by="the phase",
         )
         if not problems:
-            print(f"{path.name}: OK for {names[slug]}{how}, {len(ids)} documents")
+            print(f"{path.name}: OK for {names[slug]}{how}, {plural(len(ids), 'document')}")
             continue
         bad += 1
-        print(
-            f"{path.name}: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
-            f"for {names[slug]}{how}"
-        )
+        print(f"{path.name}: {plural(len(problems), 'problem')} for {names[slug]}{how}")
         for problem in problems:
             line = f":{problem.line}" if getattr(problem, "line", None) else ""
             message = str(getattr(problem, "message", problem)).replace(str(path), path.name)
@@ -640,7 +651,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             else "is needed: the upload would be refused"
         )
         print(
-            f"No file for {len(missing)} dataset(s) ({', '.join(missing)}); a missing "
+            f"No file for {plural(len(missing), 'dataset')} ({', '.join(missing)}); a missing "
             f"dataset {rule}."
         )
         if facts.get("missing") != "zero":
@@ -771,7 +782,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     login.set_defaults(func=cmd_login)
 
-    submit = commands.add_parser("submit", help="submit a run to a phase")
+    submit = commands.add_parser(
+        "submit", help="submit a run to a phase (after `codicrac login`, as a member of a team)"
+    )
     submit.add_argument("--phase", type=int, required=True, help="phase id (see the phase page)")
     submit.add_argument(
         "--track", help="the track of the run (its slug or name), in a task with tracks, e.g. llm"
@@ -807,7 +820,13 @@ def build_parser() -> argparse.ArgumentParser:
     card.set_defaults(func=cmd_card)
 
     validate = commands.add_parser(
-        "validate", help="check files as an upload to the phase is checked, offline"
+        "validate",
+        help="check files as an upload to the phase is checked, without submitting",
+        description="Check files as the server checks an upload to the phase, without "
+        "submitting them: the files are read here, against the phase's document names, word "
+        "forms and sentence ids fetched from the server. It needs `codicrac login` first, and "
+        "the phase open to you: started, its terms accepted and, where the competition approves "
+        "teams, your team approved.",
     )
     validate.add_argument("--phase", type=int, required=True, help="phase id")
     validate.add_argument("files", nargs="+", help="one file per dataset")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from django import forms
@@ -40,18 +41,36 @@ CARD_PREFIX = "card."
 """System-card answers travel as ``card.<question slug>`` fields (the web form and the API)."""
 
 
+def card_condition(question: SystemCardQuestion) -> str:
+    """When a question applies, in words: "only if llm: yes" ("" for always)."""
+    said = " and ".join(f"{slug}: {answer}" for slug, answer in (question.when or {}).items())
+    return f"only if {said}" if said else ""
+
+
 def card_field(question: SystemCardQuestion, *, required: bool) -> forms.Field:
-    """The form field of one system-card question: a select for yes/no and choices."""
+    """The form field of one system-card question: a select for yes/no and choices. A
+    question asked only when another answer says so (``when``) is never required by the
+    browser (the service decides, from the whole card) and is shown only while it applies."""
     label = question.text
+    field: forms.Field
+    if question.when:
+        required = False
     if question.kind in (SystemCardQuestion.Kind.YES_NO, SystemCardQuestion.Kind.CHOICE):
         options = ["yes", "no"] if question.kind == SystemCardQuestion.Kind.YES_NO else []
         options = options or list(question.choices)
-        return forms.ChoiceField(
+        field = forms.ChoiceField(
             label=label, required=required, choices=[("", "–")] + [(c, c) for c in options]
         )
-    if question.kind == SystemCardQuestion.Kind.URL:
-        return forms.URLField(label=label, required=required, max_length=500, assume_scheme="https")
-    return forms.CharField(label=label, required=required, max_length=500)
+    elif question.kind == SystemCardQuestion.Kind.URL:
+        field = forms.URLField(
+            label=label, required=required, max_length=500, assume_scheme="https"
+        )
+    else:
+        field = forms.CharField(label=label, required=required, max_length=500)
+    if question.when:
+        field.widget.attrs["data-when"] = json.dumps(question.when)
+        field.help_text = card_condition(question)
+    return field
 
 
 def archive_hint(subcorpus: SubCorpus) -> str:

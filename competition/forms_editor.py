@@ -202,6 +202,12 @@ class DataFileForm(forms.Form):
         "gold mentions… never a gold key."
     )
     description = forms.CharField(max_length=300, required=False)
+    public_key = forms.BooleanField(
+        required=False,
+        label="Public key (development data)",
+        help_text="This file is this development phase's own gold key, released with its "
+        "annotations (as CorefUD's dev data is). Keys of test phases are never handed out.",
+    )
     release_at = LocalDateTimeField(
         required=False,
         label="Released at",

@@ -546,7 +546,8 @@ class PhaseDataFile(models.Model):
     """A file the organizers hand to participants for one phase (development data, test
     inputs without coreference, gold-mention inputs), downloadable from the phase page once
     ``release_at`` (blank: the phase's start) has come. Never a gold key: a file identical to
-    one is refused (competition.services.editor)."""
+    one is refused (competition.services.editor), but for a development phase's own key that
+    the organizers mark as public (``public_key``)."""
 
     phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="data_files")
     file_name = models.CharField(max_length=255)
@@ -560,6 +561,10 @@ class PhaseDataFile(models.Model):
     content_digests = models.JSONField(default=list, blank=True)
     release_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # The organizers' explicit choice: this file is the development phase's own gold key,
+    # released with its annotations (CorefUD dev data). Only then may it equal a key, and only
+    # a key of its own development phase (competition.definition.keys).
+    public_key = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["phase", "file_name", "id"]
@@ -922,6 +927,9 @@ class SystemCardQuestion(models.Model):
     choices = models.JSONField(default=list, blank=True)
     required = models.BooleanField(default=False)
     on_board = models.BooleanField(default=False)
+    # {question slug: answer}: the question applies only when an earlier question was
+    # answered so ({"llm": "yes"}: asked of LLM-based systems only). Empty: always.
+    when = models.JSONField(default=dict, blank=True)
     order = models.PositiveIntegerField(default=0)
 
     class Meta:

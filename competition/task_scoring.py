@@ -152,6 +152,36 @@ def validation_options(task: Task) -> ScoringOptions:
     return parse_options(scoring_modes(task)[TASK_MODE]).options
 
 
+def procedure_kind(name: str) -> str | None:
+    """The task kind a procedure scores: the kind whose default it is, or multilingual
+    coreference for a procedure that reads CorefUD files; None for an unknown name."""
+    found = PROCEDURES.get(name)
+    if found is None:
+        return None
+    for kind, default in KIND_PROCEDURE.items():
+        if default == name:
+            return kind
+    words = found.modes[TASK_MODE]
+    reads_corefud = any(
+        words[i] in ("-f", "--format") and words[i + 1] == "corefud" for i in range(len(words) - 1)
+    )
+    return str(Task.Kind.COREFUD) if reads_corefud else None
+
+
+def procedure_kind_check(*, procedure: str, kind: str) -> str | None:
+    """Why a task of ``kind`` may not be scored by ``procedure``, or None when it may (or
+    the procedure is unknown, which `task_scoring_check` says)."""
+    wanted = procedure_kind(procedure)
+    if wanted is None or wanted == kind:
+        return None
+    fitting = [name for name in PROCEDURES if procedure_kind(name) == kind]
+    return (
+        f"procedure {procedure!r} scores {Task.Kind(wanted).label} tasks, not "
+        f"{Task.Kind(kind).label}: choose the kind {Task.Kind(wanted).label}"
+        + (f", or a procedure of {Task.Kind(kind).label} ({', '.join(fitting)})" if fitting else "")
+    )
+
+
 def task_scoring_check(
     *, words: Sequence[str], primary_metric: str, procedure: str = ""
 ) -> str | None:

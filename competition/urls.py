@@ -10,6 +10,7 @@ from competition import (
     views,
     views_account,
     views_bundles,
+    views_card_questions,
     views_cards,
     views_editor,
     views_pages,
@@ -84,6 +85,11 @@ urlpatterns = [
     path(EDIT, views_editor.competition_edit, name="edit"),
     path(EDIT + "import-results/", views_bundles.bundle_results_view, name="bundle_results"),
     path(EDIT + "system-card/", views_cards.card_defaults, name="card_defaults"),
+    path(
+        EDIT + "system-card/question/",
+        views_card_questions.card_question,
+        name="card_question",
+    ),
     path(
         EDIT + "definition.yaml",
         views_editor.definition_download,

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from competition import selectors, services
+from competition import selectors, selectors_home, services
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.forms import (
     RunDetailsForm,
@@ -73,7 +73,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "competition/home.html",
-        {"competitions": selectors.competition_list(user=request.user)},
+        {"cards": selectors_home.competition_cards(user=request.user)},
     )
 
 

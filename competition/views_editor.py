@@ -85,7 +85,10 @@ def refused_status(*forms) -> int:
 
 @staff_member_required
 def competition_new(request: HttpRequest) -> HttpResponse:
-    form = CompetitionCreateForm(request.POST or None)
+    # the staff member creating it organizes it unless they name someone else
+    form = CompetitionCreateForm(
+        request.POST or None, initial={"owner": request.user.get_username()}
+    )
     if request.method == "POST" and form.is_valid():
         try:
             competition = editor.competition_create(**form.cleaned_data, actor=request.user)
@@ -399,6 +402,7 @@ def phase_edit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpRe
                 upload=data["file"],
                 description=data["description"],
                 release_at=aware(data["release_at"], found.time_zone),
+                public_key=data["public_key"],
             )
             messages.success(request, f"{attached.file_name} was attached.")
             return redirect(here)

@@ -31,6 +31,7 @@ def _card(submission) -> dict:
                 "kind": q.kind,
                 "choices": q.choices,
                 "required": q.required,
+                "when": q.when,
             }
             for q in questions
         ],

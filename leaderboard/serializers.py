@@ -76,6 +76,7 @@ class PhaseSerializer(serializers.ModelSerializer):
                 "kind": q.kind,
                 "choices": list(q.choices),
                 "required": final and q.required,
+                "when": dict(q.when),
             }
             for q in phase.task.competition.card_questions.all()
         ]

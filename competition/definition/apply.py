@@ -27,7 +27,7 @@ from pathlib import Path
 from django.core.files import File
 from django.db import transaction
 
-from competition.definition.keys import key_store, known_keys
+from competition.definition.keys import KeyPlace, key_store, known_keys
 from competition.definition.organizers import Door, organizers_apply
 from competition.definition.spec import (
     UNSET,
@@ -157,13 +157,13 @@ def _keys_store(
     """Read, check and store every key the spec brings as a file; the spec then names them
     as stored keys. Each is checked for the task the spec gives (its kind and scoring)."""
     pending = [
-        (f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, sub, sub.key)
+        (f"tasks[{t}].phases[{p}].subcorpora[{s}]", task, phase, sub, sub.key)
         for t, task in enumerate(spec.tasks)
         for p, phase in enumerate(task.phases or ())
         for s, sub in enumerate(phase.subcorpora or ())
         if isinstance(sub.key, KeyFile)
     ]
-    for number, (where, task_spec, sub, key) in enumerate(pending, start=1):
+    for number, (where, task_spec, phase_spec, sub, key) in enumerate(pending, start=1):
         if progress is not None:
             progress(f"Reading the gold key {key.label} ({number} of {len(pending)})")
         task = Task(
@@ -174,7 +174,8 @@ def _keys_store(
             scorer_options=list(task_spec.scorer_options or ()),
         )
         try:
-            sub.key = key_store(key=key, task=task, known=known)
+            place = KeyPlace(task=task_spec.slug, phase=phase_spec.slug, kind=phase_spec.kind)
+            sub.key = key_store(key=key, task=task, known=known, place=place)
         except SpecError as exc:
             raise exc.at(where) from None
 
@@ -237,6 +238,7 @@ def _card_questions_apply(
                 "choices": list(q.choices),
                 "required": q.required,
                 "on_board": q.on_board,
+                "when": dict(q.when),
                 "order": order,
             },
         )
@@ -466,7 +468,7 @@ def subcorpus_apply(
         )
     stored: StoredKey | None = None
     if isinstance(spec.key, KeyFile):
-        stored = key_store(key=spec.key, task=phase.task, known=known)
+        stored = key_store(key=spec.key, task=phase.task, known=known, place=KeyPlace.of(phase))
     elif isinstance(spec.key, StoredKey):
         stored = spec.key
     elif subcorpus is not None and subcorpus.key_file:

@@ -126,6 +126,7 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
                 choices=tuple(q.choices),
                 required=q.required,
                 on_board=q.on_board,
+                when=tuple(q.when.items()),
             )
             for q in competition.card_questions.all()
         ),

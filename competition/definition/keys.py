@@ -9,7 +9,9 @@ a markable closed but never opened. Its documents are then recorded (name and to
 A key must never be a file participants may download. Keys and data files are compared by
 content, not bytes: `content_digest` hashes the text with its line endings made ``\\n``,
 trailing blanks removed from each line and blank lines removed from its end, and a zip data
-file is compared member by member.
+file is compared member by member. The one exception is the organizers' explicit choice: a
+development phase's own key marked as public (`PhaseDataFile.public_key`, CorefUD dev data is
+released with its annotations) may be that phase's data file; a key of any other phase never.
 
 A key is stored once per content under ``PRIVATE_ROOT/keys/<sha256>.conllua``. A key whose
 SHA-256 the competition already holds, for a task scored alike, is not read again.
@@ -21,12 +23,13 @@ import hashlib
 import shutil
 import zipfile
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 
 from competition.definition.spec import KeyFile, SpecError, StoredKey
-from competition.models import Competition, PhaseDataFile, SubCorpus, Task
+from competition.models import Competition, Phase, PhaseDataFile, SubCorpus, Task
 from competition.skeletons import skeleton_keep
 from competition.task_scoring import TASK_MODE, scoring_modes, validation_options
 from scoring import ScoringError, ScoringInputError, read_documents, validate_pair
@@ -160,33 +163,73 @@ def _data_contents(data: PhaseDataFile) -> list[str]:
 # --- the rule both ways -------------------------------------------------------------------
 
 
-def key_data_clash(*, competition: Competition, content: str) -> PhaseDataFile | None:
-    """A data file of the competition whose content (or a member's) is the key's."""
+@dataclass(frozen=True, slots=True)
+class KeyPlace:
+    """The phase a key is stored for, by slugs (a definition's phase may not exist yet)."""
+
+    task: str
+    phase: str
+    kind: str
+
+    @classmethod
+    def of(cls, phase: Phase) -> KeyPlace:
+        return cls(task=phase.task.slug, phase=phase.slug, kind=phase.kind)
+
+
+def public_key_allowed(*, data: PhaseDataFile, place: KeyPlace | None) -> bool:
+    """Whether ``data`` may hold the content of a key stored at ``place``: only a file the
+    organizers marked as the public key, of a development phase, for a key of that phase."""
+    return (
+        data.public_key
+        and place is not None
+        and place.kind == Phase.Kind.DEVELOPMENT
+        and data.phase.kind == Phase.Kind.DEVELOPMENT
+        and (data.phase.task.slug, data.phase.slug) == (place.task, place.phase)
+    )
+
+
+def key_data_clash(
+    *, competition: Competition, content: str, place: KeyPlace | None = None
+) -> PhaseDataFile | None:
+    """A data file of the competition whose content (or a member's) is the key's, other than
+    the public key of the key's own development phase."""
     for data in PhaseDataFile.objects.filter(phase__task__competition=competition).select_related(
         "phase__task"
     ):
-        if content in _data_contents(data):
+        if content in _data_contents(data) and not public_key_allowed(data=data, place=place):
             return data
     return None
 
 
-def data_key_clash(*, competition: Competition, digests: list[str]) -> SubCorpus | None:
-    """A gold key of the competition whose content is the data file's (or a member's)."""
+def data_key_clash(
+    *, competition: Competition, digests: list[str], public_for: Phase | None = None
+) -> SubCorpus | None:
+    """A gold key of the competition whose content is the data file's (or a member's);
+    ``public_for``: the development phase whose own keys the file may hold (its public key)."""
     wanted = set(digests)
     for subcorpus in (
         SubCorpus.objects.filter(phase__task__competition=competition)
         .exclude(sha256="")
         .select_related("phase__task")
     ):
-        if _key_content(subcorpus) in wanted:
+        if _key_content(subcorpus) not in wanted:
+            continue
+        public = (
+            public_for is not None
+            and public_for.kind == Phase.Kind.DEVELOPMENT
+            and subcorpus.phase_id == public_for.pk
+        )
+        if not public:
             return subcorpus
     return None
 
 
-def _refuse_data_copy(*, competition: Competition, content: str, label: str) -> None:
+def _refuse_data_copy(
+    *, competition: Competition, content: str, label: str, place: KeyPlace | None
+) -> None:
     if competition.pk is None:  # a competition not created yet has no data files
         return
-    if (data := key_data_clash(competition=competition, content=content)) is not None:
+    if (data := key_data_clash(competition=competition, content=content, place=place)) is not None:
         raise KeyRefused(
             "key_is_data",
             reason=(
@@ -293,22 +336,27 @@ def known_keys(*, competition: Competition) -> dict[tuple, StoredKey]:
 
 
 def key_store(
-    *, key: KeyFile, task: Task, known: dict[tuple, StoredKey] | None = None
+    *,
+    key: KeyFile,
+    task: Task,
+    known: dict[tuple, StoredKey] | None = None,
+    place: KeyPlace | None = None,
 ) -> StoredKey:
-    """Read, check and store a gold key for ``task``; raises `KeyRefused` saying what is
-    wrong with it (file, line, what was expected)."""
+    """Read, check and store a gold key for ``task`` (of the phase at ``place``, which
+    decides whether a data file marked as the phase's public key may equal it); raises
+    `KeyRefused` saying what is wrong with it (file, line, what was expected)."""
     competition = task.competition
     sha = key.sha256 or file_sha256(key.path)
     alike = _scored_alike(task)
     if known is not None and (sha, alike) in known:
         stored = known[(sha, alike)]
         content = stored.content_sha256 or content_digest(_file_chunks(key.path))
-        _refuse_data_copy(competition=competition, content=content, label=key.label)
+        _refuse_data_copy(competition=competition, content=content, label=key.label, place=place)
         return StoredKey(
             key_file=stored.key_file, sha256=sha, documents=stored.documents, content_sha256=content
         )
     content = content_digest(_file_chunks(key.path))
-    _refuse_data_copy(competition=competition, content=content, label=key.label)
+    _refuse_data_copy(competition=competition, content=content, label=key.label, place=place)
     read: list[tuple[str, int]] = []
     skeleton: dict = {}
     if problems := key_problems(

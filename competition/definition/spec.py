@@ -12,6 +12,7 @@ a slug already used) live in `competition.definition.keys` and `competition.defi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +27,7 @@ from competition.task_scoring import (
     DEFAULT_OPTIONS,
     KIND_PROCEDURE,
     NAMED_BY_DEFAULT,
+    procedure_kind_check,
     task_scoring_check,
 )
 from competition.timezones import AOE, AOE_OFFSET, UTC, zone_get
@@ -381,6 +383,10 @@ class TaskSpec:
                 self.procedure = KIND_PROCEDURE[self.kind]
             else:
                 self.scorer_options = PROCEDURES[KIND_PROCEDURE[self.kind]].modes["task"]
+        if self.procedure and (
+            problem := procedure_kind_check(procedure=self.procedure, kind=self.kind)
+        ):
+            raise SpecError("kind_procedure", field="kind", reason=problem)
         if self.procedure:  # what a task with a procedure has always recorded
             self.scorer_options = tuple(DEFAULT_OPTIONS[self.kind])
         named = self.procedure or KIND_PROCEDURE[self.kind]
@@ -433,16 +439,51 @@ class CardQuestionSpec:
     choices: tuple[str, ...] = ()
     required: bool = False
     on_board: bool = False
+    when: tuple[tuple[str, str], ...] = ()
+    """(question slug, answer) pairs: asked only when each earlier question was so answered."""
 
     def __post_init__(self) -> None:
         self.slug = slug_check(self.slug)
         self.text = text_check(self.text, key="text", limit=300, required=True)
+        self.when = tuple(
+            (slug_check(str(slug)), text_check(str(answer), key="when", limit=100, required=True))
+            for slug, answer in self.when
+        )
         self.kind = choice_check(str(self.kind), ["yes_no", "choice", "text", "url"], key="kind")
         self.choices = tuple(text_check(c, key="choices", limit=100) for c in self.choices)
         if self.kind == "choice" and len([c for c in self.choices if c]) < 2:
             raise SpecError(
                 "bad_choices", field="choices", reason="a question with choices needs at least two"
             )
+
+
+def card_conditions_check(questions: Sequence[CardQuestionSpec]) -> None:
+    """Each ``when`` names an earlier question with a fixed set of answers (yes/no or
+    choices), and one of those answers."""
+    earlier: dict[str, CardQuestionSpec] = {}
+    for question in questions:
+        for slug, answer in question.when:
+            condition = earlier.get(slug)
+            if condition is None or condition.kind not in ("yes_no", "choice"):
+                raise SpecError(
+                    "bad_condition",
+                    field="when",
+                    reason=(
+                        f"the question {question.slug!r} is asked when {slug!r} is answered "
+                        f"{answer!r}, but {slug!r} is not an earlier yes/no or choice question"
+                    ),
+                )
+            answers = ("yes", "no") if condition.kind == "yes_no" else condition.choices
+            if answer not in answers:
+                raise SpecError(
+                    "bad_condition",
+                    field="when",
+                    reason=(
+                        f"the question {question.slug!r} is asked when {slug!r} is answered "
+                        f"{answer!r}, which is not one of {', '.join(answers)}"
+                    ),
+                )
+        earlier[question.slug] = question
 
 
 @dataclass(slots=True)
@@ -498,3 +539,5 @@ class CompetitionSpec:
             raise SpecError(
                 "slug_taken", field="tasks", reason=f"task slug {twice[0]!r} is used twice"
             )
+        if self.card_questions is not None:
+            card_conditions_check(self.card_questions)

@@ -178,6 +178,9 @@ def _card_questions(top: _Reader) -> tuple[CardQuestionSpec, ...] | None:
         choices = reader.raw("choices", [])
         if not isinstance(choices, list):
             raise reader.fail("'choices' must be a list")
+        when = reader.raw("when", {})
+        if not isinstance(when, Mapping):
+            raise reader.fail("'when' must map a question to its answer, e.g. {llm: yes}")
         questions.append(
             reader.build(
                 CardQuestionSpec,
@@ -187,9 +190,17 @@ def _card_questions(top: _Reader) -> tuple[CardQuestionSpec, ...] | None:
                 choices=tuple(str(c) for c in choices),
                 required=bool(reader.bool("required", False)),
                 on_board=bool(reader.bool("on_board", False)),
+                when=tuple((str(slug), _answer_word(answer)) for slug, answer in when.items()),
             )
         )
     return tuple(questions)
+
+
+def _answer_word(answer: object) -> str:
+    """YAML reads ``yes`` and ``no`` as booleans: they stand for the answers yes and no."""
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    return str(answer)
 
 
 def _pages(top: _Reader, *, files: DefinitionFiles, limits: Limits) -> dict[str, str]:
@@ -401,6 +412,7 @@ def definition_data(spec: CompetitionSpec) -> dict[str, Any]:
                 **({"choices": list(q.choices)} if q.choices else {}),
                 "required": q.required,
                 "on_board": q.on_board,
+                **({"when": dict(q.when)} if q.when else {}),
             }
             for q in spec.card_questions
         ]

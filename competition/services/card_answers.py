@@ -60,6 +60,15 @@ class CardError(CompetitionError):
         return str(self.params["reason"])
 
 
+def card_question_applies(question: SystemCardQuestion, answers: Mapping[str, str]) -> bool:
+    """Whether ``question`` is asked of a run whose card says ``answers``: always, or when
+    each question its ``when`` names was answered so ({"llm": "yes"})."""
+    return all(
+        str(answers.get(slug, "")).strip().lower() == str(answer).lower()
+        for slug, answer in (question.when or {}).items()
+    )
+
+
 def _answer_check(question: SystemCardQuestion, raw: Any) -> str:
     value = "" if raw is None else str(raw).strip()
     if isinstance(raw, bool):
@@ -246,13 +255,13 @@ def card_missing(*, submission: Submission) -> list[str]:
     of another phase."""
     if submission.phase.kind not in FINAL_KINDS:
         return []
-    answered = set(card_of(submission=submission))
+    answered = card_of(submission=submission)
     return [
         q.text
         for q in SystemCardQuestion.objects.filter(
             competition=submission.phase.task.competition, required=True
         )
-        if q.slug not in answered
+        if q.slug not in answered and card_question_applies(q, answered)
     ]
 
 
@@ -266,12 +275,13 @@ def card_check(*, phase: Phase, answers: Mapping[str, Any]) -> None:
     (``CardError`` "card_incomplete"; ``field`` is the first question missing)."""
     if not card_required(phase=phase):
         return
+    given = {slug: str(value or "") for slug, value in answers.items()}
     missing = [
         q
         for q in SystemCardQuestion.objects.filter(
             competition=phase.task.competition, required=True
         )
-        if not str(answers.get(q.slug, "") or "").strip()
+        if not given.get(q.slug, "").strip() and card_question_applies(q, given)
     ]
     if missing:
         raise CardError(

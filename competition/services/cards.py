@@ -11,7 +11,7 @@ stored as given and rendered escaped. The answers' side lives in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from competition.definition import apply
@@ -64,6 +64,7 @@ __all__ = [
     "card_required",
 ]
 
+LLM_ONLY = {"llm": "yes"}
 CRAC_QUESTIONS: tuple[dict[str, Any], ...] = (
     {"slug": "llm", "text": "Is the system LLM-based?", "kind": "yes_no", "on_board": True},
     {
@@ -71,24 +72,37 @@ CRAC_QUESTIONS: tuple[dict[str, Any], ...] = (
         "text": "Base model (name and version)",
         "kind": "text",
         "on_board": True,
+        "when": LLM_ONLY,
     },
-    {"slug": "parameters", "text": "Number of parameters (e.g. 7B)", "kind": "text"},
+    {
+        "slug": "parameters",
+        "text": "Number of parameters (e.g. 7B)",
+        "kind": "text",
+        "when": LLM_ONLY,
+    },
     {
         "slug": "adaptation",
         "text": "How was the model adapted to the task?",
         "kind": "choice",
         "choices": ["fine-tuned", "few-shot", "zero-shot", "not applicable"],
         "on_board": True,
+        "when": LLM_ONLY,
     },
     {
         "slug": "external-data",
         "text": "External data used (beyond the task's training data)",
         "kind": "text",
     },
-    {"slug": "weights-licence", "text": "Licence of the model weights", "kind": "text"},
+    {
+        "slug": "weights-licence",
+        "text": "Licence of the model weights",
+        "kind": "text",
+        "when": LLM_ONLY,
+    },
     {"slug": "code", "text": "Link to the code", "kind": "url"},
 )
-"""The questions the CRAC 2025 and 2026 overview papers asked of every system."""
+"""The questions the CRAC 2025 and 2026 overview papers asked of every system; those on the
+model are asked of LLM-based systems only (``when``)."""
 
 
 def card_questions_set(
@@ -96,14 +110,14 @@ def card_questions_set(
 ) -> list[SystemCardQuestion]:
     """The competition's questions, in order, written by the one writer of a competition
     (`competition.definition.apply`); a question runs answered is never removed."""
-    spec = CompetitionSpec(
-        slug=competition.slug,
-        title=competition.title,
-        description=competition.description,
-        website=competition.website,
-        card_questions=tuple(questions),
-    )
     try:
+        spec = CompetitionSpec(
+            slug=competition.slug,
+            title=competition.title,
+            description=competition.description,
+            website=competition.website,
+            card_questions=tuple(questions),
+        )
         apply.competition_head_apply(spec=spec)
     except SpecError as exc:
         raise CardError(exc.code, field=exc.field, reason=exc.message) from None
@@ -119,6 +133,7 @@ def _current(competition: Competition) -> dict[str, CardQuestionSpec]:
             choices=tuple(q.choices),
             required=q.required,
             on_board=q.on_board,
+            when=tuple(q.when.items()),
         )
         for q in competition.card_questions.all()
     }
@@ -133,8 +148,10 @@ def card_question_save(
     choices: list[str] | tuple[str, ...] = (),
     required: bool = False,
     on_board: bool = False,
+    when: Mapping[str, str] | None = None,
 ) -> SystemCardQuestion:
-    """Add or change (by slug) one question of the competition's system card."""
+    """Add or change (by slug) one question of the competition's system card; ``when``
+    ({question slug: answer}): asked only when an earlier question is so answered."""
     try:
         question = CardQuestionSpec(
             slug=slug,
@@ -143,6 +160,7 @@ def card_question_save(
             choices=tuple(choices),
             required=required,
             on_board=on_board,
+            when=tuple((when or {}).items()),
         )
     except SpecError as exc:
         raise CardError(exc.code, field=exc.field, reason=exc.message) from None
@@ -163,6 +181,7 @@ def card_defaults_set(*, competition: Competition, required: bool = True) -> lis
             choices=tuple(q.get("choices", ())),
             required=required,
             on_board=q.get("on_board", False),
+            when=tuple(q.get("when", {}).items()),
         )
     return card_questions_set(competition=competition, questions=list(questions.values()))
 

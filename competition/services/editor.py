@@ -70,7 +70,9 @@ T = TypeVar("T")
 MESSAGES: dict[str, str] = {
     "unknown_user": "There is no user named {username!r}.",
     "data_is_key": "{name} is identical to the gold key of {subcorpus}; keys are never given "
-    "to participants.",
+    "to participants (only a development phase's own key, marked as its public key).",
+    "public_key_not_dev": "Only a development phase hands out its gold key as public data; "
+    "{phase} is a {kind} phase, whose keys never reach participants.",
     "too_large": "{name} is larger than the limit of {limit}.",
     "empty_file": "{name} is empty.",
     "bad_release": "The release time was not changed: {reason}",
@@ -509,19 +511,36 @@ def subcorpus_delete(*, subcorpus: SubCorpus) -> None:
 
 
 def phase_data_attach(
-    *, phase: Phase, upload: Upload, description: str = "", release_at: datetime | None = None
+    *,
+    phase: Phase,
+    upload: Upload,
+    description: str = "",
+    release_at: datetime | None = None,
+    public_key: bool = False,
 ) -> PhaseDataFile:
     """Attach a file participants download from the phase page once ``release_at`` (None:
     the phase's start) has come. A file identical to a gold key of the competition is
-    refused."""
+    refused, unless ``public_key``: the organizers hand out a development phase's own gold
+    key (its data released with annotations); a key of any other phase is still refused."""
     file_name = get_valid_filename(PurePosixPath(upload.name.replace("\\", "/")).name)
     if PhaseDataFile.objects.filter(phase=phase, file_name=file_name).exists():
         raise EditorError("data_name_taken", field="file", name=file_name)
+    if public_key and phase.kind != Phase.Kind.DEVELOPMENT:
+        raise EditorError(
+            "public_key_not_dev",
+            field="public_key",
+            phase=f"{phase.task.slug}/{phase.slug}",
+            kind=phase.get_kind_display().lower(),
+        )
     private = Path(settings.PRIVATE_ROOT)
     path, size, sha = _receive(upload, limit=data_max_bytes(), folder=private / "tmp")
     try:
         digests = file_content_digests(path)
-        key = data_key_clash(competition=phase.task.competition, digests=digests)
+        key = data_key_clash(
+            competition=phase.task.competition,
+            digests=digests,
+            public_for=phase if public_key else None,
+        )
         if key is not None:
             raise EditorError(
                 "data_is_key",
@@ -543,6 +562,7 @@ def phase_data_attach(
                 sha256=sha,
                 content_digests=digests,
                 release_at=release_at,
+                public_key=public_key,
             )
         except IntegrityError:  # a concurrent attach of the same name won
             target.unlink(missing_ok=True)

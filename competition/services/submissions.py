@@ -336,6 +336,7 @@ def _validate_file(
                 options=options,
                 key_label=str(key_path),
                 max_problems=most,
+                expected_by="the phase",
             )
         except ScoringInputError as exc:  # a reader may raise instead of returning
             return [exc]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 from django import template
 
+from competition.forms import card_condition
 from competition.models import SystemCardQuestion
 from competition.services.cards import MAX_REASON, card_lock, card_missing, card_of
 from competition.visibility import user_is_organizer
@@ -24,7 +27,10 @@ def system_card(context, submission):
         "submission": submission,
         "csrf_token": context.get("csrf_token"),
         "missing": card_missing(submission=submission),
-        "rows": [(q, answers.get(q.slug, "")) for q in questions],
+        "rows": [
+            (q, answers.get(q.slug, ""), card_condition(q), json.dumps(q.when) if q.when else "")
+            for q in questions
+        ],
         "locked": card_lock(submission=submission),
         "may_override": user_is_organizer(competition=competition, user=user),
         "max_reason": MAX_REASON,

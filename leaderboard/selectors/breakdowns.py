@@ -29,7 +29,8 @@ TITLES = {
     ENTITY_TYPE: ("By entity type", "the gold entity's etype"),
     MENTION_TYPE: (
         "By mention type",
-        "anaphors whose head is a pronoun, an empty node (zero) or anything else (nominal)",
+        "anaphors whose head is a pronoun, an empty node (zero), anything else (nominal), or "
+        "has no part of speech in the gold file (unknown)",
     ),
 }
 MAIN_METRIC = {ENTITY_RANGE: CONLL, ENTITY_TYPE: CONLL, MENTION_TYPE: ANAPHOR}

@@ -32,7 +32,9 @@ so a response entity that merges a bucket's entity with smaller ones loses preci
 and a bucket's entity that is split loses recall. Counts are summed over the documents.
 
 **Mention type**: a mention is a *zero* when its head is an empty node, a *pronoun* when its
-head's UPOS is ``PRON``, else *nominal* (nouns, proper nouns and the rest). For each type,
+head's UPOS is ``PRON``, *nominal* when it has another UPOS (nouns, proper nouns and the
+rest), and *unknown* when its head has no UPOS (``_``: AMI's files give none), never guessed
+as nominal. For each type,
 the anaphor-level score of `scoring.extra_metrics.zero_counts` with that type's mentions in
 the place of zeros: each non-first key mention of the type is resolved (tp) when its
 response counterpart follows a mention of the same key entity in its response entity; see
@@ -74,7 +76,9 @@ ANALYSES = (ENTITY_RANGE, ENTITY_TYPE, MENTION_TYPE)
 RANGE_BUCKETS = ((0, 9), (10, 99), (100, 999), (1000, None))
 """Entity range buckets in nodes, inclusive; None: no upper bound."""
 
-MENTION_TYPES = ("pronoun", "zero", "nominal")
+MENTION_TYPES = ("pronoun", "zero", "nominal", "unknown")
+NO_UPOS = ("", "_")
+"""A UPOS cell that says nothing: the mention's type is unknown."""
 
 ENTITY_METRICS = (("muc", muc), ("bcub", b_cubed), ("ceafe", ceafe))
 
@@ -114,7 +118,7 @@ class _Mention:
     head: int  # node index of its head in its own file (the entity range counts these)
     anchor: Node  # its head as (word position, empty-node rank): the same on both sides
     span: tuple[object, ...]  # its parts, to tell apart mentions of one head
-    type: str  # pronoun, zero, nominal
+    type: str  # pronoun, zero, nominal, unknown
     order: tuple[object, ...]  # udapi's mention order: first node, more nodes first, last node
     deps: str = ""  # a zero's head's dependencies (the compact reader's ``deps``)
 
@@ -167,10 +171,13 @@ def _mentions(doc: Document | None) -> tuple[list[_Mention], dict[str, str]]:
     for markable in doc.identity:
         node = _head(markable)
         code = index.get(node, node[0])  # without layout rows: the word position
+        tag = upos[code] if code < len(upos) else ""
         if node[1]:
             kind = "zero"
+        elif tag in NO_UPOS:
+            kind = "unknown"
         else:
-            kind = "pronoun" if code < len(upos) and upos[code] == "PRON" else "nominal"
+            kind = "pronoun" if tag == "PRON" else "nominal"
         span = (markable.parts, markable.zero, markable.zeros)
         attributes = dict(markable.attributes)
         mentions.setdefault(

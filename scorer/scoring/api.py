@@ -27,6 +27,7 @@ from typing import Any
 
 from scoring.empty_nodes import empty_node_result
 from scoring.errors import ScoringInputError
+from scoring.format_check import format_mismatch
 from scoring.model import Document, Sentence
 from scoring.options import Invocation, ScoringOptions, parse_options
 from scoring.pairing import FORM_CHECKED, Pairing, file_format, read_other
@@ -326,14 +327,19 @@ def validate_against_skeleton(
     options: ScoringOptions,
     key_label: str = "the key",
     max_problems: int = 50,
+    expected_by: str = "the key",
 ) -> list[ScoringInputError]:
     """`validate_pair` with the key given as its `key_skeleton`: the same readers and checks
     of the response (format, parse errors, cycles, documents, tokens, sentence ids); the
     key's own problems are not checked (the organizers' side). Messages name the key
-    ``key_label``."""
+    ``key_label``; a response in the other format is one problem saying so, naming who
+    expects the key's format ``expected_by`` (`scoring.format_check`)."""
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     formats = {"key": str(skeleton.get("format", "ua"))}
+    wrong = format_mismatch(str(response_path), formats["key"], expected_by=expected_by)
+    if wrong is not None:
+        return [wrong]
     try:
         formats["response"] = file_format(str(response_path), plan)
     except ScoringInputError as problem:

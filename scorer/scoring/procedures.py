@@ -160,6 +160,13 @@ PROCEDURES: dict[str, Procedure] = {
                 ),
                 "only_split_antecedent": ("only_split_antecedent",),
             },
+            labels={
+                TASK_MODE: "with singletons and split antecedents",
+                "remove_singletons remove_split_antecedent": (
+                    "without singletons and split antecedents"
+                ),
+                "only_split_antecedent": "split antecedents only",
+            },
         ),
         Procedure(
             "codi-crac-2021-bridging",

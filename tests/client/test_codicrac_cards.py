@@ -152,3 +152,28 @@ def test_the_board_shows_the_answers_and_filters_by_them(
     assert "expected QUESTION=ANSWER" in capsys.readouterr().err
     assert main(["leaderboard", phase, "--card", "colour=red"]) == 1
     assert "unknown system-card question 'colour'" in capsys.readouterr().err
+
+
+def test_the_card_template_says_when_a_question_applies():
+    from client.main import card_template
+
+    text = card_template(
+        {
+            "id": 7,
+            "card_questions": [
+                {"slug": "llm", "text": "LLM?", "kind": "yes_no", "required": True},
+                {
+                    "slug": "base-model",
+                    "text": "Base model",
+                    "kind": "text",
+                    "required": True,
+                    "when": {"llm": "yes"},
+                },
+            ],
+        }
+    )
+    assert (
+        "# Base model (required)\n#   text\n#   only when llm: yes; otherwise leave it blank\n"
+        in text
+    )
+    assert text.endswith("base-model:\n")

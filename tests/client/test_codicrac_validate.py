@@ -161,3 +161,42 @@ def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(
     out = capsys.readouterr().out
     assert "for en_gum (matched by its documents to en_gum)" in out
     assert "(missing_documents)" in out and "(extra_documents)" in out
+
+
+COREFUD_RUN = (
+    "# global.Entity = eid-etype-head-other\n# newdoc id = light_1\n# sent_id = 1\n"
+    "1\tthe\t_\t_\t_\t_\t0\troot\t_\tEntity=(1--1-)\n"
+)
+
+
+def test_validate_names_the_other_format_in_one_line_and_counts_in_words(
+    keyed, live_server, config, monkeypatch, capsys, tmp_path
+):
+    """A CorefUD file for a CONLL-UA phase: one line naming both formats, not a reader's
+    column count or a scorer option; "1 problem", "1 dataset"."""
+    world = keyed
+    login(monkeypatch, live_server)
+    capsys.readouterr()
+    run = tmp_path / "LIGHT.conllu"
+    run.write_text(COREFUD_RUN, encoding="utf-8")
+    assert main(["validate", "--phase", str(world.phase.pk), str(run)]) == 1
+    out = capsys.readouterr().out
+    assert "LIGHT.conllu: 1 problem for LIGHT\n" in out
+    assert (
+        "  LIGHT.conllu: this is a CorefUD CoNLL-U file; the phase expects CONLL-UA "
+        "(wrong_format)\n" in out
+    )
+    assert "No file for 1 dataset (AMI)" in out
+    assert "columns" not in out and "-f corefud" not in out
+
+
+def test_validate_says_what_it_needs():
+    from client.main import build_parser, plural
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command")
+    validate = commands.choices["validate"]
+    text = validate.format_help()
+    assert "offline" not in text
+    assert "codicrac login" in text and "team approved" in " ".join(text.split())
+    assert (plural(1, "document"), plural(2, "document")) == ("1 document", "2 documents")

@@ -92,7 +92,7 @@ def test_a_file_identical_to_a_gold_key_is_never_attached(world, settings):
     assert refused.value.message == (
         "light_dev.conllua is identical to the gold key of "
         "identity/dev/LIGHT; keys are never given to "
-        "participants."
+        "participants (only a development phase's own key, marked as its public key)."
     )
     assert not PhaseDataFile.objects.exists()
     assert not list(settings.PRIVATE_ROOT.glob("data/**/*.conllua"))

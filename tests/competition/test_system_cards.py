@@ -71,7 +71,10 @@ def test_a_final_run_names_the_required_questions_it_lacks(world, run):
     assert cards.card_missing(submission=run) == []  # a development run is not final
     Phase.objects.filter(pk=world.phase.pk).update(kind=Phase.Kind.TEST_PREDICTED)
     run.refresh_from_db()
-    assert len(cards.card_missing(submission=run)) == 7
+    # the questions on the model are asked of LLM-based systems only
+    assert len(cards.card_missing(submission=run)) == 3
+    cards.card_answers_save(submission=run, answers={"llm": "yes"})
+    assert len(cards.card_missing(submission=run)) == 6
     with pytest.raises(cards.CardError, match="a final run needs answers to"):
         cards.card_check(phase=run.phase, answers={"llm": "no"})
     cards.card_answers_save(
@@ -103,16 +106,16 @@ def test_the_team_answers_on_the_run_page_and_another_team_cannot(world, run, cl
     assert 'id="card-form"' in page and "Is the system LLM-based?" in page
     client.post(
         reverse("competition:submission_card", args=[run.pk]),
-        {"llm": "no", "base-model": "<b>ours</b>", "csrfmiddlewaretoken": "x"},
+        {"llm": "yes", "base-model": "<b>ours</b>", "csrfmiddlewaretoken": "x"},
     )
-    assert cards.card_of(submission=run) == {"llm": "no", "base-model": "<b>ours</b>"}
+    assert cards.card_of(submission=run) == {"llm": "yes", "base-model": "<b>ours</b>"}
     page = client.get(reverse("competition:submission", args=[run.pk])).content.decode()
     assert "&lt;b&gt;ours&lt;/b&gt;" in page and "<b>ours</b>" not in page
 
     client.login(username="bob", password="bob-pw-123!")
-    response = client.post(reverse("competition:submission_card", args=[run.pk]), {"llm": "yes"})
+    response = client.post(reverse("competition:submission_card", args=[run.pk]), {"llm": "no"})
     assert response.status_code == 404
-    assert cards.card_of(submission=run)["llm"] == "no"
+    assert cards.card_of(submission=run)["llm"] == "yes"
     response = client.post(reverse("competition:card_defaults", args=[world.competition.slug]))
     assert response.status_code == 404
 

@@ -41,3 +41,18 @@ def part_shot(page, artifacts_dir: Path, selector: str, name: str) -> None:
     """A screenshot of one part of the page (for the guides: small images), at 1366 px."""
     page.set_viewport_size({"width": WIDTH, "height": 900})
     page.locator(selector).first.screenshot(path=str(artifacts_dir / f"part-{name}.png"))
+
+
+def crac_2024_record() -> None:
+    """CRAC 2024 as `make demo` loads it: published, its official results imported and its
+    evaluation board frozen as the record."""
+    from django.contrib.auth import get_user_model
+
+    from competition.management.commands.demo_setup import DEFINITION_CRAC_2024, Command
+    from competition.services import competition_load
+    from competition.services.publish import competition_publish_waiving
+
+    organizer = get_user_model().objects.create_user("organizer")
+    loaded = competition_load(path=DEFINITION_CRAC_2024)
+    competition_publish_waiving(competition=loaded.competition)
+    Command().published_results(competition=loaded.competition, organizer=organizer)

@@ -61,13 +61,10 @@ DELTA_CARDS = {
         "weights-licence": "Llama 3.1 Community Licence",
         "code": "https://example.org/delta",
     },
+    # not an LLM: the questions on the model are not asked (they apply when llm is yes)
     "unconstrained": {
         "llm": "no",
-        "base-model": "none",
-        "parameters": "12M",
-        "adaptation": "not applicable",
         "external-data": "none",
-        "weights-licence": "MIT",
         "code": "https://example.org/delta",
     },
 }
@@ -304,14 +301,14 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     assert board[1].endswith("system card (llm, base-model, adaptation)")
     assert [line.split()[1] for line in board[2:4]] == ["Echo", "Delta"]
     assert board[2].endswith("yes · Qwen2.5 (7B) · fine-tuned")
-    assert board[3].endswith("no · none · not applicable")
+    assert board[3].endswith("no · - · -")
 
     # Each track's board names its track, ranks both teams' runs, and shows the card
     # questions the CRAC defaults put on boards.
     echo_card = ["yes", "Qwen2.5 (7B)", "fine-tuned"]
     for track, name, delta_card in (
         ("llm", "LLM", ["yes", "Llama 3.1 (8B)", "few-shot"]),
-        ("unconstrained", "Unconstrained", ["no", "none", "not applicable"]),
+        ("unconstrained", "Unconstrained", ["no", "–", "–"]),
     ):
         page.goto(f"{base}{PHASE}leaderboard/?track={track}")
         assert page.inner_text("#board-track") == f"{name} track"
@@ -381,7 +378,7 @@ def test_a_crac_2026_task_is_built_entered_and_exported_in_the_browser(
     assert {row["submission_id"] for row in cards} == {row["submission_id"] for row in manifest}
     assert sorted((row["team"], row["track"], row["llm"], row["base-model"]) for row in cards) == [
         ("Delta", "llm", "yes", "Llama 3.1 (8B)"),
-        ("Delta", "unconstrained", "no", "none"),
+        ("Delta", "unconstrained", "no", ""),
         ("Echo", "llm", "yes", "Qwen2.5 (7B)"),
         ("Echo", "unconstrained", "yes", "Qwen2.5 (7B)"),
     ]

@@ -7,11 +7,8 @@ Screenshots go to test-artifacts/."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 
-from competition.management.commands.demo_setup import DEFINITION_CRAC_2024, Command
-from competition.services import competition_load
-from competition.services.publish import competition_publish_waiving
+from tests.e2e.helpers import crac_2024_record
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -19,10 +16,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_the_demo_crac_2024_board_is_frozen_with_its_published_rows(
     browser, live_server, artifacts_dir
 ):
-    organizer = get_user_model().objects.create_user("organizer")
-    loaded = competition_load(path=DEFINITION_CRAC_2024)
-    competition_publish_waiving(competition=loaded.competition)
-    Command().published_results(competition=loaded.competition, organizer=organizer)
+    crac_2024_record()
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     page = context.new_page()
     for width in (1366, 390):

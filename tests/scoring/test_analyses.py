@@ -214,3 +214,20 @@ def test_the_docstring_examples_hold():
 
     result = doctest.testmod(scoring.analyses)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_anaphors_without_upos_are_unknown_not_nominal(tmp_path):
+    """AMI gives no UPOS (``_``): its anaphors' heads cannot be told pronoun from nominal.
+    Here every word's UPOS is ``_``: the pronoun "he" and the nominal "the city" are both
+    unknown anaphors (resolved, so 1.0); the zero stays a zero (its head is an empty node)."""
+    blank = document("d", KEY).split("\n")
+    blank = [
+        "\t".join([*cells[:3], "_", *cells[4:]]) if len(cells) == 10 else line
+        for line in blank
+        for cells in [line.split("\t")]
+    ]
+    text = "\n".join(blank)
+    found = scores(tmp_path, text, text)
+    types = {mode for mode, _ in found if mode.startswith("mention type")}
+    assert types == {"mention type unknown", "mention type zero"}
+    assert close(found[("mention type unknown", "anaphor")], 1.0, 1.0)

@@ -228,7 +228,8 @@ def test_a_data_file_with_a_keys_content_is_refused(tmp_path, olga, shape):
         editor.phase_data_attach(phase=phase, upload=SimpleUploadedFile("dev.bin", shape(UA_KEY)))
     assert refused.value.message == (
         "dev.bin is identical to the gold key of task/dev/LIGHT; "
-        "keys are never given to participants."
+        "keys are never given to participants (only a development phase's own key, "
+        "marked as its public key)."
     )
     assert not phase.data_files.exists()
 

@@ -228,3 +228,18 @@ def test_junk_files_are_rejected_with_a_message_not_a_crash(world, payload):
     assert exc.message
     assert all(p.file == "LIGHT.CONLLUA" for p in exc.problems)
     assert nothing_stored()
+
+
+def test_a_file_in_the_other_format_is_refused_in_one_line_naming_both(world):
+    """A CorefUD CoNLL-U file for a CONLL-UA phase: the formats named, no scorer option."""
+    corefud = (
+        "# global.Entity = eid-etype-head-other\n# newdoc id = light_1\n# sent_id = 1\n"
+        "1\tthe\t_\t_\t_\t_\t0\troot\t_\tEntity=(1--1-)\n"
+    )
+    exc = rejected(
+        world, files=world.uploads({"light": corefud, "ami": world.response_text("ami")})
+    )
+    assert [(p.file, p.message) for p in exc.problems] == [
+        ("LIGHT.CONLLUA", "this is a CorefUD CoNLL-U file; the phase expects CONLL-UA")
+    ]
+    assert nothing_stored()
