@@ -13,7 +13,7 @@ def reveals_to_come_are_scheduled(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("competition", "0018_system_cards"),
+        ("competition", "0019_bundle_jobs"),
     ]
 
     operations = [

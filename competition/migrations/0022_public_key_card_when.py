@@ -2,7 +2,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    dependencies = [("competition", "0018_system_cards")]
+    dependencies = [("competition", "0021_idempotency_key")]
 
     operations = [
         migrations.AddField(

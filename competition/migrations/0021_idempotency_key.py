@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competition', '0018_system_cards'),
+        ('competition', '0020_record_audit'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
