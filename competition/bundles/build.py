@@ -197,35 +197,9 @@ class _Builder:
         return found
 
     def scoring(self, phase: BundlePhase, keys: list[tuple[Path, str]]) -> _Scoring:
-        formats = {
-            detect_format(str(path)) or ("corefud" if path.suffix.lower() == ".conllu" else "ua")
-            for path, _ in keys
-        }
-        key_kind = (
-            Task.Kind.COREFUD if formats == {"corefud"} else Task.Kind.IDENTITY if formats else ""
-        )
+        key_kind = _key_kind(keys)
         subject = phase_subject(phase.label)
-        match = None
-        for member in phase.programs:
-            found = self.program(member)
-            self._program_report(member, found)
-            if match is None:
-                match = found
-            elif (found.scorer, found.kind, found.procedure, found.words) != (
-                match.scorer,
-                match.kind,
-                match.procedure,
-                match.words,
-            ):
-                self.report.add(
-                    "proposed",
-                    subject,
-                    f"its tasks' scoring programs differ; {phase.programs[0]} is used",
-                )
-        if not phase.programs:
-            self.report.add(
-                "not_imported", subject, "no scoring program in the bundle: choose a procedure"
-            )
+        match = self._phase_program(phase, subject)
         if match is None or match.scorer is None:
             kind = key_kind or Task.Kind.IDENTITY
             if match is not None:
@@ -258,6 +232,32 @@ class _Builder:
         if words is not None and kind != Task.Kind.COREFUD:
             words = tuple(w for w in words if w not in ("-f", "corefud"))
         return _Scoring(kind, match.procedure, words)
+
+    def _phase_program(self, phase: BundlePhase, subject: str) -> ProgramMatch | None:
+        """The scoring program a phase is scored by (its first; the report says where its
+        tasks' programs differ or where it has none)."""
+        match = None
+        for member in phase.programs:
+            found = self.program(member)
+            self._program_report(member, found)
+            if match is None:
+                match = found
+            elif (found.scorer, found.kind, found.procedure, found.words) != (
+                match.scorer,
+                match.kind,
+                match.procedure,
+                match.words,
+            ):
+                self.report.add(
+                    "proposed",
+                    subject,
+                    f"its tasks' scoring programs differ; {phase.programs[0]} is used",
+                )
+        if not phase.programs:
+            self.report.add(
+                "not_imported", subject, "no scoring program in the bundle: choose a procedure"
+            )
+        return match
 
     def _program_report(self, member: str, found: ProgramMatch) -> None:
         """What a scoring program was read as, once per program however many phases use it;
@@ -450,3 +450,12 @@ def _primary(
             column.where,
         )
     return chosen
+
+
+def _key_kind(keys: list[tuple[Path, str]]) -> str:
+    """The task kind the gold keys' format says (CorefUD for CoNLL-U keys only), or ""."""
+    formats = {
+        detect_format(str(path)) or ("corefud" if path.suffix.lower() == ".conllu" else "ua")
+        for path, _ in keys
+    }
+    return Task.Kind.COREFUD if formats == {"corefud"} else Task.Kind.IDENTITY if formats else ""

@@ -75,8 +75,8 @@ def bundle_import(
     """Import the bundle at ``path`` (``name``: how refusals call it, default its file
     name) as a new draft competition organized by ``owner``; ``slug`` default: a short one
     from its title; ``progress`` is told each step; ``actor``: who imports it (staff; None:
-    an operator). Raises `DefinitionError` (a refused
-    bundle) or `SpecError` (a rule broken)."""
+    an operator). Raises `DefinitionError` (a refused bundle) or `SpecError` (a rule
+    broken)."""
     name = name or Path(path).name
     say = progress or (lambda text: None)
     _owner_and_slug_check(name=name, owner=owner, slug=slug)
@@ -90,20 +90,7 @@ def bundle_import(
         names = unpack(Path(path), root, name=name)
         say("Reading the bundle's YAML and pages")
         bundle = bundle_read(root, names, bundle=name)
-        if not slug:
-            slug = short_slug(bundle.title)
-            bundle.report.add(
-                "proposed",
-                COMPETITION,
-                f"the slug {slug!r}, made short from the title (the import's slug field, or "
-                "--slug, chooses another)",
-            )
-        if not slug:
-            raise DefinitionError(name, "the title gives no slug: choose one")
-        if Competition.objects.filter(slug=slug).exists():
-            raise DefinitionError(
-                name, f"a competition {slug!r} exists already: choose another slug"
-            )
+        slug = _slug_choose(slug, bundle=bundle, name=name)
         say("Opening the data items and recognising the scoring programs")
         spec, data = bundle_spec(
             bundle,
@@ -133,6 +120,24 @@ def bundle_import(
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return BundleImport(competition=competition, dialect=bundle.dialect, report=bundle.report)
+
+
+def _slug_choose(slug: str, *, bundle, name: str) -> str:
+    """The slug asked for, else a short one from the bundle's title (proposed in the report);
+    refused when there is none or it is taken."""
+    if not slug:
+        slug = short_slug(bundle.title)
+        bundle.report.add(
+            "proposed",
+            COMPETITION,
+            f"the slug {slug!r}, made short from the title (the import's slug field, or "
+            "--slug, chooses another)",
+        )
+    if not slug:
+        raise DefinitionError(name, "the title gives no slug: choose one")
+    if Competition.objects.filter(slug=slug).exists():
+        raise DefinitionError(name, f"a competition {slug!r} exists already: choose another slug")
+    return slug
 
 
 def _write(

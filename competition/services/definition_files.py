@@ -322,6 +322,28 @@ class _StoredUpload:
                 yield chunk
 
 
+def _definition_job_load(*, job: DefinitionJob, path: Path, progress: Callable[[str], None]) -> str:
+    """A queued definition upload: loaded as its uploader, audited; the job's message."""
+    source = f"the uploaded {job.file_name}"
+    with audit_structure(competition=job.competition, actor=job.created_by, source=source):
+        load = competition_definition_upload(
+            competition=job.competition,
+            upload=_StoredUpload(job.file_name, path),
+            progress=progress,
+            actor=job.created_by,
+        )
+    audit_definition_load(load=load, actor=job.created_by, source=source)
+    return (
+        "The definition was loaded."
+        + (f" Removed: {', '.join(load.removed)}." if load.removed else "")
+        + (
+            f" {len(load.rescored)} scored submissions are being re-scored."
+            if load.rescored
+            else ""
+        )
+    )
+
+
 def definition_job_run(*, job_id: int) -> str:
     """Do a queued job (load its definition, or store its gold key), keeping its row's
     progress current; returns its final status. A job already taken (a message delivered
@@ -351,29 +373,7 @@ def definition_job_run(*, job_id: int) -> str:
 
             message = bundle_job_apply(job=job, path=stored, progress=progress)
         else:
-            with audit_structure(
-                competition=job.competition,
-                actor=job.created_by,
-                source=f"the uploaded {job.file_name}",
-            ):
-                load = competition_definition_upload(
-                    competition=job.competition,
-                    upload=_StoredUpload(job.file_name, stored),
-                    progress=progress,
-                    actor=job.created_by,
-                )
-            audit_definition_load(
-                load=load, actor=job.created_by, source=f"the uploaded {job.file_name}"
-            )
-            message = (
-                "The definition was loaded."
-                + (f" Removed: {', '.join(load.removed)}." if load.removed else "")
-                + (
-                    f" {len(load.rescored)} scored submissions are being re-scored."
-                    if load.rescored
-                    else ""
-                )
-            )
+            message = _definition_job_load(job=job, path=stored, progress=progress)
         status = DefinitionJob.Status.DONE
     except CompetitionError as exc:
         status, message = DefinitionJob.Status.FAILED, exc.message

@@ -60,6 +60,22 @@ class Command(BaseCommand):
             self.stdout.write(
                 "Removed (no longer in the file, nothing submitted): " + ", ".join(load.removed)
             )
+        self._report_changes(load, no_rescore=no_rescore)
+        self._warn_keyless(competition)
+        tasks = competition.tasks.count()
+        phases = sum(task.phases.count() for task in competition.tasks.all())
+        baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Loaded {competition.slug}: {plural(tasks, 'task')}, {plural(phases, 'phase')}, "
+                f"{plural(baselines.count(), 'baseline run')} "
+                f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."
+            )
+        )
+        self._publish(load, publish=publish)
+
+    def _report_changes(self, load, *, no_rescore: bool) -> None:
+        """Which phases' keys or scorer options changed, and what became of their scores."""
         for phase in load.changed_phases:
             label = f"{phase.task.slug}/{phase.slug}"
             if no_rescore:
@@ -76,6 +92,9 @@ class Command(BaseCommand):
                     f"Gold keys or scorer options of {label} changed: "
                     f"{count} submissions queued for re-scoring."
                 )
+
+    def _warn_keyless(self, competition) -> None:
+        """Each phase with datasets that have no gold key yet (it takes no runs until then)."""
         for task in competition.tasks.all():
             for phase in task.phases.all():
                 keyless = phase.subcorpora.filter(available=False).count()
@@ -93,17 +112,6 @@ class Command(BaseCommand):
                             )
                         )
                     )
-        tasks = competition.tasks.count()
-        phases = sum(task.phases.count() for task in competition.tasks.all())
-        baselines = Submission.objects.filter(team__competition=competition, is_baseline=True)
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Loaded {competition.slug}: {plural(tasks, 'task')}, {plural(phases, 'phase')}, "
-                f"{plural(baselines.count(), 'baseline run')} "
-                f"({baselines.filter(status=Submission.Status.SCORED).count()} scored)."
-            )
-        )
-        self._publish(load, publish=publish)
 
     def _publish(self, load, *, publish: bool) -> None:
         competition = load.competition
