@@ -479,6 +479,12 @@ class Board:
     """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
     current_runs: dict[int, int] | None = field(default=None, repr=False)
     """The current scoring run of each shown run, by submission id (None: not read)."""
+    procedure: str = ""
+    """The task's scoring procedure when the board's scores were read (frozen: at the freeze)."""
+    procedures: dict[int, str] = field(default_factory=dict, repr=False)
+    """Each run's procedure (its scoring's), by submission id."""
+    scorer_versions: dict[int, str] = field(default_factory=dict, repr=False)
+    """Each run's scorer version, by submission id."""
     cards: BoardCards = field(default_factory=BoardCards)
     """The system-card columns, the shown rows' answers and the filter by them (the rows
     kept by a filter keep their rank on the whole board)."""
@@ -565,7 +571,6 @@ def leaderboard_board(
     """
     visibility = phase_visibility(phase=phase, user=viewer)
     primary = phase.task.primary_metric
-    metric = metric or primary
     sort = sort or f"{AVERAGE}.f1"
     frozen = active_snapshot(phase=phase)
     use_snapshot = frozen is not None and not (live and visibility is Visibility.ALL)
@@ -580,6 +585,8 @@ def leaderboard_board(
     if mode not in modes:
         raise BoardQueryError(f"unknown mode {mode!r}: expected one of {', '.join(modes)}")
     metrics = ordered_metrics(stored.get(mode, []), primary) or [primary]
+    # A mode without the primary metric (CRAC 2026's empty nodes) shows its own first.
+    metric = metric or (primary if primary in metrics else metrics[0])
     if metric not in metrics:
         raise BoardQueryError(f"unknown metric {metric!r}: expected one of {', '.join(metrics)}")
     if data is None:
@@ -647,10 +654,15 @@ def leaderboard_board(
         track=track,
         versions=_versions(data, {row.entry.submission_id for row in rows}),
         material={e["submission_id"]: e["scores"] for e in data["entries"]},
-        current_runs=None
-        if use_snapshot
-        else {e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
+        current_runs={e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
         material_pairs=read,
+        procedure=data.get("procedure", phase.task.procedure)
+        if use_snapshot
+        else phase.task.procedure,
+        procedures={e["submission_id"]: e.get("procedure") or "" for e in data["entries"]},
+        scorer_versions={
+            e["submission_id"]: e.get("scorer_version") or "" for e in data["entries"]
+        },
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
         markers = board_tied_groups(board)
@@ -761,7 +773,13 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     missing = [k for k in keys if k not in p_values]
     if missing:
         needed = sorted({sid for a, _, b, _ in missing for sid in (a, b)})
-        found = document_counts(submission_ids=needed, mode=board.mode, metric=board.metric)
+        found = document_counts(
+            submission_ids=needed,
+            mode=board.mode,
+            metric=board.metric,
+            # a frozen board tests the scorings it froze, whatever was scored since
+            run_ids=[current[sid] for sid in needed if sid in current] if board.snapshot else None,
+        )
         if found is None:
             return {}
         counts, score = found
