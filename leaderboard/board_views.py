@@ -68,7 +68,12 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
     content = render_to_string("leaderboard/_board.html", context)
     # the edition's published averages below the board, kept with it (the state digests them)
     content += render_to_string(
-        "leaderboard/_published.html", {"published": published_averages_table(phase=phase)}
+        "leaderboard/_published.html",
+        {
+            "published": published_averages_table(
+                phase=phase, record=result.record if result is not None else None
+            )
+        },
     )
     return content, error is not None
 

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from competition.models import AuditEntry, Phase
 from competition.services.audit import audit_record
+from leaderboard.frozen import document_etag, document_gzip, frozen_board_bytes
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors import snapshot_material
 from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
@@ -45,6 +46,12 @@ def board_freeze(*, phase: Phase, user=None, note: str = "") -> BoardSnapshot:
         created_at=timezone.now(),
         data=snapshot_material(phase=phase),
     )
+    # The public document, encoded once: every GET sends these bytes (`views_record`).
+    body = frozen_board_bytes(snapshot)
+    snapshot.document = body
+    snapshot.document_gzip = document_gzip(body)
+    snapshot.document_etag = document_etag(body)
+    snapshot.save(update_fields=["document", "document_gzip", "document_etag"])
     audit_record(
         competition=phase.task.competition,
         actor=user,

@@ -50,6 +50,8 @@ from leaderboard.ranking import (
 from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.cards import BoardCards, CardFilterError, board_cards
 from leaderboard.selectors.counts import compare_counts, document_counts
+from leaderboard.selectors.inputs import RUN_KEYS, RUN_PATHS
+from leaderboard.selectors.record import RECORD_KEY, FrozenRecord, frozen_record_parts
 from scoring.vocabulary import metric_label, ordered_metrics
 
 TASK_MODE = Score.TASK_MODE
@@ -201,25 +203,7 @@ def board_material(
     )
     asked = wanted if wanted is not None else set()  # what the entries can answer
     from_entries = wanted is not None and bool(asked & kept)
-    fields = [
-        "id",
-        "team_id",
-        "team__name",
-        "run_name",
-        "submitted",
-        "status",
-        "is_baseline",
-        "is_chosen",
-        "disqualified",
-        "scorer_version",
-        "track__slug",
-        "is_reference",
-        "source",
-        "description",
-        "link",
-        "current__id",
-        "current__procedure",
-    ]
+    fields = list(RUN_PATHS)  # one declaration of what a board reads of a run
     annotations = {
         "current": FilteredRelation("runs", condition=Q(runs__is_current=True)),
         "submitted": _Timestamp("created_at"),
@@ -240,53 +224,21 @@ def board_material(
     zone = _Timestamp.zone(connections[submissions.db])
     entries = {}
     stale: list[int] = []
+    width = len(RUN_KEYS)
     for row in submissions:
-        (
-            sid,
-            team_id,
-            team,
-            run_name,
-            submitted,
-            status,
-            is_baseline,
-            is_chosen,
-            disqualified,
-            scorer_version,
-            track,
-            is_reference,
-            source,
-            description,
-            link,
-            run,
-            procedure,
-        ) = row[:17]
-        scored = status == Submission.Status.SCORED and run is not None
+        entry = dict(zip(RUN_KEYS, row[:width]))
+        sid, run, submitted = entry["submission_id"], entry["run"], entry["submitted_at"]
+        scored = entry["status"] == Submission.Status.SCORED and run is not None
         if zone is not None:
             submitted = submitted.replace(tzinfo=zone)
+        entry["submitted_at"] = submitted.isoformat() if as_json else submitted
+        entry["procedure"] = (entry["procedure"] or "") if scored else ""
         scores: dict = {}
-        entries[sid] = {
-            "submission_id": sid,
-            "team_id": team_id,
-            "team": team,
-            "run_name": run_name,
-            "submitted_at": submitted.isoformat() if as_json else submitted,
-            "status": status,
-            "is_baseline": is_baseline,
-            "is_chosen": is_chosen,
-            "disqualified": disqualified,
-            "scorer_version": scorer_version,
-            "track": track,
-            "is_reference": is_reference,
-            "source": source,
-            "description": description,
-            "link": link,
-            "procedure": (procedure or "") if scored else "",
-            "run": run,
-            "scores": scores,
-        }
+        entry["scores"] = scores
+        entries[sid] = entry
         if not scored or not from_entries:
             continue
-        entry_run, entry_pairs_text, entry_text = row[17:]
+        entry_run, entry_pairs_text, entry_text = row[width:]
         if entry_run == run and entry_pairs_text == kept_text:
             entry_scores = _entry_scores(entry_text)
             for mode, metric in entry_pairs:
@@ -485,6 +437,11 @@ class Board:
     """Each run's procedure (its scoring's), by submission id."""
     scorer_versions: dict[int, str] = field(default_factory=dict, repr=False)
     """Each run's scorer version, by submission id."""
+    record: FrozenRecord | None = field(default=None, repr=False)
+    """What the shown frozen board stored beside its scores (None: live, or a snapshot from
+    before these parts were stored)."""
+    missing: MissingRule = "unranked"
+    """How a run that skipped datasets is averaged (the phase's rule; frozen: at the freeze)."""
     cards: BoardCards = field(default_factory=BoardCards)
     """The system-card columns, the shown rows' answers and the filter by them (the rows
     kept by a filter keep their rank on the whole board)."""
@@ -518,7 +475,7 @@ class Board:
 
     @property
     def missing_rule(self) -> MissingRule:
-        return self.phase.missing
+        return self.missing
 
     @property
     def language_groups(self) -> list[tuple[str, list[Column]]]:
@@ -575,9 +532,14 @@ def leaderboard_board(
     frozen = active_snapshot(phase=phase)
     use_snapshot = frozen is not None and not (live and visibility is Visibility.ALL)
     read: frozenset[tuple[str, str]] | None = None  # None: every pair (a frozen board)
+    record: FrozenRecord | None = None
+    counts, missing = phase.counts, phase.missing
     if use_snapshot and frozen is not None:
         data = frozen.data
         stored = _material_metrics(data)
+        record = FrozenRecord.of(data)
+        if record is not None:
+            counts, missing = record.counts, record.missing
     else:
         stored = _stored_metrics(phase)
         data = None
@@ -606,7 +568,11 @@ def leaderboard_board(
             "team or submitted"
         )
     available = [c.slug for c in columns if c.available]
-    tracks = [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
+    tracks = (
+        [TrackTab(slug, name) for slug, name in record.tracks]
+        if record is not None
+        else [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
+    )
     if tracks:
         named = track_named(tracks=tracks, label=track or tracks[0].slug)
         if named is None:
@@ -624,16 +590,12 @@ def leaderboard_board(
     entries = _entries(data, mode=mode, metric=metric, primary=primary)
     entries = _visible_entries(entries, phase=phase, viewer=viewer, visibility=visibility)
     if not runs:
-        shown = select_team_entries(
-            entries, counts=phase.counts, available=available, missing=phase.missing
-        )
+        shown = select_team_entries(entries, counts=counts, available=available, missing=missing)
         if visibility is Visibility.ALL:
             shown += [e for e in entries if e.disqualified and not e.is_baseline]
     else:
         shown = entries
-    rows = rank_rows(
-        shown, available=available, sort=sort, descending=descending, missing=phase.missing
-    )
+    rows = rank_rows(shown, available=available, sort=sort, descending=descending, missing=missing)
     if visibility is Visibility.OWN:
         rows = [replace(r, rank=None) for r in rows]
     board = Board(
@@ -656,9 +618,9 @@ def leaderboard_board(
         material={e["submission_id"]: e["scores"] for e in data["entries"]},
         current_runs={e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
         material_pairs=read,
-        procedure=data.get("procedure", phase.task.procedure)
-        if use_snapshot
-        else phase.task.procedure,
+        procedure=record.procedure if record is not None else phase.task.procedure,
+        record=record,
+        missing=missing,
         procedures={e["submission_id"]: e.get("procedure") or "" for e in data["entries"]},
         scorer_versions={
             e["submission_id"]: e.get("scorer_version") or "" for e in data["entries"]
@@ -674,7 +636,7 @@ def leaderboard_board(
                 group_samples=GROUP_SAMPLES,
             )
     try:
-        shown_rows, cards = board_cards(phase=phase, rows=board.rows, card=card)
+        shown_rows, cards = board_cards(phase=phase, rows=board.rows, card=card, record=record)
     except CardFilterError as exc:
         raise BoardQueryError(str(exc)) from None
     return replace(board, rows=shown_rows, cards=cards)
@@ -713,10 +675,12 @@ def _visible_entries(
 
 def snapshot_material(*, phase: Phase) -> dict:
     """All scores of every mode and metric: what `BoardSnapshot.data` holds. Beside each
-    entry's procedure and scorer version, the data version it was scored against (``keys``:
-    sub-corpus slug → SHA-256 of the gold key, from its scoring run), and the phase's own
-    (``data_versions``), so a frozen board's document says what every number was computed
-    from without reading anything that can change later."""
+    entry's procedure and scorer version, the key file it was scored against (``keys``:
+    sub-corpus slug → SHA-256 of the gold key file, from its scoring run), the phase's own
+    key digests (``key_digests``: file and normalised content SHA-256 of each dataset's key)
+    and the record's other parts (`leaderboard.selectors.record`: tracks, rules, variants,
+    system cards, published averages, the runs that count), so that everything a frozen
+    board shows is read from it and nothing that can change later."""
     material = board_material(phase=phase)
     slugs = dict(phase.subcorpora.values_list("pk", "slug"))
     runs = [e["run"] for e in material.get("entries", []) if e.get("run")]
@@ -725,10 +689,11 @@ def snapshot_material(*, phase: Phase) -> dict:
         entry["keys"] = {
             slugs.get(int(k), str(k)): sha for k, sha in (keys.get(entry.get("run")) or {}).items()
         }
-    material["data_versions"] = {
-        slug: content or sha
+    material["key_digests"] = {
+        slug: {"file_sha256": sha or None, "content_sha256": content or None}
         for slug, content, sha in phase.subcorpora.values_list("slug", "content_sha256", "sha256")
     }
+    material[RECORD_KEY] = frozen_record_parts(phase=phase, material=material)
     return material
 
 
@@ -876,20 +841,18 @@ def phase_run_scores(*, phase: Phase, submission_ids) -> dict[int, OrganizeScore
     }
 
 
-def phase_final_submissions(*, phase: Phase) -> list[Submission]:
-    """The runs that count for each team under the phase rule (no baselines, none disqualified),
-    for the organizers' download of all final submissions."""
-    data = board_material(phase=phase, modes=[TASK_MODE], metrics=[phase.task.primary_metric])
+def final_run_ids(data: dict, *, phase: Phase) -> list[int]:
+    """The runs of a board's material that count for each team under the phase rule (no
+    baselines, none disqualified); in a task with tracks, per track."""
+    primary = phase.task.primary_metric
     available = [c["slug"] for c in data["subcorpora"] if c["available"]]
-    entries = _entries(
-        data, mode=TASK_MODE, metric=phase.task.primary_metric, primary=phase.task.primary_metric
-    )
+    entries = _entries(data, mode=TASK_MODE, metric=primary, primary=primary)
     # Each track ranks on its own board: a team's final run is chosen per track.
     track_of = {e["submission_id"]: e.get("track") for e in data["entries"]}
     by_track: dict[str | None, list] = {}
     for entry in entries:
         by_track.setdefault(track_of[entry.submission_id], []).append(entry)
-    ids = [
+    return [
         e.submission_id
         for runs in by_track.values()
         for e in select_team_entries(
@@ -897,9 +860,91 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
         )
         if not e.is_baseline
     ]
+
+
+def phase_final_submissions(*, phase: Phase) -> list[Submission]:
+    """The runs that count for each team under the phase rule (no baselines, none
+    disqualified), for the organizers' download of all final submissions: on a frozen
+    board, those that counted at the freeze."""
+    frozen = active_snapshot(phase=phase)
+    record = FrozenRecord.of(frozen.data) if frozen is not None else None
+    if record is not None:
+        ids = list(record.final_runs)
+    else:
+        data = board_material(phase=phase, modes=[TASK_MODE], metrics=[phase.task.primary_metric])
+        ids = final_run_ids(data, phase=phase)
     return list(
         Submission.objects.filter(pk__in=ids)
         .select_related("team", "track")
         .prefetch_related("files__subcorpus")
         .order_by("team__name", "track__order", "id")
     )
+
+
+@dataclass(frozen=True)
+class FinalRun:
+    """A run that counts, as the final-runs export lists it: from the frozen record when the
+    board is frozen (its team name, scores and card as they stood), else as it is now."""
+
+    submission: Submission
+    team: str
+    track: str
+    run_name: str
+    scores: dict
+    """{mode: {metric: {sub-corpus slug: [recall, precision, f1]}}}: every measure stored."""
+    card: dict[str, str]
+
+
+@dataclass(frozen=True)
+class FinalRuns:
+    runs: list[FinalRun]
+    questions: list[str]
+    """The competition's system-card questions (slugs, in order)."""
+    subcorpora: list[str]
+    primary_metric: str
+
+
+def phase_final_runs(*, phase: Phase) -> FinalRuns:
+    """The runs that count for each team (`phase_final_submissions`) with what the export
+    writes of them; on a frozen board, all of it from the snapshot."""
+    frozen = active_snapshot(phase=phase)
+    record = FrozenRecord.of(frozen.data) if frozen is not None else None
+    if frozen is not None and record is not None:
+        data = frozen.data
+        questions = [q.slug for q in record.questions]
+        answers = record.answers
+    else:
+        data = board_material(phase=phase)
+        questions = [q.slug for q in phase.task.competition.card_questions.all()]
+        answers = _all_answers(phase) if questions else {}
+    by_id = {e["submission_id"]: e for e in data["entries"]}
+    runs = []
+    for submission in phase_final_submissions(phase=phase):
+        entry = by_id.get(submission.pk, {})
+        runs.append(
+            FinalRun(
+                submission=submission,
+                team=entry.get("team", submission.team.name),
+                track=entry.get("track") or "",
+                run_name=entry.get("run_name", submission.run_name),
+                scores=entry.get("scores", {}),
+                card=answers.get(submission.pk, {}),
+            )
+        )
+    return FinalRuns(
+        runs=runs,
+        questions=questions,
+        subcorpora=[c["slug"] for c in data["subcorpora"]],
+        primary_metric=data.get("primary_metric") or phase.task.primary_metric,
+    )
+
+
+def _all_answers(phase: Phase) -> dict[int, dict[str, str]]:
+    from competition.models import SystemCardAnswer
+
+    answers: dict[int, dict[str, str]] = {}
+    for sid, slug, value in SystemCardAnswer.objects.filter(submission__phase=phase).values_list(
+        "submission_id", "question__slug", "value"
+    ):
+        answers.setdefault(sid, {})[slug] = value
+    return answers

@@ -39,28 +39,15 @@ from competition.models import (
 )
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.models import BoardSnapshot
+from leaderboard.selectors.inputs import INPUTS_DIGEST, STATE_FIELDS
 
 VERSION = 4  # 2: the API's view is rendered JSON; 3, 4: cards, published averages in the state
-"""Part of every key: raise it when what a kept view holds changes shape."""
+"""Part of every key: raise it when what a kept view holds changes shape (a change of the
+runs' fields boards read changes the key by itself: `INPUTS_DIGEST`)."""
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"
 
-_RUN_FIELDS = (
-    "id",
-    "status",
-    "team_id",
-    "run_name",
-    "created_at",
-    "is_baseline",
-    "is_chosen",
-    "disqualified",
-    "track_id",
-    "scorer_version",
-    "is_reference",
-    "source",
-    "description",
-    "link",
-)
+_RUN_FIELDS = STATE_FIELDS  # the fields boards read (`leaderboard.selectors.inputs`)
 _SQL: dict[str, str] = {}
 """The state query of each database vendor, written once per process."""
 
@@ -187,5 +174,5 @@ def public_view_key(*, phase: Phase, viewer, view: str, query) -> str | None:
     state = board_state(
         phase=phase, with_siblings=view == "page" and phase.kind != Phase.Kind.DEVELOPMENT
     )
-    digest = hashlib.sha256(repr((VERSION, view, items, state)).encode()).hexdigest()
+    digest = hashlib.sha256(repr((VERSION, INPUTS_DIGEST, view, items, state)).encode()).hexdigest()
     return f"{PREFIX}{phase.pk}:{digest}"

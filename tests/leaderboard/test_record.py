@@ -150,7 +150,7 @@ def test_a_frozen_board_document_never_changes(world, client, make):
     teams = [e["team"] for e in document["entries"]]
     assert sorted(teams) == ["Fair", "Good", "Poor"]
     number = document["entries"][0]["scores"][0]
-    assert {"procedure", "scorer_version", "data_version", "f1"} <= set(number)
+    assert {"procedure", "scorer_version", "key_file_sha256", "f1"} <= set(number)
     assert number["scorer_version"] == "test-1"
     # a new run arrives and an old one is disqualified: the frozen document stays as it was
     make.run(phase, make.team(competition, "Late"), documents=GOOD)
