@@ -22,9 +22,11 @@ import pandas as pd
 from django.utils.text import slugify
 
 from competition.models import Phase
-from leaderboard import significance
+from leaderboard import participation, significance
 from leaderboard.exports import csv_safe
+from leaderboard.participation import participation_figures
 from leaderboard.selectors import Board, leaderboard_board
+from leaderboard.selectors.boards import active_record
 from leaderboard.selectors.counts import compare_counts, document_counts
 from scoring.procedures import PROCEDURES
 from scoring.vocabulary import EMPTY_NODES, metric_label
@@ -120,12 +122,16 @@ def _board_table(
     return PackageTable(
         name=name,
         caption=caption,
-        label="tab:" + slugify(f"{board.phase.task.competition.slug} {name}".replace("/", " ")),
+        label="tab:" + slugify(f"{_where(board.phase)} {name}".replace("/", " ")),
         datasets=datasets,
         frame=frame,
         cards=cards,
         languages={c.slug: c.language for c in board.columns if c.language},
     )
+
+
+def _where(phase: Phase) -> str:
+    return f"{phase.task.competition.slug} {phase.task.slug} {phase.slug}"
 
 
 def _interval(mine, *, datasets, score, samples, seed) -> tuple[float | None, float | None]:
@@ -322,12 +328,23 @@ def phase_results_package(
     """The zip: ``<track>/<mode>.csv`` and ``.tex`` per table (no track folder in a task
     without tracks) and a README naming the seed and sample counts."""
     buffer = io.BytesIO()
+    tables = package_tables(
+        phase=phase, viewer=viewer, samples=samples, test_samples=test_samples, seed=seed
+    )
+    record = active_record(phase=phase)
+    figures = (
+        record.participation
+        if record is not None and record.participation is not None
+        else participation_figures(phase=phase)
+    )
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for table in package_tables(
-            phase=phase, viewer=viewer, samples=samples, test_samples=test_samples, seed=seed
-        ):
+        for table in tables:
             archive.writestr(f"{table.name}.csv", table_csv(table))
             archive.writestr(f"{table.name}.tex", table_latex(table))
+        archive.writestr("participation/summary.csv", participation.summary_csv(figures))
+        archive.writestr("participation/runs-per-team.csv", participation.runs_csv(figures))
+        archive.writestr("participation/submissions-by-day.csv", participation.days_csv(figures))
+        archive.writestr("participation/submissions-by-day.svg", participation.days_svg(figures))
         archive.writestr(
             "README.txt", _readme(phase, samples=samples, test_samples=test_samples, seed=seed)
         )
@@ -351,7 +368,12 @@ def _readme(phase: Phase, *, samples: int, test_samples: int, seed: int) -> str:
         "\n"
         "LaTeX: each .tex file is a table environment to \\input in a paper; it needs\n"
         "\\usepackage{booktabs} in the preamble. Each table has a \\caption and a \\label\n"
-        "(tab:<competition>-<track>-<mode>); a table of more than "
+        "(tab:<competition>-<task>-<phase>-<track>-<mode>); a table of more than "
         f"{LATEX_DATASETS} datasets is split\n"
         "in parts (labels ending -1, -2, ...), cut between languages where it can.\n"
+        "\n"
+        "participation/: registered, approved and submitting teams (summary.csv), runs per\n"
+        "team and track (runs-per-team.csv), submissions per day (submissions-by-day.csv\n"
+        "and .svg); organizer teams, baselines and published results are not counted. On a\n"
+        "frozen board, as they were at the freeze.\n"
     )

@@ -119,7 +119,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
             "phase": phase_obj,
             "task": phase_obj.task,
             "content": mark_safe(content),
-            "track_name": board_track_name(phase=phase_obj, query=request.GET),
+            "track_name": board_track_name(phase=phase_obj, query=request.GET, viewer=request.user),
         },
         status=400 if error else 200,
     )

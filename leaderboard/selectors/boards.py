@@ -442,6 +442,13 @@ class Board:
     before these parts were stored)."""
     missing: MissingRule = "unranked"
     """How a run that skipped datasets is averaged (the phase's rule; frozen: at the freeze)."""
+    counts: str = "best"
+    """Which run of a team the board ranks (the phase's rule; frozen: at the freeze)."""
+
+    @property
+    def counts_label(self) -> str:
+        return str(Phase.Counts(self.counts).label)
+
     cards: BoardCards = field(default_factory=BoardCards)
     """The system-card columns, the shown rows' answers and the filter by them (the rows
     kept by a filter keep their rank on the whole board)."""
@@ -493,11 +500,46 @@ class Board:
 
 
 def active_snapshot(*, phase: Phase) -> BoardSnapshot | None:
+    """The phase's shown frozen board, without its stored scores and document (large: read
+    them with `snapshot_data`, or the fields themselves, where needed)."""
     return (
         BoardSnapshot.objects.filter(phase=phase, active=True)
+        .defer("data", "document", "document_gzip")
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+SNAPSHOTS_KEPT = 2
+"""Frozen boards a process keeps decoded (`snapshot_data`)."""
+_snapshots: dict[tuple, dict] = {}
+
+
+def snapshot_data(snapshot: BoardSnapshot) -> dict:
+    """The stored material of a frozen board, read and decoded once per process: a snapshot
+    is never changed once written, so a kept one is never out of date. Decoding a thousand
+    runs' scores in every mode (tens of MB) on each request made a frozen board many times
+    dearer than the live one, which reads only the pairs it shows. Shared between requests:
+    readers must not change it."""
+    # the id with the moment and phase: an id reused (a database restored) is another key
+    key = (snapshot.pk, snapshot.phase_id, snapshot.created_at.isoformat())
+    data = _snapshots.get(key)
+    if data is None:
+        if "data" in snapshot.__dict__:  # read with the snapshot already
+            data = snapshot.data
+        else:
+            data = BoardSnapshot.objects.values_list("data", flat=True).get(pk=snapshot.pk)
+        if len(_snapshots) >= SNAPSHOTS_KEPT:
+            _snapshots.pop(next(iter(_snapshots)))
+        _snapshots[key] = data
+    return data
+
+
+def active_record(*, phase: Phase) -> FrozenRecord | None:
+    """The record of the phase's shown frozen board (None: not frozen, or frozen before the
+    record was stored)."""
+    frozen = active_snapshot(phase=phase)
+    return FrozenRecord.of(snapshot_data(frozen)) if frozen is not None else None
 
 
 def leaderboard_board(
@@ -535,7 +577,7 @@ def leaderboard_board(
     record: FrozenRecord | None = None
     counts, missing = phase.counts, phase.missing
     if use_snapshot and frozen is not None:
-        data = frozen.data
+        data = snapshot_data(frozen)
         stored = _material_metrics(data)
         record = FrozenRecord.of(data)
         if record is not None:
@@ -621,6 +663,7 @@ def leaderboard_board(
         procedure=record.procedure if record is not None else phase.task.procedure,
         record=record,
         missing=missing,
+        counts=counts,
         procedures={e["submission_id"]: e.get("procedure") or "" for e in data["entries"]},
         scorer_versions={
             e["submission_id"]: e.get("scorer_version") or "" for e in data["entries"]
@@ -866,8 +909,7 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
     """The runs that count for each team under the phase rule (no baselines, none
     disqualified), for the organizers' download of all final submissions: on a frozen
     board, those that counted at the freeze."""
-    frozen = active_snapshot(phase=phase)
-    record = FrozenRecord.of(frozen.data) if frozen is not None else None
+    record = active_record(phase=phase)
     if record is not None:
         ids = list(record.final_runs)
     else:
@@ -908,9 +950,9 @@ def phase_final_runs(*, phase: Phase) -> FinalRuns:
     """The runs that count for each team (`phase_final_submissions`) with what the export
     writes of them; on a frozen board, all of it from the snapshot."""
     frozen = active_snapshot(phase=phase)
-    record = FrozenRecord.of(frozen.data) if frozen is not None else None
+    record = FrozenRecord.of(snapshot_data(frozen)) if frozen is not None else None
     if frozen is not None and record is not None:
-        data = frozen.data
+        data = snapshot_data(frozen)
         questions = [q.slug for q in record.questions]
         answers = record.answers
     else:
@@ -929,6 +971,15 @@ def phase_final_runs(*, phase: Phase) -> FinalRuns:
                 run_name=entry.get("run_name", submission.run_name),
                 scores=entry.get("scores", {}),
                 card=answers.get(submission.pk, {}),
+            )
+        )
+    if record is not None:  # in the order of the names and tracks of the freeze
+        tracks = [slug for slug, _ in record.tracks]
+        runs.sort(
+            key=lambda r: (
+                r.team,
+                tracks.index(r.track) if r.track in tracks else -1,
+                r.submission.pk,
             )
         )
     return FinalRuns(

@@ -52,6 +52,8 @@ class FrozenRecord:
     published: tuple[dict[str, Any], ...]
     final_runs: tuple[int, ...]
     """The runs that counted for each team (and track) at the freeze."""
+    participation: dict | None = None
+    """`leaderboard.participation.participation_figures` at the freeze."""
 
     @classmethod
     def of(cls, data: dict | None) -> FrozenRecord | None:
@@ -78,6 +80,7 @@ class FrozenRecord:
             answers={int(sid): dict(a) for sid, a in raw["answers"].items()},
             published=tuple(raw["published"]),
             final_runs=tuple(raw["final_runs"]),
+            participation=raw.get("participation"),
         )
 
     @property
@@ -101,6 +104,7 @@ def frozen_record_parts(*, phase: Phase, material: dict) -> dict:
     """The record's parts of ``phase`` now, as JSON-able data, for its snapshot; ``material``
     is the snapshot's board material (its runs, read in the same transaction)."""
     from competition.services.boards import variant_columns
+    from leaderboard.participation import participation_figures
     from leaderboard.selectors.boards import final_run_ids
     from leaderboard.selectors.variants import column_has_nothing_to_score
     from scoring import __version__
@@ -157,4 +161,5 @@ def frozen_record_parts(*, phase: Phase, material: dict) -> dict:
             for a in published
         ],
         "final_runs": final_run_ids(material, phase=phase),
+        "participation": participation_figures(phase=phase),
     }

@@ -194,3 +194,32 @@ def test_a_task_with_tracks_gets_one_table_per_track_and_variant(make):
     assert set(tables) == {"llm/task", "unconstrained/task"}
     assert list(tables["llm/task"].frame["team"]) == ["L"]
     assert list(tables["unconstrained/task"].frame["team"]) == ["U"]
+
+
+def test_the_frozen_document_is_sent_as_stored_with_an_etag_and_gzip(world, client):
+    import gzip
+
+    organizer, competition, phase, _ = world
+    snapshot = board_freeze(phase=phase, user=organizer)
+    url = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk],
+    )
+    plain = client.get(url)
+    assert plain.status_code == 200 and "Content-Encoding" not in plain
+    snapshot.refresh_from_db()
+    assert plain.content == bytes(snapshot.document)  # the bytes encoded at the freeze
+    etag = plain["ETag"]
+    assert etag == snapshot.document_etag and "Accept-Encoding" in plain["Vary"]
+    again = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b""
+    assert client.get(url, HTTP_IF_NONE_MATCH='"other"').status_code == 200
+    zipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip, deflate")
+    assert zipped["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.content) == plain.content
+    refused = client.get(url, HTTP_ACCEPT_ENCODING="gzip;q=0")
+    assert "Content-Encoding" not in refused and refused.content == plain.content
+    document = json.loads(plain.content)
+    # two digests of a key, named apart: the file's bytes and its normalised content
+    assert set(document["key_digests"]["light"]) == {"file_sha256", "content_sha256"}
+    assert "key_file_sha256" in document["entries"][0]["scores"][0]
