@@ -230,9 +230,13 @@ def _pct(value) -> str:
     return "--" if value is None or pd.isna(value) else f"{100 * value:.2f}"
 
 
-LATEX_DATASETS = 9
-"""Dataset columns in one LaTeX table: beyond it a table is split in parts (by language
-where the board groups its datasets by language), each still fitting a page's width."""
+LATEX_DATASETS = 7
+"""Dataset columns in one LaTeX table. A table with more datasets, or with its summary
+columns (average, interval, test, system cards) too many beside them (`LATEX_COLUMNS`),
+is split: the datasets in parts (cut between languages where the board groups its datasets
+by language), then a part of its own for the summary, each fitting a page's width."""
+LATEX_COLUMNS = 10
+"""Data and summary columns a table keeps in one piece."""
 
 
 def _parts(datasets: list[str], languages: dict[str, str]) -> list[list[str]]:
@@ -267,34 +271,45 @@ def _next_group(rest: list[str], languages: dict[str, str]) -> int:
 
 
 def table_latex(table: PackageTable) -> str:
-    """A booktabs table (or one per part of the datasets, see `LATEX_DATASETS`): rank,
-    system, one column per dataset, then the average, its 95 % CI, the p-value of the test
-    against the next row down and the system-card columns; percent with two decimals,
-    ``--`` where a run has no score (a skipped dataset, never shown as 0)."""
-    parts = _parts(table.datasets, table.languages) or [[]]
+    """A booktabs table: rank, system, one column per dataset, then the average, its 95 %
+    CI, the p-value of the test against the next row down and the system-card columns;
+    percent with two decimals, ``--`` where a run has no score (a skipped dataset, never
+    shown as 0). Split in parts where it would not fit a page (`LATEX_DATASETS`)."""
+    summary = 3 + len(table.cards)
+    if len(table.datasets) <= LATEX_DATASETS and len(table.datasets) + summary <= LATEX_COLUMNS:
+        parts: list[tuple[list[str], bool]] = [(table.datasets, True)]
+    else:
+        parts = [(part, False) for part in _parts(table.datasets, table.languages)]
+        parts.append(([], True))
     out = []
-    for index, part in enumerate(parts):
-        last = index == len(parts) - 1
+    for index, (datasets, last) in enumerate(parts):
         suffix = "" if len(parts) == 1 else f" (part {index + 1} of {len(parts)})"
         label = table.label if len(parts) == 1 else f"{table.label}-{index + 1}"
-        out.append(_latex_part(table, part, last=last, suffix=suffix, label=label))
+        out.append(_latex_part(table, datasets, last=last, suffix=suffix, label=label))
     return "\n".join(out)
+
+
+def _dataset_head(slug: str) -> str:
+    """A dataset's column head, turned upright (``graphicx``): a CorefUD name such as
+    ``no_bokmaalnarc`` is wider than its numbers."""
+    return f"\\rotatebox{{90}}{{{latex_escape(slug)}}}"
 
 
 def _latex_part(table: PackageTable, datasets: list[str], *, last: bool, suffix: str, label: str):
     cards = table.cards if last else []
-    head = ["\\#", "System", *[latex_escape(d) for d in datasets]]
+    head = ["\\#", "System", *[_dataset_head(d) for d in datasets]]
     if last:
         head += ["Avg.", "95\\% CI", "$p$"]
     head += [latex_escape(c.removeprefix("card.")) for c in cards]
+    columns = "rl" + "r" * (len(head) - 2 - len(cards)) + "p{5em}" * len(cards)
     lines = [
         "\\begin{table}",
         "\\centering",
-        "\\small",
+        "\\footnotesize",
         "\\setlength{\\tabcolsep}{3pt}",
         f"\\caption{{{latex_escape(table.caption + suffix)}. -- : no score.}}",
         f"\\label{{{label}}}",
-        "\\begin{tabular}{rl" + "r" * (len(head) - 2 - len(cards)) + "l" * len(cards) + "}",
+        f"\\begin{{tabular}}{{{columns}}}",
         "\\toprule",
         " & ".join(head) + " \\\\",
         "\\midrule",
@@ -367,10 +382,12 @@ def _readme(phase: Phase, *, samples: int, test_samples: int, seed: int) -> str:
         "computed from the scorings it froze.\n"
         "\n"
         "LaTeX: each .tex file is a table environment to \\input in a paper; it needs\n"
-        "\\usepackage{booktabs} in the preamble. Each table has a \\caption and a \\label\n"
+        "\\usepackage{booktabs} and \\usepackage{graphicx} (dataset heads are turned\n"
+        "upright) in the preamble. Each table has a \\caption and a \\label\n"
         "(tab:<competition>-<task>-<phase>-<track>-<mode>); a table of more than "
         f"{LATEX_DATASETS} datasets is split\n"
-        "in parts (labels ending -1, -2, ...), cut between languages where it can.\n"
+        "in parts (labels ending -1, -2, ...), cut between languages where it can, the\n"
+        "average, interval, test and system cards in the last part.\n"
         "\n"
         "participation/: registered, approved and submitting teams (summary.csv), runs per\n"
         "team and track (runs-per-team.csv), submissions per day (submissions-by-day.csv\n"
