@@ -131,10 +131,19 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
         )
 
 
-def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "board-1000") -> dict:
+def seed(
+    *,
+    runs: int,
+    private: Path,
+    out,
+    bulk: bool = False,
+    name: str = "board-1000",
+    subcorpora: int = SUBCORPORA,
+) -> dict:
     """The competition, its key files and ``runs`` recorded submissions: each recorded by
     the worker's service, or with ``bulk`` inserted in bulk (runs, score rows, then every
-    board entry at once), the same rows, in a fraction of the time."""
+    board entry at once), the same rows, in a fraction of the time. ``subcorpora``: how many
+    datasets (their generated keys and responses repeat every `SUBCORPORA`)."""
     from django.db import connection
     from django.utils import timezone
 
@@ -173,8 +182,12 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
     keys.mkdir(parents=True)
     modes = task_modes(task)
     templates: dict[int, list[list]] = {}
-    for index in range(SUBCORPORA):
-        key, responses = _corpus(keys, f"set{index}", seed=101 + index)
+    corpora: dict[int, tuple[Path, list[Path]]] = {}
+    first: dict[int, int] = {}
+    for index in range(subcorpora):
+        if index % SUBCORPORA not in corpora:
+            corpora[index % SUBCORPORA] = _corpus(keys, f"set{index}", seed=101 + index)
+        key, responses = corpora[index % SUBCORPORA]
         subcorpus = SubCorpus.objects.create(
             phase=phase,
             name=f"SET{index}",
@@ -182,6 +195,10 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
             order=index,
             key_file=f"keys/{key.name}",
         )
+        if index >= SUBCORPORA:  # the same generated data again: its rows, scored once
+            templates[subcorpus.pk] = templates[first[index % SUBCORPORA]]
+            continue
+        first[index] = subcorpus.pk
         templates[subcorpus.pk] = []
         for response in responses:
             rows = []
@@ -241,7 +258,7 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
 
         board_entries_write(submission_ids=[s.pk for s in submissions])
     print(
-        f"{name}: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
+        f"{name}: seeded {runs} runs of {TEAMS} teams × {subcorpora} sub-corpora, "
         f"{rows_written:,} score rows (scoring {scored_at - started:.1f} s, recording "
         f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})",
         file=out,

@@ -1,10 +1,12 @@
 """The results package of a phase for an overview paper: per track and variant (mode), the
-ranked runs with their score per dataset and macro-average, a bootstrap 95 % confidence
-interval of each macro-average and the paired significance of each run against the next one
-down, as CSV and as a LaTeX (booktabs) table, in one zip.
+ranked runs with their score per dataset and macro-average and, in the ranking's own table
+(the task's mode), a bootstrap 95 % confidence interval of each macro-average and the
+paired significance of each run against the next one down, as CSV and as a LaTeX (booktabs)
+table, in one zip, with the phase's participation figures.
 
 Built from what `leaderboard_board` shows the viewer (so nothing hidden from them is in it),
-and from the per-document counts of each run's current scoring (`document_counts`): the
+and from the per-document counts of each run's scoring (`document_counts`; on a frozen board
+the scorings it froze, else the current ones): the
 interval resamples documents within datasets (`significance.bootstrap_interval`), the test is
 the board's own stratified approximate randomization (`compare_counts`). A run without
 per-document counts for every dataset of the board (a published result, a run that skipped a
@@ -28,7 +30,7 @@ from leaderboard.participation import participation_figures
 from leaderboard.selectors import Board, leaderboard_board
 from leaderboard.selectors.boards import active_record
 from leaderboard.selectors.counts import compare_counts, document_counts
-from scoring.procedures import PROCEDURES
+from scoring.procedures import PROCEDURES, TASK_MODE
 from scoring.vocabulary import EMPTY_NODES, metric_label
 
 BOOTSTRAP_SAMPLES = 1000
@@ -49,17 +51,28 @@ class PackageTable:
 
 
 def _board_table(
-    board: Board, *, name: str, caption: str, samples: int, test_samples: int, seed: int
+    board: Board,
+    *,
+    name: str,
+    caption: str,
+    samples: int,
+    test_samples: int,
+    seed: int,
+    tests: bool = True,
 ) -> PackageTable:
     datasets = [c.slug for c in board.columns if c.available]
     ids = [row.entry.submission_id for row in board.rows]
     runs = board.current_runs or {}
-    found = document_counts(
-        submission_ids=ids,
-        mode=board.mode,
-        metric=board.metric,
-        # a frozen board's own scorings (kept), not whatever was scored since
-        run_ids=[runs[sid] for sid in ids if sid in runs] if board.snapshot else None,
+    found = (
+        document_counts(
+            submission_ids=ids,
+            mode=board.mode,
+            metric=board.metric,
+            # a frozen board's own scorings (kept), not whatever was scored since
+            run_ids=[runs[sid] for sid in ids if sid in runs] if board.snapshot else None,
+        )
+        if tests
+        else None
     )
     counts, score = found if found else ({}, None)
     cards = [f"card.{q.slug}" for q in board.cards.columns]
@@ -196,6 +209,8 @@ def package_tables(
                         samples=samples,
                         test_samples=test_samples,
                         seed=seed,
+                        # the ranking's own table: the variants print their scores only
+                        tests=mode == TASK_MODE,
                     )
                 )
     return tables
@@ -375,7 +390,8 @@ def _readme(phase: Phase, *, samples: int, test_samples: int, seed: int) -> str:
         "A dataset a run has no score for is an empty cell in the CSV (named in its\n"
         "'skipped' column) and '--' in LaTeX, never 0.\n"
         f"ci_low, ci_high: percentile bootstrap ({samples} samples, seed {seed}) of the "
-        "macro-average, documents resampled within datasets.\n"
+        "macro-average, documents resampled within datasets; in the ranking's own tables\n"
+        "(the task's mode), empty in the variant and empty-node tables.\n"
         f"p_next: paired approximate randomization against the next row "
         f"({test_samples} samples, seed {seed}), stratified by dataset.\n"
         "A frozen board's tables show its frozen numbers, and its intervals and tests are\n"
