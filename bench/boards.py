@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -426,17 +428,12 @@ def measure(*, phase, requests: int, cache_url: str) -> dict:
     }
 
 
-def run(
-    out=sys.stdout,
-    *,
-    scale: float = 1.0,
-    requests: int = REQUESTS,
-    name: str = "board-1000",
-    runs: int = RUNS,
-    bulk: bool = False,
-) -> list[dict]:
-    """Seed a throwaway database, time the three boards every way, print, drop it."""
-    root = Path(tempfile.mkdtemp(prefix="board-bench-"))
+@contextmanager
+def throwaway_database(name: str, out) -> Iterator[tuple[Path, str]]:
+    """Django set up on a throwaway database (a temporary SQLite file; with ``DATABASE_URL``
+    set, a ``test_<name>`` database on that server, created and dropped here) and a cache of
+    its own; yields the private folder and the cache URL, drops both at the end."""
+    root = Path(tempfile.mkdtemp(prefix=f"{name}-"))
     # One cache for this process and the fresh ones, as Redis is for a deployment's
     # processes: the CACHE_URL given, else a folder of its own.
     cache_url = os.environ.get("CACHE_URL") or f"file://{root / 'cache'}"
@@ -457,7 +454,6 @@ def run(
     database = settings.DATABASES["default"]
     if connection.vendor == "sqlite":
         database["TEST"]["NAME"] = str(root / "bench.sqlite3")
-    runs = max(2, round(runs * scale))
     original = database["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
@@ -467,11 +463,28 @@ def run(
             file=out,
             flush=True,
         )
-        world = seed(runs=runs, private=settings.PRIVATE_ROOT, out=out, bulk=bulk, name=name)
-        result = measure(phase=world["phase"], requests=requests, cache_url=cache_url)
+        yield settings.PRIVATE_ROOT, cache_url
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def run(
+    out=sys.stdout,
+    *,
+    scale: float = 1.0,
+    requests: int = REQUESTS,
+    name: str = "board-1000",
+    runs: int = RUNS,
+    bulk: bool = False,
+) -> list[dict]:
+    """Seed a throwaway database, time the three boards every way, print, drop it."""
+    runs = max(2, round(runs * scale))
+    with throwaway_database(name, out) as (private, cache_url):
+        world = seed(runs=runs, private=private, out=out, bulk=bulk, name=name)
+        result = measure(phase=world["phase"], requests=requests, cache_url=cache_url)
+    from django.db import connection
+
     print(
         f"{name}: a score change builds {result['warmed']} views (teams and all runs, page "
         f"and API) in {result['warm_cpu'] * 1000:.0f} ms CPU",

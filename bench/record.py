@@ -16,13 +16,10 @@ Nothing is asserted; the figures are printed, to be read.
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
+from typing import Any
 
 from bench import boards
 
@@ -32,7 +29,7 @@ DATASETS = 20
 REQUESTS = 5
 
 
-def _cpu_ms(call) -> tuple[float, object]:
+def _cpu_ms(call) -> tuple[float, Any]:
     began = time.process_time()
     result = call()
     return (time.process_time() - began) * 1000, result
@@ -81,44 +78,14 @@ def measure(*, phase, requests: int) -> dict:
 
 
 def run(out=sys.stdout, *, scale: float = 1.0, requests: int = REQUESTS) -> list[dict]:
-    root = Path(tempfile.mkdtemp(prefix="record-bench-"))
-    os.environ["CACHE_URL"] = os.environ.get("CACHE_URL") or f"file://{root / 'cache'}"
-    os.environ["CACHE_KEY_PREFIX"] = f"{root.name}-"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.db import connection
-
-    settings.DEBUG = False
-    settings.BOARD_VIEWS_WARM = False
-    settings.MEDIA_ROOT, settings.PRIVATE_ROOT = root / "media", root / "private"
-    database = settings.DATABASES["default"]
-    if connection.vendor == "sqlite":
-        database["TEST"]["NAME"] = str(root / "bench.sqlite3")
     runs = max(2, round(RUNS * scale))
-    original = database["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
-        print(
-            f"{NAME}: {connection.vendor} database (throwaway), cache "
-            f"{settings.CACHES['default']['BACKEND'].rsplit('.', 1)[-1]}",
-            file=out,
-            flush=True,
-        )
+    with boards.throwaway_database(NAME, out) as (private, _):
         world = boards.seed(
-            runs=runs,
-            private=settings.PRIVATE_ROOT,
-            out=out,
-            bulk=True,
-            name=NAME,
-            subcorpora=DATASETS,
+            runs=runs, private=private, out=out, bulk=True, name=NAME, subcorpora=DATASETS
         )
         result = measure(phase=world["phase"], requests=requests)
-    finally:
-        connection.creation.destroy_test_db(original, verbosity=0)
-        shutil.rmtree(root, ignore_errors=True)
+    from django.db import connection
+
     ratio = result["frozen_board_ms"] / result["unfrozen_board_ms"]
     print(
         f"{NAME}: CPU ms in this process (median of {requests} after a warm-up)\n"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,6 +33,9 @@ from leaderboard.selectors.boards import active_record
 from leaderboard.selectors.counts import compare_counts, document_counts
 from scoring.procedures import PROCEDURES, TASK_MODE
 from scoring.vocabulary import EMPTY_NODES, metric_label
+
+Progress = Callable[[int, int], None]
+"""Told (steps done, steps in all) while a package is built."""
 
 BOOTSTRAP_SAMPLES = 1000
 TEST_SAMPLES = 10_000
@@ -182,37 +186,41 @@ def package_tables(
     samples: int = BOOTSTRAP_SAMPLES,
     test_samples: int = TEST_SAMPLES,
     seed: int = significance.DEFAULT_SEED,
+    progress: Progress | None = None,
 ) -> list[PackageTable]:
     """Every track × mode table of ``phase`` as ``viewer`` may see it: the mode's ranking
-    metric (the primary one), and for CRAC 2026's empty nodes one table per measure."""
+    metric (the primary one), and for CRAC 2026's empty nodes one table per measure.
+    ``progress`` is told (done, total) after each track × mode."""
     first = leaderboard_board(phase=phase, viewer=viewer)
     tracks: list[str | None] = [t.slug for t in first.tracks] or [None]
     found = PROCEDURES.get(first.procedure) if first.procedure else None
     tables = []
-    for track in tracks:
-        for mode in first.modes:
-            board = leaderboard_board(phase=phase, viewer=viewer, mode=mode, track=track)
-            metrics = board.metrics if mode == EMPTY_NODES else [board.metric]
-            for metric in metrics:
-                if metric != board.metric:
-                    board = leaderboard_board(
-                        phase=phase, viewer=viewer, mode=mode, metric=metric, track=track
-                    )
-                stem = f"{mode}/{metric}" if mode == EMPTY_NODES else mode
-                name = f"{track}/{stem}" if track else stem
-                label = found.label(mode) if found else mode
-                tables.append(
-                    _board_table(
-                        board,
-                        name=name,
-                        caption=_caption(board, mode_label=label),
-                        samples=samples,
-                        test_samples=test_samples,
-                        seed=seed,
-                        # the ranking's own table: the variants print their scores only
-                        tests=mode == TASK_MODE,
-                    )
+    steps = [(track, mode) for track in tracks for mode in first.modes]
+    for step, (track, mode) in enumerate(steps, start=1):
+        board = leaderboard_board(phase=phase, viewer=viewer, mode=mode, track=track)
+        metrics = board.metrics if mode == EMPTY_NODES else [board.metric]
+        for metric in metrics:
+            if metric != board.metric:
+                board = leaderboard_board(
+                    phase=phase, viewer=viewer, mode=mode, metric=metric, track=track
                 )
+            stem = f"{mode}/{metric}" if mode == EMPTY_NODES else mode
+            name = f"{track}/{stem}" if track else stem
+            label = found.label(mode) if found else mode
+            tables.append(
+                _board_table(
+                    board,
+                    name=name,
+                    caption=_caption(board, mode_label=label),
+                    samples=samples,
+                    test_samples=test_samples,
+                    seed=seed,
+                    # the ranking's own table: the variants print their scores only
+                    tests=mode == TASK_MODE,
+                )
+            )
+        if progress is not None:
+            progress(step, len(steps))
     return tables
 
 
@@ -354,12 +362,19 @@ def phase_results_package(
     samples: int = BOOTSTRAP_SAMPLES,
     test_samples: int = TEST_SAMPLES,
     seed: int = significance.DEFAULT_SEED,
+    progress: Progress | None = None,
 ) -> bytes:
     """The zip: ``<track>/<mode>.csv`` and ``.tex`` per table (no track folder in a task
-    without tracks) and a README naming the seed and sample counts."""
+    without tracks), the participation figures and a README naming the seed and sample
+    counts."""
     buffer = io.BytesIO()
     tables = package_tables(
-        phase=phase, viewer=viewer, samples=samples, test_samples=test_samples, seed=seed
+        phase=phase,
+        viewer=viewer,
+        samples=samples,
+        test_samples=test_samples,
+        seed=seed,
+        progress=progress,
     )
     record = active_record(phase=phase)
     figures = (

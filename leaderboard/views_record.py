@@ -5,15 +5,23 @@ naming it gets 304) and gzip-compressed where the client accepts it."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
-from django.shortcuts import get_object_or_404
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.frozen import document_etag, frozen_board_bytes
 from leaderboard.models import BoardSnapshot
 from leaderboard.package import phase_results_package
+from leaderboard.package_jobs import package_job, package_job_file, package_job_start
 from leaderboard.views_organize import _organizer_phase_or_404
 
 
@@ -78,4 +86,53 @@ def results_package_zip(
         data,
         content_type="application/zip",
         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def results_package_progress(
+    request: HttpRequest, competition: str, task: str, phase: str
+) -> HttpResponse:
+    """POST: build the phase's results package as a job (`leaderboard.package_jobs`); GET:
+    its progress page (``?format=json``: the progress alone), with the download once it is
+    done. Organizers only (404 to everyone else)."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    if request.method == "POST":
+        package_job_start(phase=phase_obj, user=request.user)
+        return redirect("leaderboard:results_package_progress", competition, task, phase)
+    job = package_job(phase=phase_obj, user=request.user)
+    if request.GET.get("format") == "json":
+        if job is None:
+            raise Http404("no package asked for")
+        return JsonResponse(
+            {"state": job.state, "done": job.done, "total": job.total, "error": job.error}
+        )
+    return render(
+        request,
+        "leaderboard/package_progress.html",
+        {
+            "competition": phase_obj.task.competition,
+            "task": phase_obj.task,
+            "phase": phase_obj,
+            "job": job,
+        },
+    )
+
+
+@require_GET
+def results_package_download(
+    request: HttpRequest, competition: str, task: str, phase: str
+) -> HttpResponse:
+    """The zip the organizer's package job built (404 until it is done)."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    job = package_job(phase=phase_obj, user=request.user)
+    path = package_job_file(job) if job is not None and job.state == "done" else None
+    if path is None or not path.is_file():
+        raise Http404("the package is not built")
+    name = slugify(f"{competition}-{task}-{phase}-results")
+    return FileResponse(
+        open(path, "rb"),  # noqa: SIM115 (the response closes it)
+        as_attachment=True,
+        filename=f"{name}.zip",
+        content_type="application/zip",
     )

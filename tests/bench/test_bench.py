@@ -161,3 +161,38 @@ def test_the_peak_is_the_scorers_not_the_parent_process(tmp_path):
     del ballast
     for row in (exploded, compact):
         assert 0 < row["import_mib"] <= row["peak_mib"] < 300
+
+
+def test_the_record_case_prints_the_record_costs_at_a_tiny_size():
+    """``--cases record-1000`` at 0.2% size (2 runs × 20 datasets) on a throwaway SQLite
+    file: the organizer's board before and after a freeze, the freeze, the frozen JSON GET
+    (plain and gzip) and the package build, each with its goal."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["PYTHONPATH"] = str(root)
+    env.pop("CACHE_URL", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--cases", "record-1000", "--scale", "0.002"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "record-1000: seeded 2 runs of 100 teams × 20 sub-corpora" in done.stdout
+    for label in (
+        "organizer's board, unfrozen",
+        "organizer's board, frozen",
+        "freeze",
+        "frozen JSON GET  ",
+        "frozen JSON GET, gzip accepted",
+        "results package build",
+    ):
+        assert label in done.stdout, label
+    assert "goal ≤ 1.5×" in done.stdout and "goal ≤ 50 ms" in done.stdout

@@ -130,7 +130,35 @@ def test_only_organizers_download_the_package(world, client, make):
     organize = client.get(
         reverse("leaderboard:organize_phase", args=[competition.slug, phase.task.slug, phase.slug])
     )
-    assert url in organize.content.decode()
+    args = [competition.slug, phase.task.slug, phase.slug]
+    assert reverse("leaderboard:results_package_progress", args=args) in organize.content.decode()
+
+
+def test_the_package_is_built_as_a_job_and_downloaded(world, client, make):
+    organizer, competition, phase, _ = world
+    args = [competition.slug, phase.task.slug, phase.slug]
+    progress = reverse("leaderboard:results_package_progress", args=args)
+    download = reverse("leaderboard:results_package_download", args=args)
+    participant = make.user("p2")
+    client.force_login(participant)
+    assert client.post(progress).status_code == 404
+    client.force_login(organizer)
+    assert client.get(download).status_code == 404  # nothing built yet
+    assert "No package was asked for yet" in client.get(progress).content.decode()
+    started = client.post(progress)
+    assert started.status_code == 302 and started["Location"] == progress
+    # without a broker the job ran in-process: the page says done and links the zip
+    page = client.get(progress).content.decode()
+    assert 'id="package-download"' in page and "Done: 1 of 1 tables built" in page
+    state = client.get(progress, {"format": "json"}).json()
+    assert state == {"state": "done", "done": 1, "total": 1, "error": ""}
+    built = zipfile.ZipFile(io.BytesIO(b"".join(client.get(download).streaming_content)))
+    direct = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("leaderboard:results_package", args=args)).content)
+    )
+    assert built.namelist() == direct.namelist()
+    for name in direct.namelist():
+        assert built.read(name) == direct.read(name), name
 
 
 def test_a_frozen_board_document_never_changes(world, client, make):
