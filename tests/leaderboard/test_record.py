@@ -251,3 +251,27 @@ def test_the_frozen_document_is_sent_as_stored_with_an_etag_and_gzip(world, clie
     # two digests of a key, named apart: the file's bytes and its normalised content
     assert set(document["key_digests"]["light"]) == {"file_sha256", "content_sha256"}
     assert "key_file_sha256" in document["entries"][0]["scores"][0]
+
+
+def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client):
+    """A snapshot written before its record and document were stored: its board reads those
+    parts live, its JSON is encoded on request (``null`` where nothing was recorded)."""
+    from leaderboard.models import BoardSnapshot
+
+    organizer, competition, phase, _ = world
+    snapshot = board_freeze(phase=phase, user=organizer)
+    data = dict(snapshot.data)
+    data.pop("record")
+    data.pop("key_digests")
+    BoardSnapshot.objects.filter(pk=snapshot.pk).update(
+        data=data, document=b"", document_gzip=b"", document_etag=""
+    )
+    args = [competition.slug, phase.task.slug, phase.slug]
+    board = client.get(reverse("leaderboard:board", args=args))
+    assert board.status_code == 200 and "Official results, frozen" in board.content.decode()
+    response = client.get(reverse("leaderboard:frozen_board_json", args=[*args, snapshot.pk]))
+    document = json.loads(response.content)
+    assert response.status_code == 200 and response["ETag"]
+    assert document["procedure"] is None and document["key_digests"] is None
+    assert sorted(e["team"] for e in document["entries"]) == ["Fair", "Good", "Poor"]
+    assert all(e["card"] is None for e in document["entries"])
