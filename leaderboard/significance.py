@@ -31,9 +31,16 @@ ALPHA = 0.05
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num/den, 0 where den == 0 (the scorer's rule, spec Q22)."""
-    out = np.zeros(np.broadcast(num, den).shape, dtype=float)
-    np.divide(num, den, out=out, where=den != 0)
+    """num/den, 0 where den == 0 (the scorer's rule, spec Q22). Divided everywhere, then
+    the zero denominators' cells set (twice as fast as a masked division, the same
+    numbers)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.divide(num, den, dtype=float)
+    zero = den == 0
+    if np.ndim(out) == 0:
+        return np.asarray(0.0) if zero else out
+    if zero.any():
+        out[np.broadcast_to(zero, out.shape)] = 0.0
     return out
 
 
@@ -157,7 +164,12 @@ def approximate_randomization(
     # Each stratum's documents and their deltas: a document moves only its own stratum's
     # sums, so the product is taken per stratum (a product with every stratum's columns,
     # zeros elsewhere, costs n_strata times as much for the same sums).
-    members = [np.flatnonzero(stratum_index == s) for s in range(max(n_strata, 1))]
+    members: list[Any] = []
+    for s in range(max(n_strata, 1)):
+        docs = np.flatnonzero(stratum_index == s)
+        # documents in stratum order (as `compare_counts` gives them): a slice, not a copy
+        contiguous = len(docs) and docs[-1] - docs[0] + 1 == len(docs)
+        members.append(slice(int(docs[0]), int(docs[-1]) + 1) if contiguous else docs)
     parts = [np.ascontiguousarray(delta[docs]) for docs in members]
     hits = 0
     chunk = max(1, min(samples, 2_000_000 // max(1, n_docs)))
