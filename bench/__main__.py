@@ -23,6 +23,7 @@ measured on the build machine).
     DATABASE_URL=... CELERY_BROKER_URL=... python -m bench --cases rush   # a deadline burst
     python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
     python -m bench --cases board-10000      # and at 10,000 (seeded in bulk; slow to set up)
+    python -m bench --cases record-1000      # the official record at 1,000 runs × 20 datasets
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import boards, compact, corefud22, modes, rush, startup
+from bench import boards, compact, corefud22, modes, record, rush, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -270,14 +271,15 @@ def main(argv: list[str] | None = None) -> int:
             [c.name for c in CASES]
             + list(compact.CASES)
             + list(modes.CASES)
-            + ["startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE]
+            + ["startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE, record.NAME]
         )
         + f". The default is "
         f"all but {corefud22.NAME} and {rush.NAME} (need PostgreSQL and Redis) and "
         f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
         "a throwaway database, several minutes; a test_<name> database on the "
         f"server of DATABASE_URL when it is set, else a temporary SQLite file) "
-        f"and {BOARD_LARGE} (the same at 10,000 runs, inserted in bulk)",
+        f"and {BOARD_LARGE} (the same at 10,000 runs, inserted in bulk) and {record.NAME} "
+        "(the frozen record's costs at 1,000 runs × 20 datasets: bench/record.py)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     parser.add_argument(
@@ -298,13 +300,13 @@ def main(argv: list[str] | None = None) -> int:
         if name not in by_name
         and name not in compact.CASES
         and name not in modes.CASES
-        and name not in ("startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE)
+        and name not in ("startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE, record.NAME)
     ]
     if unknown:
         parser.error(
             f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
             f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
-            f"{corefud22.NAME}, {rush.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}"
+            f"{corefud22.NAME}, {rush.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}, {record.NAME}"
         )
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     commands = [by_name[name] for name in names if by_name[name].command]
@@ -331,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
             bulk=True,
             requests=boards.REQUESTS // 3,
         )
+    if record.NAME in wanted:
+        rows += record.run(sys.stdout, scale=args.scale)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -131,10 +133,19 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
         )
 
 
-def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "board-1000") -> dict:
+def seed(
+    *,
+    runs: int,
+    private: Path,
+    out,
+    bulk: bool = False,
+    name: str = "board-1000",
+    subcorpora: int = SUBCORPORA,
+) -> dict:
     """The competition, its key files and ``runs`` recorded submissions: each recorded by
     the worker's service, or with ``bulk`` inserted in bulk (runs, score rows, then every
-    board entry at once), the same rows, in a fraction of the time."""
+    board entry at once), the same rows, in a fraction of the time. ``subcorpora``: how many
+    datasets (their generated keys and responses repeat every `SUBCORPORA`)."""
     from django.db import connection
     from django.utils import timezone
 
@@ -173,8 +184,12 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
     keys.mkdir(parents=True)
     modes = task_modes(task)
     templates: dict[int, list[list]] = {}
-    for index in range(SUBCORPORA):
-        key, responses = _corpus(keys, f"set{index}", seed=101 + index)
+    corpora: dict[int, tuple[Path, list[Path]]] = {}
+    first: dict[int, int] = {}
+    for index in range(subcorpora):
+        if index % SUBCORPORA not in corpora:
+            corpora[index % SUBCORPORA] = _corpus(keys, f"set{index}", seed=101 + index)
+        key, responses = corpora[index % SUBCORPORA]
         subcorpus = SubCorpus.objects.create(
             phase=phase,
             name=f"SET{index}",
@@ -182,6 +197,10 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
             order=index,
             key_file=f"keys/{key.name}",
         )
+        if index >= SUBCORPORA:  # the same generated data again: its rows, scored once
+            templates[subcorpus.pk] = templates[first[index % SUBCORPORA]]
+            continue
+        first[index] = subcorpus.pk
         templates[subcorpus.pk] = []
         for response in responses:
             rows = []
@@ -241,7 +260,7 @@ def seed(*, runs: int, private: Path, out, bulk: bool = False, name: str = "boar
 
         board_entries_write(submission_ids=[s.pk for s in submissions])
     print(
-        f"{name}: seeded {runs} runs of {TEAMS} teams × {SUBCORPORA} sub-corpora, "
+        f"{name}: seeded {runs} runs of {TEAMS} teams × {subcorpora} sub-corpora, "
         f"{rows_written:,} score rows (scoring {scored_at - started:.1f} s, recording "
         f"{time.perf_counter() - scored_at:.1f} s{', in bulk' if bulk else ''})",
         file=out,
@@ -385,10 +404,10 @@ def measure(*, phase, requests: int, cache_url: str) -> dict:
 
     # Before kept views: every request builds its board (from the board entries, the
     # p-values cached), as it did then: the page and the API are told no view is kept.
-    from leaderboard import api, views
+    from leaderboard.selectors import precomputed
 
-    kept_key = views.public_view_key, api.public_view_key
-    views.public_view_key = api.public_view_key = lambda **kwargs: None
+    kept_key = precomputed.public_view_key
+    precomputed.public_view_key = lambda **kwargs: None
     try:
         built = _time_boards(client, urls, requests)
         boards = [_board_rows(phase, runs) for runs in (False, True)]
@@ -396,7 +415,7 @@ def measure(*, phase, requests: int, cache_url: str) -> dict:
         recomputed = _time_boards(client, urls, requests)
         same = boards == [_board_rows(phase, runs) for runs in (False, True)]
     finally:
-        views.public_view_key, api.public_view_key = kept_key
+        precomputed.public_view_key = kept_key
     return {
         "kept": kept,
         "built": built,
@@ -409,17 +428,12 @@ def measure(*, phase, requests: int, cache_url: str) -> dict:
     }
 
 
-def run(
-    out=sys.stdout,
-    *,
-    scale: float = 1.0,
-    requests: int = REQUESTS,
-    name: str = "board-1000",
-    runs: int = RUNS,
-    bulk: bool = False,
-) -> list[dict]:
-    """Seed a throwaway database, time the three boards every way, print, drop it."""
-    root = Path(tempfile.mkdtemp(prefix="board-bench-"))
+@contextmanager
+def throwaway_database(name: str, out) -> Iterator[tuple[Path, str]]:
+    """Django set up on a throwaway database (a temporary SQLite file; with ``DATABASE_URL``
+    set, a ``test_<name>`` database on that server, created and dropped here) and a cache of
+    its own; yields the private folder and the cache URL, drops both at the end."""
+    root = Path(tempfile.mkdtemp(prefix=f"{name}-"))
     # One cache for this process and the fresh ones, as Redis is for a deployment's
     # processes: the CACHE_URL given, else a folder of its own.
     cache_url = os.environ.get("CACHE_URL") or f"file://{root / 'cache'}"
@@ -440,7 +454,6 @@ def run(
     database = settings.DATABASES["default"]
     if connection.vendor == "sqlite":
         database["TEST"]["NAME"] = str(root / "bench.sqlite3")
-    runs = max(2, round(runs * scale))
     original = database["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
@@ -450,11 +463,28 @@ def run(
             file=out,
             flush=True,
         )
-        world = seed(runs=runs, private=settings.PRIVATE_ROOT, out=out, bulk=bulk, name=name)
-        result = measure(phase=world["phase"], requests=requests, cache_url=cache_url)
+        yield settings.PRIVATE_ROOT, cache_url
     finally:
         connection.creation.destroy_test_db(original, verbosity=0)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def run(
+    out=sys.stdout,
+    *,
+    scale: float = 1.0,
+    requests: int = REQUESTS,
+    name: str = "board-1000",
+    runs: int = RUNS,
+    bulk: bool = False,
+) -> list[dict]:
+    """Seed a throwaway database, time the three boards every way, print, drop it."""
+    runs = max(2, round(runs * scale))
+    with throwaway_database(name, out) as (private, cache_url):
+        world = seed(runs=runs, private=private, out=out, bulk=bulk, name=name)
+        result = measure(phase=world["phase"], requests=requests, cache_url=cache_url)
+    from django.db import connection
+
     print(
         f"{name}: a score change builds {result['warmed']} views (teams and all runs, page "
         f"and API) in {result['warm_cpu'] * 1000:.0f} ms CPU",

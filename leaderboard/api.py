@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 
-from django.core.cache import cache
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -43,7 +42,7 @@ from competition.visibility import (
 )
 from leaderboard.board_views import board_api_body, board_api_payload
 from leaderboard.selectors import BoardQueryError, submission_analysis
-from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
+from leaderboard.selectors.precomputed import kept_view
 from leaderboard.serializers import (
     CompetitionListSerializer,
     CompetitionSerializer,
@@ -391,20 +390,23 @@ class LeaderboardView(APIView):
     )
     def get(self, request: Request, phase_id: int) -> Response:
         phase = _phase(request, phase_id)
-        key = public_view_key(
-            phase=phase, viewer=request.user, view="api", query=request.query_params
-        )
-        body = cache.get(key) if key else None
-        if body is None:
-            try:
-                payload = board_api_payload(
-                    phase=phase, viewer=request.user, query=request.query_params
-                )
-            except BoardQueryError as exc:
-                return error_response("invalid_query", str(exc))
-            body = board_api_body(payload)
-            if key:
-                cache.set(key, body, timeout=KEPT_SECONDS)
+        try:
+            body = kept_view(
+                phase=phase,
+                viewer=request.user,
+                view="api",
+                query=request.query_params,
+                build=lambda: (
+                    board_api_body(
+                        board_api_payload(
+                            phase=phase, viewer=request.user, query=request.query_params
+                        )
+                    ),
+                    False,
+                ),
+            ).content
+        except BoardQueryError as exc:
+            return error_response("invalid_query", str(exc))
         if request.accepted_renderer.format == "json":
             # the board as rendered when it was built (a kept view: no encoding per request)
             return HttpResponse(body, content_type="application/json")

@@ -17,6 +17,7 @@ from leaderboard import charts
 from leaderboard.params import board_params
 from leaderboard.ranking import column_leaders
 from leaderboard.selectors import BoardQueryError, leaderboard_board, task_gap_table
+from leaderboard.selectors.boards import TrackTab, active_record
 from leaderboard.selectors.languages import board_languages
 from leaderboard.selectors.published import published_averages_table
 from leaderboard.selectors.variants import board_variants
@@ -68,7 +69,9 @@ def board_page_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[str, 
     # The edition's published averages, kept with the board (the state digests them): below
     # it, or, on a board of published results only, first, as its official ranking, the
     # per-dataset figures some systems' papers give shown after it as such (not ranked).
-    published = published_averages_table(phase=phase)
+    published = published_averages_table(
+        phase=phase, record=result.record if result is not None else None
+    )
     official = (
         bool(published)
         and result is not None
@@ -102,10 +105,19 @@ def board_languages_content(*, phase: Phase, viewer, query: QueryDict) -> tuple[
     return render_to_string("leaderboard/_languages.html", context), False
 
 
-def board_track_name(*, phase: Phase, query: QueryDict) -> str:
+def board_track_name(*, phase: Phase, query: QueryDict, viewer=None) -> str:
     """The name of the track the board shows (the page's title names it; "" in a task
-    without tracks or for a track no one has)."""
-    tracks = list(phase.task.tracks.order_by("order", "id"))  # one task's: no join to order by it
+    without tracks or for a track no one has): on a frozen board, as named at the freeze."""
+    record = None
+    if not (
+        query.get("live") and user_is_organizer(competition=phase.task.competition, user=viewer)
+    ):
+        record = active_record(phase=phase)
+    tracks: list = (
+        [TrackTab(slug, name) for slug, name in record.tracks]
+        if record is not None
+        else list(phase.task.tracks.order_by("order", "id"))  # one task's: no join to order
+    )
     if not tracks:
         return ""
     named = track_named(tracks=tracks, label=query.get("track") or tracks[0].slug)

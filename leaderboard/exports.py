@@ -10,7 +10,8 @@ from __future__ import annotations
 import pandas as pd
 
 from leaderboard.ranking import FIELDS
-from leaderboard.selectors import Analysis, Board
+from leaderboard.selectors import TASK_MODE, Analysis, Board
+from leaderboard.selectors.boards import FinalRuns
 
 
 def row_fields(row) -> dict:
@@ -174,26 +175,19 @@ def rows_csv(rows) -> str:
     return out.getvalue()
 
 
-def final_run_scores_csv(*, submissions, primary_metric: str) -> str:
-    """The current scoring of each run: one line per run × sub-corpus × metric of the task's
-    own mode (whole sub-corpus, no per-document lines), ``primary`` marking the task's
-    primary metric; scores as fractions in [0, 1]."""
-    from competition.models import Score
-
-    by_id = {s.pk: s for s in submissions}
-    scores = (
-        Score.objects.filter(
-            submission_id__in=list(by_id), run__is_current=True, mode=Score.TASK_MODE, document=""
-        )
-        .select_related("subcorpus")
-        .order_by("submission_id", "subcorpus__order", "subcorpus_id", "metric")
-    )
-    rows = [
+def final_run_scores_csv(*, final: FinalRuns) -> str:
+    """Every stored measure of each final run: one line per run × mode × sub-corpus ×
+    metric (whole sub-corpus, no per-document lines), ``primary`` marking the task's
+    primary metric in its own mode; scores as fractions in [0, 1]. On a frozen board, the
+    frozen scores."""
+    order = {slug: i for i, slug in enumerate(final.subcorpora)}
+    rows: list[list] = [
         [
             "team",
             "submission_id",
             "run_name",
             "track",
+            "mode",
             "subcorpus",
             "metric",
             "primary",
@@ -202,47 +196,51 @@ def final_run_scores_csv(*, submissions, primary_metric: str) -> str:
             "f1",
         ]
     ]
-    for score in scores:
-        submission = by_id[score.submission_id]
-        rows.append(
-            [
-                submission.team.name,
-                submission.pk,
-                submission.run_name,
-                submission.track.slug if submission.track_id else "",
-                score.subcorpus.slug,
-                score.metric,
-                "yes" if score.metric == primary_metric else "",
-                "" if score.recall is None else f"{score.recall:.10g}",
-                "" if score.precision is None else f"{score.precision:.10g}",
-                f"{score.f1:.10g}",
+    for run in final.runs:
+        for mode in sorted(run.scores, key=lambda m: (m != TASK_MODE, m)):
+            by_slug: list[tuple[str, str, list]] = [
+                (slug, metric, cell)
+                for metric, cells in run.scores[mode].items()
+                for slug, cell in cells.items()
             ]
-        )
+            by_slug.sort(key=lambda item: (order.get(item[0], len(order)), item[0], item[1]))
+            for slug, metric, (recall, precision, f1) in by_slug:
+                primary = mode == TASK_MODE and metric == final.primary_metric
+                rows.append(
+                    [
+                        run.team,
+                        run.submission.pk,
+                        run.run_name,
+                        run.track,
+                        mode,
+                        slug,
+                        metric,
+                        "yes" if primary else "",
+                        _number(recall),
+                        _number(precision),
+                        _number(f1),
+                    ]
+                )
     return rows_csv(rows)
 
 
-def final_run_cards_csv(*, submissions, questions) -> str:
-    """The system card of each run: one line per run, one column per question (by slug,
-    in the competition's order); blank where a run left a question unanswered."""
-    from competition.models import SystemCardAnswer
+def _number(value) -> str:
+    return "" if value is None else f"{value:.10g}"
 
-    answers: dict[int, dict[str, str]] = {}
-    for sub_id, slug, value in SystemCardAnswer.objects.filter(
-        submission__in=[s.pk for s in submissions]
-    ).values_list("submission_id", "question__slug", "value"):
-        answers.setdefault(sub_id, {})[slug] = value
-    rows: list[list] = [
-        ["team", "track", "submission_id", "run_name", *(q.slug for q in questions)]
-    ]
-    for submission in submissions:
-        card = answers.get(submission.pk, {})
+
+def final_run_cards_csv(*, final: FinalRuns) -> str:
+    """The system card of each run: one line per run, one column per question (by slug,
+    in the competition's order); blank where a run left a question unanswered. On a frozen
+    board, the answers as they stood at the freeze."""
+    rows: list[list] = [["team", "track", "submission_id", "run_name", *final.questions]]
+    for run in final.runs:
         rows.append(
             [
-                submission.team.name,
-                submission.track.slug if submission.track_id else "",
-                submission.pk,
-                submission.run_name,
-                *(card.get(q.slug, "") for q in questions),
+                run.team,
+                run.track,
+                run.submission.pk,
+                run.run_name,
+                *(run.card.get(q, "") for q in final.questions),
             ]
         )
     return rows_csv(rows)

@@ -62,3 +62,11 @@ def board_views_refresh_task(self, phase_id: int) -> int:
             _schedule(phase_id, countdown=wait)
             return 0
     return services.board_views_refresh(phase_id=phase_id)
+
+
+@shared_task(ignore_result=True)
+def results_package_task(phase_id: int, user_id: int, token: str) -> None:
+    """Build an organizer's results package (`leaderboard.package_jobs`)."""
+    from leaderboard.package_jobs import package_job_build
+
+    package_job_build(phase_id=phase_id, user_id=user_id, token=token)

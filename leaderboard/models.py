@@ -32,6 +32,12 @@ class BoardSnapshot(models.Model):
     # {"subcorpora": [{"slug", "name", "available"}], "primary_metric": str,
     #  "entries": [{submission fields..., "scores": {mode: {metric: {slug: [r, p, f1]}}}}]}
     data = models.JSONField(default=dict)
+    # The public JSON document of the frozen board (`leaderboard.frozen`), encoded once at
+    # the freeze and served as stored: the bytes, their gzip form and their ETag. Empty for
+    # a snapshot written before they were stored (then encoded on request, as before).
+    document = models.BinaryField(default=b"", editable=False)
+    document_gzip = models.BinaryField(default=b"", editable=False)
+    document_etag = models.CharField(max_length=80, blank=True, editable=False)
 
     class Meta:
         ordering = ["phase", "-created_at", "-id"]

@@ -23,9 +23,10 @@ from django.utils import timezone
 
 from competition.models import AuditEntry, Phase
 from competition.services.audit import audit_record
+from leaderboard.frozen import document_etag, document_gzip, frozen_board_bytes
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors import snapshot_material
-from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
+from leaderboard.selectors.precomputed import kept_view
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,12 @@ def board_freeze(
         created_at=at or timezone.now(),
         data=snapshot_material(phase=phase),
     )
+    # The public document, encoded once: every GET sends these bytes (`views_record`).
+    body = frozen_board_bytes(snapshot)
+    snapshot.document = body
+    snapshot.document_gzip = document_gzip(body)
+    snapshot.document_etag = document_etag(body)
+    snapshot.save(update_fields=["document", "document_gzip", "document_etag"])
     audit_record(
         competition=phase.task.competition,
         actor=user,
@@ -89,23 +96,22 @@ def board_views_warm(*, phase_ids: Iterable[int]) -> int:
     for phase in phases:
         for text in WARMED_QUERIES:
             query = QueryDict(text)
-            for view in ("page", "api"):
-                key = public_view_key(phase=phase, viewer=viewer, view=view, query=query)
-                if key is None:
+            builders = {
+                "page": lambda phase=phase, query=query: board_page_content(
+                    phase=phase, viewer=viewer, query=query
+                ),
+                "api": lambda phase=phase, query=query: (
+                    board_api_body(board_api_payload(phase=phase, viewer=viewer, query=query)),
+                    False,
+                ),
+            }
+            for view, build in builders.items():
+                found = kept_view(
+                    phase=phase, viewer=viewer, view=view, query=query, build=build, only_kept=True
+                )
+                if not found.kept:
                     break
-                if cache.get(key) is not None:
-                    continue
-                content: str | bytes
-                if view == "page":
-                    content, error = board_page_content(phase=phase, viewer=viewer, query=query)
-                    if error:
-                        continue
-                else:
-                    content = board_api_body(
-                        board_api_payload(phase=phase, viewer=viewer, query=query)
-                    )
-                cache.set(key, content, timeout=KEPT_SECONDS)
-                built += 1
+                built += found.built and not found.error
     return built
 
 

@@ -31,9 +31,16 @@ ALPHA = 0.05
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num/den, 0 where den == 0 (the scorer's rule, spec Q22)."""
-    out = np.zeros(np.broadcast(num, den).shape, dtype=float)
-    np.divide(num, den, out=out, where=den != 0)
+    """num/den, 0 where den == 0 (the scorer's rule, spec Q22). Divided everywhere, then
+    the zero denominators' cells set (twice as fast as a masked division, the same
+    numbers)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.divide(num, den, dtype=float)
+    zero = den == 0
+    if np.ndim(out) == 0:
+        return np.asarray(0.0) if zero else out
+    if zero.any():
+        out[np.broadcast_to(zero, out.shape)] = 0.0
     return out
 
 
@@ -154,7 +161,16 @@ def approximate_randomization(
 
     rng = np.random.default_rng(seed)
     delta = b - a  # a document swapped moves delta from a's sums to b's
-    spread = (membership[:, :, None] * delta[:, None, :]).reshape(n_docs, -1)
+    # Each stratum's documents and their deltas: a document moves only its own stratum's
+    # sums, so the product is taken per stratum (a product with every stratum's columns,
+    # zeros elsewhere, costs n_strata times as much for the same sums).
+    members: list[Any] = []
+    for s in range(max(n_strata, 1)):
+        docs = np.flatnonzero(stratum_index == s)
+        # documents in stratum order (as `compare_counts` gives them): a slice, not a copy
+        contiguous = len(docs) and docs[-1] - docs[0] + 1 == len(docs)
+        members.append(slice(int(docs[0]), int(docs[-1]) + 1) if contiguous else docs)
+    parts = [np.ascontiguousarray(delta[docs]) for docs in members]
     hits = 0
     chunk = max(1, min(samples, 2_000_000 // max(1, n_docs)))
     done = 0
@@ -164,7 +180,9 @@ def approximate_randomization(
         # moved[i, s, :] = sum over swapped docs d of stratum s of delta[d]. einsum without
         # optimize runs its own loop, not BLAS: BLAS threads on a busy two-core machine made
         # this product 60x slower (25 ms against 0.4 ms idle; einsum: 3.6 ms either way).
-        moved = np.einsum("id,dk->ik", swap, spread, optimize=False).reshape(size, *sum_a.shape)
+        moved = np.empty((size, *sum_a.shape))
+        for stratum, (docs, part) in enumerate(zip(members, parts, strict=True)):
+            moved[:, stratum, :] = np.einsum("id,dk->ik", swap[:, docs], part, optimize=False)
         stat_a = _statistic(sum_a + moved, score)
         stat_b = _statistic(sum_b - moved, score)
         # Same tolerance as the board's ties: float noise never counts as a difference.

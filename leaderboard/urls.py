@@ -26,6 +26,16 @@ urlpatterns = [
     path(PHASE + "final-submissions.zip", views_organize.final_runs_zip, name="final_submissions"),
     path(PHASE + "results-package.zip", views_record.results_package_zip, name="results_package"),
     path(
+        PHASE + "results-package/",
+        views_record.results_package_progress,
+        name="results_package_progress",
+    ),
+    path(
+        PHASE + "results-package/download.zip",
+        views_record.results_package_download,
+        name="results_package_download",
+    ),
+    path(
         PHASE + "frozen/<int:snapshot_id>.json",
         views_record.frozen_board_json,
         name="frozen_board_json",

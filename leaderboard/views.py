@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -47,7 +46,7 @@ from leaderboard.selectors import (
     submission_compare,
     task_gap_table,
 )
-from leaderboard.selectors.precomputed import KEPT_SECONDS, public_view_key
+from leaderboard.selectors.precomputed import kept_view
 from leaderboard.significance import DEFAULT_SAMPLES, DEFAULT_SEED
 
 MAX_COMPARE_SAMPLES = 10_000
@@ -86,16 +85,20 @@ def competition_boards(request: HttpRequest, competition: str) -> HttpResponse:
     )
 
 
+def _kept(phase: Phase, request: HttpRequest, view: str, build) -> tuple[str, bool]:
+    found = kept_view(phase=phase, viewer=request.user, view=view, query=request.GET, build=build)
+    return found.content, found.error
+
+
 @require_GET
 def board(request: HttpRequest, competition: str, task: str, phase: str) -> HttpResponse:
     phase_obj = _phase_or_404(request, competition, task, phase)
-    key = public_view_key(phase=phase_obj, viewer=request.user, view="page", query=request.GET)
-    content = cache.get(key) if key else None
-    error = False
-    if content is None:
-        content, error = board_page_content(phase=phase_obj, viewer=request.user, query=request.GET)
-        if key and not error:
-            cache.set(key, content, timeout=KEPT_SECONDS)
+    content, error = _kept(
+        phase_obj,
+        request,
+        "page",
+        lambda: board_page_content(phase=phase_obj, viewer=request.user, query=request.GET),
+    )
     return render(
         request,
         "leaderboard/board.html",
@@ -104,7 +107,7 @@ def board(request: HttpRequest, competition: str, task: str, phase: str) -> Http
             "phase": phase_obj,
             "task": phase_obj.task,
             "content": mark_safe(content),
-            "track_name": board_track_name(phase=phase_obj, query=request.GET),
+            "track_name": board_track_name(phase=phase_obj, query=request.GET, viewer=request.user),
         },
         status=400 if error else 200,
     )
@@ -117,15 +120,12 @@ def board_languages_page(
     """The board by language and as a team × dataset heatmap (same rows, same parameters);
     a public one is kept as the board is."""
     phase_obj = _phase_or_404(request, competition, task, phase)
-    key = public_view_key(phase=phase_obj, viewer=request.user, view="languages", query=request.GET)
-    content = cache.get(key) if key else None
-    error = False
-    if content is None:
-        content, error = board_languages_content(
-            phase=phase_obj, viewer=request.user, query=request.GET
-        )
-        if key and not error:
-            cache.set(key, content, timeout=KEPT_SECONDS)
+    content, error = _kept(
+        phase_obj,
+        request,
+        "languages",
+        lambda: board_languages_content(phase=phase_obj, viewer=request.user, query=request.GET),
+    )
     return render(
         request,
         "leaderboard/languages.html",

@@ -16,7 +16,7 @@ from competition.lookups import batch_or_404 as _batch_or_404
 from competition.lookups import organizer_phase_or_404 as _organizer_phase_or_404
 from competition.services.organize import rescore_progress
 from leaderboard import exports
-from leaderboard.selectors import phase_final_submissions
+from leaderboard.selectors.boards import phase_final_runs
 
 
 @require_GET
@@ -73,22 +73,22 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str, phase: str
     """Every team's final run of the phase (the counts rule; in a task with tracks, one per
     team and track) as one zip: the response files teams uploaded, as uploaded and under
     their own names, in a folder per run; ``MANIFEST.csv`` (file by file, with the track
-    and the name it was uploaded as), ``scores.csv`` (run × sub-corpus × metric of the
-    task's own mode, the primary metric marked) and, where the competition asks them,
+    and the name it was uploaded as), ``scores.csv`` (run × mode × sub-corpus × metric,
+    every measure stored, the primary metric marked) and, where the competition asks them,
     ``system-cards.csv`` (each run's system-card answers, per track's final run). Gold keys
     are never in it."""
     phase_obj = _organizer_phase_or_404(request, competition, task, phase)
-    submissions = phase_final_submissions(phase=phase_obj)
+    final = phase_final_runs(phase=phase_obj)
     # On disk, not in memory: a phase's final runs can add up to gigabytes.
     buffer = tempfile.TemporaryFile()
     manifest = [
         ["team", "track", "submission_id", "run_name", "subcorpus", "file", "uploaded_as", "sha256"]
     ]
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for submission in submissions:
-            track = submission.track.slug if submission.track_id else ""
+        for run in final.runs:
+            submission = run.submission
             folder = "-".join(
-                filter(None, [slugify(submission.team.name) or "team", track, str(submission.pk)])
+                filter(None, [slugify(run.team) or "team", run.track, str(submission.pk)])
             )
             taken: set[str] = set()
             for f in submission.files.all():
@@ -100,10 +100,10 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str, phase: str
                 archive.write(path, member)
                 manifest.append(
                     [
-                        submission.team.name,
-                        track,
+                        run.team,
+                        run.track,
                         submission.pk,
-                        submission.run_name,
+                        run.run_name,
                         f.subcorpus.slug,
                         member,
                         f.original_name,
@@ -111,18 +111,9 @@ def final_runs_zip(request: HttpRequest, competition: str, task: str, phase: str
                     ]
                 )
         archive.writestr("MANIFEST.csv", exports.rows_csv(manifest))
-        questions = list(phase_obj.task.competition.card_questions.all())
-        if questions:
-            archive.writestr(
-                "system-cards.csv",
-                exports.final_run_cards_csv(submissions=submissions, questions=questions),
-            )
-        archive.writestr(
-            "scores.csv",
-            exports.final_run_scores_csv(
-                submissions=submissions, primary_metric=phase_obj.task.primary_metric
-            ),
-        )
+        if final.questions:
+            archive.writestr("system-cards.csv", exports.final_run_cards_csv(final=final))
+        archive.writestr("scores.csv", exports.final_run_scores_csv(final=final))
     buffer.seek(0)
     name = slugify(f"{competition}-{task}-{phase}-final-runs")
     return FileResponse(

@@ -1,80 +1,28 @@
 """The record of a phase: the organizer's results package (one zip, organizers only) and
-the stable JSON document of each frozen board (everyone who may see the phase's board).
-
-A frozen board's document is built from its `BoardSnapshot` alone, which is never changed
-once written, and is the same for every viewer: the runs the public board shows (no
-disqualified or failed run), each number with the procedure, scorer version and data
-version (the gold key's SHA-256) it was computed with. Snapshots taken before the data
-versions were recorded say ``null`` there rather than reading today's keys.
-"""
+the stable JSON document of each frozen board (everyone who may see the phase's board),
+sent as the bytes encoded at the freeze (`leaderboard.frozen`), with an ETag (a request
+naming it gets 304) and gzip-compressed where the client accepts it."""
 
 from __future__ import annotations
 
-import json
-
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotModified,
+    JsonResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from competition.visibility import Visibility, phase_visibility
+from leaderboard.frozen import document_etag, frozen_board_bytes
 from leaderboard.models import BoardSnapshot
 from leaderboard.package import phase_results_package
+from leaderboard.package_jobs import package_job, package_job_file, package_job_start
 from leaderboard.views_organize import _organizer_phase_or_404
-
-_ENTRY_FIELDS = (
-    "submission_id",
-    "team",
-    "run_name",
-    "submitted_at",
-    "is_baseline",
-    "is_reference",
-    "source",
-    "track",
-    "procedure",
-    "scorer_version",
-)
-
-
-def frozen_board_document(snapshot: BoardSnapshot) -> dict:
-    """The public content of one frozen board (see the module docstring)."""
-    phase = snapshot.phase
-    data = snapshot.data or {}
-    entries = []
-    for entry in data.get("entries", []):
-        if entry.get("disqualified") or entry.get("status") != "scored":
-            continue
-        keys = entry.get("keys")
-        numbers = []
-        for mode, metrics in sorted((entry.get("scores") or {}).items()):
-            for metric, cells in sorted(metrics.items()):
-                for slug, values in sorted(cells.items()):
-                    numbers.append(
-                        {
-                            "mode": mode,
-                            "metric": metric,
-                            "subcorpus": slug,
-                            "recall": values[0],
-                            "precision": values[1],
-                            "f1": values[2],
-                            "procedure": entry.get("procedure") or None,
-                            "scorer_version": entry.get("scorer_version") or None,
-                            "data_version": None if keys is None else keys.get(slug),
-                        }
-                    )
-        entries.append({**{name: entry.get(name) for name in _ENTRY_FIELDS}, "scores": numbers})
-    return {
-        "snapshot": snapshot.pk,
-        "competition": phase.task.competition.slug,
-        "task": phase.task.slug,
-        "phase": phase.slug,
-        "frozen_at": snapshot.created_at.isoformat(),
-        "note": snapshot.note,
-        "primary_metric": data.get("primary_metric"),
-        "subcorpora": data.get("subcorpora", []),
-        "data_versions": data.get("data_versions"),
-        "entries": entries,
-    }
 
 
 @require_GET
@@ -82,7 +30,10 @@ def frozen_board_json(
     request: HttpRequest, competition: str, task: str, phase: str, snapshot_id: int
 ) -> HttpResponse:
     snapshot = get_object_or_404(
-        BoardSnapshot.objects.select_related("phase__task__competition"),
+        # the stored scores and document are large: read only what this request sends
+        BoardSnapshot.objects.select_related("phase__task__competition").defer(
+            "data", "document", "document_gzip"
+        ),
         pk=snapshot_id,
         phase__slug=phase,
         phase__task__slug=task,
@@ -93,10 +44,33 @@ def frozen_board_json(
         Visibility.PUBLIC,
     ):
         raise Http404("no such board")
-    body = json.dumps(frozen_board_document(snapshot), sort_keys=True, ensure_ascii=False, indent=1)
-    response = HttpResponse(body, content_type="application/json")
-    response["Cache-Control"] = "public, max-age=86400"
-    return response
+    if not snapshot.document_etag:  # written before the document was stored: encode it
+        body = frozen_board_bytes(snapshot)
+        etag, zipped = document_etag(body), False
+    else:
+        etag = snapshot.document_etag
+        zipped = _accepts_gzip(request.headers.get("Accept-Encoding", ""))
+    headers = {"ETag": etag, "Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
+    if etag in _etags(request.headers.get("If-None-Match", "")):
+        return HttpResponseNotModified(headers=headers)
+    if snapshot.document_etag:  # the one stored form the client takes, read alone
+        column = "document_gzip" if zipped else "document"
+        body = bytes(BoardSnapshot.objects.values_list(column, flat=True).get(pk=snapshot.pk))
+        if zipped:
+            headers["Content-Encoding"] = "gzip"
+    return HttpResponse(body, content_type="application/json", headers=headers)
+
+
+def _etags(header: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def _accepts_gzip(header: str) -> bool:
+    for part in header.split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            return params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00", "q=0.000")
+    return False
 
 
 @require_GET
@@ -112,4 +86,53 @@ def results_package_zip(
         data,
         content_type="application/zip",
         headers={"Content-Disposition": f'attachment; filename="{name}.zip"'},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def results_package_progress(
+    request: HttpRequest, competition: str, task: str, phase: str
+) -> HttpResponse:
+    """POST: build the phase's results package as a job (`leaderboard.package_jobs`); GET:
+    its progress page (``?format=json``: the progress alone), with the download once it is
+    done. Organizers only (404 to everyone else)."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    if request.method == "POST":
+        package_job_start(phase=phase_obj, user=request.user)
+        return redirect("leaderboard:results_package_progress", competition, task, phase)
+    job = package_job(phase=phase_obj, user=request.user)
+    if request.GET.get("format") == "json":
+        if job is None:
+            raise Http404("no package asked for")
+        return JsonResponse(
+            {"state": job.state, "done": job.done, "total": job.total, "error": job.error}
+        )
+    return render(
+        request,
+        "leaderboard/package_progress.html",
+        {
+            "competition": phase_obj.task.competition,
+            "task": phase_obj.task,
+            "phase": phase_obj,
+            "job": job,
+        },
+    )
+
+
+@require_GET
+def results_package_download(
+    request: HttpRequest, competition: str, task: str, phase: str
+) -> HttpResponse:
+    """The zip the organizer's package job built (404 until it is done)."""
+    phase_obj = _organizer_phase_or_404(request, competition, task, phase)
+    job = package_job(phase=phase_obj, user=request.user)
+    path = package_job_file(job) if job is not None and job.state == "done" else None
+    if path is None or not path.is_file():
+        raise Http404("the package is not built")
+    name = slugify(f"{competition}-{task}-{phase}-results")
+    return FileResponse(
+        open(path, "rb"),  # noqa: SIM115 (the response closes it)
+        as_attachment=True,
+        filename=f"{name}.zip",
+        content_type="application/zip",
     )

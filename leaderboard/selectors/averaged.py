@@ -13,7 +13,7 @@ or whose rows carry no counts (published results), counts as having them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from competition.models import Phase, Score, SubCorpus
 from scoring.vocabulary import EMPTY_NODE_MEASURES, EMPTY_NODES
@@ -25,13 +25,21 @@ _KEY_HAS_NODES: dict[tuple[int, str], bool] = {}
 never changes under its digest, so what is known is kept for the process."""
 
 
-def averaged_datasets(*, phase: Phase, mode: str, available: Sequence[str]) -> list[str]:
+def averaged_datasets(
+    *,
+    phase: Phase,
+    mode: str,
+    available: Sequence[str],
+    without: Collection[str] | None = None,
+) -> list[str]:
     """The slugs of ``available`` (in their order) that a ``mode`` average of ``phase`` is
     taken over: all of them, but in the empty-node mode only those whose key has empty
-    nodes."""
+    nodes (``without``: the datasets known to have none, as a frozen board kept them; None:
+    read now)."""
     if mode != EMPTY_NODES or not available:
         return list(available)
-    without = datasets_without_empty_nodes(phase=phase)
+    if without is None:
+        without = datasets_without_empty_nodes(phase=phase)
     return [slug for slug in available if slug not in without]
 
 

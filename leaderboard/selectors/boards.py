@@ -51,6 +51,8 @@ from leaderboard.ranking import Score as Cell
 from leaderboard.selectors.averaged import UNMEASURED_NOTE, averaged_datasets
 from leaderboard.selectors.cards import BoardCards, CardFilterError, board_cards
 from leaderboard.selectors.counts import compare_counts, document_counts
+from leaderboard.selectors.inputs import RUN_KEYS, RUN_PATHS
+from leaderboard.selectors.record import RECORD_KEY, FrozenRecord, frozen_record_parts
 from scoring.vocabulary import metric_label, ordered_metrics
 
 TASK_MODE = Score.TASK_MODE
@@ -202,25 +204,7 @@ def board_material(
     )
     asked = wanted if wanted is not None else set()  # what the entries can answer
     from_entries = wanted is not None and bool(asked & kept)
-    fields = [
-        "id",
-        "team_id",
-        "team__name",
-        "run_name",
-        "submitted",
-        "status",
-        "is_baseline",
-        "is_chosen",
-        "disqualified",
-        "scorer_version",
-        "track__slug",
-        "is_reference",
-        "source",
-        "description",
-        "link",
-        "current__id",
-        "current__procedure",
-    ]
+    fields = list(RUN_PATHS)  # one declaration of what a board reads of a run
     annotations = {
         "current": FilteredRelation("runs", condition=Q(runs__is_current=True)),
         "submitted": _Timestamp("created_at"),
@@ -241,53 +225,21 @@ def board_material(
     zone = _Timestamp.zone(connections[submissions.db])
     entries = {}
     stale: list[int] = []
+    width = len(RUN_KEYS)
     for row in submissions:
-        (
-            sid,
-            team_id,
-            team,
-            run_name,
-            submitted,
-            status,
-            is_baseline,
-            is_chosen,
-            disqualified,
-            scorer_version,
-            track,
-            is_reference,
-            source,
-            description,
-            link,
-            run,
-            procedure,
-        ) = row[:17]
-        scored = status == Submission.Status.SCORED and run is not None
+        entry = dict(zip(RUN_KEYS, row[:width]))
+        sid, run, submitted = entry["submission_id"], entry["run"], entry["submitted_at"]
+        scored = entry["status"] == Submission.Status.SCORED and run is not None
         if zone is not None:
             submitted = submitted.replace(tzinfo=zone)
+        entry["submitted_at"] = submitted.isoformat() if as_json else submitted
+        entry["procedure"] = (entry["procedure"] or "") if scored else ""
         scores: dict = {}
-        entries[sid] = {
-            "submission_id": sid,
-            "team_id": team_id,
-            "team": team,
-            "run_name": run_name,
-            "submitted_at": submitted.isoformat() if as_json else submitted,
-            "status": status,
-            "is_baseline": is_baseline,
-            "is_chosen": is_chosen,
-            "disqualified": disqualified,
-            "scorer_version": scorer_version,
-            "track": track,
-            "is_reference": is_reference,
-            "source": source,
-            "description": description,
-            "link": link,
-            "procedure": (procedure or "") if scored else "",
-            "run": run,
-            "scores": scores,
-        }
+        entry["scores"] = scores
+        entries[sid] = entry
         if not scored or not from_entries:
             continue
-        entry_run, entry_pairs_text, entry_text = row[17:]
+        entry_run, entry_pairs_text, entry_text = row[width:]
         if entry_run == run and entry_pairs_text == kept_text:
             entry_scores = _entry_scores(entry_text)
             for mode, metric in entry_pairs:
@@ -482,6 +434,24 @@ class Board:
     """The pairs ``material`` holds completely (None: every pair, as a frozen board)."""
     current_runs: dict[int, int] | None = field(default=None, repr=False)
     """The current scoring run of each shown run, by submission id (None: not read)."""
+    procedure: str = ""
+    """The task's scoring procedure when the board's scores were read (frozen: at the freeze)."""
+    procedures: dict[int, str] = field(default_factory=dict, repr=False)
+    """Each run's procedure (its scoring's), by submission id."""
+    scorer_versions: dict[int, str] = field(default_factory=dict, repr=False)
+    """Each run's scorer version, by submission id."""
+    record: FrozenRecord | None = field(default=None, repr=False)
+    """What the shown frozen board stored beside its scores (None: live, or a snapshot from
+    before these parts were stored)."""
+    missing: MissingRule = "unranked"
+    """How a run that skipped datasets is averaged (the phase's rule; frozen: at the freeze)."""
+    counts: str = "best"
+    """Which run of a team the board ranks (the phase's rule; frozen: at the freeze)."""
+
+    @property
+    def counts_label(self) -> str:
+        return str(Phase.Counts(self.counts).label)
+
     cards: BoardCards = field(default_factory=BoardCards)
     """The system-card columns, the shown rows' answers and the filter by them (the rows
     kept by a filter keep their rank on the whole board)."""
@@ -515,7 +485,7 @@ class Board:
 
     @property
     def missing_rule(self) -> MissingRule:
-        return self.phase.missing
+        return self.missing
 
     @property
     def language_groups(self) -> list[tuple[str, list[Column]]]:
@@ -533,11 +503,46 @@ class Board:
 
 
 def active_snapshot(*, phase: Phase) -> BoardSnapshot | None:
+    """The phase's shown frozen board, without its stored scores and document (large: read
+    them with `snapshot_data`, or the fields themselves, where needed)."""
     return (
         BoardSnapshot.objects.filter(phase=phase, active=True)
+        .defer("data", "document", "document_gzip")
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+SNAPSHOTS_KEPT = 2
+"""Frozen boards a process keeps decoded (`snapshot_data`)."""
+_snapshots: dict[tuple, dict] = {}
+
+
+def snapshot_data(snapshot: BoardSnapshot) -> dict:
+    """The stored material of a frozen board, read and decoded once per process: a snapshot
+    is never changed once written, so a kept one is never out of date. Decoding a thousand
+    runs' scores in every mode (tens of MB) on each request made a frozen board many times
+    dearer than the live one, which reads only the pairs it shows. Shared between requests:
+    readers must not change it."""
+    # the id with the moment and phase: an id reused (a database restored) is another key
+    key = (snapshot.pk, snapshot.phase_id, snapshot.created_at.isoformat())
+    data = _snapshots.get(key)
+    if data is None:
+        if "data" in snapshot.__dict__:  # read with the snapshot already
+            data = snapshot.data
+        else:
+            data = BoardSnapshot.objects.values_list("data", flat=True).get(pk=snapshot.pk)
+        if len(_snapshots) >= SNAPSHOTS_KEPT:
+            _snapshots.pop(next(iter(_snapshots)))
+        _snapshots[key] = data
+    return data
+
+
+def active_record(*, phase: Phase) -> FrozenRecord | None:
+    """The record of the phase's shown frozen board (None: not frozen, or frozen before the
+    record was stored)."""
+    frozen = active_snapshot(phase=phase)
+    return FrozenRecord.of(snapshot_data(frozen)) if frozen is not None else None
 
 
 def leaderboard_board(
@@ -568,14 +573,18 @@ def leaderboard_board(
     """
     visibility = phase_visibility(phase=phase, user=viewer)
     primary = phase.task.primary_metric
-    metric = metric or primary
     sort = sort or f"{AVERAGE}.f1"
     frozen = active_snapshot(phase=phase)
     use_snapshot = frozen is not None and not (live and visibility is Visibility.ALL)
     read: frozenset[tuple[str, str]] | None = None  # None: every pair (a frozen board)
+    record: FrozenRecord | None = None
+    counts, missing = phase.counts, phase.missing
     if use_snapshot and frozen is not None:
-        data = frozen.data
+        data = snapshot_data(frozen)
         stored = _material_metrics(data)
+        record = FrozenRecord.of(data)
+        if record is not None:
+            counts, missing = record.counts, record.missing
     else:
         stored = _stored_metrics(phase)
         data = None
@@ -583,6 +592,8 @@ def leaderboard_board(
     if mode not in modes:
         raise BoardQueryError(f"unknown mode {mode!r}: expected one of {', '.join(modes)}")
     metrics = ordered_metrics(stored.get(mode, []), primary) or [primary]
+    # A mode without the primary metric (CRAC 2026's empty nodes) shows its own first.
+    metric = metric or (primary if primary in metrics else metrics[0])
     if metric not in metrics:
         raise BoardQueryError(f"unknown metric {metric!r}: expected one of {', '.join(metrics)}")
     if data is None:
@@ -602,7 +613,11 @@ def leaderboard_board(
             "team or submitted"
         )
     available = [c.slug for c in columns if c.available]
-    tracks = [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
+    tracks = (
+        [TrackTab(slug, name) for slug, name in record.tracks]
+        if record is not None
+        else [TrackTab(t.slug, t.name) for t in phase.task.tracks.all()]
+    )
     if tracks:
         named = track_named(tracks=tracks, label=track or tracks[0].slug)
         if named is None:
@@ -620,21 +635,22 @@ def leaderboard_board(
     entries = _entries(data, mode=mode, metric=metric, primary=primary)
     entries = _visible_entries(entries, phase=phase, viewer=viewer, visibility=visibility)
     if not runs:
-        shown = select_team_entries(
-            entries, counts=phase.counts, available=available, missing=phase.missing
-        )
+        shown = select_team_entries(entries, counts=counts, available=available, missing=missing)
         if visibility is Visibility.ALL:
             shown += [e for e in entries if e.disqualified and not e.is_baseline]
     else:
         shown = entries
-    averaged = averaged_datasets(phase=phase, mode=mode, available=available)
+    averaged = averaged_datasets(
+        phase=phase,
+        mode=mode,
+        available=available,
+        without=record.without_empty_nodes if record is not None else None,
+    )
     if unmeasured := set(available) - set(averaged):
         shown, columns = _unmeasured(shown, columns, unmeasured)
-    rows = rank_rows(
-        shown, available=averaged, sort=sort, descending=descending, missing=phase.missing
-    )
+    rows = rank_rows(shown, available=averaged, sort=sort, descending=descending, missing=missing)
     if visibility is Visibility.OWN or _published_ranking(
-        phase, mode=mode, metric=metric, track=track
+        phase, mode=mode, metric=metric, track=track, record=record
     ):
         # (published per-dataset figures beside an official ranking of averages: not ranked)
         rows = [
@@ -659,10 +675,16 @@ def leaderboard_board(
         track=track,
         versions=_versions(data, {row.entry.submission_id for row in rows}),
         material={e["submission_id"]: e["scores"] for e in data["entries"]},
-        current_runs=None
-        if use_snapshot
-        else {e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
+        current_runs={e["submission_id"]: e["run"] for e in data["entries"] if e.get("run")},
         material_pairs=read,
+        procedure=record.procedure if record is not None else phase.task.procedure,
+        record=record,
+        missing=missing,
+        counts=counts,
+        procedures={e["submission_id"]: e.get("procedure") or "" for e in data["entries"]},
+        scorer_versions={
+            e["submission_id"]: e.get("scorer_version") or "" for e in data["entries"]
+        },
     )
     if groups and visibility in (Visibility.ALL, Visibility.PUBLIC):
         markers = board_tied_groups(board)
@@ -674,17 +696,21 @@ def leaderboard_board(
                 group_samples=GROUP_SAMPLES,
             )
     try:
-        shown_rows, cards = board_cards(phase=phase, rows=board.rows, card=card)
+        shown_rows, cards = board_cards(phase=phase, rows=board.rows, card=card, record=record)
     except CardFilterError as exc:
         raise BoardQueryError(str(exc)) from None
     return replace(board, rows=shown_rows, cards=cards)
 
 
-def _published_ranking(phase: Phase, *, mode: str, metric: str, track: str | None) -> bool:
+def _published_ranking(
+    phase: Phase, *, mode: str, metric: str, track: str | None, record: FrozenRecord | None
+) -> bool:
     """Whether the phase's official ranking in this mode and metric is a published table of
-    averages (`PublishedAverage`, shown with the board): then the per-dataset figures
-    published for some of its systems (a system paper's) are shown as such, not ranked
-    above the systems that have averages only."""
+    averages (`PublishedAverage`, shown with the board; a frozen board's as it kept them):
+    then the per-dataset figures published for some of its systems (a system paper's) are
+    shown as such, not ranked above the systems that have averages only."""
+    if record is not None:
+        return record.publishes(mode=mode, metric=metric, track=track)
     published = PublishedAverage.objects.filter(phase_id=phase.pk, mode=mode, metric=metric)
     if track is not None:
         published = published.filter(track__slug=track)
@@ -738,10 +764,12 @@ def _visible_entries(
 
 def snapshot_material(*, phase: Phase) -> dict:
     """All scores of every mode and metric: what `BoardSnapshot.data` holds. Beside each
-    entry's procedure and scorer version, the data version it was scored against (``keys``:
-    sub-corpus slug → SHA-256 of the gold key, from its scoring run), and the phase's own
-    (``data_versions``), so a frozen board's document says what every number was computed
-    from without reading anything that can change later."""
+    entry's procedure and scorer version, the key file it was scored against (``keys``:
+    sub-corpus slug → SHA-256 of the gold key file, from its scoring run), the phase's own
+    key digests (``key_digests``: file and normalised content SHA-256 of each dataset's key)
+    and the record's other parts (`leaderboard.selectors.record`: tracks, rules, variants,
+    system cards, published averages, the runs that count), so that everything a frozen
+    board shows is read from it and nothing that can change later."""
     material = board_material(phase=phase)
     slugs = dict(phase.subcorpora.values_list("pk", "slug"))
     runs = [e["run"] for e in material.get("entries", []) if e.get("run")]
@@ -750,10 +778,11 @@ def snapshot_material(*, phase: Phase) -> dict:
         entry["keys"] = {
             slugs.get(int(k), str(k)): sha for k, sha in (keys.get(entry.get("run")) or {}).items()
         }
-    material["data_versions"] = {
-        slug: content or sha
+    material["key_digests"] = {
+        slug: {"file_sha256": sha or None, "content_sha256": content or None}
         for slug, content, sha in phase.subcorpora.values_list("slug", "content_sha256", "sha256")
     }
+    material[RECORD_KEY] = frozen_record_parts(phase=phase, material=material)
     return material
 
 
@@ -798,7 +827,13 @@ def board_tied_groups(board: Board) -> dict[int, str]:
     missing = [k for k in keys if k not in p_values]
     if missing:
         needed = sorted({sid for a, _, b, _ in missing for sid in (a, b)})
-        found = document_counts(submission_ids=needed, mode=board.mode, metric=board.metric)
+        found = document_counts(
+            submission_ids=needed,
+            mode=board.mode,
+            metric=board.metric,
+            # a frozen board tests the scorings it froze, whatever was scored since
+            run_ids=[current[sid] for sid in needed if sid in current] if board.snapshot else None,
+        )
         if found is None:
             return {}
         counts, score = found
@@ -895,20 +930,18 @@ def phase_run_scores(*, phase: Phase, submission_ids) -> dict[int, OrganizeScore
     }
 
 
-def phase_final_submissions(*, phase: Phase) -> list[Submission]:
-    """The runs that count for each team under the phase rule (no baselines, none disqualified),
-    for the organizers' download of all final submissions."""
-    data = board_material(phase=phase, modes=[TASK_MODE], metrics=[phase.task.primary_metric])
+def final_run_ids(data: dict, *, phase: Phase) -> list[int]:
+    """The runs of a board's material that count for each team under the phase rule (no
+    baselines, none disqualified); in a task with tracks, per track."""
+    primary = phase.task.primary_metric
     available = [c["slug"] for c in data["subcorpora"] if c["available"]]
-    entries = _entries(
-        data, mode=TASK_MODE, metric=phase.task.primary_metric, primary=phase.task.primary_metric
-    )
+    entries = _entries(data, mode=TASK_MODE, metric=primary, primary=primary)
     # Each track ranks on its own board: a team's final run is chosen per track.
     track_of = {e["submission_id"]: e.get("track") for e in data["entries"]}
     by_track: dict[str | None, list] = {}
     for entry in entries:
         by_track.setdefault(track_of[entry.submission_id], []).append(entry)
-    ids = [
+    return [
         e.submission_id
         for runs in by_track.values()
         for e in select_team_entries(
@@ -916,9 +949,99 @@ def phase_final_submissions(*, phase: Phase) -> list[Submission]:
         )
         if not e.is_baseline
     ]
+
+
+def phase_final_submissions(*, phase: Phase) -> list[Submission]:
+    """The runs that count for each team under the phase rule (no baselines, none
+    disqualified), for the organizers' download of all final submissions: on a frozen
+    board, those that counted at the freeze."""
+    record = active_record(phase=phase)
+    if record is not None:
+        ids = list(record.final_runs)
+    else:
+        data = board_material(phase=phase, modes=[TASK_MODE], metrics=[phase.task.primary_metric])
+        ids = final_run_ids(data, phase=phase)
     return list(
         Submission.objects.filter(pk__in=ids)
         .select_related("team", "track")
         .prefetch_related("files__subcorpus")
         .order_by("team__name", "track__order", "id")
     )
+
+
+@dataclass(frozen=True)
+class FinalRun:
+    """A run that counts, as the final-runs export lists it: from the frozen record when the
+    board is frozen (its team name, scores and card as they stood), else as it is now."""
+
+    submission: Submission
+    team: str
+    track: str
+    run_name: str
+    scores: dict
+    """{mode: {metric: {sub-corpus slug: [recall, precision, f1]}}}: every measure stored."""
+    card: dict[str, str]
+
+
+@dataclass(frozen=True)
+class FinalRuns:
+    runs: list[FinalRun]
+    questions: list[str]
+    """The competition's system-card questions (slugs, in order)."""
+    subcorpora: list[str]
+    primary_metric: str
+
+
+def phase_final_runs(*, phase: Phase) -> FinalRuns:
+    """The runs that count for each team (`phase_final_submissions`) with what the export
+    writes of them; on a frozen board, all of it from the snapshot."""
+    frozen = active_snapshot(phase=phase)
+    record = FrozenRecord.of(snapshot_data(frozen)) if frozen is not None else None
+    if frozen is not None and record is not None:
+        data = snapshot_data(frozen)
+        questions = [q.slug for q in record.questions]
+        answers = record.answers
+    else:
+        data = board_material(phase=phase)
+        questions = [q.slug for q in phase.task.competition.card_questions.all()]
+        answers = _all_answers(phase) if questions else {}
+    by_id = {e["submission_id"]: e for e in data["entries"]}
+    runs = []
+    for submission in phase_final_submissions(phase=phase):
+        entry = by_id.get(submission.pk, {})
+        runs.append(
+            FinalRun(
+                submission=submission,
+                team=entry.get("team", submission.team.name),
+                track=entry.get("track") or "",
+                run_name=entry.get("run_name", submission.run_name),
+                scores=entry.get("scores", {}),
+                card=answers.get(submission.pk, {}),
+            )
+        )
+    if record is not None:  # in the order of the names and tracks of the freeze
+        tracks = [slug for slug, _ in record.tracks]
+        runs.sort(
+            key=lambda r: (
+                r.team,
+                tracks.index(r.track) if r.track in tracks else -1,
+                r.submission.pk,
+            )
+        )
+    return FinalRuns(
+        runs=runs,
+        questions=questions,
+        subcorpora=[c["slug"] for c in data["subcorpora"]],
+        primary_metric=data.get("primary_metric") or phase.task.primary_metric,
+    )
+
+
+def _all_answers(phase: Phase) -> dict[int, dict[str, str]]:
+    from competition.models import SystemCardAnswer
+
+    answers: dict[int, dict[str, str]] = {}
+    for sid, slug, value in SystemCardAnswer.objects.filter(submission__phase=phase).values_list(
+        "submission_id", "question__slug", "value"
+    ):
+        answers.setdefault(sid, {})[slug] = value
+    return answers

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from competition.models import Phase, SystemCardQuestion
 from competition.services.cards import card_columns
 from leaderboard.ranking import Row
+from leaderboard.selectors.record import FrozenRecord, StoredQuestion
 
 CARD_PREFIX = "card."
 """A board's filter by a question's answer: the query parameter ``card.<question slug>``."""
@@ -58,15 +59,32 @@ def card_filter_parse(query) -> tuple[tuple[str, str], ...]:
 
 
 def board_cards(
-    *, phase: Phase, rows: Sequence[Row], card: Sequence[tuple[str, str]] = ()
+    *,
+    phase: Phase,
+    rows: Sequence[Row],
+    card: Sequence[tuple[str, str]] = (),
+    record: FrozenRecord | None = None,
 ) -> tuple[list[Row], BoardCards]:
-    """The rows left by the filter ``card`` (each keeps its rank) and the board's cards.
-    Raises `CardFilterError` when the filter names a question the board does not show."""
-    questions, answers = card_columns(
-        competition=phase.task.competition,
-        submissions=[r.entry.submission_id for r in rows],
-        phase=phase,
-    )
+    """The rows left by the filter ``card`` (each keeps its rank) and the board's cards;
+    with ``record`` (a frozen board's) the questions and answers as they stood at the
+    freeze. Raises `CardFilterError` when the filter names a question the board does not
+    show."""
+    questions: Sequence[SystemCardQuestion | StoredQuestion]
+    if record is not None:
+        shown_ids = {r.entry.submission_id for r in rows}
+        questions = record.board_questions
+        slugs = {q.slug for q in questions}
+        answers = {
+            sid: {slug: v for slug, v in given.items() if slug in slugs}
+            for sid, given in record.answers.items()
+            if sid in shown_ids
+        }
+    else:
+        questions, answers = card_columns(
+            competition=phase.task.competition,
+            submissions=[r.entry.submission_id for r in rows],
+            phase=phase,
+        )
     known = {q.slug for q in questions}
     for slug, _ in card:
         if slug not in known:
@@ -96,7 +114,9 @@ def board_cards(
     )
 
 
-def _values(question: SystemCardQuestion, answers: dict[int, dict[str, str]]) -> tuple[str, ...]:
+def _values(
+    question: SystemCardQuestion | StoredQuestion, answers: dict[int, dict[str, str]]
+) -> tuple[str, ...]:
     if question.kind == SystemCardQuestion.Kind.YES_NO:
         return ("yes", "no")
     if question.kind == SystemCardQuestion.Kind.CHOICE:

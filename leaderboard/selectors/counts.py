@@ -37,19 +37,28 @@ def score_function(metric: str) -> significance.ScoreFunction | None:
 
 
 def document_counts(
-    *, submission_ids: Sequence[int], mode: str, metric: str
+    *,
+    submission_ids: Sequence[int],
+    mode: str,
+    metric: str,
+    run_ids: Sequence[int] | None = None,
 ) -> tuple[dict[int, dict[tuple[str, str], list[float]]], significance.ScoreFunction] | None:
     """Per-document count vectors of each submission, keyed by (sub-corpus slug, document),
     and the function that turns a summed vector into F1. None when the metric has no counts
-    or none are stored."""
+    or none are stored. ``run_ids``: read these scoring runs (a frozen board's, kept however
+    often its runs are scored again) instead of each submission's current one."""
     score = score_function(metric)
     if score is None:
         return None
     parts = CONLL_PARTS if metric == CONLL else (metric,)
+    chosen = (
+        Score.objects.filter(run_id__in=list(run_ids))
+        if run_ids is not None
+        else Score.objects.filter(run__is_current=True)
+    )
     rows = (
-        Score.objects.filter(
+        chosen.filter(
             submission_id__in=list(submission_ids),
-            run__is_current=True,
             mode=mode,
             metric__in=parts,
         )

@@ -27,7 +27,11 @@ per batch of changes (`leaderboard.jobs`), so the first visitor reads a kept vie
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+from django.core.cache import cache
 from django.db import connection
 
 from competition.models import (
@@ -39,28 +43,15 @@ from competition.models import (
 )
 from competition.visibility import Visibility, phase_visibility
 from leaderboard.models import BoardSnapshot
+from leaderboard.selectors.inputs import INPUTS_DIGEST, STATE_FIELDS
 
 VERSION = 4  # 2: the API's view is rendered JSON; 3, 4: cards, published averages in the state
-"""Part of every key: raise it when what a kept view holds changes shape."""
+"""Part of every key: raise it when what a kept view holds changes shape (a change of the
+runs' fields boards read changes the key by itself: `INPUTS_DIGEST`)."""
 KEPT_SECONDS = 7 * 24 * 3600
 PREFIX = "leaderboard:view:"
 
-_RUN_FIELDS = (
-    "id",
-    "status",
-    "team_id",
-    "run_name",
-    "created_at",
-    "is_baseline",
-    "is_chosen",
-    "disqualified",
-    "track_id",
-    "scorer_version",
-    "is_reference",
-    "source",
-    "description",
-    "link",
-)
+_RUN_FIELDS = STATE_FIELDS  # the fields boards read (`leaderboard.selectors.inputs`)
 _SQL: dict[str, str] = {}
 """The state query of each database vendor, written once per process."""
 
@@ -187,5 +178,42 @@ def public_view_key(*, phase: Phase, viewer, view: str, query) -> str | None:
     state = board_state(
         phase=phase, with_siblings=view == "page" and phase.kind != Phase.Kind.DEVELOPMENT
     )
-    digest = hashlib.sha256(repr((VERSION, view, items, state)).encode()).hexdigest()
+    digest = hashlib.sha256(repr((VERSION, INPUTS_DIGEST, view, items, state)).encode()).hexdigest()
     return f"{PREFIX}{phase.pk}:{digest}"
+
+
+@dataclass(frozen=True)
+class KeptView:
+    """A view as `kept_view` gave it."""
+
+    content: Any
+    error: bool = False
+    built: bool = False
+    """Built by this call (else read from the cache, or not built at all)."""
+    kept: bool = False
+    """A view kept for visitors (a public board): False for an organizer or a hidden phase."""
+
+
+def kept_view(
+    *,
+    phase: Phase,
+    viewer,
+    view: str,
+    query,
+    build: Callable[[], tuple[Any, bool]],
+    only_kept: bool = False,
+) -> KeptView:
+    """The one writer of the kept views: the ``view`` of ``phase`` for ``viewer`` and
+    ``query``, read from the cache when it is kept there, else built (``build`` returns the
+    content and whether the query was wrong) and, when it is a public board's and right,
+    kept. ``only_kept``: build nothing for a view that is not kept (the warming job)."""
+    key = public_view_key(phase=phase, viewer=viewer, view=view, query=query)
+    if key is None and only_kept:
+        return KeptView(content=None)
+    content = cache.get(key) if key else None
+    if content is not None:
+        return KeptView(content=content, kept=True)
+    content, error = build()
+    if key and not error:
+        cache.set(key, content, timeout=KEPT_SECONDS)
+    return KeptView(content=content, error=error, built=True, kept=key is not None)

@@ -8,8 +8,10 @@ official ranking, shown first (`leaderboard.board_views`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from competition.models import Phase, PublishedAverage
+from leaderboard.selectors.record import FrozenRecord
 from scoring.procedures import TASK_MODE, procedure
 from scoring.vocabulary import metric_label
 
@@ -48,18 +50,26 @@ def _ranked(rows: list[PublishedRow]) -> list[PublishedRow]:
     return rows
 
 
-def published_averages_table(*, phase: Phase) -> list[PublishedTable]:
+def published_averages_table(
+    *, phase: Phase, record: FrozenRecord | None = None
+) -> list[PublishedTable]:
+    """The tables of the phase's published averages; with ``record`` (a frozen board's),
+    those stored at the freeze, under the procedure of then."""
     # One phase's rows, grouped by track below: ordered by their printed order only (the
     # model's ordering through phase and track would join and sort by those models' own).
-    averages = list(
-        PublishedAverage.objects.filter(phase_id=phase.pk)
-        .select_related("track")
-        .order_by("order", "id")
+    averages: list[Any] = (
+        record.published_averages()
+        if record is not None
+        else list(
+            PublishedAverage.objects.filter(phase_id=phase.pk)
+            .select_related("track")
+            .order_by("order", "id")
+        )
     )
     if not averages:
         return []
-    task = phase.task
-    proc = procedure(task.procedure) if task.procedure else None
+    name = record.procedure if record is not None else phase.task.procedure
+    proc = procedure(name) if name else None
     order = list(proc.modes) if proc else [TASK_MODE]
     tables = []
     tracks: dict = {}

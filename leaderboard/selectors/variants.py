@@ -41,7 +41,7 @@ class Variants:
         return Variants([c for c in self.columns if c.mode == EMPTY_NODES], self.values)
 
 
-def _nothing_to_score(column: VariantColumn, ids: list[int]) -> bool:
+def column_has_nothing_to_score(column: VariantColumn, ids: list[int]) -> bool:
     """The zeros' column of data without zeros (no key nor response of the shown runs has a
     zero anaphor): its 0.00 would mean nothing, so it is left out."""
     if column.metric != ZERO_METRIC or not ids:
@@ -62,12 +62,17 @@ def board_variants(*, board: Board) -> Variants | None:
     """The variant columns of the rows ``board`` shows (its viewer's rows only), or None when
     the board's task has no scoring procedure."""
     task = board.phase.task
-    if not task.procedure or board.hidden and not board.rows:
+    if not board.procedure or board.hidden and not board.rows:
         return None
     ids = [row.entry.submission_id for row in board.rows]
-    columns = [
-        c for c in variant_columns(procedure=task.procedure) if not _nothing_to_score(c, ids)
-    ]
+    if board.record is not None:  # a frozen board: its columns as they were at the freeze
+        columns = [VariantColumn(*c) for c in board.record.variants]
+    else:
+        columns = [
+            c
+            for c in variant_columns(procedure=task.procedure)
+            if not column_has_nothing_to_score(c, ids)
+        ]
     wanted = {(c.mode, c.metric) for c in columns}
     cells: dict[int, dict[tuple[str, str], dict[str, Cell]]] = defaultdict(
         lambda: defaultdict(dict)

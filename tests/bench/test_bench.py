@@ -109,12 +109,9 @@ def test_the_compact_case_measures_the_converted_twin_of_the_same_corpus():
     assert out.getvalue().splitlines()[2].startswith("compact-1000")
 
 
-def test_the_board_case_times_three_boards_every_way_at_a_tiny_size():
-    """``--cases board-1000,board-10000`` at 0.4% size (4 and 40 runs) on a throwaway SQLite
-    file: seeds through the worker's service (in bulk for the larger case), prints the three
-    boards as kept views, built on request and recomputed from the score rows, with the CPU
-    per request and a fresh process's first request, all giving the same rows; the named
-    database is not touched."""
+def _bench_on_sqlite(*args: str):
+    """``python -m bench ARGS`` in a child process, on a throwaway SQLite file (no
+    DATABASE_URL) and a cache of its own; the finished process (it must succeed)."""
     import os
     import subprocess
     import sys
@@ -125,7 +122,7 @@ def test_the_board_case_times_three_boards_every_way_at_a_tiny_size():
     env["PYTHONPATH"] = str(root)
     env.pop("CACHE_URL", None)
     done = subprocess.run(
-        [sys.executable, "-m", "bench", "--cases", "board-1000,board-10000", "--scale", "0.004"],
+        [sys.executable, "-m", "bench", *args],
         capture_output=True,
         text=True,
         cwd=root,
@@ -133,6 +130,16 @@ def test_the_board_case_times_three_boards_every_way_at_a_tiny_size():
         timeout=900,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_the_board_case_times_three_boards_every_way_at_a_tiny_size():
+    """``--cases board-1000,board-10000`` at 0.4% size (4 and 40 runs) on a throwaway SQLite
+    file: seeds through the worker's service (in bulk for the larger case), prints the three
+    boards as kept views, built on request and recomputed from the score rows, with the CPU
+    per request and a fresh process's first request, all giving the same rows; the named
+    database is not touched."""
+    done = _bench_on_sqlite("--cases", "board-1000,board-10000", "--scale", "0.004")
     for case, runs in (("board-1000", 4), ("board-10000", 40)):
         lines = [line for line in done.stdout.splitlines() if line.startswith(case + " ")]
         assert [line.split(":")[0].split()[1] for line in lines] == ["rest", "html", "all-runs"]
@@ -161,3 +168,21 @@ def test_the_peak_is_the_scorers_not_the_parent_process(tmp_path):
     del ballast
     for row in (exploded, compact):
         assert 0 < row["import_mib"] <= row["peak_mib"] < 300
+
+
+def test_the_record_case_prints_the_record_costs_at_a_tiny_size():
+    """``--cases record-1000`` at 0.2% size (2 runs × 20 datasets) on a throwaway SQLite
+    file: the organizer's board before and after a freeze, the freeze, the frozen JSON GET
+    (plain and gzip) and the package build, each with its goal."""
+    done = _bench_on_sqlite("--cases", "record-1000", "--scale", "0.002")
+    assert "record-1000: seeded 2 runs of 100 teams × 20 sub-corpora" in done.stdout
+    for label in (
+        "organizer's board, unfrozen",
+        "organizer's board, frozen",
+        "freeze",
+        "frozen JSON GET  ",
+        "frozen JSON GET, gzip accepted",
+        "results package build",
+    ):
+        assert label in done.stdout, label
+    assert "goal ≤ 1.5×" in done.stdout and "goal ≤ 50 ms" in done.stdout

@@ -172,6 +172,44 @@ class Factory:
                 )
         return submission
 
+    def run_every_mode(self, phase, team, values: dict, *, procedure: str, **fields):
+        """A submission scored in every mode of ``procedure`` (the CoNLL parts and CoNLL,
+        or the ten empty-node measures), R = P = F1 = ``values[slug]`` (a dataset left out is
+        one the run skipped; a value may be a callable of (mode, metric))."""
+        submission = self.run(phase, team, **fields)
+        run = ScoringRun.objects.get(submission=submission, is_current=True)
+        run.procedure = procedure
+        run.save()
+        self.scores_every_mode(run, values, procedure=procedure)
+        return submission
+
+    def scores_every_mode(self, run, values: dict, *, procedure: str):
+        from scoring.procedures import PROCEDURES
+        from scoring.vocabulary import CONLL, CONLL_PARTS, EMPTY_NODE_MEASURES, EMPTY_NODES
+
+        proc = PROCEDURES[procedure]
+        slugs = {s.slug: s for s in run.submission.phase.subcorpora.all()}
+        for mode in proc.modes:
+            if mode == EMPTY_NODES:
+                metrics = EMPTY_NODE_MEASURES
+            elif proc.primary_metric == CONLL:
+                metrics = (*CONLL_PARTS, CONLL)
+            else:
+                metrics = (proc.primary_metric,)
+            for metric in metrics:
+                for slug, value in values.items():
+                    v = value(mode, metric) if callable(value) else value
+                    Score.objects.create(
+                        run=run,
+                        submission=run.submission,
+                        subcorpus=slugs[slug],
+                        mode=mode,
+                        metric=metric,
+                        recall=v,
+                        precision=v,
+                        f1=v,
+                    )
+
 
 @pytest.fixture
 def make(db):

@@ -130,7 +130,35 @@ def test_only_organizers_download_the_package(world, client, make):
     organize = client.get(
         reverse("leaderboard:organize_phase", args=[competition.slug, phase.task.slug, phase.slug])
     )
-    assert url in organize.content.decode()
+    args = [competition.slug, phase.task.slug, phase.slug]
+    assert reverse("leaderboard:results_package_progress", args=args) in organize.content.decode()
+
+
+def test_the_package_is_built_as_a_job_and_downloaded(world, client, make):
+    organizer, competition, phase, _ = world
+    args = [competition.slug, phase.task.slug, phase.slug]
+    progress = reverse("leaderboard:results_package_progress", args=args)
+    download = reverse("leaderboard:results_package_download", args=args)
+    participant = make.user("p2")
+    client.force_login(participant)
+    assert client.post(progress).status_code == 404
+    client.force_login(organizer)
+    assert client.get(download).status_code == 404  # nothing built yet
+    assert "No package was asked for yet" in client.get(progress).content.decode()
+    started = client.post(progress)
+    assert started.status_code == 302 and started["Location"] == progress
+    # without a broker the job ran in-process: the page says done and links the zip
+    page = client.get(progress).content.decode()
+    assert 'id="package-download"' in page and "Done: 1 of 1 tables built" in page
+    state = client.get(progress, {"format": "json"}).json()
+    assert state == {"state": "done", "done": 1, "total": 1, "error": ""}
+    built = zipfile.ZipFile(io.BytesIO(b"".join(client.get(download).streaming_content)))
+    direct = zipfile.ZipFile(
+        io.BytesIO(client.get(reverse("leaderboard:results_package", args=args)).content)
+    )
+    assert built.namelist() == direct.namelist()
+    for name in direct.namelist():
+        assert built.read(name) == direct.read(name), name
 
 
 def test_a_frozen_board_document_never_changes(world, client, make):
@@ -150,7 +178,7 @@ def test_a_frozen_board_document_never_changes(world, client, make):
     teams = [e["team"] for e in document["entries"]]
     assert sorted(teams) == ["Fair", "Good", "Poor"]
     number = document["entries"][0]["scores"][0]
-    assert {"procedure", "scorer_version", "data_version", "f1"} <= set(number)
+    assert {"procedure", "scorer_version", "key_file_sha256", "f1"} <= set(number)
     assert number["scorer_version"] == "test-1"
     # a new run arrives and an old one is disqualified: the frozen document stays as it was
     make.run(phase, make.team(competition, "Late"), documents=GOOD)
@@ -194,3 +222,56 @@ def test_a_task_with_tracks_gets_one_table_per_track_and_variant(make):
     assert set(tables) == {"llm/task", "unconstrained/task"}
     assert list(tables["llm/task"].frame["team"]) == ["L"]
     assert list(tables["unconstrained/task"].frame["team"]) == ["U"]
+
+
+def test_the_frozen_document_is_sent_as_stored_with_an_etag_and_gzip(world, client):
+    import gzip
+
+    organizer, competition, phase, _ = world
+    snapshot = board_freeze(phase=phase, user=organizer)
+    url = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk],
+    )
+    plain = client.get(url)
+    assert plain.status_code == 200 and "Content-Encoding" not in plain
+    snapshot.refresh_from_db()
+    assert plain.content == bytes(snapshot.document)  # the bytes encoded at the freeze
+    etag = plain["ETag"]
+    assert etag == snapshot.document_etag and "Accept-Encoding" in plain["Vary"]
+    again = client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304 and again.content == b""
+    assert client.get(url, HTTP_IF_NONE_MATCH='"other"').status_code == 200
+    zipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip, deflate")
+    assert zipped["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.content) == plain.content
+    refused = client.get(url, HTTP_ACCEPT_ENCODING="gzip;q=0")
+    assert "Content-Encoding" not in refused and refused.content == plain.content
+    document = json.loads(plain.content)
+    # two digests of a key, named apart: the file's bytes and its normalised content
+    assert set(document["key_digests"]["light"]) == {"file_sha256", "content_sha256"}
+    assert "key_file_sha256" in document["entries"][0]["scores"][0]
+
+
+def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client):
+    """A snapshot written before its record and document were stored: its board reads those
+    parts live, its JSON is encoded on request (``null`` where nothing was recorded)."""
+    from leaderboard.models import BoardSnapshot
+
+    organizer, competition, phase, _ = world
+    snapshot = board_freeze(phase=phase, user=organizer)
+    data = dict(snapshot.data)
+    data.pop("record")
+    data.pop("key_digests")
+    BoardSnapshot.objects.filter(pk=snapshot.pk).update(
+        data=data, document=b"", document_gzip=b"", document_etag=""
+    )
+    args = [competition.slug, phase.task.slug, phase.slug]
+    board = client.get(reverse("leaderboard:board", args=args))
+    assert board.status_code == 200 and "Official results, frozen" in board.content.decode()
+    response = client.get(reverse("leaderboard:frozen_board_json", args=[*args, snapshot.pk]))
+    document = json.loads(response.content)
+    assert response.status_code == 200 and response["ETag"]
+    assert document["procedure"] is None and document["key_digests"] is None
+    assert sorted(e["team"] for e in document["entries"]) == ["Fair", "Good", "Poor"]
+    assert all(e["card"] is None for e in document["entries"])

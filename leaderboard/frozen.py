@@ -1,0 +1,132 @@
+"""The frozen board's public document: the official record of a phase as JSON, built from
+its `BoardSnapshot` alone and encoded once, at the freeze (`frozen_board_bytes`); the
+stored bytes are what every GET of it sends (`leaderboard.views_record`).
+
+It is the same for every viewer who may see the phase's board: the runs the public board
+shows (no disqualified or failed run), each number with the procedure, scorer version and
+the digest of the gold key it was computed with, each run's system-card answers to the
+questions boards show (as they stood at the freeze), the tracks, ranking rules, variant
+columns and published averages of the record.
+
+Two digests of a gold key are named apart: ``key_file_sha256`` is the SHA-256 of the key
+file's bytes (what a run was scored against, recorded with its scoring), ``content_sha256``
+the SHA-256 of its content with line endings and trailing blanks normalised (what data
+files given to participants are compared with). ``key_digests`` gives both for each dataset
+as the phase had them at the freeze; each score gives the ``key_file_sha256`` of its run's
+scoring. Snapshots taken before the digests were recorded say ``null`` there rather than
+reading today's keys.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+
+from leaderboard.models import BoardSnapshot
+from leaderboard.selectors.record import FrozenRecord
+
+DOCUMENT_VERSION = 2
+"""The document's shape (2: named key digests, cards, the record's parts)."""
+
+_ENTRY_FIELDS = (
+    "submission_id",
+    "team",
+    "run_name",
+    "submitted_at",
+    "is_baseline",
+    "is_reference",
+    "source",
+    "track",
+    "procedure",
+    "scorer_version",
+)
+
+
+def _numbers(entry: dict) -> list[dict]:
+    keys = entry.get("keys")
+    numbers = []
+    for mode, metrics in sorted((entry.get("scores") or {}).items()):
+        for metric, cells in sorted(metrics.items()):
+            for slug, values in sorted(cells.items()):
+                numbers.append(
+                    {
+                        "mode": mode,
+                        "metric": metric,
+                        "subcorpus": slug,
+                        "recall": values[0],
+                        "precision": values[1],
+                        "f1": values[2],
+                        "procedure": entry.get("procedure") or None,
+                        "scorer_version": entry.get("scorer_version") or None,
+                        "key_file_sha256": None if keys is None else keys.get(slug),
+                    }
+                )
+    return numbers
+
+
+def frozen_board_document(snapshot: BoardSnapshot) -> dict:
+    """The public content of one frozen board (see the module docstring)."""
+    phase = snapshot.phase
+    data = snapshot.data or {}
+    record = FrozenRecord.of(data)
+    on_board = {q.slug for q in record.board_questions} if record else set()
+    entries = []
+    for entry in data.get("entries", []):
+        if entry.get("disqualified") or entry.get("status") != "scored":
+            continue
+        card = None
+        if record is not None:
+            given = record.answers.get(entry["submission_id"], {})
+            card = {slug: value for slug, value in sorted(given.items()) if slug in on_board}
+        entries.append(
+            {
+                **{name: entry.get(name) for name in _ENTRY_FIELDS},
+                "card": card,
+                "scores": _numbers(entry),
+            }
+        )
+    return {
+        "document_version": DOCUMENT_VERSION,
+        "snapshot": snapshot.pk,
+        "competition": phase.task.competition.slug,
+        "task": phase.task.slug,
+        "phase": phase.slug,
+        "frozen_at": snapshot.created_at.isoformat(),
+        "note": snapshot.note,
+        "primary_metric": data.get("primary_metric"),
+        "procedure": record.procedure if record else None,
+        "scorer_version": record.scorer if record else None,
+        "rules": {"counts": record.counts, "missing": record.missing} if record else None,
+        "tracks": [{"slug": s, "name": n} for s, n in record.tracks] if record else None,
+        "variants": (
+            [{"mode": m, "metric": me, "label": label} for m, me, label in record.variants]
+            if record
+            else None
+        ),
+        "card_questions": (
+            [{"slug": q.slug, "text": q.text, "kind": q.kind} for q in record.board_questions]
+            if record
+            else None
+        ),
+        "published_averages": list(record.published) if record else None,
+        "subcorpora": data.get("subcorpora", []),
+        "key_digests": data.get("key_digests"),
+        "entries": entries,
+    }
+
+
+def frozen_board_bytes(snapshot: BoardSnapshot) -> bytes:
+    """The document encoded as it is served: sorted keys, UTF-8."""
+    return json.dumps(
+        frozen_board_document(snapshot), sort_keys=True, ensure_ascii=False, indent=1
+    ).encode()
+
+
+def document_etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+
+
+def document_gzip(body: bytes) -> bytes:
+    """The stored compressed form (``mtime=0``: the same bytes for the same document)."""
+    return gzip.compress(body, compresslevel=6, mtime=0)
