@@ -34,8 +34,10 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TextIO
 
 from bench import boards, compact, corefud22, modes, record, rush, startup
 from bench.corpus import Shape, write_pair
@@ -256,6 +258,24 @@ def run(cases: list[Case], scale: float, out) -> list[dict]:
     return rows
 
 
+# The cases their own modules run, in the order they run: name → run(out, scale).
+OWN_MODULE_CASES: dict[str, Callable[[TextIO, float], list]] = {
+    corefud22.NAME: lambda out, scale: corefud22.run(out, scale),
+    rush.NAME: lambda out, scale: rush.run(out, scale),
+    "startup": lambda out, scale: startup.run(out),
+    BOARD_CASE: lambda out, scale: boards.run(out, scale=scale),
+    BOARD_LARGE: lambda out, scale: boards.run(
+        out,
+        scale=scale,
+        name=BOARD_LARGE,
+        runs=10 * boards.RUNS,
+        bulk=True,
+        requests=boards.REQUESTS // 3,
+    ),
+    record.NAME: lambda out, scale: record.run(out, scale=scale),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -271,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
             [c.name for c in CASES]
             + list(compact.CASES)
             + list(modes.CASES)
-            + ["startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE, record.NAME]
+            + list(OWN_MODULE_CASES)
         )
         + f". The default is "
         f"all but {corefud22.NAME} and {rush.NAME} (need PostgreSQL and Redis) and "
@@ -300,13 +320,13 @@ def main(argv: list[str] | None = None) -> int:
         if name not in by_name
         and name not in compact.CASES
         and name not in modes.CASES
-        and name not in ("startup", corefud22.NAME, rush.NAME, BOARD_CASE, BOARD_LARGE, record.NAME)
+        and name not in OWN_MODULE_CASES
     ]
     if unknown:
         parser.error(
             f"unknown cases {unknown}; valid: {', '.join(by_name)}, "
             f"{', '.join(compact.CASES)}, {', '.join(modes.CASES)}, "
-            f"{corefud22.NAME}, {rush.NAME}, startup, {BOARD_CASE}, {BOARD_LARGE}, {record.NAME}"
+            f"{', '.join(OWN_MODULE_CASES)}"
         )
     rows = run([by_name[name] for name in names], args.scale, sys.stdout) if names else []
     commands = [by_name[name] for name in names if by_name[name].command]
@@ -316,25 +336,9 @@ def main(argv: list[str] | None = None) -> int:
         rows += compact.run(compact_names, args.scale, sys.stdout)
     if mode_names:
         rows += modes.run(mode_names, args.scale, sys.stdout)
-    if corefud22.NAME in wanted:
-        rows += corefud22.run(sys.stdout, args.scale)
-    if rush.NAME in wanted:
-        rows += rush.run(sys.stdout, args.scale)
-    if "startup" in args.cases.split(","):
-        rows += startup.run(sys.stdout)
-    if BOARD_CASE in wanted:
-        rows += boards.run(sys.stdout, scale=args.scale)
-    if BOARD_LARGE in wanted:
-        rows += boards.run(
-            sys.stdout,
-            scale=args.scale,
-            name=BOARD_LARGE,
-            runs=10 * boards.RUNS,
-            bulk=True,
-            requests=boards.REQUESTS // 3,
-        )
-    if record.NAME in wanted:
-        rows += record.run(sys.stdout, scale=args.scale)
+    for name, case in OWN_MODULE_CASES.items():
+        if name in wanted:
+            rows += case(sys.stdout, args.scale)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0

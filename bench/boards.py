@@ -133,6 +133,42 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
         )
 
 
+def _seed_datasets(*, phase, keys: Path, modes, subcorpora: int) -> dict[int, list[list]]:
+    """The phase's datasets with their generated keys, and per dataset the score rows of
+    each generated response (scored once; a dataset past `SUBCORPORA` repeats one's)."""
+    from competition.models import SubCorpus
+    from scoring import score, score_rows
+
+    templates: dict[int, list[list]] = {}
+    corpora: dict[int, tuple[Path, list[Path]]] = {}
+    first: dict[int, int] = {}
+    for index in range(subcorpora):
+        if index % SUBCORPORA not in corpora:
+            corpora[index % SUBCORPORA] = _corpus(keys, f"set{index}", seed=101 + index)
+        key, responses = corpora[index % SUBCORPORA]
+        subcorpus = SubCorpus.objects.create(
+            phase=phase,
+            name=f"SET{index}",
+            slug=f"set{index}",
+            order=index,
+            key_file=f"keys/{key.name}",
+        )
+        if index >= SUBCORPORA:  # the same generated data again: its rows, scored once
+            templates[subcorpus.pk] = templates[first[index % SUBCORPORA]]
+            continue
+        first[index] = subcorpus.pk
+        templates[subcorpus.pk] = []
+        for response in responses:
+            rows = []
+            for mode in modes:
+                result = score(
+                    str(key), str(response), options=mode.options, per_doc=mode.per_doc, processes=1
+                )
+                rows.extend(score_rows(result, mode.options, mode=mode.name, per_doc=mode.per_doc))
+            templates[subcorpus.pk].append(rows)
+    return templates
+
+
 def seed(
     *,
     runs: int,
@@ -151,10 +187,9 @@ def seed(
 
     import scoring
     from competition import services
-    from competition.models import Competition, Phase, SubCorpus, Submission, Task, Team
+    from competition.models import Competition, Phase, Submission, Task, Team
     from competition.services.scoring import ScoreValue, ScoringResults
     from competition.task_scoring import scoring_modes, task_modes
-    from scoring import score, score_rows
 
     with connection.cursor() as cursor:  # a throwaway database: no need to wait for the disk
         if connection.vendor == "sqlite":
@@ -183,33 +218,7 @@ def seed(
     keys = private / "keys"
     keys.mkdir(parents=True)
     modes = task_modes(task)
-    templates: dict[int, list[list]] = {}
-    corpora: dict[int, tuple[Path, list[Path]]] = {}
-    first: dict[int, int] = {}
-    for index in range(subcorpora):
-        if index % SUBCORPORA not in corpora:
-            corpora[index % SUBCORPORA] = _corpus(keys, f"set{index}", seed=101 + index)
-        key, responses = corpora[index % SUBCORPORA]
-        subcorpus = SubCorpus.objects.create(
-            phase=phase,
-            name=f"SET{index}",
-            slug=f"set{index}",
-            order=index,
-            key_file=f"keys/{key.name}",
-        )
-        if index >= SUBCORPORA:  # the same generated data again: its rows, scored once
-            templates[subcorpus.pk] = templates[first[index % SUBCORPORA]]
-            continue
-        first[index] = subcorpus.pk
-        templates[subcorpus.pk] = []
-        for response in responses:
-            rows = []
-            for mode in modes:
-                result = score(
-                    str(key), str(response), options=mode.options, per_doc=mode.per_doc, processes=1
-                )
-                rows.extend(score_rows(result, mode.options, mode=mode.name, per_doc=mode.per_doc))
-            templates[subcorpus.pk].append(rows)
+    templates = _seed_datasets(phase=phase, keys=keys, modes=modes, subcorpora=subcorpora)
     scored_at = time.perf_counter()
     teams = Team.objects.bulk_create(
         [Team(competition=competition, name=f"Team {n:03d}") for n in range(TEAMS)]

@@ -167,11 +167,7 @@ def _yaml_scan(text: str, *, name: str, error: type[DefinitionError], limits: In
         nodes += 1
         if nodes > limits.yaml_nodes:
             raise error(name, f"{where}: the file holds more than {limits.yaml_nodes} values")
-        values, depth = 1, 0
-        if isinstance(event, yaml.AliasEvent):
-            if place.open_anchor(event.anchor):
-                raise error(name, f"{where}: the alias *{_shown(event.anchor)} is inside itself")
-            values, depth = place.anchors.get(event.anchor, (1, 0))
+        values, depth = _alias_size(event, place, where=where, name=name, error=error)
         expanded += values
         if expanded > limits.yaml_values:
             raise error(
@@ -185,22 +181,47 @@ def _yaml_scan(text: str, *, name: str, error: type[DefinitionError], limits: In
                 f"line {line}: nested more than {limits.yaml_depth} levels deep once its "
                 "aliases (*name) are expanded",
             )
-        if isinstance(event, _OPEN):
-            place.open(event)
-            if len(place.frames) > limits.yaml_depth:
-                raise error(
-                    name,
-                    f"line {line}: nested more than {limits.yaml_depth} levels deep "
-                    "(mappings and lists)",
-                )
-        elif isinstance(event, yaml.AliasEvent):
-            place.add(values, depth)
-        else:
-            if event.anchor is not None:
-                place.anchors[event.anchor] = (1, 0)
-            place.add(1, 0)
-            if "\x00" in event.value:
-                raise error(name, f"{where}: a NUL character (expected text)")
+        _node_take(event, place, (values, depth), where=where, name=name, error=error)
+        if len(place.frames) > limits.yaml_depth:
+            raise error(
+                name,
+                f"line {line}: nested more than {limits.yaml_depth} levels deep "
+                "(mappings and lists)",
+            )
+
+
+def _alias_size(
+    event, place: _Place, *, where: str, name: str, error: type[DefinitionError]
+) -> tuple[int, int]:
+    """(values, depth) a node stands for: an alias its anchor's, refused inside itself."""
+    if not isinstance(event, yaml.AliasEvent):
+        return 1, 0
+    if place.open_anchor(event.anchor):
+        raise error(name, f"{where}: the alias *{_shown(event.anchor)} is inside itself")
+    return place.anchors.get(event.anchor, (1, 0))
+
+
+def _node_take(
+    event,
+    place: _Place,
+    size: tuple[int, int],
+    *,
+    where: str,
+    name: str,
+    error: type[DefinitionError],
+) -> None:
+    """Enter a mapping or list, or count an alias or a scalar into the open one (a scalar
+    with a NUL refused)."""
+    if isinstance(event, _OPEN):
+        place.open(event)
+    elif isinstance(event, yaml.AliasEvent):
+        place.add(*size)
+    else:
+        if event.anchor is not None:
+            place.anchors[event.anchor] = (1, 0)
+        place.add(1, 0)
+        if "\x00" in event.value:
+            raise error(name, f"{where}: a NUL character (expected text)")
 
 
 # --- zip member names -----------------------------------------------------------------------

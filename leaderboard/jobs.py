@@ -22,6 +22,9 @@ from django.conf import settings
 
 from leaderboard import services
 
+# the results package's job, written beside the service it runs (registered with the others)
+from leaderboard.package_jobs import results_package_task as results_package_task
+
 logger = logging.getLogger(__name__)
 
 
@@ -62,11 +65,3 @@ def board_views_refresh_task(self, phase_id: int) -> int:
             _schedule(phase_id, countdown=wait)
             return 0
     return services.board_views_refresh(phase_id=phase_id)
-
-
-@shared_task(ignore_result=True)
-def results_package_task(phase_id: int, user_id: int, token: str) -> None:
-    """Build an organizer's results package (`leaderboard.package_jobs`)."""
-    from leaderboard.package_jobs import package_job_build
-
-    package_job_build(phase_id=phase_id, user_id=user_id, token=token)

@@ -26,7 +26,7 @@ from django.utils.text import slugify
 
 from competition.models import Phase
 from leaderboard import participation, significance
-from leaderboard.exports import csv_safe
+from leaderboard.exports import csv_safe, rows_csv
 from leaderboard.participation import participation_figures
 from leaderboard.selectors import Board, leaderboard_board
 from leaderboard.selectors.boards import active_record
@@ -386,9 +386,13 @@ def phase_results_package(
         for table in tables:
             archive.writestr(f"{table.name}.csv", table_csv(table))
             archive.writestr(f"{table.name}.tex", table_latex(table))
-        archive.writestr("participation/summary.csv", participation.summary_csv(figures))
-        archive.writestr("participation/runs-per-team.csv", participation.runs_csv(figures))
-        archive.writestr("participation/submissions-by-day.csv", participation.days_csv(figures))
+        archive.writestr("participation/summary.csv", rows_csv(participation.summary_rows(figures)))
+        archive.writestr(
+            "participation/runs-per-team.csv", rows_csv(participation.runs_rows(figures))
+        )
+        archive.writestr(
+            "participation/submissions-by-day.csv", rows_csv(participation.days_rows(figures))
+        )
         archive.writestr("participation/submissions-by-day.svg", participation.days_svg(figures))
         archive.writestr(
             "README.txt", _readme(phase, samples=samples, test_samples=test_samples, seed=seed)

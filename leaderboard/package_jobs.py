@@ -1,5 +1,5 @@
 """The results package built as a job: an organizer asks for it (`package_job_start`), a
-worker builds it (`leaderboard.jobs.results_package_task`; in the embedded configuration,
+worker builds it (`results_package_task`, below; in the embedded configuration,
 in-process, at once) telling its progress in the cache, and keeps the zip in the private
 folder (`PRIVATE_ROOT/packages/`); the organizer's progress page follows it and links the
 download when it is done. One job per organizer and phase: asking again replaces it.
@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from celery import shared_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -58,8 +59,6 @@ def package_job_file(job: PackageJob) -> Path:
 def package_job_start(*, phase: Phase, user) -> PackageJob:
     """Ask for the package of ``phase`` as ``user`` sees it; the job is queued (run at once
     in-process without a broker)."""
-    from leaderboard.jobs import results_package_task
-
     job = PackageJob(state="queued", token=secrets.token_hex(16))
     _save(phase.pk, user.pk, job)
     results_package_task.delay(phase.pk, user.pk, job.token)
@@ -94,3 +93,9 @@ def package_job_build(*, phase_id: int, user_id: int, token: str) -> None:
     except Exception as exc:
         logger.exception("building the results package of phase %s failed", phase_id)
         _save(phase_id, user_id, PackageJob("failed", token=token, error=str(exc)[:300]))
+
+
+@shared_task(ignore_result=True)
+def results_package_task(phase_id: int, user_id: int, token: str) -> None:
+    """Build an organizer's results package, as a job (`package_job_build`)."""
+    package_job_build(phase_id=phase_id, user_id=user_id, token=token)

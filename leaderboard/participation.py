@@ -17,7 +17,6 @@ from django.db.models import Count, Q
 from django.db.models.functions import TruncDate
 
 from competition.models import Phase, Submission, Team, TeamApproval
-from leaderboard.exports import rows_csv
 
 
 def participation_figures(*, phase: Phase) -> dict:
@@ -65,7 +64,8 @@ def participation_figures(*, phase: Phase) -> dict:
     }
 
 
-def summary_csv(figures: dict) -> str:
+def summary_rows(figures: dict) -> list[list]:
+    """The summary's lines (the first the header), for a CSV."""
     teams = figures["teams"]
     tracks = Counter(line["track"] for line in figures["runs"])
     rows: list[list] = [["figure", "value"]]
@@ -77,23 +77,24 @@ def summary_csv(figures: dict) -> str:
         ["scored runs", sum(line["scored"] for line in figures["runs"])],
     ]
     rows += [[f"teams in track {t}", n] for t, n in sorted(tracks.items()) if t]
-    return rows_csv(rows)
+    return rows
 
 
-def runs_csv(figures: dict) -> str:
-    return rows_csv(
-        [["team", "track", "runs", "scored"]]
-        + [[r["team"], r["track"], r["runs"], r["scored"]] for r in figures["runs"]]
-    )
+def runs_rows(figures: dict) -> list[list]:
+    """Runs per team and track (the first line the header), for a CSV."""
+    return [["team", "track", "runs", "scored"]] + [
+        [r["team"], r["track"], r["runs"], r["scored"]] for r in figures["runs"]
+    ]
 
 
-def days_csv(figures: dict) -> str:
+def days_rows(figures: dict) -> list[list]:
+    """Submissions per day and their running total (the first line the header), for a CSV."""
     total = 0
     rows: list[list] = [["day", "submissions", "cumulative"]]
     for line in figures["days"]:
         total += line["runs"]
         rows.append([line["day"], line["runs"], total])
-    return rows_csv(rows)
+    return rows
 
 
 def days_svg(figures: dict, *, width: int = 480, height: int = 200) -> str:

@@ -157,11 +157,7 @@ def _corefud_command(words: list[str]) -> _CorefudCommand:
             if not value and index + 1 < len(words):
                 index += 1
                 value = words[index]
-            if word in ("-a", "--match") and value in COREFUD_MATCH:
-                command.match = value
-            elif word in ("-z", "--zero-match-method") and value in ("linear", "dependent"):
-                command.zeros = value
-            else:
+            if not _corefud_choice(command, word, value):
                 ignored.append(f"{word} {value}".strip())
         elif word in ("-s", "--keep-singletons"):
             command.singletons = True
@@ -172,6 +168,18 @@ def _corefud_command(words: list[str]) -> _CorefudCommand:
         index += 1
     command.ignored = tuple(ignored)
     return command
+
+
+def _corefud_choice(command: _CorefudCommand, option: str, value: str) -> bool:
+    """Set the matching (``-a``) or the zeros' matching (``-z``) that ``value`` names;
+    False when it names none the scorer knows."""
+    if option in ("-a", "--match") and value in COREFUD_MATCH:
+        command.match = value
+    elif option in ("-z", "--zero-match-method") and value in ("linear", "dependent"):
+        command.zeros = value
+    else:
+        return False
+    return True
 
 
 def _corefud(words: list[str], reason: str) -> ProgramMatch:

@@ -109,13 +109,7 @@ def results_read(
     """The checked reference rows of a results file for ``phase`` and the mapping of its
     columns; raises `DefinitionError` naming the line at fault, or `ResultsUnmapped` when a
     column cannot be placed (unless ``apply_anyway``)."""
-    limit = int(getattr(settings, "RESULTS_MAX_BYTES", MAX_BYTES))
-    if path.stat().st_size > limit:
-        raise DefinitionError(name, f"larger than the limit of {limit} bytes")
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DefinitionError(name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    text = _results_text(path, name=name)
     if unit not in ("auto", "percent", "fraction"):
         raise DefinitionError(name, f"unit {unit!r}: expected auto, percent or fraction")
     subcorpora = {sc.name: sc.pk for sc in phase.subcorpora.filter(available=True)}
@@ -165,6 +159,21 @@ def results_read(
         )
     if read.blocking and not apply_anyway:
         raise ResultsUnmapped(name, read)
+    read.rows = _reference_rows(raw_rows, unit=unit, phase=phase, metric=metric, name=name)
+    return read
+
+
+def _reference_rows(
+    raw_rows: list[tuple[int, str, str, dict[int, float]]],
+    *,
+    unit: str,
+    phase: Phase,
+    metric: str,
+    name: str,
+) -> list[ReferenceRow]:
+    """The rows read, as fractions (``unit`` auto: percent when a value is over 1), each
+    checked to be a score."""
+    rows: list[ReferenceRow] = []
     values = [v for *_, scores in raw_rows for v in scores.values()]
     scale = {"percent": 100.0, "fraction": 1.0}.get(unit) or (100.0 if max(values) > 1 else 1.0)
     for line, user, ident, scores in raw_rows:
@@ -173,7 +182,7 @@ def results_read(
                 raise DefinitionError(
                     name, f"line {line}: {score:g} is not a score between 0 and {scale:g}"
                 )
-        read.rows.append(
+        rows.append(
             ReferenceRow(
                 phase=phase,
                 metric=metric,
@@ -183,7 +192,19 @@ def results_read(
                 scores={k: v / scale for k, v in scores.items()},
             )
         )
-    return read
+    return rows
+
+
+def _results_text(path: Path, *, name: str) -> str:
+    """The results file's text, refused past ``RESULTS_MAX_BYTES`` or when not UTF-8."""
+    limit = int(getattr(settings, "RESULTS_MAX_BYTES", MAX_BYTES))
+    if path.stat().st_size > limit:
+        raise DefinitionError(name, f"larger than the limit of {limit} bytes")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DefinitionError(name, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return text
 
 
 def _columns(

@@ -35,10 +35,9 @@ from competition.bundles.parse import COMPETITION, Report, bundle_read, phase_su
 from competition.bundles.results import ResultsRead, ResultsUnmapped, results_read
 from competition.definition import apply
 from competition.definition.organizers import Door
-from competition.definition.spec import SpecError
+from competition.definition.spec import Limits, SpecError
 from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, Phase, Submission
-from competition.services.definition_files import definition_job_bytes
 from competition.services.dispatch import definition_job_enqueue
 from competition.services.editor import EditorError, phase_data_attach
 from competition.services.references import reference_rows_write
@@ -200,7 +199,7 @@ def bundle_import_start(
     if upload.size is not None and upload.size > limit:
         raise DefinitionError(name, f"larger than the limit of {limit} bytes")
     _owner_and_slug_check(name=name, owner=owner, slug=slug)
-    large = upload.size is None or upload.size > definition_job_bytes()
+    large = upload.size is None or upload.size > Limits.current().job_bytes
     folder = Path("jobs" if large else "tmp") / f"bundle-{uuid.uuid4().hex}"
     target = Path(settings.PRIVATE_ROOT) / folder
     target.mkdir(parents=True)

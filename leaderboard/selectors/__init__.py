@@ -35,10 +35,10 @@ from leaderboard.selectors.boards import (
     ordered_modes,
     phase_final_submissions,
     phase_run_scores,
-    snapshot_material,
     task_gap_table,
 )
 from leaderboard.selectors.counts import compare_counts, document_counts
+from leaderboard.selectors.freeze import snapshot_material
 from scoring.vocabulary import metric_label, ordered_metrics
 
 __all__ = [

@@ -52,7 +52,7 @@ from leaderboard.selectors.averaged import UNMEASURED_NOTE, averaged_datasets
 from leaderboard.selectors.cards import BoardCards, CardFilterError, board_cards
 from leaderboard.selectors.counts import compare_counts, document_counts
 from leaderboard.selectors.inputs import RUN_KEYS, RUN_PATHS
-from leaderboard.selectors.record import RECORD_KEY, FrozenRecord, frozen_record_parts
+from leaderboard.selectors.record import FrozenRecord
 from scoring.vocabulary import metric_label, ordered_metrics
 
 TASK_MODE = Score.TASK_MODE
@@ -762,7 +762,7 @@ def _visible_entries(
     return entries
 
 
-def snapshot_material(*, phase: Phase) -> dict:
+def snapshot_board_material(*, phase: Phase) -> dict:
     """All scores of every mode and metric: what `BoardSnapshot.data` holds. Beside each
     entry's procedure and scorer version, the key file it was scored against (``keys``:
     sub-corpus slug → SHA-256 of the gold key file, from its scoring run), the phase's own
@@ -782,7 +782,6 @@ def snapshot_material(*, phase: Phase) -> dict:
         slug: {"file_sha256": sha or None, "content_sha256": content or None}
         for slug, content, sha in phase.subcorpora.values_list("slug", "content_sha256", "sha256")
     }
-    material[RECORD_KEY] = frozen_record_parts(phase=phase, material=material)
     return material
 
 

@@ -73,6 +73,32 @@ def board_variants(*, board: Board) -> Variants | None:
             for c in variant_columns(procedure=task.procedure)
             if not column_has_nothing_to_score(c, ids)
         ]
+    cells = _variant_cells(board, ids=ids, columns=columns)
+    averaged = {
+        mode: averaged_datasets(
+            phase=board.phase,
+            mode=mode,
+            available=board.available,
+            without=board.record.without_empty_nodes if board.record is not None else None,
+        )
+        for mode in {c.mode for c in columns}
+    }
+    values: dict[int, dict[tuple[str, str], float | None]] = {}
+    for sid in ids:
+        values[sid] = {}
+        for column in columns:
+            key = (column.mode, column.metric)
+            over = averaged[column.mode]
+            average = macro_average(cells[sid][key], over, board.missing_rule) if over else None
+            values[sid][key] = None if average is None else average.f1
+    return Variants(columns=columns, values=values)
+
+
+def _variant_cells(
+    board: Board, *, ids: list[int], columns: list[VariantColumn]
+) -> dict[int, dict[tuple[str, str], dict[str, Cell]]]:
+    """Each run's cells of the variant columns: read with the board where it read them (a
+    frozen board shows what was frozen), else from the current score rows."""
     wanted = {(c.mode, c.metric) for c in columns}
     cells: dict[int, dict[tuple[str, str], dict[str, Cell]]] = defaultdict(
         lambda: defaultdict(dict)
@@ -98,16 +124,4 @@ def board_variants(*, board: Board) -> Variants | None:
         for sid, mode, metric, slug, r, p, f in rows:
             if (mode, metric) in wanted:
                 cells[sid][(mode, metric)][slug] = Cell(r, p, f)
-    averaged = {
-        mode: averaged_datasets(phase=board.phase, mode=mode, available=board.available)
-        for mode in {c.mode for c in columns}
-    }
-    values: dict[int, dict[tuple[str, str], float | None]] = {}
-    for sid in ids:
-        values[sid] = {}
-        for column in columns:
-            key = (column.mode, column.metric)
-            over = averaged[column.mode]
-            average = macro_average(cells[sid][key], over, board.missing_rule) if over else None
-            values[sid][key] = None if average is None else average.f1
-    return Variants(columns=columns, values=values)
+    return cells
