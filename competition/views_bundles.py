@@ -84,8 +84,9 @@ PENDING = re.compile(r"^[0-9a-f]{32}$")
 
 
 def _pending_path(competition, token: str) -> Path:
-    """Where a results file waits for "apply anyway" (one competition's, by its token)."""
-    return Path(settings.PRIVATE_ROOT) / "tmp" / "results" / f"{competition.pk}-{token}.csv"
+    """Where a results file waits for "apply anyway" (one competition's, by its token): kept
+    apart from the scratch folder, which a refused upload leaves empty."""
+    return Path(settings.PRIVATE_ROOT) / "results-pending" / f"{competition.pk}-{token}.csv"
 
 
 @login_required

@@ -50,7 +50,7 @@ def test_identity_anaphora_scored_by_crac_2026_is_refused_with_why(client):
         },
     )
     page = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 400  # a refused form: the page again, with why
     assert "scores Multilingual coreference (CorefUD) tasks, not Identity anaphora" in page
     assert "codi-crac-2021-identity" in page  # the procedure that fits the kind
     with pytest.raises(EditorError) as refused:

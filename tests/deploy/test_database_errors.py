@@ -18,7 +18,7 @@ def test_a_page_whose_database_is_away_answers_503_with_a_retry_hint(client, mon
     def away(**kwargs):
         raise error
 
-    monkeypatch.setattr("competition.selectors.competition_list", away)
+    monkeypatch.setattr("competition.selectors_home.competition_cards", away)
     client.raise_request_exception = False
     response = client.get("/")
     assert response.status_code == 503 and response["Retry-After"] == "5"
@@ -42,6 +42,6 @@ def test_other_errors_are_not_turned_into_503(client, monkeypatch):
     def broken(**kwargs):
         raise ValueError("a bug")
 
-    monkeypatch.setattr("competition.selectors.competition_list", broken)
+    monkeypatch.setattr("competition.selectors_home.competition_cards", broken)
     client.raise_request_exception = False
     assert client.get("/").status_code == 500

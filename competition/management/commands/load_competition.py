@@ -17,6 +17,7 @@ from competition.models import Competition, Submission
 from competition.services import competition_load
 from competition.services.audit import audit_definition_load, audit_structure
 from competition.services.publish import competition_publish_waiving
+from competition.untrusted import yaml_read
 from competition.wording import plural
 
 
@@ -144,8 +145,8 @@ class Command(BaseCommand):
 def _loaded_before(path: str) -> Competition | None:
     """The competition the file defines, if it is loaded already (its changes are audited)."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = yaml_read(Path(path).read_text(encoding="utf-8"), name=Path(path).name)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, CompetitionError):
         return None  # the load itself says what is wrong with the file
     slug = data.get("slug") if isinstance(data, dict) else None
     return Competition.objects.filter(slug=str(slug)).first() if slug else None

@@ -148,7 +148,7 @@ def test_scoring_programs_recognised(files, command, scorer, kind, procedure):
             "remove_singletons",
             [
                 "remove_singletons (singletons excluded), where procedure codi-crac-2021-identity "
-                "has singletons kept; its 'remove_singletons remove_split_antecedent' column "
+                "has singletons kept; its 'without singletons and split antecedents' column "
                 "scores so"
             ],
         ),
@@ -167,9 +167,10 @@ def test_scoring_programs_recognised(files, command, scorer, kind, procedure):
             "-m conll",
             [
                 "no -s (singletons excluded), where procedure codi-crac-2021-identity has "
-                "singletons kept; its 'remove_singletons remove_split_antecedent' column scores so",
+                "singletons kept; its 'without singletons and split antecedents' column scores "
+                "so",
                 "no -l (split antecedents removed), where procedure codi-crac-2021-identity has "
-                "split antecedents kept; its 'remove_singletons remove_split_antecedent' column "
+                "split antecedents kept; its 'without singletons and split antecedents' column "
                 "scores so",
             ],
         ),

@@ -211,6 +211,13 @@ ROUTES: dict[str, Writer | str] = {
         ORGANIZERS, _post("competition:announcements", title="News", body="Something.")
     ),
     "competition:card_defaults": Writer(ORGANIZERS, _post("competition:card_defaults")),
+    "competition:card_question": Writer(
+        ORGANIZERS,
+        _post(
+            "competition:card_question",
+            **{"cq-slug": "team-size", "cq-text": "How many people?", "cq-kind": "text"},
+        ),
+    ),
     "competition:bundle_results": Writer(ORGANIZERS, _results),
     "leaderboard:organize_phase": Writer(
         ORGANIZERS, _post("leaderboard:organize_phase", PHASE_ARGS, action="hide")
@@ -310,6 +317,11 @@ ROUTES: dict[str, Writer | str] = {
     "leaderboard:board_json": READ,
     "leaderboard:final_submissions": READ,
     "leaderboard:results_package": READ,
+    # its POST queues a package job (the cache, no row): organizers only, tests/leaderboard/
+    # test_record.py and tests/e2e/test_results_package.py
+    "leaderboard:results_package_progress": READ,
+    "leaderboard:results_package_download": READ,
+    "competition:bundle_job": READ,  # staff only, like the import page: test_draft_crawl.py
     "leaderboard:frozen_board_json": READ,
     "leaderboard:rescore_progress": READ,
     "leaderboard:rescore_progress_json": READ,
