@@ -34,6 +34,7 @@ from scoring.clusters import (
     SpanCoder,
     finish_layer,
     group_layer,
+    mention_key,
     mention_nodes,
     with_first_node_heads,
 )
@@ -119,6 +120,9 @@ def score_document(
         warnings=warnings,
         pseudo_non_referring=not compact,
     )
+    if plan.matching != "exact":
+        _first_cluster_minimums(k, key_markables, coder)
+        _first_cluster_minimums(r, resp_markables, coder)
     key_part, resp_part = k.partition, r.partition
     aligned = _alignment(plan, k, r, key, coder, shared, warnings)
     rename = aligned.rename
@@ -414,6 +418,41 @@ def _filtered(
     if not plan.filters_mentions:
         return markables
     return tuple(filters.apply(doc, markables, plan.options, key=key))
+
+
+def _first_cluster_minimums(
+    layer: ProcessedLayer, markables: Sequence[Markable], coder: SpanCoder
+) -> None:
+    """A mention in several clusters (one span annotated in two entities) takes the Min and
+    head of its markable in the first of them, in the order the clusters are scored: v2
+    collects a side's mentions into a set cluster by cluster, and of equal mentions the set
+    keeps the first, whose Min partial matching then uses (repro ``orderdep-min-residue``:
+    the span's two markables there have different Mins). Without such a mention, nothing
+    changes."""
+    clusters = layer.partition.clusters
+    first: dict[int, int] = {}
+    repeated: set[int] = set()
+    for index, cluster in enumerate(clusters):
+        for code in cluster:
+            if first.setdefault(code, index) != index:
+                repeated.add(code)
+    if not repeated:
+        return
+    min_spans, heads = dict(layer.min_spans), dict(layer.heads)
+    done: set[int] = set()
+    for m in markables:
+        code = coder.codes.get(mention_key(m, coder.head_identity))
+        if code not in repeated or code in done:
+            continue
+        if m.entity_id != layer.entity_ids[first[code]]:
+            continue
+        done.add(code)
+        for mapping, value in ((min_spans, m.min_span), (heads, m.head)):
+            if value is None:
+                mapping.pop(code, None)
+            else:
+                mapping[code] = value
+    layer.min_spans, layer.heads = min_spans, heads
 
 
 def _alignment(
