@@ -120,9 +120,8 @@ def score_document(
         warnings=warnings,
         pseudo_non_referring=not compact,
     )
-    if plan.matching != "exact":
-        _first_cluster_minimums(k, key_markables, coder)
-        _first_cluster_minimums(r, resp_markables, coder)
+    _first_cluster_mentions(k, key_markables, coder)
+    _first_cluster_mentions(r, resp_markables, coder)
     key_part, resp_part = k.partition, r.partition
     aligned = _alignment(plan, k, r, key, coder, shared, warnings)
     rename = aligned.rename
@@ -420,15 +419,16 @@ def _filtered(
     return tuple(filters.apply(doc, markables, plan.options, key=key))
 
 
-def _first_cluster_minimums(
+def _first_cluster_mentions(
     layer: ProcessedLayer, markables: Sequence[Markable], coder: SpanCoder
 ) -> None:
-    """A mention in several clusters (one span annotated in two entities) takes the Min and
-    head of its markable in the first of them, in the order the clusters are scored: v2
-    collects a side's mentions into a set cluster by cluster, and of equal mentions the set
-    keeps the first, whose Min partial matching then uses (repro ``orderdep-min-residue``:
-    the span's two markables there have different Mins). Without such a mention, nothing
-    changes."""
+    """A mention in several clusters (one span annotated in two entities) is its markable in
+    the first of them, in the order the clusters are scored: its Min and head, and whether
+    it is a zero (its head an empty node) with that head's DEPS. v2 collects a side's
+    mentions into a set cluster by cluster, and of equal mentions the set keeps the first,
+    which the matching then uses (repro ``orderdep-min-residue``: the span's two markables
+    have different Mins there; or one is headed by an empty node, the other by a word).
+    Without such a mention, nothing changes."""
     clusters = layer.partition.clusters
     first: dict[int, int] = {}
     repeated: set[int] = set()
@@ -439,20 +439,34 @@ def _first_cluster_minimums(
     if not repeated:
         return
     min_spans, heads = dict(layer.min_spans), dict(layer.heads)
+    zeros, zero_heads, deps = set(layer.zeros), dict(layer.zero_heads), dict(layer.deps)
     done: set[int] = set()
     for m in markables:
         code = coder.codes.get(mention_key(m, coder.head_identity))
-        if code not in repeated or code in done:
-            continue
-        if m.entity_id != layer.entity_ids[first[code]]:
+        if code not in repeated or code in done or m.entity_id != layer.entity_ids[first[code]]:
             continue
         done.add(code)
-        for mapping, value in ((min_spans, m.min_span), (heads, m.head)):
-            if value is None:
-                mapping.pop(code, None)
-            else:
-                mapping[code] = value
+        _set(min_spans, code, m.min_span)
+        _set(heads, code, m.head if not m.head_zero else None)
+        if m.zero or m.head_zero:
+            zeros.add(code)
+            zero_heads[code] = (
+                (m.head, m.head_zero) if m.head_zero and m.head is not None else (m.start, m.zero)
+            )
+            deps[code] = dict(m.attributes).get("deps", "")
+        else:
+            zeros.discard(code)
+            zero_heads.pop(code, None)
+            deps.pop(code, None)
     layer.min_spans, layer.heads = min_spans, heads
+    layer.zeros, layer.zero_heads, layer.deps = zeros, zero_heads, deps
+
+
+def _set(mapping: dict[int, Any], code: int, value: Any) -> None:
+    if value is None:
+        mapping.pop(code, None)
+    else:
+        mapping[code] = value
 
 
 def _alignment(
