@@ -458,7 +458,11 @@ class _Reader:
         self.globals: dict[str, str] = {}
         self.names: set[str] = set()  # the documents begun so far
         # udapi's order (order_entities)
-        self.entity_keys: dict[int, dict[str, tuple[Any, ...]]] = {}
+        # udapi's rank of every entity id met so far (file-wide: an id in two documents is
+        # one entity), one int each; ranks grow with the documents, so an id met in an earlier
+        # document sorts before the ids a later one brings
+        self.entity_ranks: dict[int, dict[str, int]] = {}
+        self.next_rank = 0
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -663,9 +667,10 @@ class _Reader:
         CorefUD scorer scores in (a span in two entities maps to the last of them). udapi
         keeps one entity per id for the whole file and orders entities by their first
         mention: the earlier document first, then the earlier first node, the longer
-        mention, the earlier last node, and the smaller entity id (as text)."""
+        mention, the earlier last node, and the smaller entity id (as text). What is kept
+        across documents is one rank (an int) per id, not its sort key."""
         # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
-        keys = self.entity_keys.setdefault(self.count if "grp" in self.fields else -1, {})
+        keys = self.entity_ranks.setdefault(self.count if "grp" in self.fields else -1, {})
         found: dict[str, tuple[Any, ...]] = {}
         get = found.get
         for markable in doc.identity:
@@ -686,9 +691,13 @@ class _Reader:
                 key = ((start, 0), -length, (end, 0))
             if best is None or key < best:
                 found[eid] = key
-        count = self.count
-        for eid, key in found.items():
-            keys[eid] = (count, *key, escape(eid))  # udapi compares ids as written
+        # the document's new ids in udapi's order (ids compared as written), ranked after
+        # every id met before
+        rank = self.next_rank
+        for eid in sorted(found, key=lambda eid: (*found[eid], escape(eid))):
+            keys[eid] = rank
+            rank += 1
+        self.next_rank = rank
         doc.entity_order = tuple(
             sorted(dict.fromkeys(map(_SECOND, doc.identity)), key=keys.__getitem__)
         )
