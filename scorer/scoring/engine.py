@@ -442,8 +442,11 @@ def _first_cluster_mentions(
     zeros, zero_heads, deps = set(layer.zeros), dict(layer.zero_heads), dict(layer.deps)
     done: set[int] = set()
     for m in markables:
-        code = coder.codes.get(mention_key(m, coder.head_identity))
-        if code not in repeated or code in done or m.entity_id != layer.entity_ids[first[code]]:
+        found = coder.codes.get(mention_key(m, coder.head_identity))
+        if found is None or found not in repeated or found in done:
+            continue
+        code = found
+        if m.entity_id != layer.entity_ids[first[code]]:
             continue
         done.add(code)
         _set(min_spans, code, m.min_span)
