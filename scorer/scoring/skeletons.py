@@ -16,7 +16,13 @@ from scoring.options import ScoringOptions
 from scoring.pairing import file_format
 from scoring.plan import ScoringPlan
 from scoring.validate import document_checks
-from scoring.validation import check_response, id_sentences, read_side, skeleton_document
+from scoring.validation import (
+    check_response,
+    id_sentences,
+    misspelt_attributes,
+    read_side,
+    skeleton_document,
+)
 
 __all__ = ["key_skeleton", "validate_against_skeleton"]
 
@@ -46,11 +52,12 @@ def validate_against_skeleton(
     options: ScoringOptions,
     key_label: str = "the key",
     max_problems: int = 50,
+    warnings: list[str] | None = None,
 ) -> list[ScoringInputError]:
     """`validate_pair` with the key given as its `key_skeleton`: the same readers and checks
     of the response (format, parse errors, cycles, documents, tokens, sentence ids); the
     key's own problems are not checked (the organizers' side). Messages name the key
-    ``key_label``."""
+    ``key_label``; ``warnings``: as `validate_pair`'s."""
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     formats = {"key": str(skeleton.get("format", "ua"))}
@@ -58,6 +65,8 @@ def validate_against_skeleton(
         formats["response"] = file_format(str(response_path), plan)
     except ScoringInputError as problem:
         return [problem]
+    if warnings is not None and formats["response"] == "corefud":
+        warnings.extend(misspelt_attributes(str(response_path)))
     key_docs = (
         Document(
             str(doc["name"]),

@@ -59,12 +59,15 @@ def validate_pair(
     max_problems: int = 50,
     key_documents: list[tuple[str, int]] | None = None,
     skeleton: dict[str, Any] | None = None,
+    warnings: list[str] | None = None,
 ) -> list[ScoringInputError]:
     """`validate_response` for options given as a `ScoringOptions`. With ``key_documents``
     a list, the key's documents are appended to it as they are read: (name, number of
     tokens), in file order (a gold key checked as a run of itself needs no other reading).
     With ``skeleton`` a dict, it receives the key's `key_skeleton` from the same reading
-    (what is read of the key is its skeleton where the key has no problem)."""
+    (what is read of the key is its skeleton where the key has no problem). With
+    ``warnings`` a list, it receives what does not stop scoring but a team should know:
+    `misspelt_attributes` of a compact response."""
     plan = ScoringPlan.compile(options)
     problems: list[ScoringInputError] = []
     formats: dict[str, str] = {}
@@ -75,6 +78,8 @@ def validate_pair(
             problems.append(problem)
     if len(formats) < 2:
         return problems[:max_problems]
+    if warnings is not None and formats["response"] == "corefud":
+        warnings.extend(misspelt_attributes(str(response_path)))
 
     read = key_documents
     if skeleton is not None:
@@ -169,3 +174,65 @@ def check_response(
     )
     problems.extend(errors)
     return problems[:max_problems]
+
+
+COREFERENCE_ATTRIBUTES = ("Entity", "SplitAnte", "Bridge")
+"""The MISC attributes of a compact (CorefUD) file that carry coreference."""
+
+
+def misspelt_attributes(path: str, most: int = 20) -> list[str]:
+    """Warnings (``FILE:LINE: ...``) for MISC attributes of a compact file whose name looks
+    like a misspelt coreference attribute (`COREFERENCE_ATTRIBUTES`): the same name in
+    another case (``entity=``), or one edit away (a letter more, fewer, changed or two
+    swapped: ``Entitty=``, ``Enity=``, ``SplitAnt=``, ``Brdige=``). The reader reads only the
+    exact names, so the mentions written there are silently not read; at most ``most``."""
+    found: list[str] = []
+    with open(path, encoding="utf-8-sig", errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            misc = line.rstrip("\r\n").rpartition("\t")[2]
+            if "=" not in misc or line.startswith("#"):
+                continue
+            for item in misc.split("|"):
+                name = item.partition("=")[0]
+                meant = _meant(name)
+                if meant is not None:
+                    found.append(
+                        f"{path}:{number}: MISC attribute {name!r} looks like a misspelt "
+                        f"{meant!r}: its mentions are not read (expected {meant}=...)"
+                    )
+                    if len(found) >= most:
+                        return found
+    return found
+
+
+def _meant(name: str) -> str | None:
+    """The coreference attribute ``name`` looks like a misspelling of, if any."""
+    if name in COREFERENCE_ATTRIBUTES or not 4 <= len(name) <= 12:
+        return None
+    lower = name.lower()
+    for attribute in COREFERENCE_ATTRIBUTES:
+        if lower == attribute.lower() or _one_edit(lower, attribute.lower()):
+            return attribute
+    return None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` becomes ``b`` by one insertion, deletion, substitution or swap of two
+    neighbouring letters."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 1:
+            return True
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long[i]:
+        i += 1
+    return short[i:] == long[i + 1 :]
