@@ -120,8 +120,8 @@ def score_document(
         warnings=warnings,
         pseudo_non_referring=not compact,
     )
-    _first_cluster_mentions(k, key_markables, coder)
-    _first_cluster_mentions(r, resp_markables, coder)
+    key_zero_in = _first_cluster_mentions(k, key_markables, coder)
+    resp_zero_in = _first_cluster_mentions(r, resp_markables, coder)
     key_part, resp_part = k.partition, r.partition
     aligned = _alignment(plan, k, r, key, coder, shared, warnings)
     rename = aligned.rename
@@ -145,7 +145,9 @@ def score_document(
             )
 
     for name in plan.extra_metrics:
-        extra = _extra_metric(name, key_part, resp_part, k, r, aligned, coder)
+        extra = _extra_metric(
+            name, key_part, resp_part, k, r, aligned, coder, (key_zero_in, resp_zero_in)
+        )
         result.metrics[name] = _metric_result(name, (extra,), (), plan)
 
     if plan.non_referring:
@@ -421,14 +423,16 @@ def _filtered(
 
 def _first_cluster_mentions(
     layer: ProcessedLayer, markables: Sequence[Markable], coder: SpanCoder
-) -> None:
+) -> dict[tuple[int, int], bool]:
     """A mention in several clusters (one span annotated in two entities) is its markable in
     the first of them, in the order the clusters are scored: its Min and head, and whether
     it is a zero (its head an empty node) with that head's DEPS. v2 collects a side's
     mentions into a set cluster by cluster, and of equal mentions the set keeps the first,
     which the matching then uses (repro ``orderdep-min-residue``: the span's two markables
     have different Mins there; or one is headed by an empty node, the other by a word).
-    Without such a mention, nothing changes."""
+    Without such a mention, nothing changes. Returns whether such a mention is a zero in
+    each of its clusters, (cluster, code) → bool: the ``zero`` metric asks each cluster's
+    own mention, as v2 does."""
     clusters = layer.partition.clusters
     first: dict[int, int] = {}
     repeated: set[int] = set()
@@ -437,16 +441,21 @@ def _first_cluster_mentions(
             if first.setdefault(code, index) != index:
                 repeated.add(code)
     if not repeated:
-        return
+        return {}
+    clusters_of: dict[str, int] = {eid: i for i, eid in enumerate(layer.entity_ids)}
+    zero_in: dict[tuple[int, int], bool] = {}
     min_spans, heads = dict(layer.min_spans), dict(layer.heads)
     zeros, zero_heads, deps = set(layer.zeros), dict(layer.zero_heads), dict(layer.deps)
     done: set[int] = set()
     for m in markables:
         found = coder.codes.get(mention_key(m, coder.head_identity))
-        if found is None or found not in repeated or found in done:
+        if found is None or found not in repeated:
             continue
         code = found
-        if m.entity_id != layer.entity_ids[first[code]]:
+        where = clusters_of.get(m.entity_id)
+        if where is not None:
+            zero_in.setdefault((where, code), bool(m.zero or m.head_zero))
+        if code in done or m.entity_id != layer.entity_ids[first[code]]:
             continue
         done.add(code)
         _set(min_spans, code, m.min_span)
@@ -463,6 +472,7 @@ def _first_cluster_mentions(
             deps.pop(code, None)
     layer.min_spans, layer.heads = min_spans, heads
     layer.zeros, layer.zero_heads, layer.deps = zeros, zero_heads, deps
+    return zero_in
 
 
 def _set(mapping: dict[int, Any], code: int, value: Any) -> None:
@@ -554,6 +564,7 @@ def _extra_metric(
     r: ProcessedLayer,
     aligned: Alignment,
     coder: SpanCoder,
+    zero_in: tuple[dict[tuple[int, int], bool], dict[tuple[int, int], bool]] = ({}, {}),
 ) -> PRCounts:
     """v2's metrics beyond the six, on the mode-processed clusters.
 
@@ -598,6 +609,7 @@ def _extra_metric(
             k.zeros,
             order=orders.__getitem__,
             response_zeros=r.zeros,
+            zero_in=zero_in,
         )
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
 

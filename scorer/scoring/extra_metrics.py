@@ -78,6 +78,7 @@ def zero_counts(
     zeros: Container[Any],
     order: Callable[[Any], Any] | None = None,
     response_zeros: Container[Any] | None = None,
+    zero_in: tuple[Mapping[tuple[int, Any], bool], Mapping[tuple[int, Any], bool]] = ({}, {}),
 ) -> PRCounts:
     """Anaphor-level score of zero anaphors (CRAC 2022; v2 ``zero``, VE:402-466).
 
@@ -97,6 +98,9 @@ def zero_counts(
     response_zeros : container, optional
         The response mentions that are zeros, where the sides differ (the same span can have
         an empty head in the key and a word head in the response); default ``zeros``.
+    zero_in : pair of mappings, optional
+        Key side, response side: (cluster index, mention) → whether it is a zero there, for
+        a mention in several clusters whose markables differ (v2 asks each cluster's own).
 
     Each cluster is put in document order. Each non-first key mention that is a zero is
     an anaphor; its counterpart is the identical response mention or its aligned one:
@@ -127,7 +131,8 @@ def zero_counts(
             cluster_of[mention] = index
     tp = fp = fn = wl = 0
     covered: set[Hashable] = set()
-    for cluster in key_clusters:
+    key_zero_in, response_zero_in = zero_in
+    for index, cluster in enumerate(key_clusters):
         earlier: set[int] = set()
         for i, mention in enumerate(cluster):
             counterpart = None
@@ -136,7 +141,7 @@ def zero_counts(
             elif mention in key_to_response:
                 counterpart = key_to_response[mention]
             target = cluster_of.get(counterpart) if counterpart is not None else None
-            if i and mention in zeros:
+            if i and key_zero_in.get((index, mention), mention in zeros):
                 if counterpart is None or counterpart in first_mentions:
                     fn += 1
                 elif target not in earlier:
@@ -147,12 +152,12 @@ def zero_counts(
                     covered.add(counterpart)
             if target is not None:
                 earlier.add(target)
-    for cluster in response_clusters:
+    for index, cluster in enumerate(response_clusters):
         for mention in cluster:
             if (
                 mention not in first_mentions
                 and mention not in covered
-                and mention in response_zeros
+                and response_zero_in.get((index, mention), mention in response_zeros)
             ):
                 fp += 1
     return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
