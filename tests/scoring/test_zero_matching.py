@@ -136,3 +136,16 @@ def test_a_response_zero_whose_equal_key_zero_went_elsewhere_finds_nothing():
     found = alignment([(1, 3)], {1}, {1, 3}, lambda code: 99, dependent=True)
     assert found.lookups is None
     assert found.rename == {3: 1, 1: 99}
+
+
+def test_a_zero_without_deps_scores_where_the_corefud_scorer_divides_by_zero():
+    """Repro crac-zero-without-deps (docs/scoring-deviations.md): no dependency pair, then the
+    zeros match as equal mentions."""
+    folder = REPROS / "crac-zero-without-deps"
+    words = ["-f", "corefud", "-m", "muc", "bcub", "ceafe", "-a", "head", "-z"]
+    result = score(
+        str(folder / "key.conllu"),
+        str(folder / "response.conllu"),
+        options=parse_options([*words, "--zero-match-method", "dependent"]).options,
+    )
+    assert result.conll == 1.0
