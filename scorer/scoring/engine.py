@@ -21,6 +21,7 @@ should know goes to ``warnings``.
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -34,7 +35,6 @@ from scoring.clusters import (
     SpanCoder,
     finish_layer,
     group_layer,
-    mention_key,
     mention_nodes,
     with_first_node_heads,
 )
@@ -120,8 +120,8 @@ def score_document(
         warnings=warnings,
         pseudo_non_referring=not compact,
     )
-    key_zero_in = _first_cluster_mentions(k, key_markables, coder)
-    resp_zero_in = _first_cluster_mentions(r, resp_markables, coder)
+    key_zero_in = _first_cluster_mentions(k, key_grouped)
+    resp_zero_in = _first_cluster_mentions(r, resp_grouped)
     key_part, resp_part = k.partition, r.partition
     aligned = _alignment(plan, k, r, key, coder, shared, warnings)
     rename = aligned.rename
@@ -422,7 +422,7 @@ def _filtered(
 
 
 def _first_cluster_mentions(
-    layer: ProcessedLayer, markables: Sequence[Markable], coder: SpanCoder
+    layer: ProcessedLayer, grouped: GroupedLayer
 ) -> dict[tuple[int, int], bool]:
     """A mention in several clusters (one span annotated in two entities) is its markable in
     the first of them, in the order the clusters are scored: its Min and head, and whether
@@ -433,13 +433,16 @@ def _first_cluster_mentions(
     Without such a mention, nothing changes. Returns whether such a mention is a zero in
     each of its clusters, (cluster, code) → bool: the ``zero`` metric asks each cluster's
     own mention, as v2 does."""
-    clusters = layer.partition.clusters
+    mcodes = grouped.mcodes
+    if len(set(mcodes)) == len(mcodes):
+        return {}  # every mention is one markable (most documents)
+    several = {code for code, count in Counter(mcodes).items() if count > 1}
     first: dict[int, int] = {}
-    repeated: set[int] = set()
-    for index, cluster in enumerate(clusters):
+    for index, cluster in enumerate(layer.partition.clusters):
         for code in cluster:
-            if first.setdefault(code, index) != index:
-                repeated.add(code)
+            if code in several:
+                first.setdefault(code, index)
+    repeated = set(first)  # (a markable of a cluster not scored, a singleton, counts too)
     if not repeated:
         return {}
     clusters_of: dict[str, int] = {eid: i for i, eid in enumerate(layer.entity_ids)}
@@ -447,11 +450,9 @@ def _first_cluster_mentions(
     min_spans, heads = dict(layer.min_spans), dict(layer.heads)
     zeros, zero_heads, deps = set(layer.zeros), dict(layer.zero_heads), dict(layer.deps)
     done: set[int] = set()
-    for m in markables:
-        found = coder.codes.get(mention_key(m, coder.head_identity))
-        if found is None or found not in repeated:
+    for m, code in zip(grouped.markables, mcodes):
+        if code not in repeated:
             continue
-        code = found
         where = clusters_of.get(m.entity_id)
         if where is not None:
             zero_in.setdefault((where, code), bool(m.zero or m.head_zero))
