@@ -17,8 +17,9 @@ each connected component of the candidate graph:
   we use the optimal one-to-one alignment (docs/scoring-deviations.md).
 
 Rows and columns of each component are ordered by (start, end, length), as v2 sorts them, so
-ties go to earlier mentions. Zero mentions align exactly only (or by their dependencies,
-`scoring.extra_metrics.zero_dependency_alignment`, before this step).
+ties go to earlier mentions. Zero mentions take part as any other mention (v2); under
+``--zero-match-method dependent`` the caller has aligned them by their dependencies first
+and gives here only the mentions still free (`scoring.zero_matching`).
 
 Compact files: a mention of several nodes may contain empty nodes (`Markable.zeros`) and its
 head may be one (`Markable.head_zero`). Such mentions are compared as sets of nodes, as v2
@@ -73,7 +74,8 @@ def align_mentions(
     key_zero_heads: dict[int, tuple[int, int]] | None = None,
     response_zero_heads: dict[int, tuple[int, int]] | None = None,
 ) -> dict[int, int]:
-    """Response code → key code for the mentions aligned beyond exact spans.
+    """Response code → key code for the mentions aligned beyond exact spans, among the
+    codes given (a code on both sides is an exact match, left out).
 
     ``key_zero_heads`` / ``response_zero_heads``: code → (position, rank) of the head of a
     mention whose head is an empty node (compact files).
@@ -86,8 +88,8 @@ def align_mentions(
     def order(code: int) -> tuple[Any, Any, int]:
         return mention_order(keys[code])
 
-    k_rest = sorted((k for k in key_set - resp_set if not keys[k][1]), key=order)
-    s_rest = sorted((s for s in resp_set - key_set if not keys[s][1]), key=order)
+    k_rest = sorted(key_set - resp_set, key=order)
+    s_rest = sorted(resp_set - key_set, key=order)
     if not k_rest or not s_rest:
         return {}
     key_zero_heads = key_zero_heads or {}
@@ -116,7 +118,7 @@ def mention_order(key: MentionKey) -> tuple[Any, Any, int]:
     """(first node, last node, number of nodes), as v2 sorts mentions (nodes in
     `node_order` terms, so mentions with and without empty nodes compare)."""
     parts = key[0]
-    if len(key) > 2 and (key[2] or key[1]):
+    if key[1] or len(key) > 2 and key[2]:
         nodes = sorted(mention_nodes(key))
         return nodes[0], nodes[-1], len(nodes)
     if len(parts) == 1:  # (most mentions: one part, `_length` inline)
@@ -157,7 +159,7 @@ def _partial_corefud(
         lo, hi = bisect_left(starts, kstart), bisect_right(starts, mn[0])
         for s in s_rest[lo:hi]:
             sparts = keys[s][0]
-            if mention_zeros(keys[s]):
+            if keys[s][1] or mention_zeros(keys[s]):
                 continue  # nodes the key lacks
             if contiguous and len(sparts) == 1:
                 e, f = sparts[0]
@@ -197,7 +199,8 @@ def _partial_nodes(
     if not minimum <= knodes:
         return
     kparts = keys[k][0]
-    lo, hi = bisect_left(starts, kparts[0][0]), bisect_right(starts, kparts[-1][1])
+    # (an empty node after the key's last word sits at the next word's position)
+    lo, hi = bisect_left(starts, kparts[0][0]), bisect_right(starts, kparts[-1][1] + 1)
     for s in s_rest[lo:hi]:
         snodes = mention_nodes(keys[s])
         if minimum <= snodes <= knodes:
@@ -254,7 +257,7 @@ def _head(
         cands = list(by_head.get(hk, ()))
         cands.extend(s for s in headless if covers(hk, s))
         for s in cands:
-            if mention_zeros(keys[k]) or mention_zeros(keys[s]):
+            if keys[k][1] or keys[s][1] or mention_zeros(keys[k]) or mention_zeros(keys[s]):
                 knodes = mention_nodes(keys[k])
                 ov = len(knodes & mention_nodes(keys[s])) / len(knodes)
             else:

@@ -21,11 +21,12 @@ should know goes to ``warnings``.
 from __future__ import annotations
 
 import gc
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from scoring import extra_metrics, filters
+from scoring import extra_metrics, filters, zero_matching
 from scoring.alignment import align_mentions, mention_order
 from scoring.clusters import (
     GroupedLayer,
@@ -57,6 +58,7 @@ from scoring.results import (
 )
 from scoring.splits import SetPairs
 from scoring.vocabulary import BRIDGING_LEVELS
+from scoring.zero_matching import Alignment
 
 CONLL_2012 = "conll"  # Document.metadata["format"] of the CoNLL-2012 reader
 COMPACT = "corefud"  # ... of the compact (CorefUD) reader
@@ -118,36 +120,18 @@ def score_document(
         warnings=warnings,
         pseudo_non_referring=not compact,
     )
+    key_zero_in = _first_cluster_mentions(k, key_grouped)
+    resp_zero_in = _first_cluster_mentions(r, resp_grouped)
     key_part, resp_part = k.partition, r.partition
-    rename: dict[int, int] = {}
-    if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:
-        rename = _zero_dependency_rename(k, r, key, response, coder, shared)
-        resp_part = resp_part.renamed(rename)
-    if plan.matching != "exact":
-        more = align_mentions(
-            plan.matching,
-            (m for c in key_part.clusters for m in c),
-            (m for c in resp_part.clusters for m in c),
-            coder.keys,
-            key_min=k.min_spans,
-            key_heads=k.heads,
-            response_min=r.min_spans,
-            response_heads=r.heads,
-            warnings=warnings,
-            where=f"{key.path}: document {key.name}",
-            key_zero_heads=k.zero_heads,
-            response_zero_heads=r.zero_heads,
-        )
-        if more:
-            resp_part = resp_part.renamed(more)
-            targets = set(rename.values())
-            rename = {s: more.get(t, t) for s, t in rename.items()} | {
-                s: t for s, t in more.items() if s not in rename and s not in targets
-            }
+    aligned = _alignment(plan, k, r, key, coder, shared, warnings)
+    rename = aligned.rename
+    resp_part = resp_part.renamed(rename)
 
     if plan.metrics:
         with_sets = key_part.has_sets or resp_part.has_sets
-        table = (SetTable if with_sets else TableCounts)(key_part, resp_part)
+        table = (SetTable if with_sets else TableCounts)(
+            key_part, resp_part, lookups=aligned.lookups
+        )
         pairs = SetPairs(key_part, resp_part) if with_sets else None
         for name in plan.metrics:
             counts: list[PRCounts] = []
@@ -161,7 +145,9 @@ def score_document(
             )
 
     for name in plan.extra_metrics:
-        extra = _extra_metric(name, key_part, resp_part, k, r, rename, coder)
+        extra = _extra_metric(
+            name, key_part, resp_part, k, r, aligned, coder, (key_zero_in, resp_zero_in)
+        )
         result.metrics[name] = _metric_result(name, (extra,), (), plan)
 
     if plan.non_referring:
@@ -215,27 +201,16 @@ class SharedWork:
       (the head in a mention's identity or not) and per list of markables, with the coder
       as the two sides left it: each mode gets its own copy of the coder, since the
       zeros' alignment may add codes to it;
-    - the zeros' dependency alignment, per grouped layers and scored zeros, with the codes
-      it adds; and each document's sentence of every empty node.
+    - the zeros' dependency pairs, per grouped layers and scored zeros.
     """
 
-    __slots__ = ("heads", "keep", "layers", "renames", "sentences")
+    __slots__ = ("heads", "keep", "layers", "zero_pairs")
 
     def __init__(self, *, keep: bool = True) -> None:
         self.keep = keep  # False: one mode only, nothing is kept for others
         self.heads: dict[int, tuple[Sequence[Markable], Sequence[Markable]]] = {}
         self.layers: list[tuple[Any, ...]] = []
-        self.renames: dict[tuple[Any, ...], tuple[dict[int, int], list[Any]]] = {}
-        self.sentences: dict[int, tuple[Document, dict[tuple[int, int], int]]] = {}
-
-    def zero_sentences(self, doc: Document) -> dict[tuple[int, int], int]:
-        """`_zero_sentences` of ``doc``, once per document."""
-        done = self.sentences.get(id(doc))
-        if done is None or done[0] is not doc:
-            done = (doc, _zero_sentences(doc))
-            if self.keep:
-                self.sentences[id(doc)] = done
-        return done[1]
+        self.zero_pairs: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
 
     def first_node_heads(self, markables: Sequence[Markable], *, exact: bool) -> Sequence[Markable]:
         """``with_first_node_heads(markables, exact=exact)``, the same list for every mode."""
@@ -446,80 +421,140 @@ def _filtered(
     return tuple(filters.apply(doc, markables, plan.options, key=key))
 
 
-def _zero_dependency_rename(
+def _first_cluster_mentions(
+    layer: ProcessedLayer, grouped: GroupedLayer
+) -> dict[tuple[int, int], bool]:
+    """A mention in several clusters (one span annotated in two entities) is its markable in
+    the first of them, in the order the clusters are scored: its Min and head, and whether
+    it is a zero (its head an empty node) with that head's DEPS. v2 collects a side's
+    mentions into a set cluster by cluster, and of equal mentions the set keeps the first,
+    which the matching then uses (repro ``orderdep-min-residue``: the span's two markables
+    have different Mins there; or one is headed by an empty node, the other by a word).
+    Without such a mention, nothing changes. Returns whether such a mention is a zero in
+    each of its clusters, (cluster, code) → bool: the ``zero`` metric asks each cluster's
+    own mention, as v2 does."""
+    mcodes = grouped.mcodes
+    if len(set(mcodes)) == len(mcodes):
+        return {}  # every mention is one markable (most documents)
+    several = {code for code, count in Counter(mcodes).items() if count > 1}
+    first: dict[int, int] = {}
+    for index, cluster in enumerate(layer.partition.clusters):
+        for code in cluster:
+            if code in several:
+                first.setdefault(code, index)
+    repeated = set(first)  # (a markable of a cluster not scored, a singleton, counts too)
+    if not repeated:
+        return {}
+    clusters_of: dict[str, int] = {eid: i for i, eid in enumerate(layer.entity_ids)}
+    zero_in: dict[tuple[int, int], bool] = {}
+    min_spans, heads = dict(layer.min_spans), dict(layer.heads)
+    zeros, zero_heads, deps = set(layer.zeros), dict(layer.zero_heads), dict(layer.deps)
+    done: set[int] = set()
+    for m, code in zip(grouped.markables, mcodes):
+        if code not in repeated:
+            continue
+        where = clusters_of.get(m.entity_id)
+        if where is not None:
+            zero_in.setdefault((where, code), bool(m.zero or m.head_zero))
+        if code in done or m.entity_id != layer.entity_ids[first[code]]:
+            continue
+        done.add(code)
+        _set(min_spans, code, m.min_span)
+        _set(heads, code, m.head if not m.head_zero else None)
+        if m.zero or m.head_zero:
+            zeros.add(code)
+            zero_heads[code] = (
+                (m.head, m.head_zero) if m.head_zero and m.head is not None else (m.start, m.zero)
+            )
+            deps[code] = dict(m.attributes).get("deps", "")
+        else:
+            zeros.discard(code)
+            zero_heads.pop(code, None)
+            deps.pop(code, None)
+    layer.min_spans, layer.heads = min_spans, heads
+    layer.zeros, layer.zero_heads, layer.deps = zeros, zero_heads, deps
+    return zero_in
+
+
+def _set(mapping: dict[int, Any], code: int, value: Any) -> None:
+    if value is None:
+        mapping.pop(code, None)
+    else:
+        mapping[code] = value
+
+
+def _alignment(
+    plan: ScoringPlan,
     k: ProcessedLayer,
     r: ProcessedLayer,
     key: Document,
-    response: Document,
     coder: SpanCoder,
     shared: SharedWork,
-) -> dict[int, int]:
-    """Align key and response zeros by their dependencies first (v2 ``--zero-match-method
-    dependent``, §6.1 step 1): response code → key code.
-
-    Every zero of either side takes part, identical ones included, as in v2: a response zero
-    aligned to another key zero than its identical one takes that key zero's place. A response
-    zero whose identical key zero went to another response zero, and that found no partner
-    itself, gets a fresh code (it matches nothing, as in v2). Zeros of different sentences
-    never align (a ``root`` parent is qualified by its sentence).
-    """
-    keys = coder.keys
-    key_zeros = {c for cl in k.partition.clusters for c in cl if c in k.zeros}
-    resp_zeros = {c for cl in r.partition.clusters for c in cl if c in r.zeros}
-    if not key_zeros or not resp_zeros:
-        return {}
-    # (modes that share the grouped layers, the coder as they left it and the scored zeros
-    # align alike: partial and exact matching, say)
-    asked = (id(k.zeros), id(r.zeros), len(keys), frozenset(key_zeros), frozenset(resp_zeros))
-    done = shared.renames.get(asked)
-    if done is not None:
-        keys.extend(done[1])
-        return dict(done[0])
-    before = len(keys)
-    key_sentences = shared.zero_sentences(key)
-    resp_sentences = shared.zero_sentences(response)
-
-    def deps(layer: ProcessedLayer, code: int, sentences: dict[Any, Any]) -> str:
-        text = layer.deps.get(code, "")
-        if "root" not in text:
-            return text
-        where = sentences.get(layer.zero_heads.get(code), "")
-        return "|".join(
-            f"root@{where}" + item[4:] if item.startswith("root") else item
-            for item in text.split("|")
+    warnings: list[str],
+) -> Alignment:
+    """The mention alignment of one document (`scoring.zero_matching`): zeros by their
+    dependencies first (``--zero-match-method dependent``), then equal mentions, then the
+    matching option on the mentions left."""
+    key_codes = {m for c in k.partition.clusters for m in c}
+    resp_codes = {m for c in r.partition.clusters for m in c}
+    pairs: list[tuple[int, int]] = []
+    if plan.aligns_zeros_by_dependencies and k.zeros and r.zeros:
+        pairs = _zero_pairs(k, r, key_codes, resp_codes, coder, shared)
+    if plan.matching != "exact":
+        taken_k, taken_s = {a for a, _ in pairs}, {b for _, b in pairs}
+        free_k, free_s = key_codes - taken_k, resp_codes - taken_s
+        more = align_mentions(
+            plan.matching,
+            free_k - free_s,
+            free_s - free_k,
+            coder.keys,
+            key_min=k.min_spans,
+            key_heads=k.heads,
+            response_min=r.min_spans,
+            response_heads=r.heads,
+            warnings=warnings,
+            where=f"{key.path}: document {key.name}",
+            key_zero_heads=k.zero_heads,
+            response_zero_heads=r.zero_heads,
         )
+        pairs = [*pairs, *((t, s) for s, t in more.items())]
+    if not pairs:
+        return Alignment()
+    keys = coder.keys
 
-    aligned = extra_metrics.zero_dependency_alignment(
-        {(mention_order(keys[c]), c): deps(k, c, key_sentences) for c in key_zeros},
-        {(mention_order(keys[c]), c): deps(r, c, resp_sentences) for c in resp_zeros},
-    )
-    rename = {s[1]: kk[1] for kk, s in aligned.items()}
-    taken = set(rename.values())
-    for c in resp_zeros:
-        if c not in rename and c in taken:
-            rename[c] = len(keys)
-            keys.append(keys[c])  # a fresh code for the same nodes
-    rename = {s: t for s, t in rename.items() if s != t}
-    if shared.keep:
-        shared.renames[asked] = (dict(rename), keys[before:])
-    return rename
+    def fresh(code: int) -> int:
+        keys.append(keys[code])  # a new code for the same nodes
+        return len(keys) - 1
+
+    dependent = any(a != b for a, b in pairs) and plan.aligns_zeros_by_dependencies
+    return zero_matching.alignment(pairs, key_codes, resp_codes, fresh, dependent=dependent)
 
 
-def _zero_sentences(doc: Document) -> dict[tuple[int, int], int]:
-    """(position, rank) of each empty node → index of its sentence."""
-    out: dict[tuple[int, int], int] = {}
-    position = 0
-    for index, sentence in enumerate(doc.sentences):
-        rank = 0
-        for row in sentence.rows:
-            ident = row[0] if row else ""
-            if "." in ident:
-                rank += 1
-                out[(position, rank)] = index
-            elif ident.isdigit():
-                position += 1
-                rank = 0
-    return out
+def _zero_pairs(
+    k: ProcessedLayer,
+    r: ProcessedLayer,
+    key_codes: set[int],
+    resp_codes: set[int],
+    coder: SpanCoder,
+    shared: SharedWork,
+) -> list[tuple[int, int]]:
+    """Step 1 of `scoring.zero_matching`: the scored zeros of both sides paired by their
+    heads' dependencies (worked out once for the modes that share the grouped layers and
+    score the same zeros: partial and exact matching, say)."""
+    key_zeros = {c: k.deps.get(c, "") for c in key_codes if c in k.zeros}
+    resp_zeros = {c: r.deps.get(c, "") for c in resp_codes if c in r.zeros}
+    if not key_zeros or not resp_zeros:
+        return []
+    asked = (id(k.zeros), id(r.zeros), frozenset(key_zeros), frozenset(resp_zeros))
+    done = shared.zero_pairs.get(asked)
+    if done is None:
+        keys = coder.keys
+        done = zero_matching.dependency_pairs(
+            key_zeros, resp_zeros, order=lambda c: mention_order(keys[c])
+        )
+        if shared.keep:
+            shared.zero_pairs[asked] = done
+    return list(done)
 
 
 def _extra_metric(
@@ -528,8 +563,9 @@ def _extra_metric(
     response: Partition,
     k: ProcessedLayer,
     r: ProcessedLayer,
-    rename: dict[int, int],
+    aligned: Alignment,
     coder: SpanCoder,
+    zero_in: tuple[dict[tuple[int, int], bool], dict[tuple[int, int], bool]] = ({}, {}),
 ) -> PRCounts:
     """v2's metrics beyond the six, on the mode-processed clusters.
 
@@ -537,12 +573,20 @@ def _extra_metric(
     mention; v2 names it but crashes on it). ``mor`` and ``zero``: `scoring.extra_metrics`.
     ``mor`` pairs mentions by itself, so it gets the response mentions as written, every
     mention of every cluster (a span in two clusters counts twice, as in v2 VE:317-373).
-    ``zero`` gets the response as written, the alignment as a key → response map, and each
-    side's own zeros (v2 asks each mention whether its head is empty).
+    ``zero`` gets the response as written, v2's key → response entries of unequal pairs,
+    and each side's own zeros (v2 asks each mention whether its head is empty).
     """
     if name == "mention":
         key_codes = {m for c in key.clusters for m in c}
         resp_codes = {m for c in response.clusters for m in c}
+        if aligned.lookups is not None:  # each side finds what its own lookup finds
+            key_found, resp_found = aligned.lookups
+            return PRCounts(
+                float(len(resp_found)),
+                float(len(resp_codes)),
+                float(len(key_found)),
+                float(len(key_codes)),
+            )
         found = float(len(key_codes & resp_codes))
         return PRCounts(found, float(len(resp_codes)), found, float(len(key_codes)))
     keys = coder.keys
@@ -554,7 +598,7 @@ def _extra_metric(
             [nodes[m] for m in key_mentions], [nodes[m] for m in resp_mentions]
         )
     if name == "zero":
-        key_to_response = {t: s for s, t in rename.items()}
+        key_to_response = aligned.key_to_response
         # each mention's document order once (most are on both sides)
         mentions = {m for c in key.clusters for m in c}
         mentions.update(m for c in r.partition.clusters for m in c)
@@ -566,6 +610,7 @@ def _extra_metric(
             k.zeros,
             order=orders.__getitem__,
             response_zeros=r.zeros,
+            zero_in=zero_in,
         )
     raise UsageError(f"unknown metric {name!r} (valid extra metrics: mention, mor, zero)")
 

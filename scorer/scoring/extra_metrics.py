@@ -12,8 +12,9 @@ from collections.abc import Callable, Collection, Container, Hashable, Mapping, 
 from operator import itemgetter
 from typing import Any
 
-from scoring.assignment import assigned_sum, linear_sum_assignment
+from scoring.assignment import assigned_sum
 from scoring.results import PRCounts
+from scoring.zero_matching import dependency_pairs, split_deps
 
 
 def mor_counts(
@@ -77,6 +78,7 @@ def zero_counts(
     zeros: Container[Any],
     order: Callable[[Any], Any] | None = None,
     response_zeros: Container[Any] | None = None,
+    zero_in: tuple[Mapping[tuple[int, Any], bool], Mapping[tuple[int, Any], bool]] = ({}, {}),
 ) -> PRCounts:
     """Anaphor-level score of zero anaphors (CRAC 2022; v2 ``zero``, VE:402-466).
 
@@ -96,6 +98,9 @@ def zero_counts(
     response_zeros : container, optional
         The response mentions that are zeros, where the sides differ (the same span can have
         an empty head in the key and a word head in the response); default ``zeros``.
+    zero_in : pair of mappings, optional
+        Key side, response side: (cluster index, mention) → whether it is a zero there, for
+        a mention in several clusters whose markables differ (v2 asks each cluster's own).
 
     Each cluster is put in document order. Each non-first key mention that is a zero is
     an anaphor; its counterpart is the identical response mention or its aligned one:
@@ -126,7 +131,8 @@ def zero_counts(
             cluster_of[mention] = index
     tp = fp = fn = wl = 0
     covered: set[Hashable] = set()
-    for cluster in key_clusters:
+    key_zero_in, response_zero_in = zero_in
+    for index, cluster in enumerate(key_clusters):
         earlier: set[int] = set()
         for i, mention in enumerate(cluster):
             counterpart = None
@@ -135,7 +141,7 @@ def zero_counts(
             elif mention in key_to_response:
                 counterpart = key_to_response[mention]
             target = cluster_of.get(counterpart) if counterpart is not None else None
-            if i and mention in zeros:
+            if i and key_zero_in.get((index, mention), mention in zeros):
                 if counterpart is None or counterpart in first_mentions:
                     fn += 1
                 elif target not in earlier:
@@ -146,76 +152,45 @@ def zero_counts(
                     covered.add(counterpart)
             if target is not None:
                 earlier.add(target)
-    for cluster in response_clusters:
+    for index, cluster in enumerate(response_clusters):
         for mention in cluster:
             if (
                 mention not in first_mentions
                 and mention not in covered
-                and mention in response_zeros
+                and response_zero_in.get((index, mention), mention in response_zeros)
             ):
                 fp += 1
     return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
 
 
 def parse_deps(deps: str) -> list[tuple[str, str]]:
-    """``"12:nsubj|root:root"`` (the compact reader's ``deps`` attribute) → pairs."""
-    pairs = []
-    for item in deps.split("|"):
-        parent, sep, relation = item.partition(":")
-        if sep:
-            pairs.append((parent, relation))
-    return pairs
-
-
-def _ordered(mentions: Collection[Any]) -> list[Any]:
-    try:
-        return sorted(mentions)
-    except TypeError:
-        return sorted(mentions, key=repr)
-
-
-def _f1(a: set[Any], b: set[Any]) -> float:
-    common = len(a & b)
-    return 2 * common / (len(a) + len(b)) if common else 0.0
-
-
-def _dependency_sets(pairs: list[tuple[str, str]]) -> tuple[set[Any], set[Any]]:
-    return set(pairs), {p for p, _ in pairs}
+    """``"@0|12:nsubj|root:root"`` (the compact reader's ``deps`` attribute) → pairs."""
+    return split_deps(deps)[1]
 
 
 def zero_dependency_alignment(
     key_deps: Mapping[Hashable, str], response_deps: Mapping[Hashable, str]
 ) -> dict[Any, Any]:
     """Match key zeros to response zeros by their dependencies (v2 ``--zero-match-method
-    dependent``, VB:84-147 step 1 and VCM:225-247).
+    dependent``): `scoring.zero_matching.dependency_pairs` as a key → response map.
 
     Parameters
     ----------
     key_deps, response_deps : mappings
-        Zero mention → its head's DEPS as the compact reader writes them in the ``deps``
-        attribute (``"12:nsubj|14:obj"``, parents as document positions, so zeros of
-        different sentences never share a parent).
-
-    ``score(k, s) = 10·F1({(parent, deprel)}) + F1({parent})``. Kuhn–Munkres picks the
-    1-to-1 pairing of maximal total score; only pairs with a positive score are kept. The
-    result maps key zeros to response zeros; the engine aligns these first, then the other
-    mentions, as v2 does.
+        Zero mention → its ``deps`` attribute as the compact reader writes it (the head's
+        sentence, then its DEPS with parents as document positions).
 
     >>> zero_dependency_alignment({"k1": "15:nsubj", "k2": "15:obj"},
     ...                           {"s1": "15:obj", "s2": "15:nsubj", "s3": "3:nsubj"})
     {'k1': 's2', 'k2': 's1'}
     """
-    keys, responses = _ordered(key_deps), _ordered(response_deps)
-    if not keys or not responses:
-        return {}
-    # each zero's sets once: (parent, relation) pairs and parents
-    sets_k = [_dependency_sets(parse_deps(key_deps[k])) for k in keys]
-    sets_r = [_dependency_sets(parse_deps(response_deps[r])) for r in responses]
-    width = len(responses)
-    matrix = [
-        0.0 if kp.isdisjoint(rp) else 10 * _f1(kd, rd) + _f1(kp, rp)
-        for kd, kp in sets_k
-        for rd, rp in sets_r
-    ]
-    rows, cols = linear_sum_assignment(matrix, len(keys), width, maximize=True)
-    return {keys[i]: responses[j] for i, j in zip(rows, cols) if matrix[i * width + j] > 0}
+    order: Callable[[Any], Any] | None = None
+    try:
+        sorted(key_deps, key=_itself), sorted(response_deps, key=_itself)
+    except TypeError:
+        order = repr
+    return dict(dependency_pairs(key_deps, response_deps, order=order))
+
+
+def _itself(value: Any) -> Any:
+    return value

@@ -9,7 +9,10 @@ arrays the metrics work on.
 Token positions are 0-based indices of the document's word tokens, in file order. Zeros (empty
 nodes, exploded-format IDs such as ``5.1``) are not word tokens: a zero markable sits at the
 position of the next word and carries ``zero = k`` (its 1-based rank among the zeros written
-before that word).
+before that word). In compact files an empty node before the first word of its sentence
+(``0.k``) counts from `LEADING_RANK` instead (rank ``LEADING_RANK + k``): it then differs
+from the empty nodes after the last word of the sentence before, which sit before the same
+word, whatever the number of those (it differs between a key and a response).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from typing import NamedTuple
 
 Span = tuple[int, int]
 """An inclusive interval of token positions, ``(start, end)``."""
+
+LEADING_RANK = 1000
+"""Where the ranks of a compact file's empty nodes before a sentence's first word start."""
 
 
 NON_REFERRING = "-Pseudo"

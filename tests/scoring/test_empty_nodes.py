@@ -194,8 +194,10 @@ def test_an_empty_node_headed_by_an_empty_node_is_keyed_by_its_id():
         (empty("1.1", "_"), "empty_node_deps", "DEPS '_'"),
         (empty("1.1", "x:nsubj"), "empty_node_deps", "HEAD:DEPREL"),
         (empty("1.1", "1nsubj"), "empty_node_deps", "expected e.g. 5:nsubj"),
-        ("1.1\t_\t_\t_\t_\t_\t_\t_\t1:nsubj", "empty_node_columns", "9 tab-separated"),
-        (empty("1.x", "1:nsubj"), "empty_node_id", "not of the form N.M"),
+        (empty("1.1", "1.x:nsubj"), "empty_node_deps", "HEAD a node ID"),
+        ("1.1\t_\t_\t_\t_\t_\t_\t1:nsubj", "empty_node_columns", "8 tab-separated"),
+        ("1.1 a-b", "empty_node_columns", "1 tab-separated"),
+        (empty(".1", "1:nsubj"), "empty_node_id", "no word order"),
     ],
 )
 def test_an_unreadable_empty_node_is_refused_with_file_and_line(tmp_path, line, code, words):
@@ -205,6 +207,57 @@ def test_an_unreadable_empty_node_is_refused_with_file_and_line(tmp_path, line, 
         read_empty_nodes(path)
     assert caught.value.code == code and caught.value.line == 3
     assert words in str(caught.value) and str(caught.value).startswith(f"{path}:3: ")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "1.1\t_\t_\t_\t_\t_\t_\t_\t1:nsubj",  # nine columns (MISC dropped)
+        empty("1.1", "1:nsubj") + "\textra",  # eleven
+        empty("1.1.1", "1:nsubj"),  # word order 1, as everything before the first dot
+        empty("1.", "1:nsubj"),
+        empty("1.1", "+1:nsubj"),  # int("+1") = 1
+        empty("1.1", " 1:nsubj"),
+        empty("1.1", "1:nsubj|2:obj"),  # only the first item counts
+    ],
+)
+def test_every_line_shape_the_evaluator_scores_is_scored_as_it_scores_it(tmp_path, line):
+    """(repro empty-nodes-stricter-than-evaluator: each of these the evaluator scores 1.0
+    against a key with 1.1 at 1:nsubj)"""
+    key = write(tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj")]])
+    response = write(tmp_path, "r.conllu", [[WORD.format(id=1), line]])
+    assert triples(key, response)["ARC"] == (1.0, 1.0, 1.0)
+    assert triples(key, response)["WO"] == (1.0, 1.0, 1.0)
+
+
+def test_a_line_that_looks_like_a_range_of_empty_nodes_is_an_empty_node(tmp_path):
+    """``1.1-1.1`` starts with digits and a dot: the evaluator counts a second empty node
+    (P 0.5), and so does this module, where it used to skip the line."""
+    key = write(tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj")]])
+    response = write(
+        tmp_path,
+        "r.conllu",
+        [[WORD.format(id=1), empty("1.1-1.1", "1:nsubj"), empty("1.1", "1:nsubj")]],
+    )
+    assert triples(key, response)["ARC"] == (1.0, 0.5, 2 / 3)
+
+
+def test_line_ends_are_read_as_the_evaluator_reads_them(tmp_path):
+    """Universal newlines (repro empty-nodes-line-ends): CR-only line ends score as LF ones;
+    CR CR LF is a line end and a blank line each time, so every line is a sentence of its
+    own and nothing matches, as in the evaluator, with a warning."""
+    key = write(
+        tmp_path, "k.conllu", [[WORD.format(id=1), empty("1.1", "1:nsubj")], [WORD.format(id=1)]]
+    )
+    text = Path(key).read_text()
+    cr = tmp_path / "cr.conllu"
+    cr.write_bytes(text.replace("\n", "\r").encode())
+    crcrlf = tmp_path / "crcrlf.conllu"
+    crcrlf.write_bytes(text.replace("\n", "\r\r\n").encode())
+    assert triples(key, str(cr))["ALL"] == (1.0, 1.0, 1.0)
+    shifted = empty_node_result(key, str(crcrlf))
+    assert shifted.metrics["ARC"].prf.f1 == 0.0
+    assert "CR CR LF" in shifted.warnings[0] and str(crcrlf) in shifted.warnings[0]
 
 
 def test_command_line_json_names_the_measures_as_the_evaluator(capsys):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from scoring.engine import score_corpus, score_document
 from scoring.errors import ScoringInputError
-from scoring.model import Document, Markable, Sentence
+from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
 from scoring.results import PRCounts
 
@@ -371,15 +371,11 @@ def test_dependent_zero_matching_aligns_zeros_by_their_dependencies():
 
 
 def test_dependent_zero_matching_never_aligns_across_sentences():
-    """A ``root`` parent is per sentence: root zeros of two sentences do not align (v2 scores
-    0 across sentences), root zeros of one sentence do."""
-    sentences = (
-        Sentence((), (("1",), ("2",), ("2.1",))),
-        Sentence((), (("1",), ("1.1",), ("2",), ("2.1",))),
-    )
+    """Zeros of two sentences do not align (v2 scores 0 across sentences), root zeros of one
+    sentence do: the compact reader's ``deps`` names the head's sentence first (``@S``)."""
     options = dict(keep_zeros=True, zero_match_method="dependent", metrics=("muc",))
-    across = zero_pair((2, 1), (4, 1), "root:root", "root:root", sentences)
-    within = zero_pair((3, 1), (4, 1), "root:root", "root:root", sentences)
+    across = zero_pair((2, 1), (4, 1), "@0|root:root", "@1|root:root")
+    within = zero_pair((3, 1), (4, 1), "@1|root:root", "@1|root:root")
     assert muc(*across, **options).recall == 0.0
     assert muc(*within, **options).recall == 1.0
 

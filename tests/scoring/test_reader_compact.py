@@ -148,7 +148,8 @@ def test_it_reads_empty_nodes_as_zeros_and_skips_multiword_ranges(tmp_path):
         [m for m in doc.identity if m.entity_id == "e2"][0],
     )
     assert (zero.parts, zero.zero) == (((2, 2),), 1)
-    assert dict(zero.attributes)["deps"] == "1:nsubj"  # parent word 2 is position 1
+    # sentence 0 first; parent word 2 is position 1
+    assert dict(zero.attributes)["deps"] == "@0|1:nsubj"
     # a mention of the second empty node and word 3, headed by word 3
     assert (multi.parts, multi.zeros, multi.head, multi.head_zero) == (((2, 2),), ((2, 2),), 2, 0)
 
@@ -169,7 +170,7 @@ def test_a_zero_s_dependencies_name_nodes_of_its_own_sentence_by_position(tmp_pa
     [doc] = compact.read(path, layout=False)
     deps = {m.entity_id: dict(m.attributes)["deps"] for m in doc.identity}
     # sentence 2's words are positions 4-6; its empty nodes come before position 6
-    assert deps == {"e1": "6:obj|6.2:conj|root:root|4:nmod", "e2": "5:nsubj"}
+    assert deps == {"e1": "@1|6:obj|6.2:conj|root:root|4:nmod", "e2": "@1|5:nsubj"}
 
 
 def test_it_marks_a_zero_head_of_a_multi_word_mention(tmp_path):

@@ -11,6 +11,10 @@ reference looks mentions up in two different ways (spec §4):
 * ``overlap[i]``: |K_i ∩ S_j| over every response cluster holding the mention (CEAF's list
   membership). Without cross-cluster duplicates it is ``rrow`` itself.
 
+``lookups`` (`scoring.zero_matching`): where v2's lookups of the two sides are not inverse
+to each other, key mention m is looked up as ``key_lookup[m]`` (not found where absent) and
+response mention m as ``response_lookup[m]``; every view above takes them.
+
 Accommodated sets (split antecedents) are not in these counts: ``ident_r[i]`` is the response
 cluster whose set is identical to key cluster i's set (found by a map lookup in the reference),
 and the split alignment of `scoring.splits` supplies the partial credit.
@@ -46,16 +50,27 @@ class Contingency:
         "components",
     )
 
-    def __init__(self, key: Partition, response: Partition) -> None:
+    def __init__(
+        self,
+        key: Partition,
+        response: Partition,
+        lookups: tuple[dict[int, int], dict[int, int]] | None = None,
+    ) -> None:
         self.key = key
         self.response = response
         self.key_sizes = key.sizes
         self.sys_sizes = response.sizes
         sys_map, sys_multi = _mention_map(response.clusters)
         key_map, key_multi = _mention_map(key.clusters)
+        if lookups is not None:
+            key_lookup, resp_lookup = lookups
+            sys_map = {m: sys_map[t] for m, t in key_lookup.items()}
+            key_map = {m: key_map[t] for m, t in resp_lookup.items()}
         self.rrow, self.r_unfound = _rows(key.clusters, sys_map)
         self.prow, self.p_unfound = _rows(response.clusters, key_map)
-        if sys_multi:
+        if lookups is not None:
+            self.overlap = _overlap_rows(key.clusters, response.clusters, lookups[0])
+        elif sys_multi:
             self.overlap = _overlap_rows(key.clusters, response.clusters)
         else:
             self.overlap = self.rrow
@@ -102,7 +117,9 @@ def _rows(
     return rows, unfound
 
 
-def _overlap_rows(key: list[list[int]], response: list[list[int]]) -> list[dict[int, int]]:
+def _overlap_rows(
+    key: list[list[int]], response: list[list[int]], lookup: dict[int, int] | None = None
+) -> list[dict[int, int]]:
     where: dict[int, list[int]] = {}
     for j, c in enumerate(response):
         for m in c:
@@ -113,6 +130,8 @@ def _overlap_rows(key: list[list[int]], response: list[list[int]]) -> list[dict[
     for c in key:
         row: dict[int, int] = {}
         for m in c:
+            if lookup is not None:
+                m = lookup.get(m, -1)
             for j in where.get(m, ()):
                 row[j] = row.get(j, 0) + 1
         rows.append(row)

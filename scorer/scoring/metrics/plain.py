@@ -46,6 +46,8 @@ _plain_counts = _native_plain_counts
 _set_counts = _native_set_counts
 
 Metric = Callable[..., PRCounts]
+Lookups = tuple[dict[int, int], dict[int, int]] | None
+"""`scoring.zero_matching.Alignment.lookups`."""
 
 _METRICS = (muc, b_cubed, lea, blanc_coref, blanc_noncoref, ceafm, ceafe)
 """The order of ``plain_counts``'s counts."""
@@ -58,15 +60,24 @@ class TableCounts:
     """``counts[metric]``: the counts of ``metric(Contingency(key, response), NO_SPLITS,
     inner)`` for each metric function of `scoring.metrics.COREF_METRICS`, without sets."""
 
-    __slots__ = ("key", "response", "inner", "counts", "table")
+    __slots__ = ("key", "response", "inner", "counts", "table", "lookups")
 
-    def __init__(self, key: Partition, response: Partition, inner: bool = False) -> None:
+    def __init__(
+        self,
+        key: Partition,
+        response: Partition,
+        inner: bool = False,
+        *,
+        lookups: Lookups = None,
+    ) -> None:
         self.key = key
         self.response = response
         self.inner = inner
+        self.lookups = lookups  # where set, the metric functions count (`Contingency`)
         self.table: Contingency | None = None
         self.counts: dict[Metric, PRCounts] = {}
-        if _plain_counts is not None and not (key.has_sets or response.has_sets):
+        sets = key.has_sets or response.has_sets
+        if _plain_counts is not None and lookups is None and not sets:
             found = _plain_counts(key.clusters, response.clusters, inner)
             if found is not None:
                 self.counts = _counts(found)
@@ -79,7 +90,7 @@ class TableCounts:
         counts = self.counts.get(metric)
         if counts is None:
             if self.table is None:
-                self.table = Contingency(self.key, self.response)
+                self.table = Contingency(self.key, self.response, self.lookups)
             counts = self.counts[metric] = metric(self.table, NO_SPLITS, self.inner)
         return counts
 
@@ -90,12 +101,12 @@ class SetTable:
 
     __slots__ = ("key", "response", "ident_r", "ident_p", "table")
 
-    def __init__(self, key: Partition, response: Partition) -> None:
+    def __init__(self, key: Partition, response: Partition, lookups: Lookups = None) -> None:
         self.key = key
         self.response = response
         self.table: Contingency | None = None
-        if _set_counts is None:
-            self.table = Contingency(key, response)
+        if _set_counts is None or lookups is not None:
+            self.table = Contingency(key, response, lookups)
         else:
             self.ident_r = _identical_sets(key, response)
             self.ident_p = _identical_sets(response, key)

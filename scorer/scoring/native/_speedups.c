@@ -226,6 +226,10 @@ static PyObject *split_document(PyObject *self, PyObject *args) {
 
 /* --- special_nodes: the nodes of a document with empty nodes or multiword tokens ---------- */
 
+/* scoring.model.LEADING_RANK: the ranks of empty nodes before a sentence's first word start
+ * there (tests/scoring/test_speedups.py checks that both are the same) */
+#define LEADING_RANK 1000
+
 static PyObject *special_nodes(PyObject *Py_UNUSED(self), PyObject *args) {
     PyObject *rows, *row_lines, *sizes;
     if (!PyArg_ParseTuple(args, "O!O!O!", &PyList_Type, &rows, &PyList_Type, &row_lines,
@@ -243,6 +247,7 @@ static PyObject *special_nodes(PyObject *Py_UNUSED(self), PyObject *args) {
         if ((out[k] = PyList_New(0)) == NULL) goto failed;
     Py_ssize_t sentence = 0, left = 0;  /* rows left in the sentence */
     Py_ssize_t words = 0, empty = 0, rank = 0;  /* rank: of the last node, 0 for a word */
+    int first = 0;  /* the next node is its sentence's first */
     for (Py_ssize_t r = 0; r < n; r++) {
         while (left == 0) {  /* the next sentence */
             if (sentence >= PyList_GET_SIZE(sizes)) {
@@ -252,6 +257,7 @@ static PyObject *special_nodes(PyObject *Py_UNUSED(self), PyObject *args) {
             left = PyLong_AsSsize_t(PyList_GET_ITEM(sizes, sentence++));
             if (left == -1 && PyErr_Occurred()) goto failed;
             if (left < 0) left = 0;
+            first = 1;
         }
         left--;
         PyObject *cells = PyList_GET_ITEM(rows, r);
@@ -265,8 +271,11 @@ static PyObject *special_nodes(PyObject *Py_UNUSED(self), PyObject *args) {
         int range = PyUnicode_FindChar(id, '-', 0, length, 1) >= 0;
         int is_empty = !range && PyUnicode_FindChar(id, '.', 0, length, 1) >= 0;
         if (range) continue;  /* a multiword token: its words follow on their own rows */
+        int first_node = first;
+        first = 0;
         Py_ssize_t node = PyList_GET_SIZE(out[IDS]);
         if (is_empty) {
+            if (first_node) rank = LEADING_RANK;  /* before the sentence's first word */
             empty++;
             rank++;
         } else {

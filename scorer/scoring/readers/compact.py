@@ -25,8 +25,10 @@ Token positions are 0-based document positions of words (integer IDs). Multiword
 ranges (``3-4``) are not words. Empty nodes (``8.1``) are zeros as scoring.model says: a zero
 sits at the position of the next word and carries its rank among the empty nodes before that
 word; a mention of several nodes records the empty nodes it contains in ``Markable.zeros``.
-Zero-headed mentions get a ``deps`` attribute: the head's DEPS with each parent as a 0-based
-document word position (``12``), an empty node (``12.1``) or ``root``, joined by ``|``.
+Zero-headed mentions get a ``deps`` attribute: ``@S`` (S the 0-based index of the head's
+sentence in its document), then the head's DEPS with each parent as a 0-based document word
+position (``12``), an empty node (``12.1``) or ``root``, joined by ``|``
+(`scoring.zero_matching.split_deps`).
 
 Split antecedents: ``SplitAnte=e1<e3,e2<e3`` (on the anaphor's first word) makes ``e1`` and
 ``e2`` elements of the plural entity ``e3``: the first mention of each antecedent entity gets
@@ -56,7 +58,7 @@ from typing import Any, cast
 
 from scoring.clusters import first_node, mention_key, mention_nodes
 from scoring.errors import ScoringInputError
-from scoring.model import BridgingLink, Document, Markable, Sentence
+from scoring.model import LEADING_RANK, BridgingLink, Document, Markable, Sentence
 from scoring.readers.text import count_newlines as _newlines
 from scoring.readers.text import find_text as _find
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
@@ -456,7 +458,11 @@ class _Reader:
         self.globals: dict[str, str] = {}
         self.names: set[str] = set()  # the documents begun so far
         # udapi's order (order_entities)
-        self.entity_keys: dict[int, dict[str, tuple[Any, ...]]] = {}
+        # udapi's rank of every entity id met so far (file-wide: an id in two documents is
+        # one entity), one int each; ranks grow with the documents, so an id met in an earlier
+        # document sorts before the ids a later one brings
+        self.entity_ranks: dict[int, dict[str, int]] = {}
+        self.next_rank = 0
 
     def take(self) -> list[Document]:
         ready, self.ready = self.ready, []
@@ -661,9 +667,10 @@ class _Reader:
         CorefUD scorer scores in (a span in two entities maps to the last of them). udapi
         keeps one entity per id for the whole file and orders entities by their first
         mention: the earlier document first, then the earlier first node, the longer
-        mention, the earlier last node, and the smaller entity id (as text)."""
+        mention, the earlier last node, and the smaller entity id (as text). What is kept
+        across documents is one rank (an int) per id, not its sort key."""
         # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
-        keys = self.entity_keys.setdefault(self.count if "grp" in self.fields else -1, {})
+        keys = self.entity_ranks.setdefault(self.count if "grp" in self.fields else -1, {})
         found: dict[str, tuple[Any, ...]] = {}
         get = found.get
         for markable in doc.identity:
@@ -684,9 +691,13 @@ class _Reader:
                 key = ((start, 0), -length, (end, 0))
             if best is None or key < best:
                 found[eid] = key
-        count = self.count
-        for eid, key in found.items():
-            keys[eid] = (count, *key, escape(eid))  # udapi compares ids as written
+        # the document's new ids in udapi's order (ids compared as written), ranked after
+        # every id met before
+        rank = self.next_rank
+        for eid in sorted(found, key=lambda eid: (*found[eid], escape(eid))):
+            keys[eid] = rank
+            rank += 1
+        self.next_rank = rank
         doc.entity_order = tuple(
             sorted(dict.fromkeys(map(_SECOND, doc.identity)), key=keys.__getitem__)
         )
@@ -828,6 +839,8 @@ class _DocumentBuilder:
             self.token_lines.append(number)
             self.zeros_before = 0
         elif _EMPTY_ID.match(token_id):
+            if not self.node_sentences or self.node_sentences[-1] != self.sentence_index:
+                self.zeros_before = LEADING_RANK  # before the sentence's first word
             self.zeros_before += 1
             rank = self.zeros_before
         elif _RANGE_ID.match(token_id):
@@ -884,7 +897,10 @@ class _DocumentBuilder:
         self.empty_count = list(accumulate(map(int, empty)))
         ranks = [0] * len(ids)
         for node in compress(range(len(ids)), empty):  # its rank among the empty nodes
-            ranks[node] = ranks[node - 1] + 1 if node and empty[node - 1] else 1
+            if not node or sentences[node] != sentences[node - 1]:
+                ranks[node] = LEADING_RANK + 1  # before the sentence's first word
+            else:
+                ranks[node] = ranks[node - 1] + 1 if empty[node - 1] else 1
         self.ranks = ranks
         self.local_ids, self.node_deps, self.node_sentences = ids, deps, sentences
         return row_node
@@ -1318,9 +1334,9 @@ class _DocumentBuilder:
 
     def doc_deps(self, node: int, locals_by_sentence: dict[tuple[int, str], int]) -> str:
         deps = self.node_deps[node]
+        out = [f"@{self.node_sentences[node]}"]  # the sentence: v2 pairs no zeros across
         if deps in ("", "_"):
-            return ""
-        out = []
+            return out[0]
         for dep in deps.split("|"):
             parent, _, label = dep.partition(":")
             if parent == "0":
