@@ -101,37 +101,46 @@ def _mentions(
     out: list[_Mention] = []
     for number, s in enumerate(sentences):
         nodes = s.nodes()
-        empties = [n for n in nodes if "." in n]
-        spans: list[tuple[int, int]] = []
-        for node in empties:  # most empty nodes are zeros
-            if rng.random() < 0.7:
-                i = nodes.index(node)
-                spans.append((i, i))
-        for _ in range(rng.randint(0, 3)):
-            a = rng.randrange(len(nodes))
-            b = min(len(nodes) - 1, a + rng.choice((0, 0, 1, 2, 3)))
-            spans.append((a, b))
-        kept: list[tuple[int, int]] = []
-        for a, b in spans:  # drop crossing spans and repeats
-            if (a, b) in kept or any(c < a <= d < b or a < c <= b < d for c, d in kept):
-                continue
-            kept.append((a, b))
-        for a, b in kept:
+        for a, b in _spans(rng, nodes):
             span = tuple(nodes[a : b + 1])
-            roll = rng.random()
-            if len(span) == 1:
-                head: int | None = 1 if roll < 0.9 else None
-            elif roll < 0.15:
-                head = None
-            elif roll < 0.45 and any("." in n for n in span):
-                head = 1 + rng.choice([i for i, n in enumerate(span) if "." in n])
-            else:
-                head = rng.randint(1, len(span))
+            head = _head(rng, span)
             used = {m.entity for m in out if m.sentence == number and set(m.nodes) & set(span)}
             free = [e for e in entities if e not in used]
             if free:
                 out.append(_Mention(number, span, rng.choice(free), head))
     return out
+
+
+def _spans(rng: random.Random, nodes: list[str]) -> list[tuple[int, int]]:
+    """A sentence's mention spans (first and last node): most of its empty nodes as zeros,
+    up to three more, without crossing spans or repeats."""
+    spans: list[tuple[int, int]] = []
+    for node in (n for n in nodes if "." in n):  # most empty nodes are zeros
+        if rng.random() < 0.7:
+            i = nodes.index(node)
+            spans.append((i, i))
+    for _ in range(rng.randint(0, 3)):
+        a = rng.randrange(len(nodes))
+        b = min(len(nodes) - 1, a + rng.choice((0, 0, 1, 2, 3)))
+        spans.append((a, b))
+    kept: list[tuple[int, int]] = []
+    for a, b in spans:
+        if (a, b) in kept or any(c < a <= d < b or a < c <= b < d for c, d in kept):
+            continue
+        kept.append((a, b))
+    return kept
+
+
+def _head(rng: random.Random, span: tuple[str, ...]) -> int | None:
+    """A mention's head (1-based in its span; None: no head given), often an empty node."""
+    roll = rng.random()
+    if len(span) == 1:
+        return 1 if roll < 0.9 else None
+    if roll < 0.15:
+        return None
+    if roll < 0.45 and any("." in n for n in span):
+        return 1 + rng.choice([i for i, n in enumerate(span) if "." in n])
+    return rng.randint(1, len(span))
 
 
 def _response_mentions(
