@@ -144,6 +144,17 @@ def children(pid: int) -> list[int]:
     return found
 
 
+def migrate(env: dict) -> None:
+    """Migrate the throwaway database ``env`` names, in a process of its own."""
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
 def database(url: str, name: str, action: str) -> None:
     import psycopg
 
@@ -184,13 +195,7 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
         database(url, name, "create")
         rows: list[dict] = []
         try:
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput"],
-                cwd=ROOT,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
+            migrate(env)
             for count, parts_from in ROUNDS:
                 rows.append(
                     _round(

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.corefud22 import DATASETS, database, generate
+from bench.corefud22 import DATASETS, database, generate, migrate
 from tasks.worker import web_command, worker_command
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -333,13 +333,7 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
         )
         database(url, name, "create")
         try:
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput"],
-                cwd=ROOT,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
+            migrate(env)
             made = json.loads(_django(env, "setup", str(yaml), str(teams)))
             row = _rush(env, directory, made, files, uploads_n, window, workers, parts.port)
         finally:
