@@ -34,18 +34,23 @@ class ModeGroup:
     choices: tuple[ModeChoice, ...]
 
 
-def _procedure(task: Task) -> Procedure | None:
-    """The task's procedure, or its kind's (whose modes a task scored from options shares)."""
-    return task_procedure(task) or PROCEDURES.get(KIND_PROCEDURE.get(task.kind, ""))
+def _named(task: Task, procedure: str | None) -> Procedure | None:
+    """The procedure named (a frozen board's, as it was at the freeze), else the task's."""
+    if procedure is None:
+        return task_procedure(task)
+    return PROCEDURES.get(procedure) if procedure else None
 
 
-def mode_words(task: Task, mode: str) -> str:
+def mode_words(task: Task, mode: str, *, procedure: str | None = None) -> str:
     """A mode in words: the procedure's label ("head match"), else its name without the
-    scorer's underscores ("remove singletons remove split antecedent")."""
-    if mode == TASK_MODE and task_procedure(task) is None:
+    scorer's underscores ("remove singletons remove split antecedent"). ``procedure``: the
+    name a board was scored under (a frozen board's record), default the task's now."""
+    named = _named(task, procedure)
+    if mode == TASK_MODE and named is None:
         return "the task's setting"  # its own option words, whatever they are
-    procedure = _procedure(task)
-    label = procedure.labels.get(mode) if procedure is not None else None
+    # a task scored from its options shares its kind's procedure's modes and labels
+    labelled = named or PROCEDURES.get(KIND_PROCEDURE.get(task.kind, ""))
+    label = labelled.labels.get(mode) if labelled is not None else None
     return label or mode.replace("_", " ")
 
 
@@ -64,11 +69,14 @@ def mode_group(mode: str, label: str) -> str:
     return OTHER
 
 
-def mode_groups(*, task: Task, modes: Iterable[str]) -> list[ModeGroup]:
-    """The select's groups, in `GROUP_ORDER`, each mode in the order given."""
+def mode_groups(
+    *, task: Task, modes: Iterable[str], procedure: str | None = None
+) -> list[ModeGroup]:
+    """The select's groups, in `GROUP_ORDER`, each mode in the order given (``procedure``:
+    as `mode_words`)."""
     grouped: dict[str, list[ModeChoice]] = {}
     for mode in modes:
-        label = mode_words(task, mode)
+        label = mode_words(task, mode, procedure=procedure)
         if mode == TASK_MODE:
             label = f"{label} (primary)"
         grouped.setdefault(mode_group(mode, label), []).append(ModeChoice(mode, label))

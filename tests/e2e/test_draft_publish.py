@@ -150,6 +150,7 @@ def test_a_draft_is_checked_published_and_taken_back(browser, live_server, artif
         "publish",
         "unpublish",
         "publish",
+        "organizer_added",  # the competition made, with its owner (newest first)
     ]
     assert "olga" in rows.first.inner_text() and "Waived" in rows.first.inner_text()
     shots(page, artifacts_dir, "audit-log")

@@ -1,7 +1,7 @@
 """The official record in the browser, at 1366 and 390 px: an organizer freezes a
 CRAC-2026-shaped board (two tracks, system cards, the empty-node measures); a team then
-edits its run's system card (refused where cards lock, saved where they do not: the frozen
-board is unchanged either way); the organizer downloads the results package with one click
+opens its run's system card (locked: cards lock when the phase ends, the page says why; the
+frozen board is unchanged); the organizer downloads the results package with one click
 (the coreference tables and one table per empty-node measure); the frozen page shows the
 official record with its JSON link, nothing off-screen. Screenshots go to test-artifacts/."""
 
@@ -111,6 +111,7 @@ def _crac_2026_world():
         cards.card_answers_save(
             submission=submission,
             answers={"llm": "yes", "base-model": f"{name} base", "adaptation": "fine-tuned"},
+            reason="the run's card as its team gave it",  # the phase has ended: locked
         )
         runs[name] = submission
     board_entries_write(submission_ids=[s.pk for s in runs.values()])
@@ -143,13 +144,13 @@ def test_freeze_card_edit_package_and_frozen_page(browser, live_server, artifact
     page.goto(f"{where}/leaderboard/")
     frozen_text = page.locator("main").inner_text()
     assert "Official results, frozen" in frozen_text and "Alpha base" in frozen_text
-    # the team edits its run's system card after the freeze
+    # the team's card is locked after the phase's end: no form, the reason on the page
     _login(page, base, "alice")
     page.goto(f"{base}/submissions/{runs['Alpha'].pk}/")
-    if page.locator("#card-form").count():
-        page.select_option("#card-llm", "no")
-        page.fill("#card-base-model", "Edited after the freeze")
-        page.click("#card-form button[type=submit]")
+    assert page.locator("#card-form").count() == 0
+    assert page.locator("#card-locked-badge").is_visible()
+    assert "its system cards are locked" in page.locator("#card-locked").inner_text()
+    assert "Alpha base" in page.locator("#card-answers").inner_text()
     page.screenshot(path=str(artifacts_dir / "record-card-after-freeze.png"), full_page=True)
     page.context.clear_cookies()
     page.goto(f"{where}/leaderboard/")

@@ -48,7 +48,7 @@ def world(make):
     organizer = make.user("org")
     member = make.user("alice")
     competition = make.competition(slug="crac26", organizers=[organizer])
-    task = make.task(competition, slug="coref")
+    task = make.task(competition, slug="coref", kind="corefud")
     task.procedure = PROCEDURE
     task.save()
     llm = Track.objects.create(task=task, slug="llm", name="LLM", order=0)
