@@ -1,6 +1,7 @@
 """Reads behind every leaderboard view, in three rooms: `boards` (the boards, live or frozen,
-tied groups, the predicted-versus-gold table, the runs that count), `analysis` (one run's
-scores, two runs compared) and `counts` (per-document counts and the significance test).
+the predicted-versus-gold table; their material, tied groups and the runs that count in
+`material`, `ties` and `final_runs`), `analysis` (one run's scores, two runs compared) and
+`counts` (per-document counts and the significance test).
 
 The HTML pages, the JSON API and the CSV/JSON exports all call these functions. Selectors only
 read; ranking and significance are pure modules (`leaderboard.ranking`,

@@ -30,7 +30,7 @@ from competition.models import BoardEntry, Score, ScoringRun, Submission
 from competition.services.boards import board_entries_refresh, board_pairs
 from competition.services.scoring import ScoreValue, ScoringResults
 from competition.task_scoring import scoring_modes
-from leaderboard.selectors import BoardQueryError, boards, leaderboard_board
+from leaderboard.selectors import BoardQueryError, leaderboard_board, material
 from leaderboard.selectors.variants import board_variants
 from scoring import ScoreRow
 
@@ -232,7 +232,7 @@ def check_boards(world: Phase, *, metrics=("conll",)) -> None:
         kwargs = dict(phase=world.phase, viewer=viewer, runs=runs, metric=metric)
         assert shown(**kwargs) == recomputed(**kwargs), kwargs
     # The decoded entries the boards share between requests are still what they decode to.
-    for text, kept in boards._decoded.items():
+    for text, kept in material._decoded.items():
         assert {
             mode: {
                 metric: {slug: list(cell) for slug, cell in cells.items()}
@@ -328,9 +328,9 @@ def test_kept_cells_refuse_a_change_in_place_and_copy_to_a_plain_dict():
     """The decoded cells of a kept entry are shared by every later board of the process:
     writing into them would change those boards, so it raises; a copy is the caller's."""
     text = json.dumps({"": {"conll": {"set0": [0.5, 0.25, 0.3]}}})
-    boards._decoded.pop(text, None)
-    cells = boards._entry_scores(text)[""]["conll"]
-    assert cells["set0"] == (0.5, 0.25, 0.3) and boards._entry_scores(text)[""]["conll"] is cells
+    material._decoded.pop(text, None)
+    cells = material._entry_scores(text)[""]["conll"]
+    assert cells["set0"] == (0.5, 0.25, 0.3) and material._entry_scores(text)[""]["conll"] is cells
     for change in (
         lambda c: c.__setitem__("set1", None),
         lambda c: c.update(set1=None),
