@@ -161,7 +161,6 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
     if avg_first is None:
         avg_first = board.wide
     analysis = reverse("leaderboard:analysis", args=[0]).replace("/0/", "/{}/", 1)
-    span = "3" if detail else "1"
     missing_title = (
         "not submitted: counts as 0 in the average"
         if board.missing_rule == "zero"
@@ -173,91 +172,121 @@ def board_body(board, leaders, detail, avg_first=None) -> str:
     card_slugs = [c.slug for c in board.cards.columns]
     out = []
     for row in board.rows:
-        entry = row.entry
-        sid = entry.submission_id
-        classes = "".join(
-            [
-                "lb-baseline" if entry.is_baseline else "",
-                " lb-disqualified" if entry.disqualified else "",
-                " lb-failed" if entry.status != "scored" else "",
-                " lb-first" if row.rank == 1 else "",
-            ]
-        )
-        rank = str(row.rank) if row.rank else _DASH
-        if row.group:
-            rank += f'<sup class="lb-groupmark" title="statistical group">{escape(row.group)}</sup>'
-        team = escape(entry.team)
-        if entry.is_baseline:
-            team += ' <span class="lb-badge">baseline</span>'
-        if entry.is_reference:
-            team += (
-                f' <span class="lb-badge lb-badge-ref" title="{escape(entry.source)}">'
-                "published</span>"
-            )
-        if entry.disqualified:
-            team += ' <span class="lb-badge lb-badge-dq">disqualified</span>'
-        if entry.status == "scored":
-            run = f'<a href="{analysis.format(sid)}">{_run_label(entry)}</a>'
-        else:
-            run = (
-                f'{_run_label(entry)} <span class="lb-badge lb-badge-fail">'
-                f"{escape(entry.status)}</span>"
-            )
-        if entry.link:
-            link = escape(entry.link)
-            run += (
-                f'<a class="lb-run-link" href="{link}" rel="nofollow noopener" '
-                f'title="{link}">paper/code</a>'
-            )
-        if entry.description:
-            about = escape(entry.description)
-            run += f'<span class="lb-run-about" title="{about}">{about}</span>'
-        average = row.average
-        avg_cells = ""
-        if detail:
-            avg_cells = (
-                f'<td class="lb-num lb-avg">{pct(field(average, "recall"))}</td>'
-                f'<td class="lb-num lb-avg">{pct(field(average, "precision"))}</td>'
-            )
-        avg_cells += f'<td class="lb-num lb-avg"><strong>{pct(field(average, "f1"))}</strong></td>'
-        cells = []
-        for slug, available, best in columns:
-            if not available:
-                cells.append(f'<td class="lb-num lb-na">{_DASH.replace("–", "—")}</td>')
-            elif slug in row.missing:
-                cells.append(
-                    f'<td class="lb-num lb-missing" colspan="{span}" '
-                    f'title="{missing_title}">missing</td>'
-                )
-            else:
-                score = entry.scores.get(slug)
-                if detail:
-                    cells.append(
-                        f'<td class="lb-num">{pct(field(score, "recall"))}</td>'
-                        f'<td class="lb-num">{pct(field(score, "precision"))}</td>'
-                    )
-                f1 = pct(field(score, "f1"))
-                cells.append(
-                    f'<td class="lb-num"><strong class="lb-best">{f1}</strong></td>'
-                    if sid in best
-                    else f'<td class="lb-num">{f1}</td>'
-                )
-        submitted = timezone.localtime(entry.submitted_at).strftime("%Y-%m-%d %H:%M")
-        card = board.cards.of(sid)
-        card_cells = "".join(
-            f'<td class="lb-card">{escape(card[slug]) if slug in card else _DASH}</td>'
-            for slug in card_slugs
-        )
+        sid = row.entry.submission_id
+        avg_cells = _average_cells(row.average, detail)
+        submitted = timezone.localtime(row.entry.submitted_at).strftime("%Y-%m-%d %H:%M")
         out.append(
-            f'<tr class="{classes}" data-submission="{sid}">'
-            f'<td class="lb-rank">{rank}</td><td class="lb-team">{team}</td>'
-            f'<td class="lb-run">{run}</td>'
+            f'<tr class="{_row_classes(row)}" data-submission="{sid}">'
+            + _run_cells(row, analysis)
             + (avg_cells if avg_first else "")
-            + "".join(cells)
+            + _score_cells(row, columns, detail, missing_title)
             + ("" if avg_first else avg_cells)
-            + f'<td class="lb-date">{submitted}</td>{card_cells}</tr>'
+            + f'<td class="lb-date">{submitted}</td>'
+            + _card_cells(board.cards.of(sid), card_slugs)
+            + "</tr>"
         )
     return mark_safe("\n".join(out))
+
+
+def _row_classes(row) -> str:
+    """The classes of a board row: baseline, disqualified, failed, first."""
+    entry = row.entry
+    return "".join(
+        [
+            "lb-baseline" if entry.is_baseline else "",
+            " lb-disqualified" if entry.disqualified else "",
+            " lb-failed" if entry.status != "scored" else "",
+            " lb-first" if row.rank == 1 else "",
+        ]
+    )
+
+
+def _run_cells(row, analysis: str) -> str:
+    """The rank, team and run cells of a board row (``analysis``: the analysis page's
+    address, ``{}`` for the run's number)."""
+    entry = row.entry
+    rank = str(row.rank) if row.rank else _DASH
+    if row.group:
+        rank += f'<sup class="lb-groupmark" title="statistical group">{escape(row.group)}</sup>'
+    team = escape(entry.team)
+    if entry.is_baseline:
+        team += ' <span class="lb-badge">baseline</span>'
+    if entry.is_reference:
+        team += (
+            f' <span class="lb-badge lb-badge-ref" title="{escape(entry.source)}">published</span>'
+        )
+    if entry.disqualified:
+        team += ' <span class="lb-badge lb-badge-dq">disqualified</span>'
+    if entry.status == "scored":
+        run = f'<a href="{analysis.format(entry.submission_id)}">{_run_label(entry)}</a>'
+    else:
+        run = (
+            f'{_run_label(entry)} <span class="lb-badge lb-badge-fail">'
+            f"{escape(entry.status)}</span>"
+        )
+    if entry.link:
+        link = escape(entry.link)
+        run += (
+            f'<a class="lb-run-link" href="{link}" rel="nofollow noopener" '
+            f'title="{link}">paper/code</a>'
+        )
+    if entry.description:
+        about = escape(entry.description)
+        run += f'<span class="lb-run-about" title="{about}">{about}</span>'
+    return (
+        f'<td class="lb-rank">{rank}</td><td class="lb-team">{team}</td>'
+        f'<td class="lb-run">{run}</td>'
+    )
+
+
+def _average_cells(average, detail) -> str:
+    """The average's cells of a board row: recall and precision (``detail``), then F1."""
+    cells = ""
+    if detail:
+        cells = (
+            f'<td class="lb-num lb-avg">{pct(field(average, "recall"))}</td>'
+            f'<td class="lb-num lb-avg">{pct(field(average, "precision"))}</td>'
+        )
+    return cells + f'<td class="lb-num lb-avg"><strong>{pct(field(average, "f1"))}</strong></td>'
+
+
+def _score_cells(row, columns, detail, missing_title: str) -> str:
+    """A board row's cells of each sub-corpus column (``columns``: slug, available, the
+    runs it shows in bold): not averaged, missing, or the run's scores."""
+    span = "3" if detail else "1"
+    sid = row.entry.submission_id
+    scores = row.entry.scores
+    cells = []
+    for slug, available, best in columns:
+        if not available:
+            cells.append(f'<td class="lb-num lb-na">{_DASH.replace("–", "—")}</td>')
+        elif slug in row.missing:
+            cells.append(
+                f'<td class="lb-num lb-missing" colspan="{span}" '
+                f'title="{missing_title}">missing</td>'
+            )
+        else:
+            score = scores.get(slug)
+            if detail:
+                cells.append(
+                    f'<td class="lb-num">{pct(field(score, "recall"))}</td>'
+                    f'<td class="lb-num">{pct(field(score, "precision"))}</td>'
+                )
+            f1 = pct(field(score, "f1"))
+            cells.append(
+                f'<td class="lb-num"><strong class="lb-best">{f1}</strong></td>'
+                if sid in best
+                else f'<td class="lb-num">{f1}</td>'
+            )
+    return "".join(cells)
+
+
+def _card_cells(card, card_slugs) -> str:
+    """A board row's system-card cells: the run's answer to each question, or a dash."""
+    return "".join(
+        f'<td class="lb-card">{escape(card[slug]) if slug in card else _DASH}</td>'
+        for slug in card_slugs
+    )
 
 
 @register.simple_tag
