@@ -262,31 +262,41 @@ def rank_rows(
     ]
     rank_column = sort if _is_score_column(sort) else f"{AVERAGE}.f1"
     tiered = missing == "zero"
+    rows = _with_ranks(rows, rank_column, tiered=tiered)
+    return _display_order(rows, sort, descending=descending, tiered=tiered)
 
-    def tier(row: Row, column: str) -> int:
-        """Under the zero rule, averages of incomplete entries form a lower tier."""
-        return int(row.complete) if tiered and column.startswith(f"{AVERAGE}.") else 0
 
-    # Ranks: over rankable rows with a value, best first, stable in submission order.
-    def chrono(row: Row) -> tuple[datetime, int]:
-        return (row.entry.submitted_at, row.entry.submission_id)
+def _tier(row: Row, column: str, tiered: bool) -> int:
+    """Under the zero rule, averages of incomplete entries form a lower tier."""
+    return int(row.complete) if tiered and column.startswith(f"{AVERAGE}.") else 0
 
+
+def _chrono(row: Row) -> tuple[datetime, int]:
+    """Submission order."""
+    return (row.entry.submitted_at, row.entry.submission_id)
+
+
+def _with_ranks(rows: list[Row], rank_column: str, *, tiered: bool) -> list[Row]:
+    """The rows with their ranks: over the rankable rows with a value in ``rank_column``,
+    best first, stable in submission order (the others: None)."""
     rankable = [r for r in rows if r.rankable and r.value(rank_column) is not None]
-    rankable.sort(key=chrono)
-    rankable.sort(key=lambda r: (tier(r, rank_column), r.value(rank_column)), reverse=True)
+    rankable.sort(key=_chrono)
+    rankable.sort(key=lambda r: (_tier(r, rank_column, tiered), r.value(rank_column)), reverse=True)
     ranks: dict[int, int] = {}
     leader: tuple[int, float] | None = None
     current = 0
     for position, row in enumerate(rankable, start=1):
         value = _present(row, rank_column)
-        level = tier(row, rank_column)
+        level = _tier(row, rank_column, tiered)
         if leader is None or leader[0] != level or leader[1] - value > TIE_EPSILON:
             leader, current = (level, value), position
         ranks[id(row)] = current
-    rows = [replace(r, rank=ranks.get(id(r))) for r in rows]
+    return [replace(r, rank=ranks.get(id(r))) for r in rows]
 
-    # Display order.
-    rows.sort(key=chrono)
+
+def _display_order(rows: list[Row], sort: str, *, descending: bool, tiered: bool) -> list[Row]:
+    """The rows in display order for ``sort`` (see `rank_rows`)."""
+    rows.sort(key=_chrono)
     if _is_score_column(sort):
         with_value = [r for r in rows if r.value(sort) is not None]
         without = [r for r in rows if r.value(sort) is None]
