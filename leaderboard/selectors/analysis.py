@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from competition.models import Score, Submission
+from competition.models import Phase, Score, Submission
 from competition.selectors import nothing_to_score
 from competition.visibility import submission_details_visible
 from leaderboard import significance
@@ -99,33 +99,11 @@ def submission_analysis(
     primary = phase.task.primary_metric
     columns = [Column(**c) for c in subcorpus_columns(phase)]
     available = [c.slug for c in columns if c.available]
-    rows = Score.objects.filter(submission=submission, run__is_current=True).values_list(
-        "mode", "metric", "subcorpus__slug", "document", "recall", "precision", "f1", "counts"
+    scores = _run_scores(submission)
+    lines, breakdown_lines = _metric_lines(
+        scores, phase=phase, available=available, primary=primary
     )
-    sub_rows: dict[tuple[str, str], dict[str, Cell]] = defaultdict(dict)
-    sub_counts: dict[tuple[str, str], list] = defaultdict(list)
-    doc_rows: dict[str, list[DocumentLine]] = defaultdict(list)
-    for mode, metric, slug, document, r, p, f, counts in rows:
-        if document:
-            if mode == TASK_MODE:
-                doc_rows[metric].append(DocumentLine(slug, document, r, p, f))
-        else:
-            sub_rows[(mode, metric)][slug] = Cell(r, p, f)
-            sub_counts[(mode, metric)].append(counts)
-    lines: list[MetricLine] = []
-    breakdown_lines: list[MetricLine] = []
-    for mode in ordered_modes(m for m, _ in sub_rows):
-        # (the empty-node measures: over the datasets whose key has empty nodes, "—" elsewhere)
-        averaged = averaged_datasets(phase=phase, mode=mode, available=available)
-        for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):
-            if nothing_to_score(metric, sub_counts[(mode, metric)]):
-                continue  # the zeros' row of data without zeros
-            cells = sub_rows[(mode, metric)]
-            if len(averaged) < len(available):
-                cells = {slug: cell for slug, cell in cells.items() if slug in averaged}
-            average = macro_average(cells, averaged) if averaged else None
-            line = MetricLine(mode, metric, cells, average)
-            (breakdown_lines if analysis_of(mode) else lines).append(line)
+    doc_rows = scores.documents
     document_metric = (
         document_metric
         if document_metric in doc_rows
@@ -157,6 +135,59 @@ def submission_analysis(
         ),
         analysis_lines=breakdown_lines,
     )
+
+
+@dataclass(frozen=True)
+class _RunScores:
+    """The stored scores of a run's current scoring."""
+
+    cells: dict[tuple[str, str], dict[str, Cell]]
+    """Whole sub-corpora: {(mode, metric): {sub-corpus slug: cell}}."""
+    counts: dict[tuple[str, str], list]
+    """The stored counts of each (mode, metric), one per sub-corpus."""
+    documents: dict[str, list[DocumentLine]]
+    """The task mode's per-document scores, by metric."""
+
+
+def _run_scores(submission: Submission) -> _RunScores:
+    """Every score row of the submission's current scoring, sorted by what it scores."""
+    rows = Score.objects.filter(submission=submission, run__is_current=True).values_list(
+        "mode", "metric", "subcorpus__slug", "document", "recall", "precision", "f1", "counts"
+    )
+    sub_rows: dict[tuple[str, str], dict[str, Cell]] = defaultdict(dict)
+    sub_counts: dict[tuple[str, str], list] = defaultdict(list)
+    doc_rows: dict[str, list[DocumentLine]] = defaultdict(list)
+    for mode, metric, slug, document, r, p, f, counts in rows:
+        if document:
+            if mode == TASK_MODE:
+                doc_rows[metric].append(DocumentLine(slug, document, r, p, f))
+        else:
+            sub_rows[(mode, metric)][slug] = Cell(r, p, f)
+            sub_counts[(mode, metric)].append(counts)
+    return _RunScores(cells=sub_rows, counts=sub_counts, documents=doc_rows)
+
+
+def _metric_lines(
+    scores: _RunScores, *, phase: Phase, available: list[str], primary: str
+) -> tuple[list[MetricLine], list[MetricLine]]:
+    """The metrics table's lines, mode by mode, and those of the analysis modes (entity range
+    …, shown as breakdowns); each averaged over the datasets its mode averages."""
+    sub_rows, sub_counts = scores.cells, scores.counts
+    lines: list[MetricLine] = []
+    breakdown_lines: list[MetricLine] = []
+    for mode in ordered_modes(m for m, _ in sub_rows):
+        # (the empty-node measures: over the datasets whose key has empty nodes, "—" elsewhere)
+        averaged = averaged_datasets(phase=phase, mode=mode, available=available)
+        for metric in ordered_metrics((m for md, m in sub_rows if md == mode), primary):
+            if nothing_to_score(metric, sub_counts[(mode, metric)]):
+                continue  # the zeros' row of data without zeros
+            cells = sub_rows[(mode, metric)]
+            if len(averaged) < len(available):
+                cells = {slug: cell for slug, cell in cells.items() if slug in averaged}
+            average = macro_average(cells, averaged) if averaged else None
+            line = MetricLine(mode, metric, cells, average)
+            (breakdown_lines if analysis_of(mode) else lines).append(line)
+    return lines, breakdown_lines
 
 
 @dataclass(frozen=True)
