@@ -18,6 +18,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from competition import selectors, selectors_editor, selectors_pages
+from competition.definition import editions, editor
+from competition.definition import upload as definition_upload
+from competition.definition.editor import EditorError
 from competition.errors import CompetitionError, DefinitionError
 from competition.forms_editor import (
     CloneForm,
@@ -35,9 +38,7 @@ from competition.forms_editor import (
 )
 from competition.lookups import found_or_404 as _or_404
 from competition.models import DefinitionJob, Phase
-from competition.services import definition_files, editions, editor
 from competition.services.audit import audit_definition_load, audit_structure
-from competition.services.editor import EditorError
 from competition.timezones import zone_display
 from competition.wording import plural
 
@@ -161,7 +162,7 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
             with audit_structure(
                 competition=competition, actor=request.user, source=f"the uploaded {upload.name}"
             ):
-                load = definition_files.definition_upload_start(
+                load = definition_upload.definition_upload_start(
                     competition=competition, upload=upload, user=request.user
                 )
             if isinstance(load, DefinitionJob):
@@ -204,10 +205,10 @@ def competition_edit(request: HttpRequest, slug: str) -> HttpResponse:
 def definition_download(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     competition = _or_404(selectors_editor.competition_for_organizer(slug=slug, user=request.user))
     if fmt == "zip":
-        archive = definition_files.competition_definition_zip(competition=competition)
+        archive = definition_upload.competition_definition_zip(competition=competition)
         response = HttpResponse(archive, content_type="application/zip")
     else:
-        text = definition_files.competition_definition_yaml(competition=competition)
+        text = definition_upload.competition_definition_yaml(competition=competition)
         response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slug}.{fmt}"'
     response["Cache-Control"] = "private, no-store"

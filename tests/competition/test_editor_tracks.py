@@ -7,9 +7,9 @@ import pytest
 from django.urls import reverse
 
 from competition import services
+from competition.definition import editor
+from competition.definition.editor import EditorError
 from competition.models import Track
-from competition.services import editor
-from competition.services.editor import EditorError
 
 pytestmark = pytest.mark.django_db
 

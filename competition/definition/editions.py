@@ -26,6 +26,7 @@ from django.db import transaction
 
 from competition.definition import apply
 from competition.definition.current import competition_spec, key_name
+from competition.definition.editor import EditorError
 from competition.definition.keys import known_keys
 from competition.definition.organizers import Door
 from competition.definition.spec import (
@@ -38,7 +39,6 @@ from competition.definition.spec import (
     TaskSpec,
 )
 from competition.models import Competition, CompetitionPage, Phase, SubCorpus
-from competition.services.editor import EditorError
 from competition.services.teams import organizer_team_get_or_create
 from competition.visibility import user_is_organizer
 
