@@ -18,7 +18,6 @@ the competition (or a zip holding one) is refused, and a key with a data file's 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import tempfile
 import uuid
@@ -199,9 +198,18 @@ def _held(what: str, submissions) -> None:
         raise EditorError("held", what=what, count=count)
 
 
+def _part_delete(what: str, **parts: Any) -> None:
+    """Delete one part through the definition's one delete path (`apply.parts_delete`: its
+    rule, its transaction); held, it is refused in the editor's words."""
+    try:
+        apply.parts_delete(**parts)
+    except apply.PartsHeld as refused:
+        _, count = refused.held[0]
+        raise EditorError("held", what=what, count=count) from None
+
+
 def task_delete(*, task: Task) -> None:
-    _held(f"The task {task.slug}", Submission.objects.filter(phase__task=task))
-    task.delete()
+    _part_delete(f"The task {task.slug}", tasks=[task])
 
 
 # --- tracks -----------------------------------------------------------------------------
@@ -300,10 +308,7 @@ def phase_save(*, task: Task, phase: Phase | None = None, slug: str, **fields: A
 
 
 def phase_delete(*, phase: Phase) -> None:
-    _held(f"The phase {phase.task.slug}/{phase.slug}", phase.submissions.all())
-    for data in phase.data_files.all():
-        data.absolute_path.unlink(missing_ok=True)
-    phase.delete()
+    _part_delete(f"The phase {phase.task.slug}/{phase.slug}", phases=[phase])
 
 
 # --- sub-corpora and gold keys ----------------------------------------------------------
@@ -500,11 +505,7 @@ def subcorpus_key_job_apply(
 
 
 def subcorpus_delete(*, subcorpus: SubCorpus) -> None:
-    _held(
-        f"The sub-corpus {subcorpus.name}",
-        Submission.objects.filter(files__subcorpus=subcorpus).distinct(),
-    )
-    subcorpus.delete()
+    _part_delete(f"The sub-corpus {subcorpus.name}", subcorpora=[subcorpus])
 
 
 # --- data files -------------------------------------------------------------------------
@@ -580,9 +581,6 @@ def phase_data_update(
 
 
 def phase_data_remove(*, data: PhaseDataFile) -> None:
-    path = data.absolute_path
     data.delete()
     if not PhaseDataFile.objects.filter(path=data.path).exists():
-        path.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # the folder, when it is left empty
-            path.parent.rmdir()
+        apply.data_files_unlink([data.path])
