@@ -315,7 +315,7 @@ def bundle_spec(
         )
         title = f"{bundle.title} ({kind.replace('_', ' ')})" if len(groups) > 1 else bundle.title
         tasks.append(
-            TaskSpec(
+            TaskSpec.checked(
                 slug=task_slug,
                 kind=kind,
                 title=title[:300],
@@ -325,7 +325,7 @@ def bundle_spec(
                 phases=tuple(phases),
             )
         )
-    spec = CompetitionSpec(
+    spec = CompetitionSpec.checked(
         slug=slug,
         title=bundle.title[:300],
         description=bundle.description,
@@ -346,7 +346,7 @@ def _subcorpora(keys: list[tuple[Path, str]]) -> list[SubCorpusSpec]:
     for _, _, sub_name, _ in named:
         counts[sub_name] = counts.get(sub_name, 0) + 1
     return [
-        SubCorpusSpec(
+        SubCorpusSpec.checked(
             name=sub_name if counts[sub_name] == 1 else path.stem[:100],
             language=language,
             file_name=path.name,
@@ -362,7 +362,7 @@ def _phase_spec(
     assert phase.start is not None  # the bundle's reader refuses a phase without one
     try:
         subcorpora = _subcorpora(keys)
-        spec = PhaseSpec(
+        spec = PhaseSpec.checked(
             slug=slug,
             kind=_phase_kind(phase.label),
             title=phase.label[:300],
@@ -423,7 +423,7 @@ def _primary(
             continue
         if not chosen and column.sort.lower().startswith("desc"):
             try:
-                TaskSpec(
+                TaskSpec.checked(
                     slug="check",
                     kind=kind,
                     title="check",

@@ -2,16 +2,15 @@
 (`competition.definition.yaml_io.definition_data`), so that downloading and uploading back
 gives the same competition.
 
-The parts are taken as stored, unchecked: a competition saved before a rule existed still
-downloads. Keys are named as the zip download holds them (``keys/<task>/<phase>/<file>``),
-a key shared by several sub-corpora once.
+The parts are built plainly, taken as stored (their rules ran when they were written, by
+``checked``): a competition saved before a rule existed still downloads. Keys are named as
+the zip download holds them (``keys/<task>/<phase>/<file>``), a key shared by several
+sub-corpora once.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from competition.definition.spec import (
     PHASE_FIELDS,
@@ -25,27 +24,6 @@ from competition.definition.spec import (
     TrackSpec,
 )
 from competition.models import Competition, SubCorpus
-
-if TYPE_CHECKING:
-    from _typeshed import DataclassInstance
-
-T = TypeVar("T", bound="DataclassInstance")
-
-
-def _as_stored(part_type: type[T], /, **values: Any) -> T:
-    """A spec part with the stored values, its rules not run (they ran when it was
-    written)."""
-    part = part_type.__new__(part_type)
-    for each in fields(part_type):
-        if each.name in values:
-            value = values[each.name]
-        elif each.default is not MISSING:
-            value = each.default
-        else:
-            # a field without a default is passed or has a factory: mypy sees maybe MISSING
-            value = each.default_factory()  # type: ignore[operator]
-        object.__setattr__(part, each.name, value)
-    return part
 
 
 def key_name(subcorpus: SubCorpus) -> str:
@@ -72,8 +50,7 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
                     label = names.setdefault(sc.sha256, key_name(sc))
                     key = KeyFile(path=sc.key_path, label=label, sha256=sc.sha256)
                 subcorpora.append(
-                    _as_stored(
-                        SubCorpusSpec,
+                    SubCorpusSpec(
                         name=sc.name,
                         slug=sc.slug,
                         available=sc.available,
@@ -88,16 +65,13 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
                 # a copy stays hidden until someone reveals it, and uploading the file back
                 # keeps the reveal as it is.
                 values["revealed_at"] = UNSET
-            phases.append(
-                _as_stored(PhaseSpec, slug=phase.slug, subcorpora=tuple(subcorpora), **values)
-            )
+            phases.append(PhaseSpec(slug=phase.slug, subcorpora=tuple(subcorpora), **values))
         tracks = tuple(
-            _as_stored(TrackSpec, slug=t.slug, name=t.name, description=t.description)
+            TrackSpec(slug=t.slug, name=t.name, description=t.description)
             for t in task.tracks.order_by("order", "id")
         )
         tasks.append(
-            _as_stored(
-                TaskSpec,
+            TaskSpec(
                 slug=task.slug,
                 kind=task.kind,
                 title=task.title,
@@ -109,8 +83,7 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
                 phases=tuple(phases),
             )
         )
-    return _as_stored(
-        CompetitionSpec,
+    return CompetitionSpec(
         slug=competition.slug,
         title=competition.title,
         description=competition.description,
@@ -118,8 +91,7 @@ def competition_spec(*, competition: Competition) -> CompetitionSpec:
         organizers=tuple(sorted(competition.organizers.values_list("username", flat=True))),
         tasks=tuple(tasks),
         card_questions=tuple(
-            _as_stored(
-                CardQuestionSpec,
+            CardQuestionSpec(
                 slug=q.slug,
                 text=q.text,
                 kind=q.kind,
