@@ -637,27 +637,35 @@ def baselines_apply(
     team = organizer_team_get_or_create(competition=competition)
     for index, baseline in enumerate(baselines):
         where = f"baselines[{index}]"
-        task_slug, _, phase_slug = baseline.phase.partition("/")
-        phase = (
-            Phase.objects.filter(
-                task__competition=competition, task__slug=task_slug, slug=phase_slug
-            )
-            .select_related("task")
-            .first()
-        )
-        if phase is None:
-            raise SpecError(
-                "unknown_phase",
-                field="phase",
-                reason=(f"{where}: phase {baseline.phase!r} is not defined (task/phase)"),
-            )
+        phase = _baseline_phase(competition, baseline, where=where)
         done = Submission.objects.filter(
             team=team, phase=phase, run_name=baseline.name, is_baseline=True
         ).exclude(status__in=[Submission.Status.FAILED, Submission.Status.CANCELLED])
-        if done.exists():
-            continue
-        available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
-        handles = []
+        if not done.exists():
+            created.append(_baseline_submit(team, phase, baseline, where=where))
+    return created
+
+
+def _baseline_phase(competition: Competition, baseline: BaselineSpec, *, where: str) -> Phase:
+    task_slug, _, phase_slug = baseline.phase.partition("/")
+    phase = (
+        Phase.objects.filter(task__competition=competition, task__slug=task_slug, slug=phase_slug)
+        .select_related("task")
+        .first()
+    )
+    if phase is None:
+        raise SpecError(
+            "unknown_phase",
+            field="phase",
+            reason=(f"{where}: phase {baseline.phase!r} is not defined (task/phase)"),
+        )
+    return phase
+
+
+def _baseline_submit(team, phase: Phase, baseline: BaselineSpec, *, where: str) -> Submission:
+    """The baseline's files submitted as a run of the organizers' team."""
+    available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+    with contextlib.ExitStack() as handles:
         try:
             uploads = {}
             for label, path in baseline.files:
@@ -668,19 +676,16 @@ def baselines_apply(
                         field="files",
                         reason=(f"{where}: {label!r} is not an available sub-corpus of the phase"),
                     )
-                handle = open(Path(path), "rb")
-                handles.append(handle)
+                handle = handles.enter_context(open(Path(path), "rb"))
                 uploads[slug] = File(handle, name=Path(path).name)
-            created.append(
-                submission_create(
-                    team=team,
-                    phase=phase,
-                    user=None,
-                    files=uploads,
-                    run_name=baseline.name,
-                    description=baseline.description,
-                    is_baseline=True,
-                )
+            return submission_create(
+                team=team,
+                phase=phase,
+                user=None,
+                files=uploads,
+                run_name=baseline.name,
+                description=baseline.description,
+                is_baseline=True,
             )
         except SubmissionRejected as exc:
             details = "; ".join(str(problem) for problem in exc.problems[:5])
@@ -690,7 +695,3 @@ def baselines_apply(
                     f"{where}: baseline {baseline.name!r} was refused: {exc.message} {details}"
                 ),
             ) from None
-        finally:
-            for handle in handles:
-                handle.close()
-    return created
