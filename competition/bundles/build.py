@@ -273,13 +273,16 @@ class _Builder:
             self.report.add("not_imported", subject, f"option {word!r} is not understood")
 
 
+Group = list[tuple[BundlePhase, list[tuple[Path, str]]]]
+"""The phases one task holds (those scored alike), each with its key files."""
+
+
 def bundle_spec(
     bundle: Bundle, *, root: Path, work: Path, name: str, slug: str, owner: str
 ) -> tuple[CompetitionSpec, list[DataFile]]:
     """The spec of the competition a read bundle describes, and its participant data."""
     builder = _Builder(bundle, root, work, name)
-    report = bundle.report
-    groups: dict[tuple, list[tuple[BundlePhase, list[tuple[Path, str]]]]] = {}
+    groups: dict[tuple, Group] = {}
     for phase in bundle.phases:
         keys = builder.keys(phase)
         scoring = builder.scoring(phase, keys)
@@ -294,24 +297,15 @@ def bundle_spec(
         while task_slug in used_slugs:
             task_slug += "-2"
         used_slugs.add(task_slug)
-        phases: list[PhaseSpec] = []
-        names: list[str] = []
-        for phase, keys in members:
-            phase_slug = slugify(phase.label)[:90] or f"phase-{phase.number}"
-            while phase_slug in {p.slug for p in phases}:
-                phase_slug += "-2"
-            phases.append(_phase_spec(phase, keys, slug=phase_slug, task=task_slug, report=report))
-            names.extend(sub.name for sub in phases[-1].subcorpora or ())
-            for role, member in phase.data:
-                path, file_name = builder.data_file(member)
-                data.append(DataFile(task_slug, phase_slug, path, file_name, role))
+        phases = _task_phases(builder, members, task_slug=task_slug, data=data)
+        names = [sub.name for phase in phases for sub in phase.subcorpora or ()]
         primary = _primary(
             bundle.columns,
             list(dict.fromkeys(names)),
             kind=kind,
             procedure=procedure,
             words=words,
-            report=report,
+            report=bundle.report,
         )
         title = f"{bundle.title} ({kind.replace('_', ' ')})" if len(groups) > 1 else bundle.title
         tasks.append(
@@ -335,6 +329,24 @@ def bundle_spec(
         tasks=tuple(tasks),
     )
     return spec, data
+
+
+def _task_phases(
+    builder: _Builder, members: Group, *, task_slug: str, data: list[DataFile]
+) -> list[PhaseSpec]:
+    """The phases of one task, each slug once; their participant data added to ``data``."""
+    phases: list[PhaseSpec] = []
+    for phase, keys in members:
+        phase_slug = slugify(phase.label)[:90] or f"phase-{phase.number}"
+        while phase_slug in {p.slug for p in phases}:
+            phase_slug += "-2"
+        phases.append(
+            _phase_spec(phase, keys, slug=phase_slug, task=task_slug, report=builder.report)
+        )
+        for role, member in phase.data:
+            path, file_name = builder.data_file(member)
+            data.append(DataFile(task_slug, phase_slug, path, file_name, role))
+    return phases
 
 
 def _subcorpora(keys: list[tuple[Path, str]]) -> list[SubCorpusSpec]:
