@@ -18,8 +18,8 @@ from pathlib import Path, PurePosixPath
 from django.utils.text import slugify
 
 from competition.bundles.archive import is_zip_name, unpack
+from competition.bundles.description import Bundle, BundlePhase, Column, Report, phase_subject
 from competition.bundles.names import NAMES_A_DATASET, dataset_name, plural
-from competition.bundles.parse import Bundle, BundlePhase, Column, Report, phase_subject
 from competition.bundles.programs import SCORER_NAMES, ProgramMatch, command_of, recognise
 from competition.definition.spec import (
     CompetitionSpec,

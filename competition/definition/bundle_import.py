@@ -30,8 +30,9 @@ from django.db import transaction
 
 from competition.bundles.archive import BundleLimits, BundleRefused, unpack
 from competition.bundles.build import bundle_spec
+from competition.bundles.description import COMPETITION, Report, phase_subject
 from competition.bundles.names import short_slug
-from competition.bundles.parse import COMPETITION, Report, bundle_read, phase_subject
+from competition.bundles.parse import bundle_read
 from competition.bundles.results import ResultsRead, ResultsUnmapped, results_read
 from competition.definition import apply
 from competition.definition.editor import EditorError, phase_data_attach
