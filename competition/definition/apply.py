@@ -304,7 +304,8 @@ def task_apply(
         )
         changed = False
     else:
-        # (a spec's scorer options are never None once built: `TaskSpec.__post_init__`)
+        # (a spec's scorer options are never None once checked, `TaskSpec.checked`, nor when
+        # read from what is stored)
         changed = (task.kind, list(task.scorer_options), task.procedure) != (
             spec.kind,
             list(spec.scorer_options or ()),
