@@ -323,9 +323,9 @@ def upload(yaml: str, archive: str, workers: str = "1", round_: str = "0") -> in
     from django.test import Client
     from django.urls import reverse
 
+    from competition.definition.load import competition_load
     from competition.models import Competition, Phase, Submission
     from competition.services.accounts import user_signup
-    from competition.services.definitions import competition_load
     from competition.services.publish import competition_publish_waiving
     from competition.services.submissions import submission_create
     from competition.services.teams import team_create

@@ -193,9 +193,9 @@ def setup(yaml: str, teams: str) -> int:
     django_setup()
     from rest_framework.authtoken.models import Token
 
+    from competition.definition.load import competition_load
     from competition.models import Phase
     from competition.services.accounts import user_signup
-    from competition.services.definitions import competition_load
     from competition.services.publish import competition_publish_waiving
     from competition.services.teams import team_create
 

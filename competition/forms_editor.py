@@ -1,4 +1,4 @@
-"""Forms of the organizers' editor. They parse input only; competition.services.editor holds
+"""Forms of the organizers' editor. They parse input only; competition.definition.editor holds
 the rules.
 
 Dates are typed in the phase's time zone (AoE, UTC or an IANA zone) and stored in UTC.

@@ -546,7 +546,7 @@ class PhaseDataFile(models.Model):
     """A file the organizers hand to participants for one phase (development data, test
     inputs without coreference, gold-mention inputs), downloadable from the phase page once
     ``release_at`` (blank: the phase's start) has come. Never a gold key: a file identical to
-    one is refused (competition.services.editor), but for a development phase's own key that
+    one is refused (competition.definition.editor), but for a development phase's own key that
     the organizers mark as public (``public_key``)."""
 
     phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="data_files")

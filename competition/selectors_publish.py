@@ -54,65 +54,74 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
         .prefetch_related("subcorpora")
         .order_by("task__order", "task_id", "order", "id")
     )
-    items = [
-        CheckItem(
-            key="tasks",
-            label="At least one task with a phase",
-            ok=bool(phases),
-            detail=(
-                f"{len(phases)} phase{'s' if len(phases) != 1 else ''}"
-                if phases
-                else "Add a task and its phases in the editor, or upload a definition."
-            ),
-        )
+    keys = [
+        _keys_item(phase, status) for phase in phases if (status := phase.status(at=at)) != "closed"
     ]
+    written = pages_of(competition=competition)
+    return [_tasks_item(phases), _dates_item(phases), *keys, *_pages_items(written)]
+
+
+def _tasks_item(phases: list[Phase]) -> CheckItem:
+    return CheckItem(
+        key="tasks",
+        label="At least one task with a phase",
+        ok=bool(phases),
+        detail=(
+            f"{len(phases)} phase{'s' if len(phases) != 1 else ''}"
+            if phases
+            else "Add a task and its phases in the editor, or upload a definition."
+        ),
+    )
+
+
+def _dates_item(phases: list[Phase]) -> CheckItem:
     backwards = [
         f"{phase.task.title} › {phase.title}"
         for phase in phases
         if phase.end is not None and phase.end <= phase.start
     ]
-    items.append(
-        CheckItem(
-            key="dates",
-            label="Every phase closes after it opens",
-            ok=not backwards,
-            detail=("Closes before it opens: " + "; ".join(backwards))
-            if backwards
-            else "All phase dates are in order.",
-        )
+    return CheckItem(
+        key="dates",
+        label="Every phase closes after it opens",
+        ok=not backwards,
+        detail=("Closes before it opens: " + "; ".join(backwards))
+        if backwards
+        else "All phase dates are in order.",
     )
-    for phase in phases:
-        status = phase.status(at=at)
-        if status == "closed":
-            continue
-        datasets = list(phase.subcorpora.all())
-        keyless = [sc.name for sc in datasets if not sc.available or not sc.key_file]
-        ok = bool(datasets) and not keyless
-        if not datasets:
-            detail = "It has no dataset yet, so it cannot score a run."
-        elif keyless:
-            detail = f"{len(keyless)} of {len(datasets)} datasets without a gold key: " + ", ".join(
-                keyless
-            )
-        else:
-            detail = f"All {len(datasets)} datasets have their gold keys."
-        items.append(
-            CheckItem(
-                key=f"keys:{phase.pk}",
-                label=(
-                    f"Open phase {phase.task.title} › {phase.title} has its gold keys"
-                    if status == "open"
-                    else f"Upcoming phase {phase.task.title} › {phase.title} (opens "
-                    f"{zone_display(phase.start, phase.time_zone)}) has its gold keys"
-                ),
-                ok=ok,
-                detail=detail,
-                waiver="Keys later: the phase takes no runs until they are added",
-            )
+
+
+def _keys_item(phase: Phase, status: str) -> CheckItem:
+    """An open or upcoming phase has a gold key for each of its datasets."""
+    datasets = list(phase.subcorpora.all())
+    keyless = [sc.name for sc in datasets if not sc.available or not sc.key_file]
+    ok = bool(datasets) and not keyless
+    if not datasets:
+        detail = "It has no dataset yet, so it cannot score a run."
+    elif keyless:
+        detail = f"{len(keyless)} of {len(datasets)} datasets without a gold key: " + ", ".join(
+            keyless
         )
-    written = pages_of(competition=competition)
+    else:
+        detail = f"All {len(datasets)} datasets have their gold keys."
+    return CheckItem(
+        key=f"keys:{phase.pk}",
+        label=(
+            f"Open phase {phase.task.title} › {phase.title} has its gold keys"
+            if status == "open"
+            else f"Upcoming phase {phase.task.title} › {phase.title} (opens "
+            f"{zone_display(phase.start, phase.time_zone)}) has its gold keys"
+        ),
+        ok=ok,
+        detail=detail,
+        waiver="Keys later: the phase takes no runs until they are added",
+    )
+
+
+def _pages_items(written) -> list[CheckItem]:
+    """The overview, evaluation and data pages, and the terms."""
     missing = [KIND_LABELS[kind] for kind in PAGES_WANTED if kind not in written]
-    items.append(
+    terms = CompetitionPage.Kind.TERMS in written
+    return [
         CheckItem(
             key="pages",
             label="Overview, evaluation and data pages are written",
@@ -121,10 +130,7 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
             if missing
             else "All three pages are written.",
             waiver="Publish without them",
-        )
-    )
-    terms = CompetitionPage.Kind.TERMS in written
-    items.append(
+        ),
         CheckItem(
             key="terms",
             label="Terms of participation are written",
@@ -133,9 +139,8 @@ def publish_checklist(*, competition: Competition, at: datetime | None = None) -
             if terms
             else "No terms: participants accept nothing before they submit.",
             waiver="This competition has no terms",
-        )
-    )
-    return items
+        ),
+    ]
 
 
 def checklist_unmet(

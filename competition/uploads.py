@@ -228,43 +228,12 @@ def _extract_checked(
     file_names: Mapping[str, str] | None = None,
     documents: Mapping[str, Collection[str]] | None = None,
 ) -> dict[str, ReceivedFile]:
-    most = int(getattr(settings, "SUBMISSION_MAX_MEMBERS", 1000))
-    if len(zf.infolist()) > most:  # a run is a file per sub-corpus: never thousands
-        raise SubmissionRejected(
-            "unsafe_zip", reason=f"it holds {len(zf.infolist())} members; the limit is {most}"
-        )
-    members = [
-        info for info in zf.infolist() if not info.is_dir() and not _is_os_litter(info.filename)
-    ]
-    if not members:
-        raise SubmissionRejected("no_files")
-    by_slug: dict[str, zipfile.ZipInfo] = {}
-    unknown: list[str] = []
-    duplicates: dict[str, list[str]] = {}
+    members = _members(zf)
     total = 0
     for info in members:
-        if problem := _zip_member_problem(info):
-            raise SubmissionRejected("unsafe_zip", reason=problem)
         total += info.file_size
-        if total > limits.max_uncompressed_bytes:
-            raise SubmissionRejected(
-                "unsafe_zip",
-                reason="its uncompressed size exceeds "
-                + shown_params({"size": limits.max_uncompressed_bytes})["size"],
-            )
-        if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
-            raise SubmissionRejected(
-                "unsafe_zip",
-                reason=f"{info.filename!r} is compressed "
-                f"more than {limits.max_compression_ratio}:1",
-            )
-        slug = subcorpus_for_name(info.filename, subcorpora, file_names)
-        if slug is None:
-            unknown.append(info.filename)
-        elif slug in by_slug:
-            duplicates.setdefault(subcorpora[slug], [by_slug[slug].filename]).append(info.filename)
-        else:
-            by_slug[slug] = info
+        _member_check(info, total=total, limits=limits)
+    by_slug, unknown, duplicates = _by_subcorpus(members, subcorpora, file_names)
     if unknown and documents:
         unknown = _match_by_documents(zf, unknown, by_slug, documents, limits)
     if unknown:
@@ -276,20 +245,79 @@ def _extract_checked(
                 f"{display} ({', '.join(names)})" for display, names in sorted(duplicates.items())
             ),
         )
-    received: dict[str, ReceivedFile] = {}
-    for slug, info in by_slug.items():
-        target = workdir / f"{slug}.conllua"
-        with zf.open(info) as member:
-            head = member.peek(8)[:8] if hasattr(member, "peek") else b""
-            if _looks_like_archive(head, info.filename):
-                raise SubmissionRejected(
-                    "unsafe_zip", reason=f"{info.filename!r} is a nested archive"
-                )
-            # Never trust the header's sizes: count what actually comes out.
-            limit = min(info.file_size, limits.max_uncompressed_bytes)
-            size, sha = _write_stream(_read_chunks(member), target, limit=limit, name=info.filename)
-        received[slug] = ReceivedFile(slug, PurePosixPath(info.filename).name, target, size, sha)
-    return received
+    return {
+        slug: _member_extract(
+            zf, info, slug=slug, target=workdir / f"{slug}.conllua", limits=limits
+        )
+        for slug, info in by_slug.items()
+    }
+
+
+def _members(zf: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The archive's files (folders and operating-system litter left out); refused when it
+    holds more members than a run ever has, or no file."""
+    most = int(getattr(settings, "SUBMISSION_MAX_MEMBERS", 1000))
+    if len(zf.infolist()) > most:  # a run is a file per sub-corpus: never thousands
+        raise SubmissionRejected(
+            "unsafe_zip", reason=f"it holds {len(zf.infolist())} members; the limit is {most}"
+        )
+    members = [
+        info for info in zf.infolist() if not info.is_dir() and not _is_os_litter(info.filename)
+    ]
+    if not members:
+        raise SubmissionRejected("no_files")
+    return members
+
+
+def _member_check(info: zipfile.ZipInfo, *, total: int, limits: UploadLimits) -> None:
+    """One member's name and sizes, by its header (``total``: the sizes up to it)."""
+    if problem := _zip_member_problem(info):
+        raise SubmissionRejected("unsafe_zip", reason=problem)
+    if total > limits.max_uncompressed_bytes:
+        raise SubmissionRejected(
+            "unsafe_zip",
+            reason="its uncompressed size exceeds "
+            + shown_params({"size": limits.max_uncompressed_bytes})["size"],
+        )
+    if info.file_size > max(info.compress_size, 1) * limits.max_compression_ratio:
+        raise SubmissionRejected(
+            "unsafe_zip",
+            reason=f"{info.filename!r} is compressed more than {limits.max_compression_ratio}:1",
+        )
+
+
+def _by_subcorpus(
+    members: list[zipfile.ZipInfo],
+    subcorpora: Mapping[str, str],
+    file_names: Mapping[str, str] | None,
+) -> tuple[dict[str, zipfile.ZipInfo], list[str], dict[str, list[str]]]:
+    """(the member of each sub-corpus by slug, names matching none, sub-corpora matched
+    twice with their members' names)."""
+    by_slug: dict[str, zipfile.ZipInfo] = {}
+    unknown: list[str] = []
+    duplicates: dict[str, list[str]] = {}
+    for info in members:
+        slug = subcorpus_for_name(info.filename, subcorpora, file_names)
+        if slug is None:
+            unknown.append(info.filename)
+        elif slug in by_slug:
+            duplicates.setdefault(subcorpora[slug], [by_slug[slug].filename]).append(info.filename)
+        else:
+            by_slug[slug] = info
+    return by_slug, unknown, duplicates
+
+
+def _member_extract(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, *, slug: str, target: Path, limits: UploadLimits
+) -> ReceivedFile:
+    with zf.open(info) as member:
+        head = member.peek(8)[:8] if hasattr(member, "peek") else b""
+        if _looks_like_archive(head, info.filename):
+            raise SubmissionRejected("unsafe_zip", reason=f"{info.filename!r} is a nested archive")
+        # Never trust the header's sizes: count what actually comes out.
+        limit = min(info.file_size, limits.max_uncompressed_bytes)
+        size, sha = _write_stream(_read_chunks(member), target, limit=limit, name=info.filename)
+    return ReceivedFile(slug, PurePosixPath(info.filename).name, target, size, sha)
 
 
 def _match_by_documents(

@@ -13,6 +13,7 @@ from competition import (
     views_card_questions,
     views_cards,
     views_editor,
+    views_editor_phase,
     views_pages,
     views_publish,
 )
@@ -73,8 +74,8 @@ urlpatterns = [
     path("competitions/<slug:slug>/teams/", views_account.teams_organize, name="teams_organize"),
     path(PHASE + "submit/", views.phase_submit, name="submit"),
     path(PHASE + "submissions/", views.phase_submissions, name="submissions"),
-    path(PHASE, views_editor.phase_page, name="phase"),
-    path("data/<int:pk>/<str:file_name>", views_editor.data_download, name="data_download"),
+    path(PHASE, views_editor_phase.phase_page, name="phase"),
+    path("data/<int:pk>/<str:file_name>", views_editor_phase.data_download, name="data_download"),
     path("new-competition/", views_editor.competition_new, name="competition_new"),
     path("new-competition/bundle/", views_bundles.bundle_import_view, name="bundle_import"),
     path(
@@ -103,10 +104,10 @@ urlpatterns = [
         name="definition_zip",
     ),
     path(EDIT + "<slug:task>/", views_editor.task_edit, name="edit_task"),
-    path(EDIT + "<slug:task>/<slug:phase>/", views_editor.phase_edit, name="edit_phase"),
+    path(EDIT + "<slug:task>/<slug:phase>/", views_editor_phase.phase_edit, name="edit_phase"),
     path(
         EDIT + "<slug:task>/<slug:phase>/<slug:subcorpus>/",
-        views_editor.subcorpus_edit,
+        views_editor_phase.subcorpus_edit,
         name="edit_subcorpus",
     ),
     path("submissions/<int:pk>/", views.submission_detail, name="submission"),

@@ -15,17 +15,17 @@ from django.db import OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from competition.errors import CompetitionError
-from competition.forms_editor import BundleImportForm, BundleResultsForm
-from competition.models import DefinitionJob, Phase
-from competition.selectors_editor import competition_for_organizer
-from competition.services.bundles import (
+from competition.definition.bundle_import import (
     ResultsUnmapped,
     bundle_import_start,
     bundle_job_report,
     bundle_results_import,
 )
-from competition.services.definition_files import definition_job_bytes
+from competition.definition.upload import definition_job_bytes
+from competition.errors import CompetitionError
+from competition.forms_editor import BundleImportForm, BundleResultsForm
+from competition.models import DefinitionJob, Phase
+from competition.selectors_editor import competition_for_organizer
 from competition.views_editor import refused_status
 
 

@@ -14,6 +14,17 @@ and ``try`` included); run-time imports are those inside functions. Floors, bott
 5. ``config``: wires everything; so do management commands (``*.management.commands.*``):
    entry points that ``manage.py`` runs and nothing imports.
 
+Inside ``competition`` the definition stands on two floors around the services:
+
+- its parts (``competition.definition.{rules,spec,files,yaml_io,keys,current}``: the spec,
+  the files a definition names, its keys, its YAML and the spec of what is stored) sit below
+  the services: they import no service and no door;
+- its doors (every other ``competition.definition`` module: ``apply``, the one writer, and
+  the front doors that read input into a spec and write it: ``load``, ``upload``, ``editor``,
+  ``editions``, ``bundle_import``, ``organizers``) sit above them: a door may import a
+  service, a service never imports a door. Two edges are named exceptions
+  (``SERVICES_INTO_DOORS``).
+
 Both graphs are checked: a circle closed by an import inside a function is still a circle.
 """
 
@@ -30,6 +41,18 @@ PACKAGES = ("scoring", "tasks", "competition", "leaderboard", "config", "client"
 # the folder holding each package: the scorer is its own distribution, in scorer/
 HOME = {"scoring": ROOT / "scorer"}
 FLOOR = {"scoring": 1, "client": 1, "competition": 2, "tasks": 3, "leaderboard": 4, "config": 5}
+DEFINITION = "competition.definition"
+DEFINITION_PARTS = {
+    f"{DEFINITION}.{name}" for name in ("rules", "spec", "files", "yaml_io", "keys", "current")
+}
+SERVICES = "competition.services"
+SERVICES_INTO_DOORS = {
+    # the package re-exports the loader that twenty test modules, two commands and the
+    # benchmarks import as `competition.services.competition_load`
+    ("competition.services", "competition.definition.load"),
+    # a competition's card questions are written by the one writer (its head), like a reload
+    ("competition.services.cards", "competition.definition.apply"),
+}
 
 
 def modules() -> dict[str, Path]:
@@ -153,6 +176,47 @@ def test_every_floor_imports_only_the_floors_below_it(graph):
                 if FLOOR[floor] > FLOOR[source]:
                     wrong.append(f"{module} -> {target}")
     assert not wrong, "imports across floors upwards: " + ", ".join(sorted(wrong))
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _door(module: str) -> bool:
+    return _within(module, DEFINITION) and module != DEFINITION and module not in DEFINITION_PARTS
+
+
+def test_the_services_import_no_door_of_the_definition(graph):
+    load, run = graph
+    wrong = sorted(
+        f"{module} -> {target}"
+        for edges in (load, run)
+        for module, targets in edges.items()
+        for target in targets
+        if _within(module, SERVICES)
+        and _door(target)
+        and (module, target) not in SERVICES_INTO_DOORS
+    )
+    assert not wrong, "services importing a door of the definition: " + ", ".join(wrong)
+
+
+def test_the_definition_parts_import_no_service_and_no_door(graph):
+    load, run = graph
+    wrong = sorted(
+        f"{module} -> {target}"
+        for edges in (load, run)
+        for module, targets in edges.items()
+        if module in DEFINITION_PARTS
+        for target in targets
+        if _within(target, SERVICES) or _door(target)
+    )
+    assert not wrong, "definition parts importing upwards: " + ", ".join(wrong)
+
+
+def test_the_named_exceptions_are_still_needed(graph):
+    load, _ = graph
+    stale = sorted(f"{a} -> {b}" for a, b in SERVICES_INTO_DOORS if b not in load.get(a, set()))
+    assert not stale, "exceptions no import needs any more: " + ", ".join(stale)
 
 
 def test_the_platform_imports_the_scorer_at_load_time_only(graph):

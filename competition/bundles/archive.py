@@ -108,61 +108,74 @@ def unpack(
         with zipfile.ZipFile(zip_path) as zf:
             infos = zf.infolist()
             archive_names_check(infos, name=name, error=BundleRefused, members=limits.members)
-            total = 0
-            members = []
-            for info in infos:
-                if problem := member_problem(info):
-                    raise BundleRefused(name, f"refused: member {info.filename!r}: {problem}")
-                if info.is_dir() or _litter(info.filename):
-                    continue
-                total += info.file_size
-                if total > limits.uncompressed:
-                    raise BundleRefused(
-                        name,
-                        f"refused: its members hold more than "
-                        f"{limits.uncompressed} bytes uncompressed",
-                    )
-                if info.file_size > max(info.compress_size, 1) * limits.ratio:
-                    raise BundleRefused(
-                        name,
-                        f"refused: member {info.filename!r} is "
-                        f"compressed more than {limits.ratio}:1",
-                    )
-                if depth == MAX_DEPTH and is_zip_name(info.filename) and skipped is not None:
-                    skipped.append(info.filename)
-                    continue
-                if depth == MAX_DEPTH and is_zip_name(info.filename):
-                    raise BundleRefused(
-                        name,
-                        f"refused: member {info.filename!r} is a zip "
-                        f"inside a zip inside the bundle (nested too deep)",
-                    )
-                members.append(info)
-            written = []
-            for info in members:
-                parts = [p for p in PurePosixPath(info.filename).parts if p not in ("", ".")]
-                target = root.joinpath(*parts)
-                if not target.resolve().is_relative_to(root.resolve()):
-                    raise BundleRefused(
-                        name, f"refused: member {info.filename!r} points outside the bundle"
-                    )
-                target.parent.mkdir(parents=True, exist_ok=True)
-                size = 0
-                with zf.open(info) as source, open(target, "xb") as out:
-                    while chunk := source.read(CHUNK):
-                        size += len(chunk)
-                        if size > info.file_size:
-                            raise BundleRefused(
-                                name,
-                                f"refused: member {info.filename!r} "
-                                "holds more than its declared size",
-                            )
-                        out.write(chunk)
-                written.append("/".join(parts))
-            return written
+            members = _members_checked(
+                infos, name=name, depth=depth, limits=limits, skipped=skipped
+            )
+            return [_member_write(zf, info, root, name=name) for info in members]
     except FileExistsError as exc:
         raise BundleRefused(
             name, f"refused: a member is named twice ({Path(exc.filename).name})"
         ) from None
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
         raise BundleRefused(name, f"the zip cannot be read: {exc}") from None
+
+
+def _members_checked(
+    infos: list[zipfile.ZipInfo],
+    *,
+    name: str,
+    depth: int,
+    limits: BundleLimits,
+    skipped: list[str] | None,
+) -> list[zipfile.ZipInfo]:
+    """The members to write, each checked by its header (and the running total); folders
+    and litter left out, a zip at the deepest level skipped or refused."""
+    total = 0
+    members = []
+    for info in infos:
+        if problem := member_problem(info):
+            raise BundleRefused(name, f"refused: member {info.filename!r}: {problem}")
+        if info.is_dir() or _litter(info.filename):
+            continue
+        total += info.file_size
+        if total > limits.uncompressed:
+            raise BundleRefused(
+                name,
+                f"refused: its members hold more than {limits.uncompressed} bytes uncompressed",
+            )
+        if info.file_size > max(info.compress_size, 1) * limits.ratio:
+            raise BundleRefused(
+                name,
+                f"refused: member {info.filename!r} is compressed more than {limits.ratio}:1",
+            )
+        if depth == MAX_DEPTH and is_zip_name(info.filename):
+            if skipped is None:
+                raise BundleRefused(
+                    name,
+                    f"refused: member {info.filename!r} is a zip "
+                    f"inside a zip inside the bundle (nested too deep)",
+                )
+            skipped.append(info.filename)
+            continue
+        members.append(info)
+    return members
+
+
+def _member_write(zf: zipfile.ZipFile, info: zipfile.ZipInfo, root: Path, *, name: str) -> str:
+    """One member written under ``root``, streamed with its declared size as its limit;
+    its relative name."""
+    parts = [p for p in PurePosixPath(info.filename).parts if p not in ("", ".")]
+    target = root.joinpath(*parts)
+    if not target.resolve().is_relative_to(root.resolve()):
+        raise BundleRefused(name, f"refused: member {info.filename!r} points outside the bundle")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    size = 0
+    with zf.open(info) as source, open(target, "xb") as out:
+        while chunk := source.read(CHUNK):
+            size += len(chunk)
+            if size > info.file_size:
+                raise BundleRefused(
+                    name, f"refused: member {info.filename!r} holds more than its declared size"
+                )
+            out.write(chunk)
+    return "/".join(parts)

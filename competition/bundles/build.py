@@ -18,8 +18,8 @@ from pathlib import Path, PurePosixPath
 from django.utils.text import slugify
 
 from competition.bundles.archive import is_zip_name, unpack
+from competition.bundles.description import Bundle, BundlePhase, Column, Report, phase_subject
 from competition.bundles.names import NAMES_A_DATASET, dataset_name, plural
-from competition.bundles.parse import Bundle, BundlePhase, Column, Report, phase_subject
 from competition.bundles.programs import SCORER_NAMES, ProgramMatch, command_of, recognise
 from competition.definition.spec import (
     CompetitionSpec,
@@ -273,13 +273,16 @@ class _Builder:
             self.report.add("not_imported", subject, f"option {word!r} is not understood")
 
 
+Group = list[tuple[BundlePhase, list[tuple[Path, str]]]]
+"""The phases one task holds (those scored alike), each with its key files."""
+
+
 def bundle_spec(
     bundle: Bundle, *, root: Path, work: Path, name: str, slug: str, owner: str
 ) -> tuple[CompetitionSpec, list[DataFile]]:
     """The spec of the competition a read bundle describes, and its participant data."""
     builder = _Builder(bundle, root, work, name)
-    report = bundle.report
-    groups: dict[tuple, list[tuple[BundlePhase, list[tuple[Path, str]]]]] = {}
+    groups: dict[tuple, Group] = {}
     for phase in bundle.phases:
         keys = builder.keys(phase)
         scoring = builder.scoring(phase, keys)
@@ -294,28 +297,19 @@ def bundle_spec(
         while task_slug in used_slugs:
             task_slug += "-2"
         used_slugs.add(task_slug)
-        phases: list[PhaseSpec] = []
-        names: list[str] = []
-        for phase, keys in members:
-            phase_slug = slugify(phase.label)[:90] or f"phase-{phase.number}"
-            while phase_slug in {p.slug for p in phases}:
-                phase_slug += "-2"
-            phases.append(_phase_spec(phase, keys, slug=phase_slug, task=task_slug, report=report))
-            names.extend(sub.name for sub in phases[-1].subcorpora or ())
-            for role, member in phase.data:
-                path, file_name = builder.data_file(member)
-                data.append(DataFile(task_slug, phase_slug, path, file_name, role))
+        phases = _task_phases(builder, members, task_slug=task_slug, data=data)
+        names = [sub.name for phase in phases for sub in phase.subcorpora or ()]
         primary = _primary(
             bundle.columns,
             list(dict.fromkeys(names)),
             kind=kind,
             procedure=procedure,
             words=words,
-            report=report,
+            report=bundle.report,
         )
         title = f"{bundle.title} ({kind.replace('_', ' ')})" if len(groups) > 1 else bundle.title
         tasks.append(
-            TaskSpec(
+            TaskSpec.checked(
                 slug=task_slug,
                 kind=kind,
                 title=title[:300],
@@ -325,7 +319,7 @@ def bundle_spec(
                 phases=tuple(phases),
             )
         )
-    spec = CompetitionSpec(
+    spec = CompetitionSpec.checked(
         slug=slug,
         title=bundle.title[:300],
         description=bundle.description,
@@ -337,6 +331,24 @@ def bundle_spec(
     return spec, data
 
 
+def _task_phases(
+    builder: _Builder, members: Group, *, task_slug: str, data: list[DataFile]
+) -> list[PhaseSpec]:
+    """The phases of one task, each slug once; their participant data added to ``data``."""
+    phases: list[PhaseSpec] = []
+    for phase, keys in members:
+        phase_slug = slugify(phase.label)[:90] or f"phase-{phase.number}"
+        while phase_slug in {p.slug for p in phases}:
+            phase_slug += "-2"
+        phases.append(
+            _phase_spec(phase, keys, slug=phase_slug, task=task_slug, report=builder.report)
+        )
+        for role, member in phase.data:
+            path, file_name = builder.data_file(member)
+            data.append(DataFile(task_slug, phase_slug, path, file_name, role))
+    return phases
+
+
 def _subcorpora(keys: list[tuple[Path, str]]) -> list[SubCorpusSpec]:
     """One dataset per key file, named after it without its split (`dataset_name`), so that
     a task's phases name the same data alike; two files of one phase that would share a name
@@ -346,7 +358,7 @@ def _subcorpora(keys: list[tuple[Path, str]]) -> list[SubCorpusSpec]:
     for _, _, sub_name, _ in named:
         counts[sub_name] = counts.get(sub_name, 0) + 1
     return [
-        SubCorpusSpec(
+        SubCorpusSpec.checked(
             name=sub_name if counts[sub_name] == 1 else path.stem[:100],
             language=language,
             file_name=path.name,
@@ -362,7 +374,7 @@ def _phase_spec(
     assert phase.start is not None  # the bundle's reader refuses a phase without one
     try:
         subcorpora = _subcorpora(keys)
-        spec = PhaseSpec(
+        spec = PhaseSpec.checked(
             slug=slug,
             kind=_phase_kind(phase.label),
             title=phase.label[:300],
@@ -423,7 +435,7 @@ def _primary(
             continue
         if not chosen and column.sort.lower().startswith("desc"):
             try:
-                TaskSpec(
+                TaskSpec.checked(
                     slug="check",
                     kind=kind,
                     title="check",

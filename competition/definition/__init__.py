@@ -9,9 +9,10 @@
 - `current`: the spec of a competition as the database holds it (what the download writes);
 - `apply`: a spec written to the database (the one writer of a competition's structure).
 
-Front doors: ``manage.py load_competition`` and the definition upload
-(`competition.services.definitions`, `competition.services.definition_files`) read a file
-into a spec and apply it whole; the editor's forms (`competition.services.editor`) build the
-part they edit and apply it with the same functions; a clone of a competition and a copy
-of a phase's datasets (`competition.services.editions`) build theirs from `current`.
+Front doors (above the services, which they may call; the parts above never import a
+service): ``manage.py load_competition`` and the definition upload (`load`, `upload`) read a
+file into a spec and apply it whole; the editor's forms (`editor`) build the part they edit
+and apply it with the same functions; a bundle import (`bundle_import`) builds its spec from
+a CodaLab or Codabench bundle; a clone of a competition and a copy of a phase's datasets
+(`editions`) build theirs from `current`.
 """

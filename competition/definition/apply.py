@@ -20,12 +20,16 @@ the same rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
+from django.conf import settings
 from django.core.files import File
 from django.db import transaction
+from django.db.models import Q
 
 from competition.definition.keys import KeyPlace, key_store, known_keys
 from competition.definition.organizers import Door, organizers_apply
@@ -42,10 +46,11 @@ from competition.definition.spec import (
     TaskSpec,
     TrackSpec,
 )
-from competition.errors import SubmissionRejected
+from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import (
     Competition,
     Phase,
+    PhaseDataFile,
     SubCorpus,
     Submission,
     SystemCardQuestion,
@@ -299,7 +304,8 @@ def task_apply(
         )
         changed = False
     else:
-        # (a spec's scorer options are never None once built: `TaskSpec.__post_init__`)
+        # (a spec's scorer options are never None once checked, `TaskSpec.checked`, nor when
+        # read from what is stored)
         changed = (task.kind, list(task.scorer_options), task.procedure) != (
             spec.kind,
             list(spec.scorer_options or ()),
@@ -504,57 +510,118 @@ def subcorpus_apply(
     return subcorpus, changed
 
 
+# --- deleting parts -----------------------------------------------------------------------
+# The one delete path of a competition's parts, for the editor's deletes and a reload's
+# removals alike: the one rule (a part holding submissions is never deleted: deleting it
+# would delete them and their scores), all or nothing in one transaction, and the data files
+# the deleted phases alone named unlinked once it commits.
+
+Part = Task | Phase | SubCorpus
+
+
+class PartsHeld(CompetitionError):
+    """Parts refused for deletion, each with how many submissions it holds; each door says it
+    in its own words."""
+
+    def __init__(self, held: list[tuple[Part, int]]) -> None:
+        self.held = held
+        super().__init__("held", count=len(held))
+
+
+def submissions_holding(part: Part) -> int:
+    """How many submissions ``part`` holds (a task's are its phases')."""
+    if isinstance(part, Task):
+        holding = Submission.objects.filter(phase__task=part)
+    elif isinstance(part, Phase):
+        holding = Submission.objects.filter(phase=part)
+    else:
+        holding = Submission.objects.filter(files__subcorpus=part).distinct()
+    return holding.count()
+
+
+def parts_delete(
+    *,
+    tasks: Iterable[Task] = (),
+    phases: Iterable[Phase] = (),
+    subcorpora: Iterable[SubCorpus] = (),
+) -> None:
+    """Delete the parts with what they contain, or nothing: `PartsHeld` when any of them
+    holds submissions (`submissions_holding`)."""
+    tasks, phases, subcorpora = list(tasks), list(phases), list(subcorpora)
+    parts: list[Part] = [*tasks, *phases, *subcorpora]
+    with transaction.atomic():
+        held = [(part, n) for part in parts if (n := submissions_holding(part))]
+        if held:
+            raise PartsHeld(held)
+        data = PhaseDataFile.objects.filter(
+            Q(phase__in=[p.pk for p in phases]) | Q(phase__task__in=[t.pk for t in tasks])
+        )
+        paths = set(data.values_list("path", flat=True))
+        SubCorpus.objects.filter(pk__in=[sc.pk for sc in subcorpora]).delete()
+        Phase.objects.filter(pk__in=[p.pk for p in phases]).delete()
+        Task.objects.filter(pk__in=[t.pk for t in tasks]).delete()
+        owned = paths - set(
+            PhaseDataFile.objects.filter(path__in=paths).values_list("path", flat=True)
+        )
+        transaction.on_commit(partial(data_files_unlink, owned))
+
+
+def data_files_unlink(paths: Iterable[str]) -> None:
+    """Unlink data files (paths under the private root) no row names any more, and their
+    folders when left empty."""
+    for name in sorted(paths):
+        path = Path(settings.PRIVATE_ROOT) / name
+        path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()
+
+
 # --- what a whole spec no longer lists ----------------------------------------------------
 
 
 def _remove_unlisted(competition: Competition, *, seen: _Seen) -> tuple[str, ...]:
     """Delete the tasks, phases and sub-corpora the spec no longer lists; refuse when any of
-    them holds submissions."""
-    tasks = Task.objects.filter(competition=competition).exclude(pk__in=seen.tasks)
-    phases = (
+    them holds submissions (a task through its phases, which the spec no longer lists
+    either)."""
+    tasks = list(Task.objects.filter(competition=competition).exclude(pk__in=seen.tasks))
+    phases = list(
         Phase.objects.filter(task__competition=competition)
         .exclude(pk__in=seen.phases)
         .select_related("task")
     )
-    subcorpora = (
-        SubCorpus.objects.filter(phase__task__competition=competition)
+    subcorpora = [
+        sc
+        for sc in SubCorpus.objects.filter(phase__task__competition=competition)
         .exclude(pk__in=seen.subcorpora)
         .select_related("phase__task")
-    )
-    held: list[str] = []
-    for phase in phases:
-        if count := Submission.objects.filter(phase=phase).count():
-            held.append(f"phase {phase.task.slug}/{phase.slug} ({count} submissions)")
-    for subcorpus in subcorpora:
-        if subcorpus.phase_id in seen.phases and (
-            count := subcorpus.files.values("submission").distinct().count()
-        ):
-            held.append(
-                f"sub-corpus {subcorpus.phase.task.slug}/{subcorpus.phase.slug}/"
-                f"{subcorpus.name} ({count} submissions)"
-            )
-    if held:
-        raise SpecError(
-            "held",
-            reason=(
-                f"the file no longer lists {', '.join(held)}; removing them would delete those "
-                "submissions and their scores. Put them back in the file, or delete them in the "
-                "admin first if they are meant to go."
-            ),
-        )
-    removed = (
+        if sc.phase_id in seen.phases
+    ]
+    try:
+        parts_delete(tasks=tasks, phases=phases, subcorpora=subcorpora)
+    except PartsHeld as refused:
+        raise SpecError("held", reason=_held_reason(refused)) from None
+    return tuple(
         [task.slug for task in tasks]
         + [f"{p.task.slug}/{p.slug}" for p in phases if p.task_id in seen.tasks]
-        + [
-            f"{sc.phase.task.slug}/{sc.phase.slug}/{sc.name}"
-            for sc in subcorpora
-            if sc.phase_id in seen.phases
-        ]
+        + [f"{sc.phase.task.slug}/{sc.phase.slug}/{sc.name}" for sc in subcorpora]
     )
-    subcorpora.delete()
-    phases.delete()
-    tasks.delete()
-    return tuple(removed)
+
+
+def _held_reason(refused: PartsHeld) -> str:
+    held = []
+    for part, count in refused.held:
+        if isinstance(part, Phase):
+            held.append(f"phase {part.task.slug}/{part.slug} ({count} submissions)")
+        elif isinstance(part, SubCorpus):
+            held.append(
+                f"sub-corpus {part.phase.task.slug}/{part.phase.slug}/"
+                f"{part.name} ({count} submissions)"
+            )
+    return (
+        f"the file no longer lists {', '.join(held)}; removing them would delete those "
+        "submissions and their scores. Put them back in the file, or delete them in the "
+        "admin first if they are meant to go."
+    )
 
 
 # --- baselines ----------------------------------------------------------------------------
@@ -571,27 +638,35 @@ def baselines_apply(
     team = organizer_team_get_or_create(competition=competition)
     for index, baseline in enumerate(baselines):
         where = f"baselines[{index}]"
-        task_slug, _, phase_slug = baseline.phase.partition("/")
-        phase = (
-            Phase.objects.filter(
-                task__competition=competition, task__slug=task_slug, slug=phase_slug
-            )
-            .select_related("task")
-            .first()
-        )
-        if phase is None:
-            raise SpecError(
-                "unknown_phase",
-                field="phase",
-                reason=(f"{where}: phase {baseline.phase!r} is not defined (task/phase)"),
-            )
+        phase = _baseline_phase(competition, baseline, where=where)
         done = Submission.objects.filter(
             team=team, phase=phase, run_name=baseline.name, is_baseline=True
         ).exclude(status__in=[Submission.Status.FAILED, Submission.Status.CANCELLED])
-        if done.exists():
-            continue
-        available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
-        handles = []
+        if not done.exists():
+            created.append(_baseline_submit(team, phase, baseline, where=where))
+    return created
+
+
+def _baseline_phase(competition: Competition, baseline: BaselineSpec, *, where: str) -> Phase:
+    task_slug, _, phase_slug = baseline.phase.partition("/")
+    phase = (
+        Phase.objects.filter(task__competition=competition, task__slug=task_slug, slug=phase_slug)
+        .select_related("task")
+        .first()
+    )
+    if phase is None:
+        raise SpecError(
+            "unknown_phase",
+            field="phase",
+            reason=(f"{where}: phase {baseline.phase!r} is not defined (task/phase)"),
+        )
+    return phase
+
+
+def _baseline_submit(team, phase: Phase, baseline: BaselineSpec, *, where: str) -> Submission:
+    """The baseline's files submitted as a run of the organizers' team."""
+    available = {sc.slug: sc.name for sc in phase.subcorpora.filter(available=True)}
+    with contextlib.ExitStack() as handles:
         try:
             uploads = {}
             for label, path in baseline.files:
@@ -602,19 +677,16 @@ def baselines_apply(
                         field="files",
                         reason=(f"{where}: {label!r} is not an available sub-corpus of the phase"),
                     )
-                handle = open(Path(path), "rb")
-                handles.append(handle)
+                handle = handles.enter_context(open(Path(path), "rb"))
                 uploads[slug] = File(handle, name=Path(path).name)
-            created.append(
-                submission_create(
-                    team=team,
-                    phase=phase,
-                    user=None,
-                    files=uploads,
-                    run_name=baseline.name,
-                    description=baseline.description,
-                    is_baseline=True,
-                )
+            return submission_create(
+                team=team,
+                phase=phase,
+                user=None,
+                files=uploads,
+                run_name=baseline.name,
+                description=baseline.description,
+                is_baseline=True,
             )
         except SubmissionRejected as exc:
             details = "; ".join(str(problem) for problem in exc.problems[:5])
@@ -624,7 +696,3 @@ def baselines_apply(
                     f"{where}: baseline {baseline.name!r} was refused: {exc.message} {details}"
                 ),
             ) from None
-        finally:
-            for handle in handles:
-                handle.close()
-    return created

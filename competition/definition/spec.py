@@ -2,9 +2,12 @@
 
 Every writer of a competition builds these objects (the YAML loader from the file, the
 definition upload from the file in the zip, the editor's forms from their fields) and hands
-them to `competition.definition.apply`. Building one checks it: a value that breaks a rule
-raises `SpecError` naming the definition's key at fault (``field``) and what was expected;
-the writer adds where it was (``tasks[0].phases[1]``, a form field).
+them to `competition.definition.apply`. A part read from input is built by its named
+constructor, ``checked`` (``PhaseSpec.checked(...)``; `checked_replace` for a changed copy),
+which holds it to its rules: a value that breaks one raises `SpecError` naming the
+definition's key at fault (``field``) and what was expected; the writer adds where it was
+(``tasks[0].phases[1]``, a form field). A part built plainly (``PhaseSpec(...)``) is taken as
+it is: what the database holds (`competition.definition.current`), checked when written.
 
 Nothing here touches the database or a file; the rules that need them (a gold key's content,
 a slug already used) live in `competition.definition.keys` and `competition.definition.apply`.
@@ -13,10 +16,10 @@ a slug already used) live in `competition.definition.keys` and `competition.defi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, TypeVar
 
 from django.utils.text import slugify
 
@@ -44,6 +47,33 @@ from scoring.procedures import PROCEDURES
 # --- the parts of a competition -----------------------------------------------------------
 
 
+class Checked:
+    """A part with rules: built from input by `checked`, plainly from what is stored."""
+
+    __slots__ = ()
+
+    @classmethod
+    def checked(cls, *args: Any, **values: Any) -> Self:
+        """The part as input gives it, held to its rules (`SpecError` names the breach) and
+        its values normalised (a sub-corpus's slug, a task's scoring, a phase's zone)."""
+        part = cls(*args, **values)
+        part._check()
+        return part
+
+    def _check(self) -> None:
+        raise NotImplementedError
+
+
+P = TypeVar("P", bound=Checked)
+
+
+def checked_replace(part: P, /, **changes: Any) -> P:
+    """A copy of ``part`` with ``changes``, held to its rules as input is."""
+    copy = replace(part, **changes)  # type: ignore[type-var]
+    copy._check()
+    return copy
+
+
 @dataclass(frozen=True, slots=True)
 class KeyFile:
     """A gold key to read, check and store: ``path`` on this machine (inside the definition's
@@ -66,12 +96,12 @@ class StoredKey:
 
 
 @dataclass(slots=True)
-class TrackSpec:
+class TrackSpec(Checked):
     slug: str
     name: str
     description: str = ""
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         limits = Limits.current()
         self.slug = slug_check(self.slug)
         self.name = text_check(self.name, key="name", limit=100, required=True)
@@ -81,7 +111,7 @@ class TrackSpec:
 
 
 @dataclass(slots=True)
-class SubCorpusSpec:
+class SubCorpusSpec(Checked):
     """A dataset of a phase. ``key``: the gold key (a file to store, one stored already);
     None with ``available`` keeps the key the sub-corpus has (the editor's forms).
     ``language`` and ``file_name`` UNSET keep what the sub-corpus has."""
@@ -93,7 +123,7 @@ class SubCorpusSpec:
     key: KeyFile | StoredKey | None = None
     slug: str = ""
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         self.name = " ".join(text_check(self.name, key="name", limit=100, required=True).split())
         self.slug = slugify(self.name)
         if not self.slug:
@@ -115,7 +145,7 @@ class SubCorpusSpec:
 
 
 @dataclass(slots=True)
-class PhaseSpec:
+class PhaseSpec(Checked):
     """A phase. A field left UNSET (a definition that does not give it) keeps what the
     phase has, or takes the model's default in a new phase (open-ended, a public board,
     5 runs a day, 100 in all, ...): reloading a definition that leaves out ``leaderboard:``
@@ -139,10 +169,17 @@ class PhaseSpec:
     missing: str = UNSET
     subcorpora: tuple[SubCorpusSpec, ...] | None = None
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         self.slug = slug_check(self.slug)
         self.kind = choice_check(str(self.kind), list(Phase.Kind.values), key="kind")
         self.title = text_check(self.title, key="title", limit=300, required=True)
+        self._dates_check()
+        self._zone_check()
+        self._settings_check()
+        self._subcorpora_once_check()
+
+    def _dates_check(self) -> None:
+        """A start, and each date given aware; an end not before the start."""
         for key in ("start", "end", "revealed_at"):
             value = getattr(self, key)
             if value is None or value is UNSET:
@@ -163,7 +200,9 @@ class PhaseSpec:
                 reason="'end' is before 'start' "
                 f"({self.end.isoformat()} < {self.start.isoformat()})",
             )
-        self._zone_check()
+
+    def _settings_check(self) -> None:
+        """The board's, the runs' and the limits' settings given: each one of its choices."""
         for name, choices, key in (
             ("leaderboard_visibility", Phase.Visibility.values, "leaderboard"),
             ("run_details", Phase.RunDetails.values, "run_details"),
@@ -183,16 +222,19 @@ class PhaseSpec:
         for key in ("daily_limit", "total_limit"):
             if getattr(self, key) is not UNSET:
                 setattr(self, key, count_check(getattr(self, key), key=key))
-        if self.subcorpora is not None:
-            seen: set[str] = set()
-            for subcorpus in self.subcorpora:
-                if subcorpus.slug in seen:
-                    raise SpecError(
-                        "name_taken",
-                        field="name",
-                        reason=f"sub-corpus name {subcorpus.name!r} is used twice in the phase",
-                    )
-                seen.add(subcorpus.slug)
+
+    def _subcorpora_once_check(self) -> None:
+        if self.subcorpora is None:
+            return
+        seen: set[str] = set()
+        for subcorpus in self.subcorpora:
+            if subcorpus.slug in seen:
+                raise SpecError(
+                    "name_taken",
+                    field="name",
+                    reason=f"sub-corpus name {subcorpus.name!r} is used twice in the phase",
+                )
+            seen.add(subcorpus.slug)
 
     def _zone_check(self) -> None:
         """A start written at UTC−12 says AoE when no zone is given; "" is UTC otherwise,
@@ -223,7 +265,7 @@ PHASE_FIELDS: tuple[str, ...] = tuple(
 
 
 @dataclass(slots=True)
-class TaskSpec:
+class TaskSpec(Checked):
     """A task. Its scoring: a named ``procedure``, or ``scorer_options`` (words of the
     scorer), never both; neither: its kind's procedure (named for the kinds in
     `NAMED_BY_DEFAULT`, else by its words). ``tracks``/``phases`` None and ``description``
@@ -239,7 +281,7 @@ class TaskSpec:
     tracks: tuple[TrackSpec, ...] | None = None
     phases: tuple[PhaseSpec, ...] | None = None
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         self.slug = slug_check(self.slug)
         if self.slug in Task.RESERVED_SLUGS:
             raise SpecError(
@@ -255,6 +297,11 @@ class TaskSpec:
         self.description = kept_or_text(
             self.description, key="description", limit=Limits.current().description_chars
         )
+        self._scoring_check()
+        self._once_each_check()
+
+    def _scoring_check(self) -> None:
+        """A procedure or scorer options (the kind's when neither), and a primary metric."""
         self.procedure = text_check(self.procedure, key="procedure", limit=64)
         if self.scorer_options is not None:
             if isinstance(self.scorer_options, str) or not all(
@@ -294,21 +341,18 @@ class TaskSpec:
             procedure=self.procedure,
         ):
             raise SpecError("bad_scoring", field="scorer_options", reason=problem)
-        if self.tracks is not None:
-            slugs = [track.slug for track in self.tracks]
+
+    def _once_each_check(self) -> None:
+        """Each track and each phase named once in the task."""
+        for key, parts in (("tracks", self.tracks), ("phases", self.phases)):
+            if parts is None:
+                continue
+            slugs = [part.slug for part in parts]
             if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
                 raise SpecError(
                     "slug_taken",
-                    field="tracks",
-                    reason=f"track slug {twice[0]!r} is used twice in the task",
-                )
-        if self.phases is not None:
-            slugs = [phase.slug for phase in self.phases]
-            if twice := sorted({slug for slug in slugs if slugs.count(slug) > 1}):
-                raise SpecError(
-                    "slug_taken",
-                    field="phases",
-                    reason=f"phase slug {twice[0]!r} is used twice in the task",
+                    field=key,
+                    reason=f"{key[:-1]} slug {twice[0]!r} is used twice in the task",
                 )
 
 
@@ -324,7 +368,7 @@ class BaselineSpec:
 
 
 @dataclass(slots=True)
-class CardQuestionSpec:
+class CardQuestionSpec(Checked):
     """A question of the competition's system card (`competition.services.cards`)."""
 
     slug: str
@@ -336,7 +380,7 @@ class CardQuestionSpec:
     when: tuple[tuple[str, str], ...] = ()
     """(question slug, answer) pairs: asked only when each earlier question was so answered."""
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         self.slug = slug_check(self.slug)
         self.text = text_check(self.text, key="text", limit=300, required=True)
         self.when = tuple(
@@ -381,7 +425,7 @@ def card_conditions_check(questions: Sequence[CardQuestionSpec]) -> None:
 
 
 @dataclass(slots=True)
-class CompetitionSpec:
+class CompetitionSpec(Checked):
     """A whole competition as a definition gives it. ``team_approval`` and ``published``
     None, ``description`` and ``website`` UNSET keep what the competition has; ``pages``
     lists only the pages given (kind → text).
@@ -400,7 +444,7 @@ class CompetitionSpec:
     baselines: tuple[BaselineSpec, ...] = ()
     card_questions: tuple[CardQuestionSpec, ...] | None = None  # None: keep what it has
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         limits = Limits.current()
         self.slug = slug_check(self.slug)
         self.title = text_check(self.title, key="title", limit=limits.title_chars, required=True)

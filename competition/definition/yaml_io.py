@@ -26,6 +26,7 @@ from competition.definition.spec import (
     UNSET,
     BaselineSpec,
     CardQuestionSpec,
+    Checked,
     CompetitionSpec,
     KeyFile,
     Limits,
@@ -101,10 +102,10 @@ class _Reader:
             raise self.fail(f"'{key}' must be a list")
         return value
 
-    def build(self, part: type, /, **values: Any) -> Any:
-        """A spec part, its rules' refusals said at this place."""
+    def build(self, part: type[Checked], /, **values: Any) -> Any:
+        """A spec part held to its rules, their refusals said at this place."""
         try:
-            return part(**values)
+            return part.checked(**values)
         except SpecError as exc:
             raise self.fail(exc.message) from None
 
@@ -332,8 +333,7 @@ def _baseline(reader: _Reader, *, files: DefinitionFiles) -> BaselineSpec:
         (str(label), files.resolve(relative, where=f"{reader.where}.files.{label}"))
         for label, relative in raw.items()
     )
-    return reader.build(
-        BaselineSpec,
+    return BaselineSpec(
         name=reader.str("name"),
         phase=reader.str("phase"),
         description=reader.str("description", ""),

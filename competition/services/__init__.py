@@ -4,8 +4,8 @@ Services take keyword-only, typed arguments, check the rules first and raise one
 (``competition.errors.CompetitionError`` and its subclasses, with a stable ``code``).
 """
 
+from competition.definition.load import CompetitionLoad, competition_load
 from competition.services.accounts import user_signup
-from competition.services.definitions import CompetitionLoad, competition_load
 from competition.services.phases import phase_hide, phase_reveal
 from competition.services.references import reference_results_import
 from competition.services.runs import run_link_check, submission_describe

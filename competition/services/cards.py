@@ -111,7 +111,7 @@ def card_questions_set(
     """The competition's questions, in order, written by the one writer of a competition
     (`competition.definition.apply`); a question runs answered is never removed."""
     try:
-        spec = CompetitionSpec(
+        spec = CompetitionSpec.checked(
             slug=competition.slug,
             title=competition.title,
             description=competition.description,
@@ -126,7 +126,7 @@ def card_questions_set(
 
 def _current(competition: Competition) -> dict[str, CardQuestionSpec]:
     return {
-        q.slug: CardQuestionSpec(
+        q.slug: CardQuestionSpec.checked(
             slug=q.slug,
             text=q.text,
             kind=q.kind,
@@ -153,7 +153,7 @@ def card_question_save(
     """Add or change (by slug) one question of the competition's system card; ``when``
     ({question slug: answer}): asked only when an earlier question is so answered."""
     try:
-        question = CardQuestionSpec(
+        question = CardQuestionSpec.checked(
             slug=slug,
             text=text,
             kind=kind,
@@ -174,7 +174,7 @@ def card_defaults_set(*, competition: Competition, required: bool = True) -> lis
     """The CRAC questions (those already set are updated, others kept)."""
     questions = _current(competition)
     for q in CRAC_QUESTIONS:
-        questions[q["slug"]] = CardQuestionSpec(
+        questions[q["slug"]] = CardQuestionSpec.checked(
             slug=q["slug"],
             text=q["text"],
             kind=q["kind"],

@@ -206,6 +206,26 @@ def _read(path: Path) -> tuple[str, list[ReferenceRow], list[AverageRow]]:
         raise DefinitionError(where, f"the file does not read as YAML: {exc}") from None
     if not isinstance(data, dict):
         raise DefinitionError(where, "the file must be a mapping")
+    competition, source, scale = _head(data, where=where)
+    rows: list[ReferenceRow] = []
+    averages: list[AverageRow] = []
+    for t, table in enumerate(data.get("tables") or []):
+        at = f"tables[{t}]"
+        if not isinstance(table, dict):
+            raise DefinitionError(where, f"{at}: each table must be a mapping")
+        if table.get("averages_only"):
+            averages.extend(
+                _averages(table, at=at, where=where, competition=competition, scale=scale)
+            )
+        else:
+            rows.extend(_rows(table, at=at, where=where, competition=competition, scale=scale))
+    if not rows and not averages:
+        raise DefinitionError(where, "the file lists no result")
+    return source, rows, averages
+
+
+def _head(data: dict, *, where: str) -> tuple[Competition, str, float]:
+    """The file's competition, the source of its numbers and their scale (percent: 100)."""
     competition = Competition.objects.filter(slug=str(data.get("competition", ""))).first()
     if competition is None:
         raise DefinitionError(where, f"no competition {data.get('competition')!r}")
@@ -217,78 +237,84 @@ def _read(path: Path) -> tuple[str, list[ReferenceRow], list[AverageRow]]:
     unit = data.get("unit", "percent")
     if unit not in ("percent", "fraction"):
         raise DefinitionError(where, f"'unit' is {unit!r}; expected percent or fraction")
-    scale = 100.0 if unit == "percent" else 1.0
-    rows: list[ReferenceRow] = []
-    averages: list[AverageRow] = []
-    for t, table in enumerate(data.get("tables") or []):
-        at = f"tables[{t}]"
-        if not isinstance(table, dict):
-            raise DefinitionError(where, f"{at}: each table must be a mapping")
-        task_slug, _, phase_slug = str(table.get("phase", "")).partition("/")
-        phase = (
-            Phase.objects.filter(
-                task__competition=competition, task__slug=task_slug, slug=phase_slug
-            )
-            .select_related("task")
-            .first()
+    return competition, source, 100.0 if unit == "percent" else 1.0
+
+
+def _table_head(
+    table: dict, *, at: str, where: str, competition: Competition
+) -> tuple[Phase, str, str, Track | None]:
+    """A table's phase, metric, mode and track."""
+    task_slug, _, phase_slug = str(table.get("phase", "")).partition("/")
+    phase = (
+        Phase.objects.filter(task__competition=competition, task__slug=task_slug, slug=phase_slug)
+        .select_related("task")
+        .first()
+    )
+    if phase is None:
+        raise DefinitionError(where, f"{at}: no phase {table.get('phase')!r} in {competition.slug}")
+    metric = str(table.get("metric", ""))
+    if base_metric(metric) not in METRIC_ORDER:
+        raise DefinitionError(
+            where,
+            f"{at}: unknown metric {metric!r} (expected one of {', '.join(METRIC_ORDER)})",
         )
-        if phase is None:
-            raise DefinitionError(
-                where, f"{at}: no phase {table.get('phase')!r} in {competition.slug}"
-            )
-        metric = str(table.get("metric", ""))
-        if base_metric(metric) not in METRIC_ORDER:
-            raise DefinitionError(
-                where,
-                f"{at}: unknown metric {metric!r} (expected one of {', '.join(METRIC_ORDER)})",
-            )
-        mode = _table_mode(table, at=at, where=where, phase=phase)
-        track = _table_track(table, at=at, where=where, phase=phase)
-        if table.get("averages_only"):
-            if table.get("columns"):
-                raise DefinitionError(where, f"{at}: an averages_only table has no columns")
-            averages.extend(
-                _average_row(
-                    raw,
-                    at=f"{at}.rows[{r}]",
-                    where=where,
-                    phase=phase,
-                    metric=metric,
-                    mode=mode,
-                    track=track,
-                    scale=scale,
-                )
-                for r, raw in enumerate(table.get("rows") or [])
-            )
-            continue
-        subcorpora = {sc.name: sc.pk for sc in phase.subcorpora.all()}
-        columns = [str(name) for name in table.get("columns") or []]
-        unknown = [name for name in columns if name not in subcorpora]
-        if not columns or unknown:
-            raise DefinitionError(
-                where,
-                f"{at}: columns {unknown or columns} are not "
-                f"sub-corpora of {table.get('phase')} (expected names "
-                f"among {', '.join(subcorpora)})",
-            )
-        for r, raw in enumerate(table.get("rows") or []):
-            rows.append(
-                _row(
-                    raw,
-                    at=f"{at}.rows[{r}]",
-                    where=where,
-                    phase=phase,
-                    metric=metric,
-                    columns=columns,
-                    subcorpora=subcorpora,
-                    scale=scale,
-                    mode=mode,
-                    track=track,
-                )
-            )
-    if not rows and not averages:
-        raise DefinitionError(where, "the file lists no result")
-    return source, rows, averages
+    mode = _table_mode(table, at=at, where=where, phase=phase)
+    track = _table_track(table, at=at, where=where, phase=phase)
+    return phase, metric, mode, track
+
+
+def _averages(
+    table: dict, *, at: str, where: str, competition: Competition, scale: float
+) -> list[AverageRow]:
+    """An ``averages_only`` table: each row a system's average, no column."""
+    phase, metric, mode, track = _table_head(table, at=at, where=where, competition=competition)
+    if table.get("columns"):
+        raise DefinitionError(where, f"{at}: an averages_only table has no columns")
+    return [
+        _average_row(
+            raw,
+            at=f"{at}.rows[{r}]",
+            where=where,
+            phase=phase,
+            metric=metric,
+            mode=mode,
+            track=track,
+            scale=scale,
+        )
+        for r, raw in enumerate(table.get("rows") or [])
+    ]
+
+
+def _rows(
+    table: dict, *, at: str, where: str, competition: Competition, scale: float
+) -> list[ReferenceRow]:
+    """A table of systems by the phase's sub-corpora (its ``columns``)."""
+    phase, metric, mode, track = _table_head(table, at=at, where=where, competition=competition)
+    subcorpora = {sc.name: sc.pk for sc in phase.subcorpora.all()}
+    columns = [str(name) for name in table.get("columns") or []]
+    unknown = [name for name in columns if name not in subcorpora]
+    if not columns or unknown:
+        raise DefinitionError(
+            where,
+            f"{at}: columns {unknown or columns} are not "
+            f"sub-corpora of {table.get('phase')} (expected names "
+            f"among {', '.join(subcorpora)})",
+        )
+    return [
+        _row(
+            raw,
+            at=f"{at}.rows[{r}]",
+            where=where,
+            phase=phase,
+            metric=metric,
+            columns=columns,
+            subcorpora=subcorpora,
+            scale=scale,
+            mode=mode,
+            track=track,
+        )
+        for r, raw in enumerate(table.get("rows") or [])
+    ]
 
 
 def _row(
@@ -378,6 +404,22 @@ def reference_rows_write(
     replacing what it imported before."""
     phases = {row.phase.pk for row in rows}
     Submission.objects.filter(phase_id__in=phases, is_reference=True, source=source).delete()
+    _averages_write(source, averages)
+    now = timezone.now()
+    # one published result per phase, track, team and system: its tables' variants (modes)
+    # are score rows of the same run
+    runs: dict[tuple, ScoringRun] = {}
+    for row in rows:
+        key = (row.phase.pk, row.track.pk if row.track else None, row.team, row.system)
+        if key not in runs:
+            runs[key] = _published_run(row, source=source, now=now)
+        _scores_write(runs[key], row)
+    created = [run.submission for run in runs.values()]
+    board_entries_write(submission_ids=[s.pk for s in created])
+    return created
+
+
+def _averages_write(source: str, averages: Sequence[AverageRow]) -> None:
     PublishedAverage.objects.filter(
         phase_id__in={a.phase.pk for a in averages}, source=source
     ).delete()
@@ -398,55 +440,51 @@ def reference_rows_write(
             for i, a in enumerate(averages)
         ]
     )
-    now = timezone.now()
-    created: list[Submission] = []
-    # one published result per phase, track, team and system: its tables' variants (modes)
-    # are score rows of the same run
-    runs: dict[tuple, ScoringRun] = {}
-    for row in rows:
-        key = (row.phase.pk, row.track.pk if row.track else None, row.team, row.system)
-        run = runs.get(key)
-        if run is None:
-            competition = row.phase.task.competition
-            team, _ = Team.objects.get_or_create(competition=competition, name=row.team)
-            moment = row.phase.end or now
-            submission = Submission.objects.create(
-                team=team,
-                phase=row.phase,
-                run_name=row.system,
-                is_reference=True,
-                source=source,
-                is_baseline=row.baseline,
-                track=row.track,
-                status=Submission.Status.SCORED,
-                scorer_version=PUBLISHED,
-                created_at=moment,
-                validated_at=moment,
-                scored_at=moment,
+
+
+def _published_run(row: ReferenceRow, *, source: str, now: datetime) -> ScoringRun:
+    """The run of a published result: a scored reference submission of the team it names,
+    dated at the phase's end."""
+    competition = row.phase.task.competition
+    team, _ = Team.objects.get_or_create(competition=competition, name=row.team)
+    moment = row.phase.end or now
+    submission = Submission.objects.create(
+        team=team,
+        phase=row.phase,
+        run_name=row.system,
+        is_reference=True,
+        source=source,
+        is_baseline=row.baseline,
+        track=row.track,
+        status=Submission.Status.SCORED,
+        scorer_version=PUBLISHED,
+        created_at=moment,
+        validated_at=moment,
+        scored_at=moment,
+    )
+    return ScoringRun.objects.create(
+        submission=submission,
+        scorer_version=PUBLISHED,
+        procedure=row.phase.task.procedure,
+        created_at=now,
+        is_current=True,
+    )
+
+
+def _scores_write(run: ScoringRun, row: ReferenceRow) -> None:
+    Score.objects.bulk_create(
+        [
+            Score(
+                run=run,
+                submission_id=run.submission_id,
+                subcorpus_id=subcorpus_id,
+                mode=row.mode,
+                metric=row.metric,
+                document="",
+                recall=None,
+                precision=None,
+                f1=value,
             )
-            run = runs[key] = ScoringRun.objects.create(
-                submission=submission,
-                scorer_version=PUBLISHED,
-                procedure=row.phase.task.procedure,
-                created_at=now,
-                is_current=True,
-            )
-            created.append(submission)
-        Score.objects.bulk_create(
-            [
-                Score(
-                    run=run,
-                    submission_id=run.submission_id,
-                    subcorpus_id=subcorpus_id,
-                    mode=row.mode,
-                    metric=row.metric,
-                    document="",
-                    recall=None,
-                    precision=None,
-                    f1=value,
-                )
-                for subcorpus_id, value in row.scores.items()
-            ]
-        )
-    board_entries_write(submission_ids=[s.pk for s in created])
-    return created
+            for subcorpus_id, value in row.scores.items()
+        ]
+    )

@@ -11,7 +11,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from client.main import main
-from competition.services import editor
+from competition.definition import editor
 from competition.services.pages import page_save
 
 

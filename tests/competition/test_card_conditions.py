@@ -28,15 +28,18 @@ def run(world):
 
 
 def test_a_condition_names_an_earlier_question_and_one_of_its_answers():
-    llm = CardQuestionSpec(slug="llm", text="LLM?", kind="yes_no")
-    model = CardQuestionSpec(slug="base-model", text="Base model", when=(("llm", "yes"),))
-    CompetitionSpec(slug="c", title="C", card_questions=(llm, model))
+    llm = CardQuestionSpec.checked(slug="llm", text="LLM?", kind="yes_no")
+    model = CardQuestionSpec.checked(slug="base-model", text="Base model", when=(("llm", "yes"),))
+    CompetitionSpec.checked(slug="c", title="C", card_questions=(llm, model))
     for questions, words in [
         ((model, llm), "not an earlier yes/no or choice question"),
-        ((llm, CardQuestionSpec(slug="m", text="M", when=(("llm", "maybe"),))), "not one of"),
+        (
+            (llm, CardQuestionSpec.checked(slug="m", text="M", when=(("llm", "maybe"),))),
+            "not one of",
+        ),
     ]:
         with pytest.raises(SpecError, match=words):
-            CompetitionSpec(slug="c", title="C", card_questions=questions)
+            CompetitionSpec.checked(slug="c", title="C", card_questions=questions)
 
 
 def test_a_non_llm_final_run_is_not_asked_for_its_model(world, run):

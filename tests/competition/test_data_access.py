@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from competition.services import editor
+from competition.definition import editor
 from competition.services.pages import (
     page_save,
     team_approval_require,

@@ -17,14 +17,14 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from competition import services
-from competition.errors import DefinitionError
-from competition.models import Competition, Phase, SubCorpus, Submission
-from competition.services import editor
-from competition.services.definition_files import (
+from competition.definition import editor
+from competition.definition.upload import (
     competition_definition_upload,
     competition_definition_yaml,
     competition_definition_zip,
 )
+from competition.errors import DefinitionError
+from competition.models import Competition, Phase, SubCorpus, Submission
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,11 +10,13 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from competition import services
+from competition.definition import editions, editor
+from competition.definition import upload as definition_upload
+from competition.definition.editor import EditorError
 from competition.definition.spec import PHASE_FIELDS
 from competition.models import Competition, Phase, Score, Submission, Track
 from competition.selectors_publish import checklist_unmet, publish_checklist
-from competition.services import definition_files, editions, editor, pages
-from competition.services.editor import EditorError
+from competition.services import pages
 from competition.services.publish import competition_publish_waiving
 
 pytestmark = pytest.mark.django_db
@@ -181,7 +183,7 @@ def test_a_board_revealed_by_hand_stays_hidden_in_the_clone(world, olga):
         at=phase.end + timedelta(days=30)
     )
     # The definition download leaves a reveal by hand out; uploading it back keeps it.
-    data, _ = definition_files.competition_definition(competition=world.competition)
+    data, _ = definition_upload.competition_definition(competition=world.competition)
     assert "revealed_at" not in data["tasks"][0]["phases"][0]
 
 

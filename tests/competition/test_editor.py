@@ -13,10 +13,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from competition import services
+from competition.definition import editor
+from competition.definition.editor import EditorError
 from competition.forms_editor import PhaseForm, aware
 from competition.models import Competition, Phase, ScoringRun, SubCorpus, Submission
-from competition.services import editor
-from competition.services.editor import EditorError
 from competition.timezones import zone_display
 from tests.conftest import KEY_DOCS, Doc, conllua
 

@@ -11,9 +11,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from competition.definition import editor
+from competition.definition.editor import EditorError
 from competition.models import PhaseDataFile
-from competition.services import editor
-from competition.services.editor import EditorError
 from competition.task_scoring import procedure_kind, procedure_kind_check
 from tests.conftest import KEY_DOCS, conllua
 

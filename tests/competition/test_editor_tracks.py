@@ -7,9 +7,9 @@ import pytest
 from django.urls import reverse
 
 from competition import services
+from competition.definition import editor
+from competition.definition.editor import EditorError
 from competition.models import Track
-from competition.services import editor
-from competition.services.editor import EditorError
 
 pytestmark = pytest.mark.django_db
 
@@ -238,7 +238,7 @@ def test_the_editor_and_a_definition_write_tracks_by_the_same_rules(world):
         team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads(), track="free"
     )
     with pytest.raises(SpecError) as refused:
-        apply.tracks_apply(task=world.task, tracks=(TrackSpec(slug="llm", name="LLM"),))
+        apply.tracks_apply(task=world.task, tracks=(TrackSpec.checked(slug="llm", name="LLM"),))
     assert refused.value.code == "held" and "Unconstrained" in refused.value.message
     with pytest.raises(EditorError) as refused_here:
         editor.track_delete(track=world.task.tracks.get(slug="free"))

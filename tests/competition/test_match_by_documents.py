@@ -10,9 +10,9 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition import services
+from competition.definition import editor
 from competition.errors import SubmissionRejected
 from competition.models import SubCorpus
-from competition.services import editor
 from scoring.filenames import dataset_for_documents, newdoc_ids
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.utils import timezone
 
 from competition import services
+from competition.definition import editor
+from competition.definition.editor import EditorError
 from competition.models import PhaseDataFile
-from competition.services import editor
-from competition.services.editor import EditorError
 from tests.conftest import KEY_DOCS
 
 pytestmark = pytest.mark.django_db

@@ -142,9 +142,9 @@ def test_the_api_reads_and_writes_a_runs_card_for_its_team_only(world, run):
 
 def test_the_definition_file_carries_the_questions_both_ways(world, tmp_path):
     from competition.definition.files import DefinitionFiles
+    from competition.definition.upload import competition_definition_yaml
     from competition.definition.yaml_io import definition_read
     from competition.errors import DefinitionError
-    from competition.services.definition_files import competition_definition_yaml
 
     cards.card_defaults_set(competition=world.competition, required=True)
     text = competition_definition_yaml(competition=world.competition)

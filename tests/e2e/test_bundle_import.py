@@ -14,8 +14,8 @@ import zipfile
 import pytest
 from django.contrib.auth import get_user_model
 
+from competition.definition.upload import definition_job_bytes
 from competition.models import Competition, DefinitionJob, Submission
-from competition.services.definition_files import definition_job_bytes
 from tests.competition.bundles import published
 from tests.competition.bundles.builders import codalab_bundle
 from tests.competition.bundles.test_bundle_results import CODALAB_CSV

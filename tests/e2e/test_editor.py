@@ -17,8 +17,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from competition import services
+from competition.definition import editor
 from competition.models import Competition, Phase, PhaseDataFile, SubCorpus
-from competition.services import editor
 from tests.conftest import KEY_DOCS, RESPONSE_DOCS, conllua
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

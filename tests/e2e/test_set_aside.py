@@ -9,8 +9,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition import services
+from competition.definition import editor
 from competition.models import Submission
-from competition.services import editor
 from tests.conftest import KEY_DOCS, Doc, conllua
 from tests.e2e.helpers import NO_OVERFLOW, log_in
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from competition.services import editor
+from competition.definition import editor
 from competition.services.pages import page_save
 from tests.conftest import build_world
 

@@ -24,12 +24,12 @@ from rest_framework.test import APIClient
 
 from competition.definition import apply
 from competition.definition.current import competition_spec
+from competition.definition.editions import competition_clone
 from competition.definition.keys import key_store
 from competition.definition.spec import KeyFile
 from competition.models import PublishedAverage, ScoringRun, SubCorpus, Team, Track
 from competition.services import cards
 from competition.services.boards import board_entries_write
-from competition.services.editions import competition_clone
 from leaderboard.board_views import board_page_content
 from leaderboard.services import board_freeze
 from scoring.vocabulary import EMPTY_NODE_MEASURES

@@ -11,8 +11,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from competition.definition.bundle_import import bundle_import
 from competition.errors import CompetitionError
-from competition.services.bundles import bundle_import
 
 TIME_LIMIT = 3600
 """Seconds an import may take (BUNDLE_IMPORT_TIME_LIMIT; the browser's job has the same)."""

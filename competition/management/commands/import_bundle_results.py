@@ -6,9 +6,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from competition.definition.bundle_import import ResultsUnmapped, bundle_results_import
 from competition.errors import CompetitionError
 from competition.models import Phase
-from competition.services.bundles import ResultsUnmapped, bundle_results_import
 
 
 class Command(BaseCommand):

@@ -13,9 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from competition.definition.bundle_import import bundle_import
 from competition.models import Competition, Phase, PhaseDataFile, SubCorpus
 from competition.services import competition_load
-from competition.services.bundles import bundle_import
 from tests.competition.bundles.builders import (
     CODALAB_YAML,
     COREFUD_KEY,

@@ -13,9 +13,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 
+from competition.definition import bundle_import as bundle_services
+from competition.definition.upload import definition_job_run
 from competition.models import Competition, DefinitionJob, PhaseDataFile
-from competition.services import bundles as bundle_services
-from competition.services.definition_files import definition_job_run
 from tests.competition.bundles import published
 
 pytestmark = pytest.mark.django_db

@@ -12,9 +12,9 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from competition.bundles.archive import BundleRefused, unpack
+from competition.definition.bundle_import import bundle_import
 from competition.errors import CompetitionError
 from competition.models import Competition, Phase, PhaseDataFile
-from competition.services.bundles import bundle_import
 from tests.competition.bundles.builders import (
     CODALAB_YAML,
     COREFUD_KEY,

@@ -12,9 +12,13 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
+from competition.definition.bundle_import import (
+    ResultsUnmapped,
+    bundle_import,
+    bundle_results_import,
+)
 from competition.errors import CompetitionError
 from competition.models import Score, Submission
-from competition.services.bundles import ResultsUnmapped, bundle_import, bundle_results_import
 from tests.competition.bundles import published
 from tests.competition.bundles.builders import codabench_bundle, codalab_bundle
 

@@ -13,10 +13,10 @@ from django.contrib.auth import get_user_model
 
 from competition.bundles.dates import NotADate, bundle_date
 from competition.bundles.names import dataset_name, plural, short_slug
+from competition.definition.bundle_import import bundle_import
 from competition.errors import CompetitionError
 from competition.models import Phase, PhaseDataFile
 from competition.services import competition_load
-from competition.services.bundles import bundle_import
 from tests.competition.bundles import published
 from tests.competition.bundles.builders import score_rows
 

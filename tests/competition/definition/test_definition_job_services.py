@@ -12,13 +12,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from competition.models import Competition, DefinitionJob, Phase
-from competition.services import competition_load
-from competition.services.bundles import bundle_import_start, bundle_job_report
-from competition.services.definition_files import (
+from competition.definition.bundle_import import bundle_import_start, bundle_job_report
+from competition.definition.upload import (
     competition_definition_zip,
     definition_upload_start,
 )
+from competition.models import Competition, DefinitionJob, Phase
+from competition.services import competition_load
 from tests.competition.bundles import published
 
 pytestmark = pytest.mark.services

@@ -17,16 +17,17 @@ import yaml
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from competition.definition import editor
 from competition.definition.spec import PHASE_FIELDS
+from competition.definition.upload import (
+    competition_definition_upload,
+    competition_definition_yaml,
+)
 from competition.definition.yaml_io import YAML_NAMES
 from competition.errors import CompetitionError
 from competition.forms_editor import PhaseForm
 from competition.models import Competition, Phase, SubCorpus, Task
-from competition.services import competition_load, editor
-from competition.services.definition_files import (
-    competition_definition_upload,
-    competition_definition_yaml,
-)
+from competition.services import competition_load
 from tests.conftest import KEY_DOCS, conllua
 
 pytestmark = pytest.mark.django_db

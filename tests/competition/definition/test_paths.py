@@ -17,9 +17,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
+from competition.definition import editor
 from competition.errors import DefinitionError
 from competition.models import Competition, CompetitionPage
-from competition.services import competition_load, editor
+from competition.services import competition_load
 from tests.conftest import KEY_DOCS, conllua
 
 pytestmark = pytest.mark.django_db

@@ -15,10 +15,10 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.definition.spec import PHASE_FIELDS
+from competition.definition.upload import competition_definition_upload
 from competition.errors import CompetitionError
 from competition.models import Competition, Phase, SubCorpus, Task
 from competition.services import competition_load, phase_reveal
-from competition.services.definition_files import competition_definition_upload
 from tests.conftest import KEY_DOCS, conllua
 
 pytestmark = pytest.mark.django_db

@@ -13,13 +13,13 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition.definition import keys
-from competition.models import Competition, SubCorpus
-from competition.services import competition_load
-from competition.services.definition_files import (
+from competition.definition.upload import (
     competition_definition_upload,
     competition_definition_yaml,
     competition_definition_zip,
 )
+from competition.models import Competition, SubCorpus
+from competition.services import competition_load
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[3]

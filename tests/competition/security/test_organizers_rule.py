@@ -100,7 +100,7 @@ def test_a_co_organizer_may_upload_a_definition_that_keeps_the_organizers(client
 
 
 def _definition_text(world, *, add: str) -> bytes:
-    from competition.services.definition_files import competition_definition_yaml
+    from competition.definition.upload import competition_definition_yaml
 
     data = yaml.safe_load(competition_definition_yaml(competition=world.competition))
     data["organizers"] = [*data.get("organizers", []), add]
@@ -113,13 +113,13 @@ def test_the_rule_holds_for_a_zip_and_for_a_large_upload_loaded_by_a_job(world, 
     import io
     import zipfile
 
-    from competition.errors import DefinitionError
-    from competition.models import DefinitionJob
-    from competition.services.definition_files import (
+    from competition.definition.upload import (
         competition_definition_upload,
         definition_job_run,
         definition_upload_start,
     )
+    from competition.errors import DefinitionError
+    from competition.models import DefinitionJob
 
     _, coorg = _setup(world)
     buffer = io.BytesIO()
@@ -147,8 +147,8 @@ def test_the_rule_holds_for_a_zip_and_for_a_large_upload_loaded_by_a_job(world, 
 
 def test_an_upload_without_a_user_adds_no_organizer(world):
     """An upload is never an operator's: with no user to answer for it, nobody is added."""
+    from competition.definition.upload import competition_definition_upload
     from competition.errors import DefinitionError
-    from competition.services.definition_files import competition_definition_upload
 
     _setup(world)
     with pytest.raises(DefinitionError, match="organizers:"):
@@ -159,7 +159,7 @@ def test_an_upload_without_a_user_adds_no_organizer(world):
 
 
 def test_staff_add_organizers_by_definition(world):
-    from competition.services.definition_files import competition_definition_upload
+    from competition.definition.upload import competition_definition_upload
 
     _setup(world)
     staff = get_user_model().objects.create_user("root", is_staff=True)
@@ -174,7 +174,7 @@ def test_staff_add_organizers_by_definition(world):
 
 def test_an_ownerless_competition_keeps_no_owner_when_a_co_organizer_uploads(world):
     """Its organizers as they are: nothing to refuse, and the owner is staff's to name."""
-    from competition.services.definition_files import competition_definition_upload
+    from competition.definition.upload import competition_definition_upload
 
     coorg = get_user_model().objects.create_user("coorg")
     world.competition.organizers.add(coorg)
@@ -189,7 +189,7 @@ def test_an_ownerless_competition_keeps_no_owner_when_a_co_organizer_uploads(wor
 
 
 def test_a_clone_is_owned_by_who_cloned_it_and_says_so(world):
-    from competition.services.editions import competition_clone
+    from competition.definition.editions import competition_clone
 
     _, coorg = _setup(world)
     clone = competition_clone(source=world.competition, user=coorg, slug="next", title="Next")

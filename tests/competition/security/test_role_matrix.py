@@ -28,6 +28,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.authtoken.models import Token
 
 from competition import services
+from competition.definition.upload import competition_definition_yaml
 from competition.models import (
     Announcement,
     AuditEntry,
@@ -42,7 +43,6 @@ from competition.models import (
     Team,
     TermsAcceptance,
 )
-from competition.services.definition_files import competition_definition_yaml
 from competition.services.publish import competition_organizer_add
 from tests.competition.bundles.builders import codalab_bundle
 from tests.conftest import KEY_DOCS, conllua

@@ -11,9 +11,9 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
+from competition.definition.editor import subcorpus_save
 from competition.models import AuditEntry, Submission
 from competition.services.audit import audit_record
-from competition.services.editor import subcorpus_save
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from competition import services
+from competition.definition import editor
 from competition.models import Submission
-from competition.services import editor
 from tests.conftest import KEY_DOCS, Doc, conllua
 
 pytestmark = pytest.mark.django_db

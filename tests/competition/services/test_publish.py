@@ -16,10 +16,12 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from competition import services
+from competition.definition import editor
+from competition.definition import upload as definition_upload
 from competition.errors import CompetitionError
 from competition.models import AuditEntry, Competition, CompetitionPage, Phase, SubCorpus, Task
 from competition.selectors_publish import checklist_unmet, publish_checklist
-from competition.services import definition_files, editor, pages
+from competition.services import pages
 from competition.services.publish import (
     competition_organizer_add,
     competition_organizer_remove,
@@ -362,13 +364,13 @@ def zipped(path: Path) -> SimpleUploadedFile:
 def test_uploading_a_definition_never_publishes_nor_unpublishes(definition, owner):
     load(definition())
     competition = Competition.objects.get(slug="loaded")
-    definition_files.competition_definition_upload(
+    definition_upload.competition_definition_upload(
         competition=competition, upload=zipped(definition("published: true"))
     )
     competition.refresh_from_db()
     assert competition.is_draft
     competition_publish(competition=competition, actor=owner, waived=["pages", "terms"])
-    definition_files.competition_definition_upload(
+    definition_upload.competition_definition_upload(
         competition=competition, upload=zipped(definition("published: false"))
     )
     competition.refresh_from_db()

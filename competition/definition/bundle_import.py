@@ -30,16 +30,17 @@ from django.db import transaction
 
 from competition.bundles.archive import BundleLimits, BundleRefused, unpack
 from competition.bundles.build import bundle_spec
+from competition.bundles.description import COMPETITION, Report, phase_subject
 from competition.bundles.names import short_slug
-from competition.bundles.parse import COMPETITION, Report, bundle_read, phase_subject
+from competition.bundles.parse import bundle_read
 from competition.bundles.results import ResultsRead, ResultsUnmapped, results_read
 from competition.definition import apply
+from competition.definition.editor import EditorError, phase_data_attach
 from competition.definition.organizers import Door
 from competition.definition.spec import Limits, SpecError
 from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, Phase, Submission
 from competition.services.dispatch import definition_job_enqueue
-from competition.services.editor import EditorError, phase_data_attach
 from competition.services.references import reference_rows_write
 from competition.services.teams import organizer_team_get_or_create
 
@@ -232,7 +233,7 @@ def bundle_import_start(
 
 
 def bundle_job_apply(*, job: DefinitionJob, path: Path, progress: Callable[[str], None]) -> str:
-    """A queued bundle import (`competition.services.definition_files.definition_job_run`
+    """A queued bundle import (`competition.definition.upload.definition_job_run`
     keeps the job's status): the new competition and the import's report are kept on the
     job for its page."""
     result = bundle_import(

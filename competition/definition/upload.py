@@ -38,17 +38,18 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
+from competition.definition.bundle_import import bundle_job_apply
 from competition.definition.current import competition_spec, key_name
+from competition.definition.editor import subcorpus_key_job_apply
 from competition.definition.files import DefinitionFiles
+from competition.definition.load import CompetitionLoad, definition_files_load
 from competition.definition.organizers import Door
 from competition.definition.spec import KeyFile, Limits, StoredKey
 from competition.definition.yaml_io import definition_data
 from competition.errors import CompetitionError, DefinitionError
 from competition.models import Competition, DefinitionJob, SubCorpus
 from competition.services.audit import audit_definition_load, audit_structure
-from competition.services.definitions import CompetitionLoad, definition_files_load
 from competition.services.dispatch import definition_job_enqueue
-from competition.services.editor import subcorpus_key_job_apply
 from competition.untrusted import archive_names_check
 from competition.uploads import CHUNK, Upload, _zip_member_problem
 
@@ -369,8 +370,6 @@ def definition_job_run(*, job_id: int) -> str:
         if job.kind == DefinitionJob.Kind.KEY:
             message = subcorpus_key_job_apply(job=job, path=stored, progress=progress)
         elif job.kind == DefinitionJob.Kind.BUNDLE:
-            from competition.services.bundles import bundle_job_apply  # it imports this module
-
             message = bundle_job_apply(job=job, path=stored, progress=progress)
         else:
             message = _definition_job_load(job=job, path=stored, progress=progress)

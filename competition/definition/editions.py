@@ -19,13 +19,13 @@ participants download are not copied: they belong to an edition. The clone is a 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import timedelta
 
 from django.db import transaction
 
 from competition.definition import apply
 from competition.definition.current import competition_spec, key_name
+from competition.definition.editor import EditorError
 from competition.definition.keys import known_keys
 from competition.definition.organizers import Door
 from competition.definition.spec import (
@@ -36,9 +36,9 @@ from competition.definition.spec import (
     SpecError,
     SubCorpusSpec,
     TaskSpec,
+    checked_replace,
 )
 from competition.models import Competition, CompetitionPage, Phase, SubCorpus
-from competition.services.editor import EditorError
 from competition.services.teams import organizer_team_get_or_create
 from competition.visibility import user_is_organizer
 
@@ -57,14 +57,14 @@ def _subcorpus_copy(sub: SubCorpusSpec, *, with_keys: bool) -> SubCorpusSpec:
     """A sub-corpus for a copy: its key kept (read again from the stored file) or dropped
     (then not available until the organizers give one)."""
     if with_keys and sub.available and isinstance(sub.key, KeyFile):
-        return SubCorpusSpec(
+        return SubCorpusSpec.checked(
             name=sub.name,
             language=sub.language,
             file_name=sub.file_name,
             available=True,
             key=sub.key,
         )
-    return SubCorpusSpec(
+    return SubCorpusSpec.checked(
         name=sub.name, language=sub.language, file_name=sub.file_name, available=False, key=None
     )
 
@@ -75,7 +75,7 @@ def _shifted(phase: PhaseSpec, *, days: int, with_keys: bool) -> PhaseSpec:
     def moved(value):
         return value if value is None or value is UNSET else value + delta
 
-    return replace(
+    return checked_replace(
         phase,
         start=moved(phase.start),
         end=moved(phase.end),
@@ -89,7 +89,7 @@ def _shifted(phase: PhaseSpec, *, days: int, with_keys: bool) -> PhaseSpec:
 def _task_copy(task: TaskSpec, *, days: int, with_keys: bool) -> TaskSpec:
     # A task with a named procedure records its kind's options: the spec takes one or the
     # other, so the copy names the procedure only, as the download does.
-    return replace(
+    return checked_replace(
         task,
         scorer_options=None if task.procedure else task.scorer_options,
         phases=tuple(
@@ -113,7 +113,7 @@ def competition_clone_spec(
     # The one who clones it owns the copy (listed first); its organizers organize it too.
     others = sorted(set(current.organizers) - {organizer})
     organizers = (organizer, *others) if organizer else tuple(others)
-    return replace(
+    return checked_replace(
         current,
         slug=slug,
         title=title,
@@ -206,7 +206,7 @@ def phase_subcorpora_copy(
         )
         try:
             copy = _subcorpus_copy(
-                SubCorpusSpec(
+                SubCorpusSpec.checked(
                     name=sc.name,
                     available=key is not None,
                     language=sc.language,

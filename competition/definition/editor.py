@@ -18,7 +18,6 @@ the competition (or a zip holding one) is refused, and a key with a data file's 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import tempfile
 import uuid
@@ -130,7 +129,9 @@ def competition_create(
     """A new, empty draft competition owned and organized by the user named ``owner`` (staff
     only: the page checks; ``actor``: who creates it, None an operator). It stays a draft
     until its organizers publish it."""
-    spec = _spec(lambda: CompetitionSpec(slug=slug, title=title, organizers=(owner.strip(),)))
+    spec = _spec(
+        lambda: CompetitionSpec.checked(slug=slug, title=title, organizers=(owner.strip(),))
+    )
     door = Door.of(actor, "the new-competition page")
     try:
         competition = apply.competition_head_apply(spec=spec, new=True, door=door)
@@ -146,7 +147,7 @@ def competition_update(
     *, competition: Competition, title: str, description: str = "", website: str = ""
 ) -> Competition:
     spec = _spec(
-        lambda: CompetitionSpec(
+        lambda: CompetitionSpec.checked(
             slug=competition.slug, title=title, description=description, website=website
         )
     )
@@ -171,7 +172,7 @@ def task_save(
     """Create or update a task; returns it and the submissions re-scored because its
     scoring changed. Blank scoring (no procedure, no options): the kind's."""
     spec = _spec(
-        lambda: TaskSpec(
+        lambda: TaskSpec.checked(
             slug=slug,
             kind=kind,
             title=title,
@@ -199,9 +200,18 @@ def _held(what: str, submissions) -> None:
         raise EditorError("held", what=what, count=count)
 
 
+def _part_delete(what: str, **parts: Any) -> None:
+    """Delete one part through the definition's one delete path (`apply.parts_delete`: its
+    rule, its transaction); held, it is refused in the editor's words."""
+    try:
+        apply.parts_delete(**parts)
+    except apply.PartsHeld as refused:
+        _, count = refused.held[0]
+        raise EditorError("held", what=what, count=count) from None
+
+
 def task_delete(*, task: Task) -> None:
-    _held(f"The task {task.slug}", Submission.objects.filter(phase__task=task))
-    task.delete()
+    _part_delete(f"The task {task.slug}", tasks=[task])
 
 
 # --- tracks -----------------------------------------------------------------------------
@@ -232,7 +242,7 @@ def track_save(
         specs = [_track_spec(t) for t in tracks]
         if track is None:
             added = _spec(
-                lambda: TrackSpec(
+                lambda: TrackSpec.checked(
                     slug=slug.strip() or slugify(name), name=name, description=description
                 )
             )
@@ -240,7 +250,9 @@ def track_save(
             slug = added.slug
         else:
             slug = track.slug
-            renamed = _spec(lambda: TrackSpec(slug=slug, name=name, description=description))
+            renamed = _spec(
+                lambda: TrackSpec.checked(slug=slug, name=name, description=description)
+            )
             specs = [renamed if t.pk == track.pk else spec for t, spec in zip(tracks, specs)]
         written = _spec(lambda: apply.tracks_apply(task=task, tracks=tuple(specs)))
     return next(t for t in written if t.slug == slug)
@@ -253,7 +265,7 @@ def _tracks_locked(task: Task) -> list[Track]:
 
 
 def _track_spec(track: Track) -> TrackSpec:
-    return TrackSpec(slug=track.slug, name=track.name, description=track.description)
+    return TrackSpec.checked(slug=track.slug, name=track.name, description=track.description)
 
 
 def track_move(*, track: Track, step: int) -> None:
@@ -291,7 +303,7 @@ def phase_save(*, task: Task, phase: Phase | None = None, slug: str, **fields: A
     holds submissions: what was submitted stays."""
     if unknown := set(fields) - set(PHASE_FIELDS):
         raise TypeError(f"unknown phase fields {sorted(unknown)}")
-    spec = _spec(lambda: PhaseSpec(slug=slug, **fields))
+    spec = _spec(lambda: PhaseSpec.checked(slug=slug, **fields))
     with transaction.atomic():
         saved, _ = _spec(
             lambda: apply.phase_apply(task=task, spec=spec, phase=phase, new=phase is None)
@@ -300,10 +312,7 @@ def phase_save(*, task: Task, phase: Phase | None = None, slug: str, **fields: A
 
 
 def phase_delete(*, phase: Phase) -> None:
-    _held(f"The phase {phase.task.slug}/{phase.slug}", phase.submissions.all())
-    for data in phase.data_files.all():
-        data.absolute_path.unlink(missing_ok=True)
-    phase.delete()
+    _part_delete(f"The phase {phase.task.slug}/{phase.slug}", phases=[phase])
 
 
 # --- sub-corpora and gold keys ----------------------------------------------------------
@@ -391,7 +400,7 @@ def _subcorpus_write(
     actor: AbstractBaseUser | None,
 ) -> SubcorpusSave:
     spec = _spec(
-        lambda: SubCorpusSpec(
+        lambda: SubCorpusSpec.checked(
             name=name, available=available, language=language, file_name=file_name, key=key_file
         )
     )
@@ -442,7 +451,7 @@ def subcorpus_save_start(
             key=key,
             actor=user,
         )
-    _spec(lambda: SubCorpusSpec(name=name, language=language, file_name=file_name))
+    _spec(lambda: SubCorpusSpec.checked(name=name, language=language, file_name=file_name))
     folder = Path("jobs") / uuid.uuid4().hex
     received, size, sha = _receive(
         key, limit=key_max_bytes(), folder=Path(settings.PRIVATE_ROOT) / folder
@@ -500,11 +509,7 @@ def subcorpus_key_job_apply(
 
 
 def subcorpus_delete(*, subcorpus: SubCorpus) -> None:
-    _held(
-        f"The sub-corpus {subcorpus.name}",
-        Submission.objects.filter(files__subcorpus=subcorpus).distinct(),
-    )
-    subcorpus.delete()
+    _part_delete(f"The sub-corpus {subcorpus.name}", subcorpora=[subcorpus])
 
 
 # --- data files -------------------------------------------------------------------------
@@ -580,9 +585,6 @@ def phase_data_update(
 
 
 def phase_data_remove(*, data: PhaseDataFile) -> None:
-    path = data.absolute_path
     data.delete()
     if not PhaseDataFile.objects.filter(path=data.path).exists():
-        path.unlink(missing_ok=True)
-        with contextlib.suppress(OSError):  # the folder, when it is left empty
-            path.parent.rmdir()
+        apply.data_files_unlink([data.path])
