@@ -28,15 +28,9 @@ from typing import Any, NamedTuple
 
 from scoring import extra_metrics, filters, zero_matching
 from scoring.alignment import align_mentions, mention_order
-from scoring.clusters import (
-    GroupedLayer,
-    Partition,
-    ProcessedLayer,
-    SpanCoder,
-    finish_layer,
-    mention_nodes,
-)
+from scoring.clusters import GroupedLayer, Partition, ProcessedLayer, finish_layer
 from scoring.errors import UsageError
+from scoring.mention_codes import SpanCoder, mention_nodes
 from scoring.metrics import COREF_METRICS, NO_SPLITS
 from scoring.metrics.mentions import BridgingPairs, bridging, non_referring
 from scoring.metrics.plain import SetTable, TableCounts

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scoring.clusters import GroupedLayer, SpanCoder, group_layer, with_first_node_heads
+from scoring.clusters import GroupedLayer, group_layer
+from scoring.mention_codes import SpanCoder, with_first_node_heads
 from scoring.model import Document, Markable
 
 
