@@ -184,21 +184,17 @@ class Doc:
         """A token line of a document read without its layout that is not a plain word
         (`Reader.read_lines` takes those at once): something in a column read, a shape to
         note, or too few or too many columns."""
-        low, high = self.needed, self.most  # the bounds of `fast`
-        mirror = self.mirror if self.mirror is not None else high
-        n = len(cells)
-        if n < low or n > high:
+        n, high = len(cells), self.most  # `fast` reads lines of `needed` to `most` cells
+        if n < self.needed or n > high:
             self.token(cells)
             return
         self.shape(cells, lineno)
-        if self.guard is not None and cells[self.guard] != "_" and self.shifted(cells):
+        guard, mirror = self.guard, self.mirror
+        if guard is not None and cells[guard] != "_" and self.shifted(cells):
             return
-        if n < high and n > mirror and self.unopened(cells):
+        if n < high and n > (high if mirror is None else mirror) and self.unopened(cells):
             return
-        if "." in cells[0]:
-            zero = self.next_zero()
-        else:
-            zero = 0
+        zero = self.next_zero() if "." in cells[0] else 0
         position = len(self.tokens)
         for layer in self.active:
             cell = cells[layer.column]

@@ -166,11 +166,13 @@ class Reader:
     ) -> Iterator[Document]:
         """Read ``lines`` (the first is line ``lineno``) one by one; ``bad``: the lines that
         are not UTF-8, ``nul``: whether one may hold a NUL character. A plain word (`Doc.fast`)
-        is read here, every other line by `other_line`."""
+        and a token line of such a document with something to read (`Doc.annotated`) are read
+        here, every other line by `other_line`."""
         if nul or max(map(len, lines), default=0) > MAX_LINE_CHARACTERS:
             bad.update(self.unreadable(lines, lineno))
         doc = self.doc
-        fast = doc is not None and doc.fast is not None and not bad
+        plain = doc is not None and doc.fast is not None  # read without its layout
+        fast = plain and not bad
         if doc is not None and doc.fast is not None:
             low, high, first_column, second_column, third_column = doc.fast
             append_token, append_line = doc.tokens.append, doc.token_lines.append
@@ -198,10 +200,15 @@ class Reader:
                 append_token(intern(cells[1]))
                 append_line(lineno)
                 continue
+            if plain and cells and cells[0][0] != "#" and lineno not in bad:
+                self.lineno = lineno  # a token line with something to read
+                fast_doc.annotated(cells, lineno)
+                continue
             finished = self.other_line(cells, lines[lineno - first_line], lineno, fast, bad)
             if self.doc is not doc:
                 doc = self.doc
-                fast = doc is not None and doc.fast is not None and not bad
+                plain = doc is not None and doc.fast is not None
+                fast = plain and not bad
                 if doc is not None and doc.fast is not None:
                     low, high, first_column, second_column, third_column = doc.fast
                     append_token, append_line = doc.tokens.append, doc.token_lines.append
