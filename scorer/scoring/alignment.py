@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from scoring.assignment import linear_sum_assignment
-from scoring.clusters import MentionKey, mention_nodes, mention_zeros, node_order
+from scoring.mention_codes import MentionKey, mention_nodes, mention_zeros, node_order
 
 Span = tuple[int, int]
 Parts = Sequence[Span]

@@ -113,32 +113,12 @@ def score_modes(
     """
     keep = list(per_doc) if per_doc is not None else [True] * len(options)
     if any(each.empty_nodes for each in options):
-        # The empty-node measures read the files their own way: such a mode is scored alone
-        # and the others together, in order, as below.
-        results: list[Any] = []
-        for index, each in enumerate(options):
-            if each.empty_nodes:
-                results.append(
-                    score(key_path, response_path, options=each, per_doc=keep[index], processes=1)
-                )
-            else:
-                plain = [i for i, o in enumerate(options) if not o.empty_nodes]
-                if index == plain[0]:
-                    together = iter(
-                        score_modes(
-                            key_path,
-                            response_path,
-                            options=[options[i] for i in plain],
-                            per_doc=[keep[i] for i in plain],
-                        )
-                    )
-                results.append(next(together))
-        return results
+        return _modes_with_empty_nodes(key_path, response_path, options, keep)
     plans = [ScoringPlan.compile(each) for each in options]
     groups: dict[tuple[Any, ...], list[int]] = {}
     for index, plan in enumerate(plans):
         groups.setdefault(plan.reading, []).append(index)
-    results = [None] * len(plans)
+    results: list[Any] = [None] * len(plans)
     try:
         for members in groups.values():
             pairing = Pairing(
@@ -153,6 +133,32 @@ def score_modes(
     for result, kept in zip(results, keep):
         if not kept:
             result.documents = []
+    return results
+
+
+def _modes_with_empty_nodes(
+    key_path: str, response_path: str, options: Sequence[ScoringOptions], keep: list[bool]
+) -> list[CorpusResult]:
+    """`score_modes` where a mode asks for the empty-node measures, which read the files
+    their own way: such a mode is scored alone, the others together, results in order."""
+    results: list[Any] = []
+    for index, each in enumerate(options):
+        if each.empty_nodes:
+            results.append(
+                score(key_path, response_path, options=each, per_doc=keep[index], processes=1)
+            )
+        else:
+            plain = [i for i, o in enumerate(options) if not o.empty_nodes]
+            if index == plain[0]:
+                together = iter(
+                    score_modes(
+                        key_path,
+                        response_path,
+                        options=[options[i] for i in plain],
+                        per_doc=[keep[i] for i in plain],
+                    )
+                )
+            results.append(next(together))
     return results
 
 

@@ -26,13 +26,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter
-from typing import Any
 
-from scoring.errors import ScoringInputError
+from scoring.mention_codes import (
+    MentionKey,
+    SpanCoder,
+    first_node,
+    mention_key,
+    mention_nodes,
+    mention_zeros,
+    node_order,
+    with_first_node_heads,
+    zeros_without_heads,
+)
 from scoring.model import NON_REFERRING, Markable
 from scoring.plan import ScoringPlan
+from scoring.plurals import AccommodatedSet, accommodated_set, merge_identical_sets
 
 try:
     from scoring.native._tables import layer_clusters as _native_layer_clusters
@@ -43,131 +51,6 @@ except ImportError:  # not built: `_groups` and `_clusters`
 _layer_groups = _native_layer_groups
 _layer_groups_all = _native_layer_groups_all
 _layer_clusters = _native_layer_clusters
-
-MentionKey = tuple[Any, ...]
-"""What makes two markables the same mention: ``(parts, zero)``, their word parts and zero
-rank; ``(parts, zero, zeros)`` when empty nodes lie inside a mention of several nodes
-(`Markable.zeros`); ``(parts, zero, zeros, head)`` under head matching on compact files, where
-v2 compares the head too ("super-exact", VM:100-115), ``head`` being ``(position, rank)`` of
-the head node. ``key[0]`` and ``key[1]`` always mean the same; see `mention_zeros`."""
-
-
-def mention_key(markable: Markable, head_identity: bool = False) -> MentionKey:
-    """The `MentionKey` of a markable (``head_identity``: the head is part of it)."""
-    if head_identity:
-        if markable.head is not None:
-            head = (markable.head, markable.head_zero)
-        else:  # v2: the first node when none is annotated
-            head = first_node(markable)
-        return (markable.parts, markable.zero, markable.zeros, head)
-    if markable.zeros:
-        return (markable.parts, markable.zero, markable.zeros)
-    return (markable.parts, markable.zero)
-
-
-def first_node(markable: Markable) -> tuple[int, int]:
-    """The first node of a markable, ``(position, rank)`` (rank 0: a word)."""
-    if markable.zero:
-        return (markable.start, markable.zero)
-    if markable.zeros:
-        return min([(markable.start, 0), *markable.zeros], key=node_order)
-    return (markable.start, 0)
-
-
-_ZEROS = attrgetter("zeros")
-
-
-def with_first_node_heads(
-    markables: Sequence[Markable], *, exact: bool = False
-) -> Sequence[Markable]:
-    """Compact files as UA scorer v2 reads them: udapi gives a mention without a head
-    annotation its first node as head, and v2 takes the head as the mention's minimum for
-    partial matching, as its head for head matching, and a mention headed by an empty node
-    as a zero. A mention with a ``min`` field (our converter's copy of an exploded ``Min``)
-    is left as it is, so that a converted file scores as its exploded original.
-    ``exact``: exact matching, where only the zeros this makes matter."""
-    if exact and not zeros_without_heads(markables):
-        return markables
-    out = []
-    for m in markables:
-        if m.head is None and m.min_span is None and not m.zero:
-            position, rank = first_node(m)
-            if rank:
-                m = m._replace(head=position, head_zero=rank)
-            else:
-                m = m._replace(head=position, min_span=(position, position))
-        out.append(m)
-    return out
-
-
-def zeros_without_heads(markables: Sequence[Markable]) -> bool:
-    """Whether a markable has empty nodes inside and no head: all that
-    `with_first_node_heads` changes that exact matching reads."""
-    return any(map(_ZEROS, markables)) and any(  # (at C level: most have none)
-        m.zeros and m.head is None for m in markables
-    )
-
-
-def mention_zeros(key: MentionKey) -> tuple[tuple[int, int], ...]:
-    """The empty nodes inside a mention of several nodes, as ``(position, rank)``."""
-    return key[2] if len(key) > 2 else ()
-
-
-def node_order(node: tuple[int, int]) -> tuple[int, int]:
-    """Sort key of a node ``(position, rank)``: word t is (t, 0); the k-th zero before word p
-    is (p - 1, k), so it sorts between the words around it."""
-    position, rank = node
-    return (position - 1, rank) if rank else node
-
-
-def mention_nodes(key: MentionKey) -> frozenset[tuple[int, int]]:
-    """Every node of a mention in `node_order` terms (words and empty nodes)."""
-    parts, zero = key[0], key[1]
-    if not zero and len(parts) == 1 and not mention_zeros(key):  # words only, one part
-        start, end = parts[0]
-        return frozenset(zip(range(start, end + 1), repeat(0)))
-    if zero:
-        out = {(parts[0][0] - 1, zero)}
-    else:
-        out = {(t, 0) for a, b in parts for t in range(a, b + 1)}
-    out.update((p - 1, k) for p, k in mention_zeros(key))
-    return frozenset(out)
-
-
-class SpanCoder:
-    """Gives every distinct mention of one document pair a small integer code.
-
-    ``head_identity``: the head is part of a mention's identity (head matching on compact
-    files, `mention_key`).
-    """
-
-    __slots__ = ("codes", "keys", "head_identity")
-
-    def __init__(self, head_identity: bool = False) -> None:
-        self.codes: dict[MentionKey, int] = {}
-        self.keys: list[MentionKey] = []
-        self.head_identity = head_identity
-
-    def code(self, markable: Markable) -> int:
-        key = mention_key(markable, self.head_identity)
-        code = self.codes.get(key)
-        if code is None:
-            code = self.codes[key] = len(self.keys)
-            self.keys.append(key)
-        return code
-
-
-@dataclass(frozen=True, slots=True)
-class AccommodatedSet:
-    """The antecedent set of a plural entity (Paun et al.; spec §2.6 step 1, §5).
-
-    ``members`` holds one tuple of mention codes per atomic member entity. ``identity`` is
-    what makes two sets "the same set" (equal member tuples, before any partial alignment),
-    used to merge plurals within a file and to look a set up on the other side.
-    """
-
-    members: tuple[tuple[int, ...], ...]
-    identity: frozenset[tuple[int, ...]]
 
 
 @dataclass(slots=True)
@@ -298,53 +181,28 @@ def group_layer(
     the codes by entity in the clusters' order, and count a span repeated in one entity once
     (the warning is kept for `finish_layer`). ``with_spans``: `min_spans_of` will be asked
     for (matching beyond exact spans), so the Python grouping finds them in its pass."""
-    codes_of = coder.codes
-    code_keys = coder.keys
-    head_identity = coder.head_identity
     zero_codes: set[int] = set()
     zero_heads: dict[int, tuple[int, int]] = {}
     deps: dict[int, str] = {}
     grouped = (
         None
-        if head_identity or _layer_groups is None
-        else _layer_groups(markables, codes_of, code_keys)
+        if coder.head_identity or _layer_groups is None
+        else _layer_groups(markables, coder.codes, coder.keys)
     )
     spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None = None
     if grouped is not None:  # no empty node: `_groups`, compiled
         mcodes, groups, first, split_lists, duplicated = grouped
     else:
         spans = ({}, {}) if with_spans else None
-        done = (
-            None
-            if _layer_groups_all is None
-            else _layer_groups_all(
-                markables, codes_of, code_keys, head_identity, zero_codes, zero_heads, deps, spans
-            )
+        mcodes, groups, first, split_lists = _all_groups(
+            markables, coder, zero_codes, zero_heads, deps, spans
         )
-        if done is None:  # (a markable the compiled twin does not take)
-            done = _groups(markables, coder, zero_codes, zero_heads, deps, spans)
-        mcodes, groups, first, split_lists = done
         duplicated = True  # (looked at below)
     if entity_order and len(groups) > 1 and len(set(mcodes)) < len(mcodes):
         rank = {eid: k for k, eid in enumerate(entity_order)}
         last = len(rank)
         groups = {eid: groups[eid] for eid in sorted(groups, key=lambda e: rank.get(e, last))}
-    # the same span twice in one entity counts once (policy); members of accommodated sets
-    # keep every markable (``raw``), as both references do
-    raw = groups
-    duplicates: list[str] = []
-    for eid, codes in groups.items() if duplicated else ():
-        if len(codes) > 1 and len(set(codes)) != len(codes):
-            if raw is groups:
-                raw = dict(groups)
-            unique = list(dict.fromkeys(codes))
-            groups[eid] = unique
-            seen: set[int] = set()
-            for m, code in zip(markables, mcodes):
-                if m.entity_id == eid:
-                    if code in seen:
-                        duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
-                    seen.add(code)
+    raw, duplicates = _spans_once(markables, mcodes, groups) if duplicated else (groups, [])
     warning = ""
     if duplicates:
         warning = (
@@ -366,6 +224,58 @@ def group_layer(
         warning,
         spans,
     )
+
+
+def _all_groups(
+    markables: Sequence[Markable],
+    coder: SpanCoder,
+    zero_codes: set[int],
+    zero_heads: dict[int, tuple[int, int]],
+    deps: dict[int, str],
+    spans: tuple[dict[int, tuple[int, int]], dict[int, int]] | None,
+) -> tuple[list[int], dict[str, list[int]], dict[str, Markable], dict[str, list[str]]]:
+    """`_groups`, by its compiled twin ``layer_groups_all`` where it takes the layer."""
+    done = (
+        None
+        if _layer_groups_all is None
+        else _layer_groups_all(
+            markables,
+            coder.codes,
+            coder.keys,
+            coder.head_identity,
+            zero_codes,
+            zero_heads,
+            deps,
+            spans,
+        )
+    )
+    if done is None:  # (a markable the compiled twin does not take)
+        done = _groups(markables, coder, zero_codes, zero_heads, deps, spans)
+    return done
+
+
+def _spans_once(
+    markables: Sequence[Markable], mcodes: list[int], groups: dict[str, list[int]]
+) -> tuple[dict[str, list[int]], list[str]]:
+    """The same span twice in one entity counts once (policy): each entity's codes in
+    ``groups`` made unique, in place; returns the codes as annotated (``raw``: members of
+    accommodated sets keep every markable, as both references do; ``groups`` itself where
+    no entity holds a span twice) and the repeated markables, for the warning."""
+    raw = groups
+    duplicates: list[str] = []
+    for eid, codes in groups.items():
+        if len(codes) > 1 and len(set(codes)) != len(codes):
+            if raw is groups:
+                raw = dict(groups)
+            unique = list(dict.fromkeys(codes))
+            groups[eid] = unique
+            seen: set[int] = set()
+            for m, code in zip(markables, mcodes):
+                if m.entity_id == eid:
+                    if code in seen:
+                        duplicates.append(f"{m.markable_id} (line {m.line}) in entity {eid}")
+                    seen.add(code)
+    return raw, duplicates
 
 
 def min_spans_of(
@@ -412,7 +322,7 @@ def finish_layer(
             keep_split,
             plan.keep_singletons,
             pseudo_non_referring,
-            _accommodated_set,
+            accommodated_set,
             (groups, split_lists, first, path),
         )
     else:
@@ -427,7 +337,7 @@ def finish_layer(
             pseudo_non_referring,
         )
     if keep_split and sets.count(None) != len(sets):
-        clusters, sets, eids = _merge_identical_sets(clusters, sets, eids)
+        clusters, sets, eids = merge_identical_sets(clusters, sets, eids)
     return ProcessedLayer(
         Partition(clusters, sets),
         non_referring,
@@ -462,7 +372,7 @@ def _clusters(
     for eid, codes in groups.items():
         acc = None
         if keep_split and split_lists.get(eid):
-            acc = _accommodated_set(eid, raw, split_lists, first, path)
+            acc = accommodated_set(eid, raw, split_lists, first, path)
         if pseudo_non_referring and eid.endswith(NON_REFERRING):  # first[eid].non_referring
             non_referring.update(codes)
             continue
@@ -493,9 +403,7 @@ def _groups(
     ``scoring.native._tables.layer_groups_all`` (the same arguments), and ``layer_groups``
     for layers without empty nodes (mentions coded without their heads)."""
     min_spans, heads = spans if spans is not None else (None, None)
-    codes_of = coder.codes
-    code_keys = coder.keys
-    head_identity = coder.head_identity
+    codes_of, code_keys, head_identity = coder.codes, coder.keys, coder.head_identity
     groups: dict[str, list[int]] = {}
     first: dict[str, Markable] = {}
     split_lists: dict[str, list[str]] = {}
@@ -541,75 +449,22 @@ def _groups(
     return mcodes, groups, first, split_lists
 
 
-def _accommodated_set(
-    plural: str,
-    groups: dict[str, list[int]],
-    split_lists: dict[str, list[str]],
-    first: dict[str, Markable],
-    path: str,
-) -> AccommodatedSet | None:
-    """The atomic members reached from ``plural`` through ElementOf lists.
-
-    An entity whose split list is not empty is itself a plural and is expanded (nested
-    plurals are flattened); any other entity is an atomic member, taken as the tuple of its
-    mention codes. Two member entities with the same mentions (the same span annotated in
-    two entities, both elements of the plural) are one member, as both reference scorers
-    hold the members in a set. An entity reached again while it is being expanded is a cycle:
-    an error naming the entities, never an endless loop (Q13).
-    """
-    members: list[tuple[int, ...]] = []
-    member_seen: set[str] = set()
-    member_mentions: set[frozenset[int]] = set()
-    done: set[str] = set()
-    chain = [plural]  # the plurals being expanded, outermost first
-    stack = [iter(split_lists[plural])]
-    while stack:
-        sub = next(stack[-1], None)
-        if sub is None:
-            stack.pop()
-            done.add(chain.pop())
-            continue
-        if sub in chain:
-            names = " -> ".join([*chain[chain.index(sub) :], sub])
-            raise ScoringInputError(
-                path,
-                first[sub].line,
-                f"ElementOf cycle: {names} (expected plural entities that are not "
-                f"elements of themselves)",
-                code="elementof_cycle",
-            )
-        if split_lists.get(sub):
-            if sub not in done:
-                chain.append(sub)
-                stack.append(iter(split_lists[sub]))
-        elif sub not in member_seen:
-            member_seen.add(sub)
-            mentions = frozenset(groups[sub])
-            if mentions not in member_mentions:  # identical members are one (v1 and v2)
-                member_mentions.add(mentions)
-                members.append(tuple(groups[sub]))
-    if not members:
-        return None
-    return AccommodatedSet(tuple(members), frozenset(members))
-
-
-def _merge_identical_sets(
-    clusters: list[list[int]], sets: list[AccommodatedSet | None], eids: list[str]
-) -> tuple[list[list[int]], list[AccommodatedSet | None], list[str]]:
-    """Union clusters whose accommodated sets are equal into the earliest of them."""
-    out_c: list[list[int]] = []
-    out_s: list[AccommodatedSet | None] = []
-    out_e: list[str] = []
-    where: dict[frozenset[Any], int] = {}
-    for codes, acc, eid in zip(clusters, sets, eids):
-        if acc is not None and acc.identity in where:
-            target = out_c[where[acc.identity]]
-            present = set(target)
-            target.extend(c for c in codes if c not in present)
-            continue
-        if acc is not None:
-            where[acc.identity] = len(out_c)
-        out_c.append(list(codes))
-        out_s.append(acc)
-        out_e.append(eid)
-    return out_c, out_s, out_e
+__all__ = [
+    "AccommodatedSet",
+    "GroupedLayer",
+    "MentionKey",
+    "Partition",
+    "ProcessedLayer",
+    "SpanCoder",
+    "finish_layer",
+    "first_node",
+    "group_layer",
+    "mention_key",
+    "mention_nodes",
+    "mention_zeros",
+    "min_spans_of",
+    "node_order",
+    "process_layer",
+    "with_first_node_heads",
+    "zeros_without_heads",
+]

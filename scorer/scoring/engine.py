@@ -24,44 +24,26 @@ import gc
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from scoring import extra_metrics, filters, zero_matching
 from scoring.alignment import align_mentions, mention_order
-from scoring.clusters import (
-    GroupedLayer,
-    Partition,
-    ProcessedLayer,
-    SpanCoder,
-    finish_layer,
-    group_layer,
-    mention_nodes,
-    with_first_node_heads,
-)
+from scoring.clusters import GroupedLayer, Partition, ProcessedLayer, finish_layer
 from scoring.errors import UsageError
+from scoring.mention_codes import SpanCoder, mention_nodes
 from scoring.metrics import COREF_METRICS, NO_SPLITS
 from scoring.metrics.mentions import BridgingPairs, bridging, non_referring
 from scoring.metrics.plain import SetTable, TableCounts
 from scoring.model import Document, Markable
 from scoring.options import ScoringOptions
 from scoring.plan import ScoringPlan
-from scoring.results import (
-    PRF,
-    CorpusResult,
-    DocumentResult,
-    MetricResult,
-    PRCounts,
-    TPCounts,
-    f_score,
-    ratio,
-    sum_in_order,
-)
+from scoring.results import CorpusResult, DocumentResult, PRCounts
+from scoring.sharing import SharedWork
 from scoring.splits import SetPairs
-from scoring.vocabulary import BRIDGING_LEVELS
+from scoring.summary import blanc_key_links_only, metric_result, summarize
 from scoring.zero_matching import Alignment
 
-CONLL_2012 = "conll"  # Document.metadata["format"] of the CoNLL-2012 reader
-COMPACT = "corefud"  # ... of the compact (CorefUD) reader
+COMPACT = "corefud"  # Document.metadata["format"] of the compact (CorefUD) reader
 MUC_7 = "muc7"  # ... of the MUC-7 reader
 
 
@@ -84,18 +66,72 @@ def score_document(
         shared = SharedWork(keep=False)
     result = DocumentResult(key.name)
     warnings = result.warnings
-    dd = plan.discourse_deixis
-    compact = key.metadata.get("format") == COMPACT
-    # head matching on compact files compares heads even for identical spans (v2 VM:100-115)
-    head_identity = compact and plan.matching == "head"
     if key.metadata.get("format") == MUC_7:
         key = filters.drop_unmarked_optional(key, response)
+    key_markables, resp_markables = _mode_markables(key, response, plan, shared)
+    layers = _mode_layers(key, response, key_markables, resp_markables, plan, shared, warnings)
+    coder, k, r = layers.coder, layers.key, layers.response
+    key_zero_in = _first_cluster_mentions(k, layers.key_grouped)
+    resp_zero_in = _first_cluster_mentions(r, layers.resp_grouped)
+    key_part = k.partition
+    aligned = _alignment(plan, k, r, key, coder, shared, warnings)
+    resp_part = r.partition.renamed(aligned.rename)
+    if plan.metrics:
+        _coref_metrics(result, plan, key, key_part, resp_part, aligned)
+    for name in plan.extra_metrics:
+        extra = _extra_metric(
+            name, key_part, resp_part, k, r, aligned, coder, (key_zero_in, resp_zero_in)
+        )
+        result.metrics[name] = metric_result(name, (extra,), (), plan)
+    if plan.non_referring:
+        result.non_referring = non_referring(k.non_referring, r.non_referring)
+    if plan.bridging:
+        key_pairs = _bridging_pairs(key, key_markables, coder, warnings)
+        resp_pairs = _bridging_pairs(response, resp_markables, coder, warnings)
+        key_map = {m: i for i, c in enumerate(key_part.clusters) for m in c}
+        result.bridging, result.bridging_by_relation = bridging(key_pairs, resp_pairs, key_map)
+    return result
+
+
+class _ModeLayers(NamedTuple):
+    """Both sides of a document pair processed for one mode: the coder of their mentions,
+    each side's grouped layer (`group_layer`) and its mode-processed layer (`finish_layer`)."""
+
+    coder: SpanCoder
+    key_grouped: GroupedLayer
+    resp_grouped: GroupedLayer
+    key: ProcessedLayer
+    response: ProcessedLayer
+
+
+def _mode_markables(
+    key: Document, response: Document, plan: ScoringPlan, shared: SharedWork
+) -> tuple[Sequence[Markable], Sequence[Markable]]:
+    """The markables of the layer the mode scores, key first, through the mention filters
+    and, on compact files, with their first-node heads."""
+    dd = plan.discourse_deixis
     key_markables: Sequence[Markable] = _filtered(key, key.layer(dd), plan, key)
     resp_markables: Sequence[Markable] = _filtered(response, response.layer(dd), plan, key)
-    if compact:
+    if key.metadata.get("format") == COMPACT:
         exact = plan.matching == "exact"
         key_markables = shared.first_node_heads(key_markables, exact=exact)
         resp_markables = shared.first_node_heads(resp_markables, exact=exact)
+    return key_markables, resp_markables
+
+
+def _mode_layers(
+    key: Document,
+    response: Document,
+    key_markables: Sequence[Markable],
+    resp_markables: Sequence[Markable],
+    plan: ScoringPlan,
+    shared: SharedWork,
+    warnings: list[str],
+) -> _ModeLayers:
+    """Both sides' markables coded, grouped into clusters and processed for the mode."""
+    compact = key.metadata.get("format") == COMPACT
+    # head matching on compact files compares heads even for identical spans (v2 VM:100-115)
+    head_identity = compact and plan.matching == "head"
     # the CorefUD scorer scores a '-Pseudo' entity of a compact file as any other entity
     coder, key_grouped, resp_grouped = shared.grouped(
         key_markables,
@@ -103,7 +139,7 @@ def score_document(
         head_identity,
         key=key,
         response=response,
-        entity_order=not dd,
+        entity_order=not plan.discourse_deixis,
         with_spans=plan.matching != "exact",
     )
     k = finish_layer(
@@ -120,44 +156,32 @@ def score_document(
         warnings=warnings,
         pseudo_non_referring=not compact,
     )
-    key_zero_in = _first_cluster_mentions(k, key_grouped)
-    resp_zero_in = _first_cluster_mentions(r, resp_grouped)
-    key_part, resp_part = k.partition, r.partition
-    aligned = _alignment(plan, k, r, key, coder, shared, warnings)
-    rename = aligned.rename
-    resp_part = resp_part.renamed(rename)
+    return _ModeLayers(coder, key_grouped, resp_grouped, k, r)
 
-    if plan.metrics:
-        with_sets = key_part.has_sets or resp_part.has_sets
-        table = (SetTable if with_sets else TableCounts)(
-            key_part, resp_part, lookups=aligned.lookups
+
+def _coref_metrics(
+    result: DocumentResult,
+    plan: ScoringPlan,
+    key: Document,
+    key_part: Partition,
+    resp_part: Partition,
+    aligned: Alignment,
+) -> None:
+    """The counts of the plan's coreference metrics on one document, into ``result``: one
+    contingency table, and the split antecedents aligned per metric where sets exist."""
+    with_sets = key_part.has_sets or resp_part.has_sets
+    table = (SetTable if with_sets else TableCounts)(key_part, resp_part, lookups=aligned.lookups)
+    pairs = SetPairs(key_part, resp_part) if with_sets else None
+    for name in plan.metrics:
+        counts: list[PRCounts] = []
+        split: list[PRCounts] = []
+        for metric in COREF_METRICS[name]:
+            maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
+            counts.append(table.counts_of(metric, maps))
+            split.append(split_counts)
+        result.metrics[name] = metric_result(
+            name, tuple(counts), tuple(split), plan, blanc_key_links_only(key)
         )
-        pairs = SetPairs(key_part, resp_part) if with_sets else None
-        for name in plan.metrics:
-            counts: list[PRCounts] = []
-            split: list[PRCounts] = []
-            for metric in COREF_METRICS[name]:
-                maps, split_counts = pairs.align(metric) if pairs else (NO_SPLITS, PRCounts())
-                counts.append(table.counts_of(metric, maps))
-                split.append(split_counts)
-            result.metrics[name] = _metric_result(
-                name, tuple(counts), tuple(split), plan, _key_links_only(key)
-            )
-
-    for name in plan.extra_metrics:
-        extra = _extra_metric(
-            name, key_part, resp_part, k, r, aligned, coder, (key_zero_in, resp_zero_in)
-        )
-        result.metrics[name] = _metric_result(name, (extra,), (), plan)
-
-    if plan.non_referring:
-        result.non_referring = non_referring(k.non_referring, r.non_referring)
-    if plan.bridging:
-        key_pairs = _bridging_pairs(key, key_markables, coder, warnings)
-        resp_pairs = _bridging_pairs(response, resp_markables, coder, warnings)
-        key_map = {m: i for i, c in enumerate(key_part.clusters) for m in c}
-        result.bridging, result.bridging_by_relation = bridging(key_pairs, resp_pairs, key_map)
-    return result
 
 
 def score_corpus(
@@ -182,101 +206,12 @@ def score_corpus_modes(
             shared = SharedWork() if len(plans) > 1 else None
             for plan, scored in zip(plans, documents):
                 scored.append(score_document(key, response, plan, shared=shared))
-            conll = _key_links_only(key)
+            conll = blanc_key_links_only(key)
             key_links_only = conll if key_links_only is None else key_links_only and conll
         return [
             summarize(scored, plan, key_links_only=bool(key_links_only))
             for plan, scored in zip(plans, documents)
         ]
-
-
-class SharedWork:
-    """What the modes one document pair is scored in can share (`score_corpus_modes`): each
-    step is worked out for the first mode that needs it and handed to the others that would
-    work it out alike, so every mode's result is the one it gets alone.
-
-    - the first-node heads of a compact file's markables (`with_first_node_heads`): one
-      list for every mode, exact matching's included where it needs them;
-    - the coded, grouped layers of both sides (`group_layer`), per way of coding mentions
-      (the head in a mention's identity or not) and per list of markables, with the coder
-      as the two sides left it: each mode gets its own copy of the coder, since the
-      zeros' alignment may add codes to it;
-    - the zeros' dependency pairs, per grouped layers and scored zeros.
-    """
-
-    __slots__ = ("heads", "keep", "layers", "zero_pairs")
-
-    def __init__(self, *, keep: bool = True) -> None:
-        self.keep = keep  # False: one mode only, nothing is kept for others
-        self.heads: dict[int, tuple[Sequence[Markable], Sequence[Markable]]] = {}
-        self.layers: list[tuple[Any, ...]] = []
-        self.zero_pairs: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
-
-    def first_node_heads(self, markables: Sequence[Markable], *, exact: bool) -> Sequence[Markable]:
-        """``with_first_node_heads(markables, exact=exact)``, the same list for every mode."""
-        if exact and (not self.keep or any(m.head_zero and m.head is None for m in markables)):
-            return with_first_node_heads(markables, exact=True)
-        # Exact matching reads of a markable's head only the empty node it names: the list
-        # made for the other modes differs from exact's own (the markables given, where no
-        # zero lacks a head) only in the heads and Min spans of mentions of words, and
-        # exact's groups and scores are the same with it (and the grouping is shared).
-        done = self.heads.get(id(markables))
-        if done is None or done[0] is not markables:
-            done = (markables, with_first_node_heads(markables))
-            if self.keep:
-                self.heads[id(markables)] = done
-        return done[1]
-
-    def grouped(
-        self,
-        key_markables: Sequence[Markable],
-        resp_markables: Sequence[Markable],
-        head_identity: bool,
-        *,
-        key: Document,
-        response: Document,
-        entity_order: bool,
-        with_spans: bool,
-    ) -> tuple[SpanCoder, GroupedLayer, GroupedLayer]:
-        """A coder and both sides' grouped layers, key first, as `process_layer` makes them
-        one after the other with one fresh coder (``with_spans``: see `group_layer`; a
-        grouping made without them finds them when a later mode asks)."""
-        for kept, coder, key_grouped, resp_grouped in self.layers:
-            if (
-                kept[0] is key_markables
-                and kept[1] is resp_markables
-                and kept[2:] == (head_identity, entity_order)
-            ):
-                return _copied(coder), key_grouped, resp_grouped
-        coder = SpanCoder(head_identity)
-        key_grouped = group_layer(
-            key_markables,
-            coder,
-            path=key.path,
-            document=key.name,
-            entity_order=key.entity_order if entity_order else (),
-            with_spans=with_spans,
-        )
-        resp_grouped = group_layer(
-            resp_markables,
-            coder,
-            path=response.path,
-            document=response.name,
-            entity_order=response.entity_order if entity_order else (),
-            with_spans=with_spans,
-        )
-        if not self.keep:
-            return coder, key_grouped, resp_grouped
-        kept = (key_markables, resp_markables, head_identity, entity_order)
-        self.layers.append((kept, coder, key_grouped, resp_grouped))
-        return _copied(coder), key_grouped, resp_grouped
-
-
-def _copied(coder: SpanCoder) -> SpanCoder:
-    copy = SpanCoder(coder.head_identity)
-    copy.codes = dict(coder.codes)
-    copy.keys = list(coder.keys)
-    return copy
 
 
 @contextmanager
@@ -302,111 +237,6 @@ def paused_gc() -> Iterator[None]:
                 gc.freeze()
                 gc.unfreeze()
             gc.enable()
-
-
-def _key_links_only(key: Document) -> bool:
-    """BLANC's CoNLL-2012 sub-metric rule applies to CoNLL-2012 files."""
-    return key.metadata.get("format") == CONLL_2012
-
-
-def summarize(
-    documents: Sequence[DocumentResult],
-    plan: ScoringPlan | ScoringOptions,
-    *,
-    key_links_only: bool = False,
-) -> CorpusResult:
-    """Corpus scores from per-document results (counts summed in document order)."""
-    plan = ScoringPlan.of(plan)
-    metrics: dict[str, MetricResult] = {}
-    for name in (*plan.metrics, *plan.extra_metrics):
-        n = len(COREF_METRICS.get(name, (None,)))
-        results = [doc.metrics[name] for doc in documents]
-        counts = tuple(_sum_counts([m.counts[i] for m in results]) for i in range(n))
-        split = (
-            tuple(_sum_counts([m.split_counts[i] for m in results]) for i in range(n))
-            if name in COREF_METRICS
-            else ()
-        )
-        metrics[name] = _metric_result(name, counts, split, plan, key_links_only)
-    conll = None
-    if plan.conll:
-        conll = (metrics["muc"].prf.f1 + metrics["bcub"].prf.f1 + metrics["ceafe"].prf.f1) / 3
-    result = CorpusResult(metrics, conll, documents=list(documents))
-    for doc in documents:
-        result.warnings.extend(doc.warnings)
-    if plan.non_referring:
-        total = TPCounts()
-        for doc in documents:
-            total = total + (doc.non_referring or TPCounts())
-        result.non_referring = total.prf()
-    if plan.bridging:
-        levels = {level: TPCounts() for level in BRIDGING_LEVELS}
-        by_rel: dict[str, dict[str, TPCounts]] = {}
-        for doc in documents:
-            for level, c in (doc.bridging or {}).items():
-                levels[level] = levels[level] + c
-            for rel, rel_levels in (doc.bridging_by_relation or {}).items():
-                acc = by_rel.setdefault(rel, {level: TPCounts() for level in BRIDGING_LEVELS})
-                for level, c in rel_levels.items():
-                    acc[level] = acc[level] + c
-        result.bridging = {level: c.prf() for level, c in levels.items()}
-        result.bridging_by_relation = {
-            rel: {level: c.prf() for level, c in rel_levels.items()}
-            for rel, rel_levels in sorted(by_rel.items())
-        }
-    return result
-
-
-def _sum_counts(counts: Sequence[PRCounts]) -> PRCounts:
-    """The sum of per-document counts, added in document order (as ``+`` would add them,
-    without building a PRCounts per step)."""
-    p_num = p_den = r_num = r_den = 0.0
-    for c in counts:
-        p_num += c.p_num
-        p_den += c.p_den
-        r_num += c.r_num
-        r_den += c.r_den
-    return PRCounts(p_num, p_den, r_num, r_den)
-
-
-def _prf(counts: PRCounts) -> PRF:
-    r = ratio(counts.r_num, counts.r_den)
-    p = ratio(counts.p_num, counts.p_den)
-    return PRF(r, p, f_score(r, p))
-
-
-def _metric_result(
-    name: str,
-    counts: tuple[PRCounts, ...],
-    split: tuple[PRCounts, ...],
-    plan: ScoringPlan,
-    key_links_only: bool = False,
-) -> MetricResult:
-    """Scores of one metric from its (summed) counts.
-
-    A metric with sub-metrics (BLANC) averages R, P and F over the sub-metrics whose main
-    counts have any link (pd or rd > 0, Q20; the test stays on the main counts in
-    ``only_split_antecedent`` mode, Q18). Nothing to average gives 0. On CoNLL-2012 files
-    (``key_links_only``) a sub-metric counts only when the *key* has links of its kind, as
-    the CoNLL-2012 reference scorer does (its test cases TC-M-3/M-6/N-3/N-6; the UA scorers
-    average in a 0 there, conformance README).
-    """
-    scored = split if plan.scores_split_counts and split else counts
-    if len(counts) == 1:
-        return MetricResult(name, _prf(scored[0]), counts, split)
-    if key_links_only:
-        parts = [_prf(s) for c, s in zip(counts, scored) if c.r_den]
-    else:
-        parts = [_prf(s) for c, s in zip(counts, scored) if c.p_den or c.r_den]
-    if not parts:
-        return MetricResult(name, PRF(0.0, 0.0, 0.0), counts, split)
-    n = len(parts)
-    prf = PRF(
-        sum_in_order(p.recall for p in parts) / n,
-        sum_in_order(p.precision for p in parts) / n,
-        sum_in_order(p.f1 for p in parts) / n,
-    )
-    return MetricResult(name, prf, counts, split)
 
 
 def _filtered(

@@ -103,15 +103,8 @@ def zero_counts(
         a mention in several clusters whose markables differ (v2 asks each cluster's own).
 
     Each cluster is put in document order. Each non-first key mention that is a zero is
-    an anaphor; its counterpart is the identical response mention or its aligned one:
-
-    * fn if there is no counterpart, or the counterpart is the first mention of a response
-      cluster;
-    * wl (wrong link) if the counterpart's cluster is not the cluster of any counterpart of
-      an earlier mention of the key cluster;
-    * tp otherwise.
-
-    A non-first response zero that is the counterpart of no key anaphor is fp. Then::
+    an anaphor, counted tp, wl (wrong link) or fn by its counterpart (`_key_anaphors`). A
+    non-first response zero that is the counterpart of no key anaphor is fp. Then::
 
         p_num = r_num = tp,   p_den = tp + fp + wl,   r_den = tp + fn + wl
 
@@ -120,18 +113,44 @@ def zero_counts(
     >>> zero_counts([[(0, 0), (3, 3)]], [[(3, 3)], [(0, 0)]], {}, {(3, 3)})
     PRCounts(p_num=0, p_den=0, r_num=0, r_den=1)
     """
-    if response_zeros is None:
-        response_zeros = zeros
     key_clusters = [sorted(c, key=order) for c in key_clusters]
     response_clusters = [sorted(c, key=order) for c in response_clusters]
     first_mentions = {c[0] for c in response_clusters if c}
+    tp, fn, wl, covered = _key_anaphors(
+        key_clusters, response_clusters, first_mentions, key_to_response, zeros, zero_in[0]
+    )
+    fp = _spurious_zeros(
+        response_clusters,
+        first_mentions,
+        covered,
+        zeros if response_zeros is None else response_zeros,
+        zero_in[1],
+    )
+    return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
+
+
+def _key_anaphors(
+    key_clusters: Sequence[Sequence[Any]],
+    response_clusters: Sequence[Sequence[Any]],
+    first_mentions: set[Any],
+    key_to_response: Mapping[Any, Any],
+    zeros: Container[Any],
+    zero_in: Mapping[tuple[int, Any], bool],
+) -> tuple[int, int, int, set[Hashable]]:
+    """(tp, fn, wl, the counterparts of the key anaphors) of `zero_counts`. An anaphor's
+    counterpart is the identical response mention or its aligned one; the anaphor is
+
+    * fn if there is no counterpart, or the counterpart is the first mention of a response
+      cluster;
+    * wl (wrong link) if the counterpart's cluster is not the cluster of any counterpart of
+      an earlier mention of the key cluster;
+    * tp otherwise."""
     cluster_of: dict[Hashable, int] = {}
     for index, cluster in enumerate(response_clusters):
         for mention in cluster:
             cluster_of[mention] = index
-    tp = fp = fn = wl = 0
+    tp = fn = wl = 0
     covered: set[Hashable] = set()
-    key_zero_in, response_zero_in = zero_in
     for index, cluster in enumerate(key_clusters):
         earlier: set[int] = set()
         for i, mention in enumerate(cluster):
@@ -141,7 +160,7 @@ def zero_counts(
             elif mention in key_to_response:
                 counterpart = key_to_response[mention]
             target = cluster_of.get(counterpart) if counterpart is not None else None
-            if i and key_zero_in.get((index, mention), mention in zeros):
+            if i and zero_in.get((index, mention), mention in zeros):
                 if counterpart is None or counterpart in first_mentions:
                     fn += 1
                 elif target not in earlier:
@@ -152,15 +171,27 @@ def zero_counts(
                     covered.add(counterpart)
             if target is not None:
                 earlier.add(target)
+    return tp, fn, wl, covered
+
+
+def _spurious_zeros(
+    response_clusters: Sequence[Sequence[Any]],
+    first_mentions: set[Any],
+    covered: set[Hashable],
+    zeros: Container[Any],
+    zero_in: Mapping[tuple[int, Any], bool],
+) -> int:
+    """fp of `zero_counts`: the non-first response zeros no key anaphor has as counterpart."""
+    fp = 0
     for index, cluster in enumerate(response_clusters):
         for mention in cluster:
             if (
                 mention not in first_mentions
                 and mention not in covered
-                and response_zero_in.get((index, mention), mention in response_zeros)
+                and zero_in.get((index, mention), mention in zeros)
             ):
                 fp += 1
-    return PRCounts(tp, tp + fp + wl, tp, tp + fn + wl)
+    return fp
 
 
 def parse_deps(deps: str) -> list[tuple[str, str]]:

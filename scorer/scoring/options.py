@@ -347,7 +347,39 @@ def _v2_parser() -> _Parser:
 
 
 def _parse_v2(words: Sequence[str]) -> Invocation:
-    args = _v2_parser().parse_args(list(words))
+    settings = _v2_settings(_v2_parser().parse_args(list(words)))
+    fmt = settings.get("format", "ua")
+    selected = _v2_metrics(fmt, settings.get("metrics") or ["conll"])
+    dd = bool(settings.get("discourse_deixis"))
+    _check_v2_compatibility(fmt, settings, selected)
+    notes: list[str] = []
+    keep_singletons, keep_split, only_split, selected = _v2_auto_resets(
+        settings, selected, dd, notes
+    )
+    options = ScoringOptions(
+        keep_singletons=keep_singletons,
+        keep_split_antecedents=keep_split,
+        keep_non_referring="non-referring" in selected,
+        keep_bridging="bridging" in selected,
+        only_split_antecedent=only_split,
+        discourse_deixis=dd,
+        matching=settings.get("matching") or "exact",
+        metrics=tuple(name for name in selected if name in COREF_METRICS),
+        keep_zeros=bool(settings.get("keep_zeros")),
+        zero_match_method=settings.get("zero_match_method") or "linear",
+        np_only=bool(settings.get("np_only")),
+        remove_nested_mentions=bool(settings.get("remove_nested_mentions")),
+        allow_boundary_crossing=bool(settings.get("allow_boundary_crossing")),
+        format=fmt,
+        style="v2",
+        extra_metrics=tuple(name for name in selected if name in EXTRA_METRICS),
+        empty_nodes="empty-nodes" in selected,
+    )
+    return Invocation(options=options, report_order=tuple(selected), notes=tuple(notes))
+
+
+def _v2_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The options given, or the preset of ``-t``, which sets them all alone."""
     if args.words:
         raise UsageError(
             f"bare option words ({' '.join(args.words)}) cannot be mixed with "
@@ -359,18 +391,19 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
         for key, value in vars(args).items()
         if key not in ("words", "shared_task") and value not in (None, False)
     }
-    if args.shared_task:
-        if given:
-            named = ", ".join("--" + key.replace("_", "-") for key in given)
-            raise UsageError(
-                f"-t {args.shared_task} sets every scoring option; it cannot be "
-                f"combined with {named}"
-            )
-        settings = dict(PRESETS[args.shared_task])
-    else:
-        settings = given
-    fmt = settings.get("format", "ua")
-    metrics = list(settings.get("metrics") or ["conll"])
+    if not args.shared_task:
+        return given
+    if given:
+        named = ", ".join("--" + key.replace("_", "-") for key in given)
+        raise UsageError(
+            f"-t {args.shared_task} sets every scoring option; it cannot be combined with {named}"
+        )
+    return dict(PRESETS[args.shared_task])
+
+
+def _v2_metrics(fmt: str, metrics: Sequence[str]) -> list[str]:
+    """The metrics of ``-m``, in order, once each: ``conll`` is MUC, B³ and CEAFe, ``all``
+    every metric of the format."""
     selected: list[str] = []
     for name in metrics:
         expanded = (
@@ -379,12 +412,19 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
             else (V2_ALL[fmt] if name == "all" else (name,))
         )
         selected.extend(n for n in expanded if n not in selected)
-    notes: list[str] = []
+    return selected
+
+
+def _v2_auto_resets(
+    settings: dict[str, Any], selected: list[str], dd: bool, notes: list[str]
+) -> tuple[bool, bool, bool, list[str]]:
+    """v2's auto resets, each with its note: ``only_split_antecedent`` off with
+    discourse deixis; split antecedents and singletons kept, and the metrics that do not
+    apply removed, with either. Returns (keep_singletons, keep_split_antecedents,
+    only_split_antecedent, the metrics)."""
     keep_singletons = bool(settings.get("keep_singletons"))
     keep_split = bool(settings.get("keep_split_antecedents"))
     only_split = bool(settings.get("only_split_antecedent"))
-    dd = bool(settings.get("discourse_deixis"))
-    _check_v2_compatibility(fmt, settings, selected)
     if dd and only_split:
         notes.append(
             "Auto reset: only_split_antecedent must be 0 when "
@@ -413,26 +453,7 @@ def _parse_v2(words: Sequence[str]) -> Invocation:
         if dropped:
             notes.append(f"Metrics {', '.join(dropped)} do not apply with {mode_name}; removed.")
             selected = [name for name in selected if name not in dropped]
-    options = ScoringOptions(
-        keep_singletons=keep_singletons,
-        keep_split_antecedents=keep_split,
-        keep_non_referring="non-referring" in selected,
-        keep_bridging="bridging" in selected,
-        only_split_antecedent=only_split,
-        discourse_deixis=dd,
-        matching=settings.get("matching") or "exact",
-        metrics=tuple(name for name in selected if name in COREF_METRICS),
-        keep_zeros=bool(settings.get("keep_zeros")),
-        zero_match_method=settings.get("zero_match_method") or "linear",
-        np_only=bool(settings.get("np_only")),
-        remove_nested_mentions=bool(settings.get("remove_nested_mentions")),
-        allow_boundary_crossing=bool(settings.get("allow_boundary_crossing")),
-        format=fmt,
-        style="v2",
-        extra_metrics=tuple(name for name in selected if name in EXTRA_METRICS),
-        empty_nodes="empty-nodes" in selected,
-    )
-    return Invocation(options=options, report_order=tuple(selected), notes=tuple(notes))
+    return keep_singletons, keep_split, only_split, selected
 
 
 _UA_ONLY = {

@@ -48,16 +48,7 @@ def elementof_cycles(
     """
     if not any(map(_ELEMENT_OF, markables)):
         return []  # no ElementOf at all: nothing to follow (most documents; a C-level test)
-    mentioned = {m.entity_id for m in markables}
-    edges: dict[str, list[str]] = {}
-    first_line: dict[tuple[str, str], int] = {}
-    for markable in markables:
-        for plural in markable.element_of:
-            if plural in mentioned:
-                targets = edges.setdefault(markable.entity_id, [])
-                if plural not in targets:
-                    targets.append(plural)
-                    first_line[(markable.entity_id, plural)] = markable.line
+    edges, first_line = _elementof_edges(markables)
     problems = []
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
     for root in edges:
@@ -76,27 +67,48 @@ def elementof_cycles(
                 target = targets[index]
                 if state.get(target) == 1:
                     cycle = path[path.index(target) :] + [target]
-                    line = first_line[(node, target)]
-                    if len(cycle) == 2:
-                        what = f"entity {target} is an element of itself (ElementOf={target})"
-                    else:
-                        what = "ElementOf cycle " + " → ".join(cycle)
-                    problems.append(
-                        ScoringInputError(
-                            doc.path,
-                            line,
-                            f"document '{doc.name}': {layer} {what} (expected "
-                            "split antecedents to be elements of other entities, without cycles)",
-                            code="elementof_cycle",
-                            document=doc.name,
-                        )
-                    )
+                    problems.append(_cycle_error(doc, layer, cycle, first_line[(node, target)]))
                 elif not state.get(target):
                     stack.append((target, 0))
             else:
                 state[node] = 2
                 path.pop()
     return problems
+
+
+def _elementof_edges(
+    markables: Sequence[Markable],
+) -> tuple[dict[str, list[str]], dict[tuple[str, str], int]]:
+    """Entity → the mentioned entities it is an element of (in the order first written),
+    and the line of each pair's first ElementOf."""
+    mentioned = {m.entity_id for m in markables}
+    edges: dict[str, list[str]] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for markable in markables:
+        for plural in markable.element_of:
+            if plural in mentioned:
+                targets = edges.setdefault(markable.entity_id, [])
+                if plural not in targets:
+                    targets.append(plural)
+                    first_line[(markable.entity_id, plural)] = markable.line
+    return edges, first_line
+
+
+def _cycle_error(doc: Document, layer: str, cycle: list[str], line: int) -> ScoringInputError:
+    """The error of one ElementOf cycle (``cycle``: its entities, the first one again last)."""
+    target = cycle[-1]
+    if len(cycle) == 2:
+        what = f"entity {target} is an element of itself (ElementOf={target})"
+    else:
+        what = "ElementOf cycle " + " → ".join(cycle)
+    return ScoringInputError(
+        doc.path,
+        line,
+        f"document '{doc.name}': {layer} {what} (expected "
+        "split antecedents to be elements of other entities, without cycles)",
+        code="elementof_cycle",
+        document=doc.name,
+    )
 
 
 def layer_of(doc: Document, plan: ScoringPlan) -> tuple[tuple[Markable, ...], str]:

@@ -196,32 +196,55 @@ def _write_compact_document(doc: Document, out: TextIO, *, with_head: bool = Tru
         by_anaphor.setdefault(link.anaphor, []).append(link)
     for key, layer in (("Entity", doc.identity), ("DiscourseDeixis", doc.discourse_deixis)):
         _check_compact_nesting(doc, layer)
-        opens: dict[Node, list[Any]] = {}
-        closes: dict[Node, list[Any]] = {}
-        for markable in layer:
-            bridges = by_anaphor.get(markable.markable_id, []) if key == "Entity" else []
-            fields = _compact_fields(markable, nodes, bridges)
-            if not with_head:
-                del fields[2]
-            elif not fields[2]:
-                fields[2] = "1"  # the first node, as a mention without a head is read
-            parts = _part_nodes(markable)
-            eid = escape(markable.entity_id)
-            for k, (first, last) in enumerate(parts, start=1):
-                label = eid if len(parts) == 1 else f"{eid}[{k}/{len(parts)}]"
-                body = "-".join([label] + fields[1:]) if k == 1 else label
-                if first == last:
-                    opens.setdefault(first, []).append((first, last, f"({body})"))
-                else:
-                    opens.setdefault(first, []).append((first, last, f"({body}"))
-                    closes.setdefault(last, []).append((first, last, f"{label})"))
-        for node in set(opens) | set(closes):
-            text = "".join(
-                _closing_order(closes.get(node, [])) + _opening_order(opens.get(node, []))
-            )
+        bridged = by_anaphor if key == "Entity" else {}
+        for node, text in _compact_brackets(layer, nodes, bridged, with_head):
             add(node, key, text)
     _standard_relations(doc, add)
     out.write(f"# newdoc id = {doc.name}\n")
+    _write_compact_rows(layout, items, extra, out)
+
+
+def _compact_brackets(
+    layer: Iterable[Markable],
+    nodes: list[Node],
+    by_anaphor: dict[str, list[BridgingLink]],
+    with_head: bool,
+) -> list[tuple[Node, str]]:
+    """A layer's brackets as compact files write them: (node, the closings then openings at
+    that node), an opening with the mention's fields (and its bridging links, by anaphor)."""
+    opens: dict[Node, list[Any]] = {}
+    closes: dict[Node, list[Any]] = {}
+    for markable in layer:
+        bridges = by_anaphor.get(markable.markable_id, [])
+        fields = _compact_fields(markable, nodes, bridges)
+        if not with_head:
+            del fields[2]
+        elif not fields[2]:
+            fields[2] = "1"  # the first node, as a mention without a head is read
+        parts = _part_nodes(markable)
+        eid = escape(markable.entity_id)
+        for k, (first, last) in enumerate(parts, start=1):
+            label = eid if len(parts) == 1 else f"{eid}[{k}/{len(parts)}]"
+            body = "-".join([label] + fields[1:]) if k == 1 else label
+            if first == last:
+                opens.setdefault(first, []).append((first, last, f"({body})"))
+            else:
+                opens.setdefault(first, []).append((first, last, f"({body}"))
+                closes.setdefault(last, []).append((first, last, f"{label})"))
+    return [
+        (node, "".join(_closing_order(closes.get(node, [])) + _opening_order(opens.get(node, []))))
+        for node in set(opens) | set(closes)
+    ]
+
+
+def _write_compact_rows(
+    layout: list[tuple[tuple[str, ...], list[Row]]],
+    items: dict[Node, dict[str, list[str]]],
+    extra: list[tuple[int, str]],
+    out: TextIO,
+) -> None:
+    """The document's sentences as CoNLL-U rows: its own MISC items first, then the
+    coreference ``items`` of each node and the ``extra`` columns, kept in MISC."""
     for comments, rows in layout:
         for comment in comments:
             out.write(comment + "\n")

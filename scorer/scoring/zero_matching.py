@@ -3,7 +3,7 @@
 The reference is UA scorer v2 / the CorefUD scorer (ufal/corefud-scorer 4fd7b0e, the scorer
 of CRAC 2022-2026): ``scorer/corefud/mention.py`` (``zero_dependent_match_score``, mention
 order and equality) and ``scorer/base/reader.py`` (``find_mention_alignment``,
-``get_nonexact_mention_align_dict``). Its rules, in mention codes (`scoring.clusters.SpanCoder`
+``get_nonexact_mention_align_dict``). Its rules, in mention codes (`scoring.mention_codes.SpanCoder`
 gives two mentions one code exactly when v2 finds them equal: the same nodes, and under head
 matching on compact files the same head):
 

@@ -15,6 +15,7 @@ import pytest
 from scoring.errors import ScoringInputError
 from scoring.model import Markable
 from scoring.readers import exploded
+from scoring.readers.exploded import segments
 from tests.paths import CONFORMANCE, CORPORA
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -354,7 +355,7 @@ def test_newlines_counts_what_bytes_count_counts():
     """The readers count a file's lines with `newlines` (SSE2, memchr) where it is built."""
     from scoring.readers import text
 
-    assert text.count_newlines is exploded._newlines is text._native_newlines
+    assert text.count_newlines is segments._newlines is text._native_newlines
     rng = random.Random(7)
     for _ in range(300):
         data = bytes(rng.choice(b"ab\n\r\x00") for _ in range(rng.randint(0, 200)))
@@ -383,7 +384,7 @@ def test_find_finds_what_bytes_find_finds():
     `find_bytes` (SSE2, memmem) where it is built."""
     from scoring.readers import text
 
-    assert text.find_bytes is exploded._find is text._native_find
+    assert text.find_bytes is segments._find is text._native_find
     rng = random.Random(11)
     for _ in range(2000):
         data = bytes(rng.choice(b"newdoc\n#") for _ in range(rng.randint(0, 60)))
@@ -447,7 +448,7 @@ def test_newdoc_hints_are_where_the_expression_matches():
     for _ in range(20_000):
         data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         end = rng.randint(0, len(data))
-        expected = [m.start() for m in exploded._NEWDOC_HINT.finditer(data, 0, end)]
-        assert list(exploded._newdoc_hints(data, end)) == expected, (data, end)
+        expected = [m.start() for m in segments.NEWDOC_HINT.finditer(data, 0, end)]
+        assert list(segments.newdoc_hints(data, end)) == expected, (data, end)
         found += bool(expected)
     assert found > 1000

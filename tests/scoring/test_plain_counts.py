@@ -398,7 +398,7 @@ def test_layer_clusters_both_ways(seed, words):
                         plan.keep_split_antecedents,
                         plan.keep_singletons,
                         pseudo,
-                        clusters._accommodated_set,
+                        clusters.accommodated_set,
                         (groups, split_lists, first, "f"),
                     )
                 continue
@@ -408,7 +408,7 @@ def test_layer_clusters_both_ways(seed, words):
                 plan.keep_split_antecedents,
                 plan.keep_singletons,
                 pseudo,
-                clusters._accommodated_set,
+                clusters.accommodated_set,
                 (groups, split_lists, first, "f"),
             )
             assert compiled == python

@@ -6,6 +6,8 @@ scorer v2's behaviour and the scoring policy (v1's ``min`` half-applied Min here
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from scoring.results import TPCounts
 from scoring.vocabulary import BRIDGING_LEVELS
 
@@ -51,41 +53,12 @@ def bridging(
     """
     counts = {level: [0, 0, 0] for level in BRIDGING_LEVELS}  # tp, fp, fn
     by_rel: dict[str, dict[str, list[int]]] = {}
-
-    def add(rel: str, level: str, what: int) -> None:
+    for rel, level, what in _bridging_outcomes(key, response, key_map):
         counts[level][what] += 1
         rel_counts = by_rel.get(rel)
         if rel_counts is None:
             rel_counts = by_rel[rel] = {lv: [0, 0, 0] for lv in BRIDGING_LEVELS}
         rel_counts[level][what] += 1
-
-    def same_entity(a: int, b: int) -> bool:
-        ca = key_map.get(a)
-        return ca is not None and ca == key_map.get(b)
-
-    for anaphor, (k_anchor, rel) in key.items():
-        hit = response.get(anaphor)
-        if hit is None:
-            for level in BRIDGING_LEVELS:
-                add(rel, level, 2)
-            continue
-        s_anchor = hit[0]
-        add(rel, "anaphora_recognition", 0)
-        if s_anchor == k_anchor:
-            add(rel, "mention", 0)
-            add(rel, "entity", 0)
-        else:
-            add(rel, "mention", 2)
-            add(rel, "mention", 1)
-            if same_entity(k_anchor, s_anchor):
-                add(rel, "entity", 0)
-            else:
-                add(rel, "entity", 2)
-                add(rel, "entity", 1)
-    for anaphor, (_, rel) in response.items():
-        if anaphor not in key:
-            for level in BRIDGING_LEVELS:
-                add(rel, level, 1)
 
     def as_tp(c: list[int]) -> TPCounts:
         return TPCounts(c[0], c[1], c[2])
@@ -94,3 +67,35 @@ def bridging(
         {lv: as_tp(c) for lv, c in counts.items()},
         {rel: {lv: as_tp(c) for lv, c in levels.items()} for rel, levels in by_rel.items()},
     )
+
+
+def _bridging_outcomes(
+    key: BridgingPairs, response: BridgingPairs, key_map: dict[int, int]
+) -> Iterator[tuple[str, str, int]]:
+    """Every count the links make, in `bridging`'s order: (relation, level, 0 for tp, 1 for
+    fp, 2 for fn); key links first, then the response links whose anaphor is no key
+    anaphor."""
+    for anaphor, (k_anchor, rel) in key.items():
+        hit = response.get(anaphor)
+        if hit is None:
+            for level in BRIDGING_LEVELS:
+                yield rel, level, 2
+            continue
+        s_anchor = hit[0]
+        yield rel, "anaphora_recognition", 0
+        if s_anchor == k_anchor:
+            yield rel, "mention", 0
+            yield rel, "entity", 0
+            continue
+        yield rel, "mention", 2
+        yield rel, "mention", 1
+        entity = key_map.get(k_anchor)
+        if entity is not None and entity == key_map.get(s_anchor):  # one key entity
+            yield rel, "entity", 0
+        else:
+            yield rel, "entity", 2
+            yield rel, "entity", 1
+    for anaphor, (_, rel) in response.items():
+        if anaphor not in key:
+            for level in BRIDGING_LEVELS:
+                yield rel, level, 1

@@ -1,20 +1,20 @@
 /* scoring.native._exploded: the exploded (CONLL-UA) reader's token lines in C, and the
  * line count of its byte scans (`newlines`).
  *
- * `read_document(text, pos, number, settings)` reads what `_Reader.lines` in
- * scoring/readers/exploded.py reads, line by line in Python, for the rest of one document:
+ * `read_document(text, pos, number, settings)` reads what `Reader.lines` in
+ * scoring/readers/exploded/reader.py reads, line by line in Python, for the rest of one document:
  * the lines of `text` from offset `pos` (line `number`) to its end, which the reader has cut
  * before the next `# newdoc` line. `settings` is
  *
  *     (low, high, check1, check2, check3, identity, dd, bridging, guard, mirror, read_min,
  *      check_min, markable_type)
  *
- * as `_Doc` decides them: a token line is a plain word when it has between `low` and `high`
+ * as `Doc` decides them: a token line is a plain word when it has between `low` and `high`
  * whitespace-separated cells, '_' in the columns `check1..3` and a number as its ID; the
  * annotation columns are `identity`, `dd` (discourse deixis) and `bridging`, -1 where not read;
  * `guard` is the column before the first annotation column (-1: none); `mirror` the first
  * declared column after them (-1: none), which must be '_' on a plain line that has fewer
- * than `high` cells (`_Doc.unopened`). It returns
+ * than `high` cells (`Doc.unopened`). It returns
  *
  *     (tokens, token_lines, identity, discourse_deixis, bridging)
  *
@@ -22,7 +22,7 @@
  *   token_lines       the file line of each word, a list
  *   identity, discourse_deixis
  *                     the layer's markables as `markable_type` records, in opening order, as
- *                     `_Doc.markables` builds them (min_span from Min= when `read_min`)
+ *                     `Layer.markables` builds them (min_span from Min= when `read_min`)
  *   bridging          (line, cell) of every BRIDGING cell that is not '_', for the Python
  *                     reading to parse
  *
@@ -138,7 +138,7 @@ static PyObject *element_of_tuple(PyObject *value) {
 
 /* The opening body t[start:end] ("EntityID=1|MarkableID=m_1|…") at `position`, on line
  * `line`: 1, 0 (not plain: the Python reading decides) or -1 (error set). As
- * `_Doc.open`: a later NAME= of the same name wins. */
+ * `Layer.open`: a later NAME= of the same name wins. */
 static int open_markable(Reading *r, Layer *layer, Py_ssize_t start, Py_ssize_t end,
                          Py_ssize_t position, PyObject *line, int single) {
     const Text *t = r->t;
@@ -219,7 +219,7 @@ static int open_markable(Reading *r, Layer *layer, Py_ssize_t start, Py_ssize_t 
     return 1;
 }
 
-/* One bracket cell t[start:end] of a layer at `position`: 1, 0 or -1. As `_Doc.cell` for a
+/* One bracket cell t[start:end] of a layer at `position`: 1, 0 or -1. As `Layer.cell` for a
  * word: closings ')' first, each closing the innermost open markable, then openings '(…'
  * or '(…)'. */
 static int cell(Reading *r, Layer *layer, Py_ssize_t start, Py_ssize_t end,
@@ -246,7 +246,7 @@ static int cell(Reading *r, Layer *layer, Py_ssize_t start, Py_ssize_t end,
     return 1;
 }
 
-/* Min=TEXT as `_Doc.min_span` reads it for a document of `words` words: 1 with *span set (or
+/* Min=TEXT as `Layer.min_span` reads it for a document of `words` words: 1 with *span set (or
  * Py_None), 0 where the Python reading decides (non-ASCII text; a bad Min when it is checked),
  * -1 on error. */
 static int min_span(PyObject *text, Py_ssize_t words, int check_min, PyObject **out) {
@@ -279,7 +279,7 @@ static int min_span(PyObject *text, Py_ssize_t words, int check_min, PyObject **
     return 1;
 }
 
-/* The layer's markables as `_Doc.markables` builds them: 1 with *out set, 0, or -1. */
+/* The layer's markables as `Layer.markables` builds them: 1 with *out set, 0, or -1. */
 static int markables(Layer *layer, PyTypeObject *type, Py_ssize_t words, int check_min,
                      PyObject **out) {
     PyObject *built = PyTuple_New(layer->count);
@@ -498,7 +498,7 @@ static PyObject *read_document(PyObject *Py_UNUSED(self), PyObject *args) {
     Py_ssize_t layer_column[2] = {identity, dd};
     /* the first line that leaves out trailing columns and the first that writes them all
      * with '_' in the last: both in one document is the Python reading's to report
-     * (`_Doc.check_shape`) */
+     * (`Doc.check_shape`) */
     Py_ssize_t short_line = 0, padded_line = 0;
     for (Py_ssize_t start = pos; status > 0 && start < t.length; number++) {
         Py_ssize_t end = line_end(&t, start), next = end + 1;

@@ -1033,7 +1033,7 @@ static int groups_all_takes(PyObject *m) {
     return 1;
 }
 
-/* scoring.clusters.first_node: (start, zero) for a zero; else the least of (start, 0) and
+/* scoring.mention_codes.first_node: (start, zero) for a zero; else the least of (start, 0) and
  * the empty nodes inside in node_order ((p, r) -> (p - 1, r) where r), the first of equals. */
 static PyObject *first_node_of(PyObject *m) {
     PyObject *start = PyTuple_GET_ITEM(PyTuple_GET_ITEM(PyTuple_GET_ITEM(m, 2), 0), 0);

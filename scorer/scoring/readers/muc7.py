@@ -91,20 +91,7 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
         closing, tag, rest = match.group(1), match.group(2).upper(), match.group(3)
         line = line_of(match.start())
         if tag == "DOC":
-            if closing:
-                if doc is None or implicit:
-                    raise ScoringInputError(path, line, "</DOC> without <DOC>", code="nesting")
-                documents.append(doc.build(len(documents) + 1))
-                doc = None
-            else:
-                if doc is not None and not implicit:
-                    raise ScoringInputError(
-                        path,
-                        line,
-                        "<DOC> inside a document (expected </DOC> first)",
-                        code="nesting",
-                    )
-                doc = _Builder(path, line, warnings)
+            doc = _doc_tag(path, line, closing, doc, implicit, documents, warnings)
             continue
         if doc is None:
             continue
@@ -116,13 +103,7 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
             if closing:
                 doc.close(line)
             else:
-                doc.open(
-                    line,
-                    {
-                        m.group(1).upper(): next(g for g in m.groups()[1:] if g is not None)
-                        for m in _ATTRIBUTE.finditer(rest)
-                    },
-                )
+                doc.open(line, _attributes(rest))
     if doc is not None:
         doc.text(text[pos:], line_of(pos), False)
         if not implicit:
@@ -136,6 +117,40 @@ def _read(path: str, warnings: list[str] | None) -> list[Document]:
             code="empty_file",
         )
     return documents
+
+
+def _doc_tag(
+    path: str,
+    line: int,
+    closing: str | None,
+    doc: _Builder | None,
+    implicit: bool,
+    documents: list[Document],
+    warnings: list[str] | None,
+) -> _Builder | None:
+    """The document open after a ``<DOC>`` (a new one) or a ``</DOC>`` (none: the one it
+    closes goes to ``documents``)."""
+    if closing:
+        if doc is None or implicit:
+            raise ScoringInputError(path, line, "</DOC> without <DOC>", code="nesting")
+        documents.append(doc.build(len(documents) + 1))
+        return None
+    if doc is not None and not implicit:
+        raise ScoringInputError(
+            path,
+            line,
+            "<DOC> inside a document (expected </DOC> first)",
+            code="nesting",
+        )
+    return _Builder(path, line, warnings)
+
+
+def _attributes(rest: str) -> dict[str, str]:
+    """A ``<COREF …>`` tag's attributes, by upper-case name."""
+    return {
+        m.group(1).upper(): next(g for g in m.groups()[1:] if g is not None)
+        for m in _ATTRIBUTE.finditer(rest)
+    }
 
 
 class _Builder:
@@ -191,6 +206,23 @@ class _Builder:
             )
         name = next((n for n in self.names if n), str(rank))
         self.markables.sort(key=lambda m: (m[1], -m[2], m[3]))
+        chains = self.chains(self.ids(name), name)
+        built = [
+            self.markable(attributes, start, end, line, self.markables[chains[index]][0]["ID"])
+            for index, (attributes, start, end, line) in enumerate(self.markables)
+        ]
+        return Document(
+            name=name,
+            path=self.path,
+            line=self.line,
+            tokens=tuple(self.tokens),
+            identity=tuple(built),
+            token_lines=tuple(self.token_lines),
+            metadata={"format": FORMAT},
+        )
+
+    def ids(self, name: str) -> dict[str, int]:
+        """Each markable's index by its ID; an ID used twice is an error."""
         ids: dict[str, int] = {}
         for index, (attributes, _, _, line) in enumerate(self.markables):
             if attributes["ID"] in ids:
@@ -201,6 +233,11 @@ class _Builder:
                     "duplicate_id",
                 )
             ids[attributes["ID"]] = index
+        return ids
+
+    def chains(self, ids: dict[str, int], name: str) -> list[int]:
+        """Each markable's chain, as the index of the chain's first markable: the REF links
+        joined (a REF to no ID of the document is an error)."""
         parent = list(range(len(self.markables)))
 
         def find(i: int) -> int:
@@ -223,39 +260,32 @@ class _Builder:
             a, b = find(index), find(ids[ref])
             if a != b:
                 parent[max(a, b)] = min(a, b)  # the root is the chain's first markable
-        built = []
-        for index, (attributes, start, end, line) in enumerate(self.markables):
-            entity = self.markables[find(index)][0]["ID"]
-            min_span = None
-            if attributes.get("MIN"):
-                min_span = self.find_min(attributes["MIN"], start, end)
-                if min_span is None and self.warnings is not None:
-                    self.warnings.append(
-                        f'{self.path}:{line}: MIN="{attributes["MIN"]}" of '
-                        f'COREF ID="{attributes["ID"]}" is not inside its '
-                        "text; no minimum span"
-                    )
-            kept = tuple(
-                (key, attributes[key]) for key in ("TYPE", "MIN", "STATUS") if attributes.get(key)
-            )
-            built.append(
-                Markable(
-                    markable_id=attributes["ID"],
-                    entity_id=entity,
-                    parts=((start, end),),
-                    line=line,
-                    min_span=min_span,
-                    attributes=kept,
+        return [find(index) for index in range(len(parent))]
+
+    def markable(
+        self, attributes: dict[str, str], start: int, end: int, line: int, entity: str
+    ) -> Markable:
+        """One markable of entity ``entity``, with its MIN span where MIN is inside its text
+        (a warning where it is not)."""
+        min_span = None
+        if attributes.get("MIN"):
+            min_span = self.find_min(attributes["MIN"], start, end)
+            if min_span is None and self.warnings is not None:
+                self.warnings.append(
+                    f'{self.path}:{line}: MIN="{attributes["MIN"]}" of '
+                    f'COREF ID="{attributes["ID"]}" is not inside its '
+                    "text; no minimum span"
                 )
-            )
-        return Document(
-            name=name,
-            path=self.path,
-            line=self.line,
-            tokens=tuple(self.tokens),
-            identity=tuple(built),
-            token_lines=tuple(self.token_lines),
-            metadata={"format": FORMAT},
+        kept = tuple(
+            (key, attributes[key]) for key in ("TYPE", "MIN", "STATUS") if attributes.get(key)
+        )
+        return Markable(
+            markable_id=attributes["ID"],
+            entity_id=entity,
+            parts=((start, end),),
+            line=line,
+            min_span=min_span,
+            attributes=kept,
         )
 
     def find_min(self, text: str, start: int, end: int) -> tuple[int, int] | None:
