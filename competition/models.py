@@ -472,8 +472,23 @@ class Score(models.Model):
 
     TASK_MODE = "task"
 
-    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="scores")
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="scores")
+    # A run writes some 11,000 rows at once (a CRAC run with its per-document rows), each
+    # one an entry in every index and a check of every foreign key constraint: the run and
+    # submission columns have no index of their own (``score_unique_cell`` and
+    # ``score_submission`` begin with them), and ``submission``, a copy of the run's
+    # submission kept for the boards' reads, no constraint of its own (the run's constraint
+    # and the run's own to its submission keep it from pointing nowhere; deletes cascade
+    # here as before).
+    run = models.ForeignKey(
+        ScoringRun, on_delete=models.CASCADE, related_name="scores", db_index=False
+    )
+    submission = models.ForeignKey(
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="scores",
+        db_index=False,
+        db_constraint=False,
+    )
     subcorpus = models.ForeignKey(SubCorpus, on_delete=models.CASCADE, related_name="scores")
     mode = models.CharField(max_length=100, default=TASK_MODE)
     metric = models.CharField(max_length=64)

@@ -4,6 +4,9 @@ job loses the database, and collected by the run's last job into the run's outco
 
 from __future__ import annotations
 
+import base64
+import json
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +27,10 @@ PART_CRASHED = "a part of the run crashed (see the worker's log)"
 class StagedPart:
     """A part's outcome as it is staged in ``ScoringPart.outcome`` until the run's last job
     records the run: the one reader and writer of that form. Scored: the gold key's SHA-256,
-    warnings, log lines and score rows; otherwise the kind and what the team reads."""
+    warnings and log lines as they are, and the score rows packed (``ROWS_FORMAT``: their
+    JSON, zlib-compressed, base64): the database stores one string instead of parsing,
+    compressing and later printing some 500 rows of JSON a dataset, which it did only for
+    the last job to read them back. Otherwise the kind and what the team reads."""
 
     subcorpus_id: int
     outcome: Outcome[PartResults]
@@ -38,18 +44,7 @@ class StagedPart:
                 "key": results.key,
                 "warnings": list(results.warnings),
                 "log": list(results.log),
-                "scores": [
-                    [
-                        v.row.mode,
-                        v.row.metric,
-                        v.row.document,
-                        v.row.recall,
-                        v.row.precision,
-                        v.row.f1,
-                        v.row.counts,
-                    ]
-                    for v in results.scores
-                ],
+                ROWS_FORMAT: _rows_pack(results.scores),
             }
         refusal = outcome.refusal
         return {
@@ -71,12 +66,13 @@ class StagedPart:
     def decode(cls, subcorpus_id: int, data: dict[str, Any]) -> StagedPart:
         kind = Kind(data["kind"])
         if kind is Kind.SCORED:
+            rows = _rows_unpack(data[ROWS_FORMAT])
             results = PartResults(
                 subcorpus_id=subcorpus_id,
                 key=data["key"],
                 warnings=tuple(data["warnings"]),
                 log=tuple(data["log"]),
-                scores=tuple(ScoreValue(subcorpus_id, ScoreRow(*row)) for row in data["scores"]),
+                scores=tuple(ScoreValue(subcorpus_id, ScoreRow(*row)) for row in rows),
             )
             return cls(subcorpus_id, Outcome(kind, results=results))
         refused = data.get("refusal")
@@ -96,6 +92,32 @@ class StagedPart:
             kind, refusal=refusal, detail=data["detail"], log=data["log"], crash=crash
         )
         return cls(subcorpus_id, outcome)
+
+
+ROWS_FORMAT = "rows.json.zlib.b64"
+"""The key of a scored part's packed rows, naming how they are packed."""
+
+
+def _rows_pack(scores: tuple[ScoreValue, ...]) -> str:
+    """The rows (mode, metric, document, recall, precision, f1, counts), in order."""
+    rows = [
+        [
+            v.row.mode,
+            v.row.metric,
+            v.row.document,
+            v.row.recall,
+            v.row.precision,
+            v.row.f1,
+            v.row.counts,
+        ]
+        for v in scores
+    ]
+    text = json.dumps(rows, separators=(",", ":"))
+    return base64.b64encode(zlib.compress(text.encode())).decode("ascii")
+
+
+def _rows_unpack(packed: str) -> list[list[Any]]:
+    return json.loads(zlib.decompress(base64.b64decode(packed)))
 
 
 def scoring_parts_create(*, submission: Submission, claim: str) -> list[int]:
@@ -118,26 +140,29 @@ def scoring_part_start(
     *, submission_id: int, subcorpus_id: int, claim: str, task_id: str, worker: str
 ) -> tuple[Submission, SubmissionFile] | None:
     """Take one part of a run: its run and file, or None when the run's claim is no longer
-    ``claim`` (queued again, cancelled, done) or the part is written already."""
-    held = (
-        Submission.objects.select_related("phase__task")
-        .filter(pk=submission_id, status=Status.SCORING, claimed_by=claim)
-        .first()
-    )
-    if held is None:
-        return None
+    ``claim`` (queued again, cancelled, done) or the part is written already. Two
+    statements: the part taken only while the run is held under ``claim``, then its file
+    with its run."""
     started = ScoringPart.objects.filter(
         submission_id=submission_id,
         subcorpus_id=subcorpus_id,
         claim=claim,
         finished_at__isnull=True,
+        submission__status=Status.SCORING,
+        submission__claimed_by=claim,
     ).update(task_id=task_id, worker=worker, started_at=timezone.now())
-    submitted = (
-        scored_files(held).select_related("subcorpus").filter(subcorpus_id=subcorpus_id).first()
-    )
-    if not started or submitted is None:
+    if not started:
         return None
-    return held, submitted
+    submitted = (
+        SubmissionFile.objects.filter(
+            submission_id=submission_id, subcorpus_id=subcorpus_id, subcorpus__available=True
+        )
+        .select_related("subcorpus", "submission__phase__task")
+        .first()
+    )
+    if submitted is None:
+        return None
+    return submitted.submission, submitted
 
 
 def scoring_part_store(
