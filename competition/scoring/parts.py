@@ -64,9 +64,11 @@ class StagedPart:
 
     @classmethod
     def decode(cls, subcorpus_id: int, data: dict[str, Any]) -> StagedPart:
+        if "kind" not in data:
+            data = _earlier_form(data)
         kind = Kind(data["kind"])
         if kind is Kind.SCORED:
-            rows = _rows_unpack(data[ROWS_FORMAT])
+            rows = data["scores"] if "scores" in data else _rows_unpack(data[ROWS_FORMAT])
             results = PartResults(
                 subcorpus_id=subcorpus_id,
                 key=data["key"],
@@ -118,6 +120,29 @@ def _rows_pack(scores: tuple[ScoreValue, ...]) -> str:
 
 def _rows_unpack(packed: str) -> list[list[Any]]:
     return json.loads(zlib.decompress(base64.b64decode(packed)))
+
+
+_EARLIER_KINDS = {
+    "input": Kind.REFUSED,
+    "scorer": Kind.SCORER,
+    "time": Kind.TIME,
+    "memory": Kind.MEMORY,
+    "crash": Kind.CRASH,
+}
+
+
+def _earlier_form(data: dict[str, Any]) -> dict[str, Any]:
+    """A part staged by an earlier version of the platform (a worker stopped during an
+    upgrade): its rows as plain lists, or ``{"error": {"kind": …}}``, in the current form."""
+    if "error" not in data:
+        return {**data, "kind": Kind.SCORED.value}
+    error = data["error"]
+    kind = _EARLIER_KINDS.get(error.get("kind"), Kind.CRASH)
+    refusal = None
+    if kind is Kind.REFUSED:
+        refusal = {name: error[name] for name in ("file", "line", "message", "code", "document")}
+    detail = error.get("message", "") if kind is Kind.SCORER else ""
+    return {"kind": kind.value, "detail": detail, "log": error.get("log", ""), "refusal": refusal}
 
 
 def scoring_parts_create(*, submission: Submission, claim: str) -> list[int]:

@@ -48,3 +48,28 @@ def test_a_part_that_failed_keeps_the_platforms_message(kind, says):
     back = roundtrip(Outcome(kind, detail="key broken" if kind is Kind.SCORER else ""))
     assert back.kind is kind and back.platform_failure and says in back.message
     assert (back.crash is not None) == (kind is Kind.CRASH)
+
+
+def test_a_part_staged_by_the_earlier_form_still_reads():
+    """Parts written before the packed form (a worker stopped during an upgrade) decode."""
+    rows = [["task", "muc", "", 0.5, 0.25, 1 / 3, {"rn": 3}]]
+    scored = {"key": "abc", "warnings": [], "log": ["l1"], "scores": rows}
+    back = StagedPart.decode(7, scored).outcome
+    assert back.kind is Kind.SCORED and back.results is not None
+    assert back.results.scores == (ScoreValue(7, ScoreRow(*rows[0])),)
+    refused = {
+        "error": {
+            "kind": "input",
+            "file": "run.conllu",
+            "line": 3,
+            "message": "bad",
+            "code": "columns",
+            "document": None,
+            "log": "x",
+        }
+    }
+    back = StagedPart.decode(7, refused).outcome
+    assert back.kind is Kind.REFUSED and back.log == "x" and "run.conllu" in back.message
+    assert StagedPart.decode(7, {"error": {"kind": "time"}}).outcome.kind is Kind.TIME
+    failed = StagedPart.decode(7, {"error": {"kind": "scorer", "message": "key"}}).outcome
+    assert failed.kind is Kind.SCORER and "(key)" in failed.message
