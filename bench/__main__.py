@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from bench import boards, compact, corefud22, modes, record, rush, startup
+from bench import boards, compact, corefud22, modes, record, rush, scoringdb, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -273,6 +273,7 @@ OWN_MODULE_CASES: dict[str, Callable[[TextIO, float], list]] = {
         requests=boards.REQUESTS // 3,
     ),
     record.NAME: lambda out, scale: record.run(out, scale=scale),
+    scoringdb.NAME: lambda out, scale: scoringdb.run(out, scale),
 }
 
 
@@ -294,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
             + list(OWN_MODULE_CASES)
         )
         + f". The default is "
-        f"all but {corefud22.NAME} and {rush.NAME} (need PostgreSQL and Redis) and "
+        f"all but {corefud22.NAME} and {rush.NAME} (need PostgreSQL and Redis), "
+        f"{scoringdb.NAME} (needs PostgreSQL on this machine) and "
         f"{BOARD_CASE} (boards at 1,000 runs, --scale multiplies them: it seeds "
         "a throwaway database, several minutes; a test_<name> database on the "
         f"server of DATABASE_URL when it is set, else a temporary SQLite file) "

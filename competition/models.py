@@ -351,7 +351,7 @@ class Submission(models.Model):
     # The process that holds the claim: "<worker node>:<pid>" (blank: unknown, e.g. tests).
     claimed_worker = models.CharField(max_length=255, blank=True)
     # False while the scoring message could not be handed to the broker (it was down): a
-    # live worker publishes it again (competition.services.scoring.submission_recover).
+    # live worker publishes it again (competition.scoring.recovery.submission_recover).
     published = models.BooleanField(default=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
@@ -472,8 +472,23 @@ class Score(models.Model):
 
     TASK_MODE = "task"
 
-    run = models.ForeignKey(ScoringRun, on_delete=models.CASCADE, related_name="scores")
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="scores")
+    # A run writes some 11,000 rows at once (a CRAC run with its per-document rows), each
+    # one an entry in every index and a check of every foreign key constraint: the run and
+    # submission columns have no index of their own (``score_unique_cell`` and
+    # ``score_submission`` begin with them), and ``submission``, a copy of the run's
+    # submission kept for the boards' reads, no constraint of its own (the run's constraint
+    # and the run's own to its submission keep it from pointing nowhere; deletes cascade
+    # here as before).
+    run = models.ForeignKey(
+        ScoringRun, on_delete=models.CASCADE, related_name="scores", db_index=False
+    )
+    submission = models.ForeignKey(
+        Submission,
+        on_delete=models.CASCADE,
+        related_name="scores",
+        db_index=False,
+        db_constraint=False,
+    )
     subcorpus = models.ForeignKey(SubCorpus, on_delete=models.CASCADE, related_name="scores")
     mode = models.CharField(max_length=100, default=TASK_MODE)
     metric = models.CharField(max_length=64)
@@ -517,7 +532,7 @@ class ScoringPart(models.Model):
     worker = models.CharField(max_length=255, blank=True)  # "<node>:<pid>" scoring it
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # {"scores": [...], "warnings": [...], "key": sha, "log": [...]} or {"error": {...}}
+    # the part's outcome, written and read by one codec (competition.scoring.parts.StagedPart)
     outcome = models.JSONField(null=True, blank=True)
 
     class Meta:

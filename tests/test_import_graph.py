@@ -6,9 +6,12 @@ and ``try`` included); run-time imports are those inside functions. Floors, bott
 (docs/architecture.md):
 
 1. ``scoring``: the scorer; never imports Django nor the platform.
-2. ``competition``: models, the visibility policy, selectors, services. Services queue jobs
-   through a port (``competition.services.dispatch``) that the job layer fills in at start-up,
-   so they never import it.
+2. ``competition``: models, the visibility policy, selectors, services, the scoring life
+   cycle. Services queue jobs through a port (``competition.services.dispatch``) that the job
+   layer fills in at start-up, so they never import it. Inside it, the scoring life cycle
+   (``competition.scoring``: claim, compute, parts, record, recovery) stands on the services
+   (their queue port, audit, boards, upload wording) and the models; no service imports it
+   (the organizers' re-scoring is a service, ``competition.services.rescore``).
 3. ``tasks``: the job definitions; they import the scorer and the services they call.
 4. ``leaderboard``: reads, ranks and shows scores.
 5. ``config``: wires everything; so do management commands (``*.management.commands.*``):
@@ -53,6 +56,8 @@ SERVICES_INTO_DOORS = {
     # a competition's card questions are written by the one writer (its head), like a reload
     ("competition.services.cards", "competition.definition.apply"),
 }
+# Floors inside ``competition``, bottom to top: a module of one imports none of a higher one.
+INNER_FLOOR = {"competition.services": 1, "competition.scoring": 2}
 
 
 def modules() -> dict[str, Path]:
@@ -217,6 +222,39 @@ def test_the_named_exceptions_are_still_needed(graph):
     load, _ = graph
     stale = sorted(f"{a} -> {b}" for a, b in SERVICES_INTO_DOORS if b not in load.get(a, set()))
     assert not stale, "exceptions no import needs any more: " + ", ".join(stale)
+
+
+def inner_floor(module: str) -> int | None:
+    for prefix, floor in INNER_FLOOR.items():
+        if _within(module, prefix):
+            return floor
+    return None
+
+
+def test_inside_competition_the_services_never_import_the_scoring_life_cycle(graph):
+    """``competition.scoring`` may import ``competition.services``; never the reverse."""
+    load, run = graph
+    wrong = sorted(
+        f"{module} -> {target}"
+        for edges in (load, run)
+        for module, targets in edges.items()
+        for target in targets
+        if (source := inner_floor(module)) is not None
+        and (floor := inner_floor(target)) is not None
+        and floor > source
+    )
+    assert not wrong, "imports across competition's floors upwards: " + ", ".join(wrong)
+
+
+def test_the_scoring_life_cycle_is_seen_by_the_inner_floors(graph):
+    """The rule above is not vacuous: the life cycle does import the services."""
+    load, _ = graph
+    assert any(
+        target.startswith("competition.services")
+        for module, targets in load.items()
+        if module.startswith("competition.scoring")
+        for target in targets
+    )
 
 
 def test_the_platform_imports_the_scorer_at_load_time_only(graph):
