@@ -59,6 +59,7 @@ from typing import Any, cast
 from scoring.clusters import first_node, mention_key, mention_nodes
 from scoring.errors import ScoringInputError
 from scoring.model import LEADING_RANK, BridgingLink, Document, Markable, Sentence
+from scoring.readers.entity_ranks import EntityRanks
 from scoring.readers.text import count_newlines as _newlines
 from scoring.readers.text import find_text as _find
 from scoring.readers.text import read_collecting, read_text  # noqa: F401 (re-exported)
@@ -176,6 +177,8 @@ def iter_documents(
         if collect is None:
             raise
         collect.append(problem)
+    finally:
+        reader.close()
 
 
 def scan(path: str | Path) -> list[tuple[str, int]]:
@@ -457,11 +460,10 @@ class _Reader:
         self.rows: list[tuple[str, ...]] = []
         self.globals: dict[str, str] = {}
         self.names: set[str] = set()  # the documents begun so far
-        # udapi's order (order_entities)
-        # udapi's rank of every entity id met so far (file-wide: an id in two documents is
-        # one entity), one int each; ranks grow with the documents, so an id met in an earlier
-        # document sorts before the ids a later one brings
-        self.entity_ranks: dict[int, dict[str, int]] = {}
+        # udapi's order (order_entities): the rank of every entity id met so far (file-wide:
+        # an id in two documents is one entity); ranks grow with the documents, so an id met
+        # in an earlier document sorts before the ids a later one brings
+        self.entity_ranks = EntityRanks()
         self.next_rank = 0
 
     def take(self) -> list[Document]:
@@ -668,14 +670,17 @@ class _Reader:
         keeps one entity per id for the whole file and orders entities by their first
         mention: the earlier document first, then the earlier first node, the longer
         mention, the earlier last node, and the smaller entity id (as text). What is kept
-        across documents is one rank (an int) per id, not its sort key."""
+        across documents is one rank (an int) per id, not its sort key, and past a few
+        thousand ids not in memory (`EntityRanks`)."""
+        ids = dict.fromkeys(map(_SECOND, doc.identity))
         # a legacy GRP header (UD GUM 2.8): udapi names each document's entities apart
-        keys = self.entity_ranks.setdefault(self.count if "grp" in self.fields else -1, {})
+        grp = "grp" in self.fields
+        ranks = {} if grp else self.entity_ranks.known(ids)
         found: dict[str, tuple[Any, ...]] = {}
         get = found.get
         for markable in doc.identity:
             eid = markable[1]  # (by index: a named tuple's attributes are a call each)
-            if eid in keys:
+            if eid in ranks:
                 continue
             best = get(eid)
             if markable[7] or markable[9]:  # a zero, or empty nodes inside
@@ -693,18 +698,24 @@ class _Reader:
                 found[eid] = key
         # the document's new ids in udapi's order (ids compared as written), ranked after
         # every id met before
-        rank = self.next_rank
-        for eid in sorted(found, key=lambda eid: (*found[eid], escape(eid))):
-            keys[eid] = rank
-            rank += 1
-        self.next_rank = rank
-        doc.entity_order = tuple(
-            sorted(dict.fromkeys(map(_SECOND, doc.identity)), key=keys.__getitem__)
-        )
+        new = {
+            eid: rank
+            for rank, eid in enumerate(
+                sorted(found, key=lambda eid: (*found[eid], escape(eid))), self.next_rank
+            )
+        }
+        self.next_rank += len(new)
+        if not grp:
+            self.entity_ranks.add(new)
+        ranks.update(new)
+        doc.entity_order = tuple(sorted(ids, key=ranks.__getitem__))
         return doc
 
     def finish(self) -> None:
         self.finish_document()
+
+    def close(self) -> None:
+        self.entity_ranks.close()
 
 
 class _RowNodes(dict[Any, Any]):
