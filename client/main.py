@@ -509,6 +509,9 @@ def _status(
         if body.get("error"):
             for line in body["error"].splitlines():
                 print(f"  {line}")
+        for warning in body.get("warnings") or ():
+            where = warning["file"] + (f":{warning['line']}" if warning.get("line") else "")
+            print(f"  warning: {where} ({warning['subcorpus']}): {warning['message']}")
         if body.get("scores"):
             print(format_scores(body["scores"]))
         elif body["status"] == "scored":

@@ -358,6 +358,10 @@ class Submission(models.Model):
     # What the last scoring job read, warned about and how long it took, as the team may see
     # it: files named as uploaded, gold keys by sub-corpus, never a key's path or content.
     scoring_log = models.TextField(blank=True)
+    # What the reader warned about in the accepted files (a MISC attribute that looks like a
+    # misspelt Entity=, whose mentions are not read): [{"file", "subcorpus", "line",
+    # "message"}], files named as uploaded. Written once, by the upload (submission_create).
+    upload_warnings = models.JSONField(default=list, blank=True)
     # True when a failure is the platform's fault (time/memory limit, lost job, crash): such a
     # submission does not count against the team's limits.
     platform_failure = models.BooleanField(default=False)

@@ -154,6 +154,11 @@ class SubmissionSerializer(serializers.ModelSerializer):
     files = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
     status_detail = serializers.SerializerMethodField()
+    # what the reader warned about in the accepted files: file (as uploaded), subcorpus,
+    # line, message
+    warnings = serializers.ListField(
+        child=serializers.DictField(), source="upload_warnings", read_only=True
+    )
 
     class Meta:
         model = Submission
@@ -170,6 +175,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "status_detail",
             "is_final",
             "error",
+            "warnings",
             "is_baseline",
             "is_chosen",
             "disqualified",

@@ -86,6 +86,33 @@ class Problem:
         return f"{where}{doc}: {self.message}"
 
 
+def upload_warnings_from(
+    messages: Sequence[str], *, response: ReceivedFile, subcorpus: SubCorpus
+) -> list[dict[str, Any]]:
+    """The scorer's warnings about an accepted ``response`` (``FILE:LINE: message``, e.g. a
+    MISC attribute that looks like a misspelt ``Entity``, whose mentions are not read) as
+    `Submission.upload_warnings` keeps them: the file named as uploaded, its sub-corpus, the
+    line apart and the message in the web's words."""
+    prefix = f"{response.path}:"
+    found = []
+    for message in messages:
+        line: int | None = None
+        text = message.replace(str(response.path), response.original_name)
+        if message.startswith(prefix):
+            number, _, rest = message[len(prefix) :].partition(": ")
+            if number.isdigit():
+                line, text = int(number), rest
+        found.append(
+            {
+                "file": response.original_name,
+                "subcorpus": subcorpus.name,
+                "line": line,
+                "message": web_wording(text),
+            }
+        )
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class Quota:
     daily_used: int
@@ -206,12 +233,17 @@ def submission_precheck(
 
 
 def response_files_check(
-    *, phase: Phase, received: Mapping[str, ReceivedFile], subcorpora: Mapping[str, SubCorpus]
+    *,
+    phase: Phase,
+    received: Mapping[str, ReceivedFile],
+    subcorpora: Mapping[str, SubCorpus],
+    warnings: list[dict[str, Any]] | None = None,
 ) -> list[Problem]:
     """Validate every response file against its gold key with the scorer's own reader.
 
     Messages about the gold key's side never name the key's path or line: the team sees only
-    "gold key of <sub-corpus>".
+    "gold key of <sub-corpus>". ``warnings`` receives what the reader warns about in files
+    without problems (`upload_warnings_from`).
     """
     try:
         options = validation_options(phase.task)
@@ -227,7 +259,9 @@ def response_files_check(
     for slug, response in received.items():
         subcorpus = subcorpora[slug]
         key_path = subcorpus.key_path
-        found = found_by_slug[slug]
+        found, warned = found_by_slug[slug]
+        if warnings is not None and not found:
+            warnings.extend(upload_warnings_from(warned, response=response, subcorpus=subcorpus))
         file_problems = [
             _problem_from(error, response=response, subcorpus=subcorpus, key_path=Path(key_path))
             for error in found
@@ -245,7 +279,7 @@ def _validate_files(
     words: Sequence[str],
     empty_nodes: bool = False,
 ) -> dict:
-    """{slug: problems} of the files (slug, dataset, response), each response checked
+    """{slug: (problems, warnings)} of the files (slug, dataset, response), each response checked
     against the skeleton of its dataset's key read with the options ``words`` (kept in the
     cache: the keys are not read; one skeleton at a time in memory); with ``empty_nodes`` (a
     CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
@@ -255,7 +289,7 @@ def _validate_files(
     runs threads: a fork would copy locks other threads hold), or a fork dies, its share is
     checked here."""
 
-    def check(share) -> list[tuple[str, list]]:
+    def check(share) -> list[tuple[str, tuple[list, list[str]]]]:
         return [
             (
                 slug,
@@ -317,8 +351,9 @@ def _validate_file(
     response: ReceivedFile,
     options,
     empty_nodes: bool = False,
-) -> list:
-    """The problems of one response file, checked against its key's skeleton (its word
+) -> tuple[list, list[str]]:
+    """The problems of one response file and the reader's warnings about it (``FILE:LINE:
+    message``), checked against its key's skeleton (its word
     forms and sentence ids: the key itself is not read again for each upload); messages name
     the key by ``key_path``, as `_problem_from` expects. The reading stops at the document of
     the first problem; only when that one is not fatal (a wrong format, a NUL byte, no
@@ -326,9 +361,10 @@ def _validate_file(
     of its problems. A file without problems is read once; with ``empty_nodes`` its empty
     nodes are then read by the CRAC 2026 measures' reader."""
     if isinstance(skeleton, ScoringInputError):
-        return [skeleton]
+        return [skeleton], []
+    warnings: list[str] = []
 
-    def problems(most: int) -> list:
+    def problems(most: int, warnings: list[str] | None = None) -> list:
         try:
             return validate_against_skeleton(
                 skeleton,
@@ -336,22 +372,23 @@ def _validate_file(
                 options=options,
                 key_label=str(key_path),
                 max_problems=most,
+                warnings=warnings,
                 expected_by="the phase",
             )
         except ScoringInputError as exc:  # a reader may raise instead of returning
             return [exc]
 
-    first = problems(1)
+    first = problems(1, warnings)
     if not first and empty_nodes:
         # CRAC 2026: the empty-node measures read every empty node's DEPS; a run they
         # cannot read is refused here, not after it was queued.
         try:
             read_empty_nodes(response.path)
         except ScoringInputError as exc:
-            return [exc]
+            return [exc], warnings
     if not first or getattr(first[0], "code", None) in FATAL_CODES:
-        return first
-    return problems(MAX_PROBLEMS)
+        return first, warnings
+    return problems(MAX_PROBLEMS), warnings
 
 
 MAX_PROBLEMS = 50  # read of a file with problems (then condensed: `_condensed`)
@@ -664,7 +701,10 @@ def submission_create(
         except SubmissionRejected as refused:
             raise _keyless_refusal(phase=phase, refused=refused) from None
         begun = time.perf_counter()
-        if problems := response_files_check(phase=phase, received=received, subcorpora=subcorpora):
+        warnings: list[dict[str, Any]] = []
+        if problems := response_files_check(
+            phase=phase, received=received, subcorpora=subcorpora, warnings=warnings
+        ):
             raise SubmissionRejected("invalid_files", problems=problems)
         log = [
             f"{now:%Y-%m-%d %H:%M:%S} UTC: received "
@@ -688,6 +728,7 @@ def submission_create(
             is_baseline=is_baseline,
             track=chosen_track,
             log="\n".join(log),
+            upload_warnings=warnings,
             card=answers,
             idempotency_key=key,
         )
@@ -799,6 +840,7 @@ def _submission_commit(
     link: str = "",
     track: Track | None = None,
     log: str = "",
+    upload_warnings: Sequence[Mapping[str, Any]] = (),
     card: Mapping[str, str] | None = None,
     idempotency_key: str = "",
 ) -> Submission:
@@ -825,6 +867,7 @@ def _submission_commit(
                 is_baseline=is_baseline,
                 track=track,
                 scoring_log=log,
+                upload_warnings=list(upload_warnings),
                 validated_keys={
                     str(subcorpora[slug].pk): subcorpora[slug].sha256 for slug in received
                 },
@@ -938,6 +981,7 @@ __all__ = [
     "idempotency_key_check",
     "submission_precheck",
     "web_wording",
+    "upload_warnings_from",
     "upload_request_check",
     "submission_cancel",
     "submission_choose",

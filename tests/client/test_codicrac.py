@@ -172,6 +172,31 @@ def test_status_of_a_failed_run_prints_its_error_and_exits_1(
     assert "not found" in capsys.readouterr().err
 
 
+def test_status_prints_the_warnings_of_an_accepted_run(
+    live_world, live_server, config, monkeypatch, capsys
+):
+    from competition.models import Submission
+
+    warned = Submission.objects.create(
+        team=live_world.alpha,
+        phase=live_world.phase,
+        status="queued",
+        upload_warnings=[
+            {
+                "file": "run.conllu",
+                "subcorpus": "LIGHT",
+                "line": 12,
+                "message": "MISC attribute 'Entitty' looks like a misspelt 'Entity'",
+            }
+        ],
+    )
+    login(monkeypatch, live_server)
+    capsys.readouterr()
+    assert main(["status", str(warned.pk)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: run.conllu:12 (LIGHT): MISC attribute 'Entitty'" in out
+
+
 def test_the_client_never_imports_django():
     """Participants install the client anywhere: it needs requests, nothing of the server."""
     import subprocess

@@ -15,7 +15,7 @@ import pytest
 import udapi.core.document
 
 from scoring import score_files
-from scoring.readers import compact
+from scoring.readers import compact, entity_ranks
 from tests.paths import GUM, TEST_DATA
 
 REPRO = TEST_DATA / "repros" / "compact-same-span-entity-order"
@@ -94,7 +94,33 @@ def test_each_documents_entities_come_in_udapis_order(path):
     assert [doc.entity_order for doc in compact.read(path)] == udapi_orders(path)
 
 
-def test_the_order_compares_first_node_length_last_node_then_id_as_text(tmp_path):
+@pytest.mark.parametrize(
+    "path", sorted(GUM.glob("*.conllu")) + sorted(REPRO.glob("*.conllu")), ids=lambda p: p.name
+)
+def test_the_order_is_udapis_with_the_ranks_out_of_memory(path, monkeypatch):
+    """Past `entity_ranks.IN_MEMORY` ids the ranks move to a SQLite file: here after every
+    document, so an id reused in a later document is found there."""
+    monkeypatch.setattr(entity_ranks, "IN_MEMORY", 0)
+    assert [doc.entity_order for doc in compact.read(path)] == udapi_orders(path)
+
+
+def test_ranks_moved_out_of_memory_are_found_with_the_recent_ones(monkeypatch):
+    monkeypatch.setattr(entity_ranks, "IN_MEMORY", 2)
+    ranks = entity_ranks.EntityRanks()
+    ranks.add({"a": 0, "b": 1})
+    assert ranks.stored is None
+    ranks.add({"c": 2})  # the third: all three move to the file
+    ranks.add({"d": 3})
+    assert ranks.recent == {"d": 3}
+    assert ranks.known(["d", "x", "b", "a"]) == {"d": 3, "b": 1, "a": 0}
+    ranks.close()
+    assert ranks.stored is None
+
+
+@pytest.mark.parametrize("in_memory", [entity_ranks.IN_MEMORY, 0])
+def test_the_order_compares_first_node_length_last_node_then_id_as_text(
+    tmp_path, monkeypatch, in_memory
+):
     """Entities by first mention: the earlier first word; from the same word the longer
     mention; then the earlier last word; then the id as text ('10' before '6')."""
     rows = [

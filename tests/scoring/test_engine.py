@@ -61,6 +61,31 @@ def test_it_keeps_split_antecedents_when_removing_singletons(make_doc):
     assert all(v == pytest.approx(1.0) for v in f1s(result).values())
 
 
+@pytest.mark.parametrize("shift", [0, 7])
+def test_with_sets_a_span_in_two_entities_counts_in_the_later_first_markables_entity(
+    make_doc, shift
+):
+    """Policy (docs/scoring-deviations.md): with accommodated sets the references take the
+    clusters in set-iteration order; we take the entities' first markables' order, and
+    the span then counts in the last of its clusters. Response B's first markable (0-3)
+    comes before A's (0), so the word 0 of both counts in A, as in key entity 1: MUC R 1,
+    wherever the document's words sit."""
+
+    def at(*spans):
+        return [s + shift if isinstance(s, int) else (s[0] + shift, s[1] + shift) for s in spans]
+
+    key = make_doc(
+        {"1": at(0, 5), "2": at((0, 3), 2), "3": at(8)}, element_of={"1": ("3",), "2": ("3",)}
+    )
+    response = make_doc(
+        {"A": at(0, 5), "B": at((0, 3), 2, 0), "3": at(8)},
+        element_of={"A": ("3",), "B": ("3",)},
+    )
+    result = score_corpus([(key, response)], ScoringOptions(keep_split_antecedents=True))
+    muc = result.metrics["muc"].prf
+    assert (muc.recall, muc.precision) == pytest.approx((1.0, 2 / 3))
+
+
 def test_it_scores_the_discourse_deixis_layer(make_doc):
     """DD mode reads the DISCOURSE_DEIXIS layer; the identity layer is ignored."""
     key = make_doc({"1-DD": [0, 5]}, dd=True)
@@ -333,6 +358,24 @@ def test_a_mention_with_an_empty_head_is_a_zero_and_leaves_without_keep_zeros():
         for z in (False, True)
     }
     assert counts == {False: 1, True: 2}
+
+
+def test_a_cluster_of_zeros_only_leaves_without_keep_zeros():
+    """Zeros go after the singleton filter (as in v2); e2, two zeros, keeps its cluster
+    through the filter and is then empty: it is dropped (v2 keeps it and divides by zero in
+    MUC), so only e1 is scored."""
+    zero = {"zeros": (), "head_zero": 1}
+    doc = compact_doc(
+        [
+            ("e1", [(0, 0)], {"head": 0}),
+            ("e2", [(2, 2)], {**zero, "zero": 1, "head": 2}),
+            ("e2", [(3, 3)], {**zero, "zero": 1, "head": 3}),
+            ("e1", [(5, 5)], {"head": 5}),
+        ]
+    )
+    result = score_corpus([(doc, doc)], ScoringOptions(keep_zeros=False))
+    assert result.metrics["ceafe"].counts[0].r_den == 1
+    assert result.metrics["muc"].prf.recall == pytest.approx(1.0)
 
 
 def zero_pair(key_zero, response_zero, key_deps="4:nsubj", response_deps="4:nsubj", sentences=()):

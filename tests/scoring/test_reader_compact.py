@@ -131,6 +131,20 @@ def test_it_joins_the_parts_of_a_discontinuous_mention(tmp_path):
     assert mention.parts == ((0, 1), (3, 3))
 
 
+def test_interleaved_parts_of_one_entity_continue_its_earliest_mention(tmp_path):
+    """Two discontinuous mentions of e9 whose parts interleave: part k continues the earliest
+    mention of e9 with k-1 parts (docs/scoring-deviations.md: no reference defines it)."""
+    path = write(
+        tmp_path,
+        row("1", "Entity=(e9[1/2]-x-1-)"),
+        row("2", "Entity=(e9[1/2]-x-1-)"),
+        row("3", "Entity=(e9[2/2]-x-1-)"),
+        row("4", "Entity=(e9[2/2]-x-1-)"),
+    )
+    [doc] = compact.read(path)
+    assert sorted(m.parts for m in doc.identity) == [((0, 0), (2, 2)), ((1, 1), (3, 3))]
+
+
 def test_it_reads_empty_nodes_as_zeros_and_skips_multiword_ranges(tmp_path):
     path = write(
         tmp_path,

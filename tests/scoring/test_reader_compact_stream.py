@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scoring.errors import ScoringInputError
-from scoring.readers import compact
+from scoring.readers import compact, compact_lines
 from tests import paths
 from tests.paths import GUM
 
@@ -177,7 +177,7 @@ def test_pieces_line_ends_and_byte_order_mark_do_not_move_lines(tmp_path, monkey
     plain = tmp_path / "plain.conllu"
     plain.write_text(RICH, encoding="utf-8")
     expected = compact.read(plain, layout=False)
-    monkeypatch.setattr(compact, "CHUNK", 7)
+    monkeypatch.setattr(compact_lines, "CHUNK", 7)
     got = compact.read(crlf, layout=False)
     assert [(d.name, d.line, d.tokens, d.token_lines, d.identity) for d in got] == [
         (d.name, d.line, d.tokens, d.token_lines, d.identity) for d in expected
@@ -189,7 +189,7 @@ def test_bytes_that_are_not_utf8_are_refused_with_their_line_and_byte(tmp_path, 
     path = tmp_path / "bad.conllu"
     data = (HEADER + document("a", [row("1"), row("2")])).encode() + b"1\t\xff\n"
     path.write_bytes(data)
-    monkeypatch.setattr(compact, "CHUNK", 16)
+    monkeypatch.setattr(compact_lines, "CHUNK", 16)
     with pytest.raises(ScoringInputError) as caught:
         compact.read(path)
     assert (caught.value.code, caught.value.line) == ("encoding", data.count(b"\n"))
@@ -227,7 +227,7 @@ def test_a_document_named_after_newdoc_is_one_document(tmp_path, monkeypatch, ch
         + document("newdoc", [row("1")]),
         encoding="utf-8",
     )
-    monkeypatch.setattr(compact, "CHUNK", chunk)
+    monkeypatch.setattr(compact_lines, "CHUNK", chunk)
     read = compact.read(path, layout=False)
     assert [(d.name, d.line, len(d.identity)) for d in read] == [
         ("newdoc-1 newdoc", 2, 1),
