@@ -6,7 +6,7 @@ is gunicorn with the shipped configuration (deploy/gunicorn.conf.py; ``GUNICORN_
 environment, e.g. ``GUNICORN_WORKERS=3``), the scorers ``RUSH_WORKERS`` real ``celery worker``
 nodes (default 2). Teams (``RUSH_TEAMS``, default 15) send ``RUSH_UPLOADS`` uploads (default
 45) at random moments within ``RUSH_SECONDS`` (default 15: a burst), each as `codicrac
-submit` sends it (client/main.py): 22 files in one streamed multipart body with its
+submit` sends it (client/http.py): 22 files in one streamed multipart body with its
 manifest and an idempotency key, given up after 60 s without progress and sent again with
 the same key (``RUSH_RETRIES``, default the command line's 3; 0: one try, as the command
 line did before); each upload then asks for its run's status every 2 s until it is final.
@@ -255,7 +255,8 @@ def _send(url: str, phase: int, token: str, files, upload: Upload, origin: float
 
     import requests
 
-    from client import main as cli
+    from client import http as cli
+    from client.errors import CliError
     from client.upload import FilePart, UploadBody
 
     time.sleep(max(0.0, origin + upload.at - time.time()))
@@ -267,8 +268,8 @@ def _send(url: str, phase: int, token: str, files, upload: Upload, origin: float
     ]
     body = UploadBody([("track", "unconstrained")], parts)
     try:  # as `codicrac submit` sends it: its timeouts, and its retries with the same key
-        answer = cli._send_run(cli.Api(url, token), phase, body, key=uuid.uuid4().hex)
-    except cli.CliError as exc:
+        answer = cli.send_run(cli.Api(url, token), phase, body, key=uuid.uuid4().hex)
+    except CliError as exc:
         upload.refused = str(exc).split(". ")[0][:160]
         return
     finally:
@@ -311,7 +312,7 @@ def run(out: TextIO, scale: float = 1.0) -> list[dict]:
     window = float(os.environ.get("RUSH_SECONDS", 15))
     teams = int(os.environ.get("RUSH_TEAMS", 15))
     workers = int(os.environ.get("RUSH_WORKERS", 2))
-    from client import main as cli
+    from client import http as cli
 
     cli.RETRIES = int(os.environ.get("RUSH_RETRIES", cli.RETRIES))  # 0: one try, as before
     parts = urlsplit(url)
