@@ -245,8 +245,12 @@ class PhaseSubmissionsView(APIView):
             429: OpenApiTypes.OBJECT,
         },
         description="Either one zip in `archive` or one file field per available sub-corpus, "
-        "named by its slug. Invalid files are refused with 400 and a `problems` list "
-        "(file, document, line, message, code); nothing is stored or counted. System-card "
+        "named by its slug. The answer (201) comes once the files are received: the run is "
+        "`checking` while a worker reads each file against its gold key, then scored; a run "
+        "whose files do not fit ends `rejected`, with a `problems` list (file, document, "
+        "line, message, code) in its detail, not scored and not counted. A file whose first "
+        "lines are in another format is refused at once (400 `invalid_files`, with "
+        "`problems`); nothing is stored or counted. System-card "
         "answers go in `card.<question slug>` fields (e.g. `card.llm=yes`); a final run of a "
         "competition whose questions are required is refused (400, `card_incomplete`, "
         "`fields` naming each question still to answer) unless it answers them. An "

@@ -1,6 +1,7 @@
-"""What an upload costs the web process: a process running threads (gunicorn's gthread
-worker) checks the files itself, never in a fork (which would copy locks other threads hold);
-a file the upload handlers wrote to disk is linked, not hashed and copied again."""
+"""What an upload costs the web process: it reads no file against its key (the worker
+does); a process running threads checks the files itself, never in a fork (which would copy
+locks other threads hold); a file the upload handlers wrote to disk is linked, not hashed
+and copied again."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from competition import services
-from competition.services import submissions
+from competition.services import validation
 from tests.conftest import KEY_DOCS
 
 pytestmark = pytest.mark.django_db
@@ -23,14 +24,14 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def readings(monkeypatch):
     pids: list[int] = []
-    real = submissions.validate_against_skeleton
+    real = validation.validate_against_skeleton
 
     def counted(*args, **kwargs):
         pids.append(os.getpid())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(submissions, "validate_against_skeleton", counted)
-    monkeypatch.setattr(submissions, "PARALLEL_FROM_BYTES", 0)
+    monkeypatch.setattr(validation, "validate_against_skeleton", counted)
+    monkeypatch.setattr(validation, "PARALLEL_FROM_BYTES", 0)
     return pids
 
 
@@ -40,13 +41,21 @@ def _submit(world, files=None):
     )
 
 
-def test_a_process_running_threads_checks_every_file_itself(world, readings, settings):
+def test_the_request_reads_no_file_against_its_key(world, readings):
+    run = _submit(world)
+    assert readings == [] and run.is_checking
+
+
+def test_a_process_running_threads_checks_every_file_itself(
+    world, readings, settings, django_capture_on_commit_callbacks
+):
     settings.UPLOAD_VALIDATION_PROCESSES = 2
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        _submit(world)
+        with django_capture_on_commit_callbacks(execute=True):
+            _submit(world)  # and its job: the worker's check, in this process
     finally:
         stop.set()
         other.join()
