@@ -113,7 +113,10 @@ def test_an_invalid_upload_shows_file_document_and_line(
     assert submission.status == Submission.Status.REJECTED
     page = client.get(response["Location"]).content.decode()
     assert 'data-code="invalid_files"' in page and 'data-status="rejected"' in page
-    assert "<td>LIGHT.CONLLUA</td><td>LIGHT</td><td>light_1</td><td>15</td>" in page
+    assert (
+        '<td class="problem-file">LIGHT.CONLLUA</td><td data-label="sub-corpus">LIGHT</td>'
+        '<td data-label="document">light_1</td><td data-label="line">15</td>'
+    ) in page
     assert "Nothing was scored, and the run does not count against your limits" in page
     assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
     assert not submission.runs.exists()
