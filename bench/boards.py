@@ -7,7 +7,7 @@ is never touched) with one identity task, four sub-corpora and 1,000 scored subm
 and a few generated responses, each scored once in every mode of the task
 (`competition.task_scoring.task_modes`, `scoring.score_rows`, as the worker does); every
 submission records one of them per sub-corpus, its numbers jittered, through
-`competition.services.submission_record`, the worker's own service.
+`competition.scoring.submission_record`, the worker's own service.
 
 Then the REST board, the HTML board and the HTML "all runs" board are requested through
 Django's test client, anonymously (a warm-up, then ``REQUESTS`` timed requests each), twice:
@@ -186,9 +186,9 @@ def seed(
     from django.utils import timezone
 
     import scoring
-    from competition import services
+    from competition import scoring as lifecycle
     from competition.models import Competition, Phase, Submission, Task, Team
-    from competition.services.scoring import ScoreValue, ScoringResults
+    from competition.scoring import ScoreValue, ScoringResults
     from competition.task_scoring import scoring_modes, task_modes
 
     with connection.cursor() as cursor:  # a throwaway database: no need to wait for the disk
@@ -260,7 +260,7 @@ def seed(
             scores=tuple(values),
             procedure=task.procedure,
         )
-        if not services.submission_record(
+        if not lifecycle.submission_record(
             submission=submission, results=results, task_id=f"bench-{n}"
         ):
             raise RuntimeError(f"submission {submission.pk} was not recorded")

@@ -354,7 +354,7 @@ class Submission(models.Model):
     # The process that holds the claim: "<worker node>:<pid>" (blank: unknown, e.g. tests).
     claimed_worker = models.CharField(max_length=255, blank=True)
     # False while the scoring message could not be handed to the broker (it was down): a
-    # live worker publishes it again (competition.services.scoring.submission_recover).
+    # live worker publishes it again (competition.scoring.recovery.submission_recover).
     published = models.BooleanField(default=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
@@ -537,7 +537,7 @@ class ScoringPart(models.Model):
     worker = models.CharField(max_length=255, blank=True)  # "<node>:<pid>" scoring it
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    # {"scores": [...], "warnings": [...], "key": sha, "log": [...]} or {"error": {...}}
+    # the part's outcome, written and read by one codec (competition.scoring.parts.StagedPart)
     outcome = models.JSONField(null=True, blank=True)
 
     class Meta:

@@ -21,7 +21,7 @@ from django.urls import path
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from competition.services import workers_alive
+from competition.scoring import workers_alive
 
 logger = logging.getLogger(__name__)
 

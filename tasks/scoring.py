@@ -16,8 +16,11 @@ loses its database connection gives its claim back and the run is queued again a
 part that loses it gives the part back and is retried under the run's claim (the run keeps
 its one attempt). Pool processes keep their database connection from one job to the next;
 one the server ended meanwhile is replaced before the next job begins.
-``notify_submission_task`` e-mails the submitter how a run ended. The jobs import the services
-they call; the services reach the jobs only through the queue port (``tasks.queue``).
+``notify_submission_task`` e-mails the submitter how a run ended. This module is the Celery
+glue (signals, heartbeat, deadline, retries): every step of the life cycle, and the one
+classification of how a scoring ended (``competition.scoring.outcome``), is in
+``competition.scoring``; the services reach the jobs only through the queue port
+(``tasks.queue``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from smtplib import SMTPException
+from typing import TypeVar
 
 from celery import chord, shared_task
 from celery.exceptions import SoftTimeLimitExceeded, TimeLimitExceeded
@@ -41,13 +45,7 @@ from celery.signals import (
     worker_shutdown,
 )
 from django.conf import settings
-from django.db import (
-    InterfaceError,
-    OperationalError,
-    close_old_connections,
-    connection,
-    connections,
-)
+from django.db import InterfaceError, close_old_connections, connection, connections
 
 # Imported here, in the worker's main process before it forks its children: a child then
 # starts scoring at once, and a soft time limit never lands inside an import (numpy's and
@@ -56,33 +54,17 @@ from django.db import (
 import scoring  # noqa: F401
 import scoring.engine  # noqa: F401
 import scoring.readers.exploded  # noqa: F401
-from competition import services
+from competition import scoring as lifecycle
 from competition.models import Submission
+from competition.scoring import DATABASE_ERRORS, HARD_LIMIT_MESSAGE, Outcome, outcome_of
 from competition.services.notifications import submission_notify
 from scoring.assignment import preload
-from scoring.errors import ScoringError, ScoringInputError
 
 logger = logging.getLogger(__name__)
 
-preload()  # the Kuhn–Munkres the scorer would load on its first assignment
+R = TypeVar("R")
 
-TIME_LIMIT_MESSAGE = (
-    "Scoring stopped at the time limit of {seconds} s. This is a limit of "
-    "the platform: the run does not count against your limits."
-)
-MEMORY_LIMIT_MESSAGE = (
-    "Scoring stopped at the memory limit of {mb} MB. This is a limit of "
-    "the platform: the run does not count against your limits."
-)
-HARD_LIMIT_MESSAGE = (
-    "Scoring was stopped at the hard time limit of {seconds} s. This is a "
-    "limit of the platform: the run does not count against your limits."
-)
-CRASH_MESSAGE = (
-    "An internal error stopped the scoring. This is a problem of the platform, "
-    "not of your files: the run does not count against your limits, and the "
-    "organizers can re-score it."
-)
+preload()  # the Kuhn–Munkres the scorer would load on its first assignment
 
 
 @worker_process_init.connect
@@ -153,8 +135,8 @@ def heartbeat_loop(node: str, *, rounds: int | None = None) -> None:
     done = 0
     while not _stop_heartbeat.is_set() and (rounds is None or done < rounds):
         try:
-            services.worker_heartbeat(node=node)
-            services.submission_recover(node=node, running=node_task_ids)
+            lifecycle.worker_heartbeat(node=node)
+            lifecycle.submission_recover(node=node, running=node_task_ids)
         except Exception:  # noqa: BLE001 - never let the loop die
             logger.exception("worker heartbeat or recovery failed; trying again")
         finally:
@@ -219,11 +201,6 @@ def scoring_deadline(seconds: int) -> Iterator[None]:
         raise SoftTimeLimitExceeded()
 
 
-DATABASE_ERRORS = (OperationalError, InterfaceError)
-"""What a lost or refused database connection raises (a failover, a restart, an idle
-connection reaper, ``pg_terminate_backend``)."""
-
-
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=8)
 def score_submission_task(self, submission_id: int) -> str:
     """Score one submission. A redelivered message is harmless: claim, compute, replace.
@@ -238,7 +215,7 @@ def score_submission_task(self, submission_id: int) -> str:
     worker = f"{self.request.hostname}:{os.getpid()}" if self.request.hostname else ""
     claimed = False
     try:
-        submission = services.submission_claim(
+        submission = lifecycle.submission_claim(
             submission_id=submission_id,
             task_id=task_id,
             worker=worker,
@@ -260,77 +237,45 @@ def _in_parts(submission: Submission) -> bool:
     """Whether a run is scored one job per dataset: with workers, from
     ``SCORING_PARTS_FROM`` datasets on."""
     least = settings.SCORING_PARTS_FROM
-    return bool(least) and services.scored_files(submission).count() >= max(least, 2)
+    return bool(least) and lifecycle.scored_files(submission).count() >= max(least, 2)
 
 
 def _fan_out(submission: Submission, *, claim: str) -> str:
     """Hand each dataset of a claimed run to a job of its own (a Celery chord: the group of
     parts, then ``finish_parts_task``, which records the run from the parts once all are
     written). The run keeps its claim; the parts and the last job check it."""
-    subcorpora = services.scoring_parts_create(submission=submission, claim=claim)
+    subcorpora = lifecycle.scoring_parts_create(submission=submission, claim=claim)
     parts = [score_part_task.si(submission.pk, subcorpus_id, claim) for subcorpus_id in subcorpora]
     chord(parts)(finish_parts_task.si(submission.pk, claim))
     return "in parts"
+
+
+def scored(compute: Callable[[], R]) -> Outcome[R]:
+    """Run ``compute`` under the job's deadline and say how it ended (a lost database
+    connection is raised: the job gives its claim or its part back)."""
+
+    def within_deadline() -> R:
+        with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
+            return compute()
+
+    return outcome_of(within_deadline, timed_out=(SoftTimeLimitExceeded,))
 
 
 def _score_claimed(
     submission: Submission,
     *,
     task_id: str,
-    compute: Callable[[], services.ScoringResults] | None = None,
+    outcome: Outcome[lifecycle.ScoringResults] | None = None,
 ) -> str:
-    """Compute (by default: every dataset, here) and record a claimed run, or end it with
-    the message of what stopped it."""
-    compute = compute or (lambda: services.submission_compute(submission=submission))
-
-    def fail(reason: str, *, platform: bool, log: str = "") -> str:
-        services.submission_fail(
-            submission=submission,
-            reason=reason,
-            platform_failure=platform,
-            task_id=task_id,
-            log=log,
-        )
-        return "failed"
-
-    try:
-        with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
-            results = compute()
-    except ScoringInputError as exc:  # the files: expected, no retry
-        log = getattr(exc, "scoring_log", "")
-        if replaced := services.submission_replaced_keys(submission=submission):
-            # they fitted the key they were checked against: the key changed, not the run
-            services.submission_set_aside(
-                submission=submission,
-                task_id=task_id,
-                log=log,
-                reason=services.set_aside_message(names=replaced, problem=str(exc)),
-            )
-            return "set aside"
-        return fail(str(exc), platform=False, log=log)
-    except ScoringError as exc:  # the task's options or its gold key: expected, no retry
-        return fail(
-            f"The scorer could not score this run ({exc}). This is a problem of the "
-            "platform, not of your files: the run does not count against your "
-            "limits.",
-            platform=True,
-            log=getattr(exc, "scoring_log", ""),
-        )
-    except SoftTimeLimitExceeded:
-        return fail(
-            TIME_LIMIT_MESSAGE.format(seconds=settings.SCORING_SOFT_TIME_LIMIT), platform=True
-        )
-    except MemoryError:
-        return fail(MEMORY_LIMIT_MESSAGE.format(mb=settings.SCORING_MEMORY_LIMIT_MB), platform=True)
-    except DATABASE_ERRORS:
-        raise  # the caller gives the claim back
-    except Exception:
-        # Containment: mark the submission so it is not left "scoring", then re-raise so the
-        # crash is logged by the worker.
-        fail(CRASH_MESSAGE, platform=True)
-        raise
-    recorded = services.submission_record(submission=submission, results=results, task_id=task_id)
-    return "scored" if recorded else "skipped"
+    """Compute (unless its ``outcome`` is known: every dataset, here) and record a claimed
+    run, or end it with the message of what stopped it. A crash ends the run, then is raised
+    again for the worker to log."""
+    if outcome is None:
+        outcome = scored(lambda: lifecycle.submission_compute(submission=submission))
+    ended = lifecycle.outcome_record(submission=submission, outcome=outcome, task_id=task_id)
+    if outcome.crash is not None:
+        raise outcome.crash
+    return ended
 
 
 # SQLSTATE classes of a connection that is gone: 08 (connection exception), 57P01-57P03
@@ -361,7 +306,7 @@ def _database_lost(task, *, submission_id: int, task_id: str, claimed: bool, exc
             # A dead connection is the platform's hiccup: the attempt is given back. A
             # statement the database refused (a timeout) keeps it, so that a run that
             # always fails so is bounded by SCORING_MAX_ATTEMPTS.
-            if services.submission_release(
+            if lifecycle.submission_release(
                 submission_id=submission_id, task_id=task_id, spent=not lost
             ):
                 return "released"
@@ -402,7 +347,7 @@ def score_part_task(self, submission_id: int, subcorpus_id: int, claim: str) -> 
         connection.close()
         if lost and task_id:
             try:
-                services.scoring_part_release(
+                lifecycle.scoring_part_release(
                     submission_id=submission_id,
                     subcorpus_id=subcorpus_id,
                     claim=claim,
@@ -415,7 +360,7 @@ def score_part_task(self, submission_id: int, subcorpus_id: int, claim: str) -> 
 
 def _score_part(task, *, submission_id: int, subcorpus_id: int, claim: str) -> str:
     worker = f"{task.request.hostname}:{os.getpid()}" if task.request.hostname else ""
-    started = services.scoring_part_start(
+    started = lifecycle.scoring_part_start(
         submission_id=submission_id,
         subcorpus_id=subcorpus_id,
         claim=claim,
@@ -425,42 +370,18 @@ def _score_part(task, *, submission_id: int, subcorpus_id: int, claim: str) -> s
     if started is None:
         return "skipped"  # the run was queued again, cancelled or done; or written already
     submission, submitted = started
-
-    def store(**outcome) -> str:
-        services.scoring_part_store(
-            submission_id=submission_id, subcorpus_id=subcorpus_id, claim=claim, **outcome
+    outcome = scored(lambda: lifecycle.part_compute(submission=submission, submitted=submitted))
+    if outcome.crash is not None:
+        logger.error(
+            "part %s of submission %s crashed",
+            subcorpus_id,
+            submission_id,
+            exc_info=outcome.crash,
         )
-        return "done"
-
-    try:
-        with scoring_deadline(settings.SCORING_SOFT_TIME_LIMIT):
-            results = services.part_compute(submission=submission, submitted=submitted)
-    except ScoringInputError as exc:
-        return store(
-            error={
-                "kind": "input",
-                "file": exc.path,
-                "line": exc.line,
-                "message": exc.message,
-                "code": exc.code,
-                "document": exc.document,
-                "log": getattr(exc, "scoring_log", ""),
-            }
-        )
-    except ScoringError as exc:
-        return store(
-            error={"kind": "scorer", "message": str(exc), "log": getattr(exc, "scoring_log", "")}
-        )
-    except SoftTimeLimitExceeded:
-        return store(error={"kind": "time"})
-    except MemoryError:
-        return store(error={"kind": "memory"})
-    except DATABASE_ERRORS:
-        raise  # the job gives the part back and is retried
-    except Exception:
-        logger.exception("part %s of submission %s crashed", subcorpus_id, submission_id)
-        return store(error={"kind": "crash"})
-    return store(results=results)
+    lifecycle.scoring_part_store(
+        submission_id=submission_id, subcorpus_id=subcorpus_id, claim=claim, outcome=outcome
+    )
+    return "done"
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=8)
@@ -469,51 +390,23 @@ def finish_parts_task(self, submission_id: int, claim: str) -> str:
     the first part (in the datasets' order) that could not be scored. Safe to run twice:
     only the holder of the claim records, once."""
     try:
-        submission = services.submission_held(submission_id=submission_id, claim=claim)
+        submission = lifecycle.submission_held(submission_id=submission_id, claim=claim)
         if submission is None:
             return "skipped"
-        outcome = services.scoring_parts_collect(submission=submission, claim=claim)
-        if outcome.results is None and outcome.error is None:
+        outcome = lifecycle.scoring_parts_collect(submission=submission, claim=claim)
+        if outcome is None:
             return "waiting"  # parts missing: the recovery round decides
-        return _score_claimed(submission, task_id=claim, compute=lambda: _from_parts(outcome))
+        return _score_claimed(submission, task_id=claim, outcome=outcome)
     except DATABASE_ERRORS as exc:
         return _database_lost(
             self, submission_id=submission_id, task_id=claim, claimed=True, exc=exc
         )
 
 
-def _from_parts(outcome) -> services.ScoringResults:
-    """The parts' results, or the error of the part that stopped the run, raised as if the
-    run had been scored in one job."""
-    if outcome.results is not None:
-        return outcome.results
-    error = outcome.error
-    kind = error.get("kind")
-    if kind == "input":
-        refused = ScoringInputError(
-            error["file"],
-            error["line"],
-            error["message"],
-            code=error["code"],
-            document=error["document"],
-        )
-        refused.scoring_log = error.get("log", "")
-        raise refused
-    if kind == "scorer":
-        failed = ScoringError(error["message"])
-        failed.scoring_log = error.get("log", "")
-        raise failed
-    if kind == "time":
-        raise SoftTimeLimitExceeded()
-    if kind == "memory":
-        raise MemoryError()
-    raise RuntimeError("a part of the run crashed (see the worker's log)")
-
-
 @shared_task(acks_late=True, ignore_result=True)
 def sweep_stuck_submissions() -> dict[str, list[int]]:
     """Re-queue submissions stuck in queued/scoring; fail those out of attempts."""
-    report = services.submission_sweep()
+    report = lifecycle.submission_sweep()
     return {"requeued": list(report.requeued), "failed": list(report.failed)}
 
 
@@ -531,7 +424,7 @@ def fail_on_hard_time_limit(
         return
     if name == score_part_task.name:  # a part: the run's claim is its third argument
         task_id = args[2]
-    services.submission_fail(
+    lifecycle.submission_fail(
         submission=Submission(pk=args[0]),
         task_id=task_id,
         platform_failure=True,

@@ -6,9 +6,12 @@ and ``try`` included); run-time imports are those inside functions. Floors, bott
 (docs/architecture.md):
 
 1. ``scoring``: the scorer; never imports Django nor the platform.
-2. ``competition``: models, the visibility policy, selectors, services. Services queue jobs
-   through a port (``competition.services.dispatch``) that the job layer fills in at start-up,
-   so they never import it.
+2. ``competition``: models, the visibility policy, selectors, services, the scoring life
+   cycle. Services queue jobs through a port (``competition.services.dispatch``) that the job
+   layer fills in at start-up, so they never import it. Inside it, the scoring life cycle
+   (``competition.scoring``: claim, compute, parts, record, recovery) stands on the services
+   (their queue port, audit, boards, upload wording) and the models; no service imports it
+   (the organizers' re-scoring is a service, ``competition.services.rescore``).
 3. ``tasks``: the job definitions; they import the scorer and the services they call.
 4. ``leaderboard``: reads, ranks and shows scores.
 5. ``config``: wires everything; so do management commands (``*.management.commands.*``):
@@ -30,6 +33,8 @@ PACKAGES = ("scoring", "tasks", "competition", "leaderboard", "config", "client"
 # the folder holding each package: the scorer is its own distribution, in scorer/
 HOME = {"scoring": ROOT / "scorer"}
 FLOOR = {"scoring": 1, "client": 1, "competition": 2, "tasks": 3, "leaderboard": 4, "config": 5}
+# Floors inside ``competition``, bottom to top: a module of one imports none of a higher one.
+INNER_FLOOR = {"competition.services": 1, "competition.scoring": 2}
 
 
 def modules() -> dict[str, Path]:
@@ -153,6 +158,39 @@ def test_every_floor_imports_only_the_floors_below_it(graph):
                 if FLOOR[floor] > FLOOR[source]:
                     wrong.append(f"{module} -> {target}")
     assert not wrong, "imports across floors upwards: " + ", ".join(sorted(wrong))
+
+
+def inner_floor(module: str) -> int | None:
+    for prefix, floor in INNER_FLOOR.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return floor
+    return None
+
+
+def test_inside_competition_the_services_never_import_the_scoring_life_cycle(graph):
+    """``competition.scoring`` may import ``competition.services``; never the reverse."""
+    load, run = graph
+    wrong = sorted(
+        f"{module} -> {target}"
+        for edges in (load, run)
+        for module, targets in edges.items()
+        for target in targets
+        if (source := inner_floor(module)) is not None
+        and (floor := inner_floor(target)) is not None
+        and floor > source
+    )
+    assert not wrong, "imports across competition's floors upwards: " + ", ".join(wrong)
+
+
+def test_the_scoring_life_cycle_is_seen_by_the_inner_floors(graph):
+    """The rule above is not vacuous: the life cycle does import the services."""
+    load, _ = graph
+    assert any(
+        target.startswith("competition.services")
+        for module, targets in load.items()
+        if module.startswith("competition.scoring")
+        for target in targets
+    )
 
 
 def test_the_platform_imports_the_scorer_at_load_time_only(graph):

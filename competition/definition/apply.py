@@ -54,7 +54,7 @@ from competition.models import (
 )
 from competition.services.boards import board_entries_refresh
 from competition.services.pages import page_save, team_approval_require
-from competition.services.scoring import phase_rescore
+from competition.services.rescore import phase_rescore
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
 from competition.uploads import subcorpus_for_name

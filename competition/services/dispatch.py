@@ -9,7 +9,7 @@ run time alike.
 
 A scoring job the broker cannot take leaves its run marked unpublished; a live worker's
 heartbeat round publishes it once the broker answers
-(``competition.services.scoring.submission_recover``).
+(``competition.scoring.recovery.submission_recover``).
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ from competition.models import (
 )
 from competition.services.audit import audit_record
 from competition.services.dispatch import definition_job_enqueue
-from competition.services.scoring import phase_rescore
+from competition.services.rescore import phase_rescore
 from competition.services.teams import organizer_team_get_or_create
 from competition.uploads import CHUNK, Upload
 

@@ -15,7 +15,7 @@ from django.db import transaction
 from competition.models import AuditEntry, Phase, RescoreBatch, Submission
 from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue_many
-from competition.services.scoring import rescorable_ids, submission_rescore
+from competition.services.rescore import rescorable_ids, submission_rescore
 
 Status = Submission.Status
 

@@ -41,7 +41,7 @@ def test_a_note_on_the_gold_key_names_it_without_its_path(
     import logging
 
     from competition.models import Submission
-    from competition.services import scoring as scoring_service
+    from competition.scoring import compute as scoring_service
 
     real = scoring_service.score_modes
 
@@ -53,7 +53,7 @@ def test_a_note_on_the_gold_key_names_it_without_its_path(
 
     monkeypatch.setattr(scoring_service, "score_modes", noting)
     with (
-        caplog.at_level(logging.INFO, logger="competition.services.scoring"),
+        caplog.at_level(logging.INFO, logger="competition.scoring.compute"),
         django_capture_on_commit_callbacks(execute=True),
     ):
         run = services.submission_create(

@@ -24,11 +24,12 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.errors import CompetitionError
 from competition.models import BoardEntry, Score, ScoringRun, Submission
+from competition.scoring import ScoreValue, ScoringResults
 from competition.services.boards import board_entries_refresh, board_pairs
-from competition.services.scoring import ScoreValue, ScoringResults
 from competition.task_scoring import scoring_modes
 from leaderboard.selectors import BoardQueryError, boards, leaderboard_board
 from leaderboard.selectors.variants import board_variants
@@ -111,9 +112,9 @@ class Phase:
 
     def record(self, submission: Submission, scores: dict) -> None:
         task_id = f"claim-{next(_claims)}"
-        claimed = services.submission_claim(submission_id=submission.pk, task_id=task_id)
+        claimed = lifecycle.submission_claim(submission_id=submission.pk, task_id=task_id)
         assert claimed is not None
-        assert services.submission_record(
+        assert lifecycle.submission_record(
             submission=claimed, results=self.results(scores), task_id=task_id
         )
 
@@ -133,7 +134,7 @@ class Phase:
             f1 = {slug: v for slug, v in args[1].items() if v is not None}
             self.make.run(self.phase, self.teams[args[0]], f1)
         elif name == "fail":
-            services.submission_fail(
+            lifecycle.submission_fail(
                 submission=self.queued(args[0]), reason="bad file", platform_failure=False
             )
         elif name == "hide":
@@ -182,7 +183,7 @@ class Phase:
             if name == "rescore":
                 self.record(run, args[1])
             elif name == "rescore_fails":
-                services.submission_fail(submission=run, reason="limit", platform_failure=True)
+                lifecycle.submission_fail(submission=run, reason="limit", platform_failure=True)
 
     def viewers(self):
         return [self.organizer, AnonymousUser(), self.members[0]]

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import OperationalError
 from django.utils import timezone
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import Score, ScoringPart, ScoringRun, Submission
 from tasks.scoring import finish_parts_task, score_part_task, score_submission_task
@@ -34,12 +35,12 @@ def claimed(world, django_capture_on_commit_callbacks):
         )
     with django_capture_on_commit_callbacks():
         services.submission_rescore(submission=submission)
-    held = services.submission_claim(submission_id=submission.pk, task_id="c")
-    subcorpora = services.scoring_parts_create(submission=held, claim="c")
+    held = lifecycle.submission_claim(submission_id=submission.pk, task_id="c")
+    subcorpora = lifecycle.scoring_parts_create(submission=held, claim="c")
     assert sorted(subcorpora) == sorted(
         world.phase.subcorpora.filter(available=True).values_list("pk", flat=True)
     )
-    assert services.scoring_parts_create(submission=held, claim="c") == subcorpora
+    assert lifecycle.scoring_parts_create(submission=held, claim="c") == subcorpora
     assert ScoringPart.objects.filter(submission=held).count() == 2
     return held, subcorpora
 
@@ -102,7 +103,7 @@ def test_a_part_over_its_time_limit_fails_the_run_as_the_platforms(claimed, monk
     def too_long(**kwargs):
         raise SoftTimeLimitExceeded()
 
-    monkeypatch.setattr(services, "part_compute", too_long)
+    monkeypatch.setattr(lifecycle, "part_compute", too_long)
     for subcorpus_id in subcorpora:
         score_part_task.apply(args=[submission.pk, subcorpus_id, "c"])
     finish_parts_task.apply(args=[submission.pk, "c"])
@@ -119,16 +120,16 @@ def test_the_recovery_round_takes_back_a_run_whose_part_worker_died(
     Submission.objects.filter(pk=submission.pk).update(
         claimed_worker="celery@a:1", claimed_at=long_ago
     )
-    services.worker_heartbeat(node="celery@a")  # the dispatching node lives on
-    services.worker_heartbeat(node="celery@b")
+    lifecycle.worker_heartbeat(node="celery@a")  # the dispatching node lives on
+    lifecycle.worker_heartbeat(node="celery@b")
     ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
         worker="celery@b:2", task_id="p0", started_at=long_ago
     )
     # the part's node beats: the run is left alone (its other part waits in the queue)
-    assert services.submission_recover(node="celery@a").requeued == ()
-    services.worker_heartbeat(node="celery@b", at=long_ago)  # the part's node died
+    assert lifecycle.submission_recover(node="celery@a").requeued == ()
+    lifecycle.worker_heartbeat(node="celery@b", at=long_ago)  # the part's node died
     with django_capture_on_commit_callbacks() as sent:
-        report = services.submission_recover(node="celery@a")
+        report = lifecycle.submission_recover(node="celery@a")
     assert report.requeued == (submission.pk,) and len(sent) == 1
     again = Submission.objects.get(pk=submission.pk)
     assert (again.status, again.claimed_by, again.attempts) == (Status.QUEUED, "", 1)
@@ -149,8 +150,8 @@ def test_parts_that_lost_their_database_connection_keep_the_runs_one_attempt(
         claimed_worker="celery@a:1", claimed_at=long_ago
     )
     node = socket.gethostname()  # where an in-process job says it runs
-    services.worker_heartbeat(node=node)
-    store, start = services.scoring_part_store, services.scoring_part_start
+    lifecycle.worker_heartbeat(node=node)
+    store, start = lifecycle.scoring_part_store, lifecycle.scoring_part_start
     cut: list[int] = []
     rounds = []
 
@@ -164,11 +165,11 @@ def test_parts_that_lost_their_database_connection_keep_the_runs_one_attempt(
         if kwargs["subcorpus_id"] in cut:  # the retry: the part is not held meanwhile
             part = ScoringPart.objects.get(subcorpus_id=kwargs["subcorpus_id"])
             assert (part.worker, part.started_at, part.finished_at) == ("", None, None)
-            rounds.append(services.submission_recover(node=node, running=set))
+            rounds.append(lifecycle.submission_recover(node=node, running=set))
         return start(**kwargs)
 
-    monkeypatch.setattr(services, "scoring_part_store", store_or_lose_the_connection)
-    monkeypatch.setattr(services, "scoring_part_start", start_after_a_recovery_round)
+    monkeypatch.setattr(lifecycle, "scoring_part_store", store_or_lose_the_connection)
+    monkeypatch.setattr(lifecycle, "scoring_part_start", start_after_a_recovery_round)
     for subcorpus_id in subcorpora:
         assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
     assert sorted(cut) == sorted(subcorpora)
@@ -187,9 +188,9 @@ def test_a_part_released_by_another_job_or_after_it_was_written_stays_as_it_is(c
         worker="celery@b:2", task_id="p0", started_at=timezone.now()
     )
     release = dict(submission_id=submission.pk, subcorpus_id=subcorpora[0], claim="c")
-    assert not services.scoring_part_release(**release, task_id="p9")
+    assert not lifecycle.scoring_part_release(**release, task_id="p9")
     ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(finished_at=timezone.now())
-    assert not services.scoring_part_release(**release, task_id="p0")
+    assert not lifecycle.scoring_part_release(**release, task_id="p0")
     assert ScoringPart.objects.get(subcorpus_id=subcorpora[0]).worker == "celery@b:2"
 
 
@@ -221,12 +222,12 @@ def test_the_recovery_round_sends_a_lost_last_job_again(claimed, settings, monke
     Submission.objects.filter(pk=submission.pk).update(
         claimed_worker="celery@a:1", claimed_at=long_ago
     )
-    services.worker_heartbeat(node="celery@a")
+    lifecycle.worker_heartbeat(node="celery@a")
     sent = []
     monkeypatch.setattr(finish_parts_task, "delay", lambda *args: sent.append(args))
-    assert services.submission_recover(node="celery@a").requeued == ()
+    assert lifecycle.submission_recover(node="celery@a").requeued == ()
     assert sent == [(submission.pk, "c")]
-    assert services.submission_recover(node="celery@a").requeued == ()
+    assert lifecycle.submission_recover(node="celery@a").requeued == ()
     assert len(sent) == 1  # once per grace time
     assert finish_parts_task.apply(args=list(sent[0])).result == "scored"
 
@@ -249,24 +250,24 @@ def test_parts_the_broker_lost_queue_the_run_again_without_an_attempt(
     """A broker restarted without persistence forgets the parts' messages: parts that never
     started, nothing moving for twice the grace time and an empty queue. The run is queued again
     and its attempt given back; while the queue holds messages, nothing happens."""
-    from competition.services import scoring as scoring_services
+    from competition.scoring import recovery as scoring_services
 
     submission, _ = claimed
-    services.worker_heartbeat(node="celery@a")
+    lifecycle.worker_heartbeat(node="celery@a")
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
     # claimed a little over the grace time ago: a part may just have been taken, not begun
     recent = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER + 5)
     Submission.objects.filter(pk=submission.pk).update(
         claimed_worker="celery@a:1", claimed_at=recent
     )
-    assert services.submission_recover(node="celery@a").resent == ()
+    assert lifecycle.submission_recover(node="celery@a").resent == ()
     long_ago = timezone.now() - timedelta(seconds=2 * settings.WORKER_STALE_AFTER + 5)
     Submission.objects.filter(pk=submission.pk).update(claimed_at=long_ago)
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: False)
-    assert services.submission_recover(node="celery@a").resent == ()
+    assert lifecycle.submission_recover(node="celery@a").resent == ()
     monkeypatch.setattr(scoring_services, "scoring_queue_empty", lambda: True)
     with django_capture_on_commit_callbacks() as sent:
-        report = services.submission_recover(node="celery@a")
+        report = lifecycle.submission_recover(node="celery@a")
     assert report.resent == (submission.pk,) and report.requeued == () and len(sent) == 1
     again = Submission.objects.get(pk=submission.pk)
     assert (again.status, again.attempts) == (Status.QUEUED, 0)
@@ -281,9 +282,9 @@ def test_the_sweep_leaves_a_long_run_in_parts_alone_while_its_parts_move(claimed
     ScoringPart.objects.filter(subcorpus_id=subcorpora[0]).update(
         worker="celery@b:2", task_id="p0", started_at=timezone.now()
     )
-    assert services.submission_sweep().requeued == ()
+    assert lifecycle.submission_sweep().requeued == ()
     ScoringPart.objects.update(started_at=long_ago)
-    assert services.submission_sweep().requeued == (submission.pk,)
+    assert lifecycle.submission_sweep().requeued == (submission.pk,)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -299,9 +300,9 @@ def test_a_crac_2026_run_in_parts_has_each_datasets_analyses_and_empty_nodes():
     )
     first_run = ScoringRun.objects.get(submission=submission, is_current=True)
     services.submission_rescore(submission=submission, queue=False)  # no job: scored below
-    held = services.submission_claim(submission_id=submission.pk, task_id="c")
+    held = lifecycle.submission_claim(submission_id=submission.pk, task_id="c")
     assert held is not None
-    subcorpora = services.scoring_parts_create(submission=held, claim="c")
+    subcorpora = lifecycle.scoring_parts_create(submission=held, claim="c")
     assert len(subcorpora) == 2
     for subcorpus_id in subcorpora:
         assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"

@@ -14,6 +14,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import ScoringRun, Submission
 from tasks import scoring as scoring_tasks
@@ -87,7 +88,7 @@ def test_limits_fail_the_job_as_the_platforms_fault(queued, monkeypatch, excepti
     def over_the_limit(*, submission):
         raise exception
 
-    monkeypatch.setattr(services, "submission_compute", over_the_limit)
+    monkeypatch.setattr(lifecycle, "submission_compute", over_the_limit)
     assert run_task(queued) == "failed"
     assert queued.status == Status.FAILED and queued.platform_failure
     assert words in queued.error and "does not count" in queued.error
@@ -97,7 +98,7 @@ def test_a_crash_is_contained_and_reported(queued, monkeypatch):
     def crash(*, submission):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(services, "submission_compute", crash)
+    monkeypatch.setattr(lifecycle, "submission_compute", crash)
     result = score_submission_task.apply(args=[queued.pk], task_id="t-1")
     assert isinstance(result.result, RuntimeError)
     queued.refresh_from_db()
@@ -166,7 +167,7 @@ def test_a_hard_time_limit_report_fails_the_claimed_submission(queued):
     from celery.exceptions import TimeLimitExceeded
     from celery.signals import task_failure
 
-    services.submission_claim(submission_id=queued.pk, task_id="t-9")
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="t-9")
     task_failure.send(
         sender=score_submission_task,
         task_id="other",
@@ -209,7 +210,9 @@ def test_a_job_that_loses_its_database_connection_gives_the_run_back_uncounted(
     import psycopg.errors
     from django.db import OperationalError
 
-    record = services.submission_record
+    from competition.scoring import record as recording
+
+    record = recording.submission_record
     calls = []
 
     def record_once_lost(**kwargs):
@@ -219,7 +222,7 @@ def test_a_job_that_loses_its_database_connection_gives_the_run_back_uncounted(
             raise OperationalError(text) from psycopg.errors.AdminShutdown(text)
         return record(**kwargs)
 
-    monkeypatch.setattr(services, "submission_record", record_once_lost)
+    monkeypatch.setattr(recording, "submission_record", record_once_lost)
     with django_capture_on_commit_callbacks(execute=True):
         assert run_task(queued) == "released"
     queued.refresh_from_db()
@@ -236,11 +239,13 @@ def test_a_statement_the_database_refuses_keeps_the_attempt(
     import psycopg.errors
     from django.db import OperationalError
 
+    from competition.scoring import record as recording
+
     def refused(**kwargs):
         text = "canceling statement due to statement timeout"
         raise OperationalError(text) from psycopg.errors.QueryCanceled(text)
 
-    monkeypatch.setattr(services, "submission_record", refused)
+    monkeypatch.setattr(recording, "submission_record", refused)
     monkeypatch.setattr("django.conf.settings.SCORING_MAX_ATTEMPTS", 3)
     with django_capture_on_commit_callbacks(execute=True):
         run_task(queued)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import Score, ScoringRun, Submission
 from competition.selectors import submission_status_label
@@ -166,7 +167,7 @@ def test_an_upload_while_the_broker_is_down_is_kept_and_queued_when_it_is_back(
         )
         submission.refresh_from_db()
         assert submission.status == Status.QUEUED and not submission.published
-        wait(lambda: services.workers_alive(), timeout=30, what="a worker's heartbeat")
+        wait(lambda: lifecycle.workers_alive(), timeout=30, what="a worker's heartbeat")
         assert submission_status_label(submission=submission) == "Accepted, waiting for the queue"
         own_broker.start()
     back = time.monotonic()

@@ -12,6 +12,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import ScoringPart, ScoringRun, SubCorpus, Submission
 from tests.paths import CODI21
@@ -136,7 +137,7 @@ def test_the_sweep_requeues_a_job_whose_message_was_lost(world, celery_worker, w
     Submission.objects.filter(pk=submission.pk).update(
         queued_at=timezone.now() - timedelta(hours=1)
     )
-    report = services.submission_sweep()
+    report = lifecycle.submission_sweep()
     assert report.requeued == (submission.pk,)
     wait(lambda: final(submission.pk), timeout=60, what="the re-queued job to finish")
     assert status_of(submission.pk) == Status.SCORED

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from competition.services.scoring import submission_compute
+from competition.scoring import submission_compute
 from competition.services.submissions import submission_create
 from competition.services.teams import organizer_team_get_or_create
 from tests.conftest import KEY_DOCS, RESPONSE_DOCS, conllua

@@ -8,6 +8,7 @@ import pytest
 from django.core import mail
 from django.utils import timezone
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import Score, Submission
 from tasks.scoring import score_submission_task
@@ -85,7 +86,7 @@ def test_re_scoring_mails_nobody(alice_mail, django_capture_on_commit_callbacks)
     with django_capture_on_commit_callbacks(execute=False):
         services.submission_rescore(submission=run)
     with django_capture_on_commit_callbacks(execute=True):
-        services.submission_fail(submission=run, reason="lost", platform_failure=True)
+        lifecycle.submission_fail(submission=run, reason="lost", platform_failure=True)
     assert [m.subject.split()[-1] for m in mail.outbox] == ["scored"]
 
 
@@ -130,7 +131,7 @@ def test_a_run_refused_by_the_check_of_its_files_mails_its_problems(
 def test_a_platform_failure_says_it_does_not_count(alice_mail, django_capture_on_commit_callbacks):
     run = submit(alice_mail)
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.submission_fail(
+        assert lifecycle.submission_fail(
             submission=run, reason="The worker was lost.", platform_failure=True
         )
     [message] = mail.outbox

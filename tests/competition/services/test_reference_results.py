@@ -156,7 +156,7 @@ def test_re_scoring_a_phase_keeps_the_published_numbers(codi_crac_2021):
     re-score one alone is refused with a message."""
     from competition.errors import CompetitionError
     from competition.services import phase_rescore
-    from competition.services.scoring import submission_rescore
+    from competition.services.rescore import submission_rescore
 
     reference_results_import(path=REFERENCES)
     emory = Submission.objects.get(

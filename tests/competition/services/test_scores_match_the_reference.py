@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import Competition, Phase, Score, SubCorpus, Task
 from tests.paths import CONFORMANCE
@@ -67,9 +68,9 @@ def score_case(case: str, kind: str, options: list[str], world_user):
     submission = services.submission_create(
         team=team, phase=phase, user=user, files={"gen": upload}
     )
-    claimed = services.submission_claim(submission_id=submission.pk, task_id="t")
-    services.submission_record(
-        submission=claimed, task_id="t", results=services.submission_compute(submission=claimed)
+    claimed = lifecycle.submission_claim(submission_id=submission.pk, task_id="t")
+    lifecycle.submission_record(
+        submission=claimed, task_id="t", results=lifecycle.submission_compute(submission=claimed)
     )
     return submission
 

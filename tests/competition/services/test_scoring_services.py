@@ -9,9 +9,10 @@ import pytest
 from django.utils import timezone
 
 import scoring
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import Score, ScoringRun, Submission
-from competition.services.scoring import ScoreValue
+from competition.scoring import ScoreValue
 from scoring import ScoreRow
 
 pytestmark = pytest.mark.django_db
@@ -26,39 +27,39 @@ def queued(world) -> Submission:
 
 
 def score(submission: Submission, task_id: str = "task-1") -> Submission:
-    claimed = services.submission_claim(submission_id=submission.pk, task_id=task_id)
+    claimed = lifecycle.submission_claim(submission_id=submission.pk, task_id=task_id)
     assert claimed is not None
-    results = services.submission_compute(submission=claimed)
-    assert services.submission_record(submission=claimed, results=results, task_id=task_id)
+    results = lifecycle.submission_compute(submission=claimed)
+    assert lifecycle.submission_record(submission=claimed, results=results, task_id=task_id)
     return Submission.objects.get(pk=submission.pk)
 
 
 def test_a_claim_is_taken_once(queued):
     """Whoever updates the row owns the job; a second task gets nothing."""
-    first = services.submission_claim(submission_id=queued.pk, task_id="a")
+    first = lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
     assert first is not None and first.status == Status.SCORING and first.attempts == 1
-    assert services.submission_claim(submission_id=queued.pk, task_id="b") is None
+    assert lifecycle.submission_claim(submission_id=queued.pk, task_id="b") is None
 
 
 def test_a_redelivered_message_retakes_its_own_claim(queued):
-    services.submission_claim(submission_id=queued.pk, task_id="a")
-    again = services.submission_claim(submission_id=queued.pk, task_id="a")
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    again = lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
     assert again is not None and again.attempts == 2
 
 
 def test_a_stale_claim_can_be_taken_over(queued, settings):
-    services.submission_claim(submission_id=queued.pk, task_id="a")
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
     stale = timezone.now() - timedelta(seconds=settings.SCORING_HARD_TIME_LIMIT + 1)
     Submission.objects.filter(pk=queued.pk).update(claimed_at=stale)
-    assert services.submission_claim(submission_id=queued.pk, task_id="b") is not None
+    assert lifecycle.submission_claim(submission_id=queued.pk, task_id="b") is not None
 
 
 def test_a_job_out_of_attempts_is_failed_instead_of_claimed(queued, settings):
     """A message that kills its worker every time is not retried forever."""
     settings.SCORING_MAX_ATTEMPTS = 2
-    services.submission_claim(submission_id=queued.pk, task_id="a")
-    services.submission_claim(submission_id=queued.pk, task_id="a")
-    assert services.submission_claim(submission_id=queued.pk, task_id="a") is None
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    assert lifecycle.submission_claim(submission_id=queued.pk, task_id="a") is None
     queued.refresh_from_db()
     assert queued.status == Status.FAILED and queued.platform_failure
     assert "2 attempts" in queued.error
@@ -106,11 +107,11 @@ def test_scoring_stores_every_metric_of_every_mode_per_sub_corpus(world, queued)
 
 def test_recording_twice_writes_once(queued):
     """A duplicated job that computed too is refused at record time: one run, one set of rows."""
-    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
-    results = services.submission_compute(submission=claimed)
-    assert services.submission_record(submission=claimed, results=results, task_id="a")
+    claimed = lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    results = lifecycle.submission_compute(submission=claimed)
+    assert lifecycle.submission_record(submission=claimed, results=results, task_id="a")
     rows = Score.objects.filter(submission=queued).count()
-    assert not services.submission_record(submission=claimed, results=results, task_id="a")
+    assert not lifecycle.submission_record(submission=claimed, results=results, task_id="a")
     assert ScoringRun.objects.filter(submission=queued).count() == 1
     assert Score.objects.filter(submission=queued).count() == rows
 
@@ -120,15 +121,15 @@ def stored_as_given(queued) -> None:
     recall, counts of both shapes, and a document name with a tab, a backslash, a line
     break and a non-ASCII letter (the rows go to PostgreSQL in a COPY, whose text format
     escapes those)."""
-    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
-    results = services.submission_compute(submission=claimed)
+    claimed = lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    results = lifecycle.submission_compute(submission=claimed)
     where = results.scores[0].subcorpus_id
     odd = (
         ScoreValue(where, ScoreRow("task", "muc", "d\tö\\c\n1", None, 0.5, 0.25, {"tp": 1})),
         ScoreValue(where, ScoreRow("task", "lea", "d2", 1e-17, 1.0, 2e-17, [{"a": 1}, {"b": 2}])),
     )
     results = dataclasses.replace(results, scores=results.scores + odd)
-    assert services.submission_record(submission=claimed, results=results, task_id="a")
+    assert lifecycle.submission_record(submission=claimed, results=results, task_id="a")
     fields = ("subcorpus_id", "mode", "metric", "document", "recall", "precision", "f1", "counts")
     stored = sorted(
         Score.objects.filter(submission=queued).values_list(*fields), key=lambda row: row[:4]
@@ -158,10 +159,10 @@ def test_score_rows_are_stored_as_the_scorer_gave_them_in_postgresql(services_re
 
 
 def test_a_task_that_lost_its_claim_records_nothing(queued):
-    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
-    results = services.submission_compute(submission=claimed)
+    claimed = lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    results = lifecycle.submission_compute(submission=claimed)
     Submission.objects.filter(pk=queued.pk).update(claimed_by="b")
-    assert not services.submission_record(submission=claimed, results=results, task_id="a")
+    assert not lifecycle.submission_record(submission=claimed, results=results, task_id="a")
     assert not Score.objects.filter(submission=queued).exists()
 
 
@@ -184,8 +185,8 @@ def test_a_key_or_options_corrected_while_scoring_makes_the_job_score_again(
     spending an attempt."""
     from competition.models import SubCorpus
 
-    claimed = services.submission_claim(submission_id=queued.pk, task_id="a")
-    stale = services.submission_compute(submission=claimed)
+    claimed = lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    stale = lifecycle.submission_compute(submission=claimed)
     if change == "key":  # the correction makes alice's one wrong link right
         (world.key_dir / "light-2.conllua").write_text(texts.response("light"), encoding="utf-8")
         SubCorpus.objects.filter(slug="light").update(
@@ -195,7 +196,7 @@ def test_a_key_or_options_corrected_while_scoring_makes_the_job_score_again(
         world.task.scorer_options = ["remove_singletons"]
         world.task.save()
     with django_capture_on_commit_callbacks() as callbacks:
-        assert not services.submission_record(submission=claimed, results=stale, task_id="a")
+        assert not lifecycle.submission_record(submission=claimed, results=stale, task_id="a")
     assert len(callbacks) == 1  # queued again
     again = Submission.objects.get(pk=queued.pk)
     assert (again.status, again.attempts, again.claimed_by) == (Status.QUEUED, 0, "")
@@ -241,7 +242,7 @@ def test_phase_rescore_queues_scored_and_platform_failed_runs(world, queued):
     failed = services.submission_create(
         team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
     )
-    services.submission_fail(submission=failed, reason="lost", platform_failure=True)
+    lifecycle.submission_fail(submission=failed, reason="lost", platform_failure=True)
     pending = services.submission_create(
         team=world.alpha, phase=world.phase, user=world.alice, files=world.uploads()
     )
@@ -252,14 +253,14 @@ def test_phase_rescore_queues_scored_and_platform_failed_runs(world, queued):
 
 
 def test_fail_only_touches_pending_submissions_and_the_claim_holder(queued):
-    services.submission_claim(submission_id=queued.pk, task_id="a")
-    assert not services.submission_fail(
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    assert not lifecycle.submission_fail(
         submission=queued, reason="x", platform_failure=True, task_id="b"
     )
-    assert services.submission_fail(
+    assert lifecycle.submission_fail(
         submission=queued, reason="x", platform_failure=True, task_id="a"
     )
-    assert not services.submission_fail(submission=queued, reason="y", platform_failure=True)
+    assert not lifecycle.submission_fail(submission=queued, reason="y", platform_failure=True)
     queued.refresh_from_db()
     assert queued.status == Status.FAILED and queued.error == "x"
 
@@ -270,20 +271,20 @@ def test_the_sweep_requeues_stuck_jobs(queued, settings, django_capture_on_commi
     old = timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 5)
     Submission.objects.filter(pk=queued.pk).update(queued_at=old)
     with django_capture_on_commit_callbacks() as callbacks:
-        report = services.submission_sweep()
+        report = lifecycle.submission_sweep()
     assert report.requeued == (queued.pk,) and len(callbacks) == 1
     queued.refresh_from_db()
     assert queued.status == Status.QUEUED and queued.attempts == 1
-    assert services.submission_sweep().requeued == ()  # fresh again: left alone
+    assert lifecycle.submission_sweep().requeued == ()  # fresh again: left alone
 
 
 def test_the_sweep_fails_a_job_out_of_attempts_with_a_message(queued, settings):
     settings.SCORING_MAX_ATTEMPTS = 2
     old = timezone.now() - timedelta(seconds=settings.SWEEP_STUCK_AFTER + 5)
-    services.submission_claim(submission_id=queued.pk, task_id="a")
-    services.submission_claim(submission_id=queued.pk, task_id="a")
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
+    lifecycle.submission_claim(submission_id=queued.pk, task_id="a")
     Submission.objects.filter(pk=queued.pk).update(claimed_at=old)
-    report = services.submission_sweep()
+    report = lifecycle.submission_sweep()
     assert report.failed == (queued.pk,)
     queued.refresh_from_db()
     assert queued.status == Status.FAILED and queued.platform_failure
@@ -295,4 +296,4 @@ def test_the_sweep_leaves_final_submissions_alone(queued, settings):
     Submission.objects.filter(pk=scored.pk).update(
         queued_at=timezone.now() - timedelta(days=1), claimed_at=timezone.now() - timedelta(days=1)
     )
-    assert services.submission_sweep() == services.SweepReport(requeued=(), failed=())
+    assert lifecycle.submission_sweep() == lifecycle.SweepReport(requeued=(), failed=())

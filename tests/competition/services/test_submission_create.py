@@ -13,6 +13,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.errors import SubmissionRejected
 from competition.models import ScoringRun, Submission, SubmissionFile
@@ -213,7 +214,7 @@ def test_cancelled_and_platform_failed_runs_do_not_count(make_world):
     cancelled = submit(world)
     services.submission_cancel(submission=cancelled, user=world.alice)
     failed = submit(world)
-    services.submission_fail(submission=failed, reason="worker lost", platform_failure=True)
+    lifecycle.submission_fail(submission=failed, reason="worker lost", platform_failure=True)
     submit(world)
     submit(world)
     assert rejected(world).code == "daily_limit"
@@ -222,7 +223,7 @@ def test_cancelled_and_platform_failed_runs_do_not_count(make_world):
 def test_runs_failed_because_of_their_files_count(make_world):
     world = make_world(daily_limit=1)
     failed = submit(world)
-    services.submission_fail(submission=failed, reason="bad file", platform_failure=False)
+    lifecycle.submission_fail(submission=failed, reason="bad file", platform_failure=False)
     assert rejected(world).code == "daily_limit"
 
 
