@@ -17,6 +17,7 @@ import scoring
 from competition.models import Submission, SubmissionFile, Task
 from competition.scoring.results import PartResults, ScoreValue, ScoringResults, scored_files
 from competition.services.submissions import web_wording
+from competition.services.validation import submission_file_validate, submission_files_validate
 from competition.task_scoring import ScoringMode, mode_label, task_modes, task_procedure
 from scoring import ScoringError, ScoringInputError, score_modes, score_rows
 from scoring.analyses import analysis_rows
@@ -34,8 +35,9 @@ def log_header(task: Task) -> str:
 
 
 def submission_compute(*, submission: Submission) -> ScoringResults:
-    """Score every sub-corpus of a submission in every mode of its task. Writes nothing.
-    Raises ``scoring.ScoringError`` when the scorer refuses the input."""
+    """Check every file of a run not checked yet (``RunRefused`` with all their problems),
+    then score every sub-corpus in every mode of its task. Writes nothing. Raises
+    ``scoring.ScoringError`` when the scorer refuses the input."""
     files = (
         scored_files(submission)
         .select_related("subcorpus")
@@ -43,6 +45,7 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     )
     started = time.perf_counter()
     header = log_header(submission.phase.task)
+    submission_files_validate(submission=submission, files=files)  # raises RunRefused
     parts: list[PartResults] = []
     for submitted in files:
         try:
@@ -79,7 +82,9 @@ def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartRe
     """Score one file of a run against its gold key in every mode of the task. Writes
     nothing. A refusal raises the team's ``ScoringInputError`` (files named as uploaded,
     never the key's path), with the log line of the refusal as ``scoring_log``; a fault of
-    the gold key raises a plain ``ScoringError``."""
+    the gold key raises a plain ``ScoringError``. A file not checked yet is read against its
+    key's skeleton first (`services.validation`): its problems raise ``RunRefused``."""
+    submission_file_validate(submission=submission, submitted=submitted)
     task = submission.phase.task
     modes = task_modes(task)
     procedure = task_procedure(task)

@@ -245,26 +245,6 @@ class RunRefused(ScoringInputError):
     def __reduce__(self):
         return (type(self), (self.problems,))
 
-    def outcome(self) -> dict:
-        """The refusal as a part of a run scored in parts stores it (`parts_refusal`)."""
-        return {"kind": "refused", "problems": problems_data(self.problems)}
-
-    @classmethod
-    def from_outcome(cls, outcome: Mapping) -> RunRefused:
-        return cls([Problem(**problem) for problem in outcome.get("problems", [])])
-
-
-def parts_refusal(outcomes: Iterable[Mapping]) -> dict | None:
-    """The refusal of a run scored in parts, from its parts' outcomes (in the datasets'
-    order): every refused part's problems, as one outcome; None when no part was refused."""
-    refused = [
-        problem
-        for outcome in outcomes
-        if (error := outcome.get("error")) and error.get("kind") == "refused"
-        for problem in error.get("problems", [])
-    ]
-    return {"kind": "refused", "problems": refused} if refused else None
-
 
 def received_file(submitted: SubmissionFile) -> ReceivedFile:
     """A stored file as the checks read it: its path on disk, named as uploaded."""
