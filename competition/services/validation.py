@@ -3,10 +3,13 @@
 An upload's request checks only what is cheap (`competition.services.submissions`): names,
 sizes, the archive, and each file's first lines (`response_heads_check`: a file in the
 other format is refused at once, in one line). The full reading of every file against its
-key's skeleton runs in the scoring worker, before the file is scored
-(`submission_file_validate`, per dataset where a run is scored in parts): a run with
+key's skeleton is the scoring worker's (`submission_files_validate` for a run scored in one
+job, `submission_file_validate` per dataset where it is scored in parts): a run with
 problems ends refused (``rejected``) with the list the upload's answer gave before
-(`submission_refuse`), and nothing of it is scored, ranked or counted.
+(`submission_refuse`), and nothing of it is scored, ranked or counted. The scorer stops on
+every fault this check finds (the same readers and checks, `scoring.validation`), so the
+worker scores a file first and reads it against its key's skeleton only when the scorer
+refused it (`competition.scoring.compute`): a valid file is read once.
 """
 
 from __future__ import annotations
@@ -272,19 +275,15 @@ def submission_files_check(
 
 
 def submission_files_validate(*, submission: Submission, files: Iterable[SubmissionFile]) -> None:
-    """Check every stored file of a run before any is scored (one job scoring the whole
-    run); raise `RunRefused` with all their problems (`ScoringError` for a gold key's own
-    fault: the platform's). Once they pass, this job does not read them again
-    (`submission_file_validate` of each file): the run is marked checked in memory;
-    `submission_record` stores when."""
+    """Check every stored file of a run not checked yet (the scorer refused one: the list
+    names every file's problems); raise `RunRefused` with them (`ScoringError` for a gold
+    key's own fault: the platform's). Nothing raised: the files fit."""
     _refuse_for(submission_files_check(submission=submission, files=files))
-    if submission.validated_at is None:
-        submission.validated_at = timezone.now()
 
 
 def submission_file_validate(*, submission: Submission, submitted: SubmissionFile) -> None:
-    """Check one stored file of a run before it is scored (a part of a run scored in
-    parts); raise as `submission_files_validate`."""
+    """Check one stored file of a run (a part of a run scored in parts, refused by the
+    scorer); raise as `submission_files_validate`."""
     _refuse_for(submission_files_check(submission=submission, files=[submitted]))
 
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from competition import services
+from competition.models import Submission
 from competition.services import validation
 from tests.conftest import KEY_DOCS
 
@@ -46,20 +47,34 @@ def test_the_request_reads_no_file_against_its_key(world, readings):
     assert readings == [] and run.is_checking
 
 
+def test_a_valid_run_is_read_once_by_its_scoring_not_by_the_check(
+    world, readings, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = _submit(world)
+    run.refresh_from_db()
+    assert run.status == Submission.Status.SCORED and run.validated_at is not None
+    assert readings == []  # the scorer's reading stops on every fault the check finds
+
+
 def test_a_process_running_threads_checks_every_file_itself(
     world, readings, settings, django_capture_on_commit_callbacks
 ):
     settings.UPLOAD_VALIDATION_PROCESSES = 2
+    broken = {
+        "light": world.response_text("light").replace("light_2", "light_x"),
+        "ami": world.response_text("ami").replace("ami_1", "ami_x"),
+    }
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            _submit(world)  # and its job: the worker's check, in this process
+            _submit(world, world.uploads(broken))  # and its job: the check, in this process
     finally:
         stop.set()
         other.join()
-    assert readings == [os.getpid(), os.getpid()]  # both files, here
+    assert sorted(readings) == [os.getpid()] * 4  # both files (twice: first and all), here
 
 
 def _on_disk(name: str, text: str) -> TemporaryUploadedFile:
