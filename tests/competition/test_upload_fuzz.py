@@ -1,10 +1,11 @@
 """Mutated CONLL-UA uploads through the REST API against PostgreSQL: each is refused with
 its file and line (400 at once, nothing stored; or, by the worker's check, its run refused
 with the problems in its detail, nothing scored; no quota spent either way) or scored
-exactly as the file it was made from, never a 500. The run is a real CODI-CRAC 2021 baseline (AMI, heuristic), the key
-its real gold file; the mutations are the ones that were once read by guessing: a column
-deleted or added, a bracket dropped, a NUL, a truncation, a line of megabytes, other
-encodings and line ends. Bounded: a fixed number of examples, no deadline per example."""
+exactly as the file it was made from, never a 500. The run is a real CODI-CRAC 2021
+baseline (AMI, heuristic), the key its real gold file; the mutations are the ones that were
+once read by guessing: a column deleted or added, a bracket dropped, a NUL, a truncation, a
+line of megabytes, other encodings and line ends. Bounded: a fixed number of examples, no
+deadline per example."""
 
 from __future__ import annotations
 
