@@ -284,12 +284,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     seen: dict[str, Path] = {}
     for path in paths:
-        slug, named = _file_dataset(path, facts, seen)
+        ids = file_newdoc_ids(path)
+        slug, named = _file_dataset(path, ids, facts, seen)
         if slug is None:
             bad += 1
             continue
         seen[slug] = path
-        bad += not _file_checked(path, slug, named=named, facts=facts)
+        bad += not _file_checked(path, slug, named=named, documents=len(ids), facts=facts)
     bad += not _datasets_covered(facts, seen)
     return 1 if bad else 0
 
@@ -317,14 +318,14 @@ def check_facts(api: Api, phase: int) -> CheckFacts:
 
 
 def _file_dataset(
-    path: Path, facts: CheckFacts, seen: dict[str, Path]
+    path: Path, ids: list[str], facts: CheckFacts, seen: dict[str, Path]
 ) -> tuple[str | None, str | None]:
     """The dataset a file is for (by its name, else by its documents or, renamed
     documents, its sentences) and the one its name says; (None, …) after printing why it
     is for none."""
     names = facts.names
     named = subcorpus_for_name(path.name, names, facts.file_names)
-    held = dataset_for_documents(file_newdoc_ids(path), facts.documents) or dataset_for_documents(
+    held = dataset_for_documents(ids, facts.documents) or dataset_for_documents(
         file_sent_ids(path), facts.sentences
     )
     slug = named or held
@@ -347,7 +348,9 @@ def _file_dataset(
     return slug, named
 
 
-def _file_checked(path: Path, slug: str, *, named: str | None, facts: CheckFacts) -> bool:
+def _file_checked(
+    path: Path, slug: str, *, named: str | None, documents: int, facts: CheckFacts
+) -> bool:
     """Print a file's check against its dataset's skeleton; whether it passed."""
     name = facts.names[slug]
     how = "" if named else f" (matched by its documents to {name})"
@@ -363,8 +366,7 @@ def _file_checked(path: Path, slug: str, *, named: str | None, facts: CheckFacts
     for note in notes:  # e.g. a misspelt Entity attribute, whose mentions are not read
         print(f"  warning: {note.replace(str(path), path.name)}")
     if not problems:
-        documents = plural(len(file_newdoc_ids(path)), "document")
-        print(f"{path.name}: OK for {name}{how}, {documents}")
+        print(f"{path.name}: OK for {name}{how}, {plural(documents, 'document')}")
         return True
     print(f"{path.name}: {plural(len(problems), 'problem')} for {name}{how}")
     for problem in problems:
