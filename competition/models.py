@@ -298,6 +298,9 @@ class Membership(models.Model):
         return f"{self.user} in {self.team}"
 
 
+CHECKING = "checking"  # a pending run's shown status while the worker checks its files
+
+
 class Submission(models.Model):
     class Status(models.TextChoices):
         UPLOADED = "uploaded", "Uploaded"
@@ -368,8 +371,13 @@ class Submission(models.Model):
     # {sub-corpus id: SHA-256 of its gold key} the files were validated against at upload: a
     # run that no longer fits a key replaced since is set aside, not failed.
     validated_keys = models.JSONField(default=dict, blank=True)
+    # A refused run's problems, as the upload's answer listed them before (file, sub-corpus,
+    # document, line, message, code): the worker checks each file before scoring it.
+    problems = models.JSONField(default=list, blank=True)
     scorer_version = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(default=timezone.now)  # uploaded
+    # When the worker found every file fitting its gold key; None while the run is checked
+    # (it counts against the limits then, until it is refused).
     validated_at = models.DateTimeField(null=True, blank=True)
     queued_at = models.DateTimeField(null=True, blank=True)
     scoring_started_at = models.DateTimeField(null=True, blank=True)
@@ -409,6 +417,18 @@ class Submission(models.Model):
     @property
     def is_pending(self) -> bool:
         return self.status in self.PENDING_STATUSES
+
+    @property
+    def is_checking(self) -> bool:
+        """Received and waiting for (or under) the worker's check of its files: a pending
+        run that has not been found valid yet. Re-scored runs were checked before."""
+        return self.is_pending and self.validated_at is None and not self.is_reference
+
+    @property
+    def shown_status(self) -> str:
+        """The status as pages and the API name it: "checking" while its files are
+        checked, else the stored status."""
+        return CHECKING if self.is_checking else str(self.status)
 
 
 class SubmissionFile(models.Model):

@@ -263,19 +263,21 @@ def submission_queue_position(*, submission: Submission) -> int | None:
 
 
 def submission_status_label(*, submission: Submission) -> str:
-    """The status as a team should read it: a queued run whose message the broker never
-    got is "accepted, waiting for the queue"; a pending run while no scoring worker is
-    alive (its heartbeat) is "waiting for a scoring worker"."""
+    """The status as a team should read it: a new run is "checking" until its files are
+    found valid (then scored in the same job); a queued run whose message the broker never
+    got is "accepted, waiting for the queue"; a pending run while no scoring worker is alive
+    (its heartbeat) is "waiting for a scoring worker"."""
+    own = "Checking" if submission.is_checking else submission.get_status_display()
     if submission.status not in (Submission.Status.QUEUED, Submission.Status.SCORING):
-        return submission.get_status_display()
+        return own
     if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
-        return submission.get_status_display()  # scored in-process: no workers to wait for
+        return own  # scored in-process: no workers to wait for
     since = timezone.now() - timedelta(seconds=settings.WORKER_STALE_AFTER)
     if not WorkerHeartbeat.objects.filter(seen_at__gte=since).exists():
         return "Waiting for a scoring worker"
     if submission.status == Submission.Status.QUEUED and not submission.published:
         return "Accepted, waiting for the queue"
-    return submission.get_status_display()
+    return own
 
 
 def subcorpus_skeleton(*, subcorpus: SubCorpus, words: Sequence[str]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from competition.forms import (
 from competition.lookups import competition_detail_or_404 as _competition_or_404
 from competition.lookups import openable_submission_or_404 as _submission_or_404
 from competition.lookups import phase_or_404 as _phase_or_404
-from competition.models import Submission
+from competition.models import Phase, Submission
 from competition.services.card_answers import card_required
 from competition.standings import run_standings
 from competition.upload_manifest import manifest_check
@@ -154,43 +154,19 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> HttpResponse:
+    """The upload form of a phase, and its answer: the run's page (it shows "checking"
+    until the worker has read the files against their keys), or the form again with the
+    reason of a refusal."""
     phase_obj = _phase_or_404(request, slug, task, phase)
     competition = phase_obj.task.competition
     current = selectors.team_for_user(competition=competition, user=request.user)
-    subcorpora = list(phase_obj.subcorpora.filter(available=True))
-    context = {
-        "competition": competition,
-        "phase": phase_obj,
-        "team": current,
-        "unavailable": phase_obj.subcorpora.filter(available=False),
-        "now": timezone.now(),
-        "card_needed": card_required(phase=phase_obj)
-        and competition.card_questions.filter(required=True).exists(),
-    }
-    if request.method == "POST":
-        try:  # before the body is read: an oversized upload never reaches the disk
-            length = request.META.get("CONTENT_LENGTH")
-            services.upload_request_check(
-                phase=phase_obj, content_length=int(length) if length else None
-            )
-        except SubmissionRejected as exc:
-            form = SubmissionForm(
-                subcorpora=subcorpora,
-                card_questions=list(competition.card_questions.all()),
-                card_required=card_required(phase=phase_obj),
-            )
-            context.update(form=form, rejection=exc)
-            if current is not None:
-                context["quota"] = services.submission_quota(team=current, phase=phase_obj)
-            return render(request, "competition/submit.html", context, status=413)
-    form = SubmissionForm(
-        request.POST or None,
-        request.FILES or None,
-        subcorpora=subcorpora,
-        tracks=list(phase_obj.task.tracks.all()),
-        card_questions=list(competition.card_questions.all()),
-        card_required=card_required(phase=phase_obj),
-    )
+    context = _submit_context(phase=phase_obj, team=current)
+    if request.method == "POST" and (too_large := _oversized(request, phase_obj)) is not None:
+        context.update(form=_submit_form(phase_obj), rejection=too_large)
+        if current is not None:
+            context["quota"] = services.submission_quota(team=current, phase=phase_obj)
+        return render(request, "competition/submit.html", context, status=413)
+    form = _submit_form(phase_obj, data=request.POST or None, files=request.FILES or None)
     context["form"] = form
     # One key per page shown: the form sent twice (a resend after a lost answer) is one run.
     context["idempotency_key"] = uuid.uuid4().hex
@@ -201,20 +177,7 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
     )
     if request.method == "POST" and form.is_valid():
         try:
-            manifest_check(data=request.POST, files=request.FILES)
-            submission = services.submission_create(
-                team=current,
-                phase=phase_obj,
-                user=request.user,
-                files=form.files_by_slug(),
-                archive=form.cleaned_data.get("archive"),
-                run_name=form.cleaned_data["run_name"],
-                description=form.cleaned_data["description"],
-                link=form.cleaned_data["link"],
-                track=form.cleaned_data.get("track") or None,
-                card=form.card_answers(),
-                idempotency_key=request.POST.get("idempotency_key", ""),
-            )
+            submission = _submit_run(request, phase=phase_obj, team=current, form=form)
         except SubmissionRejected as exc:
             context["rejection"] = exc
             context["quota"] = services.submission_quota(team=current, phase=phase_obj)
@@ -225,17 +188,75 @@ def phase_submit(request: HttpRequest, slug: str, task: str, phase: str) -> Http
         except CompetitionError as exc:
             messages.error(request, exc.message)
         else:
-            # Neutral on purpose: the run may be scored already when this page is shown.
-            messages.success(
-                request,
-                f"This upload had arrived already: it is submission #{submission.pk}; its "
-                "status is below."
-                if submission.replayed
-                else f"Submission #{submission.pk} passed validation; its status is below.",
-            )
+            messages.success(request, _received_message(submission))
             return redirect("competition:submission", pk=submission.pk)
     context["quota"] = services.submission_quota(team=current, phase=phase_obj)
     return render(request, "competition/submit.html", context)
+
+
+def _submit_context(*, phase: Phase, team) -> dict:
+    competition = phase.task.competition
+    return {
+        "competition": competition,
+        "phase": phase,
+        "team": team,
+        "unavailable": phase.subcorpora.filter(available=False),
+        "now": timezone.now(),
+        "card_needed": card_required(phase=phase)
+        and competition.card_questions.filter(required=True).exists(),
+    }
+
+
+def _submit_form(phase: Phase, *, data=None, files=None) -> SubmissionForm:
+    return SubmissionForm(
+        data,
+        files,
+        subcorpora=list(phase.subcorpora.filter(available=True)),
+        tracks=list(phase.task.tracks.all()),
+        card_questions=list(phase.task.competition.card_questions.all()),
+        card_required=card_required(phase=phase),
+    )
+
+
+def _oversized(request: HttpRequest, phase: Phase) -> SubmissionRejected | None:
+    """The refusal of a body larger than the phase can take, told before it is read: an
+    oversized upload never reaches the disk."""
+    length = request.META.get("CONTENT_LENGTH")
+    try:
+        services.upload_request_check(phase=phase, content_length=int(length) if length else None)
+    except SubmissionRejected as exc:
+        return exc
+    return None
+
+
+def _submit_run(request: HttpRequest, *, phase: Phase, team, form: SubmissionForm):
+    manifest_check(data=request.POST, files=request.FILES)
+    return services.submission_create(
+        team=team,
+        phase=phase,
+        user=request.user,
+        files=form.files_by_slug(),
+        archive=form.cleaned_data.get("archive"),
+        run_name=form.cleaned_data["run_name"],
+        description=form.cleaned_data["description"],
+        link=form.cleaned_data["link"],
+        track=form.cleaned_data.get("track") or None,
+        card=form.card_answers(),
+        idempotency_key=request.POST.get("idempotency_key", ""),
+    )
+
+
+def _received_message(submission: Submission) -> str:
+    """Neutral on purpose: the run may be checked and scored already when its page shows."""
+    if submission.replayed:
+        return (
+            f"This upload had arrived already: it is submission #{submission.pk}; its "
+            "status is below."
+        )
+    return (
+        f"Submission #{submission.pk} was received: each file is checked against its gold "
+        "key, then scored. Its status is below."
+    )
 
 
 @login_required
@@ -323,7 +344,7 @@ def submission_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(
         {
             "id": submission.pk,
-            "status": submission.status,
+            "status": submission.shown_status,
             "status_display": selectors.submission_status_label(submission=submission),
             "final": submission.is_final,
             "error": submission.error

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -210,6 +211,8 @@ class PhaseCheckView(APIView):
 
 
 def _submission_data(submission: Submission, request: Request) -> dict:
+    # its files with their datasets in one query (a CorefUD run has 22), unless fetched
+    prefetch_related_objects([submission], "files__subcorpus")
     analysis = submission_analysis(submission=submission, viewer=request.user)
     return SubmissionSerializer(submission, context={"analysis": analysis}).data
 
@@ -245,8 +248,12 @@ class PhaseSubmissionsView(APIView):
             429: OpenApiTypes.OBJECT,
         },
         description="Either one zip in `archive` or one file field per available sub-corpus, "
-        "named by its slug. Invalid files are refused with 400 and a `problems` list "
-        "(file, document, line, message, code); nothing is stored or counted. System-card "
+        "named by its slug. The answer (201) comes once the files are received: the run is "
+        "`checking` while a worker reads each file against its gold key, then scored; a run "
+        "whose files do not fit ends `rejected`, with a `problems` list (file, document, "
+        "line, message, code) in its detail, not scored and not counted. A file whose first "
+        "lines are in another format is refused at once (400 `invalid_files`, with "
+        "`problems`); nothing is stored or counted. System-card "
         "answers go in `card.<question slug>` fields (e.g. `card.llm=yes`); a final run of a "
         "competition whose questions are required is refused (400, `card_incomplete`, "
         "`fields` naming each question still to answer) unless it answers them. An "

@@ -153,12 +153,19 @@ class SubmissionSerializer(serializers.ModelSerializer):
     is_final = serializers.BooleanField(read_only=True)
     files = serializers.SerializerMethodField()
     scores = serializers.SerializerMethodField()
+    status = serializers.CharField(
+        source="shown_status",
+        read_only=True,
+        help_text='"checking" while the worker checks the files, then "scoring", "scored", '
+        '"rejected" (the files do not fit: see `problems`), "failed", …',
+    )
     status_detail = serializers.SerializerMethodField()
     # what the reader warned about in the accepted files: file (as uploaded), subcorpus,
     # line, message
     warnings = serializers.ListField(
         child=serializers.DictField(), source="upload_warnings", read_only=True
     )
+    problems = serializers.SerializerMethodField()
 
     class Meta:
         model = Submission
@@ -176,6 +183,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "is_final",
             "error",
             "warnings",
+            "problems",
             "is_baseline",
             "is_chosen",
             "disqualified",
@@ -190,6 +198,13 @@ class SubmissionSerializer(serializers.ModelSerializer):
         """The status in words: "Accepted, waiting for the queue", "Waiting for a scoring
         worker", or the status's own name."""
         return submission_status_label(submission=submission)
+
+    def get_problems(self, submission: Submission) -> list[dict]:
+        """A refused run's problems (file, subcorpus, document, line, message, code), as an
+        upload refused at once lists them; empty otherwise."""
+        if submission.status != Submission.Status.REJECTED:
+            return []
+        return list(submission.problems or [])
 
     def get_files(self, submission: Submission) -> list[dict]:
         return [

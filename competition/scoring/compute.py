@@ -17,6 +17,7 @@ import scoring
 from competition.models import Submission, SubmissionFile, Task
 from competition.scoring.results import PartResults, ScoreValue, ScoringResults, scored_files
 from competition.services.submissions import web_wording
+from competition.services.validation import submission_file_validate, submission_files_validate
 from competition.task_scoring import ScoringMode, mode_label, task_modes, task_procedure
 from scoring import ScoringError, ScoringInputError, score_modes, score_rows
 from scoring.analyses import analysis_rows
@@ -35,7 +36,8 @@ def log_header(task: Task) -> str:
 
 def submission_compute(*, submission: Submission) -> ScoringResults:
     """Score every sub-corpus of a submission in every mode of its task. Writes nothing.
-    Raises ``scoring.ScoringError`` when the scorer refuses the input."""
+    Raises ``scoring.ScoringError`` when the scorer refuses the input; for files not checked
+    yet, ``RunRefused`` with the problems of every file (`services.validation`)."""
     files = (
         scored_files(submission)
         .select_related("subcorpus")
@@ -46,8 +48,10 @@ def submission_compute(*, submission: Submission) -> ScoringResults:
     parts: list[PartResults] = []
     for submitted in files:
         try:
-            parts.append(part_compute(submission=submission, submitted=submitted))
+            parts.append(part_compute(submission=submission, submitted=submitted, check=False))
         except ScoringInputError as error:
+            # the scorer stops at a file's first fault: the check lists every file's
+            submission_files_validate(submission=submission, files=files)
             error.scoring_log = "\n".join(
                 [header, *(line for part in parts for line in part.log), error.scoring_log]
             )
@@ -75,18 +79,31 @@ def results_assemble(
     )
 
 
-def part_compute(*, submission: Submission, submitted: SubmissionFile) -> PartResults:
+def part_compute(
+    *, submission: Submission, submitted: SubmissionFile, check: bool = True
+) -> PartResults:
     """Score one file of a run against its gold key in every mode of the task. Writes
     nothing. A refusal raises the team's ``ScoringInputError`` (files named as uploaded,
     never the key's path), with the log line of the refusal as ``scoring_log``; a fault of
-    the gold key raises a plain ``ScoringError``."""
+    the gold key raises a plain ``ScoringError``.
+
+    A file not checked yet is checked by its scoring: the scorer stops on every fault the
+    check finds (`scoring.validation`: the same readers and checks), so a file it scores
+    is valid, and only a refusal reads the file again against its key's skeleton
+    (`services.validation`), for the list of its problems: ``RunRefused`` (with ``check``;
+    a whole run's caller checks every file itself)."""
     task = submission.phase.task
     modes = task_modes(task)
     procedure = task_procedure(task)
     with_analyses = procedure is not None and bool(procedure.analyses)
     name = submitted.subcorpus.name
     begun = time.perf_counter()
-    results, analyses = _score_file(submitted, modes=modes, with_analyses=with_analyses)
+    try:
+        results, analyses = _score_file(submitted, modes=modes, with_analyses=with_analyses)
+    except ScoringInputError:
+        if check:
+            submission_file_validate(submission=submission, submitted=submitted)
+        raise
     scored = max((len(result.scored) for result in results), default=0)
     # One line per dataset: every mode came from the same reading of the two files.
     log = [

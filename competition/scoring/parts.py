@@ -16,6 +16,8 @@ from competition.models import ScoringPart, Submission, SubmissionFile
 from competition.scoring.compute import log_header, results_assemble
 from competition.scoring.outcome import Kind, Outcome
 from competition.scoring.results import PartResults, ScoreValue, ScoringResults, scored_files
+from competition.services.problems import Problem
+from competition.services.validation import RunRefused, problems_data
 from scoring import ScoreRow, ScoringInputError
 
 Status = Submission.Status
@@ -59,6 +61,12 @@ class StagedPart:
                 "message": refusal.message,
                 "code": refusal.code,
                 "document": refusal.document,
+                # the check of the file: its problems, for the run's list
+                **(
+                    {"problems": problems_data(refusal.problems)}
+                    if isinstance(refusal, RunRefused)
+                    else {}
+                ),
             },
         }
 
@@ -78,9 +86,11 @@ class StagedPart:
             )
             return cls(subcorpus_id, Outcome(kind, results=results))
         refused = data.get("refusal")
-        refusal = (
+        refusal: ScoringInputError | None = (
             None
             if refused is None
+            else RunRefused([Problem(**problem) for problem in refused["problems"]])
+            if "problems" in refused
             else ScoringInputError(
                 refused["file"],
                 refused["line"],
@@ -230,8 +240,9 @@ def scoring_part_release(
 
 
 def scoring_parts_collect(*, submission: Submission, claim: str) -> Outcome[ScoringResults] | None:
-    """What the parts of a claim came to: the run's results, or the outcome of the first
-    part (in the datasets' order) that could not be scored; None while parts are missing."""
+    """What the parts of a claim came to: the run's results, or the refusal listing every
+    refused part's problems (the check of its file), or the outcome of the first part (in
+    the datasets' order) that could not be scored; None while parts are missing."""
     parts = list(
         ScoringPart.objects.filter(submission=submission, claim=claim)
         .order_by("subcorpus__order", "subcorpus_id")
@@ -240,6 +251,13 @@ def scoring_parts_collect(*, submission: Submission, claim: str) -> Outcome[Scor
     if not parts or any(finished is None for _, finished, _, _ in parts):
         return None
     staged = [StagedPart.decode(subcorpus_id, outcome) for subcorpus_id, _, outcome, _ in parts]
+    if problems := [
+        problem
+        for part in staged
+        if isinstance(part.outcome.refusal, RunRefused)
+        for problem in part.outcome.refusal.problems
+    ]:  # the check refused some files: the run's refusal lists them all
+        return Outcome(Kind.REFUSED, refusal=RunRefused(problems))
     for part in staged:
         if part.outcome.results is None:
             stopped = part.outcome

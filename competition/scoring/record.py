@@ -9,7 +9,7 @@ from collections.abc import Collection
 
 from django.db import connection, transaction
 from django.db.models import F, Value
-from django.db.models.functions import Concat
+from django.db.models.functions import Coalesce, Concat
 from django.utils import timezone
 from psycopg.types.json import Jsonb
 
@@ -19,6 +19,7 @@ from competition.scoring.outcome import Kind, Outcome
 from competition.scoring.results import ScoreValue, ScoringResults
 from competition.services.boards import board_entries_write
 from competition.services.dispatch import notification_enqueue, scoring_enqueue
+from competition.services.validation import RunRefused, submission_refuse
 from competition.task_scoring import scoring_modes
 
 logger = logging.getLogger(__name__)
@@ -29,9 +30,9 @@ def outcome_record(
     *, submission: Submission, outcome: Outcome[ScoringResults], task_id: str
 ) -> str:
     """End a claimed run as ``outcome`` says (only while ``task_id`` holds the claim):
-    "scored", "skipped" (no longer ours, or queued again), "set aside" or "failed". A
-    refusal of files that fitted the gold key they were checked against, since replaced,
-    sets the run aside: the key changed, not the run."""
+    "scored", "skipped" (no longer ours, or queued again), "set aside", "rejected" or
+    "failed". A refusal of files sent for a gold key replaced since sets the run aside: the
+    key changed, not the run; the check of files that do not fit rejects it."""
     if outcome.kind is Kind.SCORED and outcome.results is not None:
         recorded = submission_record(
             submission=submission, results=outcome.results, task_id=task_id
@@ -47,6 +48,9 @@ def outcome_record(
             reason=set_aside_message(names=replaced, problem=outcome.message),
         )
         return "set aside"
+    if isinstance(outcome.refusal, RunRefused):  # the check of its files: nothing scored
+        submission_refuse(submission=submission, problems=outcome.refusal.problems, task_id=task_id)
+        return "rejected"
     submission_fail(
         submission=submission,
         reason=outcome.message,
@@ -123,6 +127,7 @@ def _run_write(held: Submission, *, results: ScoringResults, task_id: str) -> No
     Submission.objects.filter(pk=held.pk).update(
         status=Status.SCORED,
         scored_at=now,
+        validated_at=Coalesce(F("validated_at"), Value(now)),  # its files were checked
         scorer_version=results.scorer_version,
         error="\n".join(results.warnings)[:10000],
         platform_failure=False,

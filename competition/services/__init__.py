@@ -31,9 +31,19 @@ from competition.services.teams import (
     team_member_remove,
     team_rename,
 )
+from competition.services.validation import (
+    RunRefused,
+    submission_file_validate,
+    submission_files_check,
+    submission_refuse,
+)
 
 __all__ = [
     "CompetitionLoad",
+    "RunRefused",
+    "submission_file_validate",
+    "submission_files_check",
+    "submission_refuse",
     "Problem",
     "Quota",
     "competition_load",

@@ -22,10 +22,10 @@ Status = Submission.Status
 
 
 def submission_notify(*, submission_id: int) -> bool:
-    """E-mail the submitter of a scored or failed run; True when a mail was sent.
+    """E-mail the submitter of a scored, failed or refused run; True when a mail was sent.
 
     Nothing is sent when e-mails are off (``SUBMISSION_EMAILS``), for runs nobody submitted
-    (baselines), to users without an address, for runs that are not scored or failed, or
+    (baselines), to users without an address, for runs that are not scored or ended, or
     for re-scorings: an organizer re-scoring a phase would otherwise mail every team once
     per run.
     """
@@ -39,18 +39,24 @@ def submission_notify(*, submission_id: int) -> bool:
     if submission is None or submission.submitted_by is None:
         return False
     user = submission.submitted_by
-    if not user.email or submission.status not in (Status.SCORED, Status.FAILED):
+    if not user.email or submission.status not in (Status.SCORED, Status.FAILED, Status.REJECTED):
         return False
     runs = submission.runs.count()
     if runs > 1 or (runs == 1 and submission.status == Status.FAILED):
         return False  # a re-scoring
+    subject, lines = _mail_text(submission=submission, user=user)
+    send_mail(subject, "\n".join(lines) + "\n", None, [user.email])
+    return True
+
+
+def _mail_text(*, submission: Submission, user) -> tuple[str, list[str]]:
+    """The subject and lines of the mail about a scored, failed or refused run."""
     phase = submission.phase
     competition = phase.task.competition
     url = settings.SITE_URL.rstrip("/") + reverse("competition:submission", args=[submission.pk])
     run = f"run #{submission.pk}" + (f" ({submission.run_name})" if submission.run_name else "")
     where = f"{phase.task.title}, {phase.title}"
     if submission.status == Status.SCORED:
-        subject = f"[{competition.title}] {run} scored"
         if submission_scores_visible(submission=submission, user=user):
             scores = f"Its scores are on its page:\n{url}"
         else:
@@ -59,20 +65,20 @@ def submission_notify(*, submission_id: int) -> bool:
                 f"organizers reveal it. The run's page:\n{url}"
             )
         lines = [f"Team {submission.team.name}'s {run} in {where} was scored.", "", scores]
-    else:
-        subject = f"[{competition.title}] {run} failed"
-        counts = (
-            "It does not count against your team's limits."
-            if submission.platform_failure
-            else "It counts against your team's limits."
-        )
-        lines = [
-            f"Team {submission.team.name}'s {run} in {where} could not be scored:",
-            "",
-            submission.error.strip() or "(no message)",
-            "",
-            counts,
-            f"The run's page:\n{url}",
-        ]
-    send_mail(subject, "\n".join(lines) + "\n", None, [user.email])
-    return True
+        return f"[{competition.title}] {run} scored", lines
+    refused = submission.status == Status.REJECTED
+    counts = (
+        "It does not count against your team's limits."
+        if submission.platform_failure or refused
+        else "It counts against your team's limits."
+    )
+    lines = [
+        f"Team {submission.team.name}'s {run} in {where} "
+        + ("was refused:" if refused else "could not be scored:"),
+        "",
+        submission.error.strip() or "(no message)",
+        "",
+        counts,
+        f"The run's page:\n{url}",
+    ]
+    return f"[{competition.title}] {run} {'refused' if refused else 'failed'}", lines

@@ -1,21 +1,21 @@
-"""Submissions: upload, validate, count, queue; cancel, choose, disqualify.
+"""Submissions: upload, count, queue; cancel, choose, disqualify.
 
-The order of ``submission_create`` is the point: everything that can reject an upload (phase
-dates, membership, limits, zip safety, validation with the scorer's own reader) runs before
-anything is written, so a rejected upload stores nothing and spends no quota. The limit check
-is repeated under a lock on the team row so that concurrent uploads cannot exceed a limit.
+The order of ``submission_create`` is the point: everything cheap that can reject an upload
+(phase dates, membership, limits, names and sizes, zip safety, each file's first lines)
+runs before anything is written, so a refused upload stores nothing and spends no quota.
+The limit check is repeated under a lock on the team row so that concurrent uploads cannot
+exceed a limit. The full reading of each file against its gold key is the scoring worker's
+(`competition.services.validation`): the run is stored as received, counts while it is
+checked, and stops counting if it is refused.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import shutil
 import tempfile
-import threading
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -38,18 +38,14 @@ from competition.models import (
     Team,
     Track,
 )
-from competition.selectors import subcorpus_skeleton, track_named
+from competition.selectors import track_named
 from competition.services import card_answers as cards
 from competition.services.audit import audit_record
 from competition.services.dispatch import scoring_enqueue
 from competition.services.pages import participation_check
+from competition.services.problems import Problem, subcorpus_documents, web_wording
 from competition.services.runs import run_link_check
-from competition.task_scoring import (
-    TASK_MODE,
-    evaluates_empty_nodes,
-    scoring_modes,
-    validation_options,
-)
+from competition.services.validation import response_files_check, response_heads_check
 from competition.uploads import (
     ReceivedFile,
     Upload,
@@ -59,58 +55,8 @@ from competition.uploads import (
     subcorpus_for_name,
 )
 from competition.visibility import user_is_organizer
-from scoring import ScoringInputError, UsageError
-from scoring.api import validate_against_skeleton
-from scoring.empty_nodes import read_empty_nodes
-from scoring.filenames import dataset_for_documents, file_newdoc_ids
-from scoring.forked import CannotFork, ChildDied, Forked
 
-logger = logging.getLogger(__name__)
 Status = Submission.Status
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with an uploaded response file, as shown to the team."""
-
-    file: str  # the name the team uploaded
-    subcorpus: str
-    document: str | None
-    line: int | None
-    message: str
-    code: str
-
-    def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
-        doc = f" [document {self.document}]" if self.document else ""
-        return f"{where}{doc}: {self.message}"
-
-
-def upload_warnings_from(
-    messages: Sequence[str], *, response: ReceivedFile, subcorpus: SubCorpus
-) -> list[dict[str, Any]]:
-    """The scorer's warnings about an accepted ``response`` (``FILE:LINE: message``, e.g. a
-    MISC attribute that looks like a misspelt ``Entity``, whose mentions are not read) as
-    `Submission.upload_warnings` keeps them: the file named as uploaded, its sub-corpus, the
-    line apart and the message in the web's words."""
-    prefix = f"{response.path}:"
-    found = []
-    for message in messages:
-        line: int | None = None
-        text = message.replace(str(response.path), response.original_name)
-        if message.startswith(prefix):
-            number, _, rest = message[len(prefix) :].partition(": ")
-            if number.isdigit():
-                line, text = int(number), rest
-        found.append(
-            {
-                "file": response.original_name,
-                "subcorpus": subcorpus.name,
-                "line": line,
-                "message": web_wording(text),
-            }
-        )
-    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,25 +99,26 @@ def utc_day_start(at: datetime) -> datetime:
 
 
 def submissions_counted(*, team: Team, phase: Phase) -> QuerySet[Submission]:
-    """Submissions that count against the limits: validated, not cancelled, not failed by the
-    platform, not set aside after a key change, not baselines."""
+    """Submissions that count against the limits: every run of the team's from its upload
+    on, while it is checked too (a burst of uploads cannot pass a limit while the worker
+    checks them); not those refused by the check, cancelled, failed by the platform, set
+    aside after a key change, nor baselines."""
     return (
-        Submission.objects.filter(
-            team=team, phase=phase, validated_at__isnull=False, is_baseline=False
-        )
+        Submission.objects.filter(team=team, phase=phase, is_baseline=False)
         .exclude(status__in=[Status.CANCELLED, Status.REJECTED, Status.SET_ASIDE])
         .exclude(status=Status.FAILED, platform_failure=True)
     )
 
 
 def submission_quota(*, team: Team, phase: Phase, at: datetime | None = None) -> Quota:
-    """How much of its daily (UTC day) and total limits the team has used in the phase."""
+    """How much of its daily (UTC day of the upload) and total limits the team has used in
+    the phase."""
     at = at or timezone.now()
     day_start = utc_day_start(at)
     counted = submissions_counted(team=team, phase=phase)
     return Quota(
         daily_used=counted.filter(
-            validated_at__gte=day_start, validated_at__lt=day_start + timedelta(days=1)
+            created_at__gte=day_start, created_at__lt=day_start + timedelta(days=1)
         ).count(),
         daily_limit=phase.daily_limit,
         total_used=counted.count(),
@@ -232,343 +179,6 @@ def submission_precheck(
     return None
 
 
-def response_files_check(
-    *,
-    phase: Phase,
-    received: Mapping[str, ReceivedFile],
-    subcorpora: Mapping[str, SubCorpus],
-    warnings: list[dict[str, Any]] | None = None,
-) -> list[Problem]:
-    """Validate every response file against its gold key with the scorer's own reader.
-
-    Messages about the gold key's side never name the key's path or line: the team sees only
-    "gold key of <sub-corpus>". ``warnings`` receives what the reader warns about in files
-    without problems (`upload_warnings_from`).
-    """
-    try:
-        options = validation_options(phase.task)
-    except UsageError as exc:
-        logger.error("scorer options of %s are invalid: %s", phase, exc)
-        raise CompetitionError("scorer_config", reason=str(exc)) from None
-    words = scoring_modes(phase.task)[TASK_MODE]
-    files = [(slug, subcorpora[slug], response) for slug, response in received.items()]
-    found_by_slug = _validate_files(
-        files, options=options, words=words, empty_nodes=evaluates_empty_nodes(phase.task)
-    )
-    problems: list[Problem] = []
-    for slug, response in received.items():
-        subcorpus = subcorpora[slug]
-        key_path = subcorpus.key_path
-        found, warned = found_by_slug[slug]
-        if warnings is not None and not found:
-            warnings.extend(upload_warnings_from(warned, response=response, subcorpus=subcorpus))
-        file_problems = [
-            _problem_from(error, response=response, subcorpus=subcorpus, key_path=Path(key_path))
-            for error in found
-        ]
-        problems.extend(
-            _condensed(file_problems, phase=phase, response=response, subcorpus=subcorpus)
-        )
-    return problems
-
-
-def _validate_files(
-    files: list[tuple[str, SubCorpus, ReceivedFile]],
-    *,
-    options,
-    words: Sequence[str],
-    empty_nodes: bool = False,
-) -> dict:
-    """{slug: (problems, warnings)} of the files (slug, dataset, response), each response checked
-    against the skeleton of its dataset's key read with the options ``words`` (kept in the
-    cache: the keys are not read; one skeleton at a time in memory); with ``empty_nodes`` (a
-    CRAC 2026 task) each file's empty nodes are read as the measures read them too. An
-    upload of several large files is checked in ``UPLOAD_VALIDATION_PROCESSES`` processes
-    at once (this one and forks of it, `scoring.forked`: each reads files only, its share
-    balanced by size, and sends back its problems); where this process may not fork (or
-    runs threads: a fork would copy locks other threads hold), or a fork dies, its share is
-    checked here."""
-
-    def check(share) -> list[tuple[str, tuple[list, list[str]]]]:
-        return [
-            (
-                slug,
-                _validate_file(
-                    key_path=subcorpus.key_path,
-                    skeleton=_skeleton_or_problem(subcorpus, words),
-                    response=response,
-                    options=options,
-                    empty_nodes=empty_nodes,
-                ),
-            )
-            for slug, subcorpus, response in share
-        ]
-
-    lanes = min(settings.UPLOAD_VALIDATION_PROCESSES, len(files))
-    if threading.active_count() > 1:
-        lanes = 1  # a fork of a threaded process (gunicorn's gthread) may inherit held locks
-    if lanes < 2 or sum(response.size for *_, response in files) < PARALLEL_FROM_BYTES:
-        return dict(check(files))
-    shares: list[list] = [[] for _ in range(lanes)]
-    sizes = [0] * lanes
-    # the largest file first, each to the lane with the fewest bytes so far
-    for item in sorted(files, key=lambda item: -item[2].size):
-        lane = sizes.index(min(sizes))
-        shares[lane].append(item)
-        sizes[lane] += item[2].size
-    forks: list[tuple[list, Forked | None]] = []
-    for share in shares[1:]:
-        try:
-            forks.append((share, Forked(check, share)))
-        except (CannotFork, OSError):
-            forks.append((share, None))
-    found = dict(check(shares[0]))
-    for share, fork in forks:
-        try:
-            found.update(fork.result() if fork is not None else check(share))
-        except ChildDied:
-            logger.warning("a validation process died; checking its files here")
-            found.update(check(share))
-    return found
-
-
-def _skeleton_or_problem(subcorpus: SubCorpus, words: Sequence[str]) -> dict | ScoringInputError:
-    """What a response for ``subcorpus`` is compared with, or the key's own problem (said
-    as the gold key's)."""
-    try:
-        return subcorpus_skeleton(subcorpus=subcorpus, words=words)
-    except ScoringInputError as exc:
-        return exc
-
-
-PARALLEL_FROM_BYTES = 4 * 1024 * 1024  # smaller uploads are checked here, in one process
-
-
-def _validate_file(
-    *,
-    key_path,
-    skeleton: dict | ScoringInputError,
-    response: ReceivedFile,
-    options,
-    empty_nodes: bool = False,
-) -> tuple[list, list[str]]:
-    """The problems of one response file and the reader's warnings about it (``FILE:LINE:
-    message``), checked against its key's skeleton (its word
-    forms and sentence ids: the key itself is not read again for each upload); messages name
-    the key by ``key_path``, as `_problem_from` expects. The reading stops at the document of
-    the first problem; only when that one is not fatal (a wrong format, a NUL byte, no
-    documents: everything after it would only repeat it) is the file read again for the list
-    of its problems. A file without problems is read once; with ``empty_nodes`` its empty
-    nodes are then read by the CRAC 2026 measures' reader."""
-    if isinstance(skeleton, ScoringInputError):
-        return [skeleton], []
-    warnings: list[str] = []
-
-    def problems(most: int, warnings: list[str] | None = None) -> list:
-        try:
-            return validate_against_skeleton(
-                skeleton,
-                str(response.path),
-                options=options,
-                key_label=str(key_path),
-                max_problems=most,
-                warnings=warnings,
-                expected_by="the phase",
-            )
-        except ScoringInputError as exc:  # a reader may raise instead of returning
-            return [exc]
-
-    first = problems(1, warnings)
-    if not first and empty_nodes:
-        # CRAC 2026: the empty-node measures read every empty node's DEPS; a run they
-        # cannot read is refused here, not after it was queued.
-        try:
-            read_empty_nodes(response.path)
-        except ScoringInputError as exc:
-            return [exc], warnings
-    if not first or getattr(first[0], "code", None) in FATAL_CODES:
-        return first, warnings
-    return problems(MAX_PROBLEMS), warnings
-
-
-MAX_PROBLEMS = 50  # read of a file with problems (then condensed: `_condensed`)
-
-
-# Command-line advice means nothing on the web: the platform chooses the format and options.
-_CLI_ADVICE = (
-    re.compile(r";\s*[^;()]*(?:\s--?[a-z]|python -m|ua-score|codicrac)[^;()]*(?=\))"),
-    re.compile(r"\s*\((?:see )?`?(?:python -m|ua-score|codicrac)[^)]*\)"),
-    re.compile(r";\s*use -f \w+"),
-    re.compile(r", the default format(?=\))"),
-)
-
-# After one of these, the rest of a file's problems only repeat it.
-FATAL_CODES = frozenset(
-    {
-        "wrong_format",
-        "unsupported_format",
-        "unreadable",
-        "empty_file",
-        "encoding",
-        "undecodable",
-        "nul_character",
-        "tokens_before_newdoc",
-        "no_newdoc",
-        "bad_columns_header",
-        "columns",
-    }
-)
-SAME_CODE_SHOWN = 3  # then "and N more like these"
-SPLIT_WORDS = {"dev": "development", "train": "training", "test": "test"}
-
-
-def web_wording(message: str) -> str:
-    """A scorer message as the web shows it: without command-line options or commands."""
-    for pattern in _CLI_ADVICE:
-        message = pattern.sub("", message)
-    return message
-
-
-def _split_of(text: str) -> str | None:
-    words = set(re.split(r"[^a-z0-9]+", text.lower()))
-    found = [word for word in SPLIT_WORDS if word in words]
-    return found[0] if len(found) == 1 else None
-
-
-def _wrong_split(
-    problems: list[Problem], *, phase: Phase, response: ReceivedFile, subcorpus: SubCorpus
-) -> Problem | None:
-    """A file of another split (a ``_dev`` file sent to a test phase): its documents are all
-    missing and all extra. Say so, instead of listing document names."""
-    codes = {problem.code for problem in problems}
-    if not codes or not codes <= {"missing_documents", "extra_documents"}:
-        return None
-    expected = "dev" if phase.kind == Phase.Kind.DEVELOPMENT else "test"
-    extra = next((p.message for p in problems if p.code == "extra_documents"), "")
-    sent = _split_of(response.original_name) or _split_of(extra.split(":", 1)[-1][:200])
-    if sent is None or sent == expected:
-        return None
-    return Problem(
-        file=response.original_name,
-        subcorpus=subcorpus.name,
-        document=None,
-        line=None,
-        code="wrong_split",
-        message=(
-            f"this looks like a {SPLIT_WORDS[sent]} file, but the phase {phase.title} "
-            f"scores the {SPLIT_WORDS[expected]} documents of {subcorpus.name}: upload "
-            f"your system's output on the {SPLIT_WORDS[expected]} input."
-        ),
-    )
-
-
-def _other_subcorpus(
-    problems: list[Problem], *, phase: Phase, response: ReceivedFile, subcorpus: SubCorpus
-) -> Problem | None:
-    """A file given for one sub-corpus whose name says another (``AMI.CONLLUA`` in the LIGHT
-    field) and whose documents are all wrong: say which file goes where."""
-    codes = {problem.code for problem in problems}
-    if not codes or not codes <= {"missing_documents", "extra_documents"}:
-        return None
-    available = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
-    others = {slug: sc.name for slug, sc in available.items()}
-    named = subcorpus_for_name(response.original_name, others)
-    if named is not None and named != subcorpus.slug:
-        return Problem(
-            file=response.original_name,
-            subcorpus=subcorpus.name,
-            document=None,
-            line=None,
-            code="other_subcorpus",
-            message=(
-                f"this file's name says {others[named]}, but it was given for "
-                f"{subcorpus.name} and holds none of its documents: give each "
-                "sub-corpus its own file."
-            ),
-        )
-    held = dataset_for_documents(file_newdoc_ids(response.path), subcorpus_documents(available))
-    if held is None or held == subcorpus.slug:
-        return None
-    return Problem(
-        file=response.original_name,
-        subcorpus=subcorpus.name,
-        document=None,
-        line=None,
-        code="other_subcorpus",
-        message=(
-            f"this looks like {others[held]}'s file: it holds the documents of "
-            f"{others[held]}, not those of {subcorpus.name}. Give each dataset its own "
-            "file."
-        ),
-    )
-
-
-def _condensed(
-    problems: list[Problem], *, phase: Phase, response: ReceivedFile, subcorpus: SubCorpus
-) -> list[Problem]:
-    """A file's problems as a team can act on them: only the first when it is fatal (the
-    wrong format, no documents), the evident fix for a file of another split, and at most a
-    few of each kind, then how many more."""
-    if not problems:
-        return []
-    if problems[0].code in FATAL_CODES:
-        return problems[:1]
-    if (
-        hint := _wrong_split(problems, phase=phase, response=response, subcorpus=subcorpus)
-        or _other_subcorpus(problems, phase=phase, response=response, subcorpus=subcorpus)
-    ) is not None:
-        return [hint]
-    shown: list[Problem] = []
-    hidden: dict[str, int] = {}
-    for problem in problems:
-        seen = sum(1 for kept in shown if kept.code == problem.code)
-        if seen < SAME_CODE_SHOWN:
-            shown.append(problem)
-        else:
-            hidden[problem.code] = hidden.get(problem.code, 0) + 1
-    for code, count in hidden.items():
-        shown.append(
-            Problem(
-                file=response.original_name,
-                subcorpus=subcorpus.name,
-                document=None,
-                line=None,
-                code=code,
-                message=f"… and {count} more like the ones above ({code}); fix those first.",
-            )
-        )
-    return shown
-
-
-def _problem_from(
-    error, *, response: ReceivedFile, subcorpus: SubCorpus, key_path: Path
-) -> Problem:
-    path = str(getattr(error, "path", ""))
-    message = str(getattr(error, "message", error))
-    # Never show private or server paths: name files as the team knows them.
-    message = message.replace(str(key_path), f"gold key of {subcorpus.name}")
-    message = message.replace(str(response.path), response.original_name)
-    message = web_wording(message)
-    on_key_side = bool(path) and Path(path) == key_path
-    if on_key_side:
-        # The details (entities, markables, lines) describe the gold annotation: log them for
-        # the organizers, tell the team only that the key is at fault.
-        logger.error("gold key of %s refused by the scorer: %s", subcorpus.name, message)
-        message = (
-            f"the gold key of {subcorpus.name} cannot be used by the scorer "
-            f"({getattr(error, 'code', 'invalid')}); the organizers must fix it. "
-            "Your upload was not counted."
-        )
-    return Problem(
-        file=f"gold key of {subcorpus.name}" if on_key_side else response.original_name,
-        subcorpus=subcorpus.name,
-        document=getattr(error, "document", None),
-        line=None if on_key_side else getattr(error, "line", None),
-        message=message,
-        code=str(getattr(error, "code", "invalid")),
-    )
-
-
 def _receive(
     *,
     files: Mapping[str, Upload] | None,
@@ -603,14 +213,6 @@ def _receive(
     if missing and not skipping_allowed:
         raise SubmissionRejected("missing_files", subcorpora=", ".join(missing))
     return received
-
-
-def subcorpus_documents(subcorpora: Mapping[str, SubCorpus]) -> dict[str, set[str]]:
-    """Each sub-corpus's document names (from its gold key, read when it was stored)."""
-    return {
-        slug: {str(d.get("name", "")) for d in sc.documents if isinstance(d, dict)}
-        for slug, sc in subcorpora.items()
-    }
 
 
 def _store(
@@ -664,21 +266,13 @@ def submission_create(
     idempotency_key: str = "",
 ) -> Submission:
     """Receive, check and queue a run: one file per available sub-corpus (keyed by slug), or
-    one zip whose members are named by sub-corpus.
-
-    Raises ``SubmissionRejected`` (nothing stored, nothing counted) when the phase is closed,
-    the user is not in the team, a limit is reached, the upload is unsafe or a file does not
-    validate against its gold key (``problems`` then lists file, document and line).
-    Baselines (organizer team only) skip dates and limits. In a task with tracks, ``track``
-    (a track's slug) says which board ranks the run; it is required there, except for
-    baselines, which are shown on every track's board. ``card`` holds the run's system-card
-    answers (question slug → answer); a final run answers every required question (checked
-    with the rest, before anything is stored), baselines excepted.
-
-    ``idempotency_key`` names the run the sender meant: an upload sent again with a key the
-    team used already (a retry after a lost answer) returns that first run, marked
-    ``replayed``, before any other check (its quota was spent once, the phase may have closed
-    since), and stores nothing.
+    one zip whose members are named by sub-corpus. Raises ``SubmissionRejected`` (nothing
+    stored or counted) for a closed phase, a user not in the team, a limit reached, an unsafe
+    upload or a file whose first lines are in another format (``invalid_files``). The run is
+    stored as received; the worker reads each file against its gold key before scoring it
+    (`services.validation`). Baselines (organizer team only) skip dates and limits and are
+    read whole here; ``track`` (a slug) is required in a task with tracks, but for baselines;
+    ``card``: system-card answers; a used ``idempotency_key`` returns that run (replayed).
     """
     key = idempotency_key_check(idempotency_key)
     if key and (first := _run_for_key(team=team, phase=phase, key=key)) is not None:
@@ -690,32 +284,14 @@ def submission_create(
     answers = _card_for(phase=phase, card=card or {}, is_baseline=is_baseline)
     subcorpora = {sc.slug: sc for sc in phase.subcorpora.filter(available=True)}
     with tempfile.TemporaryDirectory(prefix="codicrac-upload-") as tmp:
-        try:
-            received = _receive(
-                files=files,
-                archive=archive,
-                subcorpora=subcorpora,
-                workdir=Path(tmp),
-                skipping_allowed=phase.missing == Phase.Missing.ZERO,
-            )
-        except SubmissionRejected as refused:
-            raise _keyless_refusal(phase=phase, refused=refused) from None
-        begun = time.perf_counter()
-        warnings: list[dict[str, Any]] = []
-        if problems := response_files_check(
-            phase=phase, received=received, subcorpora=subcorpora, warnings=warnings
-        ):
-            raise SubmissionRejected("invalid_files", problems=problems)
-        log = [
-            f"{now:%Y-%m-%d %H:%M:%S} UTC: received "
-            f"{'one zip' if archive is not None else f'{len(received)} file(s)'}"
-        ]
-        log += [
-            f"{subcorpora[slug].name}: {response.original_name} ({response.size:,} bytes), "
-            f"checked against the gold key of {subcorpora[slug].name}"
-            for slug, response in received.items()
-        ]
-        log.append(f"validated in {time.perf_counter() - begun:.2f} s; queued for scoring")
+        received = _received_checked(
+            phase=phase,
+            files=files,
+            archive=archive,
+            subcorpora=subcorpora,
+            workdir=Path(tmp),
+            whole=is_baseline,
+        )
         return _submission_commit(
             team=team,
             phase=phase,
@@ -727,11 +303,60 @@ def submission_create(
             link=link,
             is_baseline=is_baseline,
             track=chosen_track,
-            log="\n".join(log),
-            upload_warnings=warnings,
+            log=_upload_log(
+                at=now, zipped=archive is not None, received=received, subcorpora=subcorpora
+            ),
             card=answers,
             idempotency_key=key,
         )
+
+
+def _received_checked(
+    *,
+    phase: Phase,
+    files: Mapping[str, Upload] | None,
+    archive: Upload | None,
+    subcorpora: Mapping[str, SubCorpus],
+    workdir: Path,
+    whole: bool = False,
+) -> dict[str, ReceivedFile]:
+    """The upload's files by sub-corpus slug, with the request's cheap checks passed: one
+    file per dataset (or the datasets a ``missing: zero`` phase lets a team skip), a safe
+    archive, each file's first lines in the phase's format. With ``whole`` (a baseline: the
+    organizers load it with a definition, which says at once what is wrong) each file is
+    read against its key here, as the worker reads a team's run."""
+    try:
+        received = _receive(
+            files=files,
+            archive=archive,
+            subcorpora=subcorpora,
+            workdir=workdir,
+            skipping_allowed=phase.missing == Phase.Missing.ZERO,
+        )
+    except SubmissionRejected as refused:
+        raise _keyless_refusal(phase=phase, refused=refused) from None
+    check = response_files_check if whole else response_heads_check
+    if problems := check(phase=phase, received=received, subcorpora=subcorpora):
+        raise SubmissionRejected("invalid_files", problems=problems)
+    return received
+
+
+def _upload_log(
+    *,
+    at: datetime,
+    zipped: bool,
+    received: Mapping[str, ReceivedFile],
+    subcorpora: Mapping[str, SubCorpus],
+) -> str:
+    """The run's first log lines: what arrived, and that it waits for its check."""
+    what = "one zip" if zipped else f"{len(received)} file(s)"
+    log = [f"{at:%Y-%m-%d %H:%M:%S} UTC: received {what}"]
+    log += [
+        f"{subcorpora[slug].name}: {response.original_name} ({response.size:,} bytes)"
+        for slug, response in received.items()
+    ]
+    log.append("queued: each file is checked against its gold key, then scored")
+    return "\n".join(log)
 
 
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -840,7 +465,6 @@ def _submission_commit(
     link: str = "",
     track: Track | None = None,
     log: str = "",
-    upload_warnings: Sequence[Mapping[str, Any]] = (),
     card: Mapping[str, str] | None = None,
     idempotency_key: str = "",
 ) -> Submission:
@@ -867,13 +491,13 @@ def _submission_commit(
                 is_baseline=is_baseline,
                 track=track,
                 scoring_log=log,
-                upload_warnings=list(upload_warnings),
                 validated_keys={
                     str(subcorpora[slug].pk): subcorpora[slug].sha256 for slug in received
                 },
                 status=Status.QUEUED,
                 created_at=_dated(phase=phase, at=now, is_baseline=is_baseline),
-                validated_at=now,
+                # a team's files are checked by the worker (`services.validation`)
+                validated_at=now if is_baseline else None,
                 queued_at=now,
                 idempotency_key=idempotency_key,
             )
@@ -976,12 +600,12 @@ def submission_member_check(*, submission: Submission, user: AbstractBaseUser | 
 
 __all__ = [
     "Problem",
+    "subcorpus_documents",
     "Quota",
     "submission_create",
     "idempotency_key_check",
     "submission_precheck",
     "web_wording",
-    "upload_warnings_from",
     "upload_request_check",
     "submission_cancel",
     "submission_choose",

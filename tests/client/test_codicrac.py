@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.main import CliError, main, match_files
+from competition.models import Submission
 
 
 @pytest.fixture
@@ -105,14 +106,39 @@ def test_submit_a_zip(live_world, live_server, config, monkeypatch, capsys, tmp_
 def test_invalid_files_print_one_line_per_problem_and_exit_1(
     live_world, live_server, config, monkeypatch, capsys, tmp_path
 ):
+    """A run whose files do not fit is refused by the worker's check: `submit --wait` and
+    `status` print the refusal, one line per problem, and exit 1."""
     login(monkeypatch, live_server)
     files = write_run(live_world, tmp_path / "run")
     Path(files[0]).write_text(live_world.response_text("light").replace("light_2", "light_x"))
+    code = main(["submit", "--phase", str(live_world.phase.pk), "--wait", *files])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert ": rejected" in out and "do not match the gold keys" in out
+    lines = [line for line in out.splitlines() if line.strip().startswith("LIGHT_test.CONLLUA")]
+    assert lines and all(line.rstrip().endswith(")") for line in lines)  # (its code)
+    assert "Traceback" not in out + err
+    run = Submission.objects.get()
+    assert main(["status", str(run.pk)]) == 1
+    shown = out[out.index("Submission #") :]
+    assert capsys.readouterr().out == shown  # what --wait printed after "Submitted"
+
+
+def test_a_file_in_the_other_format_is_refused_at_once(
+    live_world, live_server, config, monkeypatch, capsys, tmp_path
+):
+    login(monkeypatch, live_server)
+    files = write_run(live_world, tmp_path / "run")
+    Path(files[0]).write_text(
+        "# global.Entity = eid-etype-head-other\n# newdoc id = light_1\n# sent_id = 1\n"
+        "1\tthe\t_\t_\t_\t_\t0\troot\t_\tEntity=(1--1-)\n"
+    )
     code = main(["submit", "--phase", str(live_world.phase.pk), *files])
     err = capsys.readouterr().err
     assert code == 1
     assert "invalid_files" in err and "LIGHT_test.CONLLUA" in err
-    assert "Traceback" not in err
+    assert "CorefUD CoNLL-U file" in err and "Traceback" not in err
+    assert not Submission.objects.exists()
 
 
 def test_usage_errors_exit_2(live_world, live_server, config, monkeypatch, capsys, tmp_path):

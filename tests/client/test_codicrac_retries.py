@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-import client.main as cli
+import client.http as cli
 from client.main import Api, CliError, Unreachable, main
 from client.upload import FilePart, UploadBody
 from competition.models import Submission

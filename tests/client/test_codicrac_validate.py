@@ -105,9 +105,9 @@ def test_validate_offline_finds_what_the_upload_would(
     assert "AMI.conllua: this looks like LIGHT's file" in out
     assert str(tmp_path) not in out  # files named as the user gave them
 
-    # The same broken file, uploaded: the server says the same.
-    assert main(["submit", "--phase", phase, str(broken), str(nameless)]) == 1
-    assert "'wyvern' but the key has 'dragon'" in capsys.readouterr().err
+    # The same broken file, uploaded: the server's check refuses the run saying the same.
+    assert main(["submit", "--phase", phase, "--wait", str(broken), str(nameless)]) == 1
+    assert "'wyvern' but the key has 'dragon'" in capsys.readouterr().out
 
 
 def test_a_corefud_file_with_renamed_documents_is_known_by_its_sentences(

@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 
+from competition import services
 from competition.models import Membership, Submission, Team
 
 pytestmark = pytest.mark.django_db
@@ -77,32 +78,48 @@ def test_the_whole_path_from_sign_up_to_scores(client, world, django_capture_on_
 
 
 def test_a_pending_submission_page_polls_its_status(client, world):
+    """A new run's page says "checking" (the worker reads its files before scoring them)
+    and polls its status."""
     client.force_login(world.alice)
-    client.post(phase_url(world, "submit"), upload_form(world))  # on_commit never runs here
+    response = client.post(phase_url(world, "submit"), upload_form(world))  # no on_commit
     submission = Submission.objects.get()
+    assert response.status_code == 302 and response["Location"].endswith(f"/{submission.pk}/")
     assert submission.status == Submission.Status.QUEUED
     page = client.get(reverse("competition:submission", args=[submission.pk])).content.decode()
     assert f'data-poll="{reverse("competition:submission_status", args=[submission.pk])}"' in page
+    assert 'data-status="checking"' in page and ">Checking</span>" in page
     status = client.get(reverse("competition:submission_status", args=[submission.pk])).json()
-    assert (status["status"], status["final"]) == ("queued", False)
+    assert (status["status"], status["final"]) == ("checking", False)
 
 
-def test_an_invalid_upload_shows_file_document_and_line(client, world):
+def test_an_invalid_upload_shows_file_document_and_line(
+    client, world, django_capture_on_commit_callbacks
+):
+    """Files that do not fit their keys: the upload goes to the run's page, and once the
+    worker's check refused it, that page lists file, sub-corpus, document, line and what is
+    wrong; nothing was scored or counted."""
     client.force_login(world.alice)
     broken = world.response_text("light").replace(
         "(EntityID=1|MarkableID=markable_4|Min=8)", "(EntityID=1|MarkableID=markable_4|Min=8"
     )
     assert broken != world.response_text("light")
-    response = client.post(
-        phase_url(world, "submit"),
-        upload_form(world, {"light": broken, "ami": world.response_text("ami")}),
-    )
-    assert response.status_code == 400
-    page = response.content.decode()
-    assert 'data-code="invalid_files"' in page
-    assert "<td>LIGHT.CONLLUA</td><td>LIGHT</td><td>light_1</td><td>15</td>" in page
-    assert "Nothing was stored and nothing was counted" in page
-    assert not Submission.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            phase_url(world, "submit"),
+            upload_form(world, {"light": broken, "ami": world.response_text("ami")}),
+        )
+    assert response.status_code == 302
+    submission = Submission.objects.get()
+    assert submission.status == Submission.Status.REJECTED
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-code="invalid_files"' in page and 'data-status="rejected"' in page
+    assert (
+        '<td class="problem-file">LIGHT.CONLLUA</td><td data-label="sub-corpus">LIGHT</td>'
+        '<td data-label="document">light_1</td><td data-label="line">15</td>'
+    ) in page
+    assert "Nothing was scored, and the run does not count against your limits" in page
+    assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
+    assert not submission.runs.exists()
 
 
 def test_a_limit_shows_a_clear_message(client, make_world):

@@ -11,9 +11,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from competition import services
 from competition.definition import editor
-from competition.errors import SubmissionRejected
 from competition.models import SubCorpus
 from scoring.filenames import dataset_for_documents, newdoc_ids
+from tests.checked import refusal
 
 pytestmark = pytest.mark.django_db
 
@@ -69,10 +69,14 @@ def test_a_zip_of_meaningless_names_is_matched_by_documents(keyed):
     }
 
 
-def test_a_file_in_the_wrong_field_is_told_whose_it_looks_like(keyed):
+def test_a_file_in_the_wrong_field_is_told_whose_it_looks_like(
+    keyed, django_capture_on_commit_callbacks
+):
+    """Told by the worker's check, on the refused run."""
     world = keyed
-    with pytest.raises(SubmissionRejected) as refused:
-        services.submission_create(
+    problems = refusal(
+        django_capture_on_commit_callbacks,
+        lambda: services.submission_create(
             team=world.alpha,
             phase=world.phase,
             user=world.alice,
@@ -80,7 +84,8 @@ def test_a_file_in_the_wrong_field_is_told_whose_it_looks_like(keyed):
                 "light": SimpleUploadedFile("run-a.conllua", world.response_text("ami").encode()),
                 "ami": SimpleUploadedFile("run-b.conllua", world.response_text("light").encode()),
             },
-        )
-    messages = [p.message for p in refused.value.params["problems"]]
+        ),
+    )
+    messages = [p.message for p in problems]
     assert any("this looks like AMI's file" in m for m in messages), messages
     assert any("this looks like LIGHT's file" in m for m in messages), messages

@@ -1,9 +1,11 @@
 """Mutated CONLL-UA uploads through the REST API against PostgreSQL: each is refused with
-its file and line (400, nothing stored, no quota spent) or scored exactly as the file it was
-made from, never a 500. The run is a real CODI-CRAC 2021 baseline (AMI, heuristic), the key
-its real gold file; the mutations are the ones that were once read by guessing: a column
-deleted or added, a bracket dropped, a NUL, a truncation, a line of megabytes, other
-encodings and line ends. Bounded: a fixed number of examples, no deadline per example."""
+its file and line (400 at once, nothing stored; or, by the worker's check, its run refused
+with the problems in its detail, nothing scored; no quota spent either way) or scored
+exactly as the file it was made from, never a 500. The run is a real CODI-CRAC 2021
+baseline (AMI, heuristic), the key its real gold file; the mutations are the ones that were
+once read by guessing: a column deleted or added, a bracket dropped, a NUL, a truncation, a
+line of megabytes, other encodings and line ends. Bounded: a fixed number of examples, no
+deadline per example."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from competition import services
 from competition.models import Score, SubCorpus, Submission
 
 pytestmark = [pytest.mark.services, pytest.mark.django_db]
@@ -152,12 +155,22 @@ def test_mutated_uploads_are_refused_with_a_place_or_scored_as_the_original(
     def check(mutation: tuple[str, bytes]) -> None:
         what, data = mutation
         before = Submission.objects.filter(team=world.alpha).count()
+        counted = services.submission_quota(team=world.alpha, phase=world.phase).total_used
         answer = post(data)
         assert answer.status_code in (201, 400), (what, answer.status_code)
         body = answer.json()
-        if answer.status_code == 400:
+        submission = Submission.objects.filter(pk=body.get("id")).first()
+        if answer.status_code == 400 or submission.status == "rejected":
+            # refused at once (nothing stored), or by the worker's check (the run refused:
+            # its problems in its detail, nothing scored, nothing counted)
             seen["refused"] = seen.get("refused", 0) + 1
-            assert Submission.objects.filter(team=world.alpha).count() == before, what
+            if submission is not None:
+                body = api.get(f"/api/submissions/{submission.pk}/").json()
+                assert not Score.objects.filter(submission=submission).exists(), what
+                quota = services.submission_quota(team=world.alpha, phase=world.phase)
+                assert quota.total_used == counted, what
+            else:
+                assert Submission.objects.filter(team=world.alpha).count() == before, what
             problems = body.get("problems") or []
             assert problems, (what, body)
             first = problems[0]
@@ -166,7 +179,6 @@ def test_mutated_uploads_are_refused_with_a_place_or_scored_as_the_original(
             assert "Traceback" not in str(body) and "ami_real" not in str(body), what
             return
         seen["scored"] = seen.get("scored", 0) + 1
-        submission = Submission.objects.get(pk=body["id"])
         assert submission.status == "scored", (what, submission.error)
         assert scores_of(submission.pk) == expected, what
 

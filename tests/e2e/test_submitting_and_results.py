@@ -1,9 +1,10 @@
 """Submitting and seeing results in a real browser: a zip as the data was distributed (folder,
 macOS litter) is scored; the run's page shows its average, rank and scoring log; its name,
 description and paper link are set and appear on the board; My submissions lists it with
-score and rank; with no run left the form is disabled with the reason; a file of the wrong
-split is refused with the fix, without command-line advice; the board keeps its ranking
-columns in view when recall and precision make it scroll."""
+score and rank; with no run left the form is disabled with the reason; a new run's page says
+"checking" while the worker reads its files, and a file of the wrong split gets the run
+refused with the fix, without command-line advice; the board keeps its ranking columns in
+view when recall and precision make it scroll."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import zipfile
 
 import pytest
 
-from tests.e2e.helpers import WIDTH, log_in, part_shot, shot
+from tests.e2e.helpers import NO_OVERFLOW, WIDTH, log_in, part_shot, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 CLI_WORDS = re.compile(r"ua-score|codicrac|python -m|--")
@@ -127,50 +128,69 @@ def test_a_dev_file_sent_to_a_test_phase_gets_the_fix(
     page.set_input_files("input[name=file_light]", str(light))
     page.set_input_files("input[name=file_ami]", str(ami))
     page.click("text=Upload and validate")
-    rejection = page.locator("#rejection")
+    # Stored as received; the worker's check (here at once, in-process) refuses the run.
+    page.wait_for_url(re.compile(r".*/submissions/\d+/$"), timeout=90_000)
+    page.locator("#submission-status[data-status=rejected]").wait_for(timeout=90_000)
+    rejection = page.locator("#refusal")
     rejection.wait_for()
     rows = rejection.locator("table.problems tbody tr")
     assert rows.count() == 2  # one per file: the fatal problem alone, not 300 lines
     text = rejection.inner_text()
     assert "looks like a development file, but the phase Evaluation scores the test" in text
+    assert "does not count against your limits" in text
     assert not CLI_WORDS.search(text), text
-    shot(page, artifacts_dir, "submit-refused")
-    part_shot(page, artifacts_dir, "#rejection", "submit-refused")
+    assert page.locator("#scores").inner_text().endswith("No scores.")
+    widths(page, artifacts_dir, "submission-refused")
+    part_shot(page, artifacts_dir, "section.status-card", "submission-refused")
 
 
-def test_recall_and_precision_keep_rank_and_team_in_view(page, live_server, artifacts_dir):
-    from tests.e2e.test_corefud_board import crac_board
+def widths(page, artifacts_dir, name: str) -> None:
+    """Full-page screenshots at 1366 and 390 px; nothing scrolls sideways at either."""
+    for width in (WIDTH, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        assert page.evaluate(NO_OVERFLOW), f"{page.url} scrolls sideways at {width} px"
+        page.screenshot(path=str(artifacts_dir / f"{name}-{width}.png"), full_page=True)
 
-    phase = crac_board()
+
+def test_a_new_run_is_checking_until_the_worker_has_read_its_files(
+    page, live_server, make_world, artifacts_dir
+):
+    from competition.models import Submission
+
+    world = make_world()
+    run = Submission.objects.create(  # as an upload leaves it: stored, not yet checked
+        team=world.alpha,
+        phase=world.phase,
+        run_name="fresh",
+        submitted_by=world.alice,
+        status=Submission.Status.QUEUED,
+        scoring_log="2026-01-01 00:00:00 UTC: received 2 file(s)\nqueued: each file is "
+        "checked against its gold key, then scored",
+    )
     base = live_server.url
-    page.set_viewport_size({"width": WIDTH, "height": 900})
-    page.goto(
-        f"{base}/competitions/{phase.task.competition.slug}/{phase.task.slug}/"
-        f"{phase.slug}/leaderboard/?detail=1"
+    log_in(page, base, "alice", "alice-pw-123!")
+    page.goto(f"{base}/submissions/{run.pk}/")
+    badge = page.locator("#submission-status")
+    assert badge.get_attribute("data-status") == "checking" and badge.inner_text() == "Checking"
+    assert "checked against its gold key, then scored" in page.locator("#status-hint").inner_text()
+    widths(page, artifacts_dir, "submission-checking")
+    Submission.objects.filter(pk=run.pk).update(
+        status=Submission.Status.REJECTED,
+        problems=[
+            {
+                "file": "LIGHT.CONLLUA",
+                "subcorpus": "LIGHT",
+                "document": "light_1",
+                "line": 15,
+                "message": "markable 'markable_4' opened here is never closed",
+                "code": "unclosed_markable",
+            }
+        ],
     )
-    scroller = page.locator(".lb-scroll:has(#leaderboard)")
-    assert scroller.evaluate("e => e.scrollWidth > e.clientWidth")  # the scores do scroll
-    scroller.evaluate("e => { e.scrollLeft = e.scrollWidth; }")
-    box = scroller.bounding_box()
-    first = page.locator("#leaderboard tbody tr").first
-    rank, team = (
-        first.locator("td.lb-rank").bounding_box(),
-        first.locator("td.lb-team").bounding_box(),
-    )
-    assert box["x"] - 1 <= rank["x"] < box["x"] + 10, (box, rank)
-    assert rank["x"] + rank["width"] - 1 <= team["x"] < box["x"] + box["width"] / 2
-    # What is in view at those places is the rank and the team, not a score under them.
-    at_rank = page.evaluate(
-        "([x, y]) => document.elementFromPoint(x, y).closest('td').className",
-        [rank["x"] + 5, rank["y"] + rank["height"] / 2],
-    )
-    at_team = page.evaluate(
-        "([x, y]) => document.elementFromPoint(x, y).closest('td').className",
-        [team["x"] + 5, team["y"] + team["height"] / 2],
-    )
-    assert "lb-rank" in at_rank and "lb-team" in at_team
-    shot(page, artifacts_dir, "board-detail-scrolled")
-    part_shot(page, artifacts_dir, ".lb-scroll:has(#leaderboard)", "board-scrolled")
+    page.locator("#submission-status[data-status=rejected]").wait_for(timeout=15_000)
+    row = page.locator("#refusal table.problems tbody tr")
+    cells = re.split(r"\s*[\t\n]\s*", row.inner_text())  # at 390 px: one per line
+    assert cells[:4] == ["LIGHT.CONLLUA", "LIGHT", "light_1", "15"]
 
 
 def test_a_waiting_run_shows_its_queue_position_and_log_as_they_change(

@@ -5,6 +5,7 @@ with the small CONLL-UA world of tests/conftest.py.
 """
 
 import io
+import json
 import zipfile
 
 import pytest
@@ -12,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from competition import services
 from competition.models import Submission
 
 
@@ -94,19 +96,37 @@ def test_submit_a_zip(api, world):
     assert response.status_code == 201, response.content
 
 
-def test_invalid_files_give_400_with_problems_and_count_nothing(api, world):
+def checked(api, world, capture, files) -> tuple[dict, dict]:
+    """Upload ``files`` and run the job queued at commit (the worker's check, here): the
+    upload's answer (201, "checking") and the run's detail after the check."""
+    with capture(execute=True):
+        response = submit(api, world, files)
+    assert response.status_code == 201 and response.json()["status"] == "checking"
+    run = response.json()["id"]
+    return response.json(), api.get(f"/api/submissions/{run}/").json()
+
+
+def test_invalid_files_give_400_with_problems_and_count_nothing(
+    api, world, django_capture_on_commit_callbacks
+):
+    """Now answered 201 ("checking"): the worker's check refuses the run, whose detail says
+    "rejected" with the problems the 400 listed; nothing scored or counted."""
     login(api, world.alice)
     broken = world.response_text("light").replace("light_2", "light_9")
-    response = submit(api, world, {"light": broken, "ami": world.response_text("ami")})
-    assert response.status_code == 400
-    body = response.json()
-    assert body["code"] == "invalid_files"
+    _, body = checked(
+        api,
+        world,
+        django_capture_on_commit_callbacks,
+        {"light": broken, "ami": world.response_text("ami")},
+    )
+    assert body["status"] == "rejected" and body["is_final"] and body["scores"] is None
     problem = body["problems"][0]
     assert set(problem) == {"file", "subcorpus", "document", "line", "message", "code"}
     assert problem["subcorpus"] in ("light", "LIGHT")
-    assert not Submission.objects.exists()
+    assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
+    assert not Submission.objects.get().runs.exists()
     # The problems never quote the gold key's content.
-    assert "knight" not in response.content.decode()
+    assert "knight" not in json.dumps(body)
 
 
 def test_submit_needs_a_team_and_authentication(api, world):
@@ -202,12 +222,19 @@ def test_an_invalid_request_names_its_fields_in_words(api, world):
     assert list(body["fields"]) == ["run_name"]
 
 
-def test_a_duplicate_document_problem_names_the_document(api, world):
+def test_a_duplicate_document_problem_names_the_document(
+    api, world, django_capture_on_commit_callbacks
+):
     login(api, world.alice)
     text = world.response_text("light")
     twice = text + text[text.index("# newdoc") :]
-    response = submit(api, world, {"light": twice, "ami": world.response_text("ami")})
-    problems = response.json()["problems"]
+    _, body = checked(
+        api,
+        world,
+        django_capture_on_commit_callbacks,
+        {"light": twice, "ami": world.response_text("ami")},
+    )
+    problems = body["problems"]
     duplicate = [p for p in problems if p["code"] == "duplicate_document"]
-    assert response.status_code == 400 and duplicate
+    assert body["status"] == "rejected" and duplicate
     assert all(p["document"] for p in duplicate), duplicate

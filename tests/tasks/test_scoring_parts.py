@@ -95,6 +95,36 @@ def test_a_refused_part_ends_the_run_with_its_message(claimed, settings):
     assert str(light.absolute_path) not in submission.error
 
 
+def test_a_new_run_checked_in_parts_is_refused_with_every_parts_problems(
+    world, django_capture_on_commit_callbacks
+):
+    """Each part checks its own file before scoring it (the checks run across the
+    workers); the last job refuses the run with the problems of every refused part, in the
+    datasets' order: nothing recorded, the staged parts and the files' contents gone."""
+    light = world.response_text("light").replace("light_2", "light_x")
+    ami = world.response_text("ami").replace("ami_1", "ami_renamed")
+    with django_capture_on_commit_callbacks():  # stored, not yet checked
+        submission = services.submission_create(
+            team=world.alpha,
+            phase=world.phase,
+            user=world.alice,
+            files=world.uploads({"light": light, "ami": ami}),
+        )
+    held = lifecycle.submission_claim(submission_id=submission.pk, task_id="c")
+    subcorpora = lifecycle.scoring_parts_create(submission=held, claim="c")
+    for subcorpus_id in subcorpora:
+        assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "rejected"
+    submission.refresh_from_db()
+    assert submission.status == Status.REJECTED and not submission.platform_failure
+    assert [p["file"] for p in submission.problems][:1] == ["LIGHT.CONLLUA"]
+    assert {p["file"] for p in submission.problems} == {"LIGHT.CONLLUA", "AMI.CONLLUA"}
+    assert not ScoringRun.objects.filter(submission=submission).exists()
+    assert not ScoringPart.objects.filter(submission=submission).exists()
+    assert not any(f.absolute_path.exists() for f in submission.files.all())
+    assert services.submission_quota(team=world.alpha, phase=world.phase).total_used == 0
+
+
 def test_a_part_over_its_time_limit_fails_the_run_as_the_platforms(claimed, monkeypatch):
     from celery.exceptions import SoftTimeLimitExceeded
 

@@ -61,6 +61,8 @@ def test_a_cancelled_submission_is_not_scored(queued):
 def test_a_file_the_scorer_refuses_fails_without_retry_and_counts(queued):
     """A stored file that no longer reads (changed on disk after validation) fails with the
     scorer's message naming the uploaded file, not the server path."""
+    Submission.objects.filter(pk=queued.pk).update(validated_at=timezone.now())  # checked
+    queued.refresh_from_db()
     stored = queued.files.get(subcorpus__slug="light").absolute_path
     stored.write_text(
         stored.read_text(encoding="utf-8").replace("Min=6)", "Min=6"), encoding="utf-8"

@@ -6,6 +6,7 @@ from smtplib import SMTPException
 
 import pytest
 from django.core import mail
+from django.utils import timezone
 
 from competition import scoring as lifecycle
 from competition import services
@@ -93,6 +94,7 @@ def test_a_failed_run_mails_the_message_the_team_sees(
     alice_mail, texts, django_capture_on_commit_callbacks
 ):
     run = submit(alice_mail)
+    Submission.objects.filter(pk=run.pk).update(validated_at=timezone.now())  # checked
     # the stored file changed on disk after validation: the scorer refuses it
     light = run.files.get(subcorpus__slug="light").absolute_path
     light.write_text(
@@ -105,6 +107,24 @@ def test_a_failed_run_mails_the_message_the_team_sees(
     assert message.subject.endswith("failed")
     assert run.error.strip() in message.body
     assert "It counts against your team's limits." in message.body
+    assert str(alice_mail.key_dir) not in message.body
+
+
+def test_a_run_refused_by_the_check_of_its_files_mails_its_problems(
+    alice_mail, django_capture_on_commit_callbacks
+):
+    run = submit(alice_mail)
+    light = run.files.get(subcorpus__slug="light").absolute_path
+    light.write_text(
+        light.read_text(encoding="utf-8").replace("# newdoc id = light_2", "# newdoc id = other"),
+        encoding="utf-8",
+    )
+    run = finish(run, django_capture_on_commit_callbacks)
+    assert run.status == Status.REJECTED
+    [message] = mail.outbox
+    assert message.subject.endswith("refused")
+    assert run.error.strip() in message.body and "LIGHT.CONLLUA" in message.body
+    assert "It does not count against your team's limits." in message.body
     assert str(alice_mail.key_dir) not in message.body
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from competition import selectors, services
 from competition.errors import CompetitionError, SubmissionRejected
 from competition.models import Phase, Submission
+from tests.checked import refusal
 
 pytestmark = pytest.mark.django_db
 CLI_WORDS = re.compile(r"ua-score|codicrac|python -m|--")
@@ -26,9 +27,22 @@ def upload(name: str, text: str) -> SimpleUploadedFile:
 
 
 def refused(world, **kwargs) -> SubmissionRejected:
+    """The upload's refusal by the request's own checks (nothing stored)."""
     with pytest.raises(SubmissionRejected) as caught:
         services.submission_create(team=world.alpha, phase=world.phase, user=world.alice, **kwargs)
     return caught.value
+
+
+def checked(world, capture, **kwargs) -> SubmissionRejected:
+    """The refusal of the run by the worker's check of its files, as the upload's own
+    refusal carried it before (``invalid_files`` with the problems)."""
+    problems = refusal(
+        capture,
+        lambda: services.submission_create(
+            team=world.alpha, phase=world.phase, user=world.alice, **kwargs
+        ),
+    )
+    return SubmissionRejected("invalid_files", problems=problems)
 
 
 def test_the_form_knows_before_any_upload_why_no_run_is_possible(make_world):
@@ -75,14 +89,17 @@ def test_a_zip_of_the_distributed_names_with_a_folder_and_macos_litter_is_scored
     assert names == {"light": "light_dev.CONLLUA", "ami": "AMI_dev_v2.2022.ES2004a.CONLLUA"}
 
 
-def test_a_file_of_another_split_gets_the_fix_not_a_list_of_documents(world):
+def test_a_file_of_another_split_gets_the_fix_not_a_list_of_documents(
+    world, django_capture_on_commit_callbacks
+):
     Phase.objects.filter(pk=world.phase.pk).update(
         kind=Phase.Kind.TEST_PREDICTED, title="Evaluation"
     )
     world.phase.refresh_from_db()
     dev_light = world.response_text("light").replace("light_", "light_dev/light_")
-    exc = refused(
+    exc = checked(
         world,
+        django_capture_on_commit_callbacks,
         files={
             "light": upload("light_dev.CONLLUA", dev_light),
             "ami": upload("AMI.CONLLUA", world.response_text("ami")),
@@ -95,7 +112,9 @@ def test_a_file_of_another_split_gets_the_fix_not_a_list_of_documents(world):
     ) in problem.message
 
 
-def test_a_file_in_the_wrong_format_is_one_problem_without_command_line_advice(world):
+def test_a_file_in_the_wrong_format_is_one_problem_without_command_line_advice(
+    world, django_capture_on_commit_callbacks
+):
     corefud = (
         "# newdoc id = x\n# sent_id = 1\n# text = a b\n"
         + "".join(f"{i}\t{w}\t_\t_\t_\t_\t0\t_\t_\t_\n" for i, w in enumerate("ab", start=1))
@@ -112,8 +131,9 @@ def test_a_file_in_the_wrong_format_is_one_problem_without_command_line_advice(w
     for problem in exc.problems:
         assert not CLI_WORDS.search(problem.message), problem.message
     noise = "\n".join(f"line {i} of something that is not CONLL-UA" for i in range(200))
-    exc = refused(
+    exc = checked(
         world,
+        django_capture_on_commit_callbacks,
         files={
             "light": upload("light.conllua", noise),
             "ami": upload("AMI.CONLLUA", world.response_text("ami")),
@@ -122,10 +142,13 @@ def test_a_file_in_the_wrong_format_is_one_problem_without_command_line_advice(w
     assert len(exc.problems) == 1 and exc.problems[0].file == "light.conllua"
 
 
-def test_missing_documents_are_explained_without_the_scorers_options(world):
+def test_missing_documents_are_explained_without_the_scorers_options(
+    world, django_capture_on_commit_callbacks
+):
     one_doc = world.response_text("light").split("# newdoc id = light_2")[0]
-    exc = refused(
+    exc = checked(
         world,
+        django_capture_on_commit_callbacks,
         files={
             "light": upload("LIGHT.CONLLUA", one_doc),
             "ami": upload("AMI.CONLLUA", world.response_text("ami")),
@@ -167,7 +190,8 @@ def test_the_scoring_log_says_what_was_read_and_never_a_key_path(
     submission.refresh_from_db()
     assert submission.status == Submission.Status.SCORED
     log = submission.scoring_log
-    assert "LIGHT: LIGHT.CONLLUA" in log and "validated in" in log  # at upload
+    assert "LIGHT: LIGHT.CONLLUA" in log  # at upload
+    assert "each file is checked against its gold key, then scored" in log
     assert re.search(
         r"LIGHT: read LIGHT.CONLLUA \(\d[\d,]* bytes\) and the gold key "
         r"of LIGHT; 2 documents scored in \d+\.\d\d s \(3 modes\)",
@@ -214,9 +238,12 @@ def test_a_runs_details_are_edited_by_its_team_or_organizers_only(world):
     assert submission.run_name == "v2"
 
 
-def test_files_given_for_each_others_sub_corpus_are_named(world):
-    exc = refused(
+def test_files_given_for_each_others_sub_corpus_are_named(
+    world, django_capture_on_commit_callbacks
+):
+    exc = checked(
         world,
+        django_capture_on_commit_callbacks,
         files={
             "light": upload("AMI.CONLLUA", world.response_text("ami")),
             "ami": upload("LIGHT.CONLLUA", world.response_text("light")),

@@ -1,6 +1,7 @@
-"""What an upload costs the web process: a process running threads (gunicorn's gthread
-worker) checks the files itself, never in a fork (which would copy locks other threads hold);
-a file the upload handlers wrote to disk is linked, not hashed and copied again."""
+"""What an upload costs the web process: it reads no file against its key (the worker
+does); a process running threads checks the files itself, never in a fork (which would copy
+locks other threads hold); a file the upload handlers wrote to disk is linked, not hashed
+and copied again."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from competition import services
-from competition.services import submissions
+from competition.models import Submission
+from competition.services import validation
 from tests.conftest import KEY_DOCS
 
 pytestmark = pytest.mark.django_db
@@ -23,14 +25,14 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def readings(monkeypatch):
     pids: list[int] = []
-    real = submissions.validate_against_skeleton
+    real = validation.validate_against_skeleton
 
     def counted(*args, **kwargs):
         pids.append(os.getpid())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(submissions, "validate_against_skeleton", counted)
-    monkeypatch.setattr(submissions, "PARALLEL_FROM_BYTES", 0)
+    monkeypatch.setattr(validation, "validate_against_skeleton", counted)
+    monkeypatch.setattr(validation, "PARALLEL_FROM_BYTES", 0)
     return pids
 
 
@@ -40,17 +42,39 @@ def _submit(world, files=None):
     )
 
 
-def test_a_process_running_threads_checks_every_file_itself(world, readings, settings):
+def test_the_request_reads_no_file_against_its_key(world, readings):
+    run = _submit(world)
+    assert readings == [] and run.is_checking
+
+
+def test_a_valid_run_is_read_once_by_its_scoring_not_by_the_check(
+    world, readings, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        run = _submit(world)
+    run.refresh_from_db()
+    assert run.status == Submission.Status.SCORED and run.validated_at is not None
+    assert readings == []  # the scorer's reading stops on every fault the check finds
+
+
+def test_a_process_running_threads_checks_every_file_itself(
+    world, readings, settings, django_capture_on_commit_callbacks
+):
     settings.UPLOAD_VALIDATION_PROCESSES = 2
+    broken = {
+        "light": world.response_text("light").replace("light_2", "light_x"),
+        "ami": world.response_text("ami").replace("ami_1", "ami_x"),
+    }
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        _submit(world)
+        with django_capture_on_commit_callbacks(execute=True):
+            _submit(world, world.uploads(broken))  # and its job: the check, in this process
     finally:
         stop.set()
         other.join()
-    assert readings == [os.getpid(), os.getpid()]  # both files, here
+    assert sorted(readings) == [os.getpid()] * 4  # both files (twice: first and all), here
 
 
 def _on_disk(name: str, text: str) -> TemporaryUploadedFile:
