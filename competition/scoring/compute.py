@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from django.utils import timezone
 
@@ -21,6 +23,7 @@ from competition.services.validation import submission_file_validate, submission
 from competition.task_scoring import ScoringMode, mode_label, task_modes, task_procedure
 from scoring import ScoringError, ScoringInputError, score_modes, score_rows
 from scoring.analyses import analysis_rows
+from scoring.validation import misspelt_attributes
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +79,7 @@ def results_assemble(
         keys={str(part.subcorpus_id): part.key for part in parts},
         procedure=task.procedure,
         log="\n".join(log),
+        upload_warnings=tuple(w for part in parts for w in part.upload_warnings),
     )
 
 
@@ -135,7 +139,45 @@ def part_compute(
         scores=tuple(scores),
         warnings=tuple(warnings),
         log=tuple(log),
+        upload_warnings=tuple(_upload_warnings(submitted, modes=modes)),
     )
+
+
+def _upload_warnings(submitted: SubmissionFile, *, modes: list[ScoringMode]) -> list[dict]:
+    """What the team should know of a scored compact (CorefUD) file: its MISC attributes
+    that look like a misspelt coreference attribute, whose mentions were not read
+    (`scoring.validation.misspelt_attributes`), as `Submission.upload_warnings` keeps them."""
+    if not any(mode.options.format == "corefud" for mode in modes):
+        return []
+    path = str(submitted.absolute_path)
+    return upload_warnings_from(
+        misspelt_attributes(path),
+        path=path,
+        name=submitted.original_name,
+        subcorpus=submitted.subcorpus.name,
+    )
+
+
+def upload_warnings_from(
+    messages: Sequence[str], *, path: str, name: str, subcorpus: str
+) -> list[dict[str, Any]]:
+    """The scorer's warnings about an accepted file (``FILE:LINE: message``, the file at
+    the server's ``path``) as `Submission.upload_warnings` keeps them: the file named as
+    uploaded (``name``), its dataset (``subcorpus``), the line apart and the message in the
+    web's words; never the server's path."""
+    prefix = f"{path}:"
+    found = []
+    for message in messages:
+        line: int | None = None
+        text = message.replace(path, name)
+        if message.startswith(prefix):
+            number, _, rest = message[len(prefix) :].partition(": ")
+            if number.isdigit():
+                line, text = int(number), rest.replace(path, name)
+        found.append(
+            {"file": name, "subcorpus": subcorpus, "line": line, "message": web_wording(text)}
+        )
+    return found
 
 
 def _score_file(submitted: SubmissionFile, *, modes: list[ScoringMode], with_analyses: bool):

@@ -29,10 +29,11 @@ PART_CRASHED = "a part of the run crashed (see the worker's log)"
 class StagedPart:
     """A part's outcome as it is staged in ``ScoringPart.outcome`` until the run's last job
     records the run: the one reader and writer of that form. Scored: the gold key's SHA-256,
-    warnings and log lines as they are, and the score rows packed (``ROWS_FORMAT``: their
-    JSON, zlib-compressed, base64): the database stores one string instead of parsing,
-    compressing and later printing some 500 rows of JSON a dataset, which it did only for
-    the last job to read them back. Otherwise the kind and what the team reads."""
+    warnings, upload warnings and log lines as they are, and the score rows packed
+    (``ROWS_FORMAT``: their JSON, zlib-compressed, base64): the database stores one string
+    instead of parsing, compressing and later printing some 500 rows of JSON a dataset,
+    which it did only for the last job to read them back. Otherwise the kind and what the
+    team reads."""
 
     subcorpus_id: int
     outcome: Outcome[PartResults]
@@ -46,6 +47,7 @@ class StagedPart:
                 "key": results.key,
                 "warnings": list(results.warnings),
                 "log": list(results.log),
+                "upload_warnings": list(results.upload_warnings),
                 ROWS_FORMAT: _rows_pack(results.scores),
             }
         refusal = outcome.refusal
@@ -82,6 +84,7 @@ class StagedPart:
                 key=data["key"],
                 warnings=tuple(data["warnings"]),
                 log=tuple(data["log"]),
+                upload_warnings=tuple(data.get("upload_warnings", ())),  # none staged before
                 scores=tuple(ScoreValue(subcorpus_id, ScoreRow(*row)) for row in rows),
             )
             return cls(subcorpus_id, Outcome(kind, results=results))

@@ -132,6 +132,7 @@ def _run_write(held: Submission, *, results: ScoringResults, task_id: str) -> No
         error="\n".join(results.warnings)[:10000],
         platform_failure=False,
         scoring_log=_log_after(held.scoring_log, results.log),
+        upload_warnings=list(results.upload_warnings),  # from this scoring's own reading
         updated_at=now,
     )
     ScoringPart.objects.filter(submission=held).delete()  # parts of any claim: done

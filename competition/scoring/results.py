@@ -4,6 +4,7 @@ run is scored on. Types and reads only; nothing here writes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from competition.models import Submission, SubmissionFile
 from scoring import ScoreRow
@@ -26,6 +27,8 @@ class ScoringResults:
     keys: dict[str, str] = field(default_factory=dict)  # sub-corpus id -> key SHA-256
     procedure: str = ""  # the task's scoring procedure, if any (e.g. "crac-2024")
     log: str = ""  # what was read, warnings, timings: shown to the team (`Submission.scoring_log`)
+    # what the team should know of its accepted files (`Submission.upload_warnings`)
+    upload_warnings: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,7 @@ class PartResults:
     scores: tuple[ScoreValue, ...]
     warnings: tuple[str, ...]
     log: tuple[str, ...]
+    upload_warnings: tuple[dict[str, Any], ...] = ()  # `upload_warnings_from`
 
 
 def scored_files(submission: Submission):

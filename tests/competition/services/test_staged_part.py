@@ -27,6 +27,24 @@ def test_a_scored_part_reads_back_row_for_row():
     assert back.kind is Kind.SCORED and back.results == results
 
 
+def test_a_scored_part_keeps_its_upload_warnings():
+    warning = {"file": "run.conllu", "subcorpus": "en_gum", "line": 5, "message": "misspelt"}
+    results = PartResults(
+        7, key="abc", scores=ROWS, warnings=(), log=("l1",), upload_warnings=(warning,)
+    )
+    back = roundtrip(Outcome(Kind.SCORED, results=results))
+    assert back.results == results and back.results.upload_warnings == (warning,)
+
+
+def test_a_part_staged_before_upload_warnings_reads_without_any():
+    """Parts staged before the field (a worker stopped during an upgrade) decode."""
+    results = PartResults(7, key="abc", scores=ROWS, warnings=(), log=("l1",))
+    stored = StagedPart(7, Outcome(Kind.SCORED, results=results)).encode()
+    del stored["upload_warnings"]
+    back = StagedPart.decode(7, stored).outcome
+    assert back.results == results and back.results.upload_warnings == ()
+
+
 def test_a_refused_part_keeps_file_line_and_message():
     refusal = ScoringInputError("run.conllu", 12, "bad column", code="columns", document="d1")
     back = roundtrip(Outcome(Kind.REFUSED, refusal=refusal, log="LIGHT: refused"))

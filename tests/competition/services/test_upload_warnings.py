@@ -1,6 +1,6 @@
-"""An accepted upload keeps what the reader warned about in its files (a MISC attribute that
-looks like a misspelt ``Entity``, whose mentions are not read) and shows it to the team: on
-the run's page and in the API's submission detail, naming the file and the line."""
+"""A scored run keeps what the worker's reading warned about in its files (a MISC attribute
+that looks like a misspelt ``Entity``, whose mentions are not read) and shows it to the team:
+on the run's page and in the API's submission detail, naming the file and the line."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from competition import services
 from competition.models import Competition, Phase, Submission
 from competition.services.publish import competition_publish_waiving
+from tests.checked import checked_run
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[3]
@@ -31,7 +32,7 @@ def misspelt(text: str) -> tuple[str, int]:
 
 
 @pytest.fixture
-def upload():
+def upload(django_capture_on_commit_callbacks):
     get_user_model().objects.create_user("organizer")
     services.competition_load(path=ROOT / "fixtures" / "corefud-demo.yaml", with_baselines=False)
     competition = Competition.objects.get(slug="corefud-demo")
@@ -42,9 +43,13 @@ def upload():
     slug = phase.subcorpora.get(name="en_gum").slug
 
     def send(text: str) -> Submission:
+        """The run of ``text`` as stored once the worker has scored it."""
         files = {slug: SimpleUploadedFile("gum-run.conllu", text.encode("utf-8"))}
-        return services.submission_create(
-            team=team, phase=phase, user=user, files=files, track="llm"
+        return checked_run(
+            django_capture_on_commit_callbacks,
+            lambda: services.submission_create(
+                team=team, phase=phase, user=user, files=files, track="llm"
+            ),
         )
 
     return send, user
@@ -57,7 +62,7 @@ def test_a_run_with_a_misspelt_attribute_is_accepted_with_a_warning_naming_file_
     text, line = misspelt(RUN.read_text(encoding="utf-8"))
     submission = send(text)
     submission.refresh_from_db()
-    assert submission.status == Submission.Status.QUEUED
+    assert submission.status == Submission.Status.SCORED, submission.scoring_log
     [warning] = submission.upload_warnings
     assert (warning["file"], warning["subcorpus"], warning["line"]) == (
         "gum-run.conllu",
@@ -72,6 +77,7 @@ def test_a_run_without_one_has_no_warning(upload):
     send, _ = upload
     submission = send(RUN.read_text(encoding="utf-8"))
     submission.refresh_from_db()
+    assert submission.status == Submission.Status.SCORED, submission.scoring_log
     assert submission.upload_warnings == []
 
 
