@@ -12,11 +12,13 @@ Re-exported by `scoring.api` and `scoring`, where callers import them from.
 
 from __future__ import annotations
 
+import codecs
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import repeat
+from operator import itemgetter
 from typing import Any
 
 from scoring.errors import ScoringInputError
@@ -185,7 +187,18 @@ def misspelt_attributes(path: str, most: int = 20) -> list[str]:
     like a misspelt coreference attribute (`COREFERENCE_ATTRIBUTES`): the same name in
     another case (``entity=``), or one edit away (a letter more, fewer, changed or two
     swapped: ``Entitty=``, ``Enity=``, ``SplitAnt=``, ``Brdige=``). The reader reads only the
-    exact names, so the mentions written there are silently not read; at most ``most``."""
+    exact names, so the mentions written there are silently not read; at most ``most``.
+
+    The names are gathered first, cheaply (`attribute_names`); only a file with a
+    suspicious one is read again line by line (`misspelt_lines`), for the lines."""
+    if not any(_meant(name) is not None for name in attribute_names(path)):
+        return []
+    return misspelt_lines(path, most)
+
+
+def misspelt_lines(path: str, most: int = 20) -> list[str]:
+    """`misspelt_attributes` read line by line: each line's MISC (its last column), split
+    into its attributes."""
     found: list[str] = []
     with open(path, encoding="utf-8-sig", errors="replace") as lines:
         for number, line in enumerate(lines, start=1):
@@ -203,6 +216,36 @@ def misspelt_attributes(path: str, most: int = 20) -> list[str]:
                     if len(found) >= most:
                         return found
     return found
+
+
+def attribute_names(path: str, block_bytes: int = 8 << 20) -> set[str]:
+    """Every attribute name `misspelt_lines` checks in ``path``, and some more: the names in
+    the distinct last columns of its lines (comments' too), decoded as it decodes them.
+    The lines are split as it splits them (at ``\\n``, ``\\r\\n`` or ``\\r``) and no
+    Python code runs per line: the file's MISC columns repeat (``_``, ``SpaceAfter=No``,
+    one mention's ``Entity``), the work per name is on the distinct ones. Read in blocks of
+    about ``block_bytes`` (`_line_blocks`), for a memory that does not grow with the file."""
+    columns: set[bytes] = set()
+    for block in _line_blocks(path, block_bytes):
+        columns.update(map(itemgetter(2), map(bytes.rpartition, block.splitlines(), repeat(b"\t"))))
+    items = b"|".join(misc for misc in columns if b"=" in misc).split(b"|")
+    names = set(map(itemgetter(0), map(bytes.partition, items, repeat(b"="))))
+    return {name.decode("utf-8", errors="replace") for name in names}
+
+
+def _line_blocks(path: str, size: int) -> Iterator[bytes]:
+    """The bytes of ``path`` in blocks of whole lines (each ends after a ``\\n``, the last
+    one at the file's end), without the byte-order mark the line pass's reading leaves out."""
+    with open(path, "rb") as file:
+        rest = file.read(len(codecs.BOM_UTF8))
+        if rest == codecs.BOM_UTF8:
+            rest = b""
+        while chunk := file.read(size):
+            head, newline, rest = (rest + chunk).rpartition(b"\n")
+            if newline:
+                yield head + newline
+        if rest:
+            yield rest
 
 
 def _meant(name: str) -> str | None:
