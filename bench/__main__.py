@@ -24,6 +24,7 @@ measured on the build machine).
     python -m bench --cases board-1000       # boards at 1,000 runs (bench/boards.py)
     python -m bench --cases board-10000      # and at 10,000 (seeded in bulk; slow to set up)
     python -m bench --cases record-1000      # the official record at 1,000 runs × 20 datasets
+    python -m bench --cases misspelt         # the scan for misspelt attributes (bench/misspelt.py)
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from bench import boards, compact, corefud22, modes, record, rush, scoringdb, startup
+from bench import boards, compact, corefud22, misspelt, modes, record, rush, scoringdb, startup
 from bench.corpus import Shape, write_pair
 
 
@@ -274,6 +275,7 @@ OWN_MODULE_CASES: dict[str, Callable[[TextIO, float], list]] = {
     ),
     record.NAME: lambda out, scale: record.run(out, scale=scale),
     scoringdb.NAME: lambda out, scale: scoringdb.run(out, scale),
+    misspelt.NAME: lambda out, scale: misspelt.run(out, scale),
 }
 
 

@@ -228,7 +228,7 @@ def attribute_names(path: str, block_bytes: int = 8 << 20) -> set[str]:
     columns: set[bytes] = set()
     for block in _line_blocks(path, block_bytes):
         columns.update(map(itemgetter(2), map(bytes.rpartition, block.splitlines(), repeat(b"\t"))))
-    items = b"|".join(misc for misc in columns if b"=" in misc).split(b"|")
+    items = b"|".join(columns).split(b"|")  # also of columns without "=": more names
     names = set(map(itemgetter(0), map(bytes.partition, items, repeat(b"="))))
     return {name.decode("utf-8", errors="replace") for name in names}
 
