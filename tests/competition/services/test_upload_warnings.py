@@ -12,9 +12,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from competition import scoring as lifecycle
 from competition import services
 from competition.models import Competition, Phase, Submission
 from competition.services.publish import competition_publish_waiving
+from tasks.scoring import finish_parts_task, score_part_task
 from tests.checked import checked_run
 
 pytestmark = pytest.mark.django_db
@@ -42,9 +44,14 @@ def upload(django_capture_on_commit_callbacks):
     phase = Phase.objects.get(task__competition=competition, slug="post-task")
     slug = phase.subcorpora.get(name="en_gum").slug
 
-    def send(text: str) -> Submission:
-        """The run of ``text`` as stored once the worker has scored it."""
+    def send(text: str, **more: str) -> Submission:
+        """The run of ``text`` (and of ``more`` files by dataset name) as stored once the
+        worker has scored it."""
         files = {slug: SimpleUploadedFile("gum-run.conllu", text.encode("utf-8"))}
+        for name, other in more.items():
+            files[phase.subcorpora.get(name=name).slug] = SimpleUploadedFile(
+                f"{name}-run.conllu", other.encode("utf-8")
+            )
         return checked_run(
             django_capture_on_commit_callbacks,
             lambda: services.submission_create(
@@ -95,3 +102,31 @@ def test_the_team_sees_the_warning_on_the_runs_page_and_in_the_api(upload, clien
     api.force_authenticate(user)
     detail = api.get(f"/api/submissions/{submission.pk}/").json()
     assert [(w["file"], w["line"]) for w in detail["warnings"]] == [("gum-run.conllu", line)]
+
+
+def test_a_run_scored_again_in_parts_writes_the_warnings_of_its_own_reading(
+    upload, django_capture_on_commit_callbacks
+):
+    """Each part finds the warnings of its file, the staged part keeps them and the run's
+    last job writes them with the run: once more, from this scoring's reading."""
+    send, _ = upload
+    text, line = misspelt(RUN.read_text(encoding="utf-8"))
+    ami = (ROOT / "fixtures" / "corefud" / "previous" / "en_ami-corefud-test.conllu").read_text(
+        encoding="utf-8"
+    )
+    submission = send(text, en_ami=ami)
+    assert submission.status == Submission.Status.SCORED, submission.scoring_log
+    found = submission.upload_warnings
+    assert [(w["subcorpus"], w["line"]) for w in found] == [("en_gum", line)]
+    with django_capture_on_commit_callbacks():
+        services.submission_rescore(submission=submission)
+    Submission.objects.filter(pk=submission.pk).update(upload_warnings=[])
+    held = lifecycle.submission_claim(submission_id=submission.pk, task_id="c")
+    subcorpora = lifecycle.scoring_parts_create(submission=held, claim="c")
+    assert len(subcorpora) == 2
+    for subcorpus_id in subcorpora:
+        assert score_part_task.apply(args=[submission.pk, subcorpus_id, "c"]).result == "done"
+    assert finish_parts_task.apply(args=[submission.pk, "c"]).result == "scored"
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.SCORED
+    assert submission.upload_warnings == found
