@@ -223,13 +223,14 @@ def attribute_names(path: str, block_bytes: int = 8 << 20) -> set[str]:
     the distinct last columns of its lines (comments' too), decoded as it decodes them.
     The lines are split as it splits them (at ``\\n``, ``\\r\\n`` or ``\\r``) and no
     Python code runs per line: the file's MISC columns repeat (``_``, ``SpaceAfter=No``,
-    one mention's ``Entity``), the work per name is on the distinct ones. Read in blocks of
-    about ``block_bytes`` (`_line_blocks`), for a memory that does not grow with the file."""
-    columns: set[bytes] = set()
+    one mention's ``Entity``), the work per name is on a block's distinct ones. Read in
+    blocks of about ``block_bytes`` (`_line_blocks`), for a memory that does not grow with
+    the file."""
+    names: set[bytes] = set()
     for block in _line_blocks(path, block_bytes):
-        columns.update(map(itemgetter(2), map(bytes.rpartition, block.splitlines(), repeat(b"\t"))))
-    items = b"|".join(columns).split(b"|")  # also of columns without "=": more names
-    names = set(map(itemgetter(0), map(bytes.partition, items, repeat(b"="))))
+        columns = set(map(itemgetter(2), map(bytes.rpartition, block.splitlines(), repeat(b"\t"))))
+        items = b"|".join(columns).split(b"|")  # also of columns without "=": more names
+        names.update(map(itemgetter(0), map(bytes.partition, items, repeat(b"="))))
     return {name.decode("utf-8", errors="replace") for name in names}
 
 
