@@ -2,6 +2,13 @@
 its `BoardSnapshot` alone and encoded once, at the freeze (`frozen_board_bytes`); the
 stored bytes are what every GET of it sends (`leaderboard.views_record`).
 
+The snapshot's row keeps the bytes, their gzip form and their ETag (the record); each form is
+also written once to a file under the private storage root (`document_file`:
+``PRIVATE_ROOT/frozen/<snapshot>-<etag>.json`` and ``.json.gz``, never rewritten), and a GET
+sends that file as it lies on disk, so serving costs the server the same CPU however large
+the board (the database's copy is read only to write a file that is not there, e.g. on a
+new machine).
+
 It is the same for every viewer who may see the phase's board: the runs the public board
 shows (no disqualified or failed run), each number with the procedure, scorer version and
 the digest of the gold key it was computed with, each run's system-card answers to the
@@ -22,6 +29,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
 
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors.record import FrozenRecord
@@ -130,3 +142,28 @@ def document_etag(body: bytes) -> str:
 def document_gzip(body: bytes) -> bytes:
     """The stored compressed form (``mtime=0``: the same bytes for the same document)."""
     return gzip.compress(body, compresslevel=6, mtime=0)
+
+
+def document_file(snapshot: BoardSnapshot, *, zipped: bool, body: bytes | None = None) -> Path:
+    """The file of the snapshot's stored document (its gzip form with ``zipped``), written
+    when it is not there yet, from ``body`` (the form's bytes, given at the freeze) or else
+    from the snapshot's row; the one writer of these files. Named by the snapshot and its
+    ETag, it is never rewritten: a file of that name holds those bytes."""
+    digest = snapshot.document_etag.strip('"')
+    folder = Path(settings.PRIVATE_ROOT) / "frozen"
+    path = folder / f"{snapshot.pk}-{digest}.json{'.gz' if zipped else ''}"
+    if path.is_file():
+        return path
+    if body is None:
+        column = "document_gzip" if zipped else "document"
+        body = bytes(BoardSnapshot.objects.values_list(column, flat=True).get(pk=snapshot.pk))
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".writing-", delete=False) as out:
+        out.write(body)
+    try:
+        os.link(out.name, path)  # all of it or nothing under the name, and never replaced
+    except FileExistsError:
+        pass  # written meanwhile by another process: the same bytes
+    finally:
+        os.unlink(out.name)
+    return path

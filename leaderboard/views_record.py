@@ -1,7 +1,7 @@
 """The record of a phase: the organizer's results package (one zip, organizers only) and
 the stable JSON document of each frozen board (everyone who may see the phase's board),
-sent as the bytes encoded at the freeze (`leaderboard.frozen`), with an ETag (a request
-naming it gets 304) and gzip-compressed where the client accepts it."""
+sent as the bytes encoded at the freeze, from their file (`leaderboard.frozen.document_file`),
+with an ETag (a request naming it gets 304) and gzip-compressed where the client accepts it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from django.utils.text import slugify
 from django.views.decorators.http import require_GET, require_http_methods
 
 from competition.visibility import Visibility, phase_visibility
-from leaderboard.frozen import document_etag, frozen_board_bytes
+from leaderboard.frozen import document_etag, document_file, frozen_board_bytes
 from leaderboard.models import BoardSnapshot
 from leaderboard.package import phase_results_package
 from leaderboard.package_jobs import package_job, package_job_file, package_job_start
@@ -53,12 +53,34 @@ def frozen_board_json(
     headers = {"ETag": etag, "Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
     if etag in _etags(request.headers.get("If-None-Match", "")):
         return HttpResponseNotModified(headers=headers)
-    if snapshot.document_etag:  # the one stored form the client takes, read alone
-        column = "document_gzip" if zipped else "document"
-        body = bytes(BoardSnapshot.objects.values_list(column, flat=True).get(pk=snapshot.pk))
-        if zipped:
-            headers["Content-Encoding"] = "gzip"
-    return HttpResponse(body, content_type="application/json", headers=headers)
+    if not snapshot.document_etag:
+        return HttpResponse(body, content_type="application/json", headers=headers)
+    if zipped:
+        headers["Content-Encoding"] = "gzip"
+    # the stored file, sent as it lies (the server's CPU the same however large the board)
+    path = document_file(snapshot, zipped=zipped)
+    name = slugify(f"{competition}-{task}-{phase}-frozen-{snapshot.pk}")
+    response = StoredFileResponse(
+        open(path, "rb"),  # noqa: SIM115 (the response closes it)
+        content_type="application/json",
+        filename=f"{name}.json",
+    )
+    for header, value in headers.items():
+        response[header] = value
+    return response
+
+
+class StoredFileResponse(FileResponse):
+    """A stored file sent as it lies on disk; its bytes can also be read whole as
+    ``content`` (read once, then kept), as a caller reads an `HttpResponse`'s."""
+
+    _whole: bytes | None = None
+
+    @property
+    def content(self) -> bytes:
+        if self._whole is None:
+            self._whole = b"".join(self.streaming_content)
+        return self._whole
 
 
 def _etags(header: str) -> set[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -251,6 +252,34 @@ def test_the_frozen_document_is_sent_as_stored_with_an_etag_and_gzip(world, clie
     # two digests of a key, named apart: the file's bytes and its normalised content
     assert set(document["key_digests"]["light"]) == {"file_sha256", "content_sha256"}
     assert "key_file_sha256" in document["entries"][0]["scores"][0]
+
+
+def test_the_frozen_document_is_served_from_its_file_written_once(world, client, settings):
+    """The freeze writes each stored form to a file named by the snapshot and its ETag; a
+    GET sends that file (the same bytes as the row's). A file that is not there (a new
+    machine) is written again from the row, byte for byte."""
+    organizer, competition, phase, _ = world
+    snapshot = board_freeze(phase=phase, user=organizer)
+    snapshot.refresh_from_db()
+    folder = Path(settings.PRIVATE_ROOT) / "frozen"
+    digest = snapshot.document_etag.strip('"')
+    plain_file = folder / f"{snapshot.pk}-{digest}.json"
+    zipped_file = folder / f"{snapshot.pk}-{digest}.json.gz"
+    assert plain_file.read_bytes() == bytes(snapshot.document)
+    assert zipped_file.read_bytes() == bytes(snapshot.document_gzip)
+    url = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk],
+    )
+    plain = client.get(url)
+    assert plain.streaming and plain["Content-Length"] == str(len(snapshot.document))
+    assert b"".join(plain.streaming_content) == bytes(snapshot.document)
+    zipped_file.unlink()
+    zipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert zipped["Content-Encoding"] == "gzip" and zipped["ETag"] == snapshot.document_etag
+    assert b"".join(zipped.streaming_content) == bytes(snapshot.document_gzip)
+    assert zipped_file.read_bytes() == bytes(snapshot.document_gzip)
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no partial file left
 
 
 def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client):
