@@ -60,9 +60,7 @@ def measure(*, phase, changes: int) -> dict:
     began = time.process_time()
     first = board_views_warm(phase_ids=[phase.pk])
     result: dict = {"first_ms": (time.process_time() - began) * 1000, "views": first}
-    ids = list(
-        Submission.objects.filter(phase=phase).order_by("pk").values_list("pk", flat=True)
-    )
+    ids = list(Submission.objects.filter(phase=phase).order_by("pk").values_list("pk", flat=True))
     rebuilds, states = [], []
     for n in range(changes):
         _change_one_score(ids[(n + 1) * len(ids) // (changes + 1)])
