@@ -8,7 +8,9 @@ Built from what `leaderboard_board` shows the viewer (so nothing hidden from the
 and from the per-document counts of each run's scoring (`document_counts`; on a frozen board
 the scorings it froze, else the current ones): the
 interval resamples documents within datasets (`significance.bootstrap_interval`), the test is
-the board's own stratified approximate randomization (`compare_counts`). A run without
+the board's own stratified approximate randomization (`compare_counts`), its swaps and the
+bootstrap's draws drawn once per table and reused by every run (`leaderboard.significance`:
+the same numbers as drawing them for each). A run without
 per-document counts for every dataset of the board (a published result, a run that skipped a
 dataset) gets no interval and no test: the cells stay empty rather than guessed.
 """
@@ -447,7 +449,11 @@ def _readme(phase: Phase, *, samples: int, test_samples: int, seed: int) -> str:
         "macro-average, documents resampled within datasets; in the ranking's own tables\n"
         "(the task's mode), empty in the variant and empty-node tables.\n"
         f"p_next: paired approximate randomization against the next row "
-        f"({test_samples} samples, seed {seed}), stratified by dataset.\n"
+        f"({test_samples} samples, seed {seed}), stratified by dataset:\n"
+        "p = (hits + 1) / (samples + 1), hits the samples whose |difference| of the\n"
+        "macro-averages, with each document's pair of counts swapped at random within its\n"
+        "dataset, is at least the observed one. Every pair of a table uses the same\n"
+        "swaps (the seed's), as does every run's bootstrap its draws.\n"
         "A frozen board's tables show its frozen numbers, and its intervals and tests are\n"
         "computed from the scorings it froze.\n"
         "\n"
