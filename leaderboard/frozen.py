@@ -4,10 +4,11 @@ stored bytes are what every GET of it sends (`leaderboard.views_record`).
 
 The snapshot's row keeps the bytes, their gzip form and their ETag (the record); each form is
 also written once to a file under the private storage root (`document_file`:
-``PRIVATE_ROOT/frozen/<snapshot>-<etag>.json`` and ``.json.gz``, never rewritten), and a GET
-sends that file as it lies on disk, so serving costs the server the same CPU however large
-the board (the database's copy is read only to write a file that is not there, e.g. on a
-new machine).
+``PRIVATE_ROOT/frozen/<phase>/<snapshot>-<etag>.json`` and ``.json.gz``, never rewritten). A
+GET finds the file by its name, without reading the snapshot's row
+(`stored_document_file`), and sends it as it lies on disk, so serving costs the server the
+same CPU however large the board (the row is read only to write a file that is not there,
+e.g. on a new machine).
 
 It is the same for every viewer who may see the phase's board: the runs the public board
 shows (no disqualified or failed run), each number with the procedure, scorer version and
@@ -144,14 +145,23 @@ def document_gzip(body: bytes) -> bytes:
     return gzip.compress(body, compresslevel=6, mtime=0)
 
 
+def _folder(phase_id: int) -> Path:
+    return Path(settings.PRIVATE_ROOT) / "frozen" / str(phase_id)
+
+
+def _suffix(zipped: bool) -> str:
+    return ".json.gz" if zipped else ".json"
+
+
 def document_file(snapshot: BoardSnapshot, *, zipped: bool, body: bytes | None = None) -> Path:
     """The file of the snapshot's stored document (its gzip form with ``zipped``), written
     when it is not there yet, from ``body`` (the form's bytes, given at the freeze) or else
-    from the snapshot's row; the one writer of these files. Named by the snapshot and its
-    ETag, it is never rewritten: a file of that name holds those bytes."""
+    from the snapshot's row; the one writer of these files. Named by the phase, the snapshot
+    and its ETag (``frozen/<phase>/<snapshot>-<etag>.json``), it is never rewritten: a file
+    of that name holds those bytes."""
     digest = snapshot.document_etag.strip('"')
-    folder = Path(settings.PRIVATE_ROOT) / "frozen"
-    path = folder / f"{snapshot.pk}-{digest}.json{'.gz' if zipped else ''}"
+    folder = _folder(snapshot.phase_id)
+    path = folder / f"{snapshot.pk}-{digest}{_suffix(zipped)}"
     if path.is_file():
         return path
     if body is None:
@@ -167,3 +177,18 @@ def document_file(snapshot: BoardSnapshot, *, zipped: bool, body: bytes | None =
     finally:
         os.unlink(out.name)
     return path
+
+
+def stored_document_file(
+    *, phase_id: int, snapshot_id: int, zipped: bool
+) -> tuple[Path, str] | None:
+    """The file of a snapshot of this phase and its ETag, found by its name alone: the
+    snapshot's row is not read (SQLite walks past its large values, page by page, to reach
+    its small columns: tens of milliseconds at a hundred megabytes). None when there is not
+    exactly one such file, or the snapshot is gone; then the caller reads the row."""
+    suffix = _suffix(zipped)
+    found = list(_folder(phase_id).glob(f"{snapshot_id}-*{suffix}"))
+    if len(found) != 1 or not BoardSnapshot.objects.filter(pk=snapshot_id).exists():
+        return None
+    digest = found[0].name.removeprefix(f"{snapshot_id}-").removesuffix(suffix)
+    return found[0], f'"{digest}"'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -261,7 +262,7 @@ def test_the_frozen_document_is_served_from_its_file_written_once(world, client,
     organizer, competition, phase, _ = world
     snapshot = board_freeze(phase=phase, user=organizer)
     snapshot.refresh_from_db()
-    folder = Path(settings.PRIVATE_ROOT) / "frozen"
+    folder = Path(settings.PRIVATE_ROOT) / "frozen" / str(phase.pk)
     digest = snapshot.document_etag.strip('"')
     plain_file = folder / f"{snapshot.pk}-{digest}.json"
     zipped_file = folder / f"{snapshot.pk}-{digest}.json.gz"
@@ -280,9 +281,15 @@ def test_the_frozen_document_is_served_from_its_file_written_once(world, client,
     assert b"".join(zipped.streaming_content) == bytes(snapshot.document_gzip)
     assert zipped_file.read_bytes() == bytes(snapshot.document_gzip)
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no partial file left
+    assert client.get(url, HTTP_IF_NONE_MATCH=snapshot.document_etag).status_code == 304
+    other = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk + 1],
+    )
+    assert client.get(other).status_code == 404
 
 
-def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client):
+def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client, settings):
     """A snapshot written before its record and document were stored: its board reads those
     parts live, its JSON is encoded on request (``null`` where nothing was recorded)."""
     from leaderboard.models import BoardSnapshot
@@ -295,6 +302,7 @@ def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client
     BoardSnapshot.objects.filter(pk=snapshot.pk).update(
         data=data, document=b"", document_gzip=b"", document_etag=""
     )
+    shutil.rmtree(Path(settings.PRIVATE_ROOT) / "frozen")  # nor were its files written
     args = [competition.slug, phase.task.slug, phase.slug]
     board = client.get(reverse("leaderboard:board", args=args))
     assert board.status_code == 200 and "Official results, frozen" in board.content.decode()
