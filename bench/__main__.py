@@ -25,6 +25,7 @@ measured on the build machine).
     python -m bench --cases board-10000      # and at 10,000 (seeded in bulk; slow to set up)
     python -m bench --cases record-1000      # the official record at 1,000 runs × 20 datasets
     python -m bench --cases misspelt         # the scan for misspelt attributes (bench/misspelt.py)
+    python -m bench --cases rebuild-10000    # one score change at 10,000 runs: the kept views
 """
 
 from __future__ import annotations
@@ -40,7 +41,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from bench import boards, compact, corefud22, misspelt, modes, record, rush, scoringdb, startup
+from bench import (
+    boards,
+    compact,
+    corefud22,
+    misspelt,
+    modes,
+    rebuild,
+    record,
+    rush,
+    scoringdb,
+    startup,
+)
 from bench.corpus import Shape, write_pair
 
 
@@ -276,6 +288,7 @@ OWN_MODULE_CASES: dict[str, Callable[[TextIO, float], list]] = {
     record.NAME: lambda out, scale: record.run(out, scale=scale),
     scoringdb.NAME: lambda out, scale: scoringdb.run(out, scale),
     misspelt.NAME: lambda out, scale: misspelt.run(out, scale),
+    rebuild.NAME: lambda out, scale: rebuild.run(out, scale=scale),
 }
 
 
@@ -303,7 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         "a throwaway database, several minutes; a test_<name> database on the "
         f"server of DATABASE_URL when it is set, else a temporary SQLite file) "
         f"and {BOARD_LARGE} (the same at 10,000 runs, inserted in bulk) and {record.NAME} "
-        "(the frozen record's costs at 1,000 runs × 20 datasets: bench/record.py)",
+        f"(the frozen record's costs at 1,000 runs × 20 datasets: bench/record.py) and "
+        f"{rebuild.NAME} (one score change at 10,000 runs rebuilding the kept views: "
+        "bench/rebuild.py)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     parser.add_argument(

@@ -8,7 +8,9 @@ database's own work is in it on SQLite, not on a PostgreSQL server), measures CP
   organizer sees by default; goal: at most 1.5× the unfrozen one), median of ``REQUESTS``
   requests after a warm-up;
 - the freeze itself;
-- a GET of the frozen board's JSON document, anonymous (goal ≤ 50 ms);
+- a GET of the frozen board's JSON document, anonymous (goal ≤ 50 ms): the view's CPU; the
+  body is a file sent as it lies (a WSGI server's file wrapper), which the test client does
+  not read;
 - the results package, built once (goal ≤ 5 s).
 
 Nothing is asserted; the figures are printed, to be read.

@@ -2,6 +2,14 @@
 its `BoardSnapshot` alone and encoded once, at the freeze (`frozen_board_bytes`); the
 stored bytes are what every GET of it sends (`leaderboard.views_record`).
 
+The snapshot's row keeps the bytes, their gzip form and their ETag (the record); each form is
+also written once to a file under the private storage root (`document_file`:
+``PRIVATE_ROOT/frozen/<phase>/<snapshot>-<etag>.json`` and ``.json.gz``, never rewritten). A
+GET finds the file by its name, without reading the snapshot's row
+(`stored_document_file`), and sends it as it lies on disk, so serving costs the server the
+same CPU however large the board (the row is read only to write a file that is not there,
+e.g. on a new machine).
+
 It is the same for every viewer who may see the phase's board: the runs the public board
 shows (no disqualified or failed run), each number with the procedure, scorer version and
 the digest of the gold key it was computed with, each run's system-card answers to the
@@ -22,6 +30,11 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
 
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors.record import FrozenRecord
@@ -130,3 +143,52 @@ def document_etag(body: bytes) -> str:
 def document_gzip(body: bytes) -> bytes:
     """The stored compressed form (``mtime=0``: the same bytes for the same document)."""
     return gzip.compress(body, compresslevel=6, mtime=0)
+
+
+def _folder(phase_id: int) -> Path:
+    return Path(settings.PRIVATE_ROOT) / "frozen" / str(phase_id)
+
+
+def _suffix(zipped: bool) -> str:
+    return ".json.gz" if zipped else ".json"
+
+
+def document_file(snapshot: BoardSnapshot, *, zipped: bool, body: bytes | None = None) -> Path:
+    """The file of the snapshot's stored document (its gzip form with ``zipped``), written
+    when it is not there yet, from ``body`` (the form's bytes, given at the freeze) or else
+    from the snapshot's row; the one writer of these files. Named by the phase, the snapshot
+    and its ETag (``frozen/<phase>/<snapshot>-<etag>.json``), it is never rewritten: a file
+    of that name holds those bytes."""
+    digest = snapshot.document_etag.strip('"')
+    folder = _folder(snapshot.phase_id)
+    path = folder / f"{snapshot.pk}-{digest}{_suffix(zipped)}"
+    if path.is_file():
+        return path
+    if body is None:
+        column = "document_gzip" if zipped else "document"
+        body = bytes(BoardSnapshot.objects.values_list(column, flat=True).get(pk=snapshot.pk))
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=folder, prefix=".writing-", delete=False) as out:
+        out.write(body)
+    try:
+        os.link(out.name, path)  # all of it or nothing under the name, and never replaced
+    except FileExistsError:
+        pass  # written meanwhile by another process: the same bytes
+    finally:
+        os.unlink(out.name)
+    return path
+
+
+def stored_document_file(
+    *, phase_id: int, snapshot_id: int, zipped: bool
+) -> tuple[Path, str] | None:
+    """The file of a snapshot of this phase and its ETag, found by its name alone: the
+    snapshot's row is not read (SQLite walks past its large values, page by page, to reach
+    its small columns: tens of milliseconds at a hundred megabytes). None when there is not
+    exactly one such file, or the snapshot is gone; then the caller reads the row."""
+    suffix = _suffix(zipped)
+    found = list(_folder(phase_id).glob(f"{snapshot_id}-*{suffix}"))
+    if len(found) != 1 or not BoardSnapshot.objects.filter(pk=snapshot_id).exists():
+        return None
+    digest = found[0].name.removeprefix(f"{snapshot_id}-").removesuffix(suffix)
+    return found[0], f'"{digest}"'

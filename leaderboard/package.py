@@ -8,7 +8,9 @@ Built from what `leaderboard_board` shows the viewer (so nothing hidden from the
 and from the per-document counts of each run's scoring (`document_counts`; on a frozen board
 the scorings it froze, else the current ones): the
 interval resamples documents within datasets (`significance.bootstrap_interval`), the test is
-the board's own stratified approximate randomization (`compare_counts`). A run without
+the board's own stratified approximate randomization (`compare_counts`), its swaps and the
+bootstrap's draws drawn once per table and reused by every run (`leaderboard.significance`:
+the same numbers as drawing them for each). A run without
 per-document counts for every dataset of the board (a published result, a run that skipped a
 dataset) gets no interval and no test: the cells stay empty rather than guessed.
 """
@@ -65,59 +67,104 @@ def _board_table(
     tests: bool = True,
 ) -> PackageTable:
     datasets = [c.slug for c in board.columns if c.available]
-    ids = [row.entry.submission_id for row in board.rows]
-    runs = board.current_runs or {}
-    found = (
-        document_counts(
-            submission_ids=ids,
-            mode=board.mode,
-            metric=board.metric,
-            # a frozen board's own scorings (kept), not whatever was scored since
-            run_ids=[runs[sid] for sid in ids if sid in runs] if board.snapshot else None,
-        )
-        if tests
-        else None
-    )
-    counts, score = found if found else ({}, None)
+    counts, score = _board_counts(board) if tests else ({}, None)
     cards = [f"card.{q.slug}" for q in board.cards.columns]
     records = []
     for i, row in enumerate(board.rows):
-        entry = row.entry
-        record: dict[str, object] = {
-            "rank": row.rank,
-            "team": entry.team,
-            "run_name": entry.run_name,
-            "submission_id": entry.submission_id,
-            "baseline": entry.is_baseline,
-            "published": entry.is_reference,
-        }
-        for slug in datasets:
-            value = entry.scores.get(slug)
-            record[slug] = None if value is None else value.get("f1")
-        # a dataset the run has no score for, told apart from a score of 0
-        record["skipped"] = " ".join(d for d in datasets if entry.scores.get(d) is None)
-        record["average"] = None if row.average is None else row.average.get("f1")
-        record["ci_low"] = record["ci_high"] = record["p_next"] = None
-        mine = counts.get(entry.submission_id, {})
-        if score is not None:
-            record["ci_low"], record["ci_high"] = _interval(
-                mine, datasets=datasets, score=score, samples=samples, seed=seed
+        below = board.rows[i + 1].entry.submission_id if i + 1 < len(board.rows) else None
+        record = _scores_record(row, datasets=datasets)
+        record.update(
+            _statistics_record(
+                counts.get(row.entry.submission_id, {}),
+                counts.get(below) if below is not None else None,
+                datasets=datasets,
+                score=score,
+                samples=samples,
+                test_samples=test_samples,
+                seed=seed,
             )
-        if score is not None and i + 1 < len(board.rows):
-            below = counts.get(board.rows[i + 1].entry.submission_id)
-            if mine and below:
-                test = compare_counts(
-                    mine, below, score=score, subcorpora=datasets, samples=test_samples, seed=seed
-                )
-                record["p_next"] = None if test is None else test.p_value
-        answers = board.cards.of(entry.submission_id)
-        for column in cards:
-            record[column] = answers.get(column.removeprefix("card."), "")
-        record["procedure"] = board.procedures.get(entry.submission_id, "")
-        record["scorer_version"] = board.scorer_versions.get(entry.submission_id, "")
-        record["source"] = entry.source
+        )
+        record.update(_about_record(board, row.entry.submission_id, cards=cards))
+        record["source"] = row.entry.source
         records.append(record)
-    columns = [
+    frame = pd.DataFrame.from_records(records, columns=_columns(datasets, cards)).astype(
+        {"rank": "Int64"}
+    )
+    return PackageTable(
+        name=name,
+        caption=caption,
+        label="tab:" + slugify(f"{_where(board.phase)} {name}".replace("/", " ")),
+        datasets=datasets,
+        frame=frame,
+        cards=cards,
+        languages={c.slug: c.language for c in board.columns if c.language},
+    )
+
+
+def _board_counts(board: Board) -> tuple[dict, significance.ScoreFunction | None]:
+    """The per-document counts of the board's runs and their score function: on a frozen
+    board those of the scorings it froze (kept), not whatever was scored since."""
+    ids = [row.entry.submission_id for row in board.rows]
+    runs = board.current_runs or {}
+    found = document_counts(
+        submission_ids=ids,
+        mode=board.mode,
+        metric=board.metric,
+        run_ids=[runs[sid] for sid in ids if sid in runs] if board.snapshot else None,
+    )
+    return found if found else ({}, None)
+
+
+def _scores_record(row, *, datasets: list[str]) -> dict[str, object]:
+    """A row's rank, run and scores: one per dataset, the datasets it has no score for
+    (told apart from a score of 0) and the macro-average."""
+    entry = row.entry
+    record: dict[str, object] = {
+        "rank": row.rank,
+        "team": entry.team,
+        "run_name": entry.run_name,
+        "submission_id": entry.submission_id,
+        "baseline": entry.is_baseline,
+        "published": entry.is_reference,
+    }
+    for slug in datasets:
+        value = entry.scores.get(slug)
+        record[slug] = None if value is None else value.get("f1")
+    record["skipped"] = " ".join(d for d in datasets if entry.scores.get(d) is None)
+    record["average"] = None if row.average is None else row.average.get("f1")
+    return record
+
+
+def _statistics_record(
+    mine, below, *, datasets, score, samples, test_samples, seed
+) -> dict[str, float | None]:
+    """A row's bootstrap interval and its test against the row below (``below``: that run's
+    counts, None for the last row); empty without counts or a score function."""
+    record: dict[str, float | None] = {"ci_low": None, "ci_high": None, "p_next": None}
+    if score is None:
+        return record
+    record["ci_low"], record["ci_high"] = _interval(
+        mine, datasets=datasets, score=score, samples=samples, seed=seed
+    )
+    if mine and below:
+        test = compare_counts(
+            mine, below, score=score, subcorpora=datasets, samples=test_samples, seed=seed
+        )
+        record["p_next"] = None if test is None else test.p_value
+    return record
+
+
+def _about_record(board: Board, submission_id: int, *, cards: list[str]) -> dict[str, str]:
+    """A run's system-card answers, procedure and scorer version."""
+    answers = board.cards.of(submission_id)
+    record = {column: answers.get(column.removeprefix("card."), "") for column in cards}
+    record["procedure"] = board.procedures.get(submission_id, "")
+    record["scorer_version"] = board.scorer_versions.get(submission_id, "")
+    return record
+
+
+def _columns(datasets: list[str], cards: list[str]) -> list[str]:
+    return [
         "rank",
         "team",
         "run_name",
@@ -135,16 +182,6 @@ def _board_table(
         "scorer_version",
         "source",
     ]
-    frame = pd.DataFrame.from_records(records, columns=columns).astype({"rank": "Int64"})
-    return PackageTable(
-        name=name,
-        caption=caption,
-        label="tab:" + slugify(f"{_where(board.phase)} {name}".replace("/", " ")),
-        datasets=datasets,
-        frame=frame,
-        cards=cards,
-        languages={c.slug: c.language for c in board.columns if c.language},
-    )
 
 
 def _where(phase: Phase) -> str:
@@ -412,7 +449,11 @@ def _readme(phase: Phase, *, samples: int, test_samples: int, seed: int) -> str:
         "macro-average, documents resampled within datasets; in the ranking's own tables\n"
         "(the task's mode), empty in the variant and empty-node tables.\n"
         f"p_next: paired approximate randomization against the next row "
-        f"({test_samples} samples, seed {seed}), stratified by dataset.\n"
+        f"({test_samples} samples, seed {seed}), stratified by dataset:\n"
+        "p = (hits + 1) / (samples + 1), hits the samples whose |difference| of the\n"
+        "macro-averages, with each document's pair of counts swapped at random within its\n"
+        "dataset, is at least the observed one. Every pair of a table uses the same\n"
+        "swaps (the seed's), as does every run's bootstrap its draws.\n"
         "A frozen board's tables show its frozen numbers, and its intervals and tests are\n"
         "computed from the scorings it froze.\n"
         "\n"

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from competition.models import AuditEntry, Phase
 from competition.services.audit import audit_record
-from leaderboard.frozen import document_etag, document_gzip, frozen_board_bytes
+from leaderboard.frozen import document_etag, document_file, document_gzip, frozen_board_bytes
 from leaderboard.models import BoardSnapshot
 from leaderboard.selectors import snapshot_material
 from leaderboard.selectors.precomputed import kept_view
@@ -56,6 +56,8 @@ def board_freeze(
     snapshot.document_gzip = document_gzip(body)
     snapshot.document_etag = document_etag(body)
     snapshot.save(update_fields=["document", "document_gzip", "document_etag"])
+    for zipped, form in ((False, body), (True, snapshot.document_gzip)):
+        document_file(snapshot, zipped=zipped, body=form)
     audit_record(
         competition=phase.task.competition,
         actor=user,

@@ -70,62 +70,93 @@ def _state_sql(vendor: str) -> str:
     tabs), of the system-card questions on boards and the runs' answers, of the published
     averages, and the active snapshot. On PostgreSQL each digest is an md5 made by the server;
     elsewhere the rows' texts joined by newlines, hashed by `_read_state`."""
-    from competition.models import BoardEntry, ScoringRun, SubCorpus, Team, Track
+    digest = _digest_sql(vendor)
+    return "SELECT " + ", ".join(
+        [
+            *_runs_sql(digest),
+            *_phase_parts_sql(digest),
+            *_cards_sql(digest),
+            f"(SELECT MAX(b.id) FROM {_table(BoardSnapshot)} b WHERE b.phase_id = %s AND b.active)",
+        ]
+    )
 
+
+def _table(model) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _digest_sql(vendor: str) -> Callable[[list[str]], str]:
+    """The SQL of a digest of rows given their columns: each row's columns as one text
+    (``-`` for NULL), an md5 of the sorted texts on PostgreSQL, else the texts joined."""
     if vendor == "postgresql":
         separator, line = "chr(31)", "chr(10)"
-
-        def digest(text):
-            return f"md5(string_agg({text}, {line} ORDER BY {text}))"
     else:
         separator, line = "char(31)", "char(10)"
 
-        def digest(text):
-            return f"GROUP_CONCAT({text}, {line})"
-
-    def text(columns):
-        return f" || {separator} || ".join(
+    def digest(columns: list[str]) -> str:
+        text = f" || {separator} || ".join(
             f"COALESCE(CAST({column} AS TEXT), '-')" for column in columns
         )
+        if vendor == "postgresql":
+            return f"md5(string_agg({text}, {line} ORDER BY {text}))"
+        return f"GROUP_CONCAT({text}, {line})"
 
-    def table(model):
-        return connection.ops.quote_name(model._meta.db_table)
+    return digest
 
-    runs = text(
-        _columns(Submission, "s", _RUN_FIELDS)
-        + ["t.name", "r.id", "r.procedure", "e.run_id", "e.pairs"]
-    )
+
+def _runs_sql(digest) -> list[str]:
+    """The phase's shown runs, each with its team's name, current scoring and board entry."""
+    from competition.models import BoardEntry, ScoringRun, Team
+
+    runs = _columns(Submission, "s", _RUN_FIELDS) + [
+        "t.name",
+        "r.id",
+        "r.procedure",
+        "e.run_id",
+        "e.pairs",
+    ]
     status = ", ".join(
         f"'{value}'" for value in (Submission.Status.SCORED, Submission.Status.FAILED)
     )
-    questions = text(
-        _columns(SystemCardQuestion, "q", ["id", "slug", "text", "kind", "choices", "order"])
+    return [
+        f"(SELECT {digest(runs)} FROM {_table(Submission)} s "
+        f"JOIN {_table(Team)} t ON t.id = s.team_id "
+        f"LEFT JOIN {_table(ScoringRun)} r ON r.submission_id = s.id AND r.is_current "
+        f"LEFT JOIN {_table(BoardEntry)} e ON e.submission_id = s.id "
+        f"WHERE s.phase_id = %s AND s.status IN ({status}))"
+    ]
+
+
+def _phase_parts_sql(digest) -> list[str]:
+    """The phase's sub-corpora, its task's tracks and phases (the tabs)."""
+    from competition.models import SubCorpus, Track
+
+    return [
+        f"(SELECT {digest(_columns(SubCorpus, 'c'))} FROM {_table(SubCorpus)} c "
+        "WHERE c.phase_id = %s)",
+        f"(SELECT {digest(_columns(Track, 'k'))} FROM {_table(Track)} k WHERE k.task_id = %s)",
+        f"(SELECT {digest(_columns(Phase, 'p'))} FROM {_table(Phase)} p WHERE p.task_id = %s)",
+    ]
+
+
+def _cards_sql(digest) -> list[str]:
+    """The system-card questions the competition's boards show, the phase's runs' answers to
+    them (a team may change its answers after the run was scored), and the published
+    averages."""
+    questions = _columns(
+        SystemCardQuestion, "q", ["id", "slug", "text", "kind", "choices", "order"]
     )
-    answers = text(_columns(SystemCardAnswer, "a", ["submission_id", "question_id", "value"]))
-    return (
-        f"SELECT (SELECT {digest(runs)} FROM {table(Submission)} s "
-        f"JOIN {table(Team)} t ON t.id = s.team_id "
-        f"LEFT JOIN {table(ScoringRun)} r ON r.submission_id = s.id AND r.is_current "
-        f"LEFT JOIN {table(BoardEntry)} e ON e.submission_id = s.id "
-        f"WHERE s.phase_id = %s AND s.status IN ({status})), "
-        f"(SELECT {digest(text(_columns(SubCorpus, 'c')))} FROM {table(SubCorpus)} c "
-        f"WHERE c.phase_id = %s), "
-        f"(SELECT {digest(text(_columns(Track, 'k')))} FROM {table(Track)} k "
-        f"WHERE k.task_id = %s), "
-        f"(SELECT {digest(text(_columns(Phase, 'p')))} FROM {table(Phase)} p "
-        f"WHERE p.task_id = %s), "
-        # the system-card questions the competition's boards show, and the phase's runs'
-        # answers to them (a team may change its answers after the run was scored)
-        f"(SELECT {digest(questions)} FROM {table(SystemCardQuestion)} q "
-        f"WHERE q.competition_id = %s AND q.on_board), "
-        f"(SELECT {digest(answers)} FROM {table(SystemCardAnswer)} a "
-        f"JOIN {table(Submission)} sa ON sa.id = a.submission_id "
-        f"JOIN {table(SystemCardQuestion)} qa ON qa.id = a.question_id "
-        f"WHERE sa.phase_id = %s AND qa.competition_id = %s AND qa.on_board), "
-        f"(SELECT {digest(text(_columns(PublishedAverage, 'pa')))} "
-        f"FROM {table(PublishedAverage)} pa WHERE pa.phase_id = %s), "
-        f"(SELECT MAX(b.id) FROM {table(BoardSnapshot)} b WHERE b.phase_id = %s AND b.active)"
-    )
+    answers = _columns(SystemCardAnswer, "a", ["submission_id", "question_id", "value"])
+    return [
+        f"(SELECT {digest(questions)} FROM {_table(SystemCardQuestion)} q "
+        "WHERE q.competition_id = %s AND q.on_board)",
+        f"(SELECT {digest(answers)} FROM {_table(SystemCardAnswer)} a "
+        f"JOIN {_table(Submission)} sa ON sa.id = a.submission_id "
+        f"JOIN {_table(SystemCardQuestion)} qa ON qa.id = a.question_id "
+        "WHERE sa.phase_id = %s AND qa.competition_id = %s AND qa.on_board)",
+        f"(SELECT {digest(_columns(PublishedAverage, 'pa'))} "
+        f"FROM {_table(PublishedAverage)} pa WHERE pa.phase_id = %s)",
+    ]
 
 
 def _read_state(phase: Phase) -> list:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -253,7 +255,41 @@ def test_the_frozen_document_is_sent_as_stored_with_an_etag_and_gzip(world, clie
     assert "key_file_sha256" in document["entries"][0]["scores"][0]
 
 
-def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client):
+def test_the_frozen_document_is_served_from_its_file_written_once(world, client, settings):
+    """The freeze writes each stored form to a file named by the snapshot and its ETag; a
+    GET sends that file (the same bytes as the row's). A file that is not there (a new
+    machine) is written again from the row, byte for byte."""
+    organizer, competition, phase, _ = world
+    snapshot = board_freeze(phase=phase, user=organizer)
+    snapshot.refresh_from_db()
+    folder = Path(settings.PRIVATE_ROOT) / "frozen" / str(phase.pk)
+    digest = snapshot.document_etag.strip('"')
+    plain_file = folder / f"{snapshot.pk}-{digest}.json"
+    zipped_file = folder / f"{snapshot.pk}-{digest}.json.gz"
+    assert plain_file.read_bytes() == bytes(snapshot.document)
+    assert zipped_file.read_bytes() == bytes(snapshot.document_gzip)
+    url = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk],
+    )
+    plain = client.get(url)
+    assert plain.streaming and plain["Content-Length"] == str(len(snapshot.document))
+    assert b"".join(plain.streaming_content) == bytes(snapshot.document)
+    zipped_file.unlink()
+    zipped = client.get(url, HTTP_ACCEPT_ENCODING="gzip")
+    assert zipped["Content-Encoding"] == "gzip" and zipped["ETag"] == snapshot.document_etag
+    assert b"".join(zipped.streaming_content) == bytes(snapshot.document_gzip)
+    assert zipped_file.read_bytes() == bytes(snapshot.document_gzip)
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]  # no partial file left
+    assert client.get(url, HTTP_IF_NONE_MATCH=snapshot.document_etag).status_code == 304
+    other = reverse(
+        "leaderboard:frozen_board_json",
+        args=[competition.slug, phase.task.slug, phase.slug, snapshot.pk + 1],
+    )
+    assert client.get(other).status_code == 404
+
+
+def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client, settings):
     """A snapshot written before its record and document were stored: its board reads those
     parts live, its JSON is encoded on request (``null`` where nothing was recorded)."""
     from leaderboard.models import BoardSnapshot
@@ -266,6 +302,7 @@ def test_a_snapshot_from_before_the_record_was_stored_still_serves(world, client
     BoardSnapshot.objects.filter(pk=snapshot.pk).update(
         data=data, document=b"", document_gzip=b"", document_etag=""
     )
+    shutil.rmtree(Path(settings.PRIVATE_ROOT) / "frozen")  # nor were its files written
     args = [competition.slug, phase.task.slug, phase.slug]
     board = client.get(reverse("leaderboard:board", args=args))
     assert board.status_code == 200 and "Official results, frozen" in board.content.decode()

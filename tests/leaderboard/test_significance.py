@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from leaderboard.significance import (
+    _cached_plan,
     approximate_randomization,
     mean_of,
     prf_f1,
@@ -103,3 +104,52 @@ def test_tied_groups_chain_adjacent_non_significant_pairs():
     assert tied_groups([0.01, 0.01]) == ["a", "b", "c"]
     assert tied_groups([0.3, 0.04, 0.9]) == ["a", "a", "b", "b"]
     assert tied_groups([0.01] * 26)[-1] == "aa"
+
+
+def _direct_p(a, b, strata, *, samples, seed):
+    """The test written out sample by sample: the swaps of ``default_rng(seed)`` drawn as
+    ``integers(0, 2, size=(samples, n_docs))``, each stratum's sums and score recomputed."""
+    strata = np.asarray(strata)
+    ids = np.unique(strata)
+
+    def statistic(x):
+        return np.mean([prf_f1(x[strata == s].sum(0)) for s in ids])
+
+    observed = abs(statistic(a) - statistic(b))
+    swaps = np.random.default_rng(seed).integers(0, 2, size=(samples, len(a))).astype(bool)
+    hits = 0
+    for swap in swaps:
+        m = swap[:, None]
+        hits += abs(statistic(np.where(m, b, a)) - statistic(np.where(m, a, b))) >= (
+            observed - 1e-12
+        )
+    return (hits + 1) / (samples + 1)
+
+
+def test_p_is_the_direct_count_over_the_seeds_swaps():
+    """The swaps are drawn once and reused, and sums read from tables of subset sums: the
+    same swaps and the same hits as recomputing every sample, strata of one document, of a
+    few and of more than one group of documents (`GROUP_BITS`) alike."""
+    rng = np.random.default_rng(8)
+    strata = [0] * 1 + [1] * 4 + [2] * 23 + [3] * 7
+    a = random_counts(rng, len(strata), 0.6)
+    b = a.copy()
+    b[:, 0] = np.clip(a[:, 0] + rng.integers(-2, 3, size=len(a)), 0, a[:, 1])
+    b[:, 2] = b[:, 0]
+    order = rng.permutation(len(strata))  # documents of a stratum need not be consecutive
+    a, b, strata = a[order], b[order], [strata[i] for i in order]
+    direct = _direct_p(a, b, strata, samples=400, seed=5)
+    found = approximate_randomization(a, b, score=prf_f1, strata=strata, samples=400, seed=5)
+    assert 0.01 < direct < 0.99  # a case where the count matters
+    assert found.p_value == direct
+
+
+def test_a_pair_gives_the_same_p_whatever_was_tested_before():
+    rng = np.random.default_rng(9)
+    runs = [random_counts(rng, 30, q) for q in (0.6, 0.61, 0.63)]
+    strata = [0] * 10 + [1] * 20
+    _cached_plan.cache_clear()
+    first = approximate_randomization(runs[1], runs[2], score=prf_f1, strata=strata, seed=4)
+    approximate_randomization(runs[0], runs[1], score=prf_f1, strata=strata, seed=4)
+    again = approximate_randomization(runs[1], runs[2], score=prf_f1, strata=strata, seed=4)
+    assert first == again
