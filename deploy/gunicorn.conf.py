@@ -1,12 +1,17 @@
 """Gunicorn settings of the web process: `gunicorn -c deploy/gunicorn.conf.py config.wsgi`.
 
 Every value can be changed from the environment (deploy/.env.example). Scoring never runs
-in the web process when a broker is configured, so requests stay short; uploads are
-validated in the request (the scorer's readers), which the timeout leaves room for.
+in the web process when a broker is configured, so requests stay short: an upload is
+received, given its cheap checks and stored; the scoring worker reads it against the keys.
 """
 
 import multiprocessing
 import os
+
+# A web process keeps its database connection between requests (status polls come every few
+# seconds during a deadline): without it each request starts a PostgreSQL server process.
+# DATABASE_CONN_MAX_AGE from the environment wins (0 turns it off).
+os.environ.setdefault("DATABASE_CONN_MAX_AGE", "60")
 
 bind = os.environ.get("GUNICORN_BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", 2 * multiprocessing.cpu_count() + 1))
