@@ -435,10 +435,13 @@ def material_entries(data: dict, *, mode: str, metric: str, primary: str) -> lis
 
 def active_snapshot(*, phase: Phase) -> BoardSnapshot | None:
     """The phase's shown frozen board, without its stored scores and document (large: read
-    them with `snapshot_data`, or the fields themselves, where needed)."""
+    them with `snapshot_data`, or the fields themselves, where needed), nor the document's
+    ETag: SQLite keeps a row's columns in order, and reaching the ETag, stored after the
+    large values, walks their overflow pages on every read (tens of ms for a 1,000-run
+    board)."""
     return (
         BoardSnapshot.objects.filter(phase=phase, active=True)
-        .defer("data", "document", "document_gzip")
+        .defer("data", "document", "document_gzip", "document_etag")
         .order_by("-created_at", "-id")
         .first()
     )
