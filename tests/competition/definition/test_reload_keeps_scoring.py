@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import io
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
 import yaml
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from competition.definition.kept_scoring import scoring_kept
 from competition.definition.rules import UNSET
 from competition.definition.spec import TaskSpec
-from competition.definition.upload import competition_definition
-from competition.models import AuditEntry, Task
+from competition.definition.upload import competition_definition, competition_definition_upload
+from competition.models import AuditEntry, Competition, Task
 from competition.services import competition_load
 
 pytestmark = pytest.mark.django_db
@@ -152,3 +154,17 @@ def test_the_stored_competition_written_out_and_reloaded_is_unchanged(tmp_path):
     (folder / "competition.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     reloaded = competition_load(path=folder / "competition.yaml", with_baselines=False)
     assert scoring() == before and reloaded.changed_phases == ()
+
+
+def test_an_uploaded_definition_leaving_the_scoring_out_keeps_it(tmp_path):
+    load(tmp_path, definition("    procedure: crac-2024\n    primary_metric: muc\n"))
+    before = scoring()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zf:
+        zf.writestr("keep.yaml", definition(""))
+        zf.write(KEYS / AMI, AMI)
+    uploaded = competition_definition_upload(
+        competition=Competition.objects.get(slug="keep"),
+        upload=SimpleUploadedFile("keep.zip", buffer.getvalue()),
+    )
+    assert scoring() == before and uploaded.changed_phases == ()
