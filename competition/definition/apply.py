@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from django.core.files import File
 from django.db import transaction
 from django.db.models import Q
 
+from competition.definition.kept_scoring import scoring_kept
 from competition.definition.keys import KeyPlace, key_store, known_keys
 from competition.definition.organizers import Door, organizers_apply
 from competition.definition.spec import (
@@ -112,6 +113,7 @@ def competition_apply(
     seen = _Seen()
     publishable = spec.published is not False  # read before anything is written
     existing = Competition.objects.filter(slug=spec.slug).first()
+    spec = _scoring_kept(spec, existing)
     known = known_keys(competition=existing) if existing is not None else {}
     _keys_store(
         spec, competition=existing or Competition(slug=spec.slug), known=known, progress=progress
@@ -150,6 +152,19 @@ def competition_apply(
         baselines=tuple(baselines),
         publishable=publishable,
     )
+
+
+def _scoring_kept(spec: CompetitionSpec, existing: Competition | None) -> CompetitionSpec:
+    """The spec with each task's scoring left out taken from the stored task of its slug
+    (`kept_scoring`): the keys are checked, and the tasks written, with it."""
+    stored = {t.slug: t for t in existing.tasks.all()} if existing is not None else {}
+    tasks = []
+    for order, task in enumerate(spec.tasks):
+        try:
+            tasks.append(scoring_kept(task, stored.get(task.slug)))
+        except SpecError as exc:
+            raise exc.at(f"tasks[{order}]") from None
+    return replace(spec, tasks=tuple(tasks))
 
 
 def _keys_store(
@@ -298,6 +313,7 @@ def task_apply(
         raise SpecError(
             "slug_taken", field="slug", reason=f"the task slug {spec.slug!r} is already used here"
         )
+    spec = scoring_kept(spec, task)  # (already resolved when the whole competition is applied)
     if task is None:
         task = Task(
             competition=competition, order=Task.objects.filter(competition=competition).count()

@@ -269,7 +269,10 @@ class TaskSpec(Checked):
     """A task. Its scoring: a named ``procedure``, or ``scorer_options`` (words of the
     scorer), never both; neither: its kind's procedure (named for the kinds in
     `NAMED_BY_DEFAULT`, else by its words). ``tracks``/``phases`` None and ``description``
-    UNSET keep what the task has (the editor's task form, a definition that leaves them out)."""
+    UNSET keep what the task has (the editor's task form, a definition that leaves them out).
+    ``procedure``, ``scorer_options`` and ``primary_metric`` UNSET (a definition that leaves
+    one out) are resolved against the stored task when applied
+    (`competition.definition.kept_scoring`)."""
 
     slug: str
     kind: str
@@ -301,9 +304,20 @@ class TaskSpec(Checked):
         self._once_each_check()
 
     def _scoring_check(self) -> None:
-        """A procedure or scorer options (the kind's when neither), and a primary metric."""
-        self.procedure = text_check(self.procedure, key="procedure", limit=64)
-        if self.scorer_options is not None:
+        """A procedure or scorer options (the kind's when neither), and a primary metric;
+        with one of them UNSET, only what can be checked before the stored task is known."""
+        self._scoring_given_check()
+        if UNSET in (self.procedure, self.scorer_options, self.primary_metric):
+            return  # resolved when applied (`kept_scoring`), then checked in full
+        self._scoring_resolve()
+
+    def _scoring_given_check(self) -> None:
+        """The scoring values given, each on its own; and not both procedure and options."""
+        if self.procedure is not UNSET:
+            self.procedure = text_check(self.procedure, key="procedure", limit=64)
+        if self.primary_metric is not UNSET:
+            self.primary_metric = text_check(self.primary_metric, key="primary_metric", limit=64)
+        if self.scorer_options is not None and self.scorer_options is not UNSET:
             if isinstance(self.scorer_options, str) or not all(
                 isinstance(word, str) for word in self.scorer_options
             ):
@@ -313,12 +327,16 @@ class TaskSpec(Checked):
                     reason="'scorer_options' must be a list of scorer option words",
                 )
             self.scorer_options = tuple(self.scorer_options)
-        if self.procedure and self.scorer_options is not None:
+        if self.procedure and self.scorer_options is not None and self.scorer_options is not UNSET:
             raise SpecError(
                 "procedure_and_options",
                 field="procedure",
                 reason="give either 'procedure' or 'scorer_options', not both",
             )
+
+    def _scoring_resolve(self) -> None:
+        """The kind's scoring where neither procedure nor options are given, its primary
+        metric where none is; the procedure fits the kind and the metric the words."""
         if not self.procedure and self.scorer_options is None:
             if self.kind in NAMED_BY_DEFAULT:
                 self.procedure = KIND_PROCEDURE[self.kind]
@@ -332,9 +350,7 @@ class TaskSpec(Checked):
             self.scorer_options = tuple(DEFAULT_OPTIONS[self.kind])
         named = self.procedure or KIND_PROCEDURE[self.kind]
         default_primary = PROCEDURES[named].primary_metric if named in PROCEDURES else ""
-        self.primary_metric = (
-            text_check(self.primary_metric, key="primary_metric", limit=64) or default_primary
-        )
+        self.primary_metric = self.primary_metric or default_primary
         if problem := task_scoring_check(
             words=self.scorer_options or (),  # (set above)
             primary_metric=self.primary_metric,

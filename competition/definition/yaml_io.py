@@ -227,9 +227,11 @@ def _pages(top: _Reader, *, files: DefinitionFiles, limits: Limits) -> dict[str,
 
 
 def _task(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> TaskSpec:
-    options = reader.raw("scorer_options")
-    if options is not None and (
-        not isinstance(options, list) or not all(isinstance(word, str) for word in options)
+    options = reader.raw("scorer_options", UNSET)  # UNSET: left out, the stored ones kept
+    if (
+        options is not None
+        and options is not UNSET
+        and (not isinstance(options, list) or not all(isinstance(word, str) for word in options))
     ):
         raise reader.fail("'scorer_options' must be a list of scorer option words")
     tracks = tuple(
@@ -248,9 +250,9 @@ def _task(reader: _Reader, *, files: DefinitionFiles, limits: Limits) -> TaskSpe
         kind=reader.str("kind"),
         title=reader.str("title"),
         description=_given(reader, "description"),
-        procedure=reader.str("procedure", ""),
-        scorer_options=tuple(options) if options is not None else None,
-        primary_metric=reader.str("primary_metric", ""),
+        procedure=_given(reader, "procedure"),
+        scorer_options=tuple(options) if isinstance(options, list) else options,
+        primary_metric=_given(reader, "primary_metric"),
         tracks=tracks if "tracks" in reader.data else None,
         phases=tuple(
             _phase(reader.at(raw, f"{reader.where}.phases[{index}]"), files=files, limits=limits)
