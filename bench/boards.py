@@ -91,6 +91,7 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
 
     import scoring
     from competition.models import Score, ScoringRun, Submission
+    from competition.scoring.record import score_of
 
     with transaction.atomic():
         created = ScoringRun.objects.bulk_create(
@@ -108,18 +109,7 @@ def _bulk_record(pending: list, *, options: dict, now) -> None:
         )
         Score.objects.bulk_create(
             [
-                Score(
-                    run=run,
-                    submission=submission,
-                    subcorpus_id=value.subcorpus_id,
-                    mode=value.row.mode,
-                    metric=value.row.metric,
-                    document=value.row.document or "",
-                    recall=value.row.recall,
-                    precision=value.row.precision,
-                    f1=value.row.f1,
-                    counts=value.row.counts,
-                )
+                score_of(run=run, submission_id=submission.pk, value=value)
                 for run, (submission, values) in zip(created, pending)
                 for value in values
             ],

@@ -159,25 +159,28 @@ def scores_insert(*, run: ScoringRun, submission_id: int, scores: Collection[Sco
     the embedded mode and the tests) with ``bulk_create``; the rows are the same."""
     if connection.vendor != "postgresql":
         Score.objects.bulk_create(
-            [
-                Score(
-                    run=run,
-                    submission_id=submission_id,
-                    subcorpus_id=value.subcorpus_id,
-                    mode=value.row.mode,
-                    metric=value.row.metric,
-                    document=value.row.document or "",
-                    recall=value.row.recall,
-                    precision=value.row.precision,
-                    f1=value.row.f1,
-                    counts=value.row.counts,
-                )
-                for value in scores
-            ],
+            [score_of(run=run, submission_id=submission_id, value=value) for value in scores],
             batch_size=1000,
         )
         return
     _scores_copy(run=run, submission_id=submission_id, scores=scores)
+
+
+def score_of(*, run: ScoringRun, submission_id: int, value: ScoreValue) -> Score:
+    """One score row of a run, unsaved (what `scores_insert` writes, field by field as the
+    COPY writes its columns)."""
+    return Score(
+        run=run,
+        submission_id=submission_id,
+        subcorpus_id=value.subcorpus_id,
+        mode=value.row.mode,
+        metric=value.row.metric,
+        document=value.row.document or "",
+        recall=value.row.recall,
+        precision=value.row.precision,
+        f1=value.row.f1,
+        counts=value.row.counts,
+    )
 
 
 def _scores_copy(*, run: ScoringRun, submission_id: int, scores: Collection[ScoreValue]) -> None:
