@@ -48,14 +48,20 @@ def cmd_login(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_card_template(args: argparse.Namespace) -> int:
+def _api_or_anonymous(args: argparse.Namespace) -> Api:
+    """The logged-in client, or an anonymous one for ``--server`` where there is no login:
+    for what a visitor may read too."""
     try:
         config = load_config()
-        api = Api(args.server or config["server"], config["token"])
+        return Api(args.server or config["server"], config["token"])
     except CliError:
         if not args.server:
             raise
-        api = Api(args.server)
+        return Api(args.server)
+
+
+def cmd_card_template(args: argparse.Namespace) -> int:
+    api = _api_or_anonymous(args)
     phase = api.request("GET", f"/api/phases/{args.phase}/")
     sys.stdout.write(card_template(phase))
     return 0
@@ -407,13 +413,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    try:
-        config = load_config()
-        api = Api(args.server or config["server"], config["token"])
-    except CliError:
-        if not args.server:
-            raise
-        api = Api(args.server)  # public boards need no login
+    api = _api_or_anonymous(args)  # public boards need no login
     params = {"runs": "all" if args.all_runs else "teams"}
     if args.metric:
         params["metric"] = args.metric
