@@ -29,6 +29,20 @@ class Problem:
     message: str
     code: str
 
+    @classmethod
+    def of_file(
+        cls, *, response: ReceivedFile, subcorpus: SubCorpus, code: str, message: str
+    ) -> Problem:
+        """A problem of the file as a whole (no document, no line), named as uploaded."""
+        return cls(
+            file=response.original_name,
+            subcorpus=subcorpus.name,
+            document=None,
+            line=None,
+            code=code,
+            message=message,
+        )
+
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         doc = f" [document {self.document}]" if self.document else ""
@@ -88,11 +102,9 @@ def _wrong_split(
     sent = _split_of(response.original_name) or _split_of(extra.split(":", 1)[-1][:200])
     if sent is None or sent == expected:
         return None
-    return Problem(
-        file=response.original_name,
-        subcorpus=subcorpus.name,
-        document=None,
-        line=None,
+    return Problem.of_file(
+        response=response,
+        subcorpus=subcorpus,
         code="wrong_split",
         message=(
             f"this looks like a {SPLIT_WORDS[sent]} file, but the phase {phase.title} "
@@ -114,11 +126,9 @@ def _other_subcorpus(
     others = {slug: sc.name for slug, sc in available.items()}
     named = subcorpus_for_name(response.original_name, others)
     if named is not None and named != subcorpus.slug:
-        return Problem(
-            file=response.original_name,
-            subcorpus=subcorpus.name,
-            document=None,
-            line=None,
+        return Problem.of_file(
+            response=response,
+            subcorpus=subcorpus,
             code="other_subcorpus",
             message=(
                 f"this file's name says {others[named]}, but it was given for "
@@ -129,11 +139,9 @@ def _other_subcorpus(
     held = dataset_for_documents(file_newdoc_ids(response.path), subcorpus_documents(available))
     if held is None or held == subcorpus.slug:
         return None
-    return Problem(
-        file=response.original_name,
-        subcorpus=subcorpus.name,
-        document=None,
-        line=None,
+    return Problem.of_file(
+        response=response,
+        subcorpus=subcorpus,
         code="other_subcorpus",
         message=(
             f"this looks like {others[held]}'s file: it holds the documents of "
@@ -168,11 +176,9 @@ def condensed(
             hidden[problem.code] = hidden.get(problem.code, 0) + 1
     for code, count in hidden.items():
         shown.append(
-            Problem(
-                file=response.original_name,
-                subcorpus=subcorpus.name,
-                document=None,
-                line=None,
+            Problem.of_file(
+                response=response,
+                subcorpus=subcorpus,
                 code=code,
                 message=f"… and {count} more like the ones above ({code}); fix those first.",
             )
