@@ -50,22 +50,26 @@ class MembershipAdmin(admin.ModelAdmin):
     raw_id_fields = ["user", "team"]
 
 
-@admin.action(description="Re-score (new run, history kept)")
-def rescore_submissions(modeladmin, request, queryset):
+def _each(request, queryset, act) -> None:
+    """``act(submission)`` for each chosen run; a run the service refuses is named in a
+    message and the others go on."""
     for submission in queryset:
         try:
-            services.submission_rescore(submission=submission, actor=request.user)
+            act(submission)
         except CompetitionError as exc:
             messages.error(request, f"#{submission.pk}: {exc}")
+
+
+@admin.action(description="Re-score (new run, history kept)")
+def rescore_submissions(modeladmin, request, queryset):
+    _each(
+        request, queryset, lambda s: services.submission_rescore(submission=s, actor=request.user)
+    )
 
 
 @admin.action(description="Cancel")
 def cancel_submissions(modeladmin, request, queryset):
-    for submission in queryset:
-        try:
-            services.submission_cancel(submission=submission, user=request.user)
-        except CompetitionError as exc:
-            messages.error(request, f"#{submission.pk}: {exc}")
+    _each(request, queryset, lambda s: services.submission_cancel(submission=s, user=request.user))
 
 
 @admin.action(description="Disqualify (reason: set by organizer in admin)")
